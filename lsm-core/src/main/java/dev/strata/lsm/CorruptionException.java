@@ -1,0 +1,37 @@
+package dev.strata.lsm;
+
+import java.nio.file.Path;
+
+/**
+ * Persistent data failed a checksum or structural check. The message names the file and
+ * the page or byte offset where the damage was found. Strata never returns data from a
+ * page that failed its check.
+ */
+public class CorruptionException extends StoreException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient Path file;
+    private final long offset;
+
+    public CorruptionException(Path file, long offset, String message) {
+        super(message);
+        this.file = file;
+        this.offset = offset;
+    }
+
+    public CorruptionException(Path file, long offset, String message, Throwable cause) {
+        super(message, cause);
+        this.file = file;
+        this.offset = offset;
+    }
+
+    /** The damaged file, or null when not file-backed. */
+    public Path file() {
+        return file;
+    }
+
+    /** Byte offset in {@link #file()} where the damage was found (start of the damaged page or record). */
+    public long offset() {
+        return offset;
+    }
+}

@@ -1,0 +1,79 @@
+package dev.strata.lsm.io;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+
+/** An immutable snapshot of {@link IoCounters}. */
+public final class IoStats {
+
+    /** Counters of one purpose. */
+    public record PurposeStats(long bytesRead, long reads, long bytesWritten, long writes, long forces) {
+        static final PurposeStats ZERO = new PurposeStats(0, 0, 0, 0, 0);
+
+        PurposeStats minus(PurposeStats o) {
+            return new PurposeStats(bytesRead - o.bytesRead, reads - o.reads,
+                    bytesWritten - o.bytesWritten, writes - o.writes, forces - o.forces);
+        }
+    }
+
+    private final Map<IoPurpose, PurposeStats> byPurpose;
+
+    IoStats(Map<IoPurpose, PurposeStats> byPurpose) {
+        this.byPurpose = Collections.unmodifiableMap(new EnumMap<>(byPurpose));
+    }
+
+    /** Counters of {@code purpose}. */
+    public PurposeStats of(IoPurpose purpose) {
+        return byPurpose.getOrDefault(purpose, PurposeStats.ZERO);
+    }
+
+    public long bytesRead(IoPurpose purpose) {
+        return of(purpose).bytesRead();
+    }
+
+    public long bytesWritten(IoPurpose purpose) {
+        return of(purpose).bytesWritten();
+    }
+
+    public long reads(IoPurpose purpose) {
+        return of(purpose).reads();
+    }
+
+    public long writes(IoPurpose purpose) {
+        return of(purpose).writes();
+    }
+
+    public long forces(IoPurpose purpose) {
+        return of(purpose).forces();
+    }
+
+    /** Bytes read over all purposes. */
+    public long totalBytesRead() {
+        return byPurpose.values().stream().mapToLong(PurposeStats::bytesRead).sum();
+    }
+
+    /** Bytes written over all purposes. */
+    public long totalBytesWritten() {
+        return byPurpose.values().stream().mapToLong(PurposeStats::bytesWritten).sum();
+    }
+
+    /** Read operations over all purposes. */
+    public long totalReads() {
+        return byPurpose.values().stream().mapToLong(PurposeStats::reads).sum();
+    }
+
+    /** The counts that happened between {@code earlier} and this snapshot. */
+    public IoStats minus(IoStats earlier) {
+        Map<IoPurpose, PurposeStats> diff = new EnumMap<>(IoPurpose.class);
+        for (IoPurpose p : IoPurpose.values()) {
+            diff.put(p, of(p).minus(earlier.of(p)));
+        }
+        return new IoStats(diff);
+    }
+
+    @Override
+    public String toString() {
+        return "IoStats" + byPurpose;
+    }
+}

@@ -1,0 +1,76 @@
+package dev.strata.lsm.io;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+
+/**
+ * An open file as Strata's storage layer sees it: positional reads and writes, appends,
+ * durability barriers and space management.
+ *
+ * <p>Buffers passed to {@link #read} and {@link #write} for SSTable pages are direct
+ * buffers allocated by {@link StorageIO#allocate}, positioned and sized at multiples of
+ * {@link StorageIO#alignment()}, so that an O_DIRECT implementation can use them
+ * unchanged. Implementations that do not need alignment accept any buffer.
+ *
+ * <p>Thread safety: positional reads may run concurrently with each other and with
+ * appends. Writers (append, write, truncate) are serialized by the caller.
+ */
+public interface PageFile extends Closeable {
+
+    /** The path this file was opened at; used in error messages. */
+    Path path();
+
+    /** Why this handle moves bytes; every byte through it is counted under this purpose. */
+    IoPurpose purpose();
+
+    /**
+     * Reads exactly {@code dst.remaining()} bytes starting at {@code position}.
+     *
+     * @throws java.io.EOFException if the file ends first
+     */
+    void readFully(ByteBuffer dst, long position) throws IOException;
+
+    /** Writes all remaining bytes of {@code src} at {@code position}. */
+    void write(ByteBuffer src, long position) throws IOException;
+
+    /**
+     * Writes all remaining bytes of {@code src} at the current end of the file.
+     *
+     * @return the offset at which the bytes were written
+     */
+    long append(ByteBuffer src) throws IOException;
+
+    /**
+     * Makes all written bytes durable. With {@code metadata} false only the data and the
+     * metadata needed to read it back (fdatasync) are forced.
+     */
+    void force(boolean metadata) throws IOException;
+
+    /** Cuts the file to {@code size} bytes; later appends continue from there. */
+    void truncate(long size) throws IOException;
+
+    /** The current length of the file in bytes, including appends not yet forced. */
+    long size() throws IOException;
+
+    /**
+     * Reserves disk blocks for {@code [offset, offset + length)} without changing what a
+     * read returns, so that later writes cannot fail for lack of space.
+     *
+     * @throws UnsupportedOperationException unless {@link StorageIO#supportsPreallocate()}
+     */
+    default void preallocate(long offset, long length) throws IOException {
+        throw new UnsupportedOperationException("preallocate is not supported for " + path());
+    }
+
+    /**
+     * Frees the disk blocks of {@code [offset, offset + length)}; reads of the range return
+     * zeros afterwards and the file size is unchanged.
+     *
+     * @throws UnsupportedOperationException unless {@link StorageIO#supportsPunchHole()}
+     */
+    default void punchHole(long offset, long length) throws IOException {
+        throw new UnsupportedOperationException("punchHole is not supported for " + path());
+    }
+}
