@@ -1,0 +1,176 @@
+package dev.strata.lsm.sstable;
+
+import dev.strata.lsm.CorruptionException;
+
+import java.nio.file.Path;
+
+/**
+ * The last page of every table version: where the tree and the bloom filter are, and what
+ * the table holds. A table is opened at the byte offset of its footer, so a file can hold
+ * several versions of a table, each with its own footer. Layout in docs/format.md.
+ *
+ * @param pageSize bytes per page
+ * @param rootPage page number of the root, -1 for an empty table
+ * @param height pages from root to leaf inclusive; 0 for an empty table
+ * @param leafCount number of leaf pages reachable from the root
+ * @param entryCount internal entries (all versions, tombstones included)
+ * @param tombstoneCount DELETE entries
+ * @param minSeqno smallest sequence number (0 when empty)
+ * @param maxSeqno largest sequence number (0 when empty)
+ * @param bloomPage first page of the bloom filter extent, -1 without a filter
+ * @param bloomLength bytes of the bloom filter extent before padding
+ * @param bloomChecksum CRC32C of the bloom extent including its padding to a page
+ * @param overflowPageCount pages holding large values
+ * @param userBytes sum of user key and value lengths of all entries
+ * @param previousFooterOffset footer offset of the version this one was derived from, -1 if none
+ * @param firstPage first page written for this version
+ * @param minKey smallest user key (empty when the table is empty)
+ * @param maxKey largest user key (empty when the table is empty)
+ */
+public record Footer(int pageSize, int rootPage, int height, int leafCount, long entryCount,
+                     long tombstoneCount, long minSeqno, long maxSeqno, int bloomPage, int bloomLength,
+                     int bloomChecksum, int overflowPageCount, long userBytes, long previousFooterOffset,
+                     int firstPage, byte[] minKey, byte[] maxKey) {
+
+    /** "STRATSST" in ASCII. */
+    public static final long MAGIC = 0x5354524154535354L;
+    /** The SSTable format version this code writes and reads. */
+    public static final int FORMAT_VERSION = PageFormat.FORMAT_VERSION;
+
+    private static final int OFF_MAGIC = 16;
+    private static final int OFF_PAGE_SIZE = 24;
+    private static final int OFF_ROOT = 28;
+    private static final int OFF_HEIGHT = 32;
+    private static final int OFF_LEAVES = 36;
+    private static final int OFF_ENTRIES = 40;
+    private static final int OFF_TOMBSTONES = 48;
+    private static final int OFF_MIN_SEQ = 56;
+    private static final int OFF_MAX_SEQ = 64;
+    private static final int OFF_BLOOM_PAGE = 72;
+    private static final int OFF_BLOOM_LENGTH = 76;
+    private static final int OFF_BLOOM_CRC = 80;
+    private static final int OFF_OVERFLOW_PAGES = 84;
+    private static final int OFF_USER_BYTES = 88;
+    private static final int OFF_PREVIOUS = 96;
+    private static final int OFF_FIRST_PAGE = 104;
+    private static final int OFF_KEYS = 108;
+
+    /** Whether the table has no entries. */
+    public boolean isEmpty() {
+        return entryCount == 0;
+    }
+
+    /** Encodes this footer as one page with its checksum. */
+    byte[] encode() {
+        byte[] p = new byte[pageSize];
+        p[PageFormat.OFF_TYPE] = PageFormat.TYPE_FOOTER;
+        PageFormat.putShort(p, PageFormat.OFF_VERSION, FORMAT_VERSION);
+        PageFormat.putLong(p, OFF_MAGIC, MAGIC);
+        PageFormat.putInt(p, OFF_PAGE_SIZE, pageSize);
+        PageFormat.putInt(p, OFF_ROOT, rootPage);
+        PageFormat.putInt(p, OFF_HEIGHT, height);
+        PageFormat.putInt(p, OFF_LEAVES, leafCount);
+        PageFormat.putLong(p, OFF_ENTRIES, entryCount);
+        PageFormat.putLong(p, OFF_TOMBSTONES, tombstoneCount);
+        PageFormat.putLong(p, OFF_MIN_SEQ, minSeqno);
+        PageFormat.putLong(p, OFF_MAX_SEQ, maxSeqno);
+        PageFormat.putInt(p, OFF_BLOOM_PAGE, bloomPage);
+        PageFormat.putInt(p, OFF_BLOOM_LENGTH, bloomLength);
+        PageFormat.putInt(p, OFF_BLOOM_CRC, bloomChecksum);
+        PageFormat.putInt(p, OFF_OVERFLOW_PAGES, overflowPageCount);
+        PageFormat.putLong(p, OFF_USER_BYTES, userBytes);
+        PageFormat.putLong(p, OFF_PREVIOUS, previousFooterOffset);
+        PageFormat.putInt(p, OFF_FIRST_PAGE, firstPage);
+        int off = OFF_KEYS;
+        PageFormat.putInt(p, off, minKey.length);
+        System.arraycopy(minKey, 0, p, off + 4, minKey.length);
+        off += 4 + minKey.length;
+        PageFormat.putInt(p, off, maxKey.length);
+        System.arraycopy(maxKey, 0, p, off + 4, maxKey.length);
+        PageFormat.putInt(p, PageFormat.OFF_CRC, PageFormat.pageChecksum(p, pageSize));
+        return p;
+    }
+
+    /** Page size recorded in an encoded footer whose first bytes are {@code head}, or -1 if not a footer. */
+    static int peekPageSize(byte[] head) {
+        if (head.length < OFF_PAGE_SIZE + 4 || PageFormat.getLong(head, OFF_MAGIC) != MAGIC) {
+            return -1;
+        }
+        return PageFormat.getInt(head, OFF_PAGE_SIZE);
+    }
+
+    /**
+     * Decodes and verifies a footer page read from {@code file} at {@code offset}.
+     *
+     * @throws CorruptionException if the checksum, magic, version or any field is wrong
+     */
+    static Footer decode(byte[] p, Path file, long offset) {
+        String where = "footer page at offset " + offset + " of " + file;
+        int stored = PageFormat.getInt(p, PageFormat.OFF_CRC);
+        int actual = PageFormat.pageChecksum(p, p.length);
+        if (stored != actual) {
+            throw new CorruptionException(file, offset, String.format(
+                    "checksum mismatch in %s (page %d): stored 0x%08x, computed 0x%08x",
+                    where, offset / p.length, stored, actual));
+        }
+        if (PageFormat.getLong(p, OFF_MAGIC) != MAGIC || p[PageFormat.OFF_TYPE] != PageFormat.TYPE_FOOTER) {
+            throw new CorruptionException(file, offset, "no SSTable footer (bad magic or page type) in " + where);
+        }
+        int version = PageFormat.getShort(p, PageFormat.OFF_VERSION);
+        if (version != FORMAT_VERSION) {
+            throw new CorruptionException(file, offset, "unsupported SSTable format version " + version
+                    + " in " + where + " (this build reads version " + FORMAT_VERSION + ")");
+        }
+        int pageSize = PageFormat.getInt(p, OFF_PAGE_SIZE);
+        if (pageSize != p.length) {
+            throw new CorruptionException(file, offset, "page size " + pageSize + " in " + where
+                    + " does not match the " + p.length + " bytes read");
+        }
+        try {
+            int off = OFF_KEYS;
+            int minLen = PageFormat.getInt(p, off);
+            byte[] minKey = java.util.Arrays.copyOfRange(p, off + 4, off + 4 + checkLength(minLen, p.length));
+            off += 4 + minLen;
+            int maxLen = PageFormat.getInt(p, off);
+            byte[] maxKey = java.util.Arrays.copyOfRange(p, off + 4, off + 4 + checkLength(maxLen, p.length));
+            Footer f = new Footer(pageSize, PageFormat.getInt(p, OFF_ROOT), PageFormat.getInt(p, OFF_HEIGHT),
+                    PageFormat.getInt(p, OFF_LEAVES), PageFormat.getLong(p, OFF_ENTRIES),
+                    PageFormat.getLong(p, OFF_TOMBSTONES), PageFormat.getLong(p, OFF_MIN_SEQ),
+                    PageFormat.getLong(p, OFF_MAX_SEQ), PageFormat.getInt(p, OFF_BLOOM_PAGE),
+                    PageFormat.getInt(p, OFF_BLOOM_LENGTH), PageFormat.getInt(p, OFF_BLOOM_CRC),
+                    PageFormat.getInt(p, OFF_OVERFLOW_PAGES), PageFormat.getLong(p, OFF_USER_BYTES),
+                    PageFormat.getLong(p, OFF_PREVIOUS), PageFormat.getInt(p, OFF_FIRST_PAGE), minKey, maxKey);
+            if (f.height < 0 || f.height > 64 || (f.height == 0) != (f.rootPage == PageFormat.NO_PAGE)) {
+                throw new CorruptionException(file, offset, "inconsistent root " + f.rootPage
+                        + " and height " + f.height + " in " + where);
+            }
+            return f;
+        } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
+            throw new CorruptionException(file, offset, "malformed key bounds in " + where, e);
+        }
+    }
+
+    private static int checkLength(int len, int pageSize) {
+        if (len < 0 || len > pageSize) {
+            throw new IllegalArgumentException("key length " + len);
+        }
+        return len;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Footer f && java.util.Arrays.equals(f.encode(), encode());
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Arrays.hashCode(encode());
+    }
+
+    @Override
+    public String toString() {
+        return "Footer[root=" + rootPage + ", height=" + height + ", leaves=" + leafCount + ", entries=" + entryCount
+                + ", tombstones=" + tombstoneCount + ", seqno=" + minSeqno + ".." + maxSeqno + ", keys="
+                + InternalKeys.describe(minKey) + ".." + InternalKeys.describe(maxKey) + ", pageSize=" + pageSize + "]";
+    }
+}

@@ -1,0 +1,102 @@
+package dev.strata.lsm.sstable;
+
+import java.util.zip.CRC32C;
+
+/**
+ * Byte layout shared by every self-describing page (leaf, interior, footer); see
+ * docs/format.md. All integers are big-endian.
+ *
+ * <pre>
+ *  0  u32  CRC32C of bytes [4, pageSize)
+ *  4  u8   page type
+ *  5  u8   level (0 for leaves, 1 for the lowest interior level, ...)
+ *  6  u16  format version
+ *  8  u32  cell count
+ * 12  u32  end of cell data (first free byte)
+ * 16  cells, growing up ...   free space (zeros)   ... slot array, growing down
+ * </pre>
+ *
+ * Slot {@code i} is the u16 at {@code pageSize - 2 * (i + 1)}: the offset of cell {@code i}.
+ */
+final class PageFormat {
+    static final int FORMAT_VERSION = 1;
+
+    static final byte TYPE_LEAF = 1;
+    static final byte TYPE_INTERIOR = 2;
+    static final byte TYPE_FOOTER = 3;
+
+    static final int OFF_CRC = 0;
+    static final int OFF_TYPE = 4;
+    static final int OFF_LEVEL = 5;
+    static final int OFF_VERSION = 6;
+    static final int OFF_COUNT = 8;
+    static final int OFF_DATA_END = 12;
+    static final int HEADER_SIZE = 16;
+    static final int SLOT_SIZE = 2;
+
+    /** Root page number of an empty table. */
+    static final int NO_PAGE = -1;
+
+    /** Value kinds stored after a PUT entry's trailer. */
+    static final byte VALUE_INLINE = 0;
+    static final byte VALUE_OVERFLOW = 1;
+    /** Bytes of an overflow reference after its kind byte: u32 first page, u32 length, u32 CRC32C. */
+    static final int OVERFLOW_REF_SIZE = 12;
+
+    private PageFormat() {
+    }
+
+    static String typeName(int type) {
+        return switch (type) {
+            case TYPE_LEAF -> "leaf";
+            case TYPE_INTERIOR -> "interior";
+            case TYPE_FOOTER -> "footer";
+            default -> "unknown(" + type + ")";
+        };
+    }
+
+    /** CRC32C of {@code page[4, length)}, the checksum stored in a page's first four bytes. */
+    static int pageChecksum(byte[] page, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(page, 4, length - 4);
+        return (int) crc.getValue();
+    }
+
+    static int varintSize(int v) {
+        int n = 1;
+        while ((v & ~0x7F) != 0) {
+            v >>>= 7;
+            n++;
+        }
+        return n;
+    }
+
+    static int getInt(byte[] b, int off) {
+        return ((b[off] & 0xff) << 24) | ((b[off + 1] & 0xff) << 16) | ((b[off + 2] & 0xff) << 8) | (b[off + 3] & 0xff);
+    }
+
+    static void putInt(byte[] b, int off, int v) {
+        b[off] = (byte) (v >>> 24);
+        b[off + 1] = (byte) (v >>> 16);
+        b[off + 2] = (byte) (v >>> 8);
+        b[off + 3] = (byte) v;
+    }
+
+    static long getLong(byte[] b, int off) {
+        return ((long) getInt(b, off) << 32) | (getInt(b, off + 4) & 0xffffffffL);
+    }
+
+    static void putLong(byte[] b, int off, long v) {
+        putInt(b, off, (int) (v >>> 32));
+        putInt(b, off + 4, (int) v);
+    }
+
+    static int getShort(byte[] b, int off) {
+        return ((b[off] & 0xff) << 8) | (b[off + 1] & 0xff);
+    }
+
+    static void putShort(byte[] b, int off, int v) {
+        b[off] = (byte) (v >>> 8);
+        b[off + 1] = (byte) v;
+    }
+}

@@ -1,0 +1,312 @@
+package dev.strata.lsm.sstable;
+
+import dev.strata.lsm.CorruptionException;
+import dev.strata.lsm.cache.BlockCache;
+import dev.strata.lsm.io.AlignedBuffers;
+import dev.strata.lsm.io.PageFile;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads one version of an SSTable, identified by the file and the offset of its footer.
+ * Opening reads and verifies the footer and the bloom filter (kept in memory); a point
+ * lookup then consults the filter and reads exactly {@code height} pages from root to
+ * leaf when nothing is cached. Every page read from the file is checksum-verified before
+ * use; a failed check is a {@link CorruptionException} naming the file and page.
+ *
+ * <p>Thread safe. The reader does not own the {@link PageFile}: the caller closes it.
+ */
+public final class SSTableReader {
+    private static final int READ_CHUNK = 1 << 20;
+    private static final ThreadLocal<ByteBuffer> PAGE_BUFFER = ThreadLocal.withInitial(
+            () -> AlignedBuffers.allocate(TableOptions.MAX_PAGE_SIZE, AlignedBuffers.PAGE_ALIGNMENT));
+
+    private final PageFile file;
+    private final long fileNumber;
+    private final long footerOffset;
+    private final BlockCache cache;
+    private final Footer footer;
+    private final BloomFilter bloom;
+    private final int pageSize;
+
+    private SSTableReader(PageFile file, long fileNumber, long footerOffset, BlockCache cache, Footer footer,
+                          BloomFilter bloom) {
+        this.file = file;
+        this.fileNumber = fileNumber;
+        this.footerOffset = footerOffset;
+        this.cache = cache;
+        this.footer = footer;
+        this.bloom = bloom;
+        this.pageSize = footer.pageSize();
+    }
+
+    /**
+     * Opens the table version whose footer page starts at {@code footerOffset}.
+     *
+     * @param fileNumber identifies the file in the block cache
+     * @param cache page cache shared between tables; {@link BlockCache#disabled()} for none
+     * @throws CorruptionException if the footer or bloom filter fails verification
+     */
+    public static SSTableReader open(PageFile file, long footerOffset, long fileNumber, BlockCache cache)
+            throws IOException {
+        Path path = file.path();
+        if (footerOffset < 0 || footerOffset % TableOptions.MIN_PAGE_SIZE != 0) {
+            throw new IllegalArgumentException("footer offset " + footerOffset + " of " + path
+                    + " is not a multiple of " + TableOptions.MIN_PAGE_SIZE);
+        }
+        byte[] head = readBytes(file, footerOffset, TableOptions.MIN_PAGE_SIZE, "footer");
+        int pageSize = Footer.peekPageSize(head);
+        if (pageSize < TableOptions.MIN_PAGE_SIZE || pageSize > TableOptions.MAX_PAGE_SIZE
+                || Integer.bitCount(pageSize) != 1 || footerOffset % pageSize != 0) {
+            // Verify the checksum first so that a damaged page is reported as such.
+            Footer.decode(head, path, footerOffset);
+            throw new CorruptionException(path, footerOffset, "bad page size " + pageSize
+                    + " in footer at offset " + footerOffset + " of " + path);
+        }
+        byte[] page = pageSize == head.length ? head : readBytes(file, footerOffset, pageSize, "footer");
+        Footer footer = Footer.decode(page, path, footerOffset);
+        BloomFilter bloom = null;
+        if (footer.bloomPage() != PageFormat.NO_PAGE) {
+            byte[] bytes = readExtent(file, footer.bloomPage(), footer.bloomLength(), footer.bloomChecksum(),
+                    pageSize, "bloom filter");
+            bloom = BloomFilter.decode(bytes);
+            if (bloom == null) {
+                throw new CorruptionException(path, (long) footer.bloomPage() * pageSize,
+                        "malformed bloom filter at page " + footer.bloomPage() + " of " + path);
+            }
+        }
+        return new SSTableReader(file, fileNumber, footerOffset, cache, footer, bloom);
+    }
+
+    public Footer footer() {
+        return footer;
+    }
+
+    public long footerOffset() {
+        return footerOffset;
+    }
+
+    public long fileNumber() {
+        return fileNumber;
+    }
+
+    public Path path() {
+        return file.path();
+    }
+
+    /** Whether the bloom filter admits {@code userKey} (true when the table has no filter). */
+    public boolean mightContain(byte[] userKey) {
+        return bloom == null || bloom.mightContain(userKey);
+    }
+
+    /** The newest entry for {@code userKey}, tombstones included; null when the table has none. */
+    public InternalEntry get(byte[] userKey) throws IOException {
+        return get(userKey, InternalKeys.MAX_SEQNO);
+    }
+
+    /**
+     * The newest entry for {@code userKey} whose sequence number is at most
+     * {@code snapshotSeqno}, tombstones included; null when the table has none.
+     */
+    public InternalEntry get(byte[] userKey, long snapshotSeqno) throws IOException {
+        if (footer.height() == 0 || !mightContain(userKey)) {
+            return null;
+        }
+        int pageNo = footer.rootPage();
+        for (int level = footer.height() - 1; level >= 1; level--) {
+            byte[] page = interiorPage(pageNo, level);
+            int i = TreePages.searchInterior(page, level, userKey, snapshotSeqno);
+            if (i == TreePages.count(page)) {
+                return null;
+            }
+            pageNo = TreePages.child(page, TreePages.cellOffset(page, i), level);
+        }
+        byte[] leaf = leafPage(pageNo);
+        int i = TreePages.searchLeaf(leaf, userKey, snapshotSeqno);
+        if (i == TreePages.count(leaf)) {
+            return null;
+        }
+        int off = TreePages.cellOffset(leaf, i);
+        if (TreePages.compareUserKeyAt(leaf, off, userKey) != 0) {
+            return null;
+        }
+        return decodeEntry(leaf, pageNo, off);
+    }
+
+    /** A new iterator, positioned nowhere until a seek. */
+    public TableIterator iterator() {
+        return new TableIterator(this);
+    }
+
+    // ---- page access (package-private for TableIterator) ----
+
+    byte[] leafPage(int pageNo) throws IOException {
+        return page(pageNo, PageFormat.TYPE_LEAF, 0);
+    }
+
+    byte[] interiorPage(int pageNo, int level) throws IOException {
+        return page(pageNo, PageFormat.TYPE_INTERIOR, level);
+    }
+
+    private byte[] page(int pageNo, byte type, int level) throws IOException {
+        byte[] page = cache.get(fileNumber, pageNo);
+        if (page != null) {
+            return page;
+        }
+        long offset = (long) pageNo * pageSize;
+        if (pageNo < 0 || offset >= footerOffset) {
+            throw new CorruptionException(file.path(), footerOffset, "reference to page " + pageNo
+                    + " beyond the footer of " + file.path());
+        }
+        ByteBuffer buf = PAGE_BUFFER.get();
+        buf.clear().limit(pageSize);
+        try {
+            file.readFully(buf, offset);
+        } catch (EOFException e) {
+            throw new CorruptionException(file.path(), offset, "page " + pageNo + " of " + file.path()
+                    + " lies beyond the end of the file", e);
+        }
+        page = new byte[pageSize];
+        buf.flip().get(page);
+        verifyPage(page, pageNo, type, level);
+        cache.put(fileNumber, pageNo, page);
+        return page;
+    }
+
+    private void verifyPage(byte[] page, int pageNo, byte type, int level) {
+        long offset = (long) pageNo * pageSize;
+        int stored = PageFormat.getInt(page, PageFormat.OFF_CRC);
+        int actual = PageFormat.pageChecksum(page, pageSize);
+        if (stored != actual) {
+            throw new CorruptionException(file.path(), offset, String.format(
+                    "checksum mismatch in page %d (offset %d) of %s: stored 0x%08x, computed 0x%08x",
+                    pageNo, offset, file.path(), stored, actual));
+        }
+        int actualType = page[PageFormat.OFF_TYPE];
+        int actualLevel = page[PageFormat.OFF_LEVEL] & 0xff;
+        int count = TreePages.count(page);
+        int dataEnd = PageFormat.getInt(page, PageFormat.OFF_DATA_END);
+        String problem = null;
+        if (actualType != type || actualLevel != level) {
+            problem = "expected a " + PageFormat.typeName(type) + " page at level " + level + ", found a "
+                    + PageFormat.typeName(actualType) + " page at level " + actualLevel;
+        } else if (PageFormat.getShort(page, PageFormat.OFF_VERSION) != PageFormat.FORMAT_VERSION) {
+            problem = "unsupported page format version " + PageFormat.getShort(page, PageFormat.OFF_VERSION);
+        } else if (count <= 0 || dataEnd < PageFormat.HEADER_SIZE
+                || (long) dataEnd + (long) count * PageFormat.SLOT_SIZE > pageSize) {
+            problem = "bad cell count " + count + " or data end " + dataEnd;
+        } else {
+            for (int i = 0; i < count; i++) {
+                int off = TreePages.cellOffset(page, i);
+                if (off < PageFormat.HEADER_SIZE || off >= dataEnd) {
+                    problem = "slot " + i + " points to offset " + off + " outside the cell area";
+                    break;
+                }
+            }
+        }
+        if (problem != null) {
+            throw new CorruptionException(file.path(), offset, problem + " in page " + pageNo + " of " + file.path());
+        }
+    }
+
+    /** Decodes the leaf cell at {@code off}, reading an overflow value if it has one. */
+    InternalEntry decodeEntry(byte[] leaf, int pageNo, int off) throws IOException {
+        try {
+            int keyLen = TreePages.readVarint(leaf, off);
+            int keyStart = off + PageFormat.varintSize(keyLen);
+            byte[] key = java.util.Arrays.copyOfRange(leaf, keyStart, keyStart + keyLen);
+            long trailer = PageFormat.getLong(leaf, keyStart + keyLen);
+            EntryType type = EntryType.fromCode((int) (trailer & 0xff));
+            if (type == null) {
+                throw corrupt(pageNo, "unknown entry type " + (trailer & 0xff));
+            }
+            long seqno = trailer >>> 8;
+            if (type == EntryType.DELETE) {
+                return new InternalEntry(key, seqno, type, null);
+            }
+            int v = keyStart + keyLen + 8;
+            byte kind = leaf[v];
+            byte[] value;
+            if (kind == PageFormat.VALUE_INLINE) {
+                int len = TreePages.readVarint(leaf, v + 1);
+                int start = v + 1 + PageFormat.varintSize(len);
+                value = java.util.Arrays.copyOfRange(leaf, start, start + len);
+            } else if (kind == PageFormat.VALUE_OVERFLOW) {
+                int first = PageFormat.getInt(leaf, v + 1);
+                int len = PageFormat.getInt(leaf, v + 5);
+                int crc = PageFormat.getInt(leaf, v + 9);
+                long end = (long) first * pageSize + len;
+                if (first < 0 || len < 0 || end > footerOffset) {
+                    throw corrupt(pageNo, "overflow reference to page " + first + " length " + len + " is out of range");
+                }
+                value = readExtent(file, first, len, crc, pageSize, "overflow value");
+            } else {
+                throw corrupt(pageNo, "unknown value kind " + kind);
+            }
+            return new InternalEntry(key, seqno, type, value);
+        } catch (IndexOutOfBoundsException | NegativeArraySizeException | IllegalArgumentException e) {
+            throw new CorruptionException(file.path(), (long) pageNo * pageSize, "malformed cell at offset " + off
+                    + " in page " + pageNo + " of " + file.path(), e);
+        }
+    }
+
+    private CorruptionException corrupt(int pageNo, String problem) {
+        return new CorruptionException(file.path(), (long) pageNo * pageSize,
+                problem + " in page " + pageNo + " of " + file.path());
+    }
+
+    private static byte[] readBytes(PageFile file, long offset, int length, String what) throws IOException {
+        ByteBuffer buf = PAGE_BUFFER.get();
+        buf.clear().limit(length);
+        try {
+            file.readFully(buf, offset);
+        } catch (EOFException e) {
+            throw new CorruptionException(file.path(), offset, what + " at offset " + offset + " of " + file.path()
+                    + " lies beyond the end of the file", e);
+        }
+        byte[] bytes = new byte[length];
+        buf.flip().get(bytes);
+        return bytes;
+    }
+
+    /**
+     * Reads the extent of {@code length} bytes at {@code firstPage} plus its padding to a
+     * whole page, verifies its CRC32C and returns the unpadded bytes.
+     */
+    private static byte[] readExtent(PageFile file, int firstPage, int length, int expectedCrc, int pageSize,
+                                     String what) throws IOException {
+        long offset = (long) firstPage * pageSize;
+        long padded = ((long) length + pageSize - 1) / pageSize * pageSize;
+        byte[] value = new byte[length];
+        CRC32C crc = new CRC32C();
+        ByteBuffer buf = padded <= TableOptions.MAX_PAGE_SIZE ? PAGE_BUFFER.get()
+                : AlignedBuffers.allocate((int) Math.min(padded, READ_CHUNK), AlignedBuffers.PAGE_ALIGNMENT);
+        long done = 0;
+        try {
+            while (done < padded) {
+                int n = (int) Math.min(buf.capacity(), padded - done);
+                buf.clear().limit(n);
+                file.readFully(buf, offset + done);
+                buf.flip();
+                crc.update(buf.duplicate());
+                int useful = (int) Math.max(0, Math.min(n, length - done));
+                buf.get(value, (int) done, useful);
+                done += n;
+            }
+        } catch (EOFException e) {
+            throw new CorruptionException(file.path(), offset, what + " at page " + firstPage + " of " + file.path()
+                    + " lies beyond the end of the file", e);
+        }
+        int actual = (int) crc.getValue();
+        if (actual != expectedCrc) {
+            throw new CorruptionException(file.path(), offset, String.format(
+                    "checksum mismatch in %s at page %d (offset %d, %d bytes) of %s: expected 0x%08x, computed 0x%08x",
+                    what, firstPage, offset, length, file.path(), expectedCrc, actual));
+        }
+        return value;
+    }
+}

@@ -1,0 +1,161 @@
+package dev.strata.lsm.sstable;
+
+import dev.strata.lsm.CorruptionException;
+
+import java.io.IOException;
+import java.util.NoSuchElementException;
+
+/**
+ * A forward cursor over one table's internal entries in internal-key order. It keeps the
+ * path from the root to the current leaf (one page per level) and moves to the next leaf
+ * through that path, so it needs no sibling links. Start with {@link #seekToFirst()} or a
+ * seek; then {@link #valid()}, the accessors and {@link #next()}. Not thread safe.
+ */
+public final class TableIterator {
+    private final SSTableReader reader;
+    private final int height;
+    /** pages[0] is the current leaf, pages[height - 1] the root. */
+    private final byte[][] pages;
+    private final int[] pageNumbers;
+    private final int[] positions;
+    private boolean valid;
+    private InternalEntry current;
+
+    TableIterator(SSTableReader reader) {
+        this.reader = reader;
+        this.height = reader.footer().height();
+        this.pages = new byte[Math.max(height, 1)][];
+        this.pageNumbers = new int[Math.max(height, 1)];
+        this.positions = new int[Math.max(height, 1)];
+    }
+
+    /** Positions at the first entry of the table. */
+    public void seekToFirst() throws IOException {
+        seek(new byte[0], InternalKeys.MAX_SEQNO);
+    }
+
+    /** Positions at the first entry whose user key is >= {@code userKey}. */
+    public void seek(byte[] userKey) throws IOException {
+        seek(userKey, InternalKeys.MAX_SEQNO);
+    }
+
+    /** Positions at the first entry whose internal key is >= (userKey, seqno). */
+    public void seek(byte[] userKey, long seqno) throws IOException {
+        current = null;
+        valid = false;
+        if (height == 0) {
+            return;
+        }
+        int pageNo = reader.footer().rootPage();
+        for (int level = height - 1; level >= 1; level--) {
+            byte[] page = reader.interiorPage(pageNo, level);
+            int i = TreePages.searchInterior(page, level, userKey, seqno);
+            pages[level] = page;
+            pageNumbers[level] = pageNo;
+            positions[level] = i;
+            if (i == TreePages.count(page)) {
+                // Past every key of this subtree: only possible at the root, so past the end.
+                return;
+            }
+            pageNo = TreePages.child(page, TreePages.cellOffset(page, i), level);
+        }
+        pages[0] = reader.leafPage(pageNo);
+        pageNumbers[0] = pageNo;
+        positions[0] = TreePages.searchLeaf(pages[0], userKey, seqno);
+        valid = true;
+        if (positions[0] == TreePages.count(pages[0])) {
+            nextLeaf();
+        }
+    }
+
+    /** Whether the iterator is positioned at an entry. */
+    public boolean valid() {
+        return valid;
+    }
+
+    /** Moves to the next entry; {@link #valid()} turns false past the last one. */
+    public void next() throws IOException {
+        checkValid();
+        current = null;
+        if (++positions[0] == TreePages.count(pages[0])) {
+            nextLeaf();
+        }
+    }
+
+    private void nextLeaf() throws IOException {
+        int level = 1;
+        while (level < height && ++positions[level] == TreePages.count(pages[level])) {
+            level++;
+        }
+        if (level >= height) {
+            valid = false;
+            return;
+        }
+        for (; level >= 1; level--) {
+            int child = TreePages.child(pages[level], TreePages.cellOffset(pages[level], positions[level]), level);
+            if (level > 1) {
+                pages[level - 1] = reader.interiorPage(child, level - 1);
+            } else {
+                pages[0] = reader.leafPage(child);
+            }
+            pageNumbers[level - 1] = child;
+            positions[level - 1] = 0;
+        }
+    }
+
+    /** The user key at the current position. */
+    public byte[] key() {
+        checkValid();
+        if (current != null) {
+            return current.key();
+        }
+        return TreePages.userKey(pages[0], cellOffset());
+    }
+
+    /** The sequence number at the current position. */
+    public long seqno() {
+        checkValid();
+        return TreePages.trailer(pages[0], cellOffset()) >>> 8;
+    }
+
+    /** The entry type at the current position. */
+    public EntryType type() {
+        checkValid();
+        EntryType t = EntryType.fromCode((int) (TreePages.trailer(pages[0], cellOffset()) & 0xff));
+        if (t == null) {
+            throw new CorruptionException(reader.path(), (long) pageNumbers[0] * reader.footer().pageSize(),
+                    "unknown entry type in page " + pageNumbers[0] + " of " + reader.path());
+        }
+        return t;
+    }
+
+    /** The value at the current position (null for a tombstone); reads overflow pages if needed. */
+    public byte[] value() throws IOException {
+        return entry().value();
+    }
+
+    /** The whole entry at the current position. */
+    public InternalEntry entry() throws IOException {
+        checkValid();
+        if (current == null) {
+            current = reader.decodeEntry(pages[0], pageNumbers[0], cellOffset());
+        }
+        return current;
+    }
+
+    /** Page number of the current leaf (for block-level tools and tests). */
+    public int leafPageNumber() {
+        checkValid();
+        return pageNumbers[0];
+    }
+
+    private int cellOffset() {
+        return TreePages.cellOffset(pages[0], positions[0]);
+    }
+
+    private void checkValid() {
+        if (!valid) {
+            throw new NoSuchElementException("iterator over " + reader.path() + " is not positioned at an entry");
+        }
+    }
+}
