@@ -14,7 +14,26 @@ public final class BlockCache {
     /** Per-entry bookkeeping charged on top of the page bytes. */
     private static final int ENTRY_OVERHEAD = 64;
 
-    private record PageKey(long fileNumber, long pageNumber) {
+    /** Cache key; explicit equals and hashCode keep the lookup path free of indirection. */
+    private static final class PageKey {
+        final long fileNumber;
+        final long pageNumber;
+
+        PageKey(long fileNumber, long pageNumber) {
+            this.fileNumber = fileNumber;
+            this.pageNumber = pageNumber;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PageKey k && k.pageNumber == pageNumber && k.fileNumber == fileNumber;
+        }
+
+        @Override
+        public int hashCode() {
+            long h = (fileNumber * 0x9E3779B97F4A7C15L) ^ pageNumber;
+            return (int) (h ^ (h >>> 32));
+        }
     }
 
     private final Cache<PageKey, byte[]> cache;
@@ -62,7 +81,7 @@ public final class BlockCache {
     /** Drops every page of a file (when the file is deleted). */
     public void invalidateFile(long fileNumber) {
         if (cache != null) {
-            cache.asMap().keySet().removeIf(k -> k.fileNumber() == fileNumber);
+            cache.asMap().keySet().removeIf(k -> k.fileNumber == fileNumber);
         }
     }
 

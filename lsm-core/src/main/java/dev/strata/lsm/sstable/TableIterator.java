@@ -11,7 +11,7 @@ import java.util.NoSuchElementException;
  * through that path, so it needs no sibling links. Start with {@link #seekToFirst()} or a
  * seek; then {@link #valid()}, the accessors and {@link #next()}. Not thread safe.
  */
-public final class TableIterator {
+public final class TableIterator implements InternalIterator {
     private final SSTableReader reader;
     private final int height;
     /** pages[0] is the current leaf, pages[height - 1] the root. */
@@ -30,11 +30,13 @@ public final class TableIterator {
     }
 
     /** Positions at the first entry of the table. */
+    @Override
     public void seekToFirst() throws IOException {
         seek(new byte[0], InternalKeys.MAX_SEQNO);
     }
 
     /** Positions at the first entry whose user key is >= {@code userKey}. */
+    @Override
     public void seek(byte[] userKey) throws IOException {
         seek(userKey, InternalKeys.MAX_SEQNO);
     }
@@ -69,11 +71,13 @@ public final class TableIterator {
     }
 
     /** Whether the iterator is positioned at an entry. */
+    @Override
     public boolean valid() {
         return valid;
     }
 
     /** Moves to the next entry; {@link #valid()} turns false past the last one. */
+    @Override
     public void next() throws IOException {
         checkValid();
         current = null;
@@ -104,6 +108,7 @@ public final class TableIterator {
     }
 
     /** The user key at the current position. */
+    @Override
     public byte[] key() {
         checkValid();
         if (current != null) {
@@ -113,12 +118,14 @@ public final class TableIterator {
     }
 
     /** The sequence number at the current position. */
+    @Override
     public long seqno() {
         checkValid();
         return TreePages.trailer(pages[0], cellOffset()) >>> 8;
     }
 
     /** The entry type at the current position. */
+    @Override
     public EntryType type() {
         checkValid();
         EntryType t = EntryType.fromCode((int) (TreePages.trailer(pages[0], cellOffset()) & 0xff));
@@ -130,6 +137,7 @@ public final class TableIterator {
     }
 
     /** The value at the current position (null for a tombstone); reads overflow pages if needed. */
+    @Override
     public byte[] value() throws IOException {
         return entry().value();
     }

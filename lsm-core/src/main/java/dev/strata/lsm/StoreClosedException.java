@@ -1,0 +1,10 @@
+package dev.strata.lsm;
+
+/** An operation was attempted on a store, snapshot or cursor that has been closed. */
+public class StoreClosedException extends StoreException {
+    private static final long serialVersionUID = 1L;
+
+    public StoreClosedException(String message) {
+        super(message);
+    }
+}

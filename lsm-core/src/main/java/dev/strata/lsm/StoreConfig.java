@@ -1,0 +1,300 @@
+package dev.strata.lsm;
+
+import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicyFactory;
+import dev.strata.lsm.policy.PolicyParameters;
+import dev.strata.lsm.policy.basic.SizeTieredPolicyFactory;
+import dev.strata.lsm.sstable.TableOptions;
+import dev.strata.lsm.wal.WalSyncMode;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Everything a store is opened with. Immutable; build one with {@link #builder()} or read
+ * one from XML with {@link #fromXml(Path)}. Every value is validated when built: a bad
+ * value is a {@link ConfigException} that names it and says what is allowed.
+ */
+public final class StoreConfig {
+    public static final long DEFAULT_MEMTABLE_BYTES = 64L << 20;
+    public static final int DEFAULT_MAX_IMMUTABLE_MEMTABLES = 2;
+    public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
+    public static final int DEFAULT_BACKGROUND_THREADS = 2;
+    public static final int DEFAULT_MAX_VALUE_BYTES = 64 << 20;
+    public static final long DEFAULT_MANIFEST_REWRITE_BYTES = 4L << 20;
+    public static final long MIN_MEMTABLE_BYTES = 4096;
+
+    private final long memtableBytes;
+    private final int maxImmutableMemtables;
+    private final WalSyncMode walMode;
+    private final int pageSize;
+    private final int bloomBitsPerKey;
+    private final long blockCacheBytes;
+    private final int backgroundThreads;
+    private final int maxValueBytes;
+    private final long manifestRewriteBytes;
+    private final String mergePolicy;
+    private final Map<String, String> mergePolicyParams;
+    private final MeterRegistry meterRegistry;
+    private final StorageIO storageIO;
+
+    private StoreConfig(Builder b) {
+        this.memtableBytes = b.memtableBytes;
+        this.maxImmutableMemtables = b.maxImmutableMemtables;
+        this.walMode = b.walMode;
+        this.pageSize = b.pageSize;
+        this.bloomBitsPerKey = b.bloomBitsPerKey;
+        this.blockCacheBytes = b.blockCacheBytes;
+        this.backgroundThreads = b.backgroundThreads;
+        this.maxValueBytes = b.maxValueBytes;
+        this.manifestRewriteBytes = b.manifestRewriteBytes;
+        this.mergePolicy = b.mergePolicy;
+        this.mergePolicyParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.mergePolicyParams));
+        this.meterRegistry = b.meterRegistry;
+        this.storageIO = b.storageIO;
+    }
+
+    /** A builder with every default. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The default configuration. */
+    public static StoreConfig defaults() {
+        return builder().build();
+    }
+
+    /** A builder starting from this configuration's values. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.memtableBytes = memtableBytes;
+        b.maxImmutableMemtables = maxImmutableMemtables;
+        b.walMode = walMode;
+        b.pageSize = pageSize;
+        b.bloomBitsPerKey = bloomBitsPerKey;
+        b.blockCacheBytes = blockCacheBytes;
+        b.backgroundThreads = backgroundThreads;
+        b.maxValueBytes = maxValueBytes;
+        b.manifestRewriteBytes = manifestRewriteBytes;
+        b.mergePolicy = mergePolicy;
+        b.mergePolicyParams = new LinkedHashMap<>(mergePolicyParams);
+        b.meterRegistry = meterRegistry;
+        b.storageIO = storageIO;
+        return b;
+    }
+
+    /** Bytes of memtable data before it is switched out and flushed (default 64 MiB). */
+    public long memtableBytes() {
+        return memtableBytes;
+    }
+
+    /** Full memtables waiting for flush before writers stall (default 2). */
+    public int maxImmutableMemtables() {
+        return maxImmutableMemtables;
+    }
+
+    /** WAL durability (default {@link WalSyncMode#ASYNC}: every acknowledged write survives a process kill). */
+    public WalSyncMode walMode() {
+        return walMode;
+    }
+
+    /** SSTable page size (default 4096). */
+    public int pageSize() {
+        return pageSize;
+    }
+
+    /** Bloom filter bits per key (default 10; 0 disables filters). */
+    public int bloomBitsPerKey() {
+        return bloomBitsPerKey;
+    }
+
+    /** SSTable options derived from the page size and bloom density. */
+    public TableOptions tableOptions() {
+        return new TableOptions(pageSize, bloomBitsPerKey);
+    }
+
+    /** Largest key accepted: {@code pageSize / 4 - 32} bytes. */
+    public int maxKeyBytes() {
+        return TableOptions.maxKeySize(pageSize);
+    }
+
+    /** Largest value accepted (default 64 MiB). */
+    public int maxValueBytes() {
+        return maxValueBytes;
+    }
+
+    /** Block cache capacity (default 128 MiB; 0 disables the cache). */
+    public long blockCacheBytes() {
+        return blockCacheBytes;
+    }
+
+    /** Threads running flushes and merges (default 2). */
+    public int backgroundThreads() {
+        return backgroundThreads;
+    }
+
+    /** The manifest is rewritten as a snapshot once its log exceeds this size (default 4 MiB). */
+    public long manifestRewriteBytes() {
+        return manifestRewriteBytes;
+    }
+
+    /** Name of the merge policy (default {@code size-tiered}). */
+    public String mergePolicy() {
+        return mergePolicy;
+    }
+
+    /** Raw parameters of the merge policy, validated against its declaration. */
+    public Map<String, String> mergePolicyParams() {
+        return mergePolicyParams;
+    }
+
+    /** The host's meter registry, or null for a private one. */
+    public MeterRegistry meterRegistry() {
+        return meterRegistry;
+    }
+
+    /** The storage IO implementation, or null for the portable FileChannel one. */
+    public StorageIO storageIO() {
+        return storageIO;
+    }
+
+    @Override
+    public String toString() {
+        return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
+                + ", walMode=" + walMode + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
+                + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads
+                + ", maxValueBytes=" + maxValueBytes + ", mergePolicy=" + mergePolicy + mergePolicyParams + "]";
+    }
+
+    /** Collects values; {@link #build()} validates them all. */
+    public static final class Builder {
+        private long memtableBytes = DEFAULT_MEMTABLE_BYTES;
+        private int maxImmutableMemtables = DEFAULT_MAX_IMMUTABLE_MEMTABLES;
+        private WalSyncMode walMode = WalSyncMode.ASYNC;
+        private int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
+        private int bloomBitsPerKey = TableOptions.DEFAULT_BLOOM_BITS_PER_KEY;
+        private long blockCacheBytes = DEFAULT_BLOCK_CACHE_BYTES;
+        private int backgroundThreads = DEFAULT_BACKGROUND_THREADS;
+        private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
+        private long manifestRewriteBytes = DEFAULT_MANIFEST_REWRITE_BYTES;
+        private String mergePolicy = SizeTieredPolicyFactory.NAME;
+        private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
+        private MeterRegistry meterRegistry;
+        private StorageIO storageIO;
+
+        private Builder() {
+        }
+
+        public Builder memtableBytes(long bytes) {
+            this.memtableBytes = bytes;
+            return this;
+        }
+
+        public Builder maxImmutableMemtables(int count) {
+            this.maxImmutableMemtables = count;
+            return this;
+        }
+
+        public Builder walMode(WalSyncMode mode) {
+            this.walMode = mode;
+            return this;
+        }
+
+        public Builder pageSize(int bytes) {
+            this.pageSize = bytes;
+            return this;
+        }
+
+        public Builder bloomBitsPerKey(int bits) {
+            this.bloomBitsPerKey = bits;
+            return this;
+        }
+
+        public Builder blockCacheBytes(long bytes) {
+            this.blockCacheBytes = bytes;
+            return this;
+        }
+
+        public Builder backgroundThreads(int threads) {
+            this.backgroundThreads = threads;
+            return this;
+        }
+
+        public Builder maxValueBytes(int bytes) {
+            this.maxValueBytes = bytes;
+            return this;
+        }
+
+        public Builder manifestRewriteBytes(long bytes) {
+            this.manifestRewriteBytes = bytes;
+            return this;
+        }
+
+        /** Chooses the merge policy by name, with raw parameter values (validated at build). */
+        public Builder mergePolicy(String name, Map<String, String> params) {
+            this.mergePolicy = name;
+            this.mergePolicyParams = new LinkedHashMap<>(params == null ? Map.of() : params);
+            return this;
+        }
+
+        /** Chooses the merge policy by name with default parameters. */
+        public Builder mergePolicy(String name) {
+            return mergePolicy(name, Map.of());
+        }
+
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = registry;
+            return this;
+        }
+
+        public Builder storageIO(StorageIO io) {
+            this.storageIO = io;
+            return this;
+        }
+
+        /**
+         * Validates every value and returns the configuration.
+         *
+         * @throws ConfigException naming the first bad value and what is allowed
+         */
+        public StoreConfig build() {
+            check(memtableBytes >= MIN_MEMTABLE_BYTES && memtableBytes <= (1L << 40), "memtableBytes",
+                    memtableBytes, "from " + MIN_MEMTABLE_BYTES + " to 2^40");
+            check(maxImmutableMemtables >= 1 && maxImmutableMemtables <= 64, "maxImmutableMemtables",
+                    maxImmutableMemtables, "from 1 to 64");
+            if (walMode == null) {
+                throw new ConfigException("walMode must be one of none, async, sync");
+            }
+            check(pageSize >= TableOptions.MIN_PAGE_SIZE && pageSize <= TableOptions.MAX_PAGE_SIZE
+                    && Integer.bitCount(pageSize) == 1, "pageSize", pageSize, "a power of two from "
+                    + TableOptions.MIN_PAGE_SIZE + " to " + TableOptions.MAX_PAGE_SIZE);
+            check(bloomBitsPerKey >= 0 && bloomBitsPerKey <= 64, "bloomBitsPerKey", bloomBitsPerKey, "from 0 to 64");
+            check(blockCacheBytes >= 0, "blockCacheBytes", blockCacheBytes, ">= 0");
+            check(backgroundThreads >= 1 && backgroundThreads <= 64, "backgroundThreads", backgroundThreads,
+                    "from 1 to 64");
+            check(maxValueBytes >= 0 && maxValueBytes <= TableOptions.MAX_VALUE_SIZE, "maxValueBytes",
+                    maxValueBytes, "from 0 to " + TableOptions.MAX_VALUE_SIZE);
+            check(manifestRewriteBytes >= 4096, "manifestRewriteBytes", manifestRewriteBytes, ">= 4096");
+            if (mergePolicy == null) {
+                throw new ConfigException("merge policy name must not be null; available: " + MergePolicies.names());
+            }
+            try {
+                MergePolicyFactory f = MergePolicies.find(mergePolicy);
+                PolicyParameters.resolve(f.name(), f.parameters(), mergePolicyParams);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage(), e);
+            }
+            return new StoreConfig(this);
+        }
+
+        private static void check(boolean ok, String name, Object value, String allowed) {
+            if (!ok) {
+                throw new ConfigException("bad value " + value + " for " + name + ": expected " + allowed);
+            }
+        }
+    }
+}

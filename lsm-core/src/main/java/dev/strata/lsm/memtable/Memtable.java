@@ -1,0 +1,137 @@
+package dev.strata.lsm.memtable;
+
+import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.InternalEntry;
+import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.InternalKeys;
+
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The in-memory component: a concurrent skip list of internal entries. Readers run
+ * concurrently with the one writer (the write-group leader); they see only entries whose
+ * sequence number their snapshot admits, which is how a half-inserted batch stays
+ * invisible.
+ *
+ * <p>Locking: none needed; the skip list is concurrent and the byte counter atomic.
+ */
+public final class Memtable {
+    /** Bytes charged per entry on top of key and value (skip-list node, key object, trailer). */
+    static final int ENTRY_OVERHEAD = 64;
+    private static final byte[] TOMBSTONE = new byte[0];
+
+    private final ConcurrentSkipListMap<Key, byte[]> map = new ConcurrentSkipListMap<>();
+    private final AtomicLong bytes = new AtomicLong();
+    private final long walSegment;
+
+    /** Key of the skip list: user key plus sequence number, in internal-key order. */
+    private record Key(byte[] userKey, long seqno, EntryType type) implements Comparable<Key> {
+        @Override
+        public int compareTo(Key o) {
+            int c = Arrays.compareUnsigned(userKey, o.userKey);
+            return c != 0 ? c : Long.compare(o.seqno, seqno);
+        }
+    }
+
+    /**
+     * @param walSegment number of the WAL segment whose records this memtable holds (its
+     *     data is durable in that segment and any later one until flushed)
+     */
+    public Memtable(long walSegment) {
+        this.walSegment = walSegment;
+    }
+
+    /** The first WAL segment holding this memtable's writes. */
+    public long walSegment() {
+        return walSegment;
+    }
+
+    /** Adds an entry. The arrays must not be modified afterwards. */
+    public void add(byte[] key, long seqno, EntryType type, byte[] value) {
+        map.put(new Key(key, seqno, type), type == EntryType.DELETE ? TOMBSTONE : value);
+        bytes.addAndGet(key.length + (value == null ? 0 : value.length) + ENTRY_OVERHEAD);
+    }
+
+    /** Approximate memory held, in bytes. */
+    public long approximateBytes() {
+        return bytes.get();
+    }
+
+    public boolean isEmpty() {
+        return map.isEmpty();
+    }
+
+    public int entryCount() {
+        return map.size();
+    }
+
+    /** The newest entry for {@code key} with sequence number <= {@code snapshotSeqno}, or null. */
+    public InternalEntry get(byte[] key, long snapshotSeqno) {
+        Map.Entry<Key, byte[]> e = map.ceilingEntry(new Key(key, snapshotSeqno, EntryType.PUT));
+        if (e == null || !Arrays.equals(e.getKey().userKey, key)) {
+            return null;
+        }
+        Key k = e.getKey();
+        return new InternalEntry(k.userKey, k.seqno, k.type, k.type == EntryType.DELETE ? null : e.getValue());
+    }
+
+    /** A cursor over all entries (weakly consistent: entries added later may or may not appear). */
+    public InternalIterator iterator() {
+        return new Cursor();
+    }
+
+    private final class Cursor implements InternalIterator {
+        private Iterator<Map.Entry<Key, byte[]>> it;
+        private Map.Entry<Key, byte[]> current;
+
+        @Override
+        public void seekToFirst() {
+            position(map);
+        }
+
+        @Override
+        public void seek(byte[] userKey) {
+            position(map.tailMap(new Key(userKey, InternalKeys.MAX_SEQNO, EntryType.PUT), true));
+        }
+
+        private void position(ConcurrentNavigableMap<Key, byte[]> from) {
+            it = from.entrySet().iterator();
+            current = it.hasNext() ? it.next() : null;
+        }
+
+        @Override
+        public boolean valid() {
+            return current != null;
+        }
+
+        @Override
+        public void next() {
+            current = it.hasNext() ? it.next() : null;
+        }
+
+        @Override
+        public byte[] key() {
+            return current.getKey().userKey;
+        }
+
+        @Override
+        public long seqno() {
+            return current.getKey().seqno;
+        }
+
+        @Override
+        public EntryType type() {
+            return current.getKey().type;
+        }
+
+        @Override
+        public byte[] value() {
+            return current.getKey().type == EntryType.DELETE ? null : current.getValue();
+        }
+    }
+}

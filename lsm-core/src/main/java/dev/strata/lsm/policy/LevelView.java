@@ -1,0 +1,33 @@
+package dev.strata.lsm.policy;
+
+import java.util.List;
+
+/**
+ * One level: its runs, newest first. Immutable.
+ *
+ * @param index level number, 0 at the top
+ * @param runs the runs, newest first
+ */
+public record LevelView(int index, List<RunView> runs) {
+    public LevelView {
+        runs = List.copyOf(runs);
+    }
+
+    /** Bytes of all runs. */
+    public long sizeBytes() {
+        long s = 0;
+        for (RunView r : runs) {
+            s += r.sizeBytes();
+        }
+        return s;
+    }
+
+    /** Components in all runs. */
+    public int componentCount() {
+        int n = 0;
+        for (RunView r : runs) {
+            n += r.components().size();
+        }
+        return n;
+    }
+}

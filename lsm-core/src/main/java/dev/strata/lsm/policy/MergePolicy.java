@@ -1,0 +1,45 @@
+package dev.strata.lsm.policy;
+
+import java.util.List;
+
+/**
+ * Decision logic over tree metadata, and nothing else: a policy reads a {@link TreeView}
+ * and answers where a flush lands, which merges to run, and whether writes may go on. It
+ * performs no IO and holds no reference to the engine, so the same object runs in the
+ * store and in the simulator. The engine calls it after every flush and every merge, from
+ * one thread at a time.
+ */
+public interface MergePolicy {
+
+    /**
+     * Where the next flushed memtable lands. The default puts it in a new newest run of
+     * level 0, which is always stable.
+     */
+    default Placement placeFlush(TreeView tree) {
+        return Placement.newRun(0);
+    }
+
+    /**
+     * Merges to start now. Components marked busy are already being merged and must not be
+     * used. Returning tasks whose inputs overlap, or that break the stability invariant, is
+     * a policy error.
+     */
+    List<MergeTask> pickMerges(TreeView tree);
+
+    /**
+     * Whether writers may continue. Asked before each flush would be started and after
+     * every merge.
+     */
+    default WriteAdmission admission(TreeView tree) {
+        return WriteAdmission.GO;
+    }
+
+    /**
+     * Small state to persist in the manifest with the next version (for example a schedule
+     * position); return {@code tree.policyState()} to keep it unchanged. Kept small: it is
+     * written with every version edit.
+     */
+    default byte[] persistentState(TreeView tree) {
+        return tree.policyState();
+    }
+}

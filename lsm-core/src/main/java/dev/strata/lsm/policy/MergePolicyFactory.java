@@ -1,0 +1,24 @@
+package dev.strata.lsm.policy;
+
+import java.util.List;
+
+/**
+ * Creates a named merge policy from typed parameters. Implementations are found with
+ * {@link java.util.ServiceLoader} (list them in
+ * {@code META-INF/services/dev.strata.lsm.policy.MergePolicyFactory}) and chosen by
+ * {@link #name()} in XML: {@code <mergePolicy name="..."><param name="..." value="..."/></mergePolicy>}.
+ */
+public interface MergePolicyFactory {
+
+    /** The name users write in configuration, e.g. {@code binomial}. Unique among factories. */
+    String name();
+
+    /** One line saying what the policy does. */
+    String description();
+
+    /** The parameters the policy takes, with defaults and allowed ranges. */
+    List<PolicyParameter> parameters();
+
+    /** A new policy instance; {@code params} have been validated against {@link #parameters()}. */
+    MergePolicy create(PolicyParameters params);
+}

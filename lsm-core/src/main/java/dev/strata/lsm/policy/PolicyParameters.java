@@ -1,0 +1,79 @@
+package dev.strata.lsm.policy;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The validated, typed parameter values a policy is created with: every declared
+ * parameter is present (given or defaulted) and nothing undeclared is. Immutable.
+ */
+public final class PolicyParameters {
+    private final Map<String, Object> values;
+
+    private PolicyParameters(Map<String, Object> values) {
+        this.values = Collections.unmodifiableMap(values);
+    }
+
+    /**
+     * Resolves raw string values against the declared parameters.
+     *
+     * @throws IllegalArgumentException for an unknown name (listing the known ones) or a bad value
+     */
+    public static PolicyParameters resolve(String policyName, List<PolicyParameter> declared, Map<String, String> raw) {
+        Map<String, PolicyParameter> byName = new LinkedHashMap<>();
+        for (PolicyParameter p : declared) {
+            byName.put(p.name(), p);
+        }
+        for (String name : raw.keySet()) {
+            if (!byName.containsKey(name)) {
+                throw new IllegalArgumentException("unknown parameter '" + name + "' for merge policy '" + policyName
+                        + "'; " + (byName.isEmpty() ? "it takes no parameters"
+                        : "allowed: " + String.join(", ", byName.keySet())));
+            }
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        for (PolicyParameter p : declared) {
+            String given = raw.get(p.name());
+            values.put(p.name(), given == null ? p.defaultValue() : p.parse(given));
+        }
+        return new PolicyParameters(values);
+    }
+
+    /** All values by name, in declaration order. */
+    public Map<String, Object> asMap() {
+        return values;
+    }
+
+    public int getInt(String name) {
+        return ((Number) require(name)).intValue();
+    }
+
+    public long getLong(String name) {
+        return ((Number) require(name)).longValue();
+    }
+
+    public double getDouble(String name) {
+        return ((Number) require(name)).doubleValue();
+    }
+
+    public boolean getBoolean(String name) {
+        return (Boolean) require(name);
+    }
+
+    private Object require(String name) {
+        Object v = values.get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("no parameter '" + name + "' (known: " + values.keySet() + ")");
+        }
+        return v;
+    }
+
+    @Override
+    public String toString() {
+        return values.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(", ", "{", "}"));
+    }
+}

@@ -1,0 +1,90 @@
+package dev.strata.lsm.policy;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * The read-only picture of the tree a {@link MergePolicy} decides from: levels of runs of
+ * components, the durable flush counter and the policy's own small durable state.
+ * Immutable. The engine builds one from its current version; the simulator builds one
+ * from simulated component sizes.
+ *
+ * <p>Position order: level 0 is the newest, and inside a level run 0 is the newest. For
+ * any key, data in a newer position is newer (the stability invariant).
+ */
+public final class TreeView {
+
+    /** Estimates how many bytes of a component fall inside a key range. */
+    @FunctionalInterface
+    public interface RangeEstimator {
+        /** Bytes of {@code component} whose keys lie in [from, to) ({@code null} bounds are open). */
+        long bytesInRange(ComponentView component, byte[] from, byte[] to);
+    }
+
+    private final List<LevelView> levels;
+    private final long flushCounter;
+    private final byte[] policyState;
+    private final RangeEstimator estimator;
+
+    public TreeView(List<LevelView> levels, long flushCounter, byte[] policyState, RangeEstimator estimator) {
+        this.levels = List.copyOf(levels);
+        this.flushCounter = flushCounter;
+        this.policyState = policyState == null ? new byte[0] : policyState.clone();
+        this.estimator = estimator == null ? KeyRangeInterpolation.INSTANCE : estimator;
+    }
+
+    /** The levels, level 0 first. */
+    public List<LevelView> levels() {
+        return levels;
+    }
+
+    /** Level {@code i}, or an empty level when the tree has fewer levels. */
+    public LevelView level(int i) {
+        return i < levels.size() ? levels.get(i) : new LevelView(i, List.of());
+    }
+
+    /** Number of completed flushes over the store's life (durable across restarts). */
+    public long flushCounter() {
+        return flushCounter;
+    }
+
+    /** The policy's durable state as last persisted (empty when none). */
+    public byte[] policyState() {
+        return policyState.clone();
+    }
+
+    /** Every component, in position order (newest first). */
+    public List<ComponentView> components() {
+        List<ComponentView> all = new ArrayList<>();
+        for (LevelView l : levels) {
+            for (RunView r : l.runs()) {
+                all.addAll(r.components());
+            }
+        }
+        return Collections.unmodifiableList(all);
+    }
+
+    /** Number of components in the whole tree. */
+    public int componentCount() {
+        int n = 0;
+        for (LevelView l : levels) {
+            n += l.componentCount();
+        }
+        return n;
+    }
+
+    /** Estimated bytes of {@code component} inside [from, to). */
+    public long bytesInRange(ComponentView component, byte[] from, byte[] to) {
+        return estimator.bytesInRange(component, from, to);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("TreeView[flushes=").append(flushCounter);
+        for (LevelView l : levels) {
+            sb.append(", L").append(l.index()).append('=').append(l.runs());
+        }
+        return sb.append(']').toString();
+    }
+}

@@ -1,0 +1,146 @@
+package dev.strata.lsm.wal;
+
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.OpenMode;
+import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.io.StorageIO;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A {@link StorageIO} that passes everything to a delegate; tests extend it to observe or
+ * break one operation. Files are wrapped by {@link #wrap}.
+ */
+class ForwardingStorageIO implements StorageIO {
+    private final StorageIO delegate;
+
+    ForwardingStorageIO(StorageIO delegate) {
+        this.delegate = delegate;
+    }
+
+    /** Wraps every opened file; the default returns it unchanged. */
+    protected PageFile wrap(PageFile file) {
+        return file;
+    }
+
+    @Override
+    public PageFile open(Path path, OpenMode mode, IoPurpose purpose) throws IOException {
+        return wrap(delegate.open(path, mode, purpose));
+    }
+
+    @Override
+    public int alignment() {
+        return delegate.alignment();
+    }
+
+    @Override
+    public ByteBuffer allocate(int capacity) {
+        return delegate.allocate(capacity);
+    }
+
+    @Override
+    public boolean supportsPreallocate() {
+        return delegate.supportsPreallocate();
+    }
+
+    @Override
+    public boolean supportsPunchHole() {
+        return delegate.supportsPunchHole();
+    }
+
+    @Override
+    public boolean exists(Path path) {
+        return delegate.exists(path);
+    }
+
+    @Override
+    public List<Path> list(Path dir) throws IOException {
+        return delegate.list(dir);
+    }
+
+    @Override
+    public void createDirectories(Path dir) throws IOException {
+        delegate.createDirectories(dir);
+    }
+
+    @Override
+    public void delete(Path path) throws IOException {
+        delegate.delete(path);
+    }
+
+    @Override
+    public void rename(Path source, Path target) throws IOException {
+        delegate.rename(source, target);
+    }
+
+    @Override
+    public void syncDirectory(Path dir) throws IOException {
+        delegate.syncDirectory(dir);
+    }
+
+    /** A {@link PageFile} that passes everything to a delegate. */
+    static class ForwardingPageFile implements PageFile {
+        private final PageFile delegate;
+
+        ForwardingPageFile(PageFile delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Path path() {
+            return delegate.path();
+        }
+
+        @Override
+        public IoPurpose purpose() {
+            return delegate.purpose();
+        }
+
+        @Override
+        public void readFully(ByteBuffer dst, long position) throws IOException {
+            delegate.readFully(dst, position);
+        }
+
+        @Override
+        public void write(ByteBuffer src, long position) throws IOException {
+            delegate.write(src, position);
+        }
+
+        @Override
+        public long append(ByteBuffer src) throws IOException {
+            return delegate.append(src);
+        }
+
+        @Override
+        public void force(boolean metadata) throws IOException {
+            delegate.force(metadata);
+        }
+
+        @Override
+        public void truncate(long size) throws IOException {
+            delegate.truncate(size);
+        }
+
+        @Override
+        public long size() throws IOException {
+            return delegate.size();
+        }
+
+        @Override
+        public void preallocate(long offset, long length) throws IOException {
+            delegate.preallocate(offset, length);
+        }
+
+        @Override
+        public void punchHole(long offset, long length) throws IOException {
+            delegate.punchHole(offset, length);
+        }
+
+        @Override
+        public void close() throws IOException {
+            delegate.close();
+        }
+    }
+}
