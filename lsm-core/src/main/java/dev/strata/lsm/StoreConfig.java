@@ -68,6 +68,16 @@ public final class StoreConfig {
         return builder().build();
     }
 
+    /**
+     * Reads a configuration from an XML file validated against the schema shipped in
+     * lsm-core (docs/config.md).
+     *
+     * @throws ConfigException naming the file, line and column of the first problem
+     */
+    public static StoreConfig fromXml(Path file) {
+        return dev.strata.lsm.config.XmlConfig.read(file);
+    }
+
     /** A builder starting from this configuration's values. */
     public Builder toBuilder() {
         Builder b = new Builder();

@@ -89,9 +89,14 @@ public final class WalReader implements Closeable {
      * @throws StoreException      naming the file if it cannot be opened or read
      */
     public static WalReader open(StorageIO io, Path segment) {
+        return open(io, segment, IoPurpose.WAL);
+    }
+
+    /** Opens a record log in the WAL segment format, counting its bytes under {@code purpose}. */
+    public static WalReader open(StorageIO io, Path segment, IoPurpose purpose) {
         PageFile file;
         try {
-            file = io.open(segment, OpenMode.READ, IoPurpose.WAL);
+            file = io.open(segment, OpenMode.READ, purpose);
         } catch (IOException e) {
             throw new StoreException("cannot open WAL segment " + segment + ": " + e, e);
         }

@@ -105,12 +105,22 @@ public final class WalWriter implements Closeable {
      * @throws StoreException naming the file if it cannot be created
      */
     public static WalWriter create(StorageIO io, Path dir, long segmentNumber, WalSyncMode mode) {
+        return create(io, WalSegments.path(dir, segmentNumber), segmentNumber, mode, IoPurpose.WAL);
+    }
+
+    /**
+     * Creates a record log in the WAL segment format at {@code path} (any name), counting
+     * its bytes under {@code purpose}; the manifest uses this with {@link IoPurpose#MANIFEST}.
+     *
+     * @throws StoreException naming the file if it cannot be created
+     */
+    public static WalWriter create(StorageIO io, Path path, long segmentNumber, WalSyncMode mode, IoPurpose purpose) {
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(mode, "mode");
-        Path path = WalSegments.path(dir, segmentNumber);
+        Path dir = path.toAbsolutePath().getParent();
         PageFile file;
         try {
-            file = io.open(path, OpenMode.CREATE_NEW, IoPurpose.WAL);
+            file = io.open(path, OpenMode.CREATE_NEW, purpose);
         } catch (IOException e) {
             throw new StoreException("cannot create WAL segment " + path + ": " + e, e);
         }

@@ -1,0 +1,148 @@
+package dev.strata.lsm;
+
+import dev.strata.lsm.engine.Engine;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * An embedded, crash-safe LSM-tree key-value store. Keys and values are byte arrays; keys
+ * compare unsigned-lexicographically. With the default configuration (WAL mode
+ * {@code async}) every write acknowledged by a returning call survives a process kill.
+ * Merges run in the background, chosen by the configured merge policy.
+ *
+ * <pre>{@code
+ * try (LsmStore store = LsmStore.open(Path.of("data"))) {
+ *     store.put(key, value);
+ *     byte[] v = store.get(key);
+ * }
+ * }</pre>
+ *
+ * Thread safe: any number of threads may read and write concurrently.
+ */
+public final class LsmStore implements AutoCloseable {
+    private final Engine engine;
+
+    private LsmStore(Engine engine) {
+        this.engine = engine;
+    }
+
+    /** Opens (creating if needed) the store in {@code dir} with the default configuration. */
+    public static LsmStore open(Path dir) {
+        return open(dir, StoreConfig.defaults());
+    }
+
+    /** Opens (creating if needed) the store in {@code dir}, recovering it after a crash. */
+    public static LsmStore open(Path dir, StoreConfig config) {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(config, "config");
+        return new LsmStore(Engine.open(dir, config));
+    }
+
+    /** Sets {@code key} to {@code value}. */
+    public void put(byte[] key, byte[] value) {
+        engine.write(new WriteBatch().put(key, value));
+    }
+
+    /** The value of {@code key}, or null when absent. */
+    public byte[] get(byte[] key) {
+        return engine.get(key, engine.visibleSequence());
+    }
+
+    /** Removes {@code key} (a no-op if absent). */
+    public void delete(byte[] key) {
+        engine.write(new WriteBatch().delete(key));
+    }
+
+    /** Applies every operation of {@code batch} atomically. */
+    public void write(WriteBatch batch) {
+        engine.write(batch);
+    }
+
+    /** A consistent view as of now; close it when done. */
+    public Snapshot snapshot() {
+        long seq = engine.acquireSnapshot();
+        return new StoreSnapshot(seq);
+    }
+
+    /** Live keys in [fromInclusive, toExclusive); a null bound is open. Close the cursor. */
+    public Cursor scan(byte[] fromInclusive, byte[] toExclusive) {
+        return engine.scan(fromInclusive, toExclusive, engine.visibleSequence());
+    }
+
+    /** Writes the memtable to a component; returns when it is durable. */
+    public void flush() {
+        engine.flush();
+    }
+
+    /** Returns when the policy wants no more merges and none is running. */
+    public void awaitMerges() {
+        engine.awaitMerges();
+    }
+
+    /** Current counters. */
+    public StoreStats stats() {
+        return engine.stats();
+    }
+
+    /** The directory of the store. */
+    public Path directory() {
+        return engine.directory();
+    }
+
+    /** The configuration the store was opened with. */
+    public StoreConfig config() {
+        return engine.config();
+    }
+
+    /** The engine behind this store (for metrics, tools and tests). */
+    public Engine engine() {
+        return engine;
+    }
+
+    /** Waits for running background jobs, closes files and releases the directory. */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    private final class StoreSnapshot implements Snapshot {
+        private final long seq;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        StoreSnapshot(long seq) {
+            this.seq = seq;
+        }
+
+        @Override
+        public byte[] get(byte[] key) {
+            check();
+            return engine.get(key, seq);
+        }
+
+        @Override
+        public Cursor scan(byte[] fromInclusive, byte[] toExclusive) {
+            check();
+            return engine.scan(fromInclusive, toExclusive, seq);
+        }
+
+        @Override
+        public long sequenceNumber() {
+            return seq;
+        }
+
+        private void check() {
+            if (closed.get()) {
+                throw new StoreClosedException("snapshot is closed");
+            }
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                engine.releaseSnapshot(seq);
+            }
+        }
+    }
+}

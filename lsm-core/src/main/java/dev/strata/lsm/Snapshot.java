@@ -1,0 +1,19 @@
+package dev.strata.lsm;
+
+/**
+ * A consistent, read-only view of the store as of the moment it was taken. Merges keep
+ * every version of a key that an open snapshot can see; close snapshots promptly.
+ */
+public interface Snapshot extends AutoCloseable {
+    /** The value of {@code key} at the snapshot, or null. */
+    byte[] get(byte[] key);
+
+    /** Live keys in [fromInclusive, toExclusive) at the snapshot; null bounds are open. */
+    Cursor scan(byte[] fromInclusive, byte[] toExclusive);
+
+    /** The sequence number this snapshot reads at. */
+    long sequenceNumber();
+
+    @Override
+    void close();
+}

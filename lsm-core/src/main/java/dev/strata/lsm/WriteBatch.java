@@ -1,0 +1,68 @@
+package dev.strata.lsm;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Puts and deletes applied atomically by {@link LsmStore#write}: after a crash either all
+ * of them are there or none, and no reader ever sees part of a batch. Not thread safe; the
+ * store copies nothing, so do not modify the arrays after adding them.
+ */
+public final class WriteBatch {
+
+    /** One operation of a batch. */
+    public record Op(boolean delete, byte[] key, byte[] value) {
+    }
+
+    private final List<Op> ops = new ArrayList<>();
+    private long approximateBytes;
+
+    /** Sets {@code key} to {@code value}. */
+    public WriteBatch put(byte[] key, byte[] value) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        if (value == null) {
+            throw new IllegalArgumentException("value must not be null (use delete to remove a key)");
+        }
+        ops.add(new Op(false, key, value));
+        approximateBytes += key.length + value.length + 16;
+        return this;
+    }
+
+    /** Removes {@code key}. */
+    public WriteBatch delete(byte[] key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        ops.add(new Op(true, key, null));
+        approximateBytes += key.length + 16;
+        return this;
+    }
+
+    /** Number of operations. */
+    public int size() {
+        return ops.size();
+    }
+
+    public boolean isEmpty() {
+        return ops.isEmpty();
+    }
+
+    /** Removes every operation. */
+    public void clear() {
+        ops.clear();
+        approximateBytes = 0;
+    }
+
+    /** The operations in order. */
+    public List<Op> ops() {
+        return Collections.unmodifiableList(ops);
+    }
+
+    /** Approximate encoded size. */
+    public long approximateBytes() {
+        return approximateBytes;
+    }
+}

@@ -1,0 +1,224 @@
+package dev.strata.lsm.config;
+
+import dev.strata.lsm.ConfigException;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicyFactory;
+import dev.strata.lsm.policy.PolicyParameter;
+import dev.strata.lsm.policy.PolicyParameters;
+import dev.strata.lsm.wal.WalSyncMode;
+import org.xml.sax.Attributes;
+import org.xml.sax.Locator;
+import org.xml.sax.helpers.DefaultHandler;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * Reads a configuration document that has already passed the schema, element by element,
+ * into a {@link StoreConfig.Builder}.
+ *
+ * <p>Values are checked where they are read, not only at the end, so an error points at
+ * the element that carries the bad value: after each element the builder is built once
+ * and whatever it rejects is reported at that element. The rules themselves stay in
+ * {@link StoreConfig.Builder#build()} and the policy SPI; nothing here repeats them.
+ * Policy parameters are checked one {@code <param>} at a time for the same reason.
+ *
+ * <p>Single use, one document, one thread.
+ */
+final class ConfigDocumentHandler extends DefaultHandler {
+    private final String sourceName;
+    private final StoreConfig.Builder builder = StoreConfig.builder();
+    private Locator locator;
+    private StoreConfig result;
+
+    /** The open {@code <mergePolicy>}, its factory and the params read so far; null outside it. */
+    private Element policyElement;
+    private MergePolicyFactory policy;
+    private final Map<String, String> policyParams = new LinkedHashMap<>();
+    private final Map<String, XmlPosition> policyParamPositions = new LinkedHashMap<>();
+
+    ConfigDocumentHandler(String sourceName) {
+        this.sourceName = sourceName;
+    }
+
+    /** The configuration, once the whole document has been read. */
+    StoreConfig result() {
+        if (result == null) {
+            throw new IllegalStateException("the document has not been read to its end");
+        }
+        return result;
+    }
+
+    @Override
+    public void setDocumentLocator(Locator locator) {
+        this.locator = locator;
+    }
+
+    @Override
+    public void startElement(String uri, String localName, String qName, Attributes attributes) {
+        Element e = new Element(localName, attributes, XmlPosition.of(sourceName, locator));
+        switch (localName) {
+            case "store" -> {
+                // The root carries nothing itself.
+            }
+            case "memtable" -> {
+                e.bytes("bytes").ifPresent(builder::memtableBytes);
+                e.integer("maxImmutable").ifPresent(builder::maxImmutableMemtables);
+                check(e);
+            }
+            case "wal" -> {
+                e.text("mode").map(m -> WalSyncMode.valueOf(m.toUpperCase(Locale.ROOT))).ifPresent(builder::walMode);
+                check(e);
+            }
+            case "sstable" -> {
+                e.intBytes("pageSize").ifPresent(builder::pageSize);
+                e.integer("bloomBitsPerKey").ifPresent(builder::bloomBitsPerKey);
+                check(e);
+            }
+            case "blockCache" -> {
+                e.bytes("bytes").ifPresent(builder::blockCacheBytes);
+                check(e);
+            }
+            case "background" -> {
+                e.integer("threads").ifPresent(builder::backgroundThreads);
+                check(e);
+            }
+            case "limits" -> {
+                e.intBytes("maxValueBytes").ifPresent(builder::maxValueBytes);
+                check(e);
+            }
+            case "manifest" -> {
+                e.bytes("rewriteBytes").ifPresent(builder::manifestRewriteBytes);
+                check(e);
+            }
+            case "mergePolicy" -> startPolicy(e);
+            case "param" -> addParam(e);
+            // The schema admits nothing else; reaching here means schema and reader disagree.
+            default -> throw e.at.error("element <" + localName + "> is not part of the configuration format");
+        }
+    }
+
+    @Override
+    public void endElement(String uri, String localName, String qName) {
+        if (localName.equals("mergePolicy")) {
+            builder.mergePolicy(policy.name(), policyParams);
+            check(policyElement);
+            policyElement = null;
+            policy = null;
+        }
+    }
+
+    @Override
+    public void endDocument() {
+        // Every value has been checked at its element; this build can only fail on a rule
+        // that spans elements, so it is reported at the end of the document.
+        try {
+            result = builder.build();
+        } catch (ConfigException ex) {
+            throw XmlPosition.of(sourceName, locator).error(ex.getMessage(), ex);
+        }
+    }
+
+    private void startPolicy(Element e) {
+        String name = e.text("name").orElseThrow();
+        try {
+            policy = MergePolicies.find(name);
+        } catch (IllegalArgumentException ex) {
+            throw e.at.error(ex.getMessage(), ex);
+        }
+        policyElement = e;
+        policyParams.clear();
+        policyParamPositions.clear();
+    }
+
+    private void addParam(Element e) {
+        String name = e.text("name").orElseThrow();
+        String value = e.attributes.getValue("value");
+        XmlPosition earlier = policyParamPositions.get(name);
+        if (earlier != null) {
+            throw e.at.error("parameter '" + name + "' of merge policy '" + policy.name()
+                    + "' is given twice; first at line " + earlier.line() + ", column " + earlier.column());
+        }
+        try {
+            // Resolving this one parameter alone checks its name against the policy's
+            // declaration and its value against the parameter's type and range.
+            PolicyParameters.resolve(policy.name(), policy.parameters(), Map.of(name, value));
+        } catch (IllegalArgumentException ex) {
+            throw e.at.error(ex.getMessage(), ex);
+        }
+        policyParams.put(name, value);
+        policyParamPositions.put(name, e.at);
+    }
+
+    /** Builds once to find a value the builder rejects while we still know which element gave it. */
+    private void check(Element e) {
+        try {
+            builder.build();
+        } catch (ConfigException ex) {
+            throw e.at.error("<" + e.name + ">: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** One start tag: its name, attributes and position, with typed attribute readers. */
+    private record Element(String name, Attributes attributes, XmlPosition at) {
+
+        /**
+         * An attribute's value without surrounding whitespace. The schema collapses
+         * whitespace before checking a value, so {@code " 64MiB "} is valid and must read
+         * the same as {@code "64MiB"}.
+         */
+        Optional<String> text(String attribute) {
+            String v = attributes.getValue(attribute);
+            return v == null ? Optional.empty() : Optional.of(v.trim());
+        }
+
+        /** A byte size as {@link PolicyParameter#parseBytes} reads it. */
+        OptionalLong bytes(String attribute) {
+            Optional<String> v = text(attribute);
+            if (v.isEmpty()) {
+                return OptionalLong.empty();
+            }
+            try {
+                return OptionalLong.of(PolicyParameter.parseBytes(v.get()));
+            } catch (NumberFormatException | ArithmeticException ex) {
+                // The schema has checked the form, so only the magnitude can be wrong here.
+                throw at.error("<" + name + ">: bad value \"" + v.get() + "\" for " + attribute
+                        + ": too large for a byte count (at most " + Long.MAX_VALUE + " bytes)", ex);
+            }
+        }
+
+        /** A byte size that the builder takes as an int. */
+        OptionalInt intBytes(String attribute) {
+            OptionalLong v = bytes(attribute);
+            if (v.isEmpty()) {
+                return OptionalInt.empty();
+            }
+            long n = v.getAsLong();
+            if (n > Integer.MAX_VALUE) {
+                throw at.error("<" + name + ">: bad value \"" + text(attribute).orElseThrow() + "\" for " + attribute
+                        + ": " + n + " bytes is too large (at most " + Integer.MAX_VALUE + " bytes)");
+            }
+            return OptionalInt.of((int) n);
+        }
+
+        /** An xs:int attribute. */
+        OptionalInt integer(String attribute) {
+            Optional<String> v = text(attribute);
+            if (v.isEmpty()) {
+                return OptionalInt.empty();
+            }
+            try {
+                return OptionalInt.of(Integer.parseInt(v.get()));
+            } catch (NumberFormatException ex) {
+                // Unreachable after validation (the schema type is xs:int); kept as a real error.
+                throw at.error("<" + name + ">: bad value \"" + v.get() + "\" for " + attribute
+                        + ": expected an integer", ex);
+            }
+        }
+    }
+}

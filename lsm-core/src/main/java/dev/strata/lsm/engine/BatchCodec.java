@@ -1,0 +1,134 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.CorruptionException;
+import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.memtable.Memtable;
+import dev.strata.lsm.sstable.EntryType;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Encodes write groups as WAL record payloads and replays them into a memtable. Layout
+ * (docs/format.md, "WAL batch record"): u64 first sequence number, u32 operation count,
+ * then per operation u8 type (0 delete, 1 put), varint key length, key, and for a put
+ * varint value length and value. Operation i has sequence number first + i.
+ */
+final class BatchCodec {
+    private BatchCodec() {
+    }
+
+    static byte[] encode(List<WriteBatch> batches, long firstSeq, int count) {
+        int size = 12;
+        for (WriteBatch b : batches) {
+            for (WriteBatch.Op op : b.ops()) {
+                size += 1 + 5 + op.key().length + (op.delete() ? 0 : 5 + op.value().length);
+            }
+        }
+        byte[] out = new byte[size];
+        int p = 0;
+        p = putLong(out, p, firstSeq);
+        p = putInt(out, p, count);
+        for (WriteBatch b : batches) {
+            for (WriteBatch.Op op : b.ops()) {
+                out[p++] = (byte) (op.delete() ? EntryType.DELETE.code() : EntryType.PUT.code());
+                p = putVarint(out, p, op.key().length);
+                System.arraycopy(op.key(), 0, out, p, op.key().length);
+                p += op.key().length;
+                if (!op.delete()) {
+                    p = putVarint(out, p, op.value().length);
+                    System.arraycopy(op.value(), 0, out, p, op.value().length);
+                    p += op.value().length;
+                }
+            }
+        }
+        return java.util.Arrays.copyOf(out, p);
+    }
+
+    /**
+     * Adds the record's operations to {@code mem} and returns its last sequence number.
+     *
+     * @throws CorruptionException if the payload is malformed (its checksum was fine, so
+     *     this means a bug or an incompatible writer)
+     */
+    static long replay(byte[] rec, Memtable mem, Path file, long offset) {
+        try {
+            long seq = getLong(rec, 0);
+            int count = getInt(rec, 8);
+            int[] pos = {12};
+            for (int i = 0; i < count; i++) {
+                int type = rec[pos[0]++];
+                int klen = getVarint(rec, pos);
+                byte[] key = java.util.Arrays.copyOfRange(rec, pos[0], pos[0] + klen);
+                pos[0] += klen;
+                if (type == EntryType.DELETE.code()) {
+                    mem.add(key, seq + i, EntryType.DELETE, null);
+                } else if (type == EntryType.PUT.code()) {
+                    int vlen = getVarint(rec, pos);
+                    byte[] value = java.util.Arrays.copyOfRange(rec, pos[0], pos[0] + vlen);
+                    pos[0] += vlen;
+                    mem.add(key, seq + i, EntryType.PUT, value);
+                } else {
+                    throw new IllegalArgumentException("unknown operation type " + type);
+                }
+            }
+            if (pos[0] != rec.length) {
+                throw new IllegalArgumentException((rec.length - pos[0]) + " trailing bytes");
+            }
+            return seq + count - 1;
+        } catch (RuntimeException e) {
+            throw new CorruptionException(file, offset, "malformed write batch in WAL record at offset " + offset
+                    + " of " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static int putLong(byte[] b, int p, long v) {
+        for (int i = 7; i >= 0; i--) {
+            b[p++] = (byte) (v >>> (8 * i));
+        }
+        return p;
+    }
+
+    private static int putInt(byte[] b, int p, int v) {
+        for (int i = 3; i >= 0; i--) {
+            b[p++] = (byte) (v >>> (8 * i));
+        }
+        return p;
+    }
+
+    private static int putVarint(byte[] b, int p, int v) {
+        while ((v & ~0x7F) != 0) {
+            b[p++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        b[p++] = (byte) v;
+        return p;
+    }
+
+    private static long getLong(byte[] b, int p) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = (v << 8) | (b[p + i] & 0xff);
+        }
+        return v;
+    }
+
+    private static int getInt(byte[] b, int p) {
+        return ((b[p] & 0xff) << 24) | ((b[p + 1] & 0xff) << 16) | ((b[p + 2] & 0xff) << 8) | (b[p + 3] & 0xff);
+    }
+
+    private static int getVarint(byte[] b, int[] pos) {
+        int v = 0;
+        for (int shift = 0; shift <= 28; shift += 7) {
+            int x = b[pos[0]++];
+            v |= (x & 0x7F) << shift;
+            if (x >= 0) {
+                if (v < 0) {
+                    throw new IllegalArgumentException("negative length");
+                }
+                return v;
+            }
+        }
+        throw new IllegalArgumentException("varint longer than 5 bytes");
+    }
+}

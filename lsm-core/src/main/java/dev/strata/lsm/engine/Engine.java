@@ -1,0 +1,1188 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.Cursor;
+import dev.strata.lsm.StoreClosedException;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreException;
+import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.cache.BlockCache;
+import dev.strata.lsm.io.CountingStorageIO;
+import dev.strata.lsm.io.FileChannelStorageIO;
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.OpenMode;
+import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.memtable.Memtable;
+import dev.strata.lsm.merge.MergingIterator;
+import dev.strata.lsm.merge.VersionRetention;
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.LevelView;
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicy;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.OutputSpec;
+import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.policy.WriteAdmission;
+import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.FinishedTable;
+import dev.strata.lsm.sstable.InternalEntry;
+import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.SSTableReader;
+import dev.strata.lsm.sstable.SSTableWriter;
+import dev.strata.lsm.sstable.TableOptions;
+import dev.strata.lsm.version.Component;
+import dev.strata.lsm.version.ComponentMeta;
+import dev.strata.lsm.version.Manifest;
+import dev.strata.lsm.version.Run;
+import dev.strata.lsm.version.TableFiles;
+import dev.strata.lsm.version.Version;
+import dev.strata.lsm.version.VersionSet;
+import dev.strata.lsm.wal.WalRecovery;
+import dev.strata.lsm.wal.WalSegments;
+import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.wal.WalWriter;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The store's engine: write groups into the WAL and the memtable, memtable switches,
+ * background flushes and merges chosen by the policy, versions, recovery and reads.
+ *
+ * <h2>Locking</h2>
+ * One {@link ReentrantLock} {@code mutex} guards the write queue, the memtable set, the
+ * sequence counter, the busy-component set, background-job bookkeeping and the error
+ * state; {@code background} is its condition, signalled whenever a flush or merge ends or
+ * the writer queue moves. IO is never done under the mutex except switching the WAL
+ * segment: the write-group leader writes the WAL and inserts into the memtable with the
+ * mutex released while the other writers wait their turn, and flushes and merges write
+ * files and the manifest without it ({@link VersionSet#logAndApply} serializes edits).
+ * Policy calls are made under the mutex, so the policy sees one call at a time. Readers
+ * take no lock: they read the volatile memtable set, then pin the current version.
+ */
+public final class Engine implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Engine.class.getName());
+    private static final String LOCK_FILE = "LOCK";
+    private static final long MAX_GROUP_BYTES = 1 << 20;
+    private static final long MAX_RETRY_DELAY_MS = 1000;
+
+    private final Path dir;
+    private final StoreConfig config;
+    private final CountingStorageIO io;
+    private final TableOptions tableOptions;
+    private final BlockCache cache;
+    private final TableFiles tables;
+    private final VersionSet versions;
+    private final MergePolicy policy;
+    private final ScheduledExecutorService pool;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+
+    private final ReentrantLock mutex = new ReentrantLock();
+    private final Condition background = mutex.newCondition();
+    private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+
+    /** The active memtable and the immutable ones, newest first. Replaced, never mutated. */
+    private record Memtables(Memtable active, List<Memtable> immutable) {
+    }
+
+    private volatile Memtables memtables;
+    private volatile long visibleSequence;
+    private long lastSequence;
+    private WalWriter wal;
+    private boolean walFailed;
+
+    private final Set<ComponentId> busy = new HashSet<>();
+    private final Set<Long> pendingOutputs = new HashSet<>();
+    private boolean flushRunning;
+    private int mergesRunning;
+    private boolean mergeRetryPending;
+    private Throwable flushError;
+    private int flushFailures;
+    private int mergeFailures;
+    private volatile WriteAdmission admission = WriteAdmission.GO;
+    private byte[] policyState;
+    private volatile boolean closed;
+
+    private final TreeMap<Long, Integer> snapshots = new TreeMap<>();
+    private final AtomicLong flushCount = new AtomicLong();
+    private final AtomicLong mergeCount = new AtomicLong();
+    private final AtomicLong policyErrors = new AtomicLong();
+    private final LongAdder stallNanos = new LongAdder();
+
+    /** A writer waiting in the write queue. */
+    private static final class Writer {
+        final WriteBatch batch;
+        final Condition turn;
+        boolean done;
+        RuntimeException error;
+
+        Writer(WriteBatch batch, Condition turn) {
+            this.batch = batch;
+            this.turn = turn;
+        }
+    }
+
+    private Engine(Path dir, StoreConfig config, CountingStorageIO io, FileChannel lockChannel, FileLock lock)
+            throws IOException {
+        this.dir = dir;
+        this.config = config;
+        this.io = io;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+        this.tableOptions = config.tableOptions();
+        this.cache = BlockCache.create(config.blockCacheBytes());
+        this.tables = new TableFiles(io, dir, cache);
+        this.policy = MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
+        this.versions = VersionSet.open(io, dir, tables, config.manifestRewriteBytes());
+        this.policyState = versions.current().policyState();
+        AtomicInteger threadNumber = new AtomicInteger();
+        ThreadFactory factory = r -> {
+            Thread t = new Thread(r, "strata-bg-" + dir.getFileName() + "-" + threadNumber.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        this.pool = Executors.newScheduledThreadPool(config.backgroundThreads(), factory);
+        versions.onVersionReleased(() -> {
+            if (!pool.isShutdown()) {
+                pool.execute(this::deleteObsoleteTables);
+            }
+        });
+    }
+
+    /** Opens (creating if needed) the store in {@code dir} and recovers it. */
+    public static Engine open(Path dir, StoreConfig config) {
+        CountingStorageIO io = new CountingStorageIO(
+                config.storageIO() != null ? config.storageIO() : new FileChannelStorageIO());
+        FileChannel lockChannel = null;
+        try {
+            io.createDirectories(dir);
+            lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock = lockChannel.tryLock();
+            if (lock == null) {
+                throw new StoreException("store " + dir + " is already open in another process");
+            }
+            Engine engine = new Engine(dir, config, io, lockChannel, lock);
+            try {
+                engine.recover();
+            } catch (RuntimeException | IOException e) {
+                engine.shutdownQuietly();
+                throw e;
+            }
+            return engine;
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            closeQuietly(lockChannel);
+            throw new StoreException("store " + dir + " is already open in this process", e);
+        } catch (IOException e) {
+            closeQuietly(lockChannel);
+            throw new StoreException("cannot open store " + dir + ": " + e, e);
+        } catch (RuntimeException e) {
+            closeQuietly(lockChannel);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(FileChannel c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // Nothing useful to do.
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ recovery
+
+    /** Replays WAL segments newer than the last flush, flushes them, and deletes orphans. */
+    private void recover() throws IOException {
+        long logNumber = versions.logNumber();
+        Memtable recovered = new Memtable(logNumber);
+        long maxSeq = versions.lastSequence();
+        for (Path segment : WalSegments.list(io, dir)) {
+            long n = WalSegments.parseNumber(segment).orElse(-1);
+            if (n < logNumber) {
+                continue;
+            }
+            long[] last = {maxSeq};
+            WalRecovery.recover(io, segment, rec ->
+                    last[0] = Math.max(last[0], BatchCodec.replay(rec.payload(), recovered, segment, rec.offset())));
+            maxSeq = last[0];
+        }
+        lastSequence = maxSeq;
+        visibleSequence = maxSeq;
+        long newSegment = versions.newFileNumber();
+        if (config.walMode() != WalSyncMode.NONE) {
+            wal = WalWriter.create(io, dir, newSegment, config.walMode());
+        }
+        memtables = new Memtables(new Memtable(newSegment), List.of());
+        // Make the replayed writes a component and retire the old segments in one edit.
+        Component flushed = recovered.isEmpty() ? null : writeFlushTable(recovered);
+        long seqAtRecovery = maxSeq;
+        try {
+            versions.logAndApply(base -> {
+                List<List<Run>> levels = base.levels();
+                List<Component> added = List.of();
+                long flushes = base.flushCounter();
+                if (flushed != null) {
+                    levels = placeFlush(base, flushed);
+                    added = List.of(flushed);
+                    flushes++;
+                }
+                return new VersionSet.Change(levels, added, List.of(), flushes, policyState, newSegment, seqAtRecovery);
+            });
+        } catch (RuntimeException e) {
+            if (flushed != null) {
+                tables.delete(flushed.meta().fileNumber());
+            }
+            throw e;
+        }
+        if (flushed != null) {
+            flushCount.incrementAndGet();
+        }
+        deleteOrphans();
+        mutex.lock();
+        try {
+            scheduleMerges();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Deletes table files no version names, obsolete WAL segments, old manifests and temp files. */
+    private void deleteOrphans() throws IOException {
+        Set<Long> live = versions.liveTableFiles();
+        long manifest = versions.manifestNumber();
+        long logNumber = versions.logNumber();
+        for (Path p : io.list(dir)) {
+            String name = p.getFileName().toString();
+            long table = TableFiles.parseNumber(name);
+            long segment = WalSegments.parseNumber(p).orElse(-1);
+            long man = Manifest.parseNumber(name);
+            boolean orphan = (table >= 0 && !live.contains(table)) || (segment >= 0 && segment < logNumber)
+                    || (man >= 0 && man != manifest) || name.endsWith(".tmp");
+            if (orphan) {
+                LOG.log(System.Logger.Level.DEBUG, "deleting orphan {0}", p);
+                io.delete(p);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /** Applies {@code batch} atomically; returns once it is as durable as the WAL mode promises. */
+    public void write(WriteBatch batch) {
+        validate(batch);
+        if (batch.isEmpty()) {
+            checkOpen();
+            return;
+        }
+        mutex.lock();
+        try {
+            Writer w = new Writer(batch, mutex.newCondition());
+            writers.addLast(w);
+            while (!w.done && writers.peekFirst() != w) {
+                w.turn.awaitUninterruptibly();
+            }
+            if (w.done) {
+                if (w.error != null) {
+                    throw w.error;
+                }
+                return;
+            }
+            List<Writer> group = new ArrayList<>();
+            RuntimeException failure = null;
+            try {
+                makeRoomForWrite();
+                long bytes = 0;
+                int count = 0;
+                for (Writer x : writers) {
+                    if (!group.isEmpty() && bytes + x.batch.approximateBytes() > MAX_GROUP_BYTES) {
+                        break;
+                    }
+                    group.add(x);
+                    bytes += x.batch.approximateBytes();
+                    count += x.batch.size();
+                }
+                long first = lastSequence + 1;
+                lastSequence += count;
+                Memtable mem = memtables.active();
+                WalWriter log = wal;
+                List<WriteBatch> batches = group.stream().map(x -> x.batch).toList();
+                mutex.unlock();
+                try {
+                    if (log != null) {
+                        log.append(BatchCodec.encode(batches, first, count));
+                    }
+                    long seq = first;
+                    for (WriteBatch b : batches) {
+                        for (WriteBatch.Op op : b.ops()) {
+                            mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : EntryType.PUT, op.value());
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    failure = e instanceof StoreException ? e : new StoreException("write failed: " + e, e);
+                } finally {
+                    mutex.lock();
+                }
+                if (failure == null) {
+                    visibleSequence = lastSequence;
+                } else if (log != null) {
+                    // The segment may end in a torn record: switch to a fresh one before the next write.
+                    walFailed = true;
+                }
+            } catch (RuntimeException e) {
+                failure = e;
+                group.clear();
+                group.add(w);
+            }
+            for (Writer x : group) {
+                writers.remove(x);
+                x.error = failure;
+                x.done = true;
+                if (x != w) {
+                    x.turn.signal();
+                }
+            }
+            Writer next = writers.peekFirst();
+            if (next != null) {
+                next.turn.signal();
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private void validate(WriteBatch batch) {
+        if (batch == null) {
+            throw new IllegalArgumentException("batch must not be null");
+        }
+        int maxKey = config.maxKeyBytes();
+        for (WriteBatch.Op op : batch.ops()) {
+            if (op.key().length > maxKey) {
+                throw new IllegalArgumentException("key of " + op.key().length + " bytes exceeds the maximum key size of "
+                        + maxKey + " bytes (pageSize " + config.pageSize() + " / 4 - 32)");
+            }
+            if (!op.delete() && op.value().length > config.maxValueBytes()) {
+                throw new IllegalArgumentException("value of " + op.value().length
+                        + " bytes exceeds the maximum value size of " + config.maxValueBytes() + " bytes (maxValueBytes)");
+            }
+        }
+    }
+
+    /**
+     * Called by the write-group leader with the mutex held: waits while the memtable backlog
+     * or the policy stops writes, and switches a full memtable out.
+     */
+    private void makeRoomForWrite() {
+        boolean slowedDown = false;
+        while (true) {
+            checkOpen();
+            if (walFailed) {
+                rotateWal();
+            }
+            Memtables m = memtables;
+            if (admission == WriteAdmission.SLOW_DOWN && !slowedDown) {
+                slowedDown = true;
+                long t0 = System.nanoTime();
+                awaitBackground(1);
+                stallNanos.add(System.nanoTime() - t0);
+                continue;
+            }
+            if (m.active().approximateBytes() < config.memtableBytes()) {
+                return;
+            }
+            boolean backlogFull = m.immutable().size() >= config.maxImmutableMemtables();
+            if (backlogFull && flushError != null) {
+                throw new StoreException("writes are stopped: flushing to " + dir + " keeps failing (the store stays "
+                        + "readable and retries in the background): " + flushError, flushError);
+            }
+            if (backlogFull || admission == WriteAdmission.STOP) {
+                long t0 = System.nanoTime();
+                awaitBackground(100);
+                stallNanos.add(System.nanoTime() - t0);
+                continue;
+            }
+            switchMemtable();
+        }
+    }
+
+    private void awaitBackground(long millis) {
+        try {
+            background.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException("interrupted while waiting for background work", e);
+        }
+    }
+
+    /** Makes the active memtable immutable, starts a new WAL segment for its successor, and schedules a flush. */
+    private void switchMemtable() {
+        long segment = versions.newFileNumber();
+        if (config.walMode() != WalSyncMode.NONE) {
+            WalWriter next = WalWriter.create(io, dir, segment, config.walMode());
+            closeWal();
+            wal = next;
+            walFailed = false;
+        }
+        Memtables m = memtables;
+        List<Memtable> imm = new ArrayList<>(m.immutable().size() + 1);
+        imm.add(m.active());
+        imm.addAll(m.immutable());
+        memtables = new Memtables(new Memtable(segment), List.copyOf(imm));
+        scheduleFlush();
+    }
+
+    /** After a WAL write failed: continue in a new segment; the memtable keeps what it has. */
+    private void rotateWal() {
+        long segment = versions.newFileNumber();
+        WalWriter next = WalWriter.create(io, dir, segment, config.walMode());
+        closeWal();
+        wal = next;
+        walFailed = false;
+    }
+
+    private void closeWal() {
+        if (wal != null) {
+            try {
+                wal.close();
+            } catch (RuntimeException e) {
+                // A failed writer reports its failure again on close; its acknowledged records are on disk.
+                LOG.log(System.Logger.Level.DEBUG, "closing WAL segment failed", e);
+            }
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new StoreClosedException("store " + dir + " is closed");
+        }
+    }
+
+    // ------------------------------------------------------------------ flushes
+
+    private void scheduleFlush() {
+        if (flushRunning || closed && config.walMode() != WalSyncMode.NONE || memtables.immutable().isEmpty()) {
+            return;
+        }
+        flushRunning = true;
+        pool.execute(this::flushOldest);
+    }
+
+    private void flushOldest() {
+        Memtable m;
+        long nextSegment;
+        mutex.lock();
+        try {
+            List<Memtable> imm = memtables.immutable();
+            m = imm.get(imm.size() - 1);
+            nextSegment = imm.size() > 1 ? imm.get(imm.size() - 2).walSegment() : memtables.active().walSegment();
+        } finally {
+            mutex.unlock();
+        }
+        Component flushed = null;
+        try {
+            flushed = m.isEmpty() ? null : writeFlushTable(m);
+            Component out = flushed;
+            long maxSeq = lastSequenceOf(m);
+            versions.logAndApply(base -> {
+                List<List<Run>> levels = out == null ? base.levels() : placeFlush(base, out);
+                List<Component> added = out == null ? List.of() : List.of(out);
+                return new VersionSet.Change(levels, added, List.of(), base.flushCounter() + (out == null ? 0 : 1),
+                        currentPolicyState(), nextSegment, maxSeq);
+            });
+            if (out != null) {
+                flushCount.incrementAndGet();
+            }
+        } catch (RuntimeException | IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "flush to " + dir + " failed; will retry", e);
+            if (flushed != null) {
+                deleteQuietly(flushed.meta().fileNumber());
+            }
+            mutex.lock();
+            try {
+                flushError = e;
+                flushFailures++;
+                flushRunning = false;
+                background.signalAll();
+                long delay = Math.min(MAX_RETRY_DELAY_MS, 10L << Math.min(flushFailures, 7));
+                if (!closed) {
+                    pool.schedule(this::retryFlush, delay, TimeUnit.MILLISECONDS);
+                }
+            } finally {
+                mutex.unlock();
+            }
+            return;
+        }
+        mutex.lock();
+        try {
+            List<Memtable> imm = new ArrayList<>(memtables.immutable());
+            imm.remove(imm.size() - 1);
+            memtables = new Memtables(memtables.active(), List.copyOf(imm));
+            if (flushed != null) {
+                pendingOutputs.remove(flushed.meta().fileNumber());
+            }
+            flushError = null;
+            flushFailures = 0;
+            flushRunning = false;
+            scheduleFlush();
+            scheduleMerges();
+            background.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+        deleteObsoleteWal();
+    }
+
+    private void retryFlush() {
+        mutex.lock();
+        try {
+            scheduleFlush();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private long lastSequenceOf(Memtable m) {
+        long max = 0;
+        InternalIterator it = m.iterator();
+        try {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                max = Math.max(max, it.seqno());
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return max;
+    }
+
+    /** Writes a memtable as a table for a flush (every version kept) and opens it. */
+    private Component writeFlushTable(Memtable m) throws IOException {
+        InternalIterator it = m.iterator();
+        it.seekToFirst();
+        List<Component> out = writeTables(it, IoPurpose.FLUSH, OutputSpec.singleFile(), null);
+        return out.isEmpty() ? null : out.get(0);
+    }
+
+    /** Places a flushed component where the policy says, falling back to a new newest run of level 0. */
+    private List<List<Run>> placeFlush(Version base, Component flushed) {
+        Placement p;
+        mutex.lock();
+        try {
+            p = policy.placeFlush(treeView(base));
+        } finally {
+            mutex.unlock();
+        }
+        try {
+            List<List<Run>> levels = Layouts.apply(base, Set.of(), List.of(flushed), p, versions::newRunId);
+            Layouts.checkStable(levels);
+            return levels;
+        } catch (Layouts.PolicyError e) {
+            policyErrors.incrementAndGet();
+            LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy() + " placed a flush badly ("
+                    + e.getMessage() + "); using a new newest run of level 0");
+            return Layouts.apply(base, Set.of(), List.of(flushed), Placement.newRun(0), versions::newRunId);
+        }
+    }
+
+    private void deleteObsoleteWal() {
+        long logNumber = versions.logNumber();
+        try {
+            for (Path p : WalSegments.list(io, dir)) {
+                if (WalSegments.parseNumber(p).orElse(Long.MAX_VALUE) < logNumber) {
+                    io.delete(p);
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "deleting obsolete WAL segments failed", e);
+        }
+    }
+
+    // ------------------------------------------------------------------ merges
+
+    private byte[] currentPolicyState() {
+        mutex.lock();
+        try {
+            return policyState;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Builds the policy's view of {@code v}, marking components in running merges busy. */
+    private TreeView treeView(Version v) {
+        List<LevelView> levels = new ArrayList<>();
+        List<List<Run>> vl = v.levels();
+        for (int i = 0; i < vl.size(); i++) {
+            List<RunView> runs = new ArrayList<>();
+            for (Run r : vl.get(i)) {
+                List<ComponentView> comps = new ArrayList<>();
+                for (Component c : r.components()) {
+                    ComponentMeta m = c.meta();
+                    comps.add(new ComponentView(m.id(), m.sizeBytes(), m.entryCount(), m.tombstoneCount(),
+                            m.userBytes(), m.minKey(), m.maxKey(), m.minSeqno(), m.maxSeqno(), m.creationOrder(),
+                            busy.contains(m.id())));
+                }
+                runs.add(new RunView(comps));
+            }
+            levels.add(new LevelView(i, runs));
+        }
+        return new TreeView(levels, v.flushCounter(), policyState, null);
+    }
+
+    /** Asks the policy for merges and starts the valid ones. Called with the mutex held. */
+    private void scheduleMerges() {
+        if (closed) {
+            return;
+        }
+        Version v = versions.current();
+        TreeView view = treeView(v);
+        List<MergeTask> tasks;
+        try {
+            tasks = policy.pickMerges(view);
+            admission = policy.admission(view);
+            byte[] state = policy.persistentState(view);
+            policyState = state == null ? new byte[0] : state;
+        } catch (RuntimeException e) {
+            policyErrors.incrementAndGet();
+            LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy() + " failed", e);
+            admission = WriteAdmission.GO;
+            return;
+        }
+        Set<ComponentId> claimed = new HashSet<>();
+        for (MergeTask task : tasks) {
+            String problem = validate(v, task, claimed);
+            if (problem != null) {
+                policyErrors.incrementAndGet();
+                LOG.log(System.Logger.Level.ERROR, "rejected merge from policy " + config.mergePolicy() + ": "
+                        + problem + " in " + task);
+                continue;
+            }
+            claimed.addAll(task.inputs());
+            busy.addAll(task.inputs());
+            List<Component> inputs = task.inputs().stream().map(v::find).toList();
+            byte[] min = inputs.stream().map(c -> c.meta().minKey()).min(Arrays::compareUnsigned).orElseThrow();
+            byte[] max = inputs.stream().map(c -> c.meta().maxKey()).max(Arrays::compareUnsigned).orElseThrow();
+            boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(), min, max);
+            long[] snaps = snapshots.keySet().stream().mapToLong(Long::longValue).toArray();
+            mergesRunning++;
+            pool.execute(() -> runMerge(task, inputs, bottommost, snaps));
+        }
+    }
+
+    /** Why {@code task} is unacceptable, or null. */
+    private String validate(Version v, MergeTask task, Set<ComponentId> claimed) {
+        for (ComponentId id : task.inputs()) {
+            if (v.find(id) == null) {
+                return "input " + id + " does not exist";
+            }
+            if (busy.contains(id) || claimed.contains(id)) {
+                return "input " + id + " is already being merged";
+            }
+        }
+        Placement p = task.placement();
+        if (p.kind() == Placement.Kind.INTO_RUN_OF) {
+            Component anchor = v.find(p.anchor());
+            if (anchor == null) {
+                return "placement anchor " + p.anchor() + " does not exist";
+            }
+            if (!task.inputs().contains(p.anchor()) && (busy.contains(p.anchor()) || claimed.contains(p.anchor()))) {
+                return "placement anchor " + p.anchor() + " is being merged by another task";
+            }
+        }
+        try {
+            // Simulate the result, with one stand-in spanning the inputs' keys and seqnos as the output.
+            List<Component> stand = task.inputs().stream().map(v::find).toList();
+            List<List<Run>> result = Layouts.apply(v, new HashSet<>(task.inputs()), List.of(merged(stand)), p, () -> -1);
+            Layouts.checkStable(result);
+        } catch (Layouts.PolicyError e) {
+            return e.getMessage();
+        }
+        return null;
+    }
+
+    /** A stand-in component spanning the key and seqno ranges of several, for validation only. */
+    private static Component merged(List<Component> parts) {
+        ComponentMeta first = parts.get(0).meta();
+        byte[] min = parts.stream().map(c -> c.meta().minKey()).min(Arrays::compareUnsigned).orElseThrow();
+        byte[] max = parts.stream().map(c -> c.meta().maxKey()).max(Arrays::compareUnsigned).orElseThrow();
+        long minSeq = parts.stream().mapToLong(c -> c.meta().minSeqno()).min().orElseThrow();
+        long maxSeq = parts.stream().mapToLong(c -> c.meta().maxSeqno()).max().orElseThrow();
+        return new Component(new ComponentMeta(first.id(), 0, 0, 0, 0, min, max, minSeq, maxSeq, 0), null);
+    }
+
+    private void runMerge(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps) {
+        List<Component> outputs = List.of();
+        List<PageFile> handles = new ArrayList<>();
+        boolean ok = false;
+        try {
+            List<InternalIterator> its = new ArrayList<>();
+            for (Component c : inputs) {
+                PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
+                handles.add(f);
+                its.add(SSTableReader.open(f, c.id().footerOffset(), c.meta().fileNumber(), BlockCache.disabled())
+                        .iterator());
+            }
+            MergingIterator merged = new MergingIterator(its);
+            merged.seekToFirst();
+            outputs = writeTables(merged, IoPurpose.MERGE, task.output(), new VersionRetention(snaps, bottommost));
+            List<Component> out = outputs;
+            Set<ComponentId> removed = new HashSet<>(task.inputs());
+            versions.logAndApply(base -> {
+                List<List<Run>> levels = Layouts.apply(base, removed, out, task.placement(), versions::newRunId);
+                Layouts.checkStable(levels);
+                return new VersionSet.Change(levels, out, List.copyOf(task.inputs()), base.flushCounter(),
+                        currentPolicyState(), 0, 0);
+            });
+            ok = true;
+            mergeCount.incrementAndGet();
+        } catch (Layouts.PolicyError e) {
+            policyErrors.incrementAndGet();
+            LOG.log(System.Logger.Level.ERROR, "merge " + task + " could not be installed: " + e.getMessage());
+        } catch (RuntimeException | IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "merge " + task + " in " + dir + " failed; will retry", e);
+        } finally {
+            for (PageFile f : handles) {
+                try {
+                    f.close();
+                } catch (IOException ignored) {
+                    // Read handle.
+                }
+            }
+            if (!ok) {
+                for (Component c : outputs) {
+                    deleteQuietly(c.meta().fileNumber());
+                }
+            }
+            mutex.lock();
+            try {
+                task.inputs().forEach(busy::remove);
+                for (Component c : outputs) {
+                    pendingOutputs.remove(c.meta().fileNumber());
+                }
+                mergesRunning--;
+                if (ok) {
+                    mergeFailures = 0;
+                    scheduleMerges();
+                } else if (!closed) {
+                    mergeFailures++;
+                    mergeRetryPending = true;
+                    long delay = Math.min(MAX_RETRY_DELAY_MS, 10L << Math.min(mergeFailures, 7));
+                    pool.schedule(this::retryMerges, delay, TimeUnit.MILLISECONDS);
+                }
+                background.signalAll();
+            } finally {
+                mutex.unlock();
+            }
+        }
+    }
+
+    private void retryMerges() {
+        mutex.lock();
+        try {
+            mergeRetryPending = false;
+            scheduleMerges();
+            background.signalAll();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * Writes the entries of {@code it} into new table files cut as {@code spec} says,
+     * keeping only what {@code retention} keeps (everything when null). Each file is forced
+     * before it is opened and returned.
+     */
+    private List<Component> writeTables(InternalIterator it, IoPurpose purpose, OutputSpec spec,
+                                        VersionRetention retention) throws IOException {
+        List<Component> out = new ArrayList<>();
+        List<byte[]> cuts = spec.cutKeys();
+        int nextCut = 0;
+        long fileNumber = -1;
+        PageFile file = null;
+        SSTableWriter writer = null;
+        byte[] lastKeyWritten = null;
+        try {
+            while (it.valid()) {
+                byte[] key = it.key();
+                long seq = it.seqno();
+                EntryType type = it.type();
+                if (retention != null && !retention.keep(key, seq, type)) {
+                    it.next();
+                    continue;
+                }
+                boolean cut = false;
+                while (nextCut < cuts.size() && Arrays.compareUnsigned(key, cuts.get(nextCut)) >= 0) {
+                    nextCut++;
+                    cut = true;
+                }
+                boolean newKey = writer == null || !Arrays.equals(key, lastKeyWritten);
+                if (writer != null && newKey && (cut || writer.estimatedBytes() >= spec.maxFileBytes())) {
+                    out.add(finishTable(fileNumber, file, writer));
+                    file = null;
+                    writer = null;
+                }
+                if (writer == null) {
+                    fileNumber = newOutputFile();
+                    file = io.open(tables.path(fileNumber), OpenMode.CREATE_NEW, purpose);
+                    writer = new SSTableWriter(file, tableOptions);
+                }
+                writer.add(key, seq, type, type == EntryType.DELETE ? null : it.value());
+                lastKeyWritten = key;
+                it.next();
+            }
+            if (writer != null) {
+                out.add(finishTable(fileNumber, file, writer));
+                file = null;
+            }
+            return out;
+        } catch (IOException | RuntimeException e) {
+            if (file != null) {
+                try {
+                    file.close();
+                } catch (IOException ignored) {
+                    // Already failing.
+                }
+                deleteQuietly(fileNumber);
+            }
+            for (Component c : out) {
+                deleteQuietly(c.meta().fileNumber());
+            }
+            throw e;
+        }
+    }
+
+    private long newOutputFile() {
+        long n = versions.newFileNumber();
+        mutex.lock();
+        try {
+            pendingOutputs.add(n);
+        } finally {
+            mutex.unlock();
+        }
+        return n;
+    }
+
+    private Component finishTable(long fileNumber, PageFile file, SSTableWriter writer) throws IOException {
+        FinishedTable t;
+        try {
+            t = writer.finish();
+            file.force(true);
+        } finally {
+            file.close();
+        }
+        io.syncDirectory(dir);
+        return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder()));
+    }
+
+    private void deleteQuietly(long fileNumber) {
+        try {
+            tables.delete(fileNumber);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not delete table " + fileNumber, e);
+        }
+        mutex.lock();
+        try {
+            pendingOutputs.remove(fileNumber);
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Deletes table files that no live version and no running job references. */
+    private void deleteObsoleteTables() {
+        Set<Long> keep;
+        mutex.lock();
+        try {
+            keep = new HashSet<>(versions.liveTableFiles());
+            keep.addAll(pendingOutputs);
+        } finally {
+            mutex.unlock();
+        }
+        try {
+            for (Path p : io.list(dir)) {
+                long n = TableFiles.parseNumber(p.getFileName().toString());
+                if (n >= 0 && !keep.contains(n)) {
+                    mutex.lock();
+                    try {
+                        // Re-check under the lock: a job may have claimed the number meanwhile.
+                        if (pendingOutputs.contains(n) || versions.liveTableFiles().contains(n)) {
+                            continue;
+                        }
+                    } finally {
+                        mutex.unlock();
+                    }
+                    tables.delete(n);
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "deleting obsolete tables failed", e);
+        }
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /** The value of {@code key} at {@code seq}, or null. */
+    public byte[] get(byte[] key, long seq) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        checkOpen();
+        Memtables m = memtables;
+        InternalEntry e = m.active().get(key, seq);
+        if (e == null) {
+            for (Memtable imm : m.immutable()) {
+                e = imm.get(key, seq);
+                if (e != null) {
+                    break;
+                }
+            }
+        }
+        if (e == null) {
+            Version v = versions.acquire();
+            try {
+                e = getFromVersion(v, key, seq);
+            } catch (IOException ex) {
+                throw new StoreException("read of " + dev.strata.lsm.sstable.InternalKeys.describe(key)
+                        + " failed: " + ex, ex);
+            } finally {
+                v.release();
+            }
+        }
+        return e == null || e.isTombstone() ? null : e.value();
+    }
+
+    private static InternalEntry getFromVersion(Version v, byte[] key, long seq) throws IOException {
+        for (List<Run> level : v.levels()) {
+            for (Run run : level) {
+                Component c = run.find(key);
+                if (c != null) {
+                    InternalEntry e = c.reader().get(key, seq);
+                    if (e != null) {
+                        return e;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** A cursor over live keys in [from, to) at {@code seq}. */
+    public Cursor scan(byte[] from, byte[] to, long seq) {
+        checkOpen();
+        Memtables m = memtables;
+        Version v = versions.acquire();
+        List<InternalIterator> sources = new ArrayList<>();
+        sources.add(m.active().iterator());
+        for (Memtable imm : m.immutable()) {
+            sources.add(imm.iterator());
+        }
+        for (List<Run> level : v.levels()) {
+            for (Run run : level) {
+                sources.add(new RunIterator(run));
+            }
+        }
+        return new StoreCursor(new MergingIterator(sources), seq, from, to, v::release);
+    }
+
+    /** The sequence number a new read or snapshot sees. */
+    public long visibleSequence() {
+        return visibleSequence;
+    }
+
+    /** Registers a snapshot at the current visible sequence number and returns it. */
+    public long acquireSnapshot() {
+        mutex.lock();
+        try {
+            checkOpen();
+            long seq = visibleSequence;
+            snapshots.merge(seq, 1, Integer::sum);
+            return seq;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Releases a snapshot taken by {@link #acquireSnapshot()}. */
+    public void releaseSnapshot(long seq) {
+        mutex.lock();
+        try {
+            snapshots.computeIfPresent(seq, (k, n) -> n == 1 ? null : n - 1);
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ control
+
+    /** Switches out the memtable (if it holds anything) and waits until it and every earlier one are flushed. */
+    public void flush() {
+        mutex.lock();
+        try {
+            checkOpen();
+            // Take the writer queue's turn so no write group is between WAL and memtable.
+            Writer w = new Writer(new WriteBatch(), mutex.newCondition());
+            writers.addLast(w);
+            while (writers.peekFirst() != w) {
+                w.turn.awaitUninterruptibly();
+            }
+            try {
+                if (!memtables.active().isEmpty()) {
+                    switchMemtable();
+                }
+            } finally {
+                writers.remove(w);
+                Writer next = writers.peekFirst();
+                if (next != null) {
+                    next.turn.signal();
+                }
+            }
+            while (!memtables.immutable().isEmpty()) {
+                checkOpen();
+                if (flushError != null && !flushRunning) {
+                    throw new StoreException("flush of " + dir + " failed: " + flushError, flushError);
+                }
+                awaitBackground(100);
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Waits until no flush or merge runs and the policy wants no more merges. */
+    public void awaitMerges() {
+        mutex.lock();
+        try {
+            while (flushRunning || !memtables.immutable().isEmpty() || mergesRunning > 0 || mergeRetryPending) {
+                checkOpen();
+                awaitBackground(100);
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Counters and gauges. */
+    public StoreStats stats() {
+        Version v = versions.acquire();
+        try {
+            long bytes = 0;
+            double logical = 0;
+            for (Component c : v.components()) {
+                bytes += c.meta().sizeBytes();
+                logical += c.meta().liveUserBytes();
+            }
+            Memtables m = memtables;
+            long memBytes = m.active().approximateBytes();
+            for (Memtable imm : m.immutable()) {
+                memBytes += imm.approximateBytes();
+            }
+            return new StoreStats(io.counters().snapshot(), bytes, logical, v.componentCounts(), flushCount.get(),
+                    mergeCount.get(), stallNanos.sum(), memBytes, visibleSequence);
+        } finally {
+            v.release();
+        }
+    }
+
+    /** Merge tasks the policy proposed that the engine rejected. */
+    public long policyErrors() {
+        return policyErrors.get();
+    }
+
+    /** The block cache (for metrics). */
+    public BlockCache blockCache() {
+        return cache;
+    }
+
+    /** The current version (for tests and tools); do not hold on to it. */
+    public Version currentVersion() {
+        return versions.current();
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    public StoreConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() {
+        mutex.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            // Let queued writers finish first.
+            while (!writers.isEmpty()) {
+                awaitBackground(10);
+            }
+            if (config.walMode() == WalSyncMode.NONE && !memtables.active().isEmpty()) {
+                // Without a WAL the memtable is the only copy: flush it.
+                switchMemtable();
+            }
+            if (config.walMode() == WalSyncMode.NONE) {
+                while (!memtables.immutable().isEmpty() && (flushError == null || flushRunning)) {
+                    awaitBackground(100);
+                }
+            }
+            closed = true;
+            background.signalAll();
+            while (flushRunning || mergesRunning > 0) {
+                awaitBackground(100);
+            }
+            closeWal();
+        } finally {
+            mutex.unlock();
+        }
+        shutdownQuietly();
+    }
+
+    private void shutdownQuietly() {
+        closed = true;
+        pool.shutdownNow();
+        try {
+            pool.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            versions.close();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "closing manifest failed", e);
+        }
+        tables.closeAll();
+        try {
+            lock.release();
+        } catch (IOException ignored) {
+            // Closing the channel releases it too.
+        }
+        closeQuietly(lockChannel);
+    }
+}

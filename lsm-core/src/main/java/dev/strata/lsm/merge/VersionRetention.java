@@ -1,0 +1,58 @@
+package dev.strata.lsm.merge;
+
+import dev.strata.lsm.sstable.EntryType;
+
+import java.util.Arrays;
+
+/**
+ * Decides, entry by entry of a merge's sorted input, which versions the output keeps.
+ *
+ * <p>Snapshots split the sequence-number line into stripes: a version belongs to the
+ * stripe of the oldest snapshot that can see it (or to the "latest" stripe above every
+ * snapshot). Within a stripe only the newest version of a key is visible to anyone, so
+ * older versions in the same stripe are dropped. A tombstone is dropped too when the
+ * output is bottommost (no older data for the key can remain below) and it lies in the
+ * lowest stripe (no snapshot older than it could still need an older version).
+ * Not thread safe; feed entries in internal-key order.
+ */
+public final class VersionRetention {
+    private final long[] snapshots;
+    private final boolean bottommost;
+    private byte[] lastKey;
+    private int lastStripe;
+
+    /**
+     * @param snapshots sequence numbers of live snapshots, ascending
+     * @param bottommost whether nothing older than the output overlaps its key range
+     */
+    public VersionRetention(long[] snapshots, boolean bottommost) {
+        this.snapshots = snapshots.clone();
+        Arrays.sort(this.snapshots);
+        this.bottommost = bottommost;
+    }
+
+    /** Whether the output keeps this entry. */
+    public boolean keep(byte[] key, long seqno, EntryType type) {
+        int stripe = stripe(seqno);
+        boolean sameKey = lastKey != null && Arrays.equals(lastKey, key);
+        if (sameKey && stripe == lastStripe) {
+            return false;
+        }
+        lastKey = key;
+        lastStripe = stripe;
+        return !(type == EntryType.DELETE && bottommost && stripe == 0);
+    }
+
+    /** Index of the first snapshot >= seqno (snapshots.length when none). */
+    private int stripe(long seqno) {
+        int i = Arrays.binarySearch(snapshots, seqno);
+        if (i >= 0) {
+            // Several snapshots may share a sequence number; the first one defines the stripe.
+            while (i > 0 && snapshots[i - 1] == seqno) {
+                i--;
+            }
+            return i;
+        }
+        return -i - 1;
+    }
+}

@@ -1,0 +1,161 @@
+package dev.strata.lsm.version;
+
+import dev.strata.lsm.CorruptionException;
+import dev.strata.lsm.StoreException;
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.OpenMode;
+import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.wal.WalReader;
+import dev.strata.lsm.wal.WalRecord;
+import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.wal.WalWriter;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+
+/**
+ * The manifest: a log of {@link VersionEdit}s in the WAL record format (CRC-framed,
+ * torn tail tolerated), each forced before it counts. A new manifest starts with a snapshot
+ * edit and becomes live when {@code CURRENT} names it; CURRENT is replaced atomically
+ * (write a temporary file, fsync, rename, fsync the directory). Not thread safe: the
+ * {@link VersionSet} serializes appends.
+ */
+public final class Manifest implements Closeable {
+    public static final String CURRENT = "CURRENT";
+    private static final String CURRENT_TEMP = "CURRENT.tmp";
+    private static final Pattern NAME = Pattern.compile("MANIFEST-(\\d{6,})");
+    private static final Pattern CURRENT_LINE = Pattern.compile("strata-current 1 (MANIFEST-\\d{6,}) ([0-9a-f]{8})\n");
+
+    private final WalWriter writer;
+    private final long number;
+
+    private Manifest(WalWriter writer, long number) {
+        this.writer = writer;
+        this.number = number;
+    }
+
+    /** The file name of manifest {@code number}. */
+    public static String fileName(long number) {
+        return String.format("MANIFEST-%06d", number);
+    }
+
+    /** The manifest number in {@code name}, or -1 if it is not a manifest name. */
+    public static long parseNumber(String name) {
+        Matcher m = NAME.matcher(name);
+        return m.matches() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    public long number() {
+        return number;
+    }
+
+    /** Bytes in the log so far. */
+    public long size() {
+        return writer.size();
+    }
+
+    /**
+     * Creates manifest {@code number} holding {@code snapshot}, forces it, and switches
+     * CURRENT to it.
+     */
+    public static Manifest create(StorageIO io, Path dir, long number, VersionEdit snapshot) {
+        Path path = dir.resolve(fileName(number));
+        WalWriter w = WalWriter.create(io, path, number, WalSyncMode.SYNC, IoPurpose.MANIFEST);
+        try {
+            w.append(snapshot.encode());
+            writeCurrent(io, dir, fileName(number));
+        } catch (RuntimeException | IOException e) {
+            try {
+                w.close();
+            } catch (RuntimeException closeFailure) {
+                e.addSuppressed(closeFailure);
+            }
+            if (e instanceof IOException ioe) {
+                throw new StoreException("cannot switch CURRENT to " + path + ": " + ioe, ioe);
+            }
+            throw (RuntimeException) e;
+        }
+        return new Manifest(w, number);
+    }
+
+    /** Appends an edit and returns once it is durable. */
+    public void append(VersionEdit edit) {
+        writer.append(edit.encode());
+    }
+
+    @Override
+    public void close() {
+        writer.close();
+    }
+
+    private static void writeCurrent(StorageIO io, Path dir, String manifestName) throws IOException {
+        CRC32C crc = new CRC32C();
+        crc.update(manifestName.getBytes(StandardCharsets.US_ASCII));
+        String line = String.format("strata-current 1 %s %08x\n", manifestName, crc.getValue());
+        Path temp = dir.resolve(CURRENT_TEMP);
+        io.delete(temp);
+        try (PageFile f = io.open(temp, OpenMode.CREATE_NEW, IoPurpose.MANIFEST)) {
+            f.append(ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII)));
+            f.force(true);
+        }
+        io.rename(temp, dir.resolve(CURRENT));
+        io.syncDirectory(dir);
+    }
+
+    /** The manifest file CURRENT names, or null when there is no CURRENT (a new store). */
+    public static Path readCurrent(StorageIO io, Path dir) throws IOException {
+        Path current = dir.resolve(CURRENT);
+        if (!io.exists(current)) {
+            return null;
+        }
+        byte[] bytes;
+        try (PageFile f = io.open(current, OpenMode.READ, IoPurpose.MANIFEST)) {
+            long size = f.size();
+            if (size > 4096) {
+                throw new CorruptionException(current, 0, "CURRENT file " + current + " is " + size + " bytes long");
+            }
+            ByteBuffer b = ByteBuffer.allocate((int) size);
+            f.readFully(b, 0);
+            bytes = b.array();
+        }
+        String text = new String(bytes, StandardCharsets.US_ASCII);
+        Matcher m = CURRENT_LINE.matcher(text);
+        if (!m.matches()) {
+            throw new CorruptionException(current, 0, "CURRENT file " + current + " is malformed");
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(m.group(1).getBytes(StandardCharsets.US_ASCII));
+        if (!String.format("%08x", crc.getValue()).equals(m.group(2))) {
+            throw new CorruptionException(current, 0, "checksum mismatch in CURRENT file " + current);
+        }
+        return dir.resolve(m.group(1));
+    }
+
+    /** Reads every edit of a manifest in order; a torn final record is ignored. */
+    public static List<VersionEdit> readEdits(StorageIO io, Path manifest) {
+        List<VersionEdit> edits = new ArrayList<>();
+        try (WalReader reader = WalReader.open(io, manifest, IoPurpose.MANIFEST)) {
+            for (WalRecord r = reader.next(); r != null; r = reader.next()) {
+                try {
+                    edits.add(VersionEdit.decode(r.payload()));
+                } catch (IOException e) {
+                    throw new CorruptionException(manifest, r.offset(), "malformed version edit at offset "
+                            + r.offset() + " of " + manifest + ": " + e.getMessage(), e);
+                }
+            }
+        }
+        if (edits.isEmpty()) {
+            throw new CorruptionException(manifest, 0, "manifest " + manifest + " holds no version edit");
+        }
+        return edits;
+    }
+}

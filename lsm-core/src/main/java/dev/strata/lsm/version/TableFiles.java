@@ -1,0 +1,91 @@
+package dev.strata.lsm.version;
+
+import dev.strata.lsm.cache.BlockCache;
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.OpenMode;
+import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.sstable.SSTableReader;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The open table files of a store: one read handle per file (shared by every version of
+ * the table inside it), table naming, and deletion of files no longer referenced.
+ *
+ * <p>Locking: every method is synchronized; opening and closing are rare.
+ */
+public final class TableFiles {
+    public static final String SUFFIX = ".sst";
+
+    private final StorageIO io;
+    private final Path dir;
+    private final BlockCache cache;
+    private final Map<Long, PageFile> open = new HashMap<>();
+
+    public TableFiles(StorageIO io, Path dir, BlockCache cache) {
+        this.io = io;
+        this.dir = dir;
+        this.cache = cache;
+    }
+
+    /** File name of table file {@code number}. */
+    public static String fileName(long number) {
+        return String.format("%06d%s", number, SUFFIX);
+    }
+
+    /** Table file number in {@code name}, or -1. */
+    public static long parseNumber(String name) {
+        if (!name.endsWith(SUFFIX)) {
+            return -1;
+        }
+        String digits = name.substring(0, name.length() - SUFFIX.length());
+        if (digits.length() < 6 || !digits.chars().allMatch(Character::isDigit)) {
+            return -1;
+        }
+        return Long.parseLong(digits);
+    }
+
+    public Path path(long fileNumber) {
+        return dir.resolve(fileName(fileNumber));
+    }
+
+    public BlockCache cache() {
+        return cache;
+    }
+
+    /** Opens the table version of {@code meta} for user reads. */
+    public synchronized Component open(ComponentMeta meta) throws IOException {
+        PageFile file = open.get(meta.fileNumber());
+        if (file == null) {
+            file = io.open(path(meta.fileNumber()), OpenMode.READ, IoPurpose.READ);
+            open.put(meta.fileNumber(), file);
+        }
+        return new Component(meta, SSTableReader.open(file, meta.id().footerOffset(), meta.fileNumber(), cache));
+    }
+
+    /** Closes the handle of a file, drops its cached pages and deletes it. */
+    public synchronized void delete(long fileNumber) throws IOException {
+        PageFile file = open.remove(fileNumber);
+        if (file != null) {
+            file.close();
+        }
+        cache.invalidateFile(fileNumber);
+        io.delete(path(fileNumber));
+    }
+
+    /** Closes every handle. */
+    public synchronized void closeAll() {
+        for (PageFile f : open.values()) {
+            try {
+                f.close();
+            } catch (IOException ignored) {
+                // Closing a read handle cannot lose data.
+            }
+        }
+        open.clear();
+    }
+}

@@ -1,0 +1,264 @@
+package dev.strata.lsm.version;
+
+import dev.strata.lsm.CorruptionException;
+import dev.strata.lsm.StoreException;
+import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.policy.ComponentId;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * The current {@link Version}, the manifest that makes it durable, and the store's
+ * counters (file numbers, run ids, creation order, last sequence, log number, flushes).
+ *
+ * <p>Locking: {@link #logAndApply} is synchronized, so edits are computed from the
+ * current version, written and installed one at a time; {@link #current()} is a volatile
+ * read. Live-version bookkeeping is guarded by {@code live}.
+ */
+public final class VersionSet {
+    private static final System.Logger LOG = System.getLogger(VersionSet.class.getName());
+
+    private final StorageIO io;
+    private final Path dir;
+    private final TableFiles tables;
+    private final long manifestRewriteBytes;
+
+    private final AtomicLong nextFileNumber = new AtomicLong(1);
+    private final AtomicLong nextRunId = new AtomicLong(1);
+    private final AtomicLong nextCreationOrder = new AtomicLong(1);
+    private volatile long lastSequence;
+    private volatile long logNumber;
+    private volatile Version current;
+    private Manifest manifest;
+    private boolean manifestBroken;
+    private final Set<Version> live = Collections.newSetFromMap(new IdentityHashMap<>());
+    private Runnable onVersionReleased = () -> { };
+
+    /** What an edit changes; computed from the current version under the set's lock. */
+    public record Change(List<List<Run>> levels, List<Component> added, List<ComponentId> removed,
+                         long flushCounter, byte[] policyState, long logNumber, long lastSequence) {
+    }
+
+    private VersionSet(StorageIO io, Path dir, TableFiles tables, long manifestRewriteBytes) {
+        this.io = io;
+        this.dir = dir;
+        this.tables = tables;
+        this.manifestRewriteBytes = manifestRewriteBytes;
+    }
+
+    /**
+     * Opens the version set of {@code dir}: replays the manifest CURRENT names, or starts
+     * an empty one if there is none, then writes a fresh manifest holding a snapshot.
+     */
+    public static VersionSet open(StorageIO io, Path dir, TableFiles tables, long manifestRewriteBytes)
+            throws IOException {
+        VersionSet vs = new VersionSet(io, dir, tables, manifestRewriteBytes);
+        Path manifestPath = Manifest.readCurrent(io, dir);
+        Version version;
+        if (manifestPath == null) {
+            version = new Version(List.of(), 0, new byte[0]);
+        } else {
+            version = vs.replay(manifestPath);
+        }
+        vs.install(version);
+        vs.rotateManifest();
+        return vs;
+    }
+
+    private Version replay(Path manifestPath) throws IOException {
+        if (!io.exists(manifestPath)) {
+            throw new CorruptionException(manifestPath, 0, "CURRENT names " + manifestPath + ", which does not exist");
+        }
+        Map<ComponentId, ComponentMeta> metas = new HashMap<>();
+        VersionEdit last = null;
+        for (VersionEdit e : Manifest.readEdits(io, manifestPath)) {
+            for (ComponentMeta m : e.added()) {
+                metas.put(m.id(), m);
+            }
+            for (ComponentId id : e.removed()) {
+                metas.remove(id);
+            }
+            last = e;
+        }
+        nextFileNumber.set(last.nextFileNumber());
+        nextRunId.set(last.nextRunId());
+        nextCreationOrder.set(last.nextCreationOrder());
+        lastSequence = last.lastSequence();
+        logNumber = last.logNumber();
+        List<List<Run>> levels = new ArrayList<>();
+        for (List<VersionEdit.RunLayout> level : last.layout()) {
+            List<Run> runs = new ArrayList<>();
+            for (VersionEdit.RunLayout r : level) {
+                List<Component> comps = new ArrayList<>();
+                for (ComponentId id : r.components()) {
+                    ComponentMeta m = metas.get(id);
+                    if (m == null) {
+                        throw new CorruptionException(manifestPath, 0, "manifest " + manifestPath
+                                + " places component " + id + " without describing it");
+                    }
+                    comps.add(tables.open(m));
+                }
+                runs.add(new Run(r.runId(), comps));
+            }
+            levels.add(runs);
+        }
+        return new Version(levels, last.flushCounter(), last.policyState());
+    }
+
+    public Version current() {
+        return current;
+    }
+
+    /** The current version, pinned; release it when done. */
+    public Version acquire() {
+        for (;;) {
+            Version v = current;
+            if (v.tryRetain()) {
+                return v;
+            }
+        }
+    }
+
+    public long newFileNumber() {
+        return nextFileNumber.getAndIncrement();
+    }
+
+    public long newRunId() {
+        return nextRunId.getAndIncrement();
+    }
+
+    public long newCreationOrder() {
+        return nextCreationOrder.getAndIncrement();
+    }
+
+    /** Largest sequence number made durable in a component, as of the last edit. */
+    public long lastSequence() {
+        return lastSequence;
+    }
+
+    /** WAL segments below this number are covered by components. */
+    public long logNumber() {
+        return logNumber;
+    }
+
+    /** Number of the live manifest. */
+    public synchronized long manifestNumber() {
+        return manifest.number();
+    }
+
+    /** Called (without locks held by this set) whenever a version stops being live. */
+    public void onVersionReleased(Runnable r) {
+        this.onVersionReleased = r;
+    }
+
+    /**
+     * Computes a change from the current version, makes it durable in the manifest, and
+     * installs the resulting version. If {@code change} throws, nothing is written.
+     */
+    public synchronized Version logAndApply(Function<Version, Change> change) {
+        Version base = current;
+        Change c = change.apply(base);
+        Version next = new Version(c.levels(), c.flushCounter(), c.policyState());
+        long newLog = Math.max(logNumber, c.logNumber());
+        long newLast = Math.max(lastSequence, c.lastSequence());
+        VersionEdit edit = new VersionEdit(nextFileNumber.get(), newLast, newLog, c.flushCounter(), nextRunId.get(),
+                nextCreationOrder.get(), c.policyState(), c.added().stream().map(Component::meta).toList(),
+                c.removed(), VersionEdit.layoutOf(next));
+        if (manifestBroken || manifest.size() > manifestRewriteBytes) {
+            logNumber = newLog;
+            lastSequence = newLast;
+            try {
+                writeSnapshot(next);
+            } catch (RuntimeException e) {
+                manifestBroken = true;
+                throw e;
+            }
+        } else {
+            try {
+                manifest.append(edit);
+            } catch (RuntimeException e) {
+                // The log may now end in a partial record; start a new manifest next time.
+                manifestBroken = true;
+                throw e;
+            }
+            logNumber = newLog;
+            lastSequence = newLast;
+        }
+        install(next);
+        return next;
+    }
+
+    private void install(Version next) {
+        Version old = current;
+        synchronized (live) {
+            live.add(next);
+        }
+        next.onUnreferenced(() -> {
+            synchronized (live) {
+                live.remove(next);
+            }
+            onVersionReleased.run();
+        });
+        current = next;
+        if (old != null) {
+            old.release();
+        }
+    }
+
+    /** Starts a new manifest holding a snapshot of the current version. */
+    private synchronized void rotateManifest() {
+        writeSnapshot(current);
+    }
+
+    private void writeSnapshot(Version v) {
+        long number = newFileNumber();
+        VersionEdit snapshot = new VersionEdit(nextFileNumber.get(), lastSequence, logNumber, v.flushCounter(),
+                nextRunId.get(), nextCreationOrder.get(), v.policyState(),
+                v.components().stream().map(Component::meta).toList(), List.of(), VersionEdit.layoutOf(v));
+        Manifest next = Manifest.create(io, dir, number, snapshot);
+        Manifest old = manifest;
+        manifest = next;
+        manifestBroken = false;
+        if (old != null) {
+            try {
+                old.close();
+            } catch (StoreException e) {
+                LOG.log(System.Logger.Level.WARNING, "closing old manifest failed", e);
+            }
+        }
+    }
+
+    /** File numbers of tables referenced by any live version. */
+    public Set<Long> liveTableFiles() {
+        Set<Long> files = new HashSet<>();
+        synchronized (live) {
+            for (Version v : live) {
+                for (Component c : v.components()) {
+                    files.add(c.meta().fileNumber());
+                }
+            }
+        }
+        for (Component c : current.components()) {
+            files.add(c.meta().fileNumber());
+        }
+        return files;
+    }
+
+    /** Closes the manifest. */
+    public synchronized void close() {
+        if (manifest != null) {
+            manifest.close();
+        }
+    }
+}
