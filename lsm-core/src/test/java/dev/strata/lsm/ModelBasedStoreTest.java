@@ -1,0 +1,207 @@
+package dev.strata.lsm;
+
+import dev.strata.lsm.wal.WalSyncMode;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.stream.LongStream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Random operation histories against a TreeMap oracle: puts, deletes, batches, gets,
+ * scans, snapshots, flushes, merges and close/reopen under random small configurations.
+ * Replay one history with {@code -Dstrata.seed=N}; run more with {@code -Dstrata.seeds=N}.
+ */
+class ModelBasedStoreTest {
+    private static final Comparator<byte[]> KEYS = Arrays::compareUnsigned;
+
+    @TempDir
+    Path tmp;
+
+    static LongStream seeds() {
+        String one = System.getProperty("strata.seed");
+        if (one != null) {
+            return LongStream.of(Long.parseLong(one));
+        }
+        int n = Integer.getInteger("strata.seeds", 24);
+        long base = System.nanoTime();
+        return LongStream.range(0, n).map(i -> base + i * 7919);
+    }
+
+    private record OpenSnapshot(Snapshot snapshot, TreeMap<byte[], byte[]> view) {
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void historyMatchesOracle(long seed) throws Exception {
+        System.out.println("ModelBasedStoreTest seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        Random rnd = new Random(seed);
+        Path dir = Files.createDirectories(tmp.resolve("s" + seed));
+        StoreConfig config = randomConfig(rnd);
+        TreeMap<byte[], byte[]> oracle = new TreeMap<>(KEYS);
+        List<OpenSnapshot> snaps = new ArrayList<>();
+        int keySpace = 50 + rnd.nextInt(2000);
+        LsmStore store = LsmStore.open(dir, config);
+        try {
+            int ops = Integer.getInteger("strata.ops", 3000);
+            for (int i = 0; i < ops; i++) {
+                int op = rnd.nextInt(1000);
+                if (op < 450) {
+                    byte[] k = key(rnd, keySpace);
+                    byte[] v = value(rnd);
+                    store.put(k, v);
+                    oracle.put(k, v);
+                } else if (op < 550) {
+                    byte[] k = key(rnd, keySpace);
+                    store.delete(k);
+                    oracle.remove(k);
+                } else if (op < 600) {
+                    WriteBatch b = new WriteBatch();
+                    int n = 1 + rnd.nextInt(20);
+                    TreeMap<byte[], byte[]> after = new TreeMap<>(oracle);
+                    for (int j = 0; j < n; j++) {
+                        byte[] k = key(rnd, keySpace);
+                        if (rnd.nextInt(4) == 0) {
+                            b.delete(k);
+                            after.remove(k);
+                        } else {
+                            byte[] v = value(rnd);
+                            b.put(k, v);
+                            after.put(k, v);
+                        }
+                    }
+                    store.write(b);
+                    oracle.clear();
+                    oracle.putAll(after);
+                } else if (op < 850) {
+                    byte[] k = key(rnd, keySpace);
+                    assertArrayEquals(oracle.get(k), store.get(k), "get at op " + i);
+                } else if (op < 900) {
+                    byte[] from = rnd.nextInt(5) == 0 ? null : key(rnd, keySpace);
+                    byte[] to = rnd.nextInt(5) == 0 ? null : key(rnd, keySpace);
+                    checkScan(oracle, from, to, store.scan(from, to), "scan at op " + i);
+                } else if (op < 920) {
+                    if (snaps.size() < 4) {
+                        snaps.add(new OpenSnapshot(store.snapshot(), new TreeMap<>(oracle)));
+                    }
+                } else if (op < 950) {
+                    if (!snaps.isEmpty()) {
+                        OpenSnapshot s = snaps.get(rnd.nextInt(snaps.size()));
+                        byte[] k = key(rnd, keySpace);
+                        assertArrayEquals(s.view.get(k), s.snapshot.get(k), "snapshot get at op " + i);
+                        if (rnd.nextBoolean()) {
+                            checkScan(s.view, null, null, s.snapshot.scan(null, null), "snapshot scan at op " + i);
+                        }
+                        if (rnd.nextInt(3) == 0) {
+                            s.snapshot.close();
+                            snaps.remove(s);
+                        }
+                    }
+                } else if (op < 970) {
+                    store.flush();
+                } else if (op < 985) {
+                    store.awaitMerges();
+                } else {
+                    for (OpenSnapshot s : snaps) {
+                        s.snapshot.close();
+                    }
+                    snaps.clear();
+                    store.close();
+                    store = LsmStore.open(dir, config);
+                }
+            }
+            store.awaitMerges();
+            System.out.println("  " + config.mergePolicy() + config.mergePolicyParams() + ": " + store.stats());
+            checkScan(oracle, null, null, store.scan(null, null), "final scan");
+            for (Map.Entry<byte[], byte[]> e : oracle.entrySet()) {
+                assertArrayEquals(e.getValue(), store.get(e.getKey()));
+            }
+            for (OpenSnapshot s : snaps) {
+                checkScan(s.view, null, null, s.snapshot.scan(null, null), "final snapshot scan");
+                s.snapshot.close();
+            }
+            store.close();
+            store = LsmStore.open(dir, config);
+            checkScan(oracle, null, null, store.scan(null, null), "scan after reopen");
+            assertEquals(0, store.engine().policyErrors(), "policy errors");
+        } finally {
+            store.close();
+        }
+    }
+
+    static StoreConfig randomConfig(Random rnd) {
+        StoreConfig.Builder b = StoreConfig.builder()
+                .memtableBytes(4096L << rnd.nextInt(5))
+                .maxImmutableMemtables(1 + rnd.nextInt(3))
+                .backgroundThreads(1 + rnd.nextInt(3))
+                .blockCacheBytes(rnd.nextBoolean() ? 0 : 1 << 20)
+                .bloomBitsPerKey(rnd.nextInt(3) == 0 ? 0 : 10)
+                .walMode(rnd.nextInt(4) == 0 ? WalSyncMode.SYNC : WalSyncMode.ASYNC);
+        switch (rnd.nextInt(3)) {
+            case 0 -> b.mergePolicy("no-merge");
+            case 1 -> b.mergePolicy("size-tiered", Map.of("fanout", String.valueOf(2 + rnd.nextInt(3))));
+            default -> b.mergePolicy("size-tiered", Map.of("fanout", "2", "size-ratio", "1000", "max-runs", "6"));
+        }
+        return b.build();
+    }
+
+    static byte[] key(Random rnd, int keySpace) {
+        int k = rnd.nextInt(keySpace);
+        return rnd.nextInt(50) == 0 ? new byte[] {(byte) k} : String.format("key-%06d", k).getBytes();
+    }
+
+    static byte[] value(Random rnd) {
+        int len = rnd.nextInt(100) == 0 ? 3000 + rnd.nextInt(6000) : rnd.nextInt(120);
+        byte[] v = new byte[len];
+        rnd.nextBytes(v);
+        return v;
+    }
+
+    static void checkScan(TreeMap<byte[], byte[]> oracle, byte[] from, byte[] to, Cursor cursor, String what) {
+        Map<byte[], byte[]> expected;
+        if (from != null && to != null && KEYS.compare(from, to) >= 0) {
+            expected = Map.of();
+        } else if (from == null && to == null) {
+            expected = oracle;
+        } else if (from == null) {
+            expected = oracle.headMap(to, false);
+        } else if (to == null) {
+            expected = oracle.tailMap(from, true);
+        } else {
+            expected = oracle.subMap(from, true, to, false);
+        }
+        try (cursor) {
+            for (Map.Entry<byte[], byte[]> e : expected.entrySet()) {
+                assertTrue(cursor.next(), what + ": missing key " + new String(e.getKey()));
+                assertArrayEquals(e.getKey(), cursor.key(), what);
+                assertArrayEquals(e.getValue(), cursor.value(), what);
+            }
+            assertFalse(cursor.next(), what + ": extra keys");
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void smoke() {
+        try (LsmStore s = LsmStore.open(tmp.resolve("smoke"))) {
+            s.put("a".getBytes(), "1".getBytes());
+            assertArrayEquals("1".getBytes(), s.get("a".getBytes()));
+            s.delete("a".getBytes());
+            assertNull(s.get("a".getBytes()));
+        }
+    }
+}
