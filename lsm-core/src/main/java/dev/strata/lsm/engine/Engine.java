@@ -1062,10 +1062,15 @@ public final class Engine implements AutoCloseable {
                     next.turn.signal();
                 }
             }
+            int kicks = 0;
             while (!memtables.immutable().isEmpty()) {
                 checkOpen();
                 if (flushError != null && !flushRunning) {
-                    throw new StoreException("flush of " + dir + " failed: " + flushError, flushError);
+                    // One fresh attempt on behalf of this caller; a second failure is reported.
+                    if (kicks++ > 0) {
+                        throw new StoreException("flush of " + dir + " failed: " + flushError, flushError);
+                    }
+                    scheduleFlush();
                 }
                 awaitBackground(100);
             }

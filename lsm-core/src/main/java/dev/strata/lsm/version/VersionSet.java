@@ -71,6 +71,15 @@ public final class VersionSet {
         } else {
             version = vs.replay(manifestPath);
         }
+        // Orphans of an earlier failed run may hold numbers the manifest never recorded.
+        for (Path p : io.list(dir)) {
+            String name = p.getFileName().toString();
+            long n = Math.max(Math.max(TableFiles.parseNumber(name), Manifest.parseNumber(name)),
+                    dev.strata.lsm.wal.WalSegments.parseNumber(p).orElse(-1));
+            if (n >= vs.nextFileNumber.get()) {
+                vs.nextFileNumber.set(n + 1);
+            }
+        }
         vs.install(version);
         vs.rotateManifest();
         return vs;
@@ -175,26 +184,19 @@ public final class VersionSet {
         VersionEdit edit = new VersionEdit(nextFileNumber.get(), newLast, newLog, c.flushCounter(), nextRunId.get(),
                 nextCreationOrder.get(), c.policyState(), c.added().stream().map(Component::meta).toList(),
                 c.removed(), VersionEdit.layoutOf(next));
-        if (manifestBroken || manifest.size() > manifestRewriteBytes) {
-            logNumber = newLog;
-            lastSequence = newLast;
-            try {
-                writeSnapshot(next);
-            } catch (RuntimeException e) {
-                manifestBroken = true;
-                throw e;
-            }
-        } else {
-            try {
+        try {
+            if (manifestBroken || manifest.size() > manifestRewriteBytes) {
+                writeSnapshot(next, newLog, newLast);
+            } else {
                 manifest.append(edit);
-            } catch (RuntimeException e) {
-                // The log may now end in a partial record; start a new manifest next time.
-                manifestBroken = true;
-                throw e;
             }
-            logNumber = newLog;
-            lastSequence = newLast;
+        } catch (RuntimeException e) {
+            // The log may now end in a partial record: the next edit starts a new manifest.
+            manifestBroken = true;
+            throw e;
         }
+        logNumber = newLog;
+        lastSequence = newLast;
         install(next);
         return next;
     }
@@ -218,12 +220,12 @@ public final class VersionSet {
 
     /** Starts a new manifest holding a snapshot of the current version. */
     private synchronized void rotateManifest() {
-        writeSnapshot(current);
+        writeSnapshot(current, logNumber, lastSequence);
     }
 
-    private void writeSnapshot(Version v) {
+    private void writeSnapshot(Version v, long log, long last) {
         long number = newFileNumber();
-        VersionEdit snapshot = new VersionEdit(nextFileNumber.get(), lastSequence, logNumber, v.flushCounter(),
+        VersionEdit snapshot = new VersionEdit(nextFileNumber.get(), last, log, v.flushCounter(),
                 nextRunId.get(), nextCreationOrder.get(), v.policyState(),
                 v.components().stream().map(Component::meta).toList(), List.of(), VersionEdit.layoutOf(v));
         Manifest next = Manifest.create(io, dir, number, snapshot);

@@ -1,5 +1,7 @@
 package dev.strata.lsm.wal;
 
+import dev.strata.lsm.io.ForwardingStorageIO;
+
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.StorageIO;
 import java.io.IOException;

@@ -1,22 +1,19 @@
-package dev.strata.lsm.wal;
+package dev.strata.lsm.io;
 
-import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.io.OpenMode;
-import dev.strata.lsm.io.PageFile;
-import dev.strata.lsm.io.StorageIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A {@link StorageIO} that passes everything to a delegate; tests extend it to observe or
- * break one operation. Files are wrapped by {@link #wrap}.
+ * A {@link StorageIO} that passes everything to a delegate. Subclasses observe or change
+ * one operation (counting, fault injection, tracing) and wrap opened files with
+ * {@link #wrap}, typically in a {@link ForwardingPageFile} subclass.
  */
-class ForwardingStorageIO implements StorageIO {
+public class ForwardingStorageIO implements StorageIO {
     private final StorageIO delegate;
 
-    ForwardingStorageIO(StorageIO delegate) {
+    public ForwardingStorageIO(StorageIO delegate) {
         this.delegate = delegate;
     }
 
@@ -80,11 +77,16 @@ class ForwardingStorageIO implements StorageIO {
         delegate.syncDirectory(dir);
     }
 
+    /** The wrapped implementation. */
+    public StorageIO delegate() {
+        return delegate;
+    }
+
     /** A {@link PageFile} that passes everything to a delegate. */
-    static class ForwardingPageFile implements PageFile {
+    public static class ForwardingPageFile implements PageFile {
         private final PageFile delegate;
 
-        ForwardingPageFile(PageFile delegate) {
+        public ForwardingPageFile(PageFile delegate) {
             this.delegate = delegate;
         }
 
