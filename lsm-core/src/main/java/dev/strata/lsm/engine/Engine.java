@@ -14,6 +14,7 @@ import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.merge.MergingIterator;
+import dev.strata.lsm.metrics.StoreMetrics;
 import dev.strata.lsm.merge.VersionRetention;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
@@ -99,6 +100,7 @@ public final class Engine implements AutoCloseable {
     private final ScheduledExecutorService pool;
     private final FileChannel lockChannel;
     private final FileLock lock;
+    private final StoreMetrics metrics;
 
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition background = mutex.newCondition();
@@ -165,6 +167,9 @@ public final class Engine implements AutoCloseable {
             return t;
         };
         this.pool = Executors.newScheduledThreadPool(config.backgroundThreads(), factory);
+        this.metrics = new StoreMetrics(String.valueOf(dir.getFileName()), io.counters(), this::stats, cache);
+        metrics.bindTo(config.meterRegistry() != null ? config.meterRegistry()
+                : new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
         versions.onVersionReleased(() -> {
             if (!pool.isShutdown()) {
                 pool.execute(this::deleteObsoleteTables);
@@ -294,6 +299,12 @@ public final class Engine implements AutoCloseable {
 
     /** Applies {@code batch} atomically; returns once it is as durable as the WAL mode promises. */
     public void write(WriteBatch batch) {
+        long t0 = System.nanoTime();
+        writeTimed(batch);
+        metrics.recordWrite(System.nanoTime() - t0);
+    }
+
+    private void writeTimed(WriteBatch batch) {
         validate(batch);
         if (batch.isEmpty()) {
             checkOpen();
@@ -506,6 +517,7 @@ public final class Engine implements AutoCloseable {
             mutex.unlock();
         }
         Component flushed = null;
+        long flushStart = System.nanoTime();
         try {
             flushed = m.isEmpty() ? null : writeFlushTable(m);
             Component out = flushed;
@@ -518,6 +530,7 @@ public final class Engine implements AutoCloseable {
             });
             if (out != null) {
                 flushCount.incrementAndGet();
+                metrics.recordFlush(System.nanoTime() - flushStart);
             }
         } catch (RuntimeException | IOException e) {
             LOG.log(System.Logger.Level.WARNING, "flush to " + dir + " failed; will retry", e);
@@ -740,6 +753,7 @@ public final class Engine implements AutoCloseable {
         List<Component> outputs = List.of();
         List<PageFile> handles = new ArrayList<>();
         boolean ok = false;
+        long mergeStart = System.nanoTime();
         try {
             List<InternalIterator> its = new ArrayList<>();
             for (Component c : inputs) {
@@ -761,6 +775,7 @@ public final class Engine implements AutoCloseable {
             });
             ok = true;
             mergeCount.incrementAndGet();
+            metrics.recordMerge(System.nanoTime() - mergeStart);
         } catch (Layouts.PolicyError e) {
             policyErrors.incrementAndGet();
             LOG.log(System.Logger.Level.ERROR, "merge " + task + " could not be installed: " + e.getMessage());
@@ -953,6 +968,13 @@ public final class Engine implements AutoCloseable {
             throw new IllegalArgumentException("key must not be null");
         }
         checkOpen();
+        long t0 = System.nanoTime();
+        byte[] value = getTimed(key, seq);
+        metrics.recordGet(System.nanoTime() - t0);
+        return value;
+    }
+
+    private byte[] getTimed(byte[] key, long seq) {
         Memtables m = memtables;
         InternalEntry e = m.active().get(key, seq);
         if (e == null) {
@@ -1119,6 +1141,11 @@ public final class Engine implements AutoCloseable {
         return policyErrors.get();
     }
 
+    /** The store's meters. */
+    public StoreMetrics metrics() {
+        return metrics;
+    }
+
     /** The block cache (for metrics). */
     public BlockCache blockCache() {
         return cache;
@@ -1183,6 +1210,7 @@ public final class Engine implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "closing manifest failed", e);
         }
         tables.closeAll();
+        metrics.close();
         try {
             lock.release();
         } catch (IOException ignored) {

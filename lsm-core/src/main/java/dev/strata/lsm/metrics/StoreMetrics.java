@@ -1,0 +1,132 @@
+package dev.strata.lsm.metrics;
+
+import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.cache.BlockCache;
+import dev.strata.lsm.io.IoCounters;
+import dev.strata.lsm.io.IoPurpose;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Publishes a store's counters to Micrometer: bytes read and written per IO purpose,
+ * write and space amplification, components per level, flushes, merges, stall time,
+ * memtable size, get/put/flush/merge timers with percentile histograms, and the block
+ * cache's Caffeine statistics. All meters carry the tag {@code store=<directory name>}.
+ * Bind it to the host's registry, or let the store keep its own {@link SimpleMeterRegistry}.
+ */
+public final class StoreMetrics implements MeterBinder, AutoCloseable {
+    /** How many levels get a components gauge. */
+    private static final int LEVEL_GAUGES = 8;
+
+    private final Tags tags;
+    private final IoCounters io;
+    private final Supplier<StoreStats> stats;
+    private final BlockCache cache;
+    private final List<Meter> meters = new ArrayList<>();
+    private MeterRegistry registry;
+    private Timer getTimer;
+    private Timer putTimer;
+    private Timer flushTimer;
+    private Timer mergeTimer;
+
+    public StoreMetrics(String storeName, IoCounters io, Supplier<StoreStats> stats, BlockCache cache) {
+        this.tags = Tags.of("store", storeName);
+        this.io = io;
+        this.stats = stats;
+        this.cache = cache;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry r) {
+        this.registry = r;
+        for (IoPurpose p : IoPurpose.values()) {
+            Tags t = tags.and("purpose", p.name().toLowerCase());
+            meters.add(FunctionCounter.builder("strata.io.written", io, c -> c.snapshot().bytesWritten(p))
+                    .baseUnit("bytes").tags(t).description("bytes written, by purpose").register(r));
+            meters.add(FunctionCounter.builder("strata.io.read", io, c -> c.snapshot().bytesRead(p))
+                    .baseUnit("bytes").tags(t).description("bytes read, by purpose").register(r));
+        }
+        meters.add(Gauge.builder("strata.write.amplification", stats, s -> s.get().writeAmplification())
+                .tags(tags).description("(flush + merge bytes) / flush bytes").register(r));
+        meters.add(Gauge.builder("strata.space.amplification", stats, s -> s.get().spaceAmplification())
+                .tags(tags).description("live component bytes / estimated live logical bytes").register(r));
+        for (int level = 0; level < LEVEL_GAUGES; level++) {
+            int l = level;
+            meters.add(Gauge.builder("strata.components", stats, s -> {
+                int[] counts = s.get().componentsPerLevel();
+                return l < counts.length ? counts[l] : 0;
+            }).tags(tags.and("level", String.valueOf(level))).description("components per level").register(r));
+        }
+        meters.add(FunctionCounter.builder("strata.flushes", stats, s -> s.get().flushCount())
+                .tags(tags).register(r));
+        meters.add(FunctionCounter.builder("strata.merges", stats, s -> s.get().mergeCount())
+                .tags(tags).register(r));
+        meters.add(FunctionCounter.builder("strata.stall", stats, s -> s.get().stallNanos() / 1e9)
+                .baseUnit("seconds").tags(tags).description("time writers waited").register(r));
+        meters.add(Gauge.builder("strata.memtable.bytes", stats, s -> s.get().memtableBytes())
+                .baseUnit("bytes").tags(tags).register(r));
+        getTimer = timer(r, "strata.get");
+        putTimer = timer(r, "strata.write");
+        flushTimer = timer(r, "strata.flush");
+        mergeTimer = timer(r, "strata.merge");
+        if (cache.caffeine() != null) {
+            CaffeineCacheMetrics.monitor(r, cache.caffeine(), "strata.block.cache", tags);
+        }
+    }
+
+    private Timer timer(MeterRegistry r, String name) {
+        Timer t = Timer.builder(name).tags(tags).publishPercentileHistogram()
+                .publishPercentiles(0.5, 0.99, 0.999).register(r);
+        meters.add(t);
+        return t;
+    }
+
+    /** Records a get that took {@code nanos}. */
+    public void recordGet(long nanos) {
+        getTimer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Records a write (put, delete or batch) that took {@code nanos}. */
+    public void recordWrite(long nanos) {
+        putTimer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    public void recordFlush(long nanos) {
+        flushTimer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    public void recordMerge(long nanos) {
+        mergeTimer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** The registry these meters are bound to. */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** Removes this store's meters from the registry. */
+    @Override
+    public void close() {
+        if (registry != null) {
+            for (Meter m : meters) {
+                registry.remove(m);
+            }
+            registry.getMeters().stream()
+                    .filter(m -> "strata.block.cache".equals(m.getId().getTag("cache"))
+                            && tags.stream().allMatch(t -> t.getValue().equals(m.getId().getTag(t.getKey()))))
+                    .toList().forEach(registry::remove);
+        }
+    }
+}
