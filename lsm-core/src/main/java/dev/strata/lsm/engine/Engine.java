@@ -521,7 +521,7 @@ public final class Engine implements AutoCloseable {
         try {
             flushed = m.isEmpty() ? null : writeFlushTable(m);
             Component out = flushed;
-            long maxSeq = lastSequenceOf(m);
+            long maxSeq = m.maxSeqno();
             versions.logAndApply(base -> {
                 List<List<Run>> levels = out == null ? base.levels() : placeFlush(base, out);
                 List<Component> added = out == null ? List.of() : List.of(out);
@@ -579,19 +579,6 @@ public final class Engine implements AutoCloseable {
         } finally {
             mutex.unlock();
         }
-    }
-
-    private long lastSequenceOf(Memtable m) {
-        long max = 0;
-        InternalIterator it = m.iterator();
-        try {
-            for (it.seekToFirst(); it.valid(); it.next()) {
-                max = Math.max(max, it.seqno());
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-        return max;
     }
 
     /** Writes a memtable as a table for a flush (every version kept) and opens it. */

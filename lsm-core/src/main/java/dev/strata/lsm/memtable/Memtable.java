@@ -28,6 +28,7 @@ public final class Memtable {
     private final ConcurrentSkipListMap<Key, byte[]> map = new ConcurrentSkipListMap<>();
     private final AtomicLong bytes = new AtomicLong();
     private final long walSegment;
+    private volatile long maxSeqno;
 
     /** Key of the skip list: user key plus sequence number, in internal-key order. */
     private record Key(byte[] userKey, long seqno, EntryType type) implements Comparable<Key> {
@@ -54,7 +55,16 @@ public final class Memtable {
     /** Adds an entry. The arrays must not be modified afterwards. */
     public void add(byte[] key, long seqno, EntryType type, byte[] value) {
         map.put(new Key(key, seqno, type), type == EntryType.DELETE ? TOMBSTONE : value);
+        if (seqno > maxSeqno) {
+            // Only the write-group leader (or recovery) adds, one thread at a time.
+            maxSeqno = seqno;
+        }
         bytes.addAndGet(key.length + (value == null ? 0 : value.length) + ENTRY_OVERHEAD);
+    }
+
+    /** Largest sequence number added (0 when empty). */
+    public long maxSeqno() {
+        return maxSeqno;
     }
 
     /** Approximate memory held, in bytes. */
