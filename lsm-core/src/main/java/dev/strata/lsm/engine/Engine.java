@@ -18,6 +18,7 @@ import dev.strata.lsm.metrics.StoreMetrics;
 import dev.strata.lsm.merge.VersionRetention;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.FlushPlan;
 import dev.strata.lsm.policy.LevelView;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicy;
@@ -243,28 +244,19 @@ public final class Engine implements AutoCloseable {
             wal = WalWriter.create(io, dir, newSegment, config.walMode());
         }
         memtables = new Memtables(new Memtable(newSegment), List.of());
-        // Make the replayed writes a component and retire the old segments in one edit.
+        // Make the replayed writes a component (as the policy plans a flush) and retire the old segments.
         Component flushed = recovered.isEmpty() ? null : writeFlushTable(recovered);
         long seqAtRecovery = maxSeq;
-        try {
-            versions.logAndApply(base -> {
-                List<List<Run>> levels = base.levels();
-                List<Component> added = List.of();
-                long flushes = base.flushCounter();
-                if (flushed != null) {
-                    levels = placeFlush(base, flushed);
-                    added = List.of(flushed);
-                    flushes++;
-                }
-                return new VersionSet.Change(levels, added, List.of(), flushes, policyState, newSegment, seqAtRecovery);
-            });
-        } catch (RuntimeException e) {
-            if (flushed != null) {
-                tables.delete(flushed.meta().fileNumber());
+        if (flushed == null) {
+            versions.logAndApply(base -> new VersionSet.Change(base.levels(), List.of(), List.of(),
+                    base.flushCounter(), policyState, newSegment, seqAtRecovery));
+        } else {
+            try {
+                installFlush(flushed, newSegment, seqAtRecovery);
+            } catch (RuntimeException | IOException e) {
+                deleteQuietly(flushed.meta().fileNumber());
+                throw e;
             }
-            throw e;
-        }
-        if (flushed != null) {
             flushCount.incrementAndGet();
         }
         deleteOrphans();
@@ -520,15 +512,12 @@ public final class Engine implements AutoCloseable {
         long flushStart = System.nanoTime();
         try {
             flushed = m.isEmpty() ? null : writeFlushTable(m);
-            Component out = flushed;
             long maxSeq = m.maxSeqno();
-            versions.logAndApply(base -> {
-                List<List<Run>> levels = out == null ? base.levels() : placeFlush(base, out);
-                List<Component> added = out == null ? List.of() : List.of(out);
-                return new VersionSet.Change(levels, added, List.of(), base.flushCounter() + (out == null ? 0 : 1),
-                        currentPolicyState(), nextSegment, maxSeq);
-            });
-            if (out != null) {
+            if (flushed == null) {
+                versions.logAndApply(base -> new VersionSet.Change(base.levels(), List.of(), List.of(),
+                        base.flushCounter(), currentPolicyState(), nextSegment, maxSeq));
+            } else {
+                installFlush(flushed, nextSegment, maxSeq);
                 flushCount.incrementAndGet();
                 metrics.recordFlush(System.nanoTime() - flushStart);
             }
@@ -589,25 +578,152 @@ public final class Engine implements AutoCloseable {
         return out.isEmpty() ? null : out.get(0);
     }
 
-    /** Places a flushed component where the policy says, falling back to a new newest run of level 0. */
-    private List<List<Run>> placeFlush(Version base, Component flushed) {
-        Placement p;
+    /**
+     * Installs a flushed table as the policy plans: first any merges the plan needs, then
+     * either the table itself at the planned placement, or the merge of the table with the
+     * planned components (the table file is then dropped, never having been visible).
+     */
+    private void installFlush(Component flushed, long nextSegment, long maxSeq) throws IOException {
+        Claimed claimed = claimFlushPlan(flushed);
+        FlushPlan plan = claimed.plan;
+        try {
+            for (int i = 0; i < plan.mergesFirst().size(); i++) {
+                MergeTask task = plan.mergesFirst().get(i);
+                mergeAndInstall(task, claimed.firstInputs.get(i), claimed.firstBottommost.get(i), claimed.snapshots,
+                        null, 0, 0);
+                mergeCount.incrementAndGet();
+            }
+            if (!plan.merges()) {
+                Placement p = plan.placement();
+                versions.logAndApply(base -> {
+                    List<List<Run>> levels;
+                    try {
+                        levels = Layouts.apply(base, Set.of(), List.of(flushed), p, versions::newRunId);
+                        Layouts.checkStable(levels);
+                    } catch (Layouts.PolicyError e) {
+                        policyErrors.incrementAndGet();
+                        LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy()
+                                + " placed a flush badly (" + e.getMessage() + "); using a new newest run of level 0");
+                        levels = Layouts.apply(base, Set.of(), List.of(flushed), Placement.newRun(0), versions::newRunId);
+                    }
+                    return new VersionSet.Change(levels, List.of(flushed), List.of(), base.flushCounter() + 1,
+                            currentPolicyState(), nextSegment, maxSeq);
+                });
+            } else {
+                List<Component> inputs = new ArrayList<>(claimed.mergeInputs);
+                inputs.add(0, flushed);
+                MergeTask task = MergeTask.of(plan.mergeWith(), plan.placement(), plan.reason());
+                mergeAndInstall(task, inputs, claimed.mergeBottommost, claimed.snapshots, flushed, nextSegment, maxSeq);
+                deleteQuietly(flushed.meta().fileNumber());
+                mergeCount.incrementAndGet();
+            }
+        } finally {
+            mutex.lock();
+            try {
+                claimed.ids.forEach(busy::remove);
+                pendingOutputs.remove(flushed.meta().fileNumber());
+                background.signalAll();
+            } finally {
+                mutex.unlock();
+            }
+        }
+    }
+
+    /** A flush plan whose inputs this flush job has marked busy. */
+    private record Claimed(FlushPlan plan, Set<ComponentId> ids, List<Component> mergeInputs, boolean mergeBottommost,
+                           List<List<Component>> firstInputs, List<Boolean> firstBottommost, long[] snapshots) {
+    }
+
+    /**
+     * Asks the policy for the flush plan and claims its inputs, waiting while any of them
+     * is in a running merge. An unusable plan is a policy error: the flush then becomes a
+     * new newest run of level 0.
+     */
+    private Claimed claimFlushPlan(Component flushed) {
         mutex.lock();
         try {
-            p = policy.placeFlush(treeView(base));
+            while (true) {
+                Version v = versions.current();
+                TreeView view = treeView(v);
+                ComponentMeta fm = flushed.meta();
+                ComponentView fv = new ComponentView(fm.id(), fm.sizeBytes(), fm.entryCount(), fm.tombstoneCount(),
+                        fm.userBytes(), fm.minKey(), fm.maxKey(), fm.minSeqno(), fm.maxSeqno(), fm.creationOrder(), false);
+                FlushPlan plan;
+                try {
+                    plan = policy.planFlush(view, fv);
+                } catch (RuntimeException e) {
+                    policyErrors.incrementAndGet();
+                    LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy() + " failed to plan a flush", e);
+                    plan = FlushPlan.newComponent(Placement.newRun(0), "fallback after policy failure");
+                }
+                Set<ComponentId> ids = new HashSet<>(plan.mergeWith());
+                plan.mergesFirst().forEach(t -> ids.addAll(t.inputs()));
+                String problem = null;
+                for (ComponentId id : ids) {
+                    if (v.find(id) == null) {
+                        problem = "component " + id + " does not exist";
+                    }
+                }
+                if (problem == null && ids.stream().anyMatch(busy::contains)) {
+                    // A merge the plan needs to build on is still running: wait for it.
+                    awaitBackground(10);
+                    checkOpen();
+                    continue;
+                }
+                if (problem == null && plan.merges()) {
+                    List<Component> stand = new ArrayList<>(plan.mergeWith().stream().map(v::find).toList());
+                    stand.add(flushed);
+                    try {
+                        Layouts.checkStable(Layouts.apply(v, new HashSet<>(plan.mergeWith()), List.of(merged(stand)),
+                                plan.placement(), () -> -1));
+                    } catch (Layouts.PolicyError e) {
+                        problem = e.getMessage();
+                    }
+                }
+                Set<ComponentId> claimedSoFar = new HashSet<>();
+                for (MergeTask t : plan.mergesFirst()) {
+                    if (problem == null) {
+                        problem = validate(v, t, claimedSoFar);
+                        claimedSoFar.addAll(t.inputs());
+                    }
+                }
+                if (problem != null) {
+                    policyErrors.incrementAndGet();
+                    LOG.log(System.Logger.Level.ERROR, "rejected flush plan from policy " + config.mergePolicy() + ": "
+                            + problem + " in " + plan);
+                    plan = FlushPlan.newComponent(Placement.newRun(0), "fallback after a rejected plan");
+                    ids.clear();
+                }
+                busy.addAll(ids);
+                long[] snaps = snapshots.keySet().stream().mapToLong(Long::longValue).toArray();
+                List<Component> mergeInputs = plan.mergeWith().stream().map(v::find).toList();
+                boolean bottommost = false;
+                if (plan.merges()) {
+                    List<Component> all = new ArrayList<>(mergeInputs);
+                    all.add(flushed);
+                    bottommost = Layouts.isBottommost(v, ids, plan.placement(), minKey(all), maxKey(all));
+                }
+                List<List<Component>> firstInputs = new ArrayList<>();
+                List<Boolean> firstBottommost = new ArrayList<>();
+                for (MergeTask t : plan.mergesFirst()) {
+                    List<Component> in = t.inputs().stream().map(v::find).toList();
+                    firstInputs.add(in);
+                    firstBottommost.add(Layouts.isBottommost(v, new HashSet<>(t.inputs()), t.placement(), minKey(in),
+                            maxKey(in)));
+                }
+                return new Claimed(plan, ids, mergeInputs, bottommost, firstInputs, firstBottommost, snaps);
+            }
         } finally {
             mutex.unlock();
         }
-        try {
-            List<List<Run>> levels = Layouts.apply(base, Set.of(), List.of(flushed), p, versions::newRunId);
-            Layouts.checkStable(levels);
-            return levels;
-        } catch (Layouts.PolicyError e) {
-            policyErrors.incrementAndGet();
-            LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy() + " placed a flush badly ("
-                    + e.getMessage() + "); using a new newest run of level 0");
-            return Layouts.apply(base, Set.of(), List.of(flushed), Placement.newRun(0), versions::newRunId);
-        }
+    }
+
+    private static byte[] minKey(List<Component> cs) {
+        return cs.stream().map(c -> c.meta().minKey()).min(Arrays::compareUnsigned).orElseThrow();
+    }
+
+    private static byte[] maxKey(List<Component> cs) {
+        return cs.stream().map(c -> c.meta().maxKey()).max(Arrays::compareUnsigned).orElseThrow();
     }
 
     private void deleteObsoleteWal() {
@@ -737,10 +853,50 @@ public final class Engine implements AutoCloseable {
     }
 
     private void runMerge(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps) {
-        List<Component> outputs = List.of();
-        List<PageFile> handles = new ArrayList<>();
         boolean ok = false;
         long mergeStart = System.nanoTime();
+        try {
+            mergeAndInstall(task, inputs, bottommost, snaps, null, 0, 0);
+            ok = true;
+            mergeCount.incrementAndGet();
+            metrics.recordMerge(System.nanoTime() - mergeStart);
+        } catch (Layouts.PolicyError e) {
+            policyErrors.incrementAndGet();
+            LOG.log(System.Logger.Level.ERROR, "merge " + task + " could not be installed: " + e.getMessage());
+        } catch (RuntimeException | IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "merge " + task + " in " + dir + " failed; will retry", e);
+        } finally {
+            mutex.lock();
+            try {
+                task.inputs().forEach(busy::remove);
+                mergesRunning--;
+                if (ok) {
+                    mergeFailures = 0;
+                    scheduleMerges();
+                } else if (!closed) {
+                    mergeFailures++;
+                    mergeRetryPending = true;
+                    long delay = Math.min(MAX_RETRY_DELAY_MS, 10L << Math.min(mergeFailures, 7));
+                    pool.schedule(this::retryMerges, delay, TimeUnit.MILLISECONDS);
+                }
+                background.signalAll();
+            } finally {
+                mutex.unlock();
+            }
+        }
+    }
+
+    /**
+     * Merges {@code inputs} into new tables and installs them in place of the task's
+     * inputs. With {@code flushed} set, this completes a flush: {@code flushed} (not in any
+     * version) is among the inputs, and the edit also counts the flush and moves the log
+     * number. Outputs are deleted if anything fails.
+     */
+    private void mergeAndInstall(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps,
+                                 Component flushed, long nextSegment, long maxSeq) throws IOException {
+        List<Component> outputs = List.of();
+        List<PageFile> handles = new ArrayList<>();
+        boolean installed = false;
         try {
             List<InternalIterator> its = new ArrayList<>();
             for (Component c : inputs) {
@@ -757,17 +913,11 @@ public final class Engine implements AutoCloseable {
             versions.logAndApply(base -> {
                 List<List<Run>> levels = Layouts.apply(base, removed, out, task.placement(), versions::newRunId);
                 Layouts.checkStable(levels);
-                return new VersionSet.Change(levels, out, List.copyOf(task.inputs()), base.flushCounter(),
-                        currentPolicyState(), 0, 0);
+                return new VersionSet.Change(levels, out, List.copyOf(task.inputs()),
+                        base.flushCounter() + (flushed == null ? 0 : 1), currentPolicyState(),
+                        flushed == null ? 0 : nextSegment, flushed == null ? 0 : maxSeq);
             });
-            ok = true;
-            mergeCount.incrementAndGet();
-            metrics.recordMerge(System.nanoTime() - mergeStart);
-        } catch (Layouts.PolicyError e) {
-            policyErrors.incrementAndGet();
-            LOG.log(System.Logger.Level.ERROR, "merge " + task + " could not be installed: " + e.getMessage());
-        } catch (RuntimeException | IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "merge " + task + " in " + dir + " failed; will retry", e);
+            installed = true;
         } finally {
             for (PageFile f : handles) {
                 try {
@@ -776,30 +926,19 @@ public final class Engine implements AutoCloseable {
                     // Read handle.
                 }
             }
-            if (!ok) {
+            if (!installed) {
                 for (Component c : outputs) {
                     deleteQuietly(c.meta().fileNumber());
                 }
-            }
-            mutex.lock();
-            try {
-                task.inputs().forEach(busy::remove);
-                for (Component c : outputs) {
-                    pendingOutputs.remove(c.meta().fileNumber());
+            } else {
+                mutex.lock();
+                try {
+                    for (Component c : outputs) {
+                        pendingOutputs.remove(c.meta().fileNumber());
+                    }
+                } finally {
+                    mutex.unlock();
                 }
-                mergesRunning--;
-                if (ok) {
-                    mergeFailures = 0;
-                    scheduleMerges();
-                } else if (!closed) {
-                    mergeFailures++;
-                    mergeRetryPending = true;
-                    long delay = Math.min(MAX_RETRY_DELAY_MS, 10L << Math.min(mergeFailures, 7));
-                    pool.schedule(this::retryMerges, delay, TimeUnit.MILLISECONDS);
-                }
-                background.signalAll();
-            } finally {
-                mutex.unlock();
             }
         }
     }

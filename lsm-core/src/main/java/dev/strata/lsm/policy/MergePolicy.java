@@ -20,6 +20,16 @@ public interface MergePolicy {
     }
 
     /**
+     * What to do with a flushed memtable, given the tree before it lands and the flushed
+     * table itself (its size, keys and sequence numbers). The default makes it a new
+     * component at {@link #placeFlush}. Eager stack-based policies merge it with the newest
+     * components here.
+     */
+    default FlushPlan planFlush(TreeView tree, ComponentView flushed) {
+        return FlushPlan.newComponent(placeFlush(tree), "");
+    }
+
+    /**
      * Merges to start now. Components marked busy are already being merged and must not be
      * used. Returning tasks whose inputs overlap, or that break the stability invariant, is
      * a policy error.
