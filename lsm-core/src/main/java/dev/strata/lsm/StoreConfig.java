@@ -41,6 +41,7 @@ public final class StoreConfig {
     private final Map<String, String> mergePolicyParams;
     private final MeterRegistry meterRegistry;
     private final StorageIO storageIO;
+    private final StoreListener listener;
 
     private StoreConfig(Builder b) {
         this.memtableBytes = b.memtableBytes;
@@ -56,6 +57,7 @@ public final class StoreConfig {
         this.mergePolicyParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.mergePolicyParams));
         this.meterRegistry = b.meterRegistry;
         this.storageIO = b.storageIO;
+        this.listener = b.listener;
     }
 
     /** A builder with every default. */
@@ -94,6 +96,7 @@ public final class StoreConfig {
         b.mergePolicyParams = new LinkedHashMap<>(mergePolicyParams);
         b.meterRegistry = meterRegistry;
         b.storageIO = storageIO;
+        b.listener = listener;
         return b;
     }
 
@@ -172,6 +175,11 @@ public final class StoreConfig {
         return storageIO;
     }
 
+    /** The listener for completed flushes and merges, or null. */
+    public StoreListener listener() {
+        return listener;
+    }
+
     @Override
     public String toString() {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
@@ -195,6 +203,7 @@ public final class StoreConfig {
         private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
         private MeterRegistry meterRegistry;
         private StorageIO storageIO;
+        private StoreListener listener;
 
         private Builder() {
         }
@@ -263,6 +272,11 @@ public final class StoreConfig {
 
         public Builder storageIO(StorageIO io) {
             this.storageIO = io;
+            return this;
+        }
+
+        public Builder listener(StoreListener listener) {
+            this.listener = listener;
             return this;
         }
 

@@ -4,6 +4,7 @@ import dev.strata.lsm.Cursor;
 import dev.strata.lsm.StoreClosedException;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
+import dev.strata.lsm.StoreListener;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.cache.BlockCache;
@@ -102,6 +103,7 @@ public final class Engine implements AutoCloseable {
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final StoreMetrics metrics;
+    private final StoreListener listener;
 
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition background = mutex.newCondition();
@@ -156,6 +158,7 @@ public final class Engine implements AutoCloseable {
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.tableOptions = config.tableOptions();
+        this.listener = config.listener() != null ? config.listener() : new StoreListener() { };
         this.cache = BlockCache.create(config.blockCacheBytes());
         this.tables = new TableFiles(io, dir, cache);
         this.policy = MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
@@ -589,9 +592,10 @@ public final class Engine implements AutoCloseable {
         try {
             for (int i = 0; i < plan.mergesFirst().size(); i++) {
                 MergeTask task = plan.mergesFirst().get(i);
-                mergeAndInstall(task, claimed.firstInputs.get(i), claimed.firstBottommost.get(i), claimed.snapshots,
-                        null, 0, 0);
+                long bytes = mergeAndInstall(task, claimed.firstInputs.get(i), claimed.firstBottommost.get(i),
+                        claimed.snapshots, null, 0, 0);
                 mergeCount.incrementAndGet();
+                listener.merged(task.inputs().size(), bytes);
             }
             if (!plan.merges()) {
                 Placement p = plan.placement();
@@ -609,13 +613,16 @@ public final class Engine implements AutoCloseable {
                     return new VersionSet.Change(levels, List.of(flushed), List.of(), base.flushCounter() + 1,
                             currentPolicyState(), nextSegment, maxSeq);
                 });
+                listener.flushed(versions.current().flushCounter(), flushed.meta().sizeBytes(), 0);
             } else {
                 List<Component> inputs = new ArrayList<>(claimed.mergeInputs);
                 inputs.add(0, flushed);
                 MergeTask task = MergeTask.of(plan.mergeWith(), plan.placement(), plan.reason());
-                mergeAndInstall(task, inputs, claimed.mergeBottommost, claimed.snapshots, flushed, nextSegment, maxSeq);
+                long bytes = mergeAndInstall(task, inputs, claimed.mergeBottommost, claimed.snapshots, flushed,
+                        nextSegment, maxSeq);
                 deleteQuietly(flushed.meta().fileNumber());
                 mergeCount.incrementAndGet();
+                listener.flushed(versions.current().flushCounter(), flushed.meta().sizeBytes(), bytes);
             }
         } finally {
             mutex.lock();
@@ -856,10 +863,11 @@ public final class Engine implements AutoCloseable {
         boolean ok = false;
         long mergeStart = System.nanoTime();
         try {
-            mergeAndInstall(task, inputs, bottommost, snaps, null, 0, 0);
+            long bytes = mergeAndInstall(task, inputs, bottommost, snaps, null, 0, 0);
             ok = true;
             mergeCount.incrementAndGet();
             metrics.recordMerge(System.nanoTime() - mergeStart);
+            listener.merged(inputs.size(), bytes);
         } catch (Layouts.PolicyError e) {
             policyErrors.incrementAndGet();
             LOG.log(System.Logger.Level.ERROR, "merge " + task + " could not be installed: " + e.getMessage());
@@ -892,7 +900,7 @@ public final class Engine implements AutoCloseable {
      * version) is among the inputs, and the edit also counts the flush and moves the log
      * number. Outputs are deleted if anything fails.
      */
-    private void mergeAndInstall(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps,
+    private long mergeAndInstall(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps,
                                  Component flushed, long nextSegment, long maxSeq) throws IOException {
         List<Component> outputs = List.of();
         List<PageFile> handles = new ArrayList<>();
@@ -918,6 +926,11 @@ public final class Engine implements AutoCloseable {
                         flushed == null ? 0 : nextSegment, flushed == null ? 0 : maxSeq);
             });
             installed = true;
+            long bytes = 0;
+            for (Component c : out) {
+                bytes += c.meta().sizeBytes();
+            }
+            return bytes;
         } finally {
             for (PageFile f : handles) {
                 try {

@@ -1,0 +1,30 @@
+package dev.strata.lsm;
+
+/**
+ * Receives notice of background work as it completes, on the background thread that did
+ * it; keep the callbacks short and never call back into the store from them. Used by
+ * benchmarks (write amplification over time) and to validate policies against the
+ * simulator with the engine's real flush sizes.
+ */
+public interface StoreListener {
+
+    /**
+     * A memtable was flushed.
+     *
+     * @param flushNumber the store's flush counter after this flush (1 for the first ever)
+     * @param tableBytes bytes of the table the flush wrote
+     * @param mergedBytes bytes written by merging that table with existing components in the
+     *     same job (0 when the flush became a component of its own)
+     */
+    default void flushed(long flushNumber, long tableBytes, long mergedBytes) {
+    }
+
+    /**
+     * A merge chosen by the policy completed.
+     *
+     * @param inputs components merged
+     * @param bytesWritten bytes of the output tables
+     */
+    default void merged(int inputs, long bytesWritten) {
+    }
+}
