@@ -34,6 +34,7 @@ public final class Simulator {
     private final Semantics semantics;
     private final FlushLengths lengths;
     private Consumer<String> decisions = s -> { };
+    private long componentOverhead;
 
     /** Simulates the registered policy {@code name} with raw parameters. */
     public static Simulator of(String name, Map<String, String> rawParams, Semantics semantics, FlushLengths lengths) {
@@ -49,6 +50,20 @@ public final class Simulator {
         this.policy = policy;
         this.semantics = semantics;
         this.lengths = lengths;
+    }
+
+    /**
+     * Models a fixed number of bytes every component carries besides its data (an engine's
+     * footer, index root, partly filled last page): a merge of j components then creates
+     * one of length sum - (j - 1) x overhead. 0, the default, is the paper's model, where
+     * lengths simply add up.
+     */
+    public Simulator componentOverhead(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("component overhead must be >= 0, got " + bytes);
+        }
+        this.componentOverhead = bytes;
+        return this;
     }
 
     /** Receives one line per flush describing what the policy did (for golden tests and tracing). */
@@ -85,14 +100,14 @@ public final class Simulator {
             line.setLength(0);
             line.append("flush ").append(t).append(':');
             for (MergeTask task : plan.mergesFirst()) {
-                written += merge(tree, task, line);
+                written += merge(tree, task, line, componentOverhead);
             }
             if (plan.merges()) {
                 long sum = len;
                 long minSeq = t;
                 for (ComponentId id : plan.mergeWith()) {
                     ComponentView c = require(tree, id);
-                    sum += c.sizeBytes();
+                    sum += c.sizeBytes() - componentOverhead;
                     minSeq = Math.min(minSeq, c.minSeqno());
                 }
                 written += semantics == Semantics.MODEL ? sum : len + sum;
@@ -114,7 +129,7 @@ public final class Simulator {
                     throw new IllegalStateException(policyName + " keeps asking for merges after flush " + t);
                 }
                 for (MergeTask task : tasks) {
-                    written += merge(tree, task, line);
+                    written += merge(tree, task, line, componentOverhead);
                 }
                 state = policy.persistentState(tree.view(t, state));
             }
@@ -145,14 +160,14 @@ public final class Simulator {
     }
 
     /** Applies a merge task; returns bytes written. */
-    private static long merge(SimulatedTree tree, MergeTask task, StringBuilder line) {
+    private static long merge(SimulatedTree tree, MergeTask task, StringBuilder line, long overhead) {
         List<ComponentId> inputs = task.inputs();
-        long sum = 0;
+        long sum = overhead;
         long minSeq = Long.MAX_VALUE;
         long maxSeq = Long.MIN_VALUE;
         for (ComponentId id : inputs) {
             ComponentView c = require(tree, id);
-            sum += c.sizeBytes();
+            sum += c.sizeBytes() - overhead;
             minSeq = Math.min(minSeq, c.minSeqno());
             maxSeq = Math.max(maxSeq, c.maxSeqno());
         }
