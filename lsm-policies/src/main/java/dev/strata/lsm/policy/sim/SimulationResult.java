@@ -25,7 +25,7 @@ public record SimulationResult(String policy, Map<String, Object> params, long f
     public record Checkpoint(long flushes, double writeAmplification, double avgComponentCount) {
     }
 
-    /** One point of the per-flush series. */
-    public record Point(long flushes, double writeAmplification, int componentCount) {
+    /** One point of the per-flush series: figures after {@code flushes} flushes. */
+    public record Point(long flushes, double writeAmplification, int componentCount, double avgComponentCount) {
     }
 }

@@ -139,7 +139,7 @@ public final class Simulator {
             decisions.accept(line.toString());
             double wa = written / flushed;
             if ((t - 1) % seriesStep == 0 || t == flushes) {
-                series.add(new SimulationResult.Point(t, wa, count));
+                series.add(new SimulationResult.Point(t, wa, count, countSum / t));
             }
             while (nextCheckpoint < cps.length && cps[nextCheckpoint] == t) {
                 recorded.add(new SimulationResult.Checkpoint(t, wa, countSum / t));

@@ -1,0 +1,32 @@
+package dev.strata.lsm.bench;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code lsm-bench} command line: {@code simulate} runs a merge policy in the
+ * cost-model simulator. Run {@code java -jar lsm-bench/target/lsm-bench.jar --help}.
+ */
+@Command(name = "lsm-bench", mixinStandardHelpOptions = true, version = "lsm-bench 0.1.0",
+        description = "Strata's benchmark and policy-simulation tool.",
+        subcommands = {SimulateCommand.class, CommandLine.HelpCommand.class})
+public final class BenchCli implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the CLI and returns its exit code (0 success, 2 usage error, 1 failure). */
+    public static int run(String... args) {
+        return new CommandLine(new BenchCli()).execute(args);
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: choose one of "
+                + spec.subcommands().keySet());
+    }
+}
