@@ -147,6 +147,42 @@ class StoreApiTest {
     }
 
     @Test
+    void anOpenCursorKeepsItsFilesWhileMergesReplaceThem() {
+        StoreConfig config = StoreConfig.builder().memtableBytes(16 * 1024)
+                .mergePolicy("size-tiered", Map.of("fanout", "2")).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (int i = 0; i < 2000; i++) {
+                store.put(String.format("k%05d", i).getBytes(), new byte[64]);
+            }
+            store.flush();
+            store.awaitMerges();
+            try (Cursor c = store.scan(null, null)) {
+                assertTrue(c.next());
+                // Rewrite everything: the files the cursor reads are merged away meanwhile.
+                for (int i = 0; i < 2000; i++) {
+                    store.put(String.format("k%05d", i).getBytes(), new byte[80]);
+                }
+                store.flush();
+                store.awaitMerges();
+                int n = 1;
+                while (c.next()) {
+                    assertEquals(64, c.value().length, "the cursor still reads its own version");
+                    n++;
+                }
+                assertEquals(2000, n);
+            }
+            try (Cursor c = store.scan(null, null)) {
+                int n = 0;
+                while (c.next()) {
+                    assertEquals(80, c.value().length);
+                    n++;
+                }
+                assertEquals(2000, n);
+            }
+        }
+    }
+
+    @Test
     void recoveryReplaysTheWalAndRemovesOrphans() throws Exception {
         try (LsmStore store = LsmStore.open(dir)) {
             for (int i = 0; i < 100; i++) {

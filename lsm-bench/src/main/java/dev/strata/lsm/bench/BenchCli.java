@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "lsm-bench", mixinStandardHelpOptions = true, version = "lsm-bench 0.1.0",
         description = "Strata's benchmark and policy-simulation tool.",
-        subcommands = {SimulateCommand.class, PolicyTableCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SimulateCommand.class, PolicyTableCommand.class, JmhCommand.class,
+                CommandLine.HelpCommand.class})
 public final class BenchCli implements Runnable {
 
     @CommandLine.Spec
