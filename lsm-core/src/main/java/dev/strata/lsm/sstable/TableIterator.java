@@ -20,6 +20,8 @@ public final class TableIterator implements InternalIterator {
     private final int[] positions;
     private boolean valid;
     private InternalEntry current;
+    /** The decoded user key at the current position; merges compare it many times. */
+    private byte[] currentKey;
 
     TableIterator(SSTableReader reader) {
         this.reader = reader;
@@ -44,6 +46,7 @@ public final class TableIterator implements InternalIterator {
     /** Positions at the first entry whose internal key is >= (userKey, seqno). */
     public void seek(byte[] userKey, long seqno) throws IOException {
         current = null;
+        currentKey = null;
         valid = false;
         if (height == 0) {
             return;
@@ -81,6 +84,7 @@ public final class TableIterator implements InternalIterator {
     public void next() throws IOException {
         checkValid();
         current = null;
+        currentKey = null;
         if (++positions[0] == TreePages.count(pages[0])) {
             nextLeaf();
         }
@@ -111,10 +115,10 @@ public final class TableIterator implements InternalIterator {
     @Override
     public byte[] key() {
         checkValid();
-        if (current != null) {
-            return current.key();
+        if (currentKey == null) {
+            currentKey = current != null ? current.key() : TreePages.userKey(pages[0], cellOffset());
         }
-        return TreePages.userKey(pages[0], cellOffset());
+        return currentKey;
     }
 
     /** The sequence number at the current position. */
