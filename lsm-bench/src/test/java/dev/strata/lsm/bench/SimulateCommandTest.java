@@ -2,14 +2,10 @@ package dev.strata.lsm.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,31 +18,15 @@ class SimulateCommandTest {
     @TempDir
     Path dir;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    private PrintStream originalOut;
-    private PrintStream originalErr;
-
-    @BeforeEach
-    void capture() {
-        originalOut = System.out;
-        originalErr = System.err;
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    }
-
-    @AfterEach
-    void restore() {
-        System.setOut(originalOut);
-        System.setErr(originalErr);
-    }
+    @RegisterExtension
+    final StandardStreams streams = new StandardStreams();
 
     @Test
     void jsonHasThePinnedFields() throws Exception {
         int rc = BenchCli.run("simulate", "--policy", "minlatency", "--param", "k=6", "--flushes", "20000",
                 "--flush-length", "uniform", "--semantics", "model", "--checkpoints", "1000,3000,5000", "--json");
-        assertEquals(0, rc, err.toString());
-        JsonNode j = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+        assertEquals(0, rc, streams.err());
+        JsonNode j = new ObjectMapper().readTree(streams.out());
         assertEquals("minlatency", j.get("policy").asText());
         assertEquals(6, j.get("params").get("k").asInt());
         assertEquals(20000, j.get("flushes").asLong());
@@ -68,8 +48,8 @@ class SimulateCommandTest {
         int rc = BenchCli.run("simulate", "--policy", "binomial", "--param", "k=4", "--flushes", "3000",
                 "--flush-length", "random:1:10", "--semantics", "flush-then-merge", "--checkpoints", "1000",
                 "--csv", csv.toString(), "--plot", png.toString());
-        assertEquals(0, rc, err.toString());
-        String table = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, rc, streams.err());
+        String table = streams.out();
         assertTrue(table.contains("write amplification") && table.contains("1000"), table);
         List<String> lines = Files.readAllLines(csv);
         assertEquals("flushes,writeAmplification,componentCount,avgComponentCount", lines.get(0));
@@ -84,17 +64,17 @@ class SimulateCommandTest {
         Files.writeString(lengths, "# lengths\n4\n4\n8\n");
         int rc = BenchCli.run("simulate", "--policy", "constant", "--param", "k=2", "--flushes", "6",
                 "--flush-length", "file:" + lengths, "--json");
-        assertEquals(0, rc, err.toString());
-        JsonNode j = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+        assertEquals(0, rc, streams.err());
+        JsonNode j = new ObjectMapper().readTree(streams.out());
         assertEquals("file:" + lengths, j.get("flushLength").asText());
     }
 
     @Test
     void badInputIsAUsageErrorNamingTheProblem() {
         assertEquals(2, BenchCli.run("simulate", "--policy", "binomal", "--flushes", "10"));
-        assertTrue(err.toString().contains("unknown merge policy 'binomal'") && err.toString().contains("binomial"));
+        assertTrue(streams.err().contains("unknown merge policy 'binomal'") && streams.err().contains("binomial"));
         assertEquals(2, BenchCli.run("simulate", "--policy", "binomial", "--param", "q=1", "--flushes", "10"));
-        assertTrue(err.toString().contains("unknown parameter 'q'"));
+        assertTrue(streams.err().contains("unknown parameter 'q'"));
         assertEquals(2, BenchCli.run("simulate", "--policy", "binomial", "--param", "k=0", "--flushes", "10"));
         assertEquals(2, BenchCli.run("simulate", "--policy", "binomial", "--flush-length", "gaussian"));
         assertEquals(2, BenchCli.run("simulate", "--policy", "binomial", "--semantics", "paper"));

@@ -1,14 +1,11 @@
 package dev.strata.lsm.bench.jmh;
 
 import dev.strata.lsm.bench.JmhCommand;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import dev.strata.lsm.bench.StandardStreams;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,24 +24,8 @@ class JmhCommandTest {
             "SSTableLookupBench.get",
             "WalAppendBench.append");
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    private PrintStream originalOut;
-    private PrintStream originalErr;
-
-    @BeforeEach
-    void capture() {
-        originalOut = System.out;
-        originalErr = System.err;
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    }
-
-    @AfterEach
-    void restore() {
-        System.setOut(originalOut);
-        System.setErr(originalErr);
-    }
+    @RegisterExtension
+    final StandardStreams streams = new StandardStreams();
 
     private int jmh(String... args) {
         return new CommandLine(new JmhCommand()).execute(args);
@@ -52,8 +33,8 @@ class JmhCommandTest {
 
     @Test
     void listShowsEveryBenchmark() {
-        assertEquals(0, jmh("-l"), err.toString(StandardCharsets.UTF_8));
-        String listing = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, jmh("-l"), streams.err());
+        String listing = streams.out();
         for (String b : BENCHMARKS) {
             assertTrue(listing.contains("dev.strata.lsm.bench.jmh." + b), b + " missing from:\n" + listing);
         }
@@ -62,8 +43,8 @@ class JmhCommandTest {
     @Test
     void jmhOptionsAndPatternsPassThroughInOrder() {
         int rc = jmh("BloomProbeBench", "-l", "-wi", "1", "-i", "1", "-f", "1");
-        assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
-        String listing = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, rc, streams.err());
+        String listing = streams.out();
         assertTrue(listing.contains("BloomProbeBench.probePresent"), listing);
         assertTrue(listing.contains("BloomProbeBench.probeAbsent"), listing);
         assertFalse(listing.contains("MemtablePutBench"), "the pattern filtered the list:\n" + listing);
@@ -72,7 +53,7 @@ class JmhCommandTest {
     @Test
     void argumentsJmhRejectsAreAUsageError() {
         assertEquals(2, jmh("-wi", "notANumber"));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("JMH rejected the arguments"),
-                err.toString(StandardCharsets.UTF_8));
+        assertTrue(streams.err().contains("JMH rejected the arguments"),
+                streams.err());
     }
 }
