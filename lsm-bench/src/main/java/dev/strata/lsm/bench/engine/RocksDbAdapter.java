@@ -1,0 +1,206 @@
+package dev.strata.lsm.bench.engine;
+
+import dev.strata.lsm.StoreConfig;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.StatsLevel;
+import org.rocksdb.Statistics;
+import org.rocksdb.TickerType;
+import org.rocksdb.WriteOptions;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * RocksDB (rocksdbjni) as a {@link BenchEngine}: leveled compaction with RocksDB's own
+ * defaults, except for what must match Strata's configuration to compare like with like —
+ * memtable size and count, an LRU block cache of Strata's block cache size, the page (block)
+ * size, bloom filters of the same density, the background thread count, and no compression
+ * (Strata does not compress, and compressing would make space amplification incomparable).
+ */
+final class RocksDbAdapter implements BenchEngine {
+    static final String NAME = "rocksdb";
+    private static final int MAX_LEVELS = 7;
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final Statistics statistics;
+    private final LRUCache cache;
+    private final BloomFilter bloom;
+    private final Options options;
+    private final WriteOptions writeOptions;
+    private final RocksDB db;
+    private final String description;
+
+    RocksDbAdapter(Path dir, StoreConfig config) {
+        statistics = new Statistics();
+        // Tickers only: the detailed timers cost a clock read per operation.
+        statistics.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
+        cache = new LRUCache(config.blockCacheBytes());
+        bloom = config.bloomBitsPerKey() > 0 ? new BloomFilter(config.bloomBitsPerKey(), false) : null;
+        BlockBasedTableConfig table = new BlockBasedTableConfig()
+                .setBlockCache(cache)
+                .setBlockSize(config.pageSize());
+        if (bloom != null) {
+            table.setFilterPolicy(bloom);
+        }
+        int writeBuffers = config.maxImmutableMemtables() + 1;
+        options = new Options()
+                .setCreateIfMissing(true)
+                .setWriteBufferSize(config.memtableBytes())
+                .setMaxWriteBufferNumber(writeBuffers)
+                .setMaxBackgroundJobs(config.backgroundThreads())
+                .setCompressionType(CompressionType.NO_COMPRESSION)
+                .setStatistics(statistics)
+                .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+                .setTableFormatConfig(table);
+        writeOptions = new WriteOptions().setSync(false).setDisableWAL(false);
+        try {
+            db = RocksDB.open(options, dir.toString());
+        } catch (RocksDBException e) {
+            close(false);
+            throw new IllegalStateException("cannot open rocksdb in " + dir + ": " + e.getMessage(), e);
+        }
+        description = String.format("rocksdb %s leveled (defaults), write_buffer_size=%d, max_write_buffer_number=%d, "
+                        + "LRU block cache %d bytes, block_size=%d, bloom %d bits/key, max_background_jobs=%d, "
+                        + "no compression", RocksDB.rocksdbVersion(), config.memtableBytes(), writeBuffers,
+                config.blockCacheBytes(), config.pageSize(), config.bloomBitsPerKey(), config.backgroundThreads());
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    @Override
+    public String durability() {
+        return "WAL on, WriteOptions.sync=false: each write is written to the OS, no fsync";
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) {
+        try {
+            db.put(writeOptions, key, value);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("rocksdb put failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        try {
+            return db.get(key);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("rocksdb get failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void delete(byte[] key) {
+        try {
+            db.delete(writeOptions, key);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("rocksdb delete failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public int scan(byte[] from, int count) {
+        int n = 0;
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seek(from); n < count && it.isValid(); it.next()) {
+                if (it.key() == null || it.value() == null) {
+                    throw new IllegalStateException("rocksdb iterator returned a null entry");
+                }
+                n++;
+            }
+            it.status();
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("rocksdb scan failed: " + e.getMessage(), e);
+        }
+        return n;
+    }
+
+    @Override
+    public void settle() {
+        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(flush);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("rocksdb flush failed: " + e.getMessage(), e);
+        }
+        // RocksJava has no WaitForCompact: poll the properties that say whether work remains.
+        BackgroundWork.awaitIdle(NAME, () -> property("rocksdb.compaction-pending") != 0
+                || property("rocksdb.num-running-compactions") != 0
+                || property("rocksdb.num-running-flushes") != 0
+                || property("rocksdb.mem-table-flush-pending") != 0);
+    }
+
+    private long property(String name) {
+        try {
+            return db.getLongProperty(name);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("rocksdb property " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Map<String, Object> ownCounters() {
+        long flushed = statistics.getTickerCount(TickerType.FLUSH_WRITE_BYTES);
+        long compacted = statistics.getTickerCount(TickerType.COMPACT_WRITE_BYTES);
+        Map<String, Object> m = new LinkedHashMap<>();
+        // Same definition as Strata's StoreStats: (flush + merge bytes) / flush bytes.
+        m.put("writeAmplification", flushed == 0 ? 0.0 : (double) (flushed + compacted) / flushed);
+        m.put("stallMillis", statistics.getTickerCount(TickerType.STALL_MICROS) / 1e3);
+        m.put("walBytesWritten", statistics.getTickerCount(TickerType.WAL_FILE_BYTES));
+        m.put("flushBytesWritten", flushed);
+        m.put("compactionBytesWritten", compacted);
+        m.put("compactionBytesRead", statistics.getTickerCount(TickerType.COMPACT_READ_BYTES));
+        m.put("estimateLiveDataBytes", property("rocksdb.estimate-live-data-size"));
+        m.put("liveSstBytes", property("rocksdb.live-sst-files-size"));
+        int[] files = new int[MAX_LEVELS];
+        for (int level = 0; level < MAX_LEVELS; level++) {
+            // A string property, not an integer one: getLongProperty answers NotFound.
+            try {
+                files[level] = Integer.parseInt(db.getProperty("rocksdb.num-files-at-level" + level).trim());
+            } catch (RocksDBException | NumberFormatException e) {
+                throw new IllegalStateException("rocksdb property rocksdb.num-files-at-level" + level + ": " + e, e);
+            }
+        }
+        m.put("filesPerLevel", files);
+        return m;
+    }
+
+    @Override
+    public void close() {
+        close(true);
+    }
+
+    private void close(boolean opened) {
+        if (opened) {
+            db.close();
+        }
+        writeOptions.close();
+        options.close();
+        if (bloom != null) {
+            bloom.close();
+        }
+        cache.close();
+        statistics.close();
+    }
+}

@@ -1,0 +1,84 @@
+package dev.strata.lsm.bench.workload;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Bytes a directory takes on disk: allocated blocks as {@code du -s -B1} reports them (which
+ * counts preallocated and not yet written-back space, as the file system does), and the
+ * apparent size (sum of file lengths). Allocated is -1 where {@code du} is unavailable.
+ *
+ * @param allocatedBytes du's figure, or -1
+ * @param apparentBytes sum of regular file lengths
+ */
+public record DiskUsage(long allocatedBytes, long apparentBytes) {
+
+    /** Measures {@code dir} now. */
+    public static DiskUsage of(Path dir) {
+        return new DiskUsage(allocated(dir), apparent(dir));
+    }
+
+    /** Allocated bytes when known, else the apparent size. */
+    public long bytes() {
+        return allocatedBytes >= 0 ? allocatedBytes : apparentBytes;
+    }
+
+    /** "allocated blocks (du)" or "file lengths", naming what {@link #bytes()} counts. */
+    public String source() {
+        return allocatedBytes >= 0 ? "allocated blocks (du)" : "file lengths";
+    }
+
+    private static long apparent(Path dir) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return sumLengths(dir);
+            } catch (UncheckedIOException e) {
+                // Files.walk raced with the engine deleting a file: measure again, a few times.
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static long sumLengths(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(p -> {
+                try {
+                    return Files.size(p);
+                } catch (IOException e) {
+                    // The engine deleted the file between listing and sizing it: it takes no space.
+                    return 0;
+                }
+            }).sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot measure " + dir, e);
+        }
+    }
+
+    private static long allocated(Path dir) {
+        try {
+            Process du = new ProcessBuilder("du", "-s", "-B1", dir.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String out;
+            try (InputStream in = du.getInputStream()) {
+                out = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+            }
+            if (!du.waitFor(60, TimeUnit.SECONDS) || du.exitValue() != 0 || out.isEmpty()) {
+                du.destroy();
+                return -1;
+            }
+            return Long.parseLong(out.split("\\s+")[0]);
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.strata.lsm.bench.workload;
+
+/** The kinds of request a workload issues; latency is reported per kind. */
+public enum Operation {
+    /** A point read. */
+    GET("get"),
+    /** A write of a record that exists (or is being loaded): fills, overwrites, YCSB updates. */
+    PUT("put"),
+    /** A write of a new record appended to the key space (YCSB load, d and e). */
+    INSERT("insert"),
+    /** A range read of 1..max-scan-length records (YCSB e). */
+    SCAN("scan"),
+    /** A read followed by a write of the same record, timed as one request (YCSB f). */
+    READ_MODIFY_WRITE("rmw");
+
+    private final String label;
+
+    Operation(String label) {
+        this.label = label;
+    }
+
+    /** The name used in tables and JSON. */
+    public String label() {
+        return label;
+    }
+
+    /** True for operations that write user bytes. */
+    public boolean writes() {
+        return this == PUT || this == INSERT || this == READ_MODIFY_WRITE;
+    }
+}

@@ -1,0 +1,45 @@
+package dev.strata.lsm.bench.workload;
+
+import org.HdrHistogram.Histogram;
+
+import java.util.Map;
+
+/**
+ * What one workload measured on one engine in one round.
+ *
+ * @param engine engine name
+ * @param workload workload name
+ * @param position the workload's place in the list (0 first)
+ * @param distribution key distribution label; null for fills
+ * @param ops requests counted in the throughput (readwhilewriting: the reads)
+ * @param seconds from the first request to the last one finishing
+ * @param backgroundOps readwhilewriting's writes, not counted in {@code ops}
+ * @param latency all counted requests, nanoseconds
+ * @param latencyByOperation every request including background writes, nanoseconds, by operation
+ * @param misses reads (gets and read-modify-writes) that found no value
+ * @param userBytesWritten key and value bytes the workload wrote
+ * @param processBytesWritten bytes the process wrote from the start of the workload until the
+ *     engine settled after it (-1 if unknown)
+ * @param writeSource the /proc/self/io counter behind processBytesWritten
+ * @param writeAmplification processBytesWritten / userBytesWritten; null when nothing was written
+ * @param cumulativeWriteAmplification the same since the engine was opened; null before any write
+ * @param settleSeconds the wait for flush and merges after a writing workload (not in {@code seconds})
+ * @param disk the data directory after the workload (and settling)
+ * @param liveBytes key and value bytes of the records present
+ * @param spaceAmplification disk bytes (allocated) / live bytes; null when empty
+ * @param spaceAmplificationApparent file lengths / live bytes; null when empty
+ * @param engineCounters the engine's own counters after the workload
+ */
+public record WorkloadResult(String engine, String workload, int position, String distribution, long ops,
+                             double seconds, long backgroundOps, Histogram latency,
+                             Map<Operation, Histogram> latencyByOperation, long misses, long userBytesWritten,
+                             long processBytesWritten, String writeSource, Double writeAmplification,
+                             Double cumulativeWriteAmplification, double settleSeconds, DiskUsage disk,
+                             long liveBytes, Double spaceAmplification, Double spaceAmplificationApparent,
+                             Map<String, Object> engineCounters) {
+
+    /** Requests per second. */
+    public double opsPerSec() {
+        return seconds <= 0 ? 0 : ops / seconds;
+    }
+}

@@ -1,0 +1,73 @@
+package dev.strata.lsm.bench.workload;
+
+import java.util.List;
+
+/**
+ * Everything that shapes the operation stream of a run, validated: the same settings give
+ * every engine the same keys, values and request sequence.
+ *
+ * @param workloads run in this order on one store
+ * @param records records the fills write and the key space of the requests
+ * @param ops requests per request workload
+ * @param keySize bytes per key
+ * @param valueSize bytes per value
+ * @param threads worker threads (readers, for readwhilewriting)
+ * @param seed seeds keys' order, values and request choices
+ * @param distribution overrides each workload's default key distribution; null keeps them
+ * @param zipfTheta skew of zipfian and latest
+ * @param rate total requests per second for an open-loop run; null for closed loop
+ * @param maxScanLength scans read 1..maxScanLength records
+ */
+public record WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
+                               int threads, long seed, KeyDistribution distribution, double zipfTheta, Double rate,
+                               int maxScanLength) {
+    /** YCSB's default maximum scan length. */
+    public static final int DEFAULT_MAX_SCAN_LENGTH = 100;
+
+    /** @throws IllegalArgumentException naming the first bad value */
+    public WorkloadSettings {
+        workloads = List.copyOf(workloads);
+        if (workloads.isEmpty()) {
+            throw new IllegalArgumentException("give at least one workload");
+        }
+        if (records < 1) {
+            throw new IllegalArgumentException("--records must be at least 1, got " + records);
+        }
+        if (ops < 1) {
+            throw new IllegalArgumentException("--ops must be at least 1, got " + ops);
+        }
+        if (keySize < RecordFormat.MIN_KEY_SIZE || keySize > 1024) {
+            throw new IllegalArgumentException("--key-size must be from " + RecordFormat.MIN_KEY_SIZE
+                    + " to 1024, got " + keySize);
+        }
+        if (valueSize < 0 || valueSize > (16 << 20)) {
+            throw new IllegalArgumentException("--value-size must be from 0 to 16 MiB, got " + valueSize);
+        }
+        if (threads < 1 || threads > 1024) {
+            throw new IllegalArgumentException("--threads must be from 1 to 1024, got " + threads);
+        }
+        if (!(zipfTheta > 0 && zipfTheta < 1)) {
+            throw new IllegalArgumentException("--zipf-theta must be in (0, 1), got " + zipfTheta);
+        }
+        if (rate != null && !(rate > 0 && rate <= 1e9)) {
+            throw new IllegalArgumentException("--rate must be a positive number of operations per second, got "
+                    + rate);
+        }
+        if (maxScanLength < 1) {
+            throw new IllegalArgumentException("the maximum scan length must be at least 1, got " + maxScanLength);
+        }
+    }
+
+    /** The distribution {@code workload} uses: the override, else its default (null for fills). */
+    public KeyDistribution distributionOf(WorkloadType workload) {
+        if (workload.shape() == WorkloadType.Shape.FILL) {
+            return null;
+        }
+        return distribution != null ? distribution : workload.defaultDistribution();
+    }
+
+    /** True for an open-loop run. */
+    public boolean openLoop() {
+        return rate != null;
+    }
+}

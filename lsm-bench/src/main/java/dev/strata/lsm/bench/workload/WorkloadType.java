@@ -1,0 +1,139 @@
+package dev.strata.lsm.bench.workload;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The workloads, by their pinned names: db_bench's {@code fillrandom}, {@code fillseq},
+ * {@code readrandom}, {@code overwrite} and {@code readwhilewriting}, and YCSB's
+ * {@code load} and core workloads {@code a}–{@code f} (Cooper et al., SoCC 2010).
+ */
+public enum WorkloadType {
+    /** Every record once, in random key order. */
+    FILLRANDOM("fillrandom", Shape.FILL, Operation.PUT, true, null, Mix.NONE),
+    /** Every record once, in key order. */
+    FILLSEQ("fillseq", Shape.FILL, Operation.PUT, false, null, Mix.NONE),
+    /** Point reads of existing records. */
+    READRANDOM("readrandom", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(100, 0, 0, 0, 0)),
+    /** New values for existing records. */
+    OVERWRITE("overwrite", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(0, 100, 0, 0, 0)),
+    /** Reader threads doing point reads while one more thread overwrites; throughput counts the reads. */
+    READWHILEWRITING("readwhilewriting", Shape.READ_WHILE_WRITING, null, false, KeyDistribution.UNIFORM,
+            new Mix(100, 0, 0, 0, 0)),
+    /** YCSB load: every record once, in hashed (random) key order as YCSB's default insertorder=hashed. */
+    LOAD("load", Shape.FILL, Operation.INSERT, true, null, Mix.NONE),
+    /** YCSB A, update heavy: 50% reads, 50% updates. */
+    A("a", Shape.REQUESTS, null, false, KeyDistribution.ZIPFIAN, new Mix(50, 50, 0, 0, 0)),
+    /** YCSB B, read mostly: 95% reads, 5% updates. */
+    B("b", Shape.REQUESTS, null, false, KeyDistribution.ZIPFIAN, new Mix(95, 5, 0, 0, 0)),
+    /** YCSB C, read only. */
+    C("c", Shape.REQUESTS, null, false, KeyDistribution.ZIPFIAN, new Mix(100, 0, 0, 0, 0)),
+    /** YCSB D, read latest: 95% reads favouring recent inserts, 5% inserts. */
+    D("d", Shape.REQUESTS, null, false, KeyDistribution.LATEST, new Mix(95, 0, 5, 0, 0)),
+    /** YCSB E, short ranges: 95% scans of 1..100 records, 5% inserts. */
+    E("e", Shape.REQUESTS, null, false, KeyDistribution.ZIPFIAN, new Mix(0, 0, 5, 95, 0)),
+    /** YCSB F, read-modify-write: 50% reads, 50% read-modify-writes. */
+    F("f", Shape.REQUESTS, null, false, KeyDistribution.ZIPFIAN, new Mix(50, 0, 0, 0, 50));
+
+    /** How the driver runs a workload. */
+    public enum Shape {
+        /** Writes each of the records once, split among the threads. */
+        FILL,
+        /** Issues --ops requests drawn from the mix, split among the threads. */
+        REQUESTS,
+        /** REQUESTS on the reader threads, plus one unpaced writer thread. */
+        READ_WHILE_WRITING
+    }
+
+    /** Percentages of reads, updates, inserts, scans and read-modify-writes; they sum to 100. */
+    public record Mix(int read, int update, int insert, int scan, int readModifyWrite) {
+        static final Mix NONE = new Mix(0, 0, 0, 0, 0);
+
+        /** The operation for a uniform draw {@code percent} in [0, 100). */
+        public Operation pick(int percent) {
+            int p = percent;
+            if ((p -= read) < 0) {
+                return Operation.GET;
+            }
+            if ((p -= update) < 0) {
+                return Operation.PUT;
+            }
+            if ((p -= insert) < 0) {
+                return Operation.INSERT;
+            }
+            if ((p -= scan) < 0) {
+                return Operation.SCAN;
+            }
+            return Operation.READ_MODIFY_WRITE;
+        }
+    }
+
+    private final String label;
+    private final Shape shape;
+    private final Operation fillOperation;
+    private final boolean randomOrder;
+    private final KeyDistribution defaultDistribution;
+    private final Mix mix;
+
+    WorkloadType(String label, Shape shape, Operation fillOperation, boolean randomOrder,
+                 KeyDistribution defaultDistribution, Mix mix) {
+        this.label = label;
+        this.shape = shape;
+        this.fillOperation = fillOperation;
+        this.randomOrder = randomOrder;
+        this.defaultDistribution = defaultDistribution;
+        this.mix = mix;
+    }
+
+    /** The pinned name. */
+    public String label() {
+        return label;
+    }
+
+    public Shape shape() {
+        return shape;
+    }
+
+    /** The operation a fill records (PUT or INSERT); null for the others. */
+    public Operation fillOperation() {
+        return fillOperation;
+    }
+
+    /** True when a fill writes in random key order. */
+    public boolean randomOrder() {
+        return randomOrder;
+    }
+
+    /** The key distribution YCSB or db_bench use for this workload; null for fills. */
+    public KeyDistribution defaultDistribution() {
+        return defaultDistribution;
+    }
+
+    public Mix mix() {
+        return mix;
+    }
+
+    /** True when the workload writes: fills, and mixes with updates, inserts or read-modify-writes. */
+    public boolean writes() {
+        return shape != Shape.REQUESTS || mix.update() + mix.insert() + mix.readModifyWrite() > 0;
+    }
+
+    /** The pinned names of all workloads. */
+    public static List<String> labels() {
+        return Arrays.stream(values()).map(WorkloadType::label).toList();
+    }
+
+    /**
+     * The workload called {@code name}.
+     *
+     * @throws IllegalArgumentException naming the allowed names
+     */
+    public static WorkloadType parse(String name) {
+        for (WorkloadType w : values()) {
+            if (w.label.equals(name)) {
+                return w;
+            }
+        }
+        throw new IllegalArgumentException("unknown workload '" + name + "': choose from " + labels());
+    }
+}
