@@ -1,0 +1,309 @@
+package dev.strata.lsm.memtable;
+
+import dev.strata.lsm.sstable.EntryType;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * A skip list of internal entries (user key ascending, then sequence number descending)
+ * laid out in two arenas instead of one object per entry: nodes live in {@code long[]}
+ * chunks, key and value bytes in {@code byte[]} chunks. One thread inserts at a time; any
+ * number of threads read concurrently.
+ *
+ * <p>Why: a node keeps the first sixteen key bytes inline beside its forward pointers, so a
+ * search step costs one cache miss instead of the three (index, node, key object) of a
+ * {@link java.util.concurrent.ConcurrentSkipListMap}, and a full memtable is a few hundred
+ * large arrays that the garbage collector never copies, not millions of small objects.
+ *
+ * <p>Node layout, in longs from the node's address: key bytes 0–7 and 8–15 as big-endian
+ * unsigned numbers (zero padded), {@code seqno << 8 | type code}, {@code keyLength << 32 |
+ * valueLength} (value length -1 for a tombstone), the address of the key bytes (the value
+ * bytes follow them), then one forward pointer per level. An address is {@code chunk << 32 |
+ * offset}; 0 is the head node and means "none" in a forward pointer.
+ *
+ * <p>Concurrency: the inserting thread fills a node completely, then links it level by level
+ * from the bottom with release stores; readers follow pointers with acquire loads, so a node
+ * they reach is fully written. Chunk tables are replaced (copy, then volatile write) before
+ * any node or byte in a new chunk is linked. Insertions are not atomic across levels, which
+ * only means a reader may find a new node on level 0 before the upper levels know it.
+ * Callers serialize insertions (the memtable is filled by one write-group leader at a time).
+ */
+final class ArenaSkipList {
+    static final int MAX_HEIGHT = 16;
+    private static final int BRANCHING = 4;
+
+    private static final int PREFIX0 = 0;
+    private static final int PREFIX1 = 1;
+    private static final int SEQ_TYPE = 2;
+    private static final int LENGTHS = 3;
+    private static final int DATA = 4;
+    private static final int NEXT = 5;
+    /** Bytes a node takes on top of its forward pointers. */
+    static final int NODE_FIXED_BYTES = NEXT * Long.BYTES;
+
+    private static final int FIRST_NODE_CHUNK = 1 << 10;
+    private static final int MAX_NODE_CHUNK = 1 << 16;
+    private static final int FIRST_DATA_CHUNK = 1 << 12;
+    private static final int MAX_DATA_CHUNK = 1 << 20;
+
+    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private volatile long[][] nodeChunks = new long[4][];
+    private volatile byte[][] dataChunks = new byte[4][];
+    private volatile int height = 1;
+    private volatile int size;
+
+    // Writer state, confined to the inserting thread (hand-offs between leaders are ordered by the store's mutex).
+    private int nodeChunk = -1;
+    private int nodeUsed;
+    private int dataChunk = -1;
+    private int dataUsed;
+    private long usedBytes;
+    private long random = 0x9E3779B97F4A7C15L;
+    private final long[] preds = new long[MAX_HEIGHT];
+
+    ArenaSkipList() {
+        long head = allocateNode(MAX_HEIGHT);
+        assert head == 0;
+    }
+
+    /** Entries inserted so far. */
+    int size() {
+        return size;
+    }
+
+    /** Arena bytes the entries occupy: nodes, keys and values. */
+    long usedBytes() {
+        return usedBytes;
+    }
+
+    /**
+     * Inserts an entry; {@code value} is ignored for {@link EntryType#DELETE}. Key and value
+     * are copied. One thread at a time.
+     */
+    void insert(byte[] key, long seqno, EntryType type, byte[] value) {
+        boolean tombstone = type == EntryType.DELETE;
+        int valueLength = tombstone ? 0 : value.length;
+        int h = randomHeight();
+        long node = allocateNode(h);
+        long data = allocateData(key.length + valueLength);
+        byte[] bytes = dataChunks[chunkOf(data)];
+        int at = offsetOf(data);
+        System.arraycopy(key, 0, bytes, at, key.length);
+        if (!tombstone) {
+            System.arraycopy(value, 0, bytes, at + key.length, valueLength);
+        }
+        long prefix0 = prefix(key, 0);
+        long prefix1 = prefix(key, 8);
+        long[] n = nodeChunks[chunkOf(node)];
+        int o = offsetOf(node);
+        n[o + PREFIX0] = prefix0;
+        n[o + PREFIX1] = prefix1;
+        n[o + SEQ_TYPE] = seqno << 8 | type.code();
+        n[o + LENGTHS] = (long) key.length << 32 | ((tombstone ? -1 : valueLength) & 0xffffffffL);
+        n[o + DATA] = data;
+
+        int top = Math.max(height, h);
+        long x = 0;
+        for (int level = top - 1; level >= 0; level--) {
+            long next = next(x, level);
+            while (next != 0 && compare(next, prefix0, prefix1, key, seqno) < 0) {
+                x = next;
+                next = next(x, level);
+            }
+            preds[level] = x;
+        }
+        for (int level = 0; level < h; level++) {
+            n[o + NEXT + level] = next(preds[level], level);
+            long[] p = nodeChunks[chunkOf(preds[level])];
+            LONGS.setRelease(p, offsetOf(preds[level]) + NEXT + level, node);
+        }
+        if (h > height) {
+            height = h;
+        }
+        usedBytes += NODE_FIXED_BYTES + (long) h * Long.BYTES + key.length + valueLength;
+        size = size + 1;
+    }
+
+    /** The first node at or after {@code (key, seqno)} in internal-key order, or 0 if none. */
+    long seek(byte[] key, long seqno) {
+        long prefix0 = prefix(key, 0);
+        long prefix1 = prefix(key, 8);
+        long x = 0;
+        long next = 0;
+        for (int level = height - 1; level >= 0; level--) {
+            next = next(x, level);
+            while (next != 0 && compare(next, prefix0, prefix1, key, seqno) < 0) {
+                x = next;
+                next = next(x, level);
+            }
+        }
+        return next;
+    }
+
+    /** The first node, or 0 when empty. */
+    long first() {
+        return next(0, 0);
+    }
+
+    /** The node after {@code node}, or 0 at the end. */
+    long next(long node) {
+        return next(node, 0);
+    }
+
+    long seqno(long node) {
+        return nodeChunks[chunkOf(node)][offsetOf(node) + SEQ_TYPE] >>> 8;
+    }
+
+    EntryType type(long node) {
+        return EntryType.fromCode((int) (nodeChunks[chunkOf(node)][offsetOf(node) + SEQ_TYPE] & 0xff));
+    }
+
+    /** A copy of the node's user key. */
+    byte[] key(long node) {
+        long[] n = nodeChunks[chunkOf(node)];
+        int o = offsetOf(node);
+        int keyLength = (int) (n[o + LENGTHS] >>> 32);
+        long data = n[o + DATA];
+        int at = offsetOf(data);
+        return Arrays.copyOfRange(dataChunks[chunkOf(data)], at, at + keyLength);
+    }
+
+    /** A copy of the node's value, or null for a tombstone. */
+    byte[] value(long node) {
+        long[] n = nodeChunks[chunkOf(node)];
+        int o = offsetOf(node);
+        long lengths = n[o + LENGTHS];
+        int valueLength = (int) lengths;
+        if (valueLength < 0) {
+            return null;
+        }
+        int keyLength = (int) (lengths >>> 32);
+        long data = n[o + DATA];
+        int at = offsetOf(data) + keyLength;
+        return Arrays.copyOfRange(dataChunks[chunkOf(data)], at, at + valueLength);
+    }
+
+    /** Whether the node's user key equals {@code key}. */
+    boolean keyEquals(long node, byte[] key) {
+        long[] n = nodeChunks[chunkOf(node)];
+        int o = offsetOf(node);
+        int keyLength = (int) (n[o + LENGTHS] >>> 32);
+        if (keyLength != key.length || n[o + PREFIX0] != prefix(key, 0) || n[o + PREFIX1] != prefix(key, 8)) {
+            return false;
+        }
+        if (keyLength <= 16) {
+            return true;
+        }
+        long data = n[o + DATA];
+        int at = offsetOf(data);
+        return Arrays.equals(dataChunks[chunkOf(data)], at + 16, at + keyLength, key, 16, keyLength);
+    }
+
+    /**
+     * Compares the node's internal key with {@code (key, seqno)}, whose first sixteen bytes
+     * are {@code prefix0, prefix1}: negative when the node sorts first.
+     */
+    private int compare(long node, long prefix0, long prefix1, byte[] key, long seqno) {
+        long[] n = nodeChunks[chunkOf(node)];
+        int o = offsetOf(node);
+        int c = Long.compareUnsigned(n[o + PREFIX0], prefix0);
+        if (c != 0) {
+            return c;
+        }
+        c = Long.compareUnsigned(n[o + PREFIX1], prefix1);
+        if (c != 0) {
+            return c;
+        }
+        int keyLength = (int) (n[o + LENGTHS] >>> 32);
+        if (keyLength > 16 && key.length > 16) {
+            long data = n[o + DATA];
+            int at = offsetOf(data);
+            c = Arrays.compareUnsigned(dataChunks[chunkOf(data)], at + 16, at + keyLength, key, 16, key.length);
+        } else {
+            // Equal zero-padded first sixteen bytes and one key no longer: the shorter is a prefix of the other.
+            c = Integer.compare(keyLength, key.length);
+        }
+        if (c != 0) {
+            return c;
+        }
+        // Newer (larger) sequence numbers sort first.
+        return Long.compare(seqno, n[o + SEQ_TYPE] >>> 8);
+    }
+
+    private long next(long node, int level) {
+        long[] n = nodeChunks[chunkOf(node)];
+        return (long) LONGS.getAcquire(n, offsetOf(node) + NEXT + level);
+    }
+
+    /** Bytes {@code from, from + 8} of {@code key} as a big-endian unsigned number, zero padded. */
+    static long prefix(byte[] key, int from) {
+        long p = 0;
+        int end = Math.min(from + 8, key.length);
+        for (int i = from; i < end; i++) {
+            p |= (key[i] & 0xffL) << (56 - 8 * (i - from));
+        }
+        return p;
+    }
+
+    private int randomHeight() {
+        int h = 1;
+        while (h < MAX_HEIGHT && (nextRandom() & (BRANCHING - 1)) == 0) {
+            h++;
+        }
+        return h;
+    }
+
+    private int nextRandom() {
+        // xorshift64*
+        random ^= random >>> 12;
+        random ^= random << 25;
+        random ^= random >>> 27;
+        return (int) ((random * 0x2545F4914F6CDD1DL) >>> 32);
+    }
+
+    private long allocateNode(int h) {
+        int longs = NEXT + h;
+        long[][] chunks = nodeChunks;
+        if (nodeChunk < 0 || nodeUsed + longs > chunks[nodeChunk].length) {
+            int capacity = nodeChunk < 0 ? FIRST_NODE_CHUNK : Math.min(MAX_NODE_CHUNK, chunks[nodeChunk].length * 2);
+            nodeChunk++;
+            if (nodeChunk == chunks.length) {
+                chunks = Arrays.copyOf(chunks, chunks.length * 2);
+            }
+            chunks[nodeChunk] = new long[capacity];
+            nodeChunks = chunks;
+            nodeUsed = 0;
+        }
+        long address = (long) nodeChunk << 32 | nodeUsed;
+        nodeUsed += longs;
+        return address;
+    }
+
+    private long allocateData(int length) {
+        byte[][] chunks = dataChunks;
+        if (dataChunk < 0 || dataUsed + length > chunks[dataChunk].length) {
+            int capacity = dataChunk < 0 ? FIRST_DATA_CHUNK : Math.min(MAX_DATA_CHUNK, chunks[dataChunk].length * 2);
+            dataChunk++;
+            if (dataChunk == chunks.length) {
+                chunks = Arrays.copyOf(chunks, chunks.length * 2);
+            }
+            chunks[dataChunk] = new byte[Math.max(capacity, length)];
+            dataChunks = chunks;
+            dataUsed = 0;
+        }
+        long address = (long) dataChunk << 32 | dataUsed;
+        dataUsed += length;
+        return address;
+    }
+
+    private static int chunkOf(long address) {
+        return (int) (address >>> 32);
+    }
+
+    private static int offsetOf(long address) {
+        return (int) address;
+    }
+}

@@ -1,0 +1,189 @@
+package dev.strata.lsm.memtable;
+
+import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.InternalEntry;
+import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.InternalKeys;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MemtableTest {
+
+    /** Internal key of the model: user key, then sequence number descending. */
+    private record IKey(byte[] key, long seqno) implements Comparable<IKey> {
+        @Override
+        public int compareTo(IKey o) {
+            return InternalKeys.compare(key, seqno, o.key, o.seqno);
+        }
+    }
+
+    private record Val(EntryType type, byte[] value) {
+    }
+
+    /**
+     * Keys that stress the inline sixteen-byte prefix: lengths 0 to 40, few distinct bytes (so
+     * long common prefixes and prefix-of relations are frequent) and zero bytes that look
+     * like padding.
+     */
+    private static byte[] randomKey(Random r) {
+        int len = r.nextInt(10) == 0 ? r.nextInt(3) : r.nextInt(41);
+        byte[] k = new byte[len];
+        for (int i = 0; i < len; i++) {
+            k[i] = (byte) (i < 14 && r.nextInt(4) != 0 ? 'a' : r.nextInt(3) == 0 ? 0 : r.nextInt(3) == 0 ? 0xff : 'b');
+        }
+        return k;
+    }
+
+    @Test
+    void iteratesSeeksAndGetsLikeASortedMap() throws Exception {
+        Random r = new Random(42);
+        Memtable m = new Memtable(7);
+        TreeMap<IKey, Val> model = new TreeMap<>();
+        List<byte[]> keys = new ArrayList<>();
+        for (long seq = 1; seq <= 20_000; seq++) {
+            byte[] key = keys.isEmpty() || r.nextInt(3) > 0 ? randomKey(r) : keys.get(r.nextInt(keys.size()));
+            keys.add(key);
+            boolean delete = r.nextInt(5) == 0;
+            byte[] value = new byte[r.nextInt(200)];
+            r.nextBytes(value);
+            m.add(key, seq, delete ? EntryType.DELETE : EntryType.PUT, delete ? null : value);
+            model.put(new IKey(key.clone(), seq), new Val(delete ? EntryType.DELETE : EntryType.PUT, delete ? null : value.clone()));
+            Arrays.fill(value, (byte) 1); // the memtable copied it
+        }
+        assertEquals(model.size(), m.entryCount());
+        assertEquals(20_000, m.maxSeqno());
+        assertEquals(7, m.walSegment());
+
+        InternalIterator it = m.iterator();
+        it.seekToFirst();
+        for (Map.Entry<IKey, Val> e : model.entrySet()) {
+            assertTrue(it.valid());
+            assertArrayEquals(e.getKey().key(), it.key());
+            assertEquals(e.getKey().seqno(), it.seqno());
+            assertEquals(e.getValue().type(), it.type());
+            assertArrayEquals(e.getValue().value(), it.value());
+            it.next();
+        }
+        assertFalse(it.valid());
+
+        for (int i = 0; i < 5_000; i++) {
+            byte[] probe = r.nextBoolean() ? keys.get(r.nextInt(keys.size())) : randomKey(r);
+            long snapshot = 1 + r.nextInt(20_000);
+            Map.Entry<IKey, Val> want = model.ceilingEntry(new IKey(probe, snapshot));
+            InternalEntry got = m.get(probe, snapshot);
+            if (want == null || !Arrays.equals(want.getKey().key(), probe)) {
+                assertNull(got, "no visible version of " + Arrays.toString(probe));
+            } else {
+                assertEquals(want.getKey().seqno(), got.seqno());
+                assertEquals(want.getValue().type(), got.type());
+                assertArrayEquals(want.getValue().value(), got.value());
+            }
+            it.seek(probe);
+            Map.Entry<IKey, Val> first = model.ceilingEntry(new IKey(probe, InternalKeys.MAX_SEQNO));
+            if (first == null) {
+                assertFalse(it.valid());
+            } else {
+                assertArrayEquals(first.getKey().key(), it.key());
+                assertEquals(first.getKey().seqno(), it.seqno());
+            }
+        }
+    }
+
+    @Test
+    void accountsForWhatTheEntriesOccupy() {
+        Memtable m = new Memtable(1);
+        assertTrue(m.isEmpty());
+        assertEquals(0, m.approximateBytes());
+        m.add(new byte[16], 1, EntryType.PUT, new byte[100]);
+        long one = m.approximateBytes();
+        assertTrue(one >= 116 + ArenaSkipList.NODE_FIXED_BYTES + 8, "key, value, node and a pointer: " + one);
+        m.add(new byte[16], 2, EntryType.DELETE, null);
+        assertTrue(m.approximateBytes() - one >= 16 + ArenaSkipList.NODE_FIXED_BYTES + 8);
+        assertFalse(m.isEmpty());
+    }
+
+    @Test
+    void takesValuesLargerThanAnArenaChunk() {
+        Memtable m = new Memtable(1);
+        byte[] big = new byte[3 << 20];
+        new Random(1).nextBytes(big);
+        m.add("small".getBytes(), 1, EntryType.PUT, "v".getBytes());
+        m.add("big".getBytes(), 2, EntryType.PUT, big);
+        m.add("tiny".getBytes(), 3, EntryType.PUT, new byte[0]);
+        assertArrayEquals(big, m.get("big".getBytes(), 10).value());
+        assertArrayEquals("v".getBytes(), m.get("small".getBytes(), 10).value());
+        assertArrayEquals(new byte[0], m.get("tiny".getBytes(), 10).value());
+        assertNull(m.get("big".getBytes(), 1), "not visible before its sequence number");
+    }
+
+    @Test
+    void readersSeeSortedCompleteEntriesWhileOneThreadAdds() throws Exception {
+        Memtable m = new Memtable(1);
+        int n = 200_000;
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> readers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            Thread reader = new Thread(() -> {
+                try {
+                    Random r = new Random();
+                    while (!done.get()) {
+                        InternalIterator it = m.iterator();
+                        byte[] from = new byte[8];
+                        r.nextBytes(from);
+                        it.seek(from);
+                        byte[] prev = null;
+                        for (int i = 0; i < 1000 && it.valid(); i++, it.next()) {
+                            byte[] key = it.key();
+                            if (prev != null && Arrays.compareUnsigned(prev, key) >= 0) {
+                                throw new AssertionError("out of order");
+                            }
+                            // Each value repeats its key's first byte: a torn entry would show.
+                            byte[] value = it.value();
+                            for (byte b : value) {
+                                if (b != key[0]) {
+                                    throw new AssertionError("value does not belong to its key");
+                                }
+                            }
+                            prev = key;
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            reader.start();
+            readers.add(reader);
+        }
+        Random r = new Random(3);
+        for (int i = 1; i <= n; i++) {
+            byte[] key = new byte[12];
+            r.nextBytes(key);
+            byte[] value = new byte[1 + r.nextInt(64)];
+            Arrays.fill(value, key[0]);
+            m.add(key, i, EntryType.PUT, value);
+        }
+        done.set(true);
+        for (Thread reader : readers) {
+            reader.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertEquals(n, m.entryCount());
+    }
+}
