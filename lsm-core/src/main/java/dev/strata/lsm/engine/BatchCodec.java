@@ -18,14 +18,25 @@ final class BatchCodec {
     private BatchCodec() {
     }
 
-    static byte[] encode(List<WriteBatch> batches, long firstSeq, int count) {
-        int size = 12;
+    /** An upper bound of the encoded size of {@code batches}. */
+    static int maxEncodedSize(List<WriteBatch> batches) {
+        long size = 12;
         for (WriteBatch b : batches) {
             for (WriteBatch.Op op : b.ops()) {
                 size += 1 + 5 + op.key().length + (op.delete() ? 0 : 5 + op.value().length);
             }
         }
-        byte[] out = new byte[size];
+        if (size > Integer.MAX_VALUE - 16) {
+            throw new IllegalArgumentException("write group of " + size + " bytes is too large to encode");
+        }
+        return (int) size;
+    }
+
+    /**
+     * Encodes {@code batches} into {@code out}, which holds at least
+     * {@link #maxEncodedSize} bytes, and returns the encoded length.
+     */
+    static int encode(List<WriteBatch> batches, long firstSeq, int count, byte[] out) {
         int p = 0;
         p = putLong(out, p, firstSeq);
         p = putInt(out, p, count);
@@ -42,7 +53,7 @@ final class BatchCodec {
                 }
             }
         }
-        return java.util.Arrays.copyOf(out, p);
+        return p;
     }
 
     /**

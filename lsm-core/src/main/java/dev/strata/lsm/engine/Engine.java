@@ -89,6 +89,8 @@ public final class Engine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
     private static final String LOCK_FILE = "LOCK";
     private static final long MAX_GROUP_BYTES = 1 << 20;
+    private static final int INITIAL_WAL_SCRATCH = 4096;
+    private static final int RETAINED_WAL_SCRATCH = 1 << 20;
     private static final long MAX_RETRY_DELAY_MS = 1000;
 
     private final Path dir;
@@ -108,6 +110,8 @@ public final class Engine implements AutoCloseable {
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition background = mutex.newCondition();
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    /** See {@link #walScratch}; guarded by leadership of the write group. */
+    private byte[] walScratch = new byte[INITIAL_WAL_SCRATCH];
 
     /** The active memtable and the immutable ones, newest first. Replaced, never mutated. */
     private record Memtables(Memtable active, List<Memtable> immutable) {
@@ -336,11 +340,15 @@ public final class Engine implements AutoCloseable {
                 lastSequence += count;
                 Memtable mem = memtables.active();
                 WalWriter log = wal;
-                List<WriteBatch> batches = group.stream().map(x -> x.batch).toList();
+                List<WriteBatch> batches = new ArrayList<>(group.size());
+                for (Writer x : group) {
+                    batches.add(x.batch);
+                }
                 mutex.unlock();
                 try {
                     if (log != null) {
-                        log.append(BatchCodec.encode(batches, first, count));
+                        byte[] scratch = walScratch(BatchCodec.maxEncodedSize(batches));
+                        log.append(scratch, 0, BatchCodec.encode(batches, first, count, scratch));
                     }
                     long seq = first;
                     for (WriteBatch b : batches) {
@@ -382,6 +390,19 @@ public final class Engine implements AutoCloseable {
         } finally {
             mutex.unlock();
         }
+    }
+
+    /**
+     * The leader's buffer for encoding a write group, at least {@code size} bytes. Only the
+     * write-group leader uses it, and leaders follow one another under the mutex.
+     */
+    private byte[] walScratch(int size) {
+        byte[] b = walScratch;
+        if (b.length < size || (b.length > RETAINED_WAL_SCRATCH && size <= RETAINED_WAL_SCRATCH)) {
+            b = new byte[Math.max(size, INITIAL_WAL_SCRATCH)];
+            walScratch = b;
+        }
+        return b;
     }
 
     private void validate(WriteBatch batch) {
