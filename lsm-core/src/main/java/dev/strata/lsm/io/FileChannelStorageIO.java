@@ -108,6 +108,8 @@ public final class FileChannelStorageIO implements StorageIO {
         private final IoPurpose purpose;
         private final FileChannel channel;
         private volatile long end;
+        /** Where appends go once {@link #mapAppends()} was called; null before. */
+        private MappedTail mappedTail;
 
         ChannelPageFile(Path path, IoPurpose purpose, FileChannel channel) throws IOException {
             this.path = path;
@@ -153,17 +155,37 @@ public final class FileChannelStorageIO implements StorageIO {
         @Override
         public long append(ByteBuffer src) throws IOException {
             long start = end;
-            write(src, start);
+            if (mappedTail == null) {
+                write(src, start);
+            } else {
+                int length = src.remaining();
+                mappedTail.write(src, start);
+                end = start + length;
+            }
             return start;
         }
 
         @Override
+        public boolean mapAppends() {
+            if (mappedTail == null) {
+                mappedTail = new MappedTail(path, channel);
+            }
+            return true;
+        }
+
+        @Override
         public void force(boolean metadata) throws IOException {
+            if (mappedTail != null) {
+                mappedTail.force();
+            }
             channel.force(metadata);
         }
 
         @Override
         public void truncate(long size) throws IOException {
+            if (mappedTail != null) {
+                mappedTail.release();
+            }
             channel.truncate(size);
             end = size;
         }
@@ -175,7 +197,15 @@ public final class FileChannelStorageIO implements StorageIO {
 
         @Override
         public void close() throws IOException {
-            channel.close();
+            try (channel) {
+                if (mappedTail != null) {
+                    mappedTail.release();
+                    // The mapping extended the file past what was appended: cut the zeros off.
+                    if (channel.size() > end) {
+                        channel.truncate(end);
+                    }
+                }
+            }
         }
     }
 }

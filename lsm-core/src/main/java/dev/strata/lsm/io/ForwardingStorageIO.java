@@ -136,6 +136,11 @@ public class ForwardingStorageIO implements StorageIO {
         }
 
         @Override
+        public boolean mapAppends() throws IOException {
+            return delegate.mapAppends();
+        }
+
+        @Override
         public void punchHole(long offset, long length) throws IOException {
             delegate.punchHole(offset, length);
         }

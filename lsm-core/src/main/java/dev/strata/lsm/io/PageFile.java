@@ -55,6 +55,20 @@ public interface PageFile extends Closeable {
     long size() throws IOException;
 
     /**
+     * Switches {@link #append} to copying into a shared memory mapping of the file's tail
+     * instead of making a system call per append, and returns whether it did. A mapped
+     * append is in the kernel's page cache when it returns, so it survives a kill of the
+     * process (not a crash of the machine, until {@link #force}). While appends are mapped the
+     * file may be longer on disk than {@link #size()}, the tail past it reading as zeros (a
+     * reader of a crashed file must treat a zero-filled tail as its end);
+     * {@link #close()} cuts it back to {@link #size()}. Running out of disk space may surface
+     * as a failed append. The default does not map and returns false.
+     */
+    default boolean mapAppends() throws IOException {
+        return false;
+    }
+
+    /**
      * Reserves disk blocks for {@code [offset, offset + length)} without changing what a
      * read returns, so that later writes cannot fail for lack of space.
      *

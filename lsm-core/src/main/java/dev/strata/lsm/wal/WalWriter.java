@@ -134,6 +134,17 @@ public final class WalWriter implements Closeable {
                 throw failed;
             }
         }
+        if (mode != WalSyncMode.SYNC) {
+            // Without a force per commit, the system call per append is most of an append's
+            // cost; copying into a shared mapping hands the bytes to the kernel just as well.
+            try {
+                file.mapAppends();
+            } catch (IOException e) {
+                StoreException failed = new StoreException("cannot map WAL segment " + path + ": " + e, e);
+                closeQuietly(file, failed);
+                throw failed;
+            }
+        }
         return new WalWriter(file, segmentNumber, mode);
     }
 

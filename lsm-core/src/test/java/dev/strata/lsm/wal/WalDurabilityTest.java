@@ -50,10 +50,13 @@ class WalDurabilityTest {
                 ByteBuffer seen = ByteBuffer.allocate(p.length);
                 other.readFully(seen, end - p.length);
                 assertArrayEquals(p, seen.array(), "record " + i);
-                assertEquals(end, Files.size(path));
+                // Appends go through a memory mapping that extends the file ahead of them.
+                assertTrue(Files.size(path) >= end);
             }
         }
         assertEquals(0, io.counters().snapshot().forces(IoPurpose.WAL));
+        assertEquals(200, io.counters().snapshot().writes(IoPurpose.WAL), "one write per append, no more");
+        assertEquals(TestSegments.readAll(io, path).size(), 200);
     }
 
     @Test
@@ -71,27 +74,27 @@ class WalDurabilityTest {
             assertEquals(0, io.counters().snapshot().writes(IoPurpose.WAL));
 
             writer.sync();
-            assertEquals(writer.size(), Files.size(path));
+            assertEquals(100, TestSegments.readAll(io, path).size(), "all handed to the OS");
             assertEquals(1, io.counters().snapshot().writes(IoPurpose.WAL));
             assertEquals(1, io.counters().snapshot().forces(IoPurpose.WAL));
             writer.sync(); // nothing new: no second force
             assertEquals(1, io.counters().snapshot().forces(IoPurpose.WAL));
 
             // Past the limit, the appender that crossed it writes the whole buffer out.
-            long synced = Files.size(path);
-            while (Files.size(path) == synced) {
+            long synced = writer.size();
+            while (io.counters().snapshot().writes(IoPurpose.WAL) == 1) {
                 assertTrue(writer.size() - synced < 2 * WalWriter.NONE_BUFFER_LIMIT, "the buffer was never written");
                 byte[] p = TestSegments.payload(random, 10_000);
                 payloads.add(p);
                 writer.append(p);
             }
-            assertEquals(writer.size(), Files.size(path));
+            assertEquals(payloads.size(), TestSegments.readAll(io, path).size(), "the whole buffer was written");
             assertTrue(writer.size() - synced > WalWriter.NONE_BUFFER_LIMIT);
             assertEquals(2, io.counters().snapshot().writes(IoPurpose.WAL));
 
             payloads.add(new byte[] {42});
             writer.append(payloads.get(payloads.size() - 1));
-            assertTrue(Files.size(path) < writer.size());
+            assertEquals(2, io.counters().snapshot().writes(IoPurpose.WAL), "the last record stays buffered");
         }
         List<WalRecord> records = TestSegments.readAll(io, path);
         assertEquals(payloads.size(), records.size());
@@ -99,6 +102,31 @@ class WalDurabilityTest {
             assertArrayEquals(payloads.get(i), records.get(i).payload(), "record " + i);
         }
         assertEquals(1, io.counters().snapshot().forces(IoPurpose.WAL), "close does not force in NONE mode");
+    }
+
+    @Test
+    void aMappedSegmentLeftOpenReadsToItsLastRecordAndCloseCutsTheZeroTail() throws IOException {
+        Random random = new Random(4);
+        Path path = WalSegments.path(dir, 1);
+        List<byte[]> payloads = new ArrayList<>();
+        WalWriter writer = WalWriter.create(new FileChannelStorageIO(), dir, 1, WalSyncMode.ASYNC);
+        try {
+            for (int i = 0; i < 3000; i++) {
+                payloads.add(TestSegments.payload(random, 1 + random.nextInt(3000)));
+                writer.append(payloads.get(i));
+            }
+            // As a killed process leaves it: records, then zeros up to the end of the mapping.
+            assertTrue(Files.size(path) > writer.size(), "the mapping runs ahead of the records");
+            List<WalRecord> records = TestSegments.readAll(new FileChannelStorageIO(), path);
+            assertEquals(payloads.size(), records.size());
+            for (int i = 0; i < payloads.size(); i++) {
+                assertArrayEquals(payloads.get(i), records.get(i).payload(), "record " + i);
+            }
+        } finally {
+            writer.close();
+        }
+        assertEquals(writer.size(), Files.size(path), "close cuts the file to its records");
+        assertEquals(payloads.size(), TestSegments.readAll(new FileChannelStorageIO(), path).size());
     }
 
     @Test
