@@ -61,7 +61,7 @@ public final class WriteBatch {
         return Collections.unmodifiableList(ops);
     }
 
-    /** Approximate encoded size. */
+    /** Approximate encoded size: 16 bytes per operation plus its key and value, never less than the WAL encoding takes. */
     public long approximateBytes() {
         return approximateBytes;
     }

@@ -20,11 +20,10 @@ final class BatchCodec {
 
     /** An upper bound of the encoded size of {@code batches}. */
     static int maxEncodedSize(List<WriteBatch> batches) {
+        // An operation takes at most 1 + 5 + key + 5 + value bytes; WriteBatch charges 16 + key + value.
         long size = 12;
         for (WriteBatch b : batches) {
-            for (WriteBatch.Op op : b.ops()) {
-                size += 1 + 5 + op.key().length + (op.delete() ? 0 : 5 + op.value().length);
-            }
+            size += b.approximateBytes();
         }
         if (size > Integer.MAX_VALUE - 16) {
             throw new IllegalArgumentException("write group of " + size + " bytes is too large to encode");
