@@ -47,7 +47,7 @@ public final class LsmStore implements AutoCloseable {
 
     /** The value of {@code key}, or null when absent. */
     public byte[] get(byte[] key) {
-        return engine.get(key, engine.visibleSequence());
+        return engine.getLatest(key);
     }
 
     /** Removes {@code key} (a no-op if absent). */
@@ -68,7 +68,7 @@ public final class LsmStore implements AutoCloseable {
 
     /** Live keys in [fromInclusive, toExclusive); a null bound is open. Close the cursor. */
     public Cursor scan(byte[] fromInclusive, byte[] toExclusive) {
-        return engine.scan(fromInclusive, toExclusive, engine.visibleSequence());
+        return engine.scanLatest(fromInclusive, toExclusive);
     }
 
     /** Writes the memtable to a component; returns when it is durable. */

@@ -252,7 +252,7 @@ public final class Engine implements AutoCloseable {
         }
         memtables = new Memtables(new Memtable(newSegment), List.of());
         // Make the replayed writes a component (as the policy plans a flush) and retire the old segments.
-        Component flushed = recovered.isEmpty() ? null : writeFlushTable(recovered);
+        Component flushed = recovered.isEmpty() ? null : writeFlushTable(recovered, new long[0]);
         long seqAtRecovery = maxSeq;
         if (flushed == null) {
             versions.logAndApply(base -> new VersionSet.Change(base.levels(), List.of(), List.of(),
@@ -524,18 +524,20 @@ public final class Engine implements AutoCloseable {
     private void flushOldest() {
         Memtable m;
         long nextSegment;
+        long[] snaps;
         mutex.lock();
         try {
             List<Memtable> imm = memtables.immutable();
             m = imm.get(imm.size() - 1);
             nextSegment = imm.size() > 1 ? imm.get(imm.size() - 2).walSegment() : memtables.active().walSegment();
+            snaps = liveSnapshots();
         } finally {
             mutex.unlock();
         }
         Component flushed = null;
         long flushStart = System.nanoTime();
         try {
-            flushed = m.isEmpty() ? null : writeFlushTable(m);
+            flushed = m.isEmpty() ? null : writeFlushTable(m, snaps);
             long maxSeq = m.maxSeqno();
             if (flushed == null) {
                 versions.logAndApply(base -> new VersionSet.Change(base.levels(), List.of(), List.of(),
@@ -595,10 +597,17 @@ public final class Engine implements AutoCloseable {
     }
 
     /** Writes a memtable as a table for a flush (every version kept) and opens it. */
-    private Component writeFlushTable(Memtable m) throws IOException {
+    /**
+     * Writes memtable {@code m} as one table, keeping of each key only the versions that the
+     * snapshots {@code snaps} (ascending) or a new read could see: the newest, and the newest
+     * at or below each snapshot. Every version in {@code m} is at or below the visible
+     * sequence number, so a snapshot taken later sees the newest. Tombstones stay: older
+     * data for their keys may lie in components below.
+     */
+    private Component writeFlushTable(Memtable m, long[] snaps) throws IOException {
         InternalIterator it = m.iterator();
         it.seekToFirst();
-        List<Component> out = writeTables(it, IoPurpose.FLUSH, OutputSpec.singleFile(), null);
+        List<Component> out = writeTables(it, IoPurpose.FLUSH, OutputSpec.singleFile(), new VersionRetention(snaps, false));
         return out.isEmpty() ? null : out.get(0);
     }
 
@@ -723,7 +732,7 @@ public final class Engine implements AutoCloseable {
                     ids.clear();
                 }
                 busy.addAll(ids);
-                long[] snaps = snapshots.keySet().stream().mapToLong(Long::longValue).toArray();
+                long[] snaps = liveSnapshots();
                 List<Component> mergeInputs = plan.mergeWith().stream().map(v::find).toList();
                 boolean bottommost = false;
                 if (plan.merges()) {
@@ -833,7 +842,7 @@ public final class Engine implements AutoCloseable {
             byte[] min = inputs.stream().map(c -> c.meta().minKey()).min(Arrays::compareUnsigned).orElseThrow();
             byte[] max = inputs.stream().map(c -> c.meta().maxKey()).max(Arrays::compareUnsigned).orElseThrow();
             boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(), min, max);
-            long[] snaps = snapshots.keySet().stream().mapToLong(Long::longValue).toArray();
+            long[] snaps = liveSnapshots();
             mergesRunning++;
             pool.execute(() -> runMerge(task, inputs, bottommost, snaps));
         }
@@ -1134,8 +1143,29 @@ public final class Engine implements AutoCloseable {
         return value;
     }
 
-    private byte[] getTimed(byte[] key, long seq) {
+    /**
+     * The newest value of {@code key}, or null. The memtables are read before the visible
+     * sequence number: a flush or merge drops versions that no snapshot and no read
+     * starting after its memtable was switched out can see, and a read that took its
+     * sequence number before that switch reads the switched-out memtable itself.
+     */
+    public byte[] getLatest(byte[] key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        checkOpen();
+        long t0 = System.nanoTime();
         Memtables m = memtables;
+        byte[] value = getTimed(key, visibleSequence, m);
+        metrics.recordGet(System.nanoTime() - t0);
+        return value;
+    }
+
+    private byte[] getTimed(byte[] key, long seq) {
+        return getTimed(key, seq, memtables);
+    }
+
+    private byte[] getTimed(byte[] key, long seq, Memtables m) {
         InternalEntry e = m.active().get(key, seq);
         if (e == null) {
             for (Memtable imm : m.immutable()) {
@@ -1177,8 +1207,21 @@ public final class Engine implements AutoCloseable {
     /** A cursor over live keys in [from, to) at {@code seq}. */
     public Cursor scan(byte[] from, byte[] to, long seq) {
         checkOpen();
+        return scan(from, to, memtables, versions.acquire(), seq);
+    }
+
+    /**
+     * A cursor over the newest data: like {@link #scan(byte[], byte[], long)} at the visible
+     * sequence number, read after the memtables and version (see {@link #getLatest}).
+     */
+    public Cursor scanLatest(byte[] from, byte[] to) {
+        checkOpen();
         Memtables m = memtables;
         Version v = versions.acquire();
+        return scan(from, to, m, v, visibleSequence);
+    }
+
+    private Cursor scan(byte[] from, byte[] to, Memtables m, Version v, long seq) {
         List<InternalIterator> sources = new ArrayList<>();
         sources.add(m.active().iterator());
         for (Memtable imm : m.immutable()) {
@@ -1195,6 +1238,11 @@ public final class Engine implements AutoCloseable {
     /** The sequence number a new read or snapshot sees. */
     public long visibleSequence() {
         return visibleSequence;
+    }
+
+    /** Sequence numbers of the live snapshots, ascending. Called with the mutex held. */
+    private long[] liveSnapshots() {
+        return snapshots.keySet().stream().mapToLong(Long::longValue).toArray();
     }
 
     /** Registers a snapshot at the current visible sequence number and returns it. */
