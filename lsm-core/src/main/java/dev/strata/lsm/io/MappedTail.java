@@ -15,19 +15,21 @@ import java.nio.file.Path;
  * window, and a new window is mapped (extending the file, sparsely) when one fills up. Used
  * by {@link FileChannelStorageIO} for {@link PageFile#mapAppends()}.
  *
- * <p>Not thread safe; the owner serializes appends, force and release. Windows that are no
- * longer needed are unmapped at once where the JDK allows it ({@code sun.misc.Unsafe
- * #invokeCleaner}), otherwise when the garbage collector finds them.
+ * <p>Not thread safe; the owner serializes appends, force and release. A window that is no
+ * longer needed is unmapped at once: on JDK 22 and later it is mapped in its own shared
+ * {@code java.lang.foreign.Arena}, which is closed; on older JDKs with
+ * {@code sun.misc.Unsafe#invokeCleaner} (found reflectively; the JDK versions that warn
+ * about it have the arena). Failing both, the garbage collector unmaps it.
  */
 final class MappedTail {
     /** Bytes mapped at a time; a crashed file ends in at most this many zero bytes. */
     static final int WINDOW_BYTES = 4 << 20;
     private static final long PAGE = 4096;
-    private static final MethodHandle INVOKE_CLEANER = findCleaner();
+    private static final Mapper MAPPER = Mapper.find();
 
     private final Path path;
     private final FileChannel channel;
-    private MappedByteBuffer window;
+    private Window window;
     private long windowStart;
 
     MappedTail(Path path, FileChannel channel) {
@@ -40,12 +42,13 @@ final class MappedTail {
         long pos = position;
         try {
             while (src.hasRemaining()) {
-                if (window == null || pos < windowStart || pos >= windowStart + window.capacity()) {
+                if (window == null || pos < windowStart || pos >= windowStart + window.buffer.capacity()) {
                     remap(pos);
                 }
+                ByteBuffer buffer = window.buffer;
                 int at = (int) (pos - windowStart);
-                int n = Math.min(src.remaining(), window.capacity() - at);
-                window.put(at, src, src.position(), n);
+                int n = Math.min(src.remaining(), buffer.capacity() - at);
+                buffer.put(at, src, src.position(), n);
                 src.position(src.position() + n);
                 pos += n;
             }
@@ -59,46 +62,121 @@ final class MappedTail {
     /** Writes the current window's dirty pages back to the file (msync). */
     void force() {
         if (window != null) {
-            window.force();
+            window.buffer.force();
         }
     }
 
     /** Unmaps the current window; the next write maps a new one. */
     void release() {
         if (window != null) {
-            unmap(window);
+            Window w = window;
             window = null;
+            w.unmap.run();
         }
     }
 
     private void remap(long pos) throws IOException {
         release();
         windowStart = pos - pos % PAGE;
-        window = channel.map(FileChannel.MapMode.READ_WRITE, windowStart, WINDOW_BYTES);
+        window = MAPPER.map(channel, windowStart, WINDOW_BYTES);
     }
 
-    private static void unmap(MappedByteBuffer buffer) {
-        if (INVOKE_CLEANER == null) {
-            return;
+    /** A mapped window and how to unmap it. */
+    private record Window(MappedByteBuffer buffer, Runnable unmap) {
+    }
+
+    /** Maps windows with the best means the running JDK offers. */
+    private interface Mapper {
+        Window map(FileChannel channel, long position, int size) throws IOException;
+
+        static Mapper find() {
+            Mapper arena = ArenaMapper.find();
+            if (arena != null) {
+                return arena;
+            }
+            MethodHandle cleaner = findCleaner();
+            return (channel, position, size) -> {
+                MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_WRITE, position, size);
+                return new Window(buffer, () -> {
+                    if (cleaner != null) {
+                        try {
+                            cleaner.invoke(buffer);
+                        } catch (Throwable e) {
+                            // Left to the garbage collector.
+                        }
+                    }
+                });
+            };
         }
-        try {
-            INVOKE_CLEANER.invoke(buffer);
-        } catch (Throwable e) {
-            // Left to the garbage collector.
+
+        private static MethodHandle findCleaner() {
+            try {
+                Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+                Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
+                theUnsafe.setAccessible(true);
+                Object unsafe = theUnsafe.get(null);
+                return MethodHandles.lookup()
+                        .findVirtual(unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
+                        .bindTo(unsafe);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return null;
+            }
         }
     }
 
-    private static MethodHandle findCleaner() {
-        try {
-            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
-            Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
-            theUnsafe.setAccessible(true);
-            Object unsafe = theUnsafe.get(null);
-            return MethodHandles.lookup()
-                    .findVirtual(unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
-                    .bindTo(unsafe);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
+    /**
+     * JDK 22+: {@code FileChannel.map(mode, position, size, Arena.ofShared())}, viewed as a
+     * buffer; closing the arena unmaps. Bound reflectively because Strata targets Java 17.
+     */
+    private record ArenaMapper(MethodHandle ofShared, MethodHandle map, MethodHandle asByteBuffer) implements Mapper {
+        static ArenaMapper find() {
+            try {
+                Class<?> arena = Class.forName("java.lang.foreign.Arena");
+                Class<?> segment = Class.forName("java.lang.foreign.MemorySegment");
+                MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+                return new ArenaMapper(
+                        lookup.findStatic(arena, "ofShared", MethodType.methodType(arena)),
+                        lookup.findVirtual(FileChannel.class, "map", MethodType.methodType(segment,
+                                FileChannel.MapMode.class, long.class, long.class, arena)),
+                        lookup.findVirtual(segment, "asByteBuffer", MethodType.methodType(ByteBuffer.class)));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return null;
+            }
+        }
+
+        @Override
+        public Window map(FileChannel channel, long position, int size) throws IOException {
+            AutoCloseable arena;
+            try {
+                arena = (AutoCloseable) ofShared.invoke();
+            } catch (Throwable e) {
+                throw new IOException("cannot create a memory arena: " + e, e);
+            }
+            try {
+                Object segment = map.invoke(channel, FileChannel.MapMode.READ_WRITE, position, (long) size, arena);
+                MappedByteBuffer buffer = (MappedByteBuffer) (ByteBuffer) asByteBuffer.invoke(segment);
+                return new Window(buffer, () -> {
+                    try {
+                        arena.close();
+                    } catch (Exception e) {
+                        // Left to the garbage collector.
+                    }
+                });
+            } catch (IOException | RuntimeException | Error e) {
+                closeQuietly(arena);
+                throw e;
+            } catch (Throwable e) {
+                closeQuietly(arena);
+                throw new IOException("cannot map " + size + " bytes at " + position + ": " + e, e);
+            }
+        }
+
+        private static void closeQuietly(AutoCloseable arena) {
+            try {
+                arena.close();
+            } catch (Exception ignored) {
+                // Nothing mapped yet.
+            }
         }
     }
 }
