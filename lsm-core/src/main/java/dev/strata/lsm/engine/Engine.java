@@ -1107,13 +1107,7 @@ public final class Engine implements AutoCloseable {
             throw new IllegalArgumentException("key must not be null");
         }
         checkOpen();
-        long t0 = System.nanoTime();
-        byte[] value = getTimed(key, seq);
-        metrics.recordGet(System.nanoTime() - t0);
-        return value;
-    }
-
-    private byte[] getTimed(byte[] key, long seq) {
+        metrics.recordGet();
         Memtables m = memtables;
         InternalEntry e = m.active().get(key, seq);
         if (e == null) {
