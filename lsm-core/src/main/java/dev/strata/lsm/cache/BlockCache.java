@@ -9,6 +9,11 @@ import com.github.benmanes.caffeine.cache.stats.CacheStats;
  * {@code (file number, page number)}, bounded by bytes (Caffeine, W-TinyLFU). Because
  * the key is the page's position in its file, pages that a later version of a table
  * reuses stay cached across versions. Thread safe.
+ *
+ * <p>Caffeine's maintenance (replaying reads into the eviction policy, evicting) runs on
+ * the thread whose read or write triggered it, not in {@code ForkJoinPool.commonPool()}:
+ * a page lookup is frequent and cheap, and handing the replay to another thread cost more
+ * (a wake-up per filled read buffer, and a pool thread spinning for work) than doing it.
  */
 public final class BlockCache {
     /** Per-entry bookkeeping charged on top of the page bytes. */
@@ -44,6 +49,7 @@ public final class BlockCache {
         this.cache = capacityBytes <= 0 ? null : Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
                 .weigher((PageKey k, byte[] v) -> v.length + ENTRY_OVERHEAD)
+                .executor(Runnable::run)
                 .recordStats()
                 .build();
     }
