@@ -118,12 +118,12 @@ public final class SSTableReader {
         }
         int pageNo = footer.rootPage();
         for (int level = footer.height() - 1; level >= 1; level--) {
-            byte[] page = interiorPage(pageNo, level);
-            int i = TreePages.searchInterior(page, level, userKey, snapshotSeqno);
-            if (i == TreePages.count(page)) {
+            InteriorPage page = interiorPage(pageNo, level);
+            int i = page.search(userKey, snapshotSeqno);
+            if (i == page.count()) {
                 return null;
             }
-            pageNo = TreePages.child(page, TreePages.cellOffset(page, i), level);
+            pageNo = page.child(i);
         }
         byte[] leaf = leafPage(pageNo);
         int i = TreePages.searchLeaf(leaf, userKey, snapshotSeqno);
@@ -144,19 +144,42 @@ public final class SSTableReader {
 
     // ---- page access (package-private for TableIterator) ----
 
+    /** The verified leaf page {@code pageNo}, from the cache or the file. */
     byte[] leafPage(int pageNo) throws IOException {
-        return page(pageNo, PageFormat.TYPE_LEAF, 0);
-    }
-
-    byte[] interiorPage(int pageNo, int level) throws IOException {
-        return page(pageNo, PageFormat.TYPE_INTERIOR, level);
-    }
-
-    private byte[] page(int pageNo, byte type, int level) throws IOException {
         byte[] page = cache.get(fileNumber, pageNo);
+        if (page == null) {
+            page = readPage(pageNo, PageFormat.TYPE_LEAF, 0);
+            cache.put(fileNumber, pageNo, page);
+        }
+        return page;
+    }
+
+    /**
+     * The verified interior page {@code pageNo} at {@code level}, from the cache or the file.
+     * Pages read for the cache are indexed for search (see {@link InteriorPage}); without a
+     * cache the index would be built for a single search, so it is not.
+     */
+    InteriorPage interiorPage(int pageNo, int level) throws IOException {
+        InteriorPage page = cache.getDecoded(fileNumber, pageNo, InteriorPage.class);
         if (page != null) {
             return page;
         }
+        byte[] bytes = readPage(pageNo, PageFormat.TYPE_INTERIOR, level);
+        if (!cache.enabled()) {
+            return InteriorPage.unindexed(bytes, level);
+        }
+        try {
+            page = InteriorPage.indexed(bytes, level);
+        } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
+            throw new CorruptionException(file.path(), (long) pageNo * pageSize, "malformed cell in interior page "
+                    + pageNo + " of " + file.path(), e);
+        }
+        cache.putDecoded(fileNumber, pageNo, page);
+        return page;
+    }
+
+    /** Reads page {@code pageNo} from the file and verifies its checksum, type, level and slots. */
+    private byte[] readPage(int pageNo, byte type, int level) throws IOException {
         long offset = (long) pageNo * pageSize;
         if (pageNo < 0 || offset >= footerOffset) {
             throw new CorruptionException(file.path(), footerOffset, "reference to page " + pageNo
@@ -170,10 +193,9 @@ public final class SSTableReader {
             throw new CorruptionException(file.path(), offset, "page " + pageNo + " of " + file.path()
                     + " lies beyond the end of the file", e);
         }
-        page = new byte[pageSize];
+        byte[] page = new byte[pageSize];
         buf.flip().get(page);
         verifyPage(page, pageNo, type, level);
-        cache.put(fileNumber, pageNo, page);
         return page;
     }
 
