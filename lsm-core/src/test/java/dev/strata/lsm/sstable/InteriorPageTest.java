@@ -23,7 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The window index of {@link InteriorPage} must answer every search exactly as a binary
  * search over the bare page does, whatever the keys look like: long shared prefixes, keys
  * that tie on their windows, keys that are prefixes of one another, zero and 0xFF bytes,
- * and one user key whose versions span many leaves.
+ * one user key whose versions span many leaves, and trees tall enough that the reader
+ * keeps several levels of interior pages itself. Point lookups are checked against the
+ * entries the table was written from.
  */
 class InteriorPageTest {
     @TempDir
@@ -97,6 +99,21 @@ class InteriorPageTest {
         checkTable("versions", entries);
     }
 
+    /** Keys near the maximum size: two cells per level-1 page, a tree of height 7 from 3,000 keys. */
+    @Test
+    void tallTreeOfLongKeys() throws IOException {
+        List<byte[]> keys = new ArrayList<>();
+        int keySize = TableOptions.maxKeySize(TableOptions.defaults().pageSize()) - 40;
+        for (int i = 0; i < 3_000; i++) {
+            byte[] k = new byte[keySize];
+            Arrays.fill(k, (byte) ('a' + i % 5));
+            System.arraycopy(String.format("%08d", 3 * i).getBytes(StandardCharsets.US_ASCII), 0, k, i % 2 * 100, 8);
+            keys.add(k);
+        }
+        keys.sort(Arrays::compareUnsigned);
+        checkTable("tall", puts(keys, 10));
+    }
+
     private static List<InternalEntry> puts(List<byte[]> sortedKeys, int valueSize) {
         List<InternalEntry> entries = new ArrayList<>(sortedKeys.size());
         for (int i = 0; i < sortedKeys.size(); i++) {
@@ -126,10 +143,29 @@ class InteriorPageTest {
                 InternalEntry e = entries.get(rnd.nextInt(entries.size()));
                 long seqno = rnd.nextBoolean() ? InternalKeys.MAX_SEQNO : e.seqno() + rnd.nextInt(3) - 1;
                 byte[] key = n % 4 == 0 ? mutate(e.key(), rnd) : e.key();
-                assertEquals(bare.get(key, seqno), cached.get(key, seqno),
-                        name + ": lookup of " + HexFormat.of().formatHex(key) + " at " + seqno);
+                InternalEntry expected = newestAtOrBelow(entries, key, seqno);
+                String what = name + ": lookup of " + HexFormat.of().formatHex(key) + " at " + seqno;
+                assertEquals(expected, bare.get(key, seqno), what + " without a cache");
+                assertEquals(expected, cached.get(key, seqno), what + " with a cache");
             }
         }
+    }
+
+    /** The first entry (in internal-key order) for {@code key} with a sequence number <= {@code seqno}. */
+    private static InternalEntry newestAtOrBelow(List<InternalEntry> sorted, byte[] key, long seqno) {
+        int lo = 0;
+        int hi = sorted.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            InternalEntry e = sorted.get(mid);
+            int c = Arrays.compareUnsigned(e.key(), key);
+            if (c < 0 || (c == 0 && e.seqno() > seqno)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo < sorted.size() && Arrays.equals(sorted.get(lo).key(), key) ? sorted.get(lo) : null;
     }
 
     private void checkSubtree(SSTableReader reader, int pageNo, int level, int[] pagesChecked) throws IOException {
