@@ -121,14 +121,16 @@ class StoreApiTest {
             }
             store.flush();
             assertTrue(registry.get("strata.io.written").tag("purpose", "wal").functionCounter().count() > 50_000);
-            assertEquals(500, registry.get("strata.get").tag("store", "m").timer().count());
+            assertEquals(500, registry.get("strata.gets").tag("store", "m").functionCounter().count());
             assertEquals(500, registry.get("strata.write").timer().count());
+            assertTrue(registry.get("strata.write").timer().max(java.util.concurrent.TimeUnit.NANOSECONDS) > 0);
+            assertEquals(3, registry.get("strata.flush").timer().takeSnapshot().percentileValues().length);
             assertTrue(registry.get("strata.flushes").functionCounter().count() >= 1);
             assertTrue(registry.get("strata.write.amplification").gauge().value() >= 1.0);
             assertFalse(registry.find("cache.gets").tag("cache", "strata.block.cache").meters().isEmpty(),
                     "cache metrics");
         }
-        assertTrue(registry.find("strata.get").meters().isEmpty(), "meters removed on close");
+        assertTrue(registry.find("strata.gets").meters().isEmpty(), "meters removed on close");
         assertTrue(registry.find("cache.gets").meters().isEmpty(), "cache meters removed on close");
     }
 

@@ -5,14 +5,30 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 
 /**
- * The page cache shared by all tables of a store: verified page images keyed by
- * {@code (file number, page number)}, bounded by bytes (Caffeine, W-TinyLFU). Because
- * the key is the page's position in its file, pages that a later version of a table
- * reuses stay cached across versions. Thread safe.
+ * The page cache shared by all tables of a store: verified page images, or {@link Decoded}
+ * forms of them, keyed by {@code (file number, page number)} and bounded by bytes (Caffeine,
+ * W-TinyLFU). Because the key is the page's position in its file, pages that a later
+ * version of a table reuses stay cached across versions. A page is cached in one form
+ * only: its readers always ask for the same one. Thread safe.
+ *
+ * <p>Caffeine's maintenance (replaying reads into the eviction policy, evicting) runs on
+ * the thread whose read or write triggered it, not in {@code ForkJoinPool.commonPool()}:
+ * a page lookup is frequent and cheap, and handing the replay to another thread cost more
+ * (a wake-up per filled read buffer, and a pool thread spinning for work) than doing it.
  */
 public final class BlockCache {
     /** Per-entry bookkeeping charged on top of the page bytes. */
     private static final int ENTRY_OVERHEAD = 64;
+
+    /**
+     * A value derived from a verified page (say, the page image with a search index over
+     * it), cached under the page's key in place of the bare image. Implementations must
+     * be immutable.
+     */
+    public interface Decoded {
+        /** Bytes to charge against the capacity: the page image plus what was derived from it. */
+        int weightBytes();
+    }
 
     /** Cache key; explicit equals and hashCode keep the lookup path free of indirection. */
     private static final class PageKey {
@@ -36,16 +52,22 @@ public final class BlockCache {
         }
     }
 
-    private final Cache<PageKey, byte[]> cache;
+    /** Values are page images ({@code byte[]}) or {@link Decoded} pages. */
+    private final Cache<PageKey, Object> cache;
     private final long capacityBytes;
 
     private BlockCache(long capacityBytes) {
         this.capacityBytes = capacityBytes;
         this.cache = capacityBytes <= 0 ? null : Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
-                .weigher((PageKey k, byte[] v) -> v.length + ENTRY_OVERHEAD)
+                .weigher((PageKey k, Object v) -> weight(v) + ENTRY_OVERHEAD)
+                .executor(Runnable::run)
                 .recordStats()
                 .build();
+    }
+
+    private static int weight(Object value) {
+        return value instanceof byte[] page ? page.length : ((Decoded) value).weightBytes();
     }
 
     /** A cache holding at most {@code capacityBytes} of pages; 0 disables caching. */
@@ -66,15 +88,39 @@ public final class BlockCache {
         return capacityBytes;
     }
 
-    /** The cached page, or null. The returned array must not be modified. */
+    /** Whether this cache holds anything at all (false for a capacity of 0). */
+    public boolean enabled() {
+        return cache != null;
+    }
+
+    /** The cached page image, or null. The returned array must not be modified. */
     public byte[] get(long fileNumber, long pageNumber) {
-        return cache == null ? null : cache.getIfPresent(new PageKey(fileNumber, pageNumber));
+        return lookup(fileNumber, pageNumber) instanceof byte[] page ? page : null;
     }
 
     /** Caches a verified page image; the array must not be modified afterwards. */
     public void put(long fileNumber, long pageNumber, byte[] page) {
+        store(fileNumber, pageNumber, page);
+    }
+
+    /** The cached decoded page if it is a {@code type}, or null. */
+    public <T extends Decoded> T getDecoded(long fileNumber, long pageNumber, Class<T> type) {
+        Object value = lookup(fileNumber, pageNumber);
+        return type.isInstance(value) ? type.cast(value) : null;
+    }
+
+    /** Caches a decoded page in place of its image. */
+    public void putDecoded(long fileNumber, long pageNumber, Decoded page) {
+        store(fileNumber, pageNumber, page);
+    }
+
+    private Object lookup(long fileNumber, long pageNumber) {
+        return cache == null ? null : cache.getIfPresent(new PageKey(fileNumber, pageNumber));
+    }
+
+    private void store(long fileNumber, long pageNumber, Object value) {
         if (cache != null) {
-            cache.put(new PageKey(fileNumber, pageNumber), page);
+            cache.put(new PageKey(fileNumber, pageNumber), value);
         }
     }
 

@@ -1137,10 +1137,8 @@ public final class Engine implements AutoCloseable {
             throw new IllegalArgumentException("key must not be null");
         }
         checkOpen();
-        long t0 = System.nanoTime();
-        byte[] value = getTimed(key, seq);
-        metrics.recordGet(System.nanoTime() - t0);
-        return value;
+        metrics.recordGet();
+        return lookup(key, seq, memtables);
     }
 
     /**
@@ -1154,18 +1152,12 @@ public final class Engine implements AutoCloseable {
             throw new IllegalArgumentException("key must not be null");
         }
         checkOpen();
-        long t0 = System.nanoTime();
+        metrics.recordGet();
         Memtables m = memtables;
-        byte[] value = getTimed(key, visibleSequence, m);
-        metrics.recordGet(System.nanoTime() - t0);
-        return value;
+        return lookup(key, visibleSequence, m);
     }
 
-    private byte[] getTimed(byte[] key, long seq) {
-        return getTimed(key, seq, memtables);
-    }
-
-    private byte[] getTimed(byte[] key, long seq, Memtables m) {
+    private byte[] lookup(byte[] key, long seq, Memtables m) {
         InternalEntry e = m.active().get(key, seq);
         if (e == null) {
             for (Memtable imm : m.immutable()) {

@@ -9,6 +9,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.zip.CRC32C;
 
 /**
@@ -16,7 +17,9 @@ import java.util.zip.CRC32C;
  * Opening reads and verifies the footer and the bloom filter (kept in memory); a point
  * lookup then consults the filter and reads exactly {@code height} pages from root to
  * leaf when nothing is cached. Every page read from the file is checksum-verified before
- * use; a failed check is a {@link CorruptionException} naming the file and page.
+ * use; a failed check is a {@link CorruptionException} naming the file and page. With a
+ * block cache, interior pages above level 1 are kept by the reader once a lookup has read
+ * them, and the other pages go through the cache.
  *
  * <p>Thread safe. The reader does not own the {@link PageFile}: the caller closes it.
  */
@@ -32,6 +35,31 @@ public final class SSTableReader {
     private final Footer footer;
     private final BloomFilter bloom;
     private final int pageSize;
+    /**
+     * The root, when it is at level 2 or above, read by the first lookup; see {@link UpperPage}.
+     * Null until then, for tables of height 2 or less, and without a block cache (a reader
+     * with no cache keeps nothing, so each lookup reads {@code height} pages).
+     */
+    private volatile UpperPage upperRoot;
+
+    /**
+     * An interior page at level 2 or above, held by the reader instead of the block cache.
+     * Every lookup reads one page per level; the pages above level 1 are few (each covers
+     * dozens of level-1 pages, which cover dozens of leaves each) and read by nearly every
+     * lookup, so asking the cache for them each time costs a hash lookup and a policy update
+     * for nothing. Their children at level 2 and above are held the same way, filled in as
+     * lookups first reach them. Immutable but for those lazily filled slots.
+     */
+    private static final class UpperPage {
+        final InteriorPage page;
+        /** Slot i holds child i once read; null when the children are level-1 pages. */
+        final AtomicReferenceArray<UpperPage> children;
+
+        UpperPage(InteriorPage page, int level) {
+            this.page = page;
+            this.children = level >= 3 ? new AtomicReferenceArray<>(page.count()) : null;
+        }
+    }
 
     private SSTableReader(PageFile file, long fileNumber, long footerOffset, BlockCache cache, Footer footer,
                           BloomFilter bloom) {
@@ -117,13 +145,16 @@ public final class SSTableReader {
             return null;
         }
         int pageNo = footer.rootPage();
-        for (int level = footer.height() - 1; level >= 1; level--) {
-            byte[] page = interiorPage(pageNo, level);
-            int i = TreePages.searchInterior(page, level, userKey, snapshotSeqno);
-            if (i == TreePages.count(page)) {
+        int level = footer.height() - 1;
+        UpperPage upper = level >= 2 && cache.enabled() ? upperRoot() : null;
+        for (; level >= 1; level--) {
+            InteriorPage page = upper != null ? upper.page : interiorPage(pageNo, level);
+            int i = page.search(userKey, snapshotSeqno);
+            if (i == page.count()) {
                 return null;
             }
-            pageNo = TreePages.child(page, TreePages.cellOffset(page, i), level);
+            pageNo = page.child(i);
+            upper = upper != null && upper.children != null ? upperChild(upper, i, pageNo, level - 1) : null;
         }
         byte[] leaf = leafPage(pageNo);
         int i = TreePages.searchLeaf(leaf, userKey, snapshotSeqno);
@@ -144,19 +175,71 @@ public final class SSTableReader {
 
     // ---- page access (package-private for TableIterator) ----
 
+    /** The verified leaf page {@code pageNo}, from the cache or the file. */
     byte[] leafPage(int pageNo) throws IOException {
-        return page(pageNo, PageFormat.TYPE_LEAF, 0);
-    }
-
-    byte[] interiorPage(int pageNo, int level) throws IOException {
-        return page(pageNo, PageFormat.TYPE_INTERIOR, level);
-    }
-
-    private byte[] page(int pageNo, byte type, int level) throws IOException {
         byte[] page = cache.get(fileNumber, pageNo);
+        if (page == null) {
+            page = readPage(pageNo, PageFormat.TYPE_LEAF, 0);
+            cache.put(fileNumber, pageNo, page);
+        }
+        return page;
+    }
+
+    /**
+     * The verified interior page {@code pageNo} at {@code level}, from the cache or the file.
+     * Pages read for the cache are indexed for search (see {@link InteriorPage}); without a
+     * cache the index would be built for a single search, so it is not.
+     */
+    InteriorPage interiorPage(int pageNo, int level) throws IOException {
+        InteriorPage page = cache.getDecoded(fileNumber, pageNo, InteriorPage.class);
         if (page != null) {
             return page;
         }
+        byte[] bytes = readPage(pageNo, PageFormat.TYPE_INTERIOR, level);
+        if (!cache.enabled()) {
+            return InteriorPage.unindexed(bytes, level);
+        }
+        page = index(bytes, pageNo, level);
+        cache.putDecoded(fileNumber, pageNo, page);
+        return page;
+    }
+
+    private UpperPage upperRoot() throws IOException {
+        UpperPage root = upperRoot;
+        if (root == null) {
+            int level = footer.height() - 1;
+            root = new UpperPage(upperPage(footer.rootPage(), level), level);
+            upperRoot = root; // a racing lookup may read it too: same content
+        }
+        return root;
+    }
+
+    private UpperPage upperChild(UpperPage parent, int i, int pageNo, int level) throws IOException {
+        UpperPage child = parent.children.get(i);
+        if (child == null) {
+            child = new UpperPage(upperPage(pageNo, level), level);
+            parent.children.set(i, child); // a racing lookup may read it too: same content
+        }
+        return child;
+    }
+
+    /** Like {@link #interiorPage}, but a page read from the file is not put into the cache. */
+    private InteriorPage upperPage(int pageNo, int level) throws IOException {
+        InteriorPage page = cache.getDecoded(fileNumber, pageNo, InteriorPage.class);
+        return page != null ? page : index(readPage(pageNo, PageFormat.TYPE_INTERIOR, level), pageNo, level);
+    }
+
+    private InteriorPage index(byte[] bytes, int pageNo, int level) {
+        try {
+            return InteriorPage.indexed(bytes, level);
+        } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
+            throw new CorruptionException(file.path(), (long) pageNo * pageSize, "malformed cell in interior page "
+                    + pageNo + " of " + file.path(), e);
+        }
+    }
+
+    /** Reads page {@code pageNo} from the file and verifies its checksum, type, level and slots. */
+    private byte[] readPage(int pageNo, byte type, int level) throws IOException {
         long offset = (long) pageNo * pageSize;
         if (pageNo < 0 || offset >= footerOffset) {
             throw new CorruptionException(file.path(), footerOffset, "reference to page " + pageNo
@@ -170,10 +253,9 @@ public final class SSTableReader {
             throw new CorruptionException(file.path(), offset, "page " + pageNo + " of " + file.path()
                     + " lies beyond the end of the file", e);
         }
-        page = new byte[pageSize];
+        byte[] page = new byte[pageSize];
         buf.flip().get(page);
         verifyPage(page, pageNo, type, level);
-        cache.put(fileNumber, pageNo, page);
         return page;
     }
 

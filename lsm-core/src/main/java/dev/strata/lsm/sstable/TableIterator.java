@@ -53,16 +53,16 @@ public final class TableIterator implements InternalIterator {
         }
         int pageNo = reader.footer().rootPage();
         for (int level = height - 1; level >= 1; level--) {
-            byte[] page = reader.interiorPage(pageNo, level);
-            int i = TreePages.searchInterior(page, level, userKey, seqno);
-            pages[level] = page;
+            InteriorPage page = reader.interiorPage(pageNo, level);
+            int i = page.search(userKey, seqno);
+            pages[level] = page.bytes();
             pageNumbers[level] = pageNo;
             positions[level] = i;
-            if (i == TreePages.count(page)) {
+            if (i == page.count()) {
                 // Past every key of this subtree: only possible at the root, so past the end.
                 return;
             }
-            pageNo = TreePages.child(page, TreePages.cellOffset(page, i), level);
+            pageNo = page.child(i);
         }
         pages[0] = reader.leafPage(pageNo);
         pageNumbers[0] = pageNo;
@@ -102,7 +102,7 @@ public final class TableIterator implements InternalIterator {
         for (; level >= 1; level--) {
             int child = TreePages.child(pages[level], TreePages.cellOffset(pages[level], positions[level]), level);
             if (level > 1) {
-                pages[level - 1] = reader.interiorPage(child, level - 1);
+                pages[level - 1] = reader.interiorPage(child, level - 1).bytes();
             } else {
                 pages[0] = reader.leafPage(child);
             }

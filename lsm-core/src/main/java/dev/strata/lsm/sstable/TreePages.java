@@ -98,8 +98,17 @@ final class TreePages {
 
     /** Index of the first interior cell whose max internal key is >= the target; count if none. */
     static int searchInterior(byte[] page, int level, byte[] key, long seqno) {
-        int lo = 0;
-        int hi = count(page);
+        return searchInterior(page, level, key, seqno, 0, count(page));
+    }
+
+    /**
+     * Like {@link #searchInterior(byte[], int, byte[], long)} for a caller that knows the
+     * answer lies in {@code [from, to]}: searches cells {@code [from, to)}, returns {@code to}
+     * if all of them sort before the target.
+     */
+    static int searchInterior(byte[] page, int level, byte[] key, long seqno, int from, int to) {
+        int lo = from;
+        int hi = to;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             if (compareKeyAt(page, maxKeyOffset(page, cellOffset(page, mid), level), key, seqno) < 0) {

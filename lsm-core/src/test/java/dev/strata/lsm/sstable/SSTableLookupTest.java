@@ -148,7 +148,8 @@ class SSTableLookupTest {
             IoStats before = fixture.io.counters().snapshot();
             assertNotNull(reader.get(key(100)));
             assertEquals(0, fixture.io.counters().snapshot().minus(before).totalReads());
-            assertTrue(cache.stats().hitCount() >= reader.footer().height());
+            // The reader keeps the interior pages above level 1; the level-1 page and the leaf come from the cache.
+            assertTrue(cache.stats().hitCount() >= 2, cache.stats().toString());
         }
     }
 
