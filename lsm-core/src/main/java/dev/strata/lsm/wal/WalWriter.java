@@ -134,9 +134,10 @@ public final class WalWriter implements Closeable {
                 throw failed;
             }
         }
-        if (mode != WalSyncMode.SYNC) {
-            // Without a force per commit, the system call per append is most of an append's
-            // cost; copying into a shared mapping hands the bytes to the kernel just as well.
+        if (mode == WalSyncMode.ASYNC) {
+            // Each commit is handed to the OS without a force, and the system call is most of
+            // its cost; copying into a shared mapping hands the bytes over just as well. (NONE
+            // hands over a megabyte at a time, where a write call is cheaper than page faults.)
             try {
                 file.mapAppends();
             } catch (IOException e) {
