@@ -596,7 +596,6 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** Writes a memtable as a table for a flush (every version kept) and opens it. */
     /**
      * Writes memtable {@code m} as one table, keeping of each key only the versions that the
      * snapshots {@code snaps} (ascending) or a new read could see: the newest, and the newest

@@ -54,13 +54,15 @@ final class ArenaSkipList {
     private volatile byte[][] dataChunks = new byte[4][];
     private volatile int height = 1;
     private volatile int size;
+    /** Written by the inserting thread only; volatile so that readers see the current figure. */
+    private volatile long usedBytes;
 
     // Writer state, confined to the inserting thread (hand-offs between leaders are ordered by the store's mutex).
     private int nodeChunk = -1;
     private int nodeUsed;
     private int dataChunk = -1;
     private int dataUsed;
-    private long usedBytes;
+
     private long random = 0x9E3779B97F4A7C15L;
     private final long[] preds = new long[MAX_HEIGHT];
 

@@ -22,7 +22,6 @@ public final class Memtable {
     private final ArenaSkipList list = new ArenaSkipList();
     private final long walSegment;
     private volatile long maxSeqno;
-    private volatile long bytes;
 
     /**
      * @param walSegment number of the WAL segment whose records this memtable holds (its
@@ -43,7 +42,6 @@ public final class Memtable {
         if (seqno > maxSeqno) {
             maxSeqno = seqno;
         }
-        bytes = list.usedBytes();
     }
 
     /** Largest sequence number added (0 when empty). */
@@ -53,7 +51,7 @@ public final class Memtable {
 
     /** Memory the entries occupy in the arenas (nodes, keys and values), in bytes. */
     public long approximateBytes() {
-        return bytes;
+        return list.usedBytes();
     }
 
     public boolean isEmpty() {
