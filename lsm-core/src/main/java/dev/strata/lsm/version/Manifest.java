@@ -140,22 +140,102 @@ public final class Manifest implements Closeable {
         return dir.resolve(m.group(1));
     }
 
-    /** Reads every edit of a manifest in order; a torn final record is ignored. */
-    public static List<VersionEdit> readEdits(StorageIO io, Path manifest) {
+    /**
+     * What a manifest holds: its intact edits in order, each with the offset of its record,
+     * and where the intact records end.
+     *
+     * @param edits     the intact edits, oldest first
+     * @param offsets   the file offset of each edit's record
+     * @param validEnd  the offset just past the last intact record
+     * @param fileSize  the file's length; bytes in [validEnd, fileSize) are a damaged tail
+     * @param damage    why reading stopped before the end of the file, or null
+     */
+    public record Log(List<VersionEdit> edits, List<Long> offsets, long validEnd, long fileSize, String damage) {
+        public Log {
+            edits = List.copyOf(edits);
+            offsets = List.copyOf(offsets);
+        }
+
+        /**
+         * Whether the log ends in bytes that hold no intact record. The manifest writer
+         * appends whole records and forces each, so a clean manifest ends exactly at its
+         * last record: anything else is a torn or damaged final record.
+         */
+        public boolean tailDamaged() {
+            return validEnd != fileSize;
+        }
+
+        /** The newest intact edit. */
+        public VersionEdit last() {
+            return edits.get(edits.size() - 1);
+        }
+    }
+
+    /**
+     * Reads every edit of a manifest in order. A damaged final record is left out and
+     * reported through {@link Log#tailDamaged()}; the caller decides whether that record
+     * can have mattered.
+     *
+     * @throws CorruptionException naming the manifest and offset when a damaged record is
+     *                             followed by an intact one, an edit does not decode, or
+     *                             no edit is intact
+     */
+    public static Log readLog(StorageIO io, Path manifest) {
+        Log log = read(io, manifest, false);
+        if (log.edits().isEmpty()) {
+            throw new CorruptionException(manifest, 0, "manifest " + manifest + " holds no intact version edit"
+                    + (log.tailDamaged() ? " (damaged from offset " + log.validEnd() + ")" : ""));
+        }
+        return log;
+    }
+
+    /**
+     * Reads the intact edits of a manifest up to the first damage, wherever it is, without
+     * throwing for damage: for repair, which wants whatever the manifest still knows. An
+     * unreadable manifest yields an empty log whose damage says why.
+     */
+    public static Log salvage(StorageIO io, Path manifest) {
+        try {
+            return read(io, manifest, true);
+        } catch (RuntimeException e) {
+            return new Log(List.of(), List.of(), 0, -1, e.getMessage());
+        }
+    }
+
+    private static Log read(StorageIO io, Path manifest, boolean salvage) {
         List<VersionEdit> edits = new ArrayList<>();
+        List<Long> offsets = new ArrayList<>();
+        String damage = null;
+        long validEnd;
+        long fileSize;
         try (WalReader reader = WalReader.open(io, manifest, IoPurpose.MANIFEST)) {
-            for (WalRecord r = reader.next(); r != null; r = reader.next()) {
-                try {
-                    edits.add(VersionEdit.decode(r.payload()));
-                } catch (IOException e) {
-                    throw new CorruptionException(manifest, r.offset(), "malformed version edit at offset "
-                            + r.offset() + " of " + manifest + ": " + e.getMessage(), e);
+            fileSize = reader.fileSize();
+            try {
+                for (WalRecord r = reader.next(); r != null; r = reader.next()) {
+                    try {
+                        edits.add(VersionEdit.decode(r.payload()));
+                        offsets.add(r.offset());
+                    } catch (IOException | RuntimeException e) {
+                        CorruptionException c = new CorruptionException(manifest, r.offset(), "malformed version edit"
+                                + " at offset " + r.offset() + " of " + manifest + ": " + e.getMessage(), e);
+                        if (!salvage) {
+                            throw c;
+                        }
+                        damage = c.getMessage();
+                        return new Log(edits, offsets, r.offset(), fileSize, damage);
+                    }
                 }
+            } catch (CorruptionException e) {
+                if (!salvage) {
+                    throw e;
+                }
+                damage = e.getMessage();
             }
+            validEnd = reader.validEnd();
         }
-        if (edits.isEmpty()) {
-            throw new CorruptionException(manifest, 0, "manifest " + manifest + " holds no version edit");
+        if (damage == null && validEnd != fileSize) {
+            damage = "no intact record from offset " + validEnd + " to the end of the file at " + fileSize;
         }
-        return edits;
+        return new Log(edits, offsets, validEnd, fileSize, damage);
     }
 }

@@ -89,16 +89,49 @@ public final class VersionSet {
         if (!io.exists(manifestPath)) {
             throw new CorruptionException(manifestPath, 0, "CURRENT names " + manifestPath + ", which does not exist");
         }
+        Manifest.Log log = Manifest.readLog(io, manifestPath);
         Map<ComponentId, ComponentMeta> metas = new HashMap<>();
-        VersionEdit last = null;
-        for (VersionEdit e : Manifest.readEdits(io, manifestPath)) {
+        Map<ComponentId, Long> describedAt = new HashMap<>();
+        for (int i = 0; i < log.edits().size(); i++) {
+            VersionEdit e = log.edits().get(i);
             for (ComponentMeta m : e.added()) {
                 metas.put(m.id(), m);
+                describedAt.put(m.id(), log.offsets().get(i));
             }
             for (ComponentId id : e.removed()) {
                 metas.remove(id);
             }
-            last = e;
+        }
+        VersionEdit last = log.last();
+        long lastOffset = log.offsets().get(log.offsets().size() - 1);
+        // Resolve the layout to metadata and check every table is there before opening any.
+        List<List<List<ComponentMeta>>> layout = new ArrayList<>();
+        Set<Long> referenced = new HashSet<>();
+        for (List<VersionEdit.RunLayout> level : last.layout()) {
+            List<List<ComponentMeta>> runs = new ArrayList<>();
+            for (VersionEdit.RunLayout r : level) {
+                List<ComponentMeta> comps = new ArrayList<>();
+                for (ComponentId id : r.components()) {
+                    ComponentMeta m = metas.get(id);
+                    if (m == null) {
+                        throw new CorruptionException(manifestPath, lastOffset, "manifest " + manifestPath
+                                + " places component " + id + " without describing it (edit at offset " + lastOffset
+                                + ")");
+                    }
+                    if (!io.exists(tables.path(m.fileNumber()))) {
+                        throw new CorruptionException(manifestPath, describedAt.get(id), "manifest " + manifestPath
+                                + " references table " + tables.path(m.fileNumber()) + " (added by the edit at offset "
+                                + describedAt.get(id) + "), which is missing");
+                    }
+                    referenced.add(m.fileNumber());
+                    comps.add(m);
+                }
+                runs.add(comps);
+            }
+            layout.add(runs);
+        }
+        if (log.tailDamaged()) {
+            checkTornTail(manifestPath, log, referenced);
         }
         nextFileNumber.set(last.nextFileNumber());
         nextRunId.set(last.nextRunId());
@@ -106,23 +139,59 @@ public final class VersionSet {
         lastSequence = last.lastSequence();
         logNumber = last.logNumber();
         List<List<Run>> levels = new ArrayList<>();
-        for (List<VersionEdit.RunLayout> level : last.layout()) {
+        for (int l = 0; l < layout.size(); l++) {
             List<Run> runs = new ArrayList<>();
-            for (VersionEdit.RunLayout r : level) {
+            for (int r = 0; r < layout.get(l).size(); r++) {
                 List<Component> comps = new ArrayList<>();
-                for (ComponentId id : r.components()) {
-                    ComponentMeta m = metas.get(id);
-                    if (m == null) {
-                        throw new CorruptionException(manifestPath, 0, "manifest " + manifestPath
-                                + " places component " + id + " without describing it");
-                    }
-                    comps.add(tables.open(m));
+                for (ComponentMeta m : layout.get(l).get(r)) {
+                    comps.add(openReferenced(manifestPath, m, describedAt.get(m.id())));
                 }
-                runs.add(new Run(r.runId(), comps));
+                runs.add(new Run(last.layout().get(l).get(r).runId(), comps));
             }
             levels.add(runs);
         }
         return new Version(levels, last.flushCounter(), last.policyState());
+    }
+
+    /**
+     * The manifest ends in a damaged record. That is a harmless torn tail only if the
+     * record was never acknowledged, that is, if nothing it or a later edit would have
+     * installed exists: every edit that adds data adds table files, and a table is
+     * deleted only after an edit that replaces it. A table file the intact edits do not
+     * reference is therefore evidence that the damaged record (or one after it) counted,
+     * and opening would lose what it recorded: fail, deleting nothing, and point at repair.
+     */
+    private void checkTornTail(Path manifestPath, Manifest.Log log, Set<Long> referenced) throws IOException {
+        List<String> unreferenced = new ArrayList<>();
+        for (Path p : io.list(dir)) {
+            long n = TableFiles.parseNumber(p.getFileName().toString());
+            if (n >= 0 && !referenced.contains(n)) {
+                unreferenced.add(p.getFileName().toString());
+            }
+        }
+        if (!unreferenced.isEmpty()) {
+            throw new CorruptionException(manifestPath, log.validEnd(), "manifest " + manifestPath
+                    + " is damaged at offset " + log.validEnd() + " (" + log.damage() + "), and table files it does not"
+                    + " reference exist (" + String.join(", ", unreferenced.subList(0, Math.min(8, unreferenced.size())))
+                    + (unreferenced.size() > 8 ? ", ... " + unreferenced.size() + " in all" : "")
+                    + "): the damaged record was acknowledged, so opening would lose data. Nothing was deleted;"
+                    + " rebuild the manifest from the tables with `strata-bench repair " + dir + "`"
+                    + " (LsmStore.repair)");
+        }
+        LOG.log(System.Logger.Level.WARNING, "manifest " + manifestPath + " ends in a torn record at offset "
+                + log.validEnd() + " that nothing on disk depends on; it is dropped (" + log.damage() + ")");
+    }
+
+    private Component openReferenced(Path manifestPath, ComponentMeta m, long describedAt) throws IOException {
+        try {
+            return tables.open(m);
+        } catch (CorruptionException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new CorruptionException(manifestPath, describedAt, "manifest " + manifestPath + " references table "
+                    + tables.path(m.fileNumber()) + " (added by the edit at offset " + describedAt
+                    + "), which cannot be opened: " + e, e);
+        }
     }
 
     public Version current() {

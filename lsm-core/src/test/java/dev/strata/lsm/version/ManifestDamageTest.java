@@ -1,0 +1,155 @@
+package dev.strata.lsm.version;
+
+import dev.strata.lsm.CorruptionException;
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.io.FileChannelStorageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Damage to the manifest never costs flushed data silently: an open fails with a
+ * {@link CorruptionException} naming the manifest, deletes nothing, and a repair rebuilds
+ * the manifest from the tables. A torn final record that nothing depends on is dropped.
+ */
+class ManifestDamageTest {
+    static final int KEYS = 5000;
+
+    @TempDir
+    Path dir;
+
+    static StoreConfig config() {
+        return StoreConfig.builder().memtableBytes(64 << 10).mergePolicy("no-merge").build();
+    }
+
+    static byte[] key(int i) {
+        return String.format("key-%06d", i).getBytes(UTF_8);
+    }
+
+    static byte[] value(int i) {
+        return ("value-" + i + "-" + "x".repeat(i % 40)).getBytes(UTF_8);
+    }
+
+    /** A closed store holding {@link #KEYS} flushed keys in many tables. */
+    void fill() {
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            for (int i = 0; i < KEYS; i++) {
+                store.put(key(i), value(i));
+            }
+            store.flush();
+        }
+    }
+
+    Path manifest() throws IOException {
+        return Manifest.readCurrent(new FileChannelStorageIO(), dir);
+    }
+
+    Set<String> tableFiles() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".sst"))
+                    .collect(Collectors.toCollection(TreeSet::new));
+        }
+    }
+
+    static int countPresent(LsmStore store) {
+        int present = 0;
+        for (int i = 0; i < KEYS; i++) {
+            byte[] v = store.get(key(i));
+            if (v != null) {
+                assertArrayEquals(value(i), v, "key " + i);
+                present++;
+            }
+        }
+        return present;
+    }
+
+    @Test
+    void truncatedManifestFailsTheOpenAndDeletesNothing() throws IOException {
+        fill();
+        Set<String> before = tableFiles();
+        assertTrue(before.size() > 5, "expected many tables, got " + before);
+        Path manifest = manifest();
+        try (FileChannel c = FileChannel.open(manifest, StandardOpenOption.WRITE)) {
+            c.truncate(200);
+        }
+        CorruptionException e = assertThrows(CorruptionException.class, () -> LsmStore.open(dir, config()).close());
+        assertEquals(manifest, e.file(), e.getMessage());
+        assertTrue(e.getMessage().contains(manifest.toString()) && e.getMessage().contains("repair"), e.getMessage());
+        assertEquals(before, tableFiles(), "a failed open must not delete tables");
+        // A second attempt fails the same way: the first changed nothing.
+        assertThrows(CorruptionException.class, () -> LsmStore.open(dir, config()).close());
+        assertEquals(before, tableFiles());
+    }
+
+    @Test
+    void flippedBitInTheLastRecordFailsTheOpenAndDeletesNothing() throws IOException {
+        fill();
+        Set<String> before = tableFiles();
+        Path manifest = manifest();
+        long size = Files.size(manifest);
+        try (RandomAccessFile f = new RandomAccessFile(manifest.toFile(), "rw")) {
+            f.seek(size - 3);
+            int b = f.read();
+            f.seek(size - 3);
+            f.write(b ^ 0x10);
+        }
+        CorruptionException e = assertThrows(CorruptionException.class, () -> LsmStore.open(dir, config()).close());
+        assertEquals(manifest, e.file(), e.getMessage());
+        assertTrue(e.offset() > 0 && e.offset() < size, "offset " + e.offset());
+        assertTrue(e.getMessage().contains("offset " + e.offset()), e.getMessage());
+        assertEquals(before, tableFiles());
+    }
+
+    @Test
+    void missingTableIsReportedAgainstTheManifest() throws IOException {
+        fill();
+        String victim = tableFiles().iterator().next();
+        Files.delete(dir.resolve(victim));
+        Set<String> before = tableFiles();
+        CorruptionException e = assertThrows(CorruptionException.class, () -> LsmStore.open(dir, config()).close());
+        assertEquals(manifest(), e.file(), e.getMessage());
+        assertTrue(e.getMessage().contains(victim) && e.getMessage().contains("missing"), e.getMessage());
+        assertEquals(before, tableFiles());
+    }
+
+    @Test
+    void tornTailThatNothingDependsOnIsDropped() throws IOException {
+        fill();
+        Path manifest = manifest();
+        // Half of a record that was never acknowledged: a valid-looking header, a payload cut short.
+        try (FileChannel c = FileChannel.open(manifest, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+            byte[] torn = new byte[40];
+            torn[4] = 0;
+            torn[5] = (byte) 200; // length 200, only 33 bytes follow
+            torn[6] = 1;          // FULL
+            for (int i = 7; i < torn.length; i++) {
+                torn[i] = (byte) i;
+            }
+            c.write(java.nio.ByteBuffer.wrap(torn));
+        }
+        Set<String> before = tableFiles();
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            assertEquals(KEYS, countPresent(store));
+        }
+        assertFalse(tableFiles().isEmpty());
+        assertTrue(tableFiles().containsAll(before));
+    }
+}
