@@ -1,6 +1,7 @@
 package dev.strata.lsm;
 
 import dev.strata.lsm.engine.Engine;
+import dev.strata.lsm.repair.RepairReport;
 
 import java.nio.file.Path;
 import java.util.Objects;
@@ -38,6 +39,20 @@ public final class LsmStore implements AutoCloseable {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(config, "config");
         return new LsmStore(Engine.open(dir, config));
+    }
+
+    /**
+     * Rebuilds the manifest of the closed store in {@code dir} from its table files, after
+     * an open failed with a {@link CorruptionException} naming the manifest. Deletes
+     * nothing: files it cannot use go to {@code dir/lost/}, listed in the report. The
+     * WAL segments left are replayed by the next open. Also {@code strata-bench repair DIR}.
+     *
+     * @throws StoreException if the store is open or the directory cannot be repaired
+     */
+    public static RepairReport repair(Path dir, StoreConfig config) {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(config, "config");
+        return Engine.repair(dir, config);
     }
 
     /** Sets {@code key} to {@code value}. */

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 @Command(name = "lsm-bench", mixinStandardHelpOptions = true, version = "lsm-bench 0.1.0",
         description = "Strata's benchmark and policy-simulation tool.",
         subcommands = {RunCommand.class, CompareCommand.class, SimulateCommand.class, PolicyTableCommand.class,
-                JmhCommand.class,
+                JmhCommand.class, RepairCommand.class,
                 CommandLine.HelpCommand.class})
 public final class BenchCli implements Runnable {
 

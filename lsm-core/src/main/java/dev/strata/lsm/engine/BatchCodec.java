@@ -56,12 +56,14 @@ final class BatchCodec {
     }
 
     /**
-     * Adds the record's operations to {@code mem} and returns its last sequence number.
+     * Adds the record's operations with sequence numbers above {@code durable} to
+     * {@code mem} (those at or below it are in tables already) and returns the record's
+     * last sequence number.
      *
      * @throws CorruptionException if the payload is malformed (its checksum was fine, so
      *     this means a bug or an incompatible writer)
      */
-    static long replay(byte[] rec, Memtable mem, Path file, long offset) {
+    static long replay(byte[] rec, Memtable mem, long durable, Path file, long offset) {
         try {
             long seq = getLong(rec, 0);
             int count = getInt(rec, 8);
@@ -72,12 +74,16 @@ final class BatchCodec {
                 byte[] key = java.util.Arrays.copyOfRange(rec, pos[0], pos[0] + klen);
                 pos[0] += klen;
                 if (type == EntryType.DELETE.code()) {
-                    mem.add(key, seq + i, EntryType.DELETE, null);
+                    if (seq + i > durable) {
+                        mem.add(key, seq + i, EntryType.DELETE, null);
+                    }
                 } else if (type == EntryType.PUT.code()) {
                     int vlen = getVarint(rec, pos);
                     byte[] value = java.util.Arrays.copyOfRange(rec, pos[0], pos[0] + vlen);
                     pos[0] += vlen;
-                    mem.add(key, seq + i, EntryType.PUT, value);
+                    if (seq + i > durable) {
+                        mem.add(key, seq + i, EntryType.PUT, value);
+                    }
                 } else {
                     throw new IllegalArgumentException("unknown operation type " + type);
                 }

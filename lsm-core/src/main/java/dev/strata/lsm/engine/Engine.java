@@ -29,6 +29,8 @@ import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.WriteAdmission;
+import dev.strata.lsm.repair.RepairReport;
+import dev.strata.lsm.repair.StoreRepair;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.FinishedTable;
 import dev.strata.lsm.sstable.InternalEntry;
@@ -217,6 +219,32 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /**
+     * Rebuilds the manifest of the store in {@code dir} from its tables (see
+     * {@link StoreRepair}). Takes the directory's lock as {@link #open} does, so the store
+     * must not be open, here or in another process.
+     */
+    public static RepairReport repair(Path dir, StoreConfig config) {
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            throw new StoreException("cannot repair " + dir + ": no such directory");
+        }
+        FileChannel lockChannel = null;
+        try {
+            lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock = lockChannel.tryLock();
+            if (lock == null) {
+                throw new StoreException("cannot repair " + dir + ": the store is open in another process");
+            }
+            return StoreRepair.repair(dir, config);
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            throw new StoreException("cannot repair " + dir + ": the store is open in this process", e);
+        } catch (IOException e) {
+            throw new StoreException("cannot repair " + dir + ": " + e, e);
+        } finally {
+            closeQuietly(lockChannel);
+        }
+    }
+
     private static void closeQuietly(FileChannel c) {
         if (c != null) {
             try {
@@ -229,11 +257,17 @@ public final class Engine implements AutoCloseable {
 
     // ------------------------------------------------------------------ recovery
 
-    /** Replays WAL segments newer than the last flush, flushes them, and deletes orphans. */
+    /**
+     * Replays WAL segments from the log number on, flushes what they hold, and deletes
+     * orphans. Records at or below the manifest's last sequence number are in tables
+     * already and are skipped (normally there are none; after a repair, which sets the log
+     * number to 0, every surviving segment is read).
+     */
     private void recover() throws IOException {
         long logNumber = versions.logNumber();
         Memtable recovered = new Memtable(logNumber);
-        long maxSeq = versions.lastSequence();
+        long durable = versions.lastSequence();
+        long maxSeq = durable;
         for (Path segment : WalSegments.list(io, dir)) {
             long n = WalSegments.parseNumber(segment).orElse(-1);
             if (n < logNumber) {
@@ -241,7 +275,7 @@ public final class Engine implements AutoCloseable {
             }
             long[] last = {maxSeq};
             WalRecovery.recover(io, segment, rec ->
-                    last[0] = Math.max(last[0], BatchCodec.replay(rec.payload(), recovered, segment, rec.offset())));
+                    last[0] = Math.max(last[0], BatchCodec.replay(rec.payload(), recovered, durable, segment, rec.offset())));
             maxSeq = last[0];
         }
         lastSequence = maxSeq;

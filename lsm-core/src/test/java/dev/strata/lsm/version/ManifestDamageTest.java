@@ -4,6 +4,8 @@ import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.io.FileChannelStorageIO;
+import dev.strata.lsm.repair.RepairReport;
+import dev.strata.lsm.repair.StoreRepair;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -151,5 +153,126 @@ class ManifestDamageTest {
         }
         assertFalse(tableFiles().isEmpty());
         assertTrue(tableFiles().containsAll(before));
+    }
+
+    void truncateManifest() throws IOException {
+        try (FileChannel c = FileChannel.open(manifest(), StandardOpenOption.WRITE)) {
+            c.truncate(200);
+        }
+    }
+
+    @Test
+    void repairRebuildsTheManifestFromTheTables() throws IOException {
+        fill();
+        Set<String> before = tableFiles();
+        Path damaged = manifest();
+        truncateManifest();
+        assertThrows(CorruptionException.class, () -> LsmStore.open(dir, config()).close());
+        RepairReport report = LsmStore.repair(dir, config());
+        assertEquals(before.size(), report.tables(), report.toString());
+        assertFalse(report.merged(), report.toString());
+        assertTrue(Files.exists(dir.resolve(StoreRepair.LOST).resolve(damaged.getFileName())), report.toString());
+        assertEquals(before, tableFiles());
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            assertEquals(KEYS, countPresent(store));
+            store.put(key(0), value(0));
+            store.flush();
+        }
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            assertEquals(KEYS, countPresent(store));
+        }
+    }
+
+    @Test
+    void repairKeepsWhatOnlyTheWalHolds() throws IOException {
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            for (int i = 0; i < KEYS; i++) {
+                store.put(key(i), value(i));
+                if (i == KEYS - 100) {
+                    store.flush();
+                }
+            }
+            // The last 99 keys are only in the WAL and the memtable when the store closes.
+        }
+        Path manifest = manifest();
+        long size = Files.size(manifest);
+        try (RandomAccessFile f = new RandomAccessFile(manifest.toFile(), "rw")) {
+            f.seek(size - 1);
+            int b = f.read();
+            f.seek(size - 1);
+            f.write(b ^ 1);
+        }
+        assertThrows(CorruptionException.class, () -> LsmStore.open(dir, config()).close());
+        RepairReport report = LsmStore.repair(dir, config());
+        assertTrue(report.walSegments() > 0, report.toString());
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            assertEquals(KEYS, countPresent(store));
+        }
+    }
+
+    @Test
+    void repairSetsAsideACorruptTable() throws IOException {
+        fill();
+        truncateManifest();
+        String victim = tableFiles().iterator().next();
+        try (RandomAccessFile f = new RandomAccessFile(dir.resolve(victim).toFile(), "rw")) {
+            f.seek(100);
+            f.write(0x5a ^ f.readByte());
+        }
+        RepairReport report = LsmStore.repair(dir, config());
+        assertTrue(report.setAside().stream().anyMatch(s -> s.file().equals(victim) && s.reason().contains("unreadable")),
+                report.toString());
+        assertTrue(Files.exists(dir.resolve(StoreRepair.LOST).resolve(victim)));
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            int present = countPresent(store);
+            assertTrue(present > KEYS / 2 && present < KEYS, "present " + present);
+        }
+    }
+
+    @Test
+    void repairMergesTablesWhoseSequenceNumbersInterleave() throws IOException {
+        StoreConfig merging = StoreConfig.builder().memtableBytes(64 << 10)
+                .mergePolicy("size-tiered", java.util.Map.of("fanout", "2")).build();
+        Path saved = dir.resolveSibling(dir.getFileName() + "-saved");
+        Files.createDirectories(saved);
+        try (LsmStore store = LsmStore.open(dir, merging)) {
+            for (int i = 0; i < KEYS; i++) {
+                store.put(key(i), "old".getBytes(UTF_8));
+            }
+            store.flush();
+            store.awaitMerges();
+            // Keep copies of the tables as they are before the overwrites are merged in.
+            for (String t : tableFiles()) {
+                try {
+                    Files.copy(dir.resolve(t), saved.resolve(t));
+                } catch (java.nio.file.NoSuchFileException e) {
+                    // A merge's input deleted meanwhile.
+                }
+            }
+            // Half the keys get new values; the merge output keeps the other half's old ones,
+            // so its sequence numbers span those of the saved tables.
+            for (int i = 0; i < KEYS / 2; i++) {
+                store.put(key(i), value(i));
+            }
+            store.flush();
+            store.awaitMerges();
+        }
+        // Merge inputs whose deletion "did not happen" come back beside the merge's output.
+        try (Stream<Path> s = Files.list(saved)) {
+            for (Path p : s.toList()) {
+                if (!Files.exists(dir.resolve(p.getFileName()))) {
+                    Files.copy(p, dir.resolve(p.getFileName()));
+                }
+            }
+        }
+        truncateManifest();
+        RepairReport report = LsmStore.repair(dir, merging);
+        assertTrue(report.merged(), report.toString());
+        try (LsmStore store = LsmStore.open(dir, merging)) {
+            for (int i = 0; i < KEYS; i++) {
+                byte[] v = store.get(key(i));
+                assertArrayEquals(i < KEYS / 2 ? value(i) : "old".getBytes(UTF_8), v, "key " + i);
+            }
+        }
     }
 }

@@ -1,0 +1,45 @@
+package dev.strata.lsm.repair;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What a {@link StoreRepair} did.
+ *
+ * @param dir            the store directory
+ * @param manifest       the manifest the repair wrote (CURRENT now names it)
+ * @param intactEdits    edits the old manifest still held intact (0 if it was unreadable or absent)
+ * @param tables         tables in the rebuilt layout
+ * @param entries        entries in those tables, as read back
+ * @param lastSequence   the largest sequence number in those tables
+ * @param merged         whether the tables had to be merged into new ones to be ordered
+ * @param walSegments    WAL segments left for the next open to replay
+ * @param setAside       files moved into {@code lost/}, with the reason for each
+ */
+public record RepairReport(Path dir, Path manifest, int intactEdits, int tables, long entries, long lastSequence,
+                           boolean merged, int walSegments, List<SetAside> setAside) {
+
+    /** A file moved into {@code lost/}. */
+    public record SetAside(String file, String reason) {
+    }
+
+    public RepairReport {
+        setAside = List.copyOf(setAside);
+    }
+
+    /** A few lines for people. */
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder();
+        b.append("repaired ").append(dir).append(": ").append(tables).append(" tables, ").append(entries)
+                .append(" entries, last sequence ").append(lastSequence).append(merged ? " (merged into new tables)" : "")
+                .append("; ").append(walSegments).append(" WAL segments to replay at the next open")
+                .append("; old manifest held ").append(intactEdits).append(" intact edits")
+                .append("; new manifest ").append(manifest.getFileName());
+        for (SetAside s : setAside) {
+            b.append(System.lineSeparator()).append("  moved to ").append(StoreRepair.LOST).append('/')
+                    .append(s.file()).append(": ").append(s.reason());
+        }
+        return b.toString();
+    }
+}
