@@ -53,7 +53,9 @@ public final class ResultTable {
             }
         }
         out.println();
-        out.println("engine counters after each workload (settled):");
+        out.println("engine counters after each workload (settled); Strata's writeAmplification is the merge"
+                + " policy's own, (flush + merge bytes) / flush bytes, without the WAL, so it is 1.0 when no merge"
+                + " ran; the table's WA above counts every byte written, WAL included, per key+value byte:");
         for (Summary.Row r : summary.rows()) {
             out.printf("  %-8s %-26s %s%n", r.engine(), label(r), r.engineCounters().entrySet().stream()
                     .map(e -> e.getKey() + "=" + value(e.getValue())).collect(Collectors.joining(" ")));
