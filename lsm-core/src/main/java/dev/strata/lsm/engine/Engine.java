@@ -290,7 +290,12 @@ public final class Engine implements AutoCloseable {
                     || (man >= 0 && man != manifest) || name.endsWith(".tmp");
             if (orphan) {
                 LOG.log(System.Logger.Level.DEBUG, "deleting orphan {0}", p);
-                io.delete(p);
+                if (table >= 0) {
+                    // Through the table files: the recovery flush may have made a table obsolete that is open.
+                    tables.delete(table);
+                } else {
+                    io.delete(p);
+                }
             }
         }
     }
