@@ -13,15 +13,29 @@ import java.util.Arrays;
  *   <li>{@link #writeAmplification()} = (flush bytes + merge bytes) / flush bytes: bytes
  *       written creating components per byte flushed (WAL and manifest excluded, as in the
  *       papers' cost models; they are reported separately).</li>
- *   <li>{@link #spaceAmplification()} = bytes of live component files / estimated live
- *       logical bytes. The estimate sums, over live components, the user key and value
- *       bytes scaled by the fraction of entries that are not tombstones; it counts a key
- *       once per component holding it, so it overestimates live data (and underestimates
- *       space amplification) when many keys are overwritten and not yet merged.</li>
+ *   <li>{@link #spaceAmplification()} = {@link #tableFileBytes()} / {@link #liveLogicalBytes()}:
+ *       the lengths of the table files the store holds (live components, and obsolete
+ *       ones not yet deleted because a reader pins them or their deletion is pending) over
+ *       an estimate of the live user data, the key and value bytes of the newest version
+ *       of each live key. The estimate comes from component metadata, never from a scan
+ *       (see {@code dev.strata.lsm.version.LiveDataEstimate}): it counts a maximal set of
+ *       components with disjoint key ranges, largest run first, so an overwritten key is
+ *       counted once however many versions of it lie in unmerged components. It is exact
+ *       after a full merge and when runs hold disjoint key ranges; while runs overlap it is
+ *       low, so the ratio errs high. WAL segments, the manifest and memtables are not
+ *       counted on either side. The ratio is {@link Double#NaN} ("n/a" in
+ *       {@link #toString()}) when it says nothing about the tree: when the estimated live
+ *       data is below {@link #MIN_LIVE_BYTES_FOR_SPACE_AMPLIFICATION}, where each table's
+ *       fixed pages (footer, bloom filter, index root, a partly filled leaf) dominate (a
+ *       3-key store would report several hundred).</li>
  * </ul>
  */
 public final class StoreStats {
+    /** Below this many estimated live bytes, {@link #spaceAmplification()} is NaN. */
+    public static final long MIN_LIVE_BYTES_FOR_SPACE_AMPLIFICATION = 64 * 1024;
+
     private final IoStats io;
+    private final long tableFileBytes;
     private final long liveComponentBytes;
     private final double liveLogicalBytes;
     private final int[] componentsPerLevel;
@@ -31,9 +45,23 @@ public final class StoreStats {
     private final long memtableBytes;
     private final long lastSequence;
 
-    public StoreStats(IoStats io, long liveComponentBytes, double liveLogicalBytes, int[] componentsPerLevel,
-                      long flushCount, long mergeCount, long stallNanos, long memtableBytes, long lastSequence) {
+    /**
+     * @param io IO counters by purpose
+     * @param tableFileBytes lengths of the table files held: live and not yet deleted obsolete components
+     * @param liveComponentBytes bytes of the live components (from their first page to the end of their footer)
+     * @param liveLogicalBytes estimated user bytes of the newest version of each live key
+     * @param componentsPerLevel components in each level, level 0 first
+     * @param flushCount flushes since open
+     * @param mergeCount merges since open
+     * @param stallNanos time writers waited
+     * @param memtableBytes bytes held by the memtables
+     * @param lastSequence the sequence number a new read sees
+     */
+    public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
+                      int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
+                      long lastSequence) {
         this.io = io;
+        this.tableFileBytes = tableFileBytes;
         this.liveComponentBytes = liveComponentBytes;
         this.liveLogicalBytes = liveLogicalBytes;
         this.componentsPerLevel = componentsPerLevel.clone();
@@ -76,15 +104,33 @@ public final class StoreStats {
         return flushed == 0 ? 0 : (double) (flushed + mergeBytesWritten()) / flushed;
     }
 
-    /** Bytes of live component files / estimated live logical bytes; 0 when empty. */
+    /**
+     * {@link #tableFileBytes()} / {@link #liveLogicalBytes()}; {@link Double#NaN} when the
+     * estimated live data is under {@link #MIN_LIVE_BYTES_FOR_SPACE_AMPLIFICATION} (an
+     * empty or tiny store), where the ratio measures fixed per-table overhead, not the tree.
+     */
     public double spaceAmplification() {
-        return liveLogicalBytes <= 0 ? 0 : liveComponentBytes / liveLogicalBytes;
+        return liveLogicalBytes < MIN_LIVE_BYTES_FOR_SPACE_AMPLIFICATION ? Double.NaN
+                : tableFileBytes / liveLogicalBytes;
     }
 
+    /**
+     * Lengths of the table files the store holds: those of live components, and those of
+     * obsolete components not deleted yet (pinned by a reader, or deletion pending).
+     */
+    public long tableFileBytes() {
+        return tableFileBytes;
+    }
+
+    /** Bytes of the live components, each from its first page to the end of its footer. */
     public long liveComponentBytes() {
         return liveComponentBytes;
     }
 
+    /**
+     * Estimated user bytes (key + value) of the newest version of each live key, from
+     * component metadata (see the class comment); 0 when there are no components.
+     */
     public double liveLogicalBytes() {
         return liveLogicalBytes;
     }
@@ -123,9 +169,11 @@ public final class StoreStats {
 
     @Override
     public String toString() {
-        return String.format("StoreStats[flushes=%d, merges=%d, components=%s, WA=%.3f, SA=%.3f, stall=%.1fms, "
-                        + "wal=%d, flush=%d, merge=%d, manifest=%d]", flushCount, mergeCount,
-                Arrays.toString(componentsPerLevel), writeAmplification(), spaceAmplification(), stallNanos / 1e6,
-                walBytesWritten(), flushBytesWritten(), mergeBytesWritten(), manifestBytesWritten());
+        double sa = spaceAmplification();
+        return String.format("StoreStats[flushes=%d, merges=%d, components=%s, WA=%.3f, SA=%s, tables=%d, live~%.0f, "
+                        + "stall=%.1fms, wal=%d, flush=%d, merge=%d, manifest=%d]", flushCount, mergeCount,
+                Arrays.toString(componentsPerLevel), writeAmplification(),
+                Double.isNaN(sa) ? "n/a" : String.format("%.3f", sa), tableFileBytes, liveLogicalBytes,
+                stallNanos / 1e6, walBytesWritten(), flushBytesWritten(), mergeBytesWritten(), manifestBytesWritten());
     }
 }

@@ -39,6 +39,7 @@ import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.version.Component;
+import dev.strata.lsm.version.LiveDataEstimate;
 import dev.strata.lsm.version.ComponentMeta;
 import dev.strata.lsm.version.Manifest;
 import dev.strata.lsm.version.Run;
@@ -323,7 +324,12 @@ public final class Engine implements AutoCloseable {
                     || (man >= 0 && man != manifest) || name.endsWith(".tmp");
             if (orphan) {
                 LOG.log(System.Logger.Level.DEBUG, "deleting orphan {0}", p);
-                io.delete(p);
+                if (table >= 0) {
+                    // Through the table files: the recovery flush may have made a table obsolete that is open.
+                    tables.delete(table);
+                } else {
+                    io.delete(p);
+                }
             }
         }
     }
@@ -1352,18 +1358,19 @@ public final class Engine implements AutoCloseable {
         Version v = versions.acquire();
         try {
             long bytes = 0;
-            double logical = 0;
             for (Component c : v.components()) {
                 bytes += c.meta().sizeBytes();
-                logical += c.meta().liveUserBytes();
             }
             Memtables m = memtables;
             long memBytes = m.active().approximateBytes();
             for (Memtable imm : m.immutable()) {
                 memBytes += imm.approximateBytes();
             }
-            return new StoreStats(io.counters().snapshot(), bytes, logical, v.componentCounts(), flushCount.get(),
-                    mergeCount.get(), stallNanos.sum(), memBytes, visibleSequence);
+            // The pinned version's files are open, so the held files are at least its components.
+            long fileBytes = Math.max(bytes, tables.fileBytes());
+            return new StoreStats(io.counters().snapshot(), fileBytes, bytes, LiveDataEstimate.of(v),
+                    v.componentCounts(), flushCount.get(), mergeCount.get(), stallNanos.sum(), memBytes,
+                    visibleSequence);
         } finally {
             v.release();
         }

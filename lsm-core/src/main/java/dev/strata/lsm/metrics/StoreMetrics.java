@@ -65,7 +65,8 @@ public final class StoreMetrics implements MeterBinder, AutoCloseable {
         meters.add(Gauge.builder("strata.write.amplification", stats, s -> s.get().writeAmplification())
                 .tags(tags).description("(flush + merge bytes) / flush bytes").register(r));
         meters.add(Gauge.builder("strata.space.amplification", stats, s -> s.get().spaceAmplification())
-                .tags(tags).description("live component bytes / estimated live logical bytes").register(r));
+                .tags(tags).description("table file bytes / estimated live data bytes; NaN for a store under 64 KiB")
+                .register(r));
         for (int level = 0; level < LEVEL_GAUGES; level++) {
             int l = level;
             meters.add(Gauge.builder("strata.components", stats, s -> {

@@ -77,6 +77,23 @@ public final class TableFiles {
         io.delete(path(fileNumber));
     }
 
+    /**
+     * Bytes of the table files this store holds open: those of the live components and
+     * those of obsolete components that a reader still pins or whose deletion is pending.
+     * A file whose size cannot be read counts as 0.
+     */
+    public synchronized long fileBytes() {
+        long sum = 0;
+        for (PageFile f : open.values()) {
+            try {
+                sum += f.size();
+            } catch (IOException e) {
+                // A handle that cannot report its size (closed under an interrupt, say): not counted.
+            }
+        }
+        return sum;
+    }
+
     /** Closes every handle. */
     public synchronized void closeAll() {
         for (PageFile f : open.values()) {

@@ -81,14 +81,18 @@ final class StrataAdapter implements BenchEngine {
         StoreStats s = store.stats();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("writeAmplification", s.writeAmplification());
-        m.put("spaceAmplification", s.spaceAmplification());
+        // NaN (a store too small for the ratio to mean anything) is reported as "n/a": JSON has no NaN.
+        double sa = s.spaceAmplification();
+        m.put("spaceAmplification", Double.isNaN(sa) ? "n/a" : (Object) sa);
         m.put("stallMillis", s.stallNanos() / 1e6);
         m.put("flushes", s.flushCount());
         m.put("merges", s.mergeCount());
         m.put("walBytesWritten", s.walBytesWritten());
         m.put("flushBytesWritten", s.flushBytesWritten());
         m.put("mergeBytesWritten", s.mergeBytesWritten());
+        m.put("tableFileBytes", s.tableFileBytes());
         m.put("liveComponentBytes", s.liveComponentBytes());
+        m.put("liveDataBytesEstimate", Math.round(s.liveLogicalBytes()));
         m.put("componentsPerLevel", s.componentsPerLevel());
         return m;
     }

@@ -19,21 +19,46 @@ import java.util.List;
  * runs whose largest is at most {@code sizeRatio} times its smallest is merged into the
  * position of its oldest run. When {@code maxRuns} runs exist, the newest {@code fanout}
  * idle runs are merged regardless of size, and writers wait until the count drops.
+ *
+ * <p>Those rules alone let garbage pile up: a run that is never similar to its neighbours
+ * (a small flush between full ones, as every recovery after a crash leaves) splits the
+ * stack, and the forced merges at {@code maxRuns} only ever take the newest runs, so the
+ * older runs, with every overwritten version in them, are never merged again (issue 9:
+ * 87 MB of components for 11.6 MB of data after 60 crash cycles). So, first of all and as
+ * RocksDB's universal compaction does with {@code max_size_amplification_percent}: when
+ * the runs above the oldest hold more than {@code maxSizeAmplification} times the bytes of
+ * the oldest run, all runs are merged into one. With constant live data the oldest run
+ * then holds it all, and the tree stays within about {@code 1 + maxSizeAmplification}
+ * times the live data; a growing tree is fully merged each time it grows by that factor.
  */
 final class SizeTieredPolicy implements MergePolicy {
     private final int fanout;
     private final double sizeRatio;
     private final int maxRuns;
+    private final double maxSizeAmplification;
 
-    SizeTieredPolicy(int fanout, double sizeRatio, int maxRuns) {
+    SizeTieredPolicy(int fanout, double sizeRatio, int maxRuns, double maxSizeAmplification) {
         this.fanout = fanout;
         this.sizeRatio = sizeRatio;
         this.maxRuns = Math.max(maxRuns, fanout);
+        this.maxSizeAmplification = maxSizeAmplification;
     }
 
     @Override
     public List<MergeTask> pickMerges(TreeView tree) {
         List<RunView> runs = tree.level(0).runs();
+        if (runs.size() >= 2 && idle(runs)) {
+            long oldest = runs.get(runs.size() - 1).sizeBytes();
+            long newer = 0;
+            for (int i = 0; i < runs.size() - 1; i++) {
+                newer += runs.get(i).sizeBytes();
+            }
+            if (newer > maxSizeAmplification * oldest) {
+                return List.of(task(runs, String.format(java.util.Locale.ROOT,
+                        "size-tiered: %d runs above the oldest hold %.2f times its bytes", runs.size() - 1,
+                        (double) newer / Math.max(1, oldest))));
+            }
+        }
         for (int start = 0; start + fanout <= runs.size(); start++) {
             List<RunView> window = runs.subList(start, start + fanout);
             if (idle(window) && similar(window)) {

@@ -1,0 +1,119 @@
+package dev.strata.lsm.policy.space;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.version.TableFiles;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 9, for every policy that merges: crash-and-reopen cycles at constant live data
+ * (random overwrites of a fixed key space, each cycle ended by a close that leaves the
+ * memtable to WAL recovery, so every reopen flushes a table of random size) keep the table
+ * files within a bound, and {@link StoreStats} reports exactly the table files in the
+ * directory and a space amplification within 10% of the true one. The eager policies
+ * merge the recovery flush into older components during the open, before the orphan
+ * sweep: the sweep used to delete those obsolete tables behind the table files' back,
+ * leaking their descriptors and counting them in {@link StoreStats#tableFileBytes()}.
+ * ({@code no-merge} is left out: it never merges, so its growth is unbounded by design.)
+ */
+class PolicySpaceBoundTest {
+    private static final int KEYS = 8192;
+    private static final int KEY_BYTES = 16;
+    private static final int VALUE_BYTES = 240;
+    private static final long LIVE_BYTES = (long) KEYS * (KEY_BYTES + VALUE_BYTES);
+    private static final int CYCLES = 12;
+    private static final int MAX_PUTS_PER_CYCLE = 9_000;
+    /**
+     * Table bytes per live byte allowed once merges are done: the bounded-depth policies
+     * keep k = 5 components of at most the live data each, plus page and index overhead.
+     */
+    private static final double MAX_SPACE_AMPLIFICATION = 6.0;
+    private static final double SA_TOLERANCE = 0.10;
+
+    private static byte[] key(int i) {
+        return ByteBuffer.allocate(KEY_BYTES).putLong(0x5354524154414b45L).putLong(i).array();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"constant", "bigtable", "exploring", "minlatency", "binomial", "prefix", "concurrent",
+            "size-tiered"})
+    void crashCyclesKeepTablesBoundedAndReportedExactly(String policy, @TempDir Path dir) throws Exception {
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy, Map.of()).build();
+        SplittableRandom random = new SplittableRandom(9);
+        byte[] value = new byte[VALUE_BYTES];
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (int i = 0; i < KEYS; i++) {
+                random.nextBytes(value);
+                store.put(key(i), value);
+            }
+        }
+        for (int cycle = 0; cycle < CYCLES; cycle++) {
+            try (LsmStore store = LsmStore.open(dir, config)) {
+                int puts = 1000 + random.nextInt(MAX_PUTS_PER_CYCLE - 1000);
+                for (int i = 0; i < puts; i++) {
+                    random.nextBytes(value);
+                    store.put(key(random.nextInt(KEYS)), value);
+                }
+                store.awaitMerges();
+                awaitObsoleteTablesDeleted(store);
+                long onDisk = tableBytes(dir);
+                StoreStats s = store.stats();
+                double trueRatio = (double) onDisk / LIVE_BYTES;
+                String what = policy + " cycle " + cycle + ": " + onDisk + " table bytes, true SA " + trueRatio + ", " + s;
+                assertEquals(onDisk, s.tableFileBytes(), what);
+                assertEquals(trueRatio, s.spaceAmplification(), trueRatio * SA_TOLERANCE, what);
+                assertTrue(trueRatio <= MAX_SPACE_AMPLIFICATION, what);
+            }
+        }
+    }
+
+    private static long tableBytes(Path dir) throws IOException {
+        long sum = 0;
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : files.filter(p -> p.getFileName().toString().endsWith(TableFiles.SUFFIX)).toList()) {
+                try {
+                    sum += Files.size(p);
+                } catch (NoSuchFileException e) {
+                    // Deleted meanwhile.
+                }
+            }
+        }
+        return sum;
+    }
+
+    /** Waits until the directory holds only the tables of the current version. */
+    private static void awaitObsoleteTablesDeleted(LsmStore store) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            Set<String> live = store.engine().currentVersion().components().stream()
+                    .map(c -> TableFiles.fileName(c.meta().fileNumber())).collect(Collectors.toSet());
+            Set<String> present;
+            try (Stream<Path> files = Files.list(store.directory())) {
+                present = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(TableFiles.SUFFIX))
+                        .collect(Collectors.toSet());
+            }
+            if (live.equals(present)) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "obsolete tables not deleted: live " + live + ", present " + present);
+            Thread.sleep(5);
+        }
+    }
+}
