@@ -1125,7 +1125,12 @@ public final class Engine implements AutoCloseable {
 
     private void deleteQuietly(long fileNumber) {
         try {
-            tables.delete(fileNumber);
+            if (versions.unsettled(fileNumber)) {
+                // A failed manifest write may still name it: it goes once a new manifest supersedes.
+                LOG.log(System.Logger.Level.DEBUG, "keeping table " + fileNumber + " of a failed manifest edit");
+            } else {
+                tables.delete(fileNumber);
+            }
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "could not delete table " + fileNumber, e);
         }

@@ -87,6 +87,11 @@ public final class Manifest implements Closeable {
         return new Manifest(w, number);
     }
 
+    /** Bytes of whole records handed to the operating system (see {@link WalWriter#writtenEnd()}). */
+    public long writtenEnd() {
+        return writer.writtenEnd();
+    }
+
     /** Appends an edit and returns once it is durable. */
     public void append(VersionEdit edit) {
         writer.append(edit.encode());

@@ -43,6 +43,12 @@ public final class VersionSet {
     private Manifest manifest;
     private boolean manifestBroken;
     private final Set<Version> live = Collections.newSetFromMap(new IdentityHashMap<>());
+    /**
+     * Table files added by an edit whose manifest write failed after its bytes reached the
+     * file: a crash before a new manifest supersedes that one may replay the edit, so they
+     * must not be deleted until then. Read without the set's lock (see {@link #liveTableFiles()}).
+     */
+    private final Set<Long> unsettled = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private Runnable onVersionReleased = () -> { };
 
     /** What an edit changes; computed from the current version under the set's lock. */
@@ -253,8 +259,10 @@ public final class VersionSet {
         VersionEdit edit = new VersionEdit(nextFileNumber.get(), newLast, newLog, c.flushCounter(), nextRunId.get(),
                 nextCreationOrder.get(), c.policyState(), c.added().stream().map(Component::meta).toList(),
                 c.removed(), VersionEdit.layoutOf(next));
+        boolean snapshot = manifestBroken || manifest.size() > manifestRewriteBytes;
+        long writtenBefore = manifest.writtenEnd();
         try {
-            if (manifestBroken || manifest.size() > manifestRewriteBytes) {
+            if (snapshot) {
                 writeSnapshot(next, newLog, newLast);
             } else {
                 manifest.append(edit);
@@ -262,12 +270,32 @@ public final class VersionSet {
         } catch (RuntimeException e) {
             // The log may now end in a partial record: the next edit starts a new manifest.
             manifestBroken = true;
+            // A record whose bytes reached the file (only its force failed), or a snapshot whose
+            // CURRENT switch happened, can be replayed after a crash: keep its files.
+            if (snapshot ? currentMovedOn() : manifest.writtenEnd() > writtenBefore) {
+                for (Component added : c.added()) {
+                    unsettled.add(added.meta().fileNumber());
+                }
+            }
             throw e;
         }
         logNumber = newLog;
         lastSequence = newLast;
         install(next);
         return next;
+    }
+
+    /**
+     * After a failed snapshot: whether CURRENT no longer names the live manifest (the new one
+     * was switched to, and only a later step failed). True when CURRENT cannot be read.
+     */
+    private boolean currentMovedOn() {
+        try {
+            Path named = Manifest.readCurrent(io, dir);
+            return named == null || !named.getFileName().toString().equals(Manifest.fileName(manifest.number()));
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
     }
 
     private void install(Version next) {
@@ -301,6 +329,8 @@ public final class VersionSet {
         Manifest old = manifest;
         manifest = next;
         manifestBroken = false;
+        // CURRENT names the new manifest now: no earlier edit can be replayed any more.
+        unsettled.clear();
         if (old != null) {
             try {
                 old.close();
@@ -310,9 +340,20 @@ public final class VersionSet {
         }
     }
 
-    /** File numbers of tables referenced by any live version. */
+    /**
+     * Whether table file {@code fileNumber} was added by an edit whose manifest write failed
+     * but may be replayed after a crash: it must not be deleted yet.
+     */
+    public boolean unsettled(long fileNumber) {
+        return unsettled.contains(fileNumber);
+    }
+
+    /**
+     * File numbers of tables referenced by any live version, or by an edit that failed but
+     * may be replayed after a crash (see {@link #unsettled(long)}).
+     */
     public Set<Long> liveTableFiles() {
-        Set<Long> files = new HashSet<>();
+        Set<Long> files = new HashSet<>(unsettled);
         synchronized (live) {
             for (Version v : live) {
                 for (Component c : v.components()) {

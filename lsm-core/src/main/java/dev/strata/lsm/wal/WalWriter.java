@@ -228,6 +228,19 @@ public final class WalWriter implements Closeable {
     }
 
     /**
+     * Bytes handed to the operating system so far, in whole batches (not necessarily
+     * forced). After a failure, a record that ends at or below this may be on disk.
+     */
+    public long writtenEnd() {
+        lock.lock();
+        try {
+            return writtenEnd;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * The segment's logical size: the file length once everything appended so far is
      * written. This is what a store compares against its segment size limit.
      */
