@@ -207,8 +207,8 @@ public final class ExpectedState implements AutoCloseable {
         return map.getLong(OFF_FAULTS);
     }
 
-    public void setFaults(long n) {
-        map.putLong(OFF_FAULTS, n);
+    public void addFaults(long n) {
+        map.putLong(OFF_FAULTS, map.getLong(OFF_FAULTS) + n);
     }
 
     public long checks() {

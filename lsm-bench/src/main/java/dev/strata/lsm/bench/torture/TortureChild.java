@@ -61,6 +61,7 @@ public final class TortureChild {
     private final BitSet unflushed = new BitSet();
     private final Deque<OpenSnapshot> snapshots = new ArrayDeque<>();
     private LsmStore store;
+    private long reportedFaults;
 
     private record OpenSnapshot(Snapshot snapshot, int from, long[] expected, long openedAtOp) {
     }
@@ -169,7 +170,7 @@ public final class TortureChild {
                 if (attempt == OPEN_ATTEMPTS - 1) {
                     faults.arm(false); // the last attempt without faults
                 }
-                state.setFaults(faults.injected());
+                reportFaults();
             }
         }
     }
@@ -200,7 +201,7 @@ public final class TortureChild {
             }
             op++;
             state.addOps(1);
-            state.setFaults(faults.injected());
+            reportFaults();
         }
     }
 
@@ -409,8 +410,17 @@ public final class TortureChild {
         }
         promoteFlushed();
         state.setChildState(ExpectedState.CHILD_CLOSED);
-        state.setFaults(faults.injected());
+        reportFaults();
         state.force();
+    }
+
+    /** Adds the faults injected since the last call to the header's running total. */
+    private void reportFaults() {
+        long now = faults.injected();
+        if (now != reportedFaults) {
+            state.addFaults(now - reportedFaults);
+            reportedFaults = now;
+        }
     }
 
     // ------------------------------------------------------------------ arguments

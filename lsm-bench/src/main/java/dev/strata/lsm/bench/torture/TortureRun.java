@@ -489,10 +489,10 @@ public final class TortureRun {
                 "torture %s/%s  kills %d  faults %d  verified %d keys  %,.0f ops/s  losses %d  %s",
                 clock(now - start), clock(end - start), report.kills, faults, report.verifiedKeys,
                 opsPerSecond, report.losses, epochLabel);
-        if (line.length() > 150) {
-            line = line.substring(0, 150);
+        if (line.length() > 130) {
+            line = line.substring(0, 130);
         }
-        progressOut.print("\r" + line + " ".repeat(Math.max(0, 150 - line.length())));
+        progressOut.print("\r" + line + " ".repeat(Math.max(0, 130 - line.length())));
         progressOut.flush();
     }
 
