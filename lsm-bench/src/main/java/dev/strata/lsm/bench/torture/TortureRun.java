@@ -112,6 +112,8 @@ public final class TortureRun {
         long losses;
         long hangs;
         long openFailures;
+        long childCheckFailures;
+        long childErrors;
         long elapsedNanos;
         Path dir;
         long seed;
@@ -161,8 +163,9 @@ public final class TortureRun {
             s.append(String.format(Locale.ROOT,
                     "  verified keys %d (%d with an acknowledged write; %d pending, %d of them applied)%n",
                     verifiedKeys, acknowledgedVerified, pendingSeen, pendingApplied));
-            s.append(String.format(Locale.ROOT, "  losses %d, hangs %d, unexpected open failures %d%n",
-                    losses, hangs, openFailures));
+            s.append(String.format(Locale.ROOT, "  losses %d, wrong reads in the child %d, unexpected errors in the "
+                    + "child %d, hangs %d, unexpected open failures %d%n", losses, childCheckFailures, childErrors, hangs,
+                    openFailures));
             s.append(String.format(Locale.ROOT, "  %-12s %7s %6s %6s %10s %8s %8s %12s %7s%n", "policy", "epochs",
                     "kills", "closes", "ops", "faults", "failed", "verified", "losses"));
             for (Map.Entry<String, PolicyTotals> e : byPolicy.entrySet()) {
@@ -278,6 +281,10 @@ public final class TortureRun {
                                 + readFailure(failureFile);
                         if (code == TortureChild.EXIT_OPEN_FAILED) {
                             report.openFailures++;
+                        } else if (code == TortureChild.EXIT_CHECK_FAILED) {
+                            report.childCheckFailures++;
+                        } else {
+                            report.childErrors++;
                         }
                     }
                     break;
