@@ -6,12 +6,13 @@ import picocli.CommandLine.Command;
 /**
  * The {@code lsm-bench} command line: {@code run} and {@code compare} drive workloads against
  * Strata, RocksDB and LevelDB; {@code jmh} runs the microbenchmarks; {@code simulate} runs a merge policy in the
- * cost-model simulator. Run {@code java -jar lsm-bench/target/lsm-bench.jar --help}.
+ * cost-model simulator; {@code torture} kills a writing store at random moments and checks every
+ * acknowledged write. Run {@code java -jar lsm-bench/target/lsm-bench.jar --help}.
  */
 @Command(name = "lsm-bench", mixinStandardHelpOptions = true, version = "lsm-bench 0.1.0",
         description = "Strata's benchmark and policy-simulation tool.",
         subcommands = {RunCommand.class, CompareCommand.class, SimulateCommand.class, PolicyTableCommand.class,
-                JmhCommand.class, RepairCommand.class,
+                JmhCommand.class, RepairCommand.class, TortureCommand.class,
                 CommandLine.HelpCommand.class})
 public final class BenchCli implements Runnable {
 

@@ -1,0 +1,453 @@
+package dev.strata.lsm.bench.torture;
+
+import dev.strata.lsm.Cursor;
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.Snapshot;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.io.FileChannelStorageIO;
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.wal.WalSyncMode;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * The torture child: opens the store (with faults injected through
+ * {@link FaultInjectingStorageIO}) and runs a random mix of puts, deletes, batches, checked
+ * reads, scans, snapshots and flushes from one thread until the parent kills it or asks it
+ * to stop, recording every write in the {@link ExpectedState} before issuing it and after
+ * its acknowledgement. Reads are checked against what this process acknowledged (a write
+ * that failed is not visible in the process that issued it). Exit status: 0 after a clean
+ * close, 3 when a checked read, scan or snapshot read is wrong, 4 when the store cannot be
+ * opened for a reason other than an injected fault, 5 on any other unexpected failure; the
+ * reason goes to the failure file.
+ *
+ * <p>Arguments ({@code --name value}): dir, state, failure-file, seed, policy, params
+ * ({@code k=v,...}), wal-mode, memtable-bytes, fault-rate, fault-kinds, wal-fault-kinds,
+ * fault-targets (comma lists; empty for none).
+ */
+public final class TortureChild {
+    static final int EXIT_CHECK_FAILED = 3;
+    static final int EXIT_OPEN_FAILED = 4;
+    static final int EXIT_UNEXPECTED = 5;
+    private static final int OPEN_ATTEMPTS = 20;
+
+    private final Map<String, String> args;
+    private final ExpectedState state;
+    private final SplittableRandom random;
+    private final WalSyncMode walMode;
+    private final FaultInjectingStorageIO faults;
+    private final StoreConfig config;
+    private final Path failureFile;
+    private final long[] live;
+    private final BitSet unflushed = new BitSet();
+    private final Deque<OpenSnapshot> snapshots = new ArrayDeque<>();
+    private LsmStore store;
+    private long reportedFaults;
+
+    private record OpenSnapshot(Snapshot snapshot, int from, long[] expected, long openedAtOp) {
+    }
+
+    /** A check failed or something unexpected happened; carries the exit status. */
+    static final class Failure extends RuntimeException {
+        final int status;
+
+        Failure(int status, String message, Throwable cause) {
+            super(message, cause);
+            this.status = status;
+        }
+    }
+
+    private TortureChild(Map<String, String> args) throws IOException {
+        this.args = args;
+        this.state = ExpectedState.open(Path.of(required("state")));
+        this.failureFile = Path.of(required("failure-file"));
+        this.random = new SplittableRandom(Long.parseLong(args.getOrDefault("seed", "1")));
+        this.walMode = WalSyncMode.valueOf(args.getOrDefault("wal-mode", "async").toUpperCase(Locale.ROOT));
+        Map<IoPurpose, Set<FaultInjectingStorageIO.Kind>> kinds = new EnumMap<>(IoPurpose.class);
+        Set<FaultInjectingStorageIO.Kind> general = parseKinds(args.getOrDefault("fault-kinds", ""));
+        Set<FaultInjectingStorageIO.Kind> wal = args.containsKey("wal-fault-kinds")
+                ? parseKinds(args.get("wal-fault-kinds")) : general;
+        for (String t : list(args.getOrDefault("fault-targets", ""))) {
+            IoPurpose p = IoPurpose.valueOf(t.toUpperCase(Locale.ROOT));
+            kinds.put(p, p == IoPurpose.WAL ? wal : general);
+        }
+        this.faults = new FaultInjectingStorageIO(new FileChannelStorageIO(), kinds,
+                Double.parseDouble(args.getOrDefault("fault-rate", "0")), random.nextLong());
+        this.config = StoreConfig.builder()
+                .memtableBytes(Long.parseLong(args.getOrDefault("memtable-bytes", "65536")))
+                .walMode(walMode)
+                .blockCacheBytes(4L << 20)
+                .mergePolicy(required("policy"), PolicyChoice.parseParams(args.getOrDefault("params", "")))
+                .storageIO(faults)
+                .build();
+        this.live = new long[state.keys()];
+        for (int k = 0; k < live.length; k++) {
+            live[k] = state.stable(k);
+        }
+    }
+
+    public static void main(String[] argv) {
+        Map<String, String> args = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < argv.length; i += 2) {
+            if (!argv[i].startsWith("--")) {
+                throw new IllegalArgumentException("expected --name value, got " + argv[i]);
+            }
+            args.put(argv[i].substring(2), argv[i + 1]);
+        }
+        TortureChild child;
+        try {
+            child = new TortureChild(args);
+        } catch (IOException | RuntimeException e) {
+            e.printStackTrace();
+            System.exit(EXIT_UNEXPECTED);
+            return;
+        }
+        System.exit(child.run());
+    }
+
+    private int run() {
+        try {
+            open();
+            loop();
+            closeCleanly();
+            return 0;
+        } catch (Failure f) {
+            report(f.getMessage(), f.getCause());
+            return f.status;
+        } catch (Throwable t) {
+            report("unexpected " + t, t);
+            return EXIT_UNEXPECTED;
+        }
+    }
+
+    private void report(String message, Throwable cause) {
+        StringWriter s = new StringWriter();
+        s.append(message).append('\n');
+        if (cause != null) {
+            cause.printStackTrace(new PrintWriter(s));
+        }
+        System.err.println("torture child failed: " + s);
+        try {
+            Files.writeString(failureFile, s.toString(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            System.err.println("cannot write " + failureFile + ": " + e);
+        }
+    }
+
+    private void open() {
+        faults.arm(true);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                store = LsmStore.open(Path.of(required("dir")), config);
+                state.setChildState(ExpectedState.CHILD_OPEN);
+                return;
+            } catch (RuntimeException e) {
+                if (!FaultInjectingStorageIO.causedByInjection(e)) {
+                    throw new Failure(EXIT_OPEN_FAILED, "cannot open the store: " + e, e);
+                }
+                if (attempt >= OPEN_ATTEMPTS) {
+                    throw new Failure(EXIT_OPEN_FAILED, "cannot open the store in " + attempt + " attempts: " + e, e);
+                }
+                if (attempt == OPEN_ATTEMPTS - 1) {
+                    faults.arm(false); // the last attempt without faults
+                }
+                reportFaults();
+            }
+        }
+    }
+
+    private void loop() {
+        long op = 0;
+        while (!state.stopRequested()) {
+            int dice = random.nextInt(1000);
+            if (dice < 380) {
+                write(randomKey(), false);
+            } else if (dice < 480) {
+                write(randomKey(), true);
+            } else if (dice < 580) {
+                batch();
+            } else if (dice < 850) {
+                checkGet(randomKey());
+            } else if (dice < 900) {
+                checkScan();
+            } else if (dice < 930) {
+                snapshot(op);
+            } else if (dice < 932) {
+                flush();
+            } else {
+                // Re-read a key just written: the memtable path.
+                int k = randomKey();
+                write(k, false);
+                checkGet(k);
+            }
+            op++;
+            state.addOps(1);
+            reportFaults();
+        }
+    }
+
+    private int randomKey() {
+        // Half the operations go to a hot tenth of the key space, so keys are overwritten often.
+        int n = live.length;
+        return random.nextBoolean() ? random.nextInt(Math.max(1, n / 10)) : random.nextInt(n);
+    }
+
+    private void write(int k, boolean delete) {
+        long v = state.takeVersion();
+        state.markPending(k, v, delete);
+        try {
+            if (delete) {
+                store.delete(TortureValues.key(k));
+            } else {
+                store.put(TortureValues.key(k), TortureValues.value(k, v));
+            }
+        } catch (RuntimeException e) {
+            failed("write of key " + k, e);
+            return;
+        }
+        acknowledged(k, ExpectedState.word(v, delete));
+    }
+
+    private void batch() {
+        int n = 2 + random.nextInt(ExpectedState.MAX_BATCH - 1);
+        int[] keys = new int[n];
+        BitSet used = new BitSet();
+        for (int i = 0; i < n; i++) {
+            int k;
+            do {
+                k = randomKey();
+            } while (used.get(k) && used.cardinality() < live.length);
+            used.set(k);
+            keys[i] = k;
+        }
+        if (used.cardinality() < n) {
+            return; // key space smaller than a batch
+        }
+        long first = state.takeVersions(n);
+        int deletes = 0;
+        WriteBatch b = new WriteBatch();
+        for (int i = 0; i < n; i++) {
+            boolean delete = random.nextInt(5) == 0;
+            if (delete) {
+                deletes |= 1 << i;
+                b.delete(TortureValues.key(keys[i]));
+            } else {
+                b.put(TortureValues.key(keys[i]), TortureValues.value(keys[i], first + i));
+            }
+        }
+        state.recordBatch(first, keys, n, deletes);
+        for (int i = 0; i < n; i++) {
+            state.markPending(keys[i], first + i, (deletes >>> i & 1) != 0);
+        }
+        try {
+            store.write(b);
+        } catch (RuntimeException e) {
+            failed("batch of " + n, e);
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            acknowledged(keys[i], ExpectedState.word(first + i, (deletes >>> i & 1) != 0));
+        }
+    }
+
+    private void acknowledged(int k, long word) {
+        live[k] = word;
+        if (walMode == WalSyncMode.NONE) {
+            unflushed.set(k); // pending until a flush returns
+        } else {
+            state.settle(k, word);
+        }
+    }
+
+    /** Writes that failed stay pending: the store may or may not hold them after a restart. */
+    private void failed(String what, RuntimeException e) {
+        state.addWriteFailure();
+        if (!FaultInjectingStorageIO.causedByInjection(e)) {
+            throw new Failure(EXIT_UNEXPECTED, what + " failed without an injected fault: " + e, e);
+        }
+    }
+
+    private void flush() {
+        try {
+            store.flush();
+        } catch (RuntimeException e) {
+            if (!FaultInjectingStorageIO.causedByInjection(e)) {
+                throw new Failure(EXIT_UNEXPECTED, "flush failed without an injected fault: " + e, e);
+            }
+            return;
+        }
+        state.addFlush();
+        promoteFlushed();
+    }
+
+    /** In none WAL mode, what was acknowledged before a flush or clean close returned is now stable. */
+    private void promoteFlushed() {
+        for (int k = unflushed.nextSetBit(0); k >= 0; k = unflushed.nextSetBit(k + 1)) {
+            state.settle(k, live[k]);
+        }
+        unflushed.clear();
+    }
+
+    // ------------------------------------------------------------------ checked reads
+
+    private void checkGet(int k) {
+        byte[] v;
+        try {
+            v = store.get(TortureValues.key(k));
+        } catch (RuntimeException e) {
+            readFailed("get of key " + k, e);
+            return;
+        }
+        expect(k, live[k], v, "get");
+        state.addChecks(1);
+    }
+
+    private void expect(int k, long word, byte[] v, String how) {
+        boolean absent = word == 0 || ExpectedState.deleted(word);
+        if (absent ? v != null : TortureValues.version(k, v) != ExpectedState.version(word)) {
+            throw new Failure(EXIT_CHECK_FAILED, how + " of key " + k + " returned "
+                    + (v == null ? "nothing" : "version " + TortureValues.version(k, v) + " (" + v.length + " bytes)")
+                    + ", expected " + (absent ? "nothing" : "version " + ExpectedState.version(word))
+                    + " (acknowledged in this process)", null);
+        }
+    }
+
+    private void readFailed(String what, RuntimeException e) {
+        if (!FaultInjectingStorageIO.causedByInjection(e)) {
+            throw new Failure(EXIT_UNEXPECTED, what + " failed: " + e, e);
+        }
+    }
+
+    private void checkScan() {
+        int from = random.nextInt(live.length);
+        int len = 1 + random.nextInt(200);
+        int to = Math.min(live.length, from + len);
+        try (Cursor c = store.scan(TortureValues.key(from), TortureValues.key(to))) {
+            compareRange(c, from, Arrays.copyOfRange(live, from, to), "scan");
+        } catch (Failure f) {
+            throw f;
+        } catch (RuntimeException e) {
+            readFailed("scan", e);
+        }
+    }
+
+    private void compareRange(Cursor c, int from, long[] expected, String how) {
+        int next = from;
+        int end = from + expected.length;
+        while (c.next()) {
+            int k = TortureValues.index(c.key());
+            if (k < next || k >= end) {
+                throw new Failure(EXIT_CHECK_FAILED, how + " of keys " + from + ".." + (end - 1) + " returned key " + k
+                        + " out of order or range (expected a key from " + next + ")", null);
+            }
+            for (int skipped = next; skipped < k; skipped++) {
+                expect(skipped, expected[skipped - from], null, how);
+            }
+            expect(k, expected[k - from], c.value(), how);
+            next = k + 1;
+        }
+        for (int skipped = next; skipped < end; skipped++) {
+            expect(skipped, expected[skipped - from], null, how);
+        }
+        state.addChecks(expected.length);
+    }
+
+    private void snapshot(long op) {
+        OpenSnapshot oldest = snapshots.peekFirst();
+        if (oldest != null && (snapshots.size() >= 2 || op - oldest.openedAtOp() > 50 && random.nextBoolean())) {
+            snapshots.removeFirst();
+            try (Snapshot s = oldest.snapshot()) {
+                int len = oldest.expected().length;
+                for (int i = 0; i < 4; i++) {
+                    int k = oldest.from() + random.nextInt(len);
+                    expect(k, oldest.expected()[k - oldest.from()], s.get(TortureValues.key(k)), "snapshot get");
+                }
+                try (Cursor c = s.scan(TortureValues.key(oldest.from()), TortureValues.key(oldest.from() + len))) {
+                    compareRange(c, oldest.from(), oldest.expected(), "snapshot scan");
+                }
+            } catch (Failure f) {
+                throw f;
+            } catch (RuntimeException e) {
+                readFailed("snapshot read", e);
+            }
+            return;
+        }
+        int from = random.nextBoolean() ? 0 : random.nextInt(live.length);
+        int to = Math.min(live.length, from + 1 + random.nextInt(300));
+        Snapshot s = store.snapshot();
+        snapshots.addLast(new OpenSnapshot(s, from, Arrays.copyOfRange(live, from, to), op));
+    }
+
+    private void closeCleanly() {
+        for (OpenSnapshot s : snapshots) {
+            s.snapshot().close();
+        }
+        snapshots.clear();
+        faults.arm(false);
+        try {
+            store.close();
+        } catch (RuntimeException e) {
+            throw new Failure(EXIT_UNEXPECTED, "clean close failed: " + e, e);
+        }
+        promoteFlushed();
+        state.setChildState(ExpectedState.CHILD_CLOSED);
+        reportFaults();
+        state.force();
+    }
+
+    /** Adds the faults injected since the last call to the header's running total. */
+    private void reportFaults() {
+        long now = faults.injected();
+        if (now != reportedFaults) {
+            state.addFaults(now - reportedFaults);
+            reportedFaults = now;
+        }
+    }
+
+    // ------------------------------------------------------------------ arguments
+
+    private String required(String name) {
+        String v = args.get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("missing --" + name);
+        }
+        return v;
+    }
+
+    private static List<String> list(String s) {
+        List<String> out = new ArrayList<>();
+        for (String x : s.split(",")) {
+            if (!x.isBlank()) {
+                out.add(x.trim());
+            }
+        }
+        return out;
+    }
+
+    private static Set<FaultInjectingStorageIO.Kind> parseKinds(String s) {
+        Set<FaultInjectingStorageIO.Kind> kinds = EnumSet.noneOf(FaultInjectingStorageIO.Kind.class);
+        for (String x : list(s)) {
+            kinds.add(FaultInjectingStorageIO.Kind.parse(x));
+        }
+        return kinds;
+    }
+}

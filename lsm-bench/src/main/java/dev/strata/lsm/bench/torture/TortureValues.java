@@ -1,0 +1,93 @@
+package dev.strata.lsm.bench.torture;
+
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+
+/**
+ * Keys and values of the torture key space. Key {@code i} is {@code "key-"} and its index in
+ * 8 decimal digits, so byte order is index order. The value of write {@code version} of key
+ * {@code i} is self-describing: the key index (4 bytes), the version (8 bytes) and filler
+ * whose length and bytes are derived from both, so a value read back names the write that
+ * produced it and any damaged or misplaced value is detected.
+ */
+public final class TortureValues {
+    /** Bytes of a key. */
+    public static final int KEY_BYTES = 12;
+    private static final int HEADER = 12;
+
+    private TortureValues() {
+    }
+
+    /** The key with index {@code index}. */
+    public static byte[] key(int index) {
+        byte[] k = new byte[KEY_BYTES];
+        k[0] = 'k';
+        k[1] = 'e';
+        k[2] = 'y';
+        k[3] = '-';
+        int v = index;
+        for (int i = KEY_BYTES - 1; i >= 4; i--) {
+            k[i] = (byte) ('0' + v % 10);
+            v /= 10;
+        }
+        return k;
+    }
+
+    /** The index of {@code key}, or -1 if it is not a key of the torture key space. */
+    public static int index(byte[] key) {
+        if (key.length != KEY_BYTES || key[0] != 'k' || key[1] != 'e' || key[2] != 'y' || key[3] != '-') {
+            return -1;
+        }
+        int v = 0;
+        for (int i = 4; i < KEY_BYTES; i++) {
+            int d = key[i] - '0';
+            if (d < 0 || d > 9) {
+                return -1;
+            }
+            v = v * 10 + d;
+        }
+        return v;
+    }
+
+    /** The value written by write {@code version} of key {@code index}. */
+    public static byte[] value(int index, long version) {
+        long seed = mix(index, version);
+        SplittableRandom r = new SplittableRandom(seed);
+        int filler = (seed & 63) == 0 ? 1000 + r.nextInt(12_000) : r.nextInt(240);
+        byte[] v = new byte[HEADER + filler];
+        ByteBuffer b = ByteBuffer.wrap(v);
+        b.putInt(index);
+        b.putLong(version);
+        for (int i = HEADER; i < v.length; i++) {
+            v[i] = (byte) r.nextInt(256);
+        }
+        return v;
+    }
+
+    /**
+     * The version a value read back for key {@code index} was written by, or -1 when it is
+     * not exactly a value this key space ever writes for that key (damaged, truncated or
+     * belonging to another key).
+     */
+    public static long version(int index, byte[] value) {
+        if (value == null || value.length < HEADER) {
+            return -1;
+        }
+        ByteBuffer b = ByteBuffer.wrap(value);
+        if (b.getInt() != index) {
+            return -1;
+        }
+        long version = b.getLong();
+        if (version <= 0) {
+            return -1;
+        }
+        return java.util.Arrays.equals(value, value(index, version)) ? version : -1;
+    }
+
+    private static long mix(int index, long version) {
+        long z = version * 0x9E3779B97F4A7C15L + index;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

@@ -1,0 +1,207 @@
+package dev.strata.lsm.bench.torture;
+
+import dev.strata.lsm.Cursor;
+import dev.strata.lsm.LsmStore;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Checks a reopened store against the {@link ExpectedState}: every key by a point read,
+ * the whole key space by one scan (which must agree with the point reads), and the last
+ * batch issued for atomicity. A key's value is acceptable when it is the stable write's, or
+ * any pending write's (see {@link ExpectedState}); anything else is a problem: a lost write
+ * (older value, or absent where a value was acknowledged), a resurrected delete, a value
+ * that no write produced, or a torn batch. After a clean check, {@link #settle} records what
+ * the store holds as the new stable state, resolving every pending write.
+ */
+public final class Verifier {
+    /** Problems described in full; the rest are only counted. */
+    static final int MAX_DESCRIBED = 20;
+
+    private Verifier() {
+    }
+
+    /** What one verification found. */
+    public record Result(int keysChecked, int acknowledgedChecked, int pendingKeys, int pendingApplied,
+                         long problemCount, List<String> problems, long[] observed) {
+        public boolean clean() {
+            return problemCount == 0;
+        }
+    }
+
+    /** Reads every key of {@code state}'s key space from {@code store} and checks it. */
+    public static Result verify(LsmStore store, ExpectedState state) {
+        int n = state.keys();
+        long[] observed = new long[n];
+        byte[][] values = new byte[n][];
+        List<String> problems = new ArrayList<>();
+        long problemCount = 0;
+        int acknowledged = 0;
+        int pendingKeys = 0;
+        int pendingApplied = 0;
+        for (int k = 0; k < n; k++) {
+            byte[] v = store.get(TortureValues.key(k));
+            values[k] = v;
+            long stable = state.stable(k);
+            long pending = state.pending(k);
+            long sv = ExpectedState.version(stable);
+            long pv = ExpectedState.version(pending);
+            boolean hasPending = pv > sv;
+            if (stable != 0) {
+                acknowledged++;
+            }
+            if (hasPending) {
+                pendingKeys++;
+            }
+            String problem;
+            if (v == null) {
+                observed[k] = stable == 0 ? 0 : ExpectedState.word(Math.max(sv, pv), true);
+                boolean ok = stable == 0 || ExpectedState.deleted(stable) || (hasPending && ExpectedState.deleted(pending));
+                problem = ok ? null : "key " + k + ": absent, but " + describe(stable, pending) + " (a lost write)";
+                if (ok && hasPending && !(stable == 0 || ExpectedState.deleted(stable))) {
+                    pendingApplied++;
+                }
+            } else {
+                long ov = TortureValues.version(k, v);
+                observed[k] = ExpectedState.word(Math.max(ov, 0), false);
+                if (ov < 0) {
+                    problem = "key " + k + ": holds a value no write produced (" + v.length + " bytes), expected "
+                            + describe(stable, pending);
+                } else if (ov == sv && !ExpectedState.deleted(stable)) {
+                    problem = null;
+                } else if (hasPending && ov > sv && ov <= pv) {
+                    problem = null;
+                    pendingApplied++;
+                } else if (ov < sv || (ov == sv && ExpectedState.deleted(stable))) {
+                    problem = "key " + k + ": holds version " + ov + ", older than " + describe(stable, pending)
+                            + (ExpectedState.deleted(stable) ? " (a resurrected value)" : " (a lost write)");
+                } else {
+                    problem = "key " + k + ": holds version " + ov + ", newer than any write issued for it ("
+                            + describe(stable, pending) + ")";
+                }
+            }
+            if (problem != null) {
+                if (problems.size() < MAX_DESCRIBED) {
+                    problems.add(problem);
+                }
+                problemCount++;
+            }
+        }
+        problemCount += checkScan(store, values, problems);
+        problemCount += checkBatch(state, observed, problems);
+        return new Result(n, acknowledged, pendingKeys, pendingApplied, problemCount, List.copyOf(problems), observed);
+    }
+
+    /** A full scan must return exactly the keys the point reads found, with the same values. */
+    private static long checkScan(LsmStore store, byte[][] values, List<String> problems) {
+        long count = 0;
+        boolean[] seen = new boolean[values.length];
+        try (Cursor c = store.scan(null, null)) {
+            int previous = -1;
+            while (c.next()) {
+                int k = TortureValues.index(c.key());
+                String problem = null;
+                if (k < 0 || k >= values.length) {
+                    problem = "scan returned a key outside the key space: " + Arrays.toString(c.key());
+                } else if (k <= previous) {
+                    problem = "scan returned key " + k + " after key " + previous;
+                } else if (!Arrays.equals(c.value(), values[k])) {
+                    problem = "scan and get disagree on key " + k + ": scan " + describeValue(k, c.value()) + ", get "
+                            + describeValue(k, values[k]);
+                } else {
+                    seen[k] = true;
+                }
+                if (k >= 0 && k < values.length) {
+                    previous = Math.max(previous, k);
+                }
+                if (problem != null) {
+                    count++;
+                    if (problems.size() < MAX_DESCRIBED) {
+                        problems.add(problem);
+                    }
+                }
+            }
+        }
+        for (int k = 0; k < values.length; k++) {
+            if (values[k] != null && !seen[k]) {
+                count++;
+                if (problems.size() < MAX_DESCRIBED) {
+                    problems.add("scan missed key " + k + " that get returns (" + describeValue(k, values[k]) + ")");
+                }
+            }
+        }
+        return count;
+    }
+
+    /**
+     * The last batch issued must be all or nothing: no operation of it may show its write
+     * while another put of it shows an older version than the batch's.
+     */
+    private static long checkBatch(ExpectedState state, long[] observed, List<String> problems) {
+        ExpectedState.Batch b = state.lastBatch();
+        if (b == null) {
+            return 0;
+        }
+        int applied = -1;
+        int notApplied = -1;
+        for (int i = 0; i < b.keys().length; i++) {
+            int k = b.keys()[i];
+            if (k < 0 || k >= observed.length || b.isDelete(i) || ExpectedState.deleted(observed[k])) {
+                continue;
+            }
+            long ov = ExpectedState.version(observed[k]);
+            long mine = b.first() + i;
+            if (ov == mine) {
+                applied = i;
+            } else if (ov < mine) {
+                notApplied = i;
+            }
+        }
+        if (applied >= 0 && notApplied >= 0) {
+            if (problems.size() < MAX_DESCRIBED) {
+                problems.add("batch of versions " + b.first() + ".." + (b.first() + b.keys().length - 1)
+                        + " is torn: key " + b.keys()[applied] + " holds its write, key " + b.keys()[notApplied]
+                        + " holds an older version (" + ExpectedState.version(observed[b.keys()[notApplied]]) + ")");
+            }
+            return 1;
+        }
+        return 0;
+    }
+
+    /** Records what the store was observed to hold as every key's stable state. */
+    public static void settle(ExpectedState state, Result result) {
+        long[] observed = result.observed();
+        for (int k = 0; k < observed.length; k++) {
+            state.settle(k, observed[k]);
+        }
+        state.clearBatch();
+        state.force();
+    }
+
+    static String describe(long stable, long pending) {
+        StringBuilder s = new StringBuilder();
+        if (stable == 0) {
+            s.append("never acknowledged");
+        } else {
+            s.append(ExpectedState.deleted(stable) ? "acknowledged delete " : "acknowledged version ")
+                    .append(ExpectedState.version(stable));
+        }
+        if (ExpectedState.version(pending) > ExpectedState.version(stable)) {
+            s.append(", pending up to version ").append(ExpectedState.version(pending));
+            if (ExpectedState.deleted(pending)) {
+                s.append(" (with a delete)");
+            }
+        }
+        return s.toString();
+    }
+
+    private static String describeValue(int k, byte[] v) {
+        if (v == null) {
+            return "absent";
+        }
+        long ov = TortureValues.version(k, v);
+        return ov < 0 ? "a damaged value of " + v.length + " bytes" : "version " + ov;
+    }
+}

@@ -1,0 +1,119 @@
+package dev.strata.lsm.bench;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.bench.torture.ExpectedState;
+import dev.strata.lsm.bench.torture.TortureValues;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TortureCommandTest {
+
+    @RegisterExtension
+    final StandardStreams streams = new StandardStreams();
+
+    private static int execute(TortureCommand command, String... args) {
+        return new CommandLine(command).execute(args);
+    }
+
+    private static long figure(String summary, String regex) {
+        Matcher m = Pattern.compile(regex).matcher(summary);
+        assertTrue(m.find(), "no '" + regex + "' in:\n" + summary);
+        return Long.parseLong(m.group(1));
+    }
+
+    @Test
+    void aShortRunKillsTheChildAndVerifiesEveryAcknowledgedWrite(@TempDir Path tmp) {
+        int code = execute(new TortureCommand(), "--minutes", "0.4", "--kill-interval", "2.5", "--keys", "3000",
+                "--seed", "7", "--fault-rate", "0.003", "--dir", tmp.resolve("run").toString(), "--no-progress");
+        String out = streams.out();
+        assertEquals(0, code, out + "\n" + streams.err());
+        assertTrue(figure(out, "kills (\\d+)") > 0, out);
+        assertTrue(figure(out, "verified keys (\\d+)") >= 3000, out);
+        assertEquals(0, figure(out, "losses (\\d+)"), out);
+        assertTrue(figure(out, "clean closes (\\d+)") >= 1, "the last epoch ends in a clean close, verified: " + out);
+    }
+
+    @Test
+    void aLostAcknowledgedWriteIsReportedAndFailsTheRun(@TempDir Path tmp) {
+        TortureCommand command = new TortureCommand();
+        AtomicInteger sabotaged = new AtomicInteger(-1);
+        command.beforeVerify = (storeDir, state, epoch) -> {
+            if (sabotaged.get() >= 0) {
+                return;
+            }
+            // Lose one acknowledged put behind the verifier's back, as a faulty engine would.
+            ExpectedState.Batch batch = state.lastBatch();
+            for (int k = 0; k < state.keys(); k++) {
+                long stable = state.stable(k);
+                int key = k;
+                boolean inBatch = batch != null && java.util.Arrays.stream(batch.keys()).anyMatch(b -> b == key);
+                if (!inBatch && stable != 0 && !ExpectedState.deleted(stable) && state.pending(k) == 0) {
+                    try (LsmStore store = LsmStore.open(storeDir, StoreConfig.builder().memtableBytes(1 << 16)
+                            .mergePolicy("no-merge").build())) {
+                        store.delete(TortureValues.key(k));
+                    }
+                    sabotaged.set(k);
+                    return;
+                }
+            }
+        };
+        int code = execute(command, "--minutes", "0.3", "--kill-interval", "2", "--keys", "500", "--seed", "11",
+                "--faults", "off", "--wal-mode", "sync", "--dir", tmp.resolve("run").toString(), "--no-progress");
+        String out = streams.out();
+        assertTrue(sabotaged.get() >= 0, "no acknowledged put to lose: " + out);
+        assertEquals(1, code, out);
+        assertTrue(out.contains("FAILED"), out);
+        assertEquals(1, figure(out, "losses (\\d+)"), out);
+        assertTrue(out.contains("key " + sabotaged.get() + ": absent, but acknowledged version"), out);
+    }
+
+    @Test
+    void aMissingTableIsAnUnexpectedOpenFailure(@TempDir Path tmp) {
+        TortureCommand command = new TortureCommand();
+        AtomicInteger removed = new AtomicInteger();
+        command.beforeVerify = (storeDir, state, epoch) -> {
+            if (removed.get() > 0) {
+                return;
+            }
+            try (var files = Files.list(storeDir)) {
+                Path table = files.filter(p -> p.getFileName().toString().endsWith(".sst")).findFirst().orElse(null);
+                if (table != null) {
+                    Files.delete(table);
+                    removed.incrementAndGet();
+                }
+            }
+        };
+        int code = execute(command, "--minutes", "0.3", "--kill-interval", "2", "--keys", "500", "--seed", "5",
+                "--faults", "off", "--wal-mode", "async", "--dir", tmp.resolve("run").toString(), "--no-progress");
+        String out = streams.out();
+        assertEquals(1, removed.get(), "no table to remove: " + out);
+        assertEquals(1, code, out);
+        assertTrue(figure(out, "unexpected open failures (\\d+)") >= 1, out);
+    }
+
+    @Test
+    void rejectsBadArgumentsBeforeTouchingTheDisk(@TempDir Path tmp) {
+        Path dir = tmp.resolve("never");
+        assertEquals(2, execute(new TortureCommand(), "--minutes", "1", "--policy", "lru", "--dir", dir.toString()));
+        assertTrue(streams.err().contains("unknown merge policy 'lru'") && streams.err().contains("binomial"),
+                streams.err());
+        assertEquals(2, execute(new TortureCommand(), "--minutes", "1", "--wal-mode", "fsync", "--dir", dir.toString()));
+        assertEquals(2, execute(new TortureCommand(), "--minutes", "0", "--dir", dir.toString()));
+        assertEquals(2, execute(new TortureCommand(), "--minutes", "1", "--fault-kinds", "bitrot", "--dir",
+                dir.toString()));
+        assertFalse(Files.exists(dir), "a bad argument changes nothing");
+    }
+}

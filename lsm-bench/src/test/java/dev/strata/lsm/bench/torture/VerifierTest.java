@@ -1,0 +1,95 @@
+package dev.strata.lsm.bench.torture;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.WriteBatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class VerifierTest {
+
+    private static LsmStore open(Path dir) {
+        return LsmStore.open(dir.resolve("db"), StoreConfig.builder().memtableBytes(1 << 16).mergePolicy("no-merge")
+                .build());
+    }
+
+    private static void put(LsmStore store, int k, long v) {
+        store.put(TortureValues.key(k), TortureValues.value(k, v));
+    }
+
+    @Test
+    void acceptsTheStableValueOrAnyPendingOneAndNothingElse(@TempDir Path tmp) throws Exception {
+        try (ExpectedState state = ExpectedState.create(tmp.resolve("state"), 6); LsmStore store = open(tmp)) {
+            // key 0: acknowledged version 5, present.
+            put(store, 0, 5);
+            state.settle(0, ExpectedState.word(5, false));
+            // key 1: acknowledged 6, then 7 and 8 pending; the store has 7.
+            put(store, 1, 7);
+            state.settle(1, ExpectedState.word(6, false));
+            state.markPending(1, 7, false);
+            state.markPending(1, 8, false);
+            // key 2: acknowledged 9, a pending delete 10; the store has nothing.
+            state.settle(2, ExpectedState.word(9, false));
+            state.markPending(2, 10, true);
+            // key 3: acknowledged 11 but the store lost it (holds nothing).
+            state.settle(3, ExpectedState.word(11, false));
+            // key 4: acknowledged delete 13, yet the store holds the older version 12.
+            put(store, 4, 12);
+            state.settle(4, ExpectedState.word(13, true));
+            // key 5: never written, and absent.
+            Verifier.Result r = Verifier.verify(store, state);
+            assertEquals(2, r.problemCount(), r.problems().toString());
+            assertTrue(r.problems().get(0).startsWith("key 3: absent, but acknowledged version 11"), r.problems().get(0));
+            assertTrue(r.problems().get(1).startsWith("key 4: holds version 12") && r.problems().get(1)
+                    .contains("resurrected"), r.problems().get(1));
+            assertEquals(6, r.keysChecked());
+            assertEquals(2, r.pendingApplied(), "key 1 holds pending 7, key 2 the pending delete");
+        }
+    }
+
+    @Test
+    void reportsAValueNoWriteProducedAndATornBatch(@TempDir Path tmp) throws Exception {
+        try (ExpectedState state = ExpectedState.create(tmp.resolve("state"), 4); LsmStore store = open(tmp)) {
+            byte[] damaged = TortureValues.value(0, 3);
+            damaged[damaged.length - 1] ^= 1;
+            store.put(TortureValues.key(0), damaged);
+            state.settle(0, ExpectedState.word(3, false));
+            // A batch of versions 10, 11 over keys 1 and 2 of which only key 1's write is there.
+            put(store, 1, 10);
+            put(store, 2, 4);
+            state.settle(1, ExpectedState.word(4, false));
+            state.settle(2, ExpectedState.word(4, false));
+            state.recordBatch(10, new int[] {1, 2}, 2, 0);
+            state.markPending(1, 10, false);
+            state.markPending(2, 11, false);
+            Verifier.Result r = Verifier.verify(store, state);
+            assertEquals(2, r.problemCount(), r.problems().toString());
+            assertTrue(r.problems().get(0).contains("a value no write produced"), r.problems().get(0));
+            assertTrue(r.problems().get(1).contains("is torn"), r.problems().get(1));
+        }
+    }
+
+    @Test
+    void settlingRecordsWhatTheStoreHolds(@TempDir Path tmp) throws Exception {
+        try (ExpectedState state = ExpectedState.create(tmp.resolve("state"), 2); LsmStore store = open(tmp)) {
+            WriteBatch b = new WriteBatch().put(TortureValues.key(0), TortureValues.value(0, 2));
+            store.write(b);
+            state.markPending(0, 2, false);
+            state.markPending(1, 3, false);
+            Verifier.Result r = Verifier.verify(store, state);
+            assertTrue(r.clean(), r.problems().toString());
+            Verifier.settle(state, r);
+            assertEquals(ExpectedState.word(2, false), state.stable(0));
+            assertEquals(0, state.pending(0));
+            assertEquals(0, state.stable(1), "a pending write that is not there leaves the key never written");
+            // Once settled, the pending write that did not survive may not come back.
+            put(store, 0, 1);
+            assertEquals(1, Verifier.verify(store, state).problemCount());
+        }
+    }
+}
