@@ -39,6 +39,9 @@ import java.util.Objects;
  * <p>Stateless and thread-safe.
  */
 public final class XmlConfig {
+    /** The largest configuration document read, in bytes (1 MiB). */
+    public static final int MAX_DOCUMENT_BYTES = 1 << 20;
+
     private XmlConfig() {
     }
 

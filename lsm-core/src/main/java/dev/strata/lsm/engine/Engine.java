@@ -110,6 +110,8 @@ public final class Engine implements AutoCloseable {
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition background = mutex.newCondition();
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    /** Test hook run before each memtable insert of a write group; guarded by the mutex. */
+    private Runnable memtableInsertHook;
     /** See {@link #walScratch}; guarded by leadership of the write group. */
     private byte[] walScratch = new byte[INITIAL_WAL_SCRATCH];
 
@@ -340,6 +342,7 @@ public final class Engine implements AutoCloseable {
                 lastSequence += count;
                 Memtable mem = memtables.active();
                 WalWriter log = wal;
+                Runnable hook = memtableInsertHook;
                 List<WriteBatch> batches = new ArrayList<>(group.size());
                 for (Writer x : group) {
                     batches.add(x.batch);
@@ -353,6 +356,9 @@ public final class Engine implements AutoCloseable {
                     long seq = first;
                     for (WriteBatch b : batches) {
                         for (WriteBatch.Op op : b.ops()) {
+                            if (hook != null) {
+                                hook.run();
+                            }
                             mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : EntryType.PUT, op.value());
                         }
                     }
@@ -387,6 +393,19 @@ public final class Engine implements AutoCloseable {
             if (failure != null) {
                 throw failure;
             }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * For tests: runs {@code hook} before each insert into the memtable (null: none), to
+     * inject failures between the WAL append and the memtable.
+     */
+    void memtableInsertHook(Runnable hook) {
+        mutex.lock();
+        try {
+            memtableInsertHook = hook;
         } finally {
             mutex.unlock();
         }
