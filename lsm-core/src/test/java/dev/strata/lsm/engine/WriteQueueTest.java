@@ -32,6 +32,7 @@ class WriteQueueTest {
     private static final int WRITERS = 4;
     /** Far beyond what any of these calls needs; reaching it means a hang. */
     private static final long HANG_SECONDS = 60;
+    private static final int FLUSHES = 20;
 
     @TempDir
     Path dir;
@@ -78,13 +79,13 @@ class WriteQueueTest {
             List<Future<?>> writers = startWriters(pool, store, stop, acked);
             Future<Integer> flusher = pool.submit(() -> {
                 int flushes = 0;
-                for (; flushes < 50; flushes++) {
+                for (; flushes < FLUSHES; flushes++) {
                     store.flush();
                 }
                 return flushes;
             });
             try {
-                assertEquals(50, flusher.get(HANG_SECONDS, TimeUnit.SECONDS));
+                assertEquals(FLUSHES, flusher.get(HANG_SECONDS, TimeUnit.SECONDS));
             } catch (TimeoutException e) {
                 fail("flush() did not return while " + WRITERS + " threads were writing");
             }
