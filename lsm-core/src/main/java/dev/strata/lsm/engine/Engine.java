@@ -82,6 +82,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * files and the manifest without it ({@link VersionSet#logAndApply} serializes edits).
  * Policy calls are made under the mutex, so the policy sees one call at a time. Readers
  * take no lock: they read the volatile memtable set, then pin the current version.
+ *
+ * <h2>Write queue</h2>
+ * Writers queue up; the one at the head leads a group of itself and the writers behind it,
+ * writes the group and hands the head on. {@link #flush()} and {@link #close()} queue a
+ * barrier instead, which no group absorbs or passes, to act while no group is between WAL
+ * and memtable. A group that fails — whatever it throws, {@link Error}s included — is taken
+ * off the queue with every member told the error and the next head woken; if it failed
+ * after the WAL took it but before the memtable held all of it, later writes are refused
+ * until the store is reopened (see {@link #writesRefused}).
  */
 public final class Engine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
