@@ -3,6 +3,7 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreClosedException;
 import dev.strata.lsm.StoreConfig;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,9 +34,22 @@ class WriteQueueTest {
     /** Far beyond what any of these calls needs; reaching it means a hang. */
     private static final long HANG_SECONDS = 60;
     private static final int FLUSHES = 20;
+    private static final StoreConfig CONFIG =
+            StoreConfig.builder().memtableBytes(64 * 1024).mergePolicy("no-merge").build();
 
     @TempDir
     Path dir;
+
+    private final ExecutorService pool = Executors.newFixedThreadPool(WRITERS + 1, r -> {
+        Thread t = new Thread(r, "write-queue-test");
+        t.setDaemon(true);
+        return t;
+    });
+
+    @AfterEach
+    void stopPool() {
+        pool.shutdownNow();
+    }
 
     private static byte[] key(int writer, long i) {
         return String.format("w%d-%08d", writer, i).getBytes();
@@ -66,13 +80,7 @@ class WriteQueueTest {
 
     @Test
     void flushWhileOthersWriteReturns() throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 * 1024).mergePolicy("no-merge").build();
-        ExecutorService pool = Executors.newFixedThreadPool(WRITERS + 1, r -> {
-            Thread t = new Thread(r, "write-queue-test");
-            t.setDaemon(true);
-            return t;
-        });
-        LsmStore store = LsmStore.open(dir, config);
+        LsmStore store = LsmStore.open(dir, CONFIG);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong[] acked = new AtomicLong[WRITERS];
         try {
@@ -96,9 +104,8 @@ class WriteQueueTest {
             store.close();
         } finally {
             stop.set(true);
-            pool.shutdownNow();
         }
-        try (LsmStore reopened = LsmStore.open(dir, config)) {
+        try (LsmStore reopened = LsmStore.open(dir, CONFIG)) {
             for (int t = 0; t < WRITERS; t++) {
                 assertTrue(acked[t].get() > 0, "writer " + t + " made no progress");
                 for (long i = 0; i < acked[t].get(); i++) {
@@ -110,13 +117,7 @@ class WriteQueueTest {
 
     @Test
     void closeWhileOthersWriteReturnsAndLaterWritesAreRefused() throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 * 1024).mergePolicy("no-merge").build();
-        ExecutorService pool = Executors.newFixedThreadPool(WRITERS + 1, r -> {
-            Thread t = new Thread(r, "write-queue-test");
-            t.setDaemon(true);
-            return t;
-        });
-        LsmStore store = LsmStore.open(dir, config);
+        LsmStore store = LsmStore.open(dir, CONFIG);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong[] acked = new AtomicLong[WRITERS];
         try {
@@ -137,9 +138,8 @@ class WriteQueueTest {
             assertThrows(StoreClosedException.class, () -> store.put(key(0, 0), new byte[1]));
         } finally {
             stop.set(true);
-            pool.shutdownNow();
         }
-        try (LsmStore reopened = LsmStore.open(dir, config)) {
+        try (LsmStore reopened = LsmStore.open(dir, CONFIG)) {
             for (int t = 0; t < WRITERS; t++) {
                 for (long i = 0; i < acked[t].get(); i++) {
                     assertArrayEquals(new byte[32], reopened.get(key(t, i)), "writer " + t + " put " + i);
