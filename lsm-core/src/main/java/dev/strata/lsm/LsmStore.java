@@ -21,6 +21,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * }</pre>
  *
  * Thread safe: any number of threads may read and write concurrently.
+ *
+ * <p>Errors: the store's failures are {@link StoreException}s (see there); bad arguments — a
+ * null key, value or batch, a key or value over the configured size limits — throw
+ * {@link IllegalArgumentException} and change nothing. Once closed, every call (also on
+ * snapshots and cursors of the store) throws {@link StoreClosedException}.
  */
 public final class LsmStore implements AutoCloseable {
     private final Engine engine;

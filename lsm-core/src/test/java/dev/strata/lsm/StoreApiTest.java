@@ -64,6 +64,32 @@ class StoreApiTest {
     }
 
     @Test
+    void cursorsUsedAfterCloseThrowStoreClosedException() {
+        LsmStore store = LsmStore.open(dir, StoreConfig.builder().memtableBytes(16 * 1024).build());
+        for (int i = 0; i < 2000; i++) {
+            store.put(String.format("key%06d", i).getBytes(), new byte[40]);
+        }
+        store.flush();
+        store.put("zz".getBytes(), "memtable only".getBytes());
+        Cursor fromTables = store.scan(null, null);
+        assertTrue(fromTables.next());
+        Cursor fromMemtable = store.scan("zz".getBytes(), null);
+        Cursor unstarted = store.scan(null, null);
+        store.close();
+        StoreClosedException e = assertThrows(StoreClosedException.class, () -> {
+            while (fromTables.next()) {
+                // Reads the rest of the tables, whose files are closed now.
+            }
+        });
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        assertThrows(StoreClosedException.class, fromMemtable::next);
+        assertThrows(StoreClosedException.class, unstarted::next);
+        fromTables.close();
+        fromMemtable.close();
+        unstarted.close();
+    }
+
+    @Test
     void unknownPolicyAndBadParametersAreConfigErrors() {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> StoreConfig.builder().mergePolicy("leveled-magic").build());

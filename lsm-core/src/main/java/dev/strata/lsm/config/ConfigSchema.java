@@ -62,7 +62,8 @@ final class ConfigSchema {
             }
             // Otherwise the parse stopped at a later error; the first one is reported below.
         } catch (SAXException | IOException e) {
-            throw new ConfigException(sourceName + ": cannot validate configuration: " + e.getMessage(), e);
+            throw new ConfigException(sourceName + ": cannot validate configuration: "
+                    + ConfigMessages.abbreviate(e.getMessage()), e);
         }
         if (errors.first != null) {
             String message = errors.message.toString();

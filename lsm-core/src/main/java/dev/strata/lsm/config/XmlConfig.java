@@ -34,11 +34,16 @@ import java.util.Objects;
  * {@link ConfigException} whose message starts with {@code source:line:column: } and names
  * it: malformed XML, anything the schema does not allow, an unknown merge policy or
  * parameter, a parameter given twice or out of range, or a value the builder rejects.
- * DOCTYPEs are rejected and nothing outside the document is ever opened.
+ * DOCTYPEs are rejected and nothing outside the document is ever opened. A document may be
+ * at most {@value #MAX_DOCUMENT_BYTES} bytes long, and messages quote a long value only in
+ * part (its first {@value ConfigMessages#QUOTED_CHARS} characters and its length).
  *
  * <p>Stateless and thread-safe.
  */
 public final class XmlConfig {
+    /** The largest configuration document read, in bytes (1 MiB). */
+    public static final int MAX_DOCUMENT_BYTES = 1 << 20;
+
     private XmlConfig() {
     }
 
@@ -47,13 +52,16 @@ public final class XmlConfig {
      *
      * @param file the XML document
      * @return the validated configuration
-     * @throws ConfigException if the file cannot be read or its configuration is invalid
+     * @throws ConfigException if the file cannot be read, is larger than {@link #MAX_DOCUMENT_BYTES}
+     *     or its configuration is invalid
      */
     public static StoreConfig read(Path file) {
         Objects.requireNonNull(file, "file");
         byte[] document;
-        try {
-            document = Files.readAllBytes(file);
+        // A stream, not Files.readAllBytes: the size a file reports says nothing for
+        // /dev/zero, a FIFO or a file still growing, and the limit must hold for them too.
+        try (InputStream in = Files.newInputStream(file)) {
+            document = readLimited(in, file.toString(), "configuration file");
         } catch (NoSuchFileException e) {
             throw new ConfigException(file + ": configuration file does not exist", e);
         } catch (IOException e) {
@@ -68,18 +76,34 @@ public final class XmlConfig {
      * @param in the document's bytes; the encoding is taken from the XML declaration (UTF-8 by default)
      * @param sourceName what error messages call the document, e.g. a file name or URL
      * @return the validated configuration
-     * @throws ConfigException if the stream cannot be read or its configuration is invalid
+     * @throws ConfigException if the stream cannot be read, holds more than {@link #MAX_DOCUMENT_BYTES}
+     *     or its configuration is invalid
      */
     public static StoreConfig read(InputStream in, String sourceName) {
         Objects.requireNonNull(in, "in");
         Objects.requireNonNull(sourceName, "sourceName");
         byte[] document;
         try {
-            document = in.readAllBytes();
+            document = readLimited(in, sourceName, "configuration");
         } catch (IOException e) {
             throw new ConfigException(sourceName + ": cannot read configuration: " + e, e);
         }
         return parse(document, sourceName);
+    }
+
+    /**
+     * Reads {@code in} to its end, but never more than one byte past
+     * {@link #MAX_DOCUMENT_BYTES}.
+     *
+     * @throws ConfigException if the document is larger than the limit
+     */
+    private static byte[] readLimited(InputStream in, String sourceName, String what) throws IOException {
+        byte[] document = in.readNBytes(MAX_DOCUMENT_BYTES + 1);
+        if (document.length > MAX_DOCUMENT_BYTES) {
+            throw new ConfigException(sourceName + ": " + what + " is larger than the limit of " + MAX_DOCUMENT_BYTES
+                    + " bytes; a store configuration is a few hundred bytes");
+        }
+        return document;
     }
 
     /**
@@ -98,7 +122,8 @@ public final class XmlConfig {
             throw XmlPosition.of(sourceName, e).error(e.getMessage(), e);
         } catch (SAXException | IOException e) {
             // Not expected once validation passed: the same bytes parsed cleanly a moment ago.
-            throw new ConfigException(sourceName + ": cannot read configuration: " + e.getMessage(), e);
+            throw new ConfigException(sourceName + ": cannot read configuration: "
+                    + ConfigMessages.abbreviate(e.getMessage()), e);
         }
         return handler.result();
     }

@@ -27,14 +27,14 @@ record XmlPosition(String source, int line, int column) {
         return new XmlPosition(source, e.getLineNumber(), e.getColumnNumber());
     }
 
-    /** A configuration error at this position. */
+    /** A configuration error at this position; long values it quotes are shortened. */
     ConfigException error(String message) {
-        return new ConfigException(this + ": " + message);
+        return new ConfigException(this + ": " + ConfigMessages.abbreviate(message));
     }
 
-    /** A configuration error at this position, keeping what caused it. */
+    /** A configuration error at this position, keeping what caused it; long values it quotes are shortened. */
     ConfigException error(String message, Throwable cause) {
-        return new ConfigException(this + ": " + message, cause);
+        return new ConfigException(this + ": " + ConfigMessages.abbreviate(message), cause);
     }
 
     /** {@code source:line:column}, the prefix of every message. */

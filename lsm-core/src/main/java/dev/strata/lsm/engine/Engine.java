@@ -52,14 +52,12 @@ import dev.strata.lsm.wal.WalSyncMode;
 import dev.strata.lsm.wal.WalWriter;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
@@ -87,10 +85,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * files and the manifest without it ({@link VersionSet#logAndApply} serializes edits).
  * Policy calls are made under the mutex, so the policy sees one call at a time. Readers
  * take no lock: they read the volatile memtable set, then pin the current version.
+ *
+ * <h2>Write queue</h2>
+ * Writers queue up; the one at the head leads a group of itself and the writers behind it,
+ * writes the group and hands the head on. {@link #flush()} and {@link #close()} queue a
+ * barrier instead, which no group absorbs or passes, to act while no group is between WAL
+ * and memtable. A group that fails — whatever it throws, {@link Error}s included — is taken
+ * off the queue with every member told the error and the next head woken; if it failed
+ * after the WAL took it but before the memtable held all of it, later writes are refused
+ * until the store is reopened (see {@link #writesRefused}).
  */
 public final class Engine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
-    private static final String LOCK_FILE = "LOCK";
     private static final long MAX_GROUP_BYTES = 1 << 20;
     private static final int INITIAL_WAL_SCRATCH = 4096;
     private static final int RETAINED_WAL_SCRATCH = 1 << 20;
@@ -105,14 +111,15 @@ public final class Engine implements AutoCloseable {
     private final VersionSet versions;
     private final MergePolicy policy;
     private final ScheduledExecutorService pool;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final DirectoryLock dirLock;
     private final StoreMetrics metrics;
     private final StoreListener listener;
 
     private final ReentrantLock mutex = new ReentrantLock();
     private final Condition background = mutex.newCondition();
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    /** Test hook run before each memtable insert of a write group; guarded by the mutex. */
+    private Runnable memtableInsertHook;
     /** See {@link #walScratch}; guarded by leadership of the write group. */
     private byte[] walScratch = new byte[INITIAL_WAL_SCRATCH];
 
@@ -125,6 +132,12 @@ public final class Engine implements AutoCloseable {
     private long lastSequence;
     private WalWriter wal;
     private boolean walFailed;
+    /**
+     * Set when a write group failed after its WAL record was written but before all of it
+     * was in the memtable: the memtable holds part of a batch the WAL holds whole. Every
+     * later write is refused with this error until the store is reopened.
+     */
+    private StoreException writesRefused;
 
     private final Set<ComponentId> busy = new HashSet<>();
     private final Set<Long> pendingOutputs = new HashSet<>();
@@ -144,7 +157,12 @@ public final class Engine implements AutoCloseable {
     private final AtomicLong policyErrors = new AtomicLong();
     private final LongAdder stallNanos = new LongAdder();
 
-    /** A writer waiting in the write queue. */
+    /**
+     * A caller waiting in the write queue: a writer with its batch, or a barrier (no batch)
+     * that {@link #flush()} and {@link #close()} queue to get a moment in which no write
+     * group is between WAL and memtable. A write-group leader never takes a barrier into
+     * its group and stops grouping at one, so every barrier reaches the head of the queue.
+     */
     private static final class Writer {
         final WriteBatch batch;
         final Condition turn;
@@ -155,32 +173,59 @@ public final class Engine implements AutoCloseable {
             this.batch = batch;
             this.turn = turn;
         }
+
+        boolean isBarrier() {
+            return batch == null;
+        }
     }
 
-    private Engine(Path dir, StoreConfig config, CountingStorageIO io, FileChannel lockChannel, FileLock lock)
-            throws IOException {
+    /**
+     * Opens the version set and starts the store's services; if anything fails, closes
+     * what was opened so far (the caller still owns {@code dirLock}).
+     */
+    private Engine(Path dir, StoreConfig config, CountingStorageIO io, DirectoryLock dirLock) throws IOException {
         this.dir = dir;
         this.config = config;
         this.io = io;
-        this.lockChannel = lockChannel;
-        this.lock = lock;
+        this.dirLock = dirLock;
         this.tableOptions = config.tableOptions();
         this.listener = config.listener() != null ? config.listener() : new StoreListener() { };
         this.cache = BlockCache.create(config.blockCacheBytes());
         this.tables = new TableFiles(io, dir, cache);
         this.policy = MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
-        this.versions = VersionSet.open(io, dir, tables, config.manifestRewriteBytes());
+        VersionSet openedVersions = null;
+        ScheduledExecutorService startedPool = null;
+        StoreMetrics boundMetrics = null;
+        try {
+            openedVersions = VersionSet.open(io, dir, tables, config.manifestRewriteBytes());
+            AtomicInteger threadNumber = new AtomicInteger();
+            ThreadFactory factory = r -> {
+                Thread t = new Thread(r, "strata-bg-" + dir.getFileName() + "-" + threadNumber.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            };
+            startedPool = Executors.newScheduledThreadPool(config.backgroundThreads(), factory);
+            boundMetrics = new StoreMetrics(String.valueOf(dir.getFileName()), io.counters(), this::stats, cache);
+            boundMetrics.bindTo(config.meterRegistry() != null ? config.meterRegistry()
+                    : new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        } catch (IOException | RuntimeException | Error e) {
+            if (boundMetrics != null) {
+                boundMetrics.close();
+            }
+            if (startedPool != null) {
+                startedPool.shutdownNow();
+            }
+            if (openedVersions != null) {
+                openedVersions.close();
+            }
+            // Table handles opened while the manifest was replayed, even if the replay failed.
+            tables.closeAll();
+            throw e;
+        }
+        this.versions = openedVersions;
+        this.pool = startedPool;
+        this.metrics = boundMetrics;
         this.policyState = versions.current().policyState();
-        AtomicInteger threadNumber = new AtomicInteger();
-        ThreadFactory factory = r -> {
-            Thread t = new Thread(r, "strata-bg-" + dir.getFileName() + "-" + threadNumber.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-        this.pool = Executors.newScheduledThreadPool(config.backgroundThreads(), factory);
-        this.metrics = new StoreMetrics(String.valueOf(dir.getFileName()), io.counters(), this::stats, cache);
-        metrics.bindTo(config.meterRegistry() != null ? config.meterRegistry()
-                : new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
         versions.onVersionReleased(() -> {
             if (!pool.isShutdown()) {
                 pool.execute(this::deleteObsoleteTables);
@@ -188,71 +233,58 @@ public final class Engine implements AutoCloseable {
         });
     }
 
-    /** Opens (creating if needed) the store in {@code dir} and recovers it. */
+    /**
+     * Opens (creating if needed) the store in {@code dir} and recovers it. A failed open
+     * releases everything it took: files, threads and the directory.
+     *
+     * @throws StoreException if the store is open already, in this process or another, or
+     *     cannot be opened; nothing of an open store is touched
+     */
     public static Engine open(Path dir, StoreConfig config) {
         CountingStorageIO io = new CountingStorageIO(
                 config.storageIO() != null ? config.storageIO() : new FileChannelStorageIO());
-        FileChannel lockChannel = null;
+        DirectoryLock dirLock;
         try {
             io.createDirectories(dir);
-            lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock = lockChannel.tryLock();
-            if (lock == null) {
-                throw new StoreException("store " + dir + " is already open in another process");
-            }
-            Engine engine = new Engine(dir, config, io, lockChannel, lock);
-            try {
-                engine.recover();
-            } catch (RuntimeException | IOException e) {
-                engine.shutdownQuietly();
-                throw e;
-            }
-            return engine;
-        } catch (java.nio.channels.OverlappingFileLockException e) {
-            closeQuietly(lockChannel);
-            throw new StoreException("store " + dir + " is already open in this process", e);
+            dirLock = DirectoryLock.acquire(dir);
         } catch (IOException e) {
-            closeQuietly(lockChannel);
             throw new StoreException("cannot open store " + dir + ": " + e, e);
-        } catch (RuntimeException e) {
-            closeQuietly(lockChannel);
+        }
+        Engine engine = null;
+        try {
+            engine = new Engine(dir, config, io, dirLock);
+            engine.recover();
+            return engine;
+        } catch (IOException e) {
+            abandonOpen(engine, dirLock);
+            throw new StoreException("cannot open store " + dir + ": " + e, e);
+        } catch (RuntimeException | Error e) {
+            abandonOpen(engine, dirLock);
             throw e;
         }
     }
 
     /**
      * Rebuilds the manifest of the store in {@code dir} from its tables (see
-     * {@link StoreRepair}). Takes the directory's lock as {@link #open} does, so the store
-     * must not be open, here or in another process.
+     * {@link StoreRepair}). Takes the directory as {@link #open} does, so the store must not
+     * be open, here or in another process.
      */
     public static RepairReport repair(Path dir, StoreConfig config) {
         if (!java.nio.file.Files.isDirectory(dir)) {
             throw new StoreException("cannot repair " + dir + ": no such directory");
         }
-        FileChannel lockChannel = null;
-        try {
-            lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock = lockChannel.tryLock();
-            if (lock == null) {
-                throw new StoreException("cannot repair " + dir + ": the store is open in another process");
-            }
+        try (DirectoryLock held = DirectoryLock.acquire(dir)) {
             return StoreRepair.repair(dir, config);
-        } catch (java.nio.channels.OverlappingFileLockException e) {
-            throw new StoreException("cannot repair " + dir + ": the store is open in this process", e);
         } catch (IOException e) {
             throw new StoreException("cannot repair " + dir + ": " + e, e);
-        } finally {
-            closeQuietly(lockChannel);
         }
     }
 
-    private static void closeQuietly(FileChannel c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (IOException ignored) {
-                // Nothing useful to do.
-            }
+    private static void abandonOpen(Engine engine, DirectoryLock dirLock) {
+        if (engine != null) {
+            engine.shutdownQuietly();
+        } else {
+            dirLock.close();
         }
     }
 
@@ -287,7 +319,7 @@ public final class Engine implements AutoCloseable {
         }
         memtables = new Memtables(new Memtable(newSegment), List.of());
         // Make the replayed writes a component (as the policy plans a flush) and retire the old segments.
-        Component flushed = recovered.isEmpty() ? null : writeFlushTable(recovered, new long[0]);
+        Component flushed = recovered.isEmpty() ? null : writeFlushTable(recovered, new long[0], Long.MAX_VALUE);
         long seqAtRecovery = maxSeq;
         if (flushed == null) {
             versions.logAndApply(base -> new VersionSet.Change(base.levels(), List.of(), List.of(),
@@ -362,61 +394,39 @@ public final class Engine implements AutoCloseable {
                 }
                 return;
             }
-            List<Writer> group = new ArrayList<>();
-            RuntimeException failure = null;
-            try {
-                makeRoomForWrite();
-                long bytes = 0;
-                int count = 0;
-                for (Writer x : writers) {
-                    if (!group.isEmpty() && bytes + x.batch.approximateBytes() > MAX_GROUP_BYTES) {
-                        break;
-                    }
-                    group.add(x);
-                    bytes += x.batch.approximateBytes();
-                    count += x.batch.size();
-                }
-                long first = lastSequence + 1;
-                lastSequence += count;
-                Memtable mem = memtables.active();
-                WalWriter log = wal;
-                List<WriteBatch> batches = new ArrayList<>(group.size());
-                for (Writer x : group) {
-                    batches.add(x.batch);
-                }
-                mutex.unlock();
-                try {
-                    if (log != null) {
-                        byte[] scratch = walScratch(BatchCodec.maxEncodedSize(batches));
-                        log.append(scratch, 0, BatchCodec.encode(batches, first, count, scratch));
-                    }
-                    long seq = first;
-                    for (WriteBatch b : batches) {
-                        for (WriteBatch.Op op : b.ops()) {
-                            mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : EntryType.PUT, op.value());
-                        }
-                    }
-                } catch (RuntimeException e) {
-                    failure = e instanceof StoreException ? e : new StoreException("write failed: " + e, e);
-                } finally {
-                    mutex.lock();
-                }
-                if (failure == null) {
-                    visibleSequence = lastSequence;
-                } else if (log != null) {
-                    // The segment may end in a torn record: switch to a fresh one before the next write.
-                    walFailed = true;
-                }
-            } catch (RuntimeException e) {
-                failure = e;
-                group.clear();
-                group.add(w);
+            RuntimeException failure = leadGroup(w);
+            if (failure != null) {
+                throw failure;
             }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * Writes the group that {@code leader}, at the head of the queue, leads: itself and the
+     * writers queued behind it up to the first barrier (and {@link #MAX_GROUP_BYTES}).
+     * Called with the mutex held; returns with it held, having taken every member off the
+     * queue, told each the outcome and woken the new head, whatever was thrown on the way:
+     * an {@link Error} from the WAL or the memtable must not strand the queue.
+     *
+     * @return null, or the error every member of the group reports
+     */
+    private RuntimeException leadGroup(Writer leader) {
+        List<Writer> group = List.of(leader);
+        RuntimeException failure = null;
+        try {
+            makeRoomForWrite();
+            group = groupFrom(leader);
+            failure = applyGroup(group);
+        } catch (Throwable t) {
+            failure = writeError(t);
+        } finally {
             for (Writer x : group) {
                 writers.remove(x);
                 x.error = failure;
                 x.done = true;
-                if (x != w) {
+                if (x != leader) {
                     x.turn.signal();
                 }
             }
@@ -424,9 +434,105 @@ public final class Engine implements AutoCloseable {
             if (next != null) {
                 next.turn.signal();
             }
-            if (failure != null) {
-                throw failure;
+        }
+        return failure;
+    }
+
+    /** The leader and the writers behind it that join its group. Called with the mutex held. */
+    private List<Writer> groupFrom(Writer leader) {
+        List<Writer> group = new ArrayList<>();
+        group.add(leader);
+        long bytes = leader.batch.approximateBytes();
+        Iterator<Writer> it = writers.iterator();
+        it.next(); // the leader
+        while (it.hasNext()) {
+            Writer x = it.next();
+            if (x.isBarrier() || bytes + x.batch.approximateBytes() > MAX_GROUP_BYTES) {
+                break;
             }
+            group.add(x);
+            bytes += x.batch.approximateBytes();
+        }
+        return group;
+    }
+
+    /**
+     * Gives the group its sequence numbers, then with the mutex released appends it to the
+     * WAL and inserts it into the memtable. Called with the mutex held; returns with it held.
+     *
+     * @return null, or the error the group failed with
+     */
+    private RuntimeException applyGroup(List<Writer> group) {
+        int count = 0;
+        List<WriteBatch> batches = new ArrayList<>(group.size());
+        for (Writer x : group) {
+            batches.add(x.batch);
+            count += x.batch.size();
+        }
+        long first = lastSequence + 1;
+        lastSequence += count;
+        Memtable mem = memtables.active();
+        WalWriter log = wal;
+        Runnable hook = memtableInsertHook;
+        boolean logged = false;
+        Throwable error = null;
+        mutex.unlock();
+        try {
+            if (log != null) {
+                byte[] scratch = walScratch(BatchCodec.maxEncodedSize(batches));
+                log.append(scratch, 0, BatchCodec.encode(batches, first, count, scratch));
+            }
+            logged = true;
+            long seq = first;
+            for (WriteBatch b : batches) {
+                for (WriteBatch.Op op : b.ops()) {
+                    if (hook != null) {
+                        hook.run();
+                    }
+                    mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : EntryType.PUT, op.value());
+                }
+            }
+        } catch (Throwable t) {
+            error = t;
+        } finally {
+            mutex.lock();
+        }
+        if (error == null) {
+            visibleSequence = lastSequence;
+            return null;
+        }
+        RuntimeException failure = writeError(error);
+        if (!logged) {
+            if (log != null) {
+                // The segment may end in a torn record: switch to a fresh one before the next write.
+                walFailed = true;
+            }
+        } else {
+            // The memtable holds part of the group, invisible above visibleSequence, which
+            // must therefore stay where it is: no later write may be applied. Flushes skip
+            // the part (see writeFlushTable); a reopen replays the WAL record whole.
+            writesRefused = new StoreException("writes to " + dir + " are refused until the store is reopened: a "
+                    + "write failed while it was being inserted into the memtable" + (log != null
+                    ? ", after the WAL had taken it (reopening recovers that write whole or not at all)" : "")
+                    + ": " + error, error);
+            LOG.log(System.Logger.Level.ERROR, writesRefused.getMessage(), error);
+        }
+        return failure;
+    }
+
+    /** What the writers of a failed group are told: a {@link StoreException} (its type kept), naming the cause. */
+    private static RuntimeException writeError(Throwable t) {
+        return t instanceof StoreException e ? e : new StoreException("write failed: " + t, t);
+    }
+
+    /**
+     * For tests: runs {@code hook} before each insert into the memtable (null: none), to
+     * inject failures between the WAL append and the memtable.
+     */
+    void memtableInsertHook(Runnable hook) {
+        mutex.lock();
+        try {
+            memtableInsertHook = hook;
         } finally {
             mutex.unlock();
         }
@@ -470,6 +576,9 @@ public final class Engine implements AutoCloseable {
         boolean slowedDown = false;
         while (true) {
             checkOpen();
+            if (writesRefused != null) {
+                throw new StoreException(writesRefused.getMessage(), writesRefused.getCause());
+            }
             if (walFailed) {
                 rotateWal();
             }
@@ -565,19 +674,21 @@ public final class Engine implements AutoCloseable {
         Memtable m;
         long nextSegment;
         long[] snaps;
+        long visible;
         mutex.lock();
         try {
             List<Memtable> imm = memtables.immutable();
             m = imm.get(imm.size() - 1);
             nextSegment = imm.size() > 1 ? imm.get(imm.size() - 2).walSegment() : memtables.active().walSegment();
             snaps = liveSnapshots();
+            visible = visibleSequence;
         } finally {
             mutex.unlock();
         }
         Component flushed = null;
         long flushStart = System.nanoTime();
         try {
-            flushed = m.isEmpty() ? null : writeFlushTable(m, snaps);
+            flushed = m.isEmpty() ? null : writeFlushTable(m, snaps, visible);
             long maxSeq = m.maxSeqno();
             if (flushed == null) {
                 versions.logAndApply(base -> new VersionSet.Change(base.levels(), List.of(), List.of(),
@@ -587,7 +698,9 @@ public final class Engine implements AutoCloseable {
                 flushCount.incrementAndGet();
                 metrics.recordFlush(System.nanoTime() - flushStart);
             }
-        } catch (RuntimeException | IOException e) {
+        } catch (Throwable e) {
+            // Any Throwable: a flush that ends without this bookkeeping would leave flushRunning
+            // set for good, and flush() and close() waiting for it forever.
             LOG.log(System.Logger.Level.WARNING, "flush to " + dir + " failed; will retry", e);
             if (flushed != null) {
                 deleteQuietly(flushed.meta().fileNumber());
@@ -640,11 +753,13 @@ public final class Engine implements AutoCloseable {
      * Writes memtable {@code m} as one table, keeping of each key only the versions that the
      * snapshots {@code snaps} (ascending) or a new read could see: the newest, and the newest
      * at or below each snapshot. Every version in {@code m} is at or below the visible
-     * sequence number, so a snapshot taken later sees the newest. Tombstones stay: older
+     * sequence number {@code visible}, so a snapshot taken later sees the newest — except
+     * the part of a write group that failed while it was inserted (see
+     * {@link #writesRefused}), which lies above it and is left out. Tombstones stay: older
      * data for their keys may lie in components below.
      */
-    private Component writeFlushTable(Memtable m, long[] snaps) throws IOException {
-        InternalIterator it = m.iterator();
+    private Component writeFlushTable(Memtable m, long[] snaps, long visible) throws IOException {
+        InternalIterator it = new SequenceBoundIterator(m.iterator(), visible);
         it.seekToFirst();
         List<Component> out = writeTables(it, IoPurpose.FLUSH, OutputSpec.singleFile(), new VersionRetention(snaps, false));
         return out.isEmpty() ? null : out.get(0);
@@ -1216,6 +1331,8 @@ public final class Engine implements AutoCloseable {
             try {
                 e = getFromVersion(v, key, seq);
             } catch (IOException ex) {
+                // A read racing close() finds the files closed: report it as what it is.
+                checkOpen();
                 throw new StoreException("read of " + dev.strata.lsm.sstable.InternalKeys.describe(key)
                         + " failed: " + ex, ex);
             } finally {
@@ -1268,7 +1385,7 @@ public final class Engine implements AutoCloseable {
                 sources.add(new RunIterator(run));
             }
         }
-        return new StoreCursor(new MergingIterator(sources), seq, from, to, v::release);
+        return new StoreCursor(new MergingIterator(sources), seq, from, to, v::release, this::checkOpen);
     }
 
     /** The sequence number a new read or snapshot sees. */
@@ -1306,30 +1423,31 @@ public final class Engine implements AutoCloseable {
 
     // ------------------------------------------------------------------ control
 
-    /** Switches out the memtable (if it holds anything) and waits until it and every earlier one are flushed. */
+    /**
+     * Switches out the memtable (if it holds anything) and waits until it and every earlier
+     * one are flushed. Writes that other threads make meanwhile may or may not be flushed.
+     */
     public void flush() {
         mutex.lock();
         try {
             checkOpen();
             // Take the writer queue's turn so no write group is between WAL and memtable.
-            Writer w = new Writer(new WriteBatch(), mutex.newCondition());
-            writers.addLast(w);
-            while (writers.peekFirst() != w) {
-                w.turn.awaitUninterruptibly();
-            }
+            Writer w = awaitBarrierTurn();
             try {
+                checkOpen();
                 if (!memtables.active().isEmpty()) {
                     switchMemtable();
                 }
             } finally {
-                writers.remove(w);
-                Writer next = writers.peekFirst();
-                if (next != null) {
-                    next.turn.signal();
-                }
+                leaveQueue(w);
             }
+            // Wait for the memtables there are now, not for those that writers keep switching
+            // out meanwhile: under steady writes the backlog is rarely empty. Flushes go
+            // oldest first, so the newest of them going is enough.
+            List<Memtable> backlog = memtables.immutable();
+            Memtable newest = backlog.isEmpty() ? null : backlog.get(0);
             int kicks = 0;
-            while (!memtables.immutable().isEmpty()) {
+            while (newest != null && memtables.immutable().contains(newest)) {
                 checkOpen();
                 if (flushError != null && !flushRunning) {
                     // One fresh attempt on behalf of this caller; a second failure is reported.
@@ -1342,6 +1460,29 @@ public final class Engine implements AutoCloseable {
             }
         } finally {
             mutex.unlock();
+        }
+    }
+
+    /**
+     * Queues a barrier and waits until it is at the head of the write queue: every write
+     * queued before it is done, and later ones wait. Called with the mutex held; pass the
+     * result to {@link #leaveQueue}.
+     */
+    private Writer awaitBarrierTurn() {
+        Writer w = new Writer(null, mutex.newCondition());
+        writers.addLast(w);
+        while (writers.peekFirst() != w) {
+            w.turn.awaitUninterruptibly();
+        }
+        return w;
+    }
+
+    /** Takes {@code w}, at the head of the write queue, off it and wakes the next in line. Called with the mutex held. */
+    private void leaveQueue(Writer w) {
+        writers.remove(w);
+        Writer next = writers.peekFirst();
+        if (next != null) {
+            next.turn.signal();
         }
     }
 
@@ -1416,21 +1557,26 @@ public final class Engine implements AutoCloseable {
             if (closed) {
                 return;
             }
-            // Let queued writers finish first.
-            while (!writers.isEmpty()) {
-                awaitBackground(10);
-            }
-            if (config.walMode() == WalSyncMode.NONE && !memtables.active().isEmpty()) {
-                // Without a WAL the memtable is the only copy: flush it.
-                switchMemtable();
-            }
-            if (config.walMode() == WalSyncMode.NONE) {
-                while (!memtables.immutable().isEmpty() && (flushError == null || flushRunning)) {
-                    awaitBackground(100);
+            // Writes queued before close() finish first; later ones find the store closed.
+            Writer w = awaitBarrierTurn();
+            try {
+                if (closed) {
+                    return;
                 }
+                if (config.walMode() == WalSyncMode.NONE && !memtables.active().isEmpty()) {
+                    // Without a WAL the memtable is the only copy: flush it.
+                    switchMemtable();
+                }
+                if (config.walMode() == WalSyncMode.NONE) {
+                    while (!memtables.immutable().isEmpty() && (flushError == null || flushRunning)) {
+                        awaitBackground(100);
+                    }
+                }
+                closed = true;
+                background.signalAll();
+            } finally {
+                leaveQueue(w);
             }
-            closed = true;
-            background.signalAll();
             while (flushRunning || mergesRunning > 0) {
                 awaitBackground(100);
             }
@@ -1454,13 +1600,10 @@ public final class Engine implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "closing manifest failed", e);
         }
+        // After a failed open, recovery may have started a WAL segment; after close() this is a no-op.
+        closeWal();
         tables.closeAll();
         metrics.close();
-        try {
-            lock.release();
-        } catch (IOException ignored) {
-            // Closing the channel releases it too.
-        }
-        closeQuietly(lockChannel);
+        dirLock.close();
     }
 }

@@ -12,7 +12,8 @@ import java.util.Arrays;
 /**
  * A {@link Cursor} over a merged internal stream: for each user key in range it yields
  * the newest version visible at the read sequence number, skipping tombstones. It pins
- * the version it reads until closed.
+ * the version it reads until closed. Once its store is closed it throws
+ * {@link StoreClosedException}, like every other call on the store.
  */
 final class StoreCursor implements Cursor {
     private final MergingIterator it;
@@ -20,17 +21,23 @@ final class StoreCursor implements Cursor {
     private final byte[] from;
     private final byte[] to;
     private final Runnable onClose;
+    private final Runnable checkStoreOpen;
     private boolean started;
     private boolean closed;
     private byte[] key;
     private byte[] value;
 
-    StoreCursor(MergingIterator it, long readSeq, byte[] from, byte[] to, Runnable onClose) {
+    /**
+     * @param onClose runs once when the cursor is closed
+     * @param checkStoreOpen throws {@link StoreClosedException} once the store is closed
+     */
+    StoreCursor(MergingIterator it, long readSeq, byte[] from, byte[] to, Runnable onClose, Runnable checkStoreOpen) {
         this.it = it;
         this.readSeq = readSeq;
         this.from = from;
         this.to = to;
         this.onClose = onClose;
+        this.checkStoreOpen = checkStoreOpen;
     }
 
     @Override
@@ -38,6 +45,7 @@ final class StoreCursor implements Cursor {
         if (closed) {
             throw new StoreClosedException("cursor is closed");
         }
+        checkStoreOpen.run();
         try {
             if (!started) {
                 started = true;
@@ -75,6 +83,8 @@ final class StoreCursor implements Cursor {
             value = null;
             return false;
         } catch (IOException e) {
+            // The store may have closed the files under this cursor meanwhile.
+            checkStoreOpen.run();
             throw new StoreException("scan failed: " + e, e);
         }
     }
