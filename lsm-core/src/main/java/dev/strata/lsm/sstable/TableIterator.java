@@ -22,6 +22,8 @@ public final class TableIterator implements InternalIterator {
     private InternalEntry current;
     /** The decoded user key at the current position; merges compare it many times. */
     private byte[] currentKey;
+    /** Holds pages[0]: the leaf is copied here, from the cache or the file, so moving on allocates nothing. */
+    private byte[] leaf;
 
     TableIterator(SSTableReader reader) {
         this.reader = reader;
@@ -64,7 +66,7 @@ public final class TableIterator implements InternalIterator {
             }
             pageNo = page.child(i);
         }
-        pages[0] = reader.leafPage(pageNo);
+        pages[0] = reader.leafPage(pageNo, leaf());
         pageNumbers[0] = pageNo;
         positions[0] = TreePages.searchLeaf(pages[0], userKey, seqno);
         valid = true;
@@ -104,7 +106,7 @@ public final class TableIterator implements InternalIterator {
             if (level > 1) {
                 pages[level - 1] = reader.interiorPage(child, level - 1).bytes();
             } else {
-                pages[0] = reader.leafPage(child);
+                pages[0] = reader.leafPage(child, leaf());
             }
             pageNumbers[level - 1] = child;
             positions[level - 1] = 0;
@@ -169,5 +171,12 @@ public final class TableIterator implements InternalIterator {
         if (!valid) {
             throw new NoSuchElementException("iterator over " + reader.path() + " is not positioned at an entry");
         }
+    }
+
+    private byte[] leaf() {
+        if (leaf == null) {
+            leaf = reader.newPageBuffer();
+        }
+        return leaf;
     }
 }
