@@ -2,6 +2,7 @@ package dev.strata.lsm.cache;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 
 /**
@@ -10,6 +11,11 @@ import com.github.benmanes.caffeine.cache.stats.CacheStats;
  * W-TinyLFU). Because the key is the page's position in its file, pages that a later
  * version of a table reuses stay cached across versions. A page is cached in one form
  * only: its readers always ask for the same one. Thread safe.
+ *
+ * <p>Page images are held in arrays that the cache reuses when it evicts (see
+ * {@link PageSlots}): {@link #copyPage} copies an image out into the caller's array and
+ * {@link #putPage} copies one in, so neither a hit nor a miss allocates a page, and the
+ * caller never holds an array the cache may refill.
  *
  * <p>Caffeine's maintenance (replaying reads into the eviction policy, evicting) runs on
  * the thread whose read or write triggered it, not in {@code ForkJoinPool.commonPool()}:
@@ -52,8 +58,9 @@ public final class BlockCache {
         }
     }
 
-    /** Values are page images ({@code byte[]}) or {@link Decoded} pages. */
+    /** Values are page images ({@link PageSlots.Handle}) or {@link Decoded} pages. */
     private final Cache<PageKey, Object> cache;
+    private final PageSlots slots = new PageSlots();
     private final long capacityBytes;
 
     private BlockCache(long capacityBytes) {
@@ -62,12 +69,19 @@ public final class BlockCache {
                 .maximumWeight(capacityBytes)
                 .weigher((PageKey k, Object v) -> weight(v) + ENTRY_OVERHEAD)
                 .executor(Runnable::run)
+                // Runs on the thread that removed the mapping (the executor above), once per
+                // mapping, whatever the cause: eviction, replacement or invalidation.
+                .removalListener((PageKey k, Object v, RemovalCause cause) -> {
+                    if (v instanceof PageSlots.Handle h) {
+                        slots.release(h);
+                    }
+                })
                 .recordStats()
                 .build();
     }
 
     private static int weight(Object value) {
-        return value instanceof byte[] page ? page.length : ((Decoded) value).weightBytes();
+        return value instanceof PageSlots.Handle h ? h.slot().page.length : ((Decoded) value).weightBytes();
     }
 
     /** A cache holding at most {@code capacityBytes} of pages; 0 disables caching. */
@@ -93,14 +107,21 @@ public final class BlockCache {
         return cache != null;
     }
 
-    /** The cached page image, or null. The returned array must not be modified. */
-    public byte[] get(long fileNumber, long pageNumber) {
-        return lookup(fileNumber, pageNumber) instanceof byte[] page ? page : null;
+    /**
+     * Copies the cached image of the page into {@code dest} and returns true, or returns
+     * false when the page is not cached as an image of {@code dest.length} bytes ({@code dest}
+     * may then have been overwritten).
+     */
+    public boolean copyPage(long fileNumber, long pageNumber, byte[] dest) {
+        return lookup(fileNumber, pageNumber) instanceof PageSlots.Handle h
+                && h.slot().page.length == dest.length && PageSlots.copy(h, dest);
     }
 
-    /** Caches a verified page image; the array must not be modified afterwards. */
-    public void put(long fileNumber, long pageNumber, byte[] page) {
-        store(fileNumber, pageNumber, page);
+    /** Caches a copy of a verified page image; the caller keeps {@code page} and may reuse it. */
+    public void putPage(long fileNumber, long pageNumber, byte[] page) {
+        if (cache != null) {
+            cache.put(new PageKey(fileNumber, pageNumber), slots.fill(page));
+        }
     }
 
     /** The cached decoded page if it is a {@code type}, or null. */
@@ -146,6 +167,11 @@ public final class BlockCache {
     /** Hit and miss statistics. */
     public CacheStats stats() {
         return cache == null ? CacheStats.empty() : cache.stats();
+    }
+
+    /** Page arrays evicted and waiting for reuse (for tests). */
+    int pooledPages() {
+        return slots.freeSlots();
     }
 
     /** The underlying Caffeine cache for metrics binding, or null when disabled. */

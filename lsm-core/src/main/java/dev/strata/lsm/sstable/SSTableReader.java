@@ -27,6 +27,13 @@ public final class SSTableReader {
     private static final int READ_CHUNK = 1 << 20;
     private static final ThreadLocal<ByteBuffer> PAGE_BUFFER = ThreadLocal.withInitial(
             () -> AlignedBuffers.allocate(TableOptions.MAX_PAGE_SIZE, AlignedBuffers.PAGE_ALIGNMENT));
+    /**
+     * Each thread's leaf for point lookups, one per page size (slot i holds pages of
+     * {@code MIN_PAGE_SIZE << i} bytes): a lookup copies its leaf here from the cache or the
+     * file and keeps nothing of it, so no lookup allocates a page.
+     */
+    private static final ThreadLocal<byte[][]> LOOKUP_LEAF = ThreadLocal.withInitial(() -> new byte[
+            Integer.numberOfTrailingZeros(TableOptions.MAX_PAGE_SIZE / TableOptions.MIN_PAGE_SIZE) + 1][]);
 
     private final PageFile file;
     private final long fileNumber;
@@ -156,7 +163,7 @@ public final class SSTableReader {
             pageNo = page.child(i);
             upper = upper != null && upper.children != null ? upperChild(upper, i, pageNo, level - 1) : null;
         }
-        byte[] leaf = leafPage(pageNo);
+        byte[] leaf = leafPage(pageNo, lookupLeaf());
         int i = TreePages.searchLeaf(leaf, userKey, snapshotSeqno);
         if (i == TreePages.count(leaf)) {
             return null;
@@ -175,14 +182,32 @@ public final class SSTableReader {
 
     // ---- page access (package-private for TableIterator) ----
 
-    /** The verified leaf page {@code pageNo}, from the cache or the file. */
-    byte[] leafPage(int pageNo) throws IOException {
-        byte[] page = cache.get(fileNumber, pageNo);
-        if (page == null) {
-            page = readPage(pageNo, PageFormat.TYPE_LEAF, 0);
-            cache.put(fileNumber, pageNo, page);
+    /**
+     * The verified leaf page {@code pageNo}, from the cache or the file, copied into
+     * {@code dest} (a page-sized array the caller owns); returns {@code dest}.
+     */
+    byte[] leafPage(int pageNo, byte[] dest) throws IOException {
+        if (!cache.copyPage(fileNumber, pageNo, dest)) {
+            readPage(pageNo, PageFormat.TYPE_LEAF, 0, dest);
+            cache.putPage(fileNumber, pageNo, dest);
         }
-        return page;
+        return dest;
+    }
+
+    /** A new page-sized array, for a caller that keeps a leaf across calls. */
+    byte[] newPageBuffer() {
+        return new byte[pageSize];
+    }
+
+    private byte[] lookupLeaf() {
+        byte[][] leaves = LOOKUP_LEAF.get();
+        int i = Integer.numberOfTrailingZeros(pageSize / TableOptions.MIN_PAGE_SIZE);
+        byte[] leaf = leaves[i];
+        if (leaf == null) {
+            leaf = new byte[pageSize];
+            leaves[i] = leaf;
+        }
+        return leaf;
     }
 
     /**
@@ -240,6 +265,11 @@ public final class SSTableReader {
 
     /** Reads page {@code pageNo} from the file and verifies its checksum, type, level and slots. */
     private byte[] readPage(int pageNo, byte type, int level) throws IOException {
+        return readPage(pageNo, type, level, new byte[pageSize]);
+    }
+
+    /** Like {@link #readPage(int, byte, int)}, into {@code page}, a page-sized array; returns it. */
+    private byte[] readPage(int pageNo, byte type, int level, byte[] page) throws IOException {
         long offset = (long) pageNo * pageSize;
         if (pageNo < 0 || offset >= footerOffset) {
             throw new CorruptionException(file.path(), footerOffset, "reference to page " + pageNo
@@ -253,7 +283,6 @@ public final class SSTableReader {
             throw new CorruptionException(file.path(), offset, "page " + pageNo + " of " + file.path()
                     + " lies beyond the end of the file", e);
         }
-        byte[] page = new byte[pageSize];
         buf.flip().get(page);
         verifyPage(page, pageNo, type, level);
         return page;

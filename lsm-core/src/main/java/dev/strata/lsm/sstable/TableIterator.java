@@ -22,6 +22,8 @@ public final class TableIterator implements InternalIterator {
     private InternalEntry current;
     /** The decoded user key at the current position; merges compare it many times. */
     private byte[] currentKey;
+    /** Holds pages[0]: the leaf is copied here, from the cache or the file, so moving on allocates nothing. */
+    private byte[] leaf;
 
     TableIterator(SSTableReader reader) {
         this.reader = reader;
@@ -64,7 +66,7 @@ public final class TableIterator implements InternalIterator {
             }
             pageNo = page.child(i);
         }
-        pages[0] = reader.leafPage(pageNo);
+        pages[0] = loadLeaf(pageNo);
         pageNumbers[0] = pageNo;
         positions[0] = TreePages.searchLeaf(pages[0], userKey, seqno);
         valid = true;
@@ -104,7 +106,7 @@ public final class TableIterator implements InternalIterator {
             if (level > 1) {
                 pages[level - 1] = reader.interiorPage(child, level - 1).bytes();
             } else {
-                pages[0] = reader.leafPage(child);
+                pages[0] = loadLeaf(child);
             }
             pageNumbers[level - 1] = child;
             positions[level - 1] = 0;
@@ -169,5 +171,27 @@ public final class TableIterator implements InternalIterator {
         if (!valid) {
             throw new NoSuchElementException("iterator over " + reader.path() + " is not positioned at an entry");
         }
+    }
+
+    /**
+     * Copies leaf {@code pageNo} into this iterator's leaf array. A failed load may leave the
+     * array half overwritten, so the iterator is then no longer positioned anywhere.
+     */
+    private byte[] loadLeaf(int pageNo) throws IOException {
+        try {
+            return reader.leafPage(pageNo, leaf());
+        } catch (IOException | RuntimeException e) {
+            valid = false;
+            current = null;
+            currentKey = null;
+            throw e;
+        }
+    }
+
+    private byte[] leaf() {
+        if (leaf == null) {
+            leaf = reader.newPageBuffer();
+        }
+        return leaf;
     }
 }

@@ -14,9 +14,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -121,5 +124,46 @@ class SSTableCorruptionTest {
         positions[1] = size - 1;
         positions[2] = table.footerOffset() + 20;
         flipEachPosition(path, table, entries, positions);
+    }
+
+    @Test
+    void aScanThatMeetsADamagedLeafIsNoLongerPositioned() throws IOException {
+        List<InternalEntry> entries = TableFixture.randomEntries(new Random(5), 2000, 8, 16, 20, 40);
+        Path path = dir.resolve("scan.sst");
+        FinishedTable table = fixture.write(path, TableOptions.defaults(), entries);
+        int pageSize = table.footer().pageSize();
+        // The iterator copies each leaf into one array of its own; a leaf that fails its
+        // check leaves that array half written, so nothing of it may be served afterwards.
+        int secondLeaf;
+        try (PageFile file = fixture.openForRead(path)) {
+            TableIterator it = TableFixture.open(file, table, BlockCache.create(1 << 20)).iterator();
+            it.seekToFirst();
+            int first = it.leafPageNumber();
+            while (it.valid() && it.leafPageNumber() == first) {
+                it.next();
+            }
+            assertTrue(it.valid(), "the table has a single leaf");
+            secondLeaf = it.leafPageNumber();
+        }
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            flip(ch, (long) secondLeaf * pageSize + pageSize / 2, 0x10);
+        }
+        try (PageFile file = fixture.openForRead(path)) {
+            TableIterator it = TableFixture.open(file, table, BlockCache.create(1 << 20)).iterator();
+            it.seekToFirst();
+            CorruptionException e = null;
+            try {
+                while (it.valid()) {
+                    it.key();
+                    it.next();
+                }
+            } catch (CorruptionException thrown) {
+                e = thrown;
+            }
+            assertTrue(e != null, "a damaged leaf went unnoticed");
+            assertTrue(e.getMessage().contains("page " + secondLeaf), e.getMessage());
+            assertFalse(it.valid(), "still positioned after a failed leaf load");
+            assertThrows(NoSuchElementException.class, it::key);
+        }
     }
 }

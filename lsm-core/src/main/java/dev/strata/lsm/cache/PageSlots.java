@@ -1,0 +1,111 @@
+package dev.strata.lsm.cache;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The arrays that hold the block cache's page images, reused instead of reallocated. A page
+ * evicted from the cache gives its array back here, and the next page cached takes it, so a
+ * cache that keeps missing (a data set larger than the cache) allocates nothing per miss:
+ * the arrays are allocated once, live as long as the cache, and the collector never has to
+ * copy, promote or reclaim page images. A Java-heap cache that allocated a new array per
+ * miss turned every miss into old-generation garbage and long young-collection pauses
+ * (copying the cached pages), which showed up as read tail latency.
+ *
+ * <p>Because an array is reused, a reader never receives it: it copies the image out under
+ * a version check (a sequence lock). Each {@link Slot} carries a version that is odd while
+ * the slot is being refilled and changes every time the slot is released or refilled; a
+ * {@link Handle} names a slot at one version. A copy that saw the version change is
+ * discarded and counted as a miss. Arrays are pooled per page size. Thread safe.
+ */
+final class PageSlots {
+    private static final VarHandle VERSION;
+
+    static {
+        try {
+            VERSION = MethodHandles.lookup().findVarHandle(Slot.class, "version", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** A reusable page-sized array and its version. */
+    static final class Slot {
+        final byte[] page;
+        /** Odd while the image is being written; accessed through {@link #VERSION}. */
+        @SuppressWarnings("unused")
+        private volatile long version;
+
+        Slot(int size) {
+            this.page = new byte[size];
+        }
+    }
+
+    /** A slot at the version that held one page's image; what the cache maps a page to. */
+    record Handle(Slot slot, long version) {
+    }
+
+    /** Free slots by page size; guarded by its own monitor. */
+    private final Map<Integer, ArrayDeque<Slot>> free = new HashMap<>();
+
+    /**
+     * A handle to a slot holding a copy of {@code image}; the caller may reuse {@code image}
+     * afterwards.
+     */
+    Handle fill(byte[] image) {
+        Slot slot = take(image.length);
+        long v = (long) VERSION.getVolatile(slot) + 1; // even while free: odd now
+        VERSION.setVolatile(slot, v);
+        VarHandle.storeStoreFence(); // the odd version is visible before any byte changes
+        System.arraycopy(image, 0, slot.page, 0, image.length);
+        VERSION.setRelease(slot, v + 1);
+        return new Handle(slot, v + 1);
+    }
+
+    /**
+     * Copies the image {@code handle} names into {@code dest}, which must be as long as the
+     * page; false, with {@code dest} overwritten, when the slot was released or refilled
+     * since (the image is gone).
+     */
+    static boolean copy(Handle handle, byte[] dest) {
+        Slot slot = handle.slot();
+        if ((long) VERSION.getAcquire(slot) != handle.version()) {
+            return false;
+        }
+        System.arraycopy(slot.page, 0, dest, 0, slot.page.length);
+        VarHandle.loadLoadFence(); // the copy is complete before the version is read again
+        return (long) VERSION.getVolatile(slot) == handle.version();
+    }
+
+    /** Gives the slot of {@code handle} back for reuse; copies still under way will fail. */
+    void release(Handle handle) {
+        Slot slot = handle.slot();
+        // Released once: the cache calls this once per removed mapping, and only the
+        // mapping made by fill() at this version points at the slot.
+        VERSION.setVolatile(slot, handle.version() + 2);
+        synchronized (free) {
+            free.computeIfAbsent(slot.page.length, k -> new ArrayDeque<>()).push(slot);
+        }
+    }
+
+    private Slot take(int size) {
+        synchronized (free) {
+            ArrayDeque<Slot> slots = free.get(size);
+            Slot slot = slots == null ? null : slots.poll();
+            if (slot != null) {
+                return slot;
+            }
+        }
+        return new Slot(size);
+    }
+
+    /** Free slots of all sizes (for tests). */
+    int freeSlots() {
+        synchronized (free) {
+            return free.values().stream().mapToInt(ArrayDeque::size).sum();
+        }
+    }
+}
