@@ -131,6 +131,8 @@ class InterruptTest {
         int writersCount = 3;
         int perWriter = mode == WalSyncMode.SYNC ? 1_500 : 6_000;
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Integer> acknowledged = new ConcurrentLinkedQueue<>();
+        AtomicInteger refused = new AtomicInteger();
         try (LsmStore store = LsmStore.open(dir, config)) {
             List<Thread> writers = new ArrayList<>();
             for (int t = 0; t < writersCount; t++) {
@@ -139,6 +141,15 @@ class InterruptTest {
                     for (int i = first; i < first + perWriter; i++) {
                         try {
                             store.put(key(i), value(i));
+                            acknowledged.add(i);
+                        } catch (StoreException e) {
+                            // A put that had to wait for room may give up when its own thread
+                            // is interrupted; it says so and was not applied. Nothing else.
+                            if (!String.valueOf(e.getMessage()).startsWith("interrupted while waiting")) {
+                                errors.add(e);
+                                return;
+                            }
+                            refused.incrementAndGet();
                         } catch (Throwable e) {
                             errors.add(e);
                             return;
@@ -167,7 +178,9 @@ class InterruptTest {
         }
         try (LsmStore store = LsmStore.open(dir, config)) {
             int missing = 0;
-            for (int i = 0; i < writersCount * perWriter; i++) {
+            assertTrue(acknowledged.size() > writersCount * perWriter / 2,
+                    acknowledged.size() + " puts acknowledged, " + refused + " refused as interrupted");
+            for (int i : acknowledged) {
                 byte[] v = store.get(key(i));
                 if (v == null || !Arrays.equals(value(i), v)) {
                     missing++;
