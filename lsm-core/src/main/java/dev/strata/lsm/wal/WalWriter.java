@@ -213,6 +213,14 @@ public final class WalWriter implements Closeable {
             throw new IllegalArgumentException("WAL record of " + len + " bytes exceeds the limit of "
                     + MAX_RECORD_SIZE + " bytes for " + file.path());
         }
+        try {
+            return frameAndAwait(buf, off, len);
+        } catch (InternalError e) {
+            throw mappedCopyFault(e);
+        }
+    }
+
+    private long frameAndAwait(byte[] buf, int off, int len) {
         lock.lock();
         try {
             ensureWritable();
@@ -418,7 +426,11 @@ public final class WalWriter implements Closeable {
         } catch (InternalError e) {
             // A fault in a memory-mapped copy (SIGBUS: the page could not be backed or read)
             // is an IO failure of this segment, not a broken JVM: fail the writer with it.
-            error = new IOException("a write through the memory mapping of " + file.path() + " failed: " + e, e);
+            if (!mapped) {
+                error = e;
+            } else {
+                error = new IOException("a write through the memory mapping of " + file.path() + " failed: " + e, e);
+            }
         } catch (Throwable t) {
             error = t;
         } finally {
@@ -441,6 +453,27 @@ public final class WalWriter implements Closeable {
         progress.signalAll();
         if (error instanceof Error e) {
             throw e;
+        }
+    }
+
+    /**
+     * The JVM reports a fault in a copy into a mapping (SIGBUS) asynchronously, as an
+     * {@link InternalError} at some later point of the copying thread; where that point is
+     * inside {@link #append}, it fails this append and the writer like any IO failure
+     * instead of escaping. Other errors are rethrown.
+     */
+    private StoreException mappedCopyFault(InternalError e) {
+        if (!mapped) {
+            throw e;
+        }
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = new IOException("a write through the memory mapping of " + file.path() + " failed: " + e, e);
+            }
+            return failed();
+        } finally {
+            lock.unlock();
         }
     }
 

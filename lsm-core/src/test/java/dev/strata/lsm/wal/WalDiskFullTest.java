@@ -8,11 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.io.FileChannelStorageIO;
+import dev.strata.lsm.io.ForwardingStorageIO;
+import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.SpaceLimitedStorageIO;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -65,5 +70,37 @@ class WalDiskFullTest {
         for (int i = 0; i < acknowledged.size(); i++) {
             assertArrayEquals(acknowledged.get(i), records.get(i).payload(), "record " + i);
         }
+    }
+
+    @Test
+    void aFaultInAMappedCopyFailsTheAppendAsAStoreException() {
+        // How the JVM reports SIGBUS in a copy into a mapping, when it reports it in the copy.
+        ForwardingStorageIO io = new ForwardingStorageIO(new FileChannelStorageIO()) {
+            @Override
+            protected PageFile wrap(PageFile file) {
+                return new ForwardingPageFile(file) {
+                    private int appends;
+
+                    @Override
+                    public long append(ByteBuffer src) throws IOException {
+                        if (++appends == 3) {
+                            throw new InternalError("a fault occurred in an unsafe memory access operation");
+                        }
+                        return super.append(src);
+                    }
+                };
+            }
+        };
+        try (WalWriter writer = WalWriter.create(io, dir, 9, WalSyncMode.ASYNC)) {
+            writer.append(new byte[100]);
+            writer.append(new byte[100]);
+            StoreException e = assertThrows(StoreException.class, () -> writer.append(new byte[100]));
+            assertTrue(e.getMessage().contains(writer.path().toString()) && e.getMessage().contains("memory mapping"),
+                    e.getMessage());
+            assertThrows(StoreException.class, () -> writer.append(new byte[100]), "the writer stays failed");
+        } catch (StoreException closeReportsTheFailure) {
+            assertTrue(closeReportsTheFailure.getMessage().contains("memory mapping"), closeReportsTheFailure.getMessage());
+        }
+        assertEquals(2, TestSegments.readAll(new FileChannelStorageIO(), WalSegments.path(dir, 9)).size());
     }
 }
