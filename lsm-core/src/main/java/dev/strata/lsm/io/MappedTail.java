@@ -12,8 +12,10 @@ import java.nio.file.Path;
 
 /**
  * The writable tail of a file as a window of shared memory mapping: appends copy into the
- * window, and a new window is mapped (extending the file, sparsely) when one fills up. Used
- * by {@link FileChannelStorageIO} for {@link PageFile#mapAppends()}.
+ * window, and a new window is mapped when one fills up. Used by {@link FileChannelStorageIO}
+ * for {@link PageFile#mapAppends()}, which reserves the blocks of a window (writing zeros
+ * through the channel) before anything is copied into it: mapping alone would extend the
+ * file sparsely, and a full disk would then lose the copy instead of failing it.
  *
  * <p>Not thread safe; the owner serializes appends, force and release. A window that is no
  * longer needed is unmapped at once: on JDK 22 and later it is mapped in its own shared
@@ -28,22 +30,27 @@ final class MappedTail {
     private static final Mapper MAPPER = Mapper.find();
 
     private final Path path;
-    private final FileChannel channel;
     private Window window;
     private long windowStart;
 
-    MappedTail(Path path, FileChannel channel) {
+    MappedTail(Path path) {
         this.path = path;
-        this.channel = channel;
     }
 
-    /** Copies all remaining bytes of {@code src} to the file at {@code position}. */
-    void write(ByteBuffer src, long position) throws IOException {
+    /**
+     * Copies all remaining bytes of {@code src} to the file at {@code position}, mapping
+     * windows of {@code channel} as needed. The owner must have reserved the disk blocks of
+     * every byte written (see {@link PageFile#preallocate}): a page the file system cannot
+     * back raises SIGBUS, which the JVM reports as an {@link InternalError} at some later
+     * point of the thread's execution, not necessarily here. If it does arrive here it
+     * becomes an {@link IOException}; {@code src} is then advanced past what was copied.
+     */
+    void write(ByteBuffer src, long position, FileChannel channel) throws IOException {
         long pos = position;
         try {
             while (src.hasRemaining()) {
                 if (window == null || pos < windowStart || pos >= windowStart + window.buffer.capacity()) {
-                    remap(pos);
+                    remap(pos, channel);
                 }
                 ByteBuffer buffer = window.buffer;
                 int at = (int) (pos - windowStart);
@@ -75,7 +82,7 @@ final class MappedTail {
         }
     }
 
-    private void remap(long pos) throws IOException {
+    private void remap(long pos, FileChannel channel) throws IOException {
         release();
         windowStart = pos - pos % PAGE;
         window = MAPPER.map(channel, windowStart, WINDOW_BYTES);

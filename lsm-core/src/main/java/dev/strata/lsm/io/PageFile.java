@@ -16,6 +16,11 @@ import java.nio.file.Path;
  *
  * <p>Thread safety: positional reads may run concurrently with each other and with
  * appends. Writers (append, write, truncate) are serialized by the caller.
+ *
+ * <p>Interrupts: a file is shared by many threads, so an interrupt of one of them must not
+ * break the file for the others (a {@link java.nio.channels.FileChannel} closes itself when
+ * a thread using it is interrupted). Implementations complete the IO of an interrupted
+ * thread as if it had not been interrupted and leave its interrupt status set.
  */
 public interface PageFile extends Closeable {
 
@@ -61,17 +66,29 @@ public interface PageFile extends Closeable {
      * process (not a crash of the machine, until {@link #force}). While appends are mapped the
      * file may be longer on disk than {@link #size()}, the tail past it reading as zeros (a
      * reader of a crashed file must treat a zero-filled tail as its end);
-     * {@link #close()} cuts it back to {@link #size()}. Running out of disk space may surface
-     * as a failed append. The default does not map and returns false.
+     * {@link #close()} cuts it back to {@link #size()}.
+     *
+     * <p>A copy into a page the file system cannot back (the disk is full) is not an error the
+     * copy can report: the JVM raises an {@link InternalError} at some later point of the
+     * thread, and the bytes are lost. So a mapped append only copies into space whose blocks
+     * are allocated: a caller that must learn about a full disk before it acknowledges
+     * anything {@linkplain #preallocate preallocates} ahead of its appends and gets the
+     * {@link IOException} there; an implementation reserves space itself (failing the append)
+     * for an append that runs past what was preallocated. The default does not map and
+     * returns false.
      */
     default boolean mapAppends() throws IOException {
         return false;
     }
 
     /**
-     * Reserves disk blocks for {@code [offset, offset + length)} without changing what a
-     * read returns, so that later writes cannot fail for lack of space.
+     * Reserves disk blocks for {@code [offset, offset + length)}, so that later writes (or
+     * mapped appends) there cannot fail for lack of space. Data in the range is unchanged;
+     * {@link #size()}, where appends continue, is unchanged; a range past the end of the
+     * file may make the file longer on disk, reading as zeros, until {@link #close()}.
      *
+     * @throws IOException                   if the space cannot be reserved ("No space left
+     *                                       on device")
      * @throws UnsupportedOperationException unless {@link StorageIO#supportsPreallocate()}
      */
     default void preallocate(long offset, long length) throws IOException {

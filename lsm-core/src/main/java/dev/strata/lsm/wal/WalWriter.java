@@ -42,6 +42,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * force the kernel may already have dropped the dirty pages, so retrying could report
  * durability that does not exist. Appends after {@link #close} throw
  * {@link IllegalStateException}.
+ *
+ * <p>A full disk is such a failure in every mode, reported to the appenders of the batch
+ * that met it. In {@link WalSyncMode#ASYNC} appends are copied into a memory mapping of the
+ * segment, where a full disk could not fail the copy, only lose it; so the leader
+ * {@linkplain PageFile#preallocate preallocates} the segment {@link #RESERVE_BYTES} at a
+ * time before appending past what is reserved, and the preallocation fails instead. An
+ * {@link InternalError} from the file (how the JVM reports a fault in a mapped copy) counts
+ * as an IO failure too.
  */
 public final class WalWriter implements Closeable {
     /** In {@link WalSyncMode#NONE}, buffered bytes beyond this are handed to the OS. */
@@ -53,6 +61,15 @@ public final class WalWriter implements Closeable {
      */
     public static final int MAX_RECORD_SIZE = 1 << 30;
 
+    /**
+     * With mapped appends ({@link WalSyncMode#ASYNC}), the leader preallocates the segment
+     * this many bytes at a time, ahead of the batch it appends: a full disk then fails that
+     * preallocation, before any record in the batch is acknowledged, instead of losing a copy
+     * into the mapping. Matches the mapping's window, so one sequential write of zeros per
+     * window.
+     */
+    static final int RESERVE_BYTES = 4 << 20;
+
     private static final int INITIAL_BUFFER = 64 * 1024;
     /** Buffers that grew past this for one huge batch are dropped rather than kept. */
     private static final int RETAINED_BUFFER = 4 << 20;
@@ -60,6 +77,10 @@ public final class WalWriter implements Closeable {
     private final PageFile file;
     private final long segmentNumber;
     private final WalSyncMode mode;
+    /** Whether appends go through a memory mapping and so must be preceded by preallocation. */
+    private final boolean mapped;
+    /** The prefix of the file preallocated so far; touched only by the leader. */
+    private long reservedEnd;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition progress = lock.newCondition();
@@ -81,10 +102,11 @@ public final class WalWriter implements Closeable {
     private boolean closed;
     private Throwable failure;
 
-    private WalWriter(PageFile file, long segmentNumber, WalSyncMode mode) {
+    private WalWriter(PageFile file, long segmentNumber, WalSyncMode mode, boolean mapped) {
         this.file = file;
         this.segmentNumber = segmentNumber;
         this.mode = mode;
+        this.mapped = mapped;
         byte[] header = ByteBuffer.allocate(WalFormat.SEGMENT_HEADER_PAYLOAD)
                 .putInt(WalFormat.MAGIC)
                 .putShort(WalFormat.FORMAT_VERSION)
@@ -134,19 +156,21 @@ public final class WalWriter implements Closeable {
                 throw failed;
             }
         }
-        if (mode == WalSyncMode.ASYNC) {
+        boolean mapped = false;
+        if (mode == WalSyncMode.ASYNC && io.supportsPreallocate()) {
             // Each commit is handed to the OS without a force, and the system call is most of
             // its cost; copying into a shared mapping hands the bytes over just as well. (NONE
             // hands over a megabyte at a time, where a write call is cheaper than page faults.)
+            // Only where space can be preallocated: a mapping cannot report a full disk.
             try {
-                file.mapAppends();
+                mapped = file.mapAppends();
             } catch (IOException e) {
                 StoreException failed = new StoreException("cannot map WAL segment " + path + ": " + e, e);
                 closeQuietly(file, failed);
                 throw failed;
             }
         }
-        return new WalWriter(file, segmentNumber, mode);
+        return new WalWriter(file, segmentNumber, mode, mapped);
     }
 
     /** The segment file. */
@@ -189,6 +213,14 @@ public final class WalWriter implements Closeable {
             throw new IllegalArgumentException("WAL record of " + len + " bytes exceeds the limit of "
                     + MAX_RECORD_SIZE + " bytes for " + file.path());
         }
+        try {
+            return frameAndAwait(buf, off, len);
+        } catch (InternalError e) {
+            throw mappedCopyFault(e);
+        }
+    }
+
+    private long frameAndAwait(byte[] buf, int off, int len) {
         lock.lock();
         try {
             ensureWritable();
@@ -388,6 +420,11 @@ public final class WalWriter implements Closeable {
         boolean interrupted = Thread.interrupted();
         try {
             if (batch.size() > 0) {
+                if (mapped && batchEnd > reservedEnd) {
+                    long target = (batchEnd + RESERVE_BYTES - 1) / RESERVE_BYTES * RESERVE_BYTES;
+                    file.preallocate(reservedEnd, target - reservedEnd);
+                    reservedEnd = target;
+                }
                 long at = file.append(batch.contents());
                 if (at != batchStart) {
                     throw new StoreException("WAL segment " + file.path() + ": batch landed at offset " + at
@@ -398,6 +435,14 @@ public final class WalWriter implements Closeable {
             if (force) {
                 file.force(false);
                 forced = true;
+            }
+        } catch (InternalError e) {
+            // A fault in a memory-mapped copy (SIGBUS: the page could not be backed or read)
+            // is an IO failure of this segment, not a broken JVM: fail the writer with it.
+            if (!mapped) {
+                error = e;
+            } else {
+                error = new IOException("a write through the memory mapping of " + file.path() + " failed: " + e, e);
             }
         } catch (Throwable t) {
             error = t;
@@ -421,6 +466,27 @@ public final class WalWriter implements Closeable {
         progress.signalAll();
         if (error instanceof Error e) {
             throw e;
+        }
+    }
+
+    /**
+     * The JVM reports a fault in a copy into a mapping (SIGBUS) asynchronously, as an
+     * {@link InternalError} at some later point of the copying thread; where that point is
+     * inside {@link #append}, it fails this append and the writer like any IO failure
+     * instead of escaping. Other errors are rethrown.
+     */
+    private StoreException mappedCopyFault(InternalError e) {
+        if (!mapped) {
+            throw e;
+        }
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = new IOException("a write through the memory mapping of " + file.path() + " failed: " + e, e);
+            }
+            return failed();
+        } finally {
+            lock.unlock();
         }
     }
 
