@@ -8,33 +8,43 @@ package dev.strata.lsm.policy.stack;
  * 1 + B(m, k-1, t - C(m+k-1, k)), where C is the binomial coefficient.
  */
 final class BinomialSchedule {
-    private static final int MAX_N = 200;
-    private static final long[][] BINOMIAL = new long[MAX_N + 1][];
-
-    static {
-        for (int n = 0; n <= MAX_N; n++) {
-            BINOMIAL[n] = new long[n + 1];
-            BINOMIAL[n][0] = 1;
-            BINOMIAL[n][n] = 1;
-            for (int r = 1; r < n; r++) {
-                long v = BINOMIAL[n - 1][r - 1] + BINOMIAL[n - 1][r];
-                BINOMIAL[n][r] = v < 0 || v > Long.MAX_VALUE / 4 ? Long.MAX_VALUE / 4 : v;
-            }
-        }
-    }
+    private static final long SATURATED = Long.MAX_VALUE / 4;
 
     private BinomialSchedule() {
     }
 
-    /** C(n, r), saturating at Long.MAX_VALUE / 4; 0 when r is outside [0, n]. */
+    /**
+     * C(n, r), saturating at Long.MAX_VALUE / 4; 0 when r is outside [0, n]. Multiplicative:
+     * after step i the partial value is C(n - r' + i, i), an integer, and the partial values
+     * only grow, so the first one past the limit saturates.
+     */
     static long choose(int n, int r) {
         if (r < 0 || n < 0 || r > n) {
             return 0;
         }
-        if (n > MAX_N) {
-            throw new IllegalArgumentException("binomial coefficient C(" + n + ", " + r + ") is out of range");
+        int small = Math.min(r, n - r);
+        long c = 1;
+        for (int i = 1; i <= small; i++) {
+            // c * factor / i is an integer: divide first, by g = gcd(c, i), so nothing overflows.
+            long factor = n - small + i;
+            long g = gcd(c, i);
+            long multiplier = factor / (i / g);
+            long base = c / g;
+            if (base > SATURATED / multiplier) {
+                return SATURATED;
+            }
+            c = base * multiplier;
         }
-        return BINOMIAL[n][r];
+        return c;
+    }
+
+    private static long gcd(long a, long b) {
+        while (b != 0) {
+            long t = a % b;
+            a = b;
+            b = t;
+        }
+        return a;
     }
 
     /** B(m, k, t). */
@@ -65,24 +75,19 @@ final class BinomialSchedule {
         return b(m, k, t);
     }
 
-    /** T_k(m) = sum over i = 1..m of C(i + min(i, k) - 1, i). */
-    static long binomialT(int k, int m) {
-        long sum = 0;
-        for (int i = 1; i <= m; i++) {
-            sum += choose(i + Math.min(i, k) - 1, i);
-            if (sum > Long.MAX_VALUE / 4) {
-                return Long.MAX_VALUE / 4;
-            }
-        }
-        return sum;
-    }
-
-    /** Binomial: i = 1 + B(m', min(m', k) - 1, t - T_k(m'-1) - 1) with m' = min{m : T_k(m) >= t}. */
+    /**
+     * Binomial: i = 1 + B(m', min(m', k) - 1, t - T_k(m'-1) - 1) with m' = min{m : T_k(m) >= t},
+     * T_k(m) = sum over i = 1..m of C(i + min(i, k) - 1, i), summed as m grows.
+     */
     static int binomial(int k, long t) {
         int m = 1;
-        while (binomialT(k, m) < t) {
+        long before = 0;
+        long upTo = choose(Math.min(1, k), 1);
+        while (upTo < t) {
             m++;
+            before = upTo;
+            upTo = Math.min(SATURATED, upTo + choose(m + Math.min(m, k) - 1, m));
         }
-        return 1 + b(m, Math.min(m, k) - 1, t - binomialT(k, m - 1) - 1);
+        return 1 + b(m, Math.min(m, k) - 1, t - before - 1);
     }
 }
