@@ -25,7 +25,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Errors: the store's failures are {@link StoreException}s (see there); bad arguments — a
  * null key, value or batch, a key or value over the configured size limits — throw
  * {@link IllegalArgumentException} and change nothing. Once closed, every call (also on
- * snapshots and cursors of the store) throws {@link StoreClosedException}.
+ * snapshots and cursors of the store) throws {@link StoreClosedException}. A write that
+ * threw a {@link StoreException} was not acknowledged: it is not visible to reads, but its
+ * record may have reached the WAL (say, only the force failed), so after a crash or reopen
+ * it may or may not be there — like any write whose call had not returned.
  */
 public final class LsmStore implements AutoCloseable {
     private final Engine engine;

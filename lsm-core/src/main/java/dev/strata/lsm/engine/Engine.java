@@ -1550,8 +1550,16 @@ public final class Engine implements AutoCloseable {
         return config;
     }
 
+    /**
+     * Lets queued writes finish, waits for running jobs, and releases the store. In WAL
+     * mode none it first flushes the memtables, their only copy.
+     *
+     * @throws StoreException in WAL mode none, after releasing the store, if flushing the
+     *     last writes failed: they are lost
+     */
     @Override
     public void close() {
+        Throwable unflushed = null;
         mutex.lock();
         try {
             if (closed) {
@@ -1568,7 +1576,16 @@ public final class Engine implements AutoCloseable {
                     switchMemtable();
                 }
                 if (config.walMode() == WalSyncMode.NONE) {
-                    while (!memtables.immutable().isEmpty() && (flushError == null || flushRunning)) {
+                    // One fresh attempt after a failure, as flush() makes; then close reports the loss.
+                    int attempts = 0;
+                    while (!memtables.immutable().isEmpty()) {
+                        if (flushError != null && !flushRunning) {
+                            if (attempts++ > 0) {
+                                unflushed = flushError;
+                                break;
+                            }
+                            scheduleFlush();
+                        }
                         awaitBackground(100);
                     }
                 }
@@ -1585,6 +1602,10 @@ public final class Engine implements AutoCloseable {
             mutex.unlock();
         }
         shutdownQuietly();
+        if (unflushed != null) {
+            throw new StoreException("store " + dir + " is closed without its last writes: WAL mode none keeps them"
+                    + " only in memory, and flushing them failed: " + unflushed, unflushed);
+        }
     }
 
     private void shutdownQuietly() {
