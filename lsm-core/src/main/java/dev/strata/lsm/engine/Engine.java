@@ -1181,7 +1181,7 @@ public final class Engine implements AutoCloseable {
                 }
                 boolean newKey = writer == null || !Arrays.equals(key, lastKeyWritten);
                 if (writer != null && newKey && (cut || writer.estimatedBytes() >= spec.maxFileBytes())) {
-                    out.add(finishTable(fileNumber, file, writer));
+                    out.add(finishTable(fileNumber, writer));
                     file = null;
                     writer = null;
                 }
@@ -1195,7 +1195,7 @@ public final class Engine implements AutoCloseable {
                 it.next();
             }
             if (writer != null) {
-                out.add(finishTable(fileNumber, file, writer));
+                out.add(finishTable(fileNumber, writer));
                 file = null;
             }
             return out;
@@ -1226,14 +1226,8 @@ public final class Engine implements AutoCloseable {
         return n;
     }
 
-    private Component finishTable(long fileNumber, PageFile file, SSTableWriter writer) throws IOException {
-        FinishedTable t;
-        try {
-            t = writer.finish();
-            file.force(true);
-        } finally {
-            file.close();
-        }
+    private Component finishTable(long fileNumber, SSTableWriter writer) throws IOException {
+        FinishedTable t = writer.finishDurably();
         io.syncDirectory(dir);
         return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder()));
     }

@@ -293,7 +293,7 @@ public final class StoreRepair {
                 if (!duplicate) {
                     boolean newKey = lastKey == null || !Arrays.equals(key, lastKey);
                     if (writer != null && newKey && writer.estimatedBytes() >= MERGED_TABLE_BYTES) {
-                        out.add(finish(number, file, writer));
+                        out.add(finish(number, writer));
                         writer = null;
                     }
                     if (writer == null) {
@@ -308,7 +308,7 @@ public final class StoreRepair {
                 it.next();
             }
             if (writer != null) {
-                out.add(finish(number, file, writer));
+                out.add(finish(number, writer));
             }
         } finally {
             for (PageFile f : handles) {
@@ -323,15 +323,8 @@ public final class StoreRepair {
         return out;
     }
 
-    private GoodTable finish(long number, PageFile file, SSTableWriter writer) throws IOException {
-        FinishedTable t;
-        try {
-            t = writer.finish();
-            file.force(true);
-        } finally {
-            file.close();
-        }
-        return new GoodTable(number, ComponentMeta.of(number, t, 0));
+    private static GoodTable finish(long number, SSTableWriter writer) throws IOException {
+        return new GoodTable(number, ComponentMeta.of(number, writer.finishDurably(), 0));
     }
 
     private void setAside(Path p, String reason) throws IOException {

@@ -277,6 +277,20 @@ public final class SSTableWriter {
     }
 
     /**
+     * {@link #finish()}, then forces the file to stable storage and closes it (closed even
+     * when finishing or forcing fails).
+     */
+    public FinishedTable finishDurably() throws IOException {
+        try {
+            FinishedTable t = finish();
+            file.force(true);
+            return t;
+        } finally {
+            file.close();
+        }
+    }
+
+    /**
      * Closes the tree, writes the bloom filter and the footer, and hands every byte to the
      * file (without forcing it).
      */
