@@ -837,8 +837,7 @@ public final class Engine implements AutoCloseable {
                 Version v = versions.current();
                 TreeView view = treeView(v);
                 ComponentMeta fm = flushed.meta();
-                ComponentView fv = new ComponentView(fm.id(), fm.sizeBytes(), fm.entryCount(), fm.tombstoneCount(),
-                        fm.userBytes(), fm.minKey(), fm.maxKey(), fm.minSeqno(), fm.maxSeqno(), fm.creationOrder(), false);
+                ComponentView fv = viewOf(fm, false);
                 FlushPlan plan;
                 try {
                     plan = policy.planFlush(view, fv);
@@ -941,6 +940,17 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /**
+     * The policy's view of one component. Creation and tombstone times, logical vs physical
+     * bytes and read counters are not recorded yet: they read 0, {@link ComponentView#NO_TOMBSTONE}
+     * and the table size.
+     */
+    private static ComponentView viewOf(ComponentMeta m, boolean busy) {
+        return ComponentView.builder(m.id()).sizeBytes(m.sizeBytes()).entries(m.entryCount(), m.tombstoneCount())
+                .userBytes(m.userBytes()).keyRange(m.minKey(), m.maxKey()).seqnos(m.minSeqno(), m.maxSeqno())
+                .creation(m.creationOrder(), 0).busy(busy).build();
+    }
+
     /** Builds the policy's view of {@code v}, marking components in running merges busy. */
     private TreeView treeView(Version v) {
         List<LevelView> levels = new ArrayList<>();
@@ -951,9 +961,7 @@ public final class Engine implements AutoCloseable {
                 List<ComponentView> comps = new ArrayList<>();
                 for (Component c : r.components()) {
                     ComponentMeta m = c.meta();
-                    comps.add(new ComponentView(m.id(), m.sizeBytes(), m.entryCount(), m.tombstoneCount(),
-                            m.userBytes(), m.minKey(), m.maxKey(), m.minSeqno(), m.maxSeqno(), m.creationOrder(),
-                            busy.contains(m.id())));
+                    comps.add(viewOf(m, busy.contains(m.id())));
                 }
                 runs.add(new RunView(comps));
             }

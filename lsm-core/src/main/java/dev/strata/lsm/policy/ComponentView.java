@@ -1,12 +1,16 @@
 package dev.strata.lsm.policy;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * What a policy may know about one component. Immutable.
  *
  * @param id the component's identity
- * @param sizeBytes bytes the component occupies on disk
+ * @param sizeBytes logical bytes: what the component's own pages occupy (for a component
+ *     that reuses pages of an earlier version of its file, those pages count here)
+ * @param physicalBytes bytes its file occupies on disk (all versions of the file; equal to
+ *     {@code sizeBytes} for a table written in one piece)
  * @param entryCount internal entries, tombstones included
  * @param tombstoneCount DELETE entries
  * @param userBytes sum of user key and value lengths
@@ -15,11 +19,32 @@ import java.util.Arrays;
  * @param minSeqno smallest sequence number
  * @param maxSeqno largest sequence number
  * @param creationOrder increases with every component the store creates (flush or merge output)
+ * @param creationTimeMillis wall-clock time the component was written (milliseconds since the epoch)
+ * @param oldestTombstoneMillis wall-clock time the oldest tombstone it holds was flushed
+ *     ({@link #NO_TOMBSTONE} when it holds none); carried through merges, so it is when
+ *     the delete first reached disk, at memtable granularity
+ * @param reads point lookups that searched this component since the store opened (approximate)
+ * @param lastAccessMillis wall-clock time of the last such lookup, or 0 if none since open
  * @param busy whether a merge is currently using the component
  */
-public record ComponentView(ComponentId id, long sizeBytes, long entryCount, long tombstoneCount, long userBytes,
-                            byte[] minKey, byte[] maxKey, long minSeqno, long maxSeqno, long creationOrder,
-                            boolean busy) {
+public record ComponentView(ComponentId id, long sizeBytes, long physicalBytes, long entryCount, long tombstoneCount,
+                            long userBytes, byte[] minKey, byte[] maxKey, long minSeqno, long maxSeqno,
+                            long creationOrder, long creationTimeMillis, long oldestTombstoneMillis, long reads,
+                            long lastAccessMillis, boolean busy) {
+
+    /** {@link #oldestTombstoneMillis} of a component without tombstones. */
+    public static final long NO_TOMBSTONE = Long.MAX_VALUE;
+
+    public ComponentView {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(minKey, "minKey");
+        Objects.requireNonNull(maxKey, "maxKey");
+    }
+
+    /** A builder for a component with the given identity (for the simulator and tests). */
+    public static Builder builder(ComponentId id) {
+        return new Builder(id);
+    }
 
     /** Whether this component's key range intersects [from, to] (both inclusive). */
     public boolean overlaps(byte[] from, byte[] to) {
@@ -31,10 +56,16 @@ public record ComponentView(ComponentId id, long sizeBytes, long entryCount, lon
         return overlaps(other.minKey, other.maxKey);
     }
 
+    /** Tombstones per entry, 0 for an empty component. */
+    public double tombstoneDensity() {
+        return entryCount == 0 ? 0 : (double) tombstoneCount / entryCount;
+    }
+
     /** A copy with the busy flag set as given. */
     public ComponentView withBusy(boolean nowBusy) {
-        return nowBusy == busy ? this : new ComponentView(id, sizeBytes, entryCount, tombstoneCount, userBytes,
-                minKey, maxKey, minSeqno, maxSeqno, creationOrder, nowBusy);
+        return nowBusy == busy ? this : new ComponentView(id, sizeBytes, physicalBytes, entryCount, tombstoneCount,
+                userBytes, minKey, maxKey, minSeqno, maxSeqno, creationOrder, creationTimeMillis,
+                oldestTombstoneMillis, reads, lastAccessMillis, nowBusy);
     }
 
     @Override
@@ -50,5 +81,91 @@ public record ComponentView(ComponentId id, long sizeBytes, long entryCount, lon
     @Override
     public String toString() {
         return id + "(" + sizeBytes + "B" + (busy ? ", busy" : "") + ")";
+    }
+
+    /** Builds a {@link ComponentView}; unset counters are 0, keys empty, no tombstones, not busy. */
+    public static final class Builder {
+        private final ComponentId id;
+        private long sizeBytes;
+        private long physicalBytes = -1;
+        private long entryCount;
+        private long tombstoneCount;
+        private long userBytes;
+        private byte[] minKey = new byte[0];
+        private byte[] maxKey = new byte[0];
+        private long minSeqno;
+        private long maxSeqno;
+        private long creationOrder;
+        private long creationTimeMillis;
+        private long oldestTombstoneMillis = NO_TOMBSTONE;
+        private long reads;
+        private long lastAccessMillis;
+        private boolean busy;
+
+        private Builder(ComponentId id) {
+            this.id = Objects.requireNonNull(id, "id");
+        }
+
+        /** Logical size; also the physical size unless {@link #physicalBytes} is set. */
+        public Builder sizeBytes(long v) {
+            sizeBytes = v;
+            return this;
+        }
+
+        public Builder physicalBytes(long v) {
+            physicalBytes = v;
+            return this;
+        }
+
+        public Builder entries(long entries, long tombstones) {
+            entryCount = entries;
+            tombstoneCount = tombstones;
+            return this;
+        }
+
+        public Builder userBytes(long v) {
+            userBytes = v;
+            return this;
+        }
+
+        public Builder keyRange(byte[] min, byte[] max) {
+            minKey = min;
+            maxKey = max;
+            return this;
+        }
+
+        public Builder seqnos(long min, long max) {
+            minSeqno = min;
+            maxSeqno = max;
+            return this;
+        }
+
+        public Builder creation(long order, long timeMillis) {
+            creationOrder = order;
+            creationTimeMillis = timeMillis;
+            return this;
+        }
+
+        public Builder oldestTombstoneMillis(long v) {
+            oldestTombstoneMillis = v;
+            return this;
+        }
+
+        public Builder access(long readCount, long lastMillis) {
+            reads = readCount;
+            lastAccessMillis = lastMillis;
+            return this;
+        }
+
+        public Builder busy(boolean v) {
+            busy = v;
+            return this;
+        }
+
+        public ComponentView build() {
+            return new ComponentView(id, sizeBytes, physicalBytes < 0 ? sizeBytes : physicalBytes, entryCount,
+                    tombstoneCount, userBytes, minKey, maxKey, minSeqno, maxSeqno, creationOrder, creationTimeMillis,
+                    oldestTombstoneMillis, reads, lastAccessMillis, busy);
+        }
     }
 }

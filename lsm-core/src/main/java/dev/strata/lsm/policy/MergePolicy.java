@@ -6,8 +6,11 @@ import java.util.List;
  * Decision logic over tree metadata, and nothing else: a policy reads a {@link TreeView}
  * and answers where a flush lands, which merges to run, and whether writes may go on. It
  * performs no IO and holds no reference to the engine, so the same object runs in the
- * store and in the simulator. The engine calls it after every flush and every merge, from
- * one thread at a time.
+ * store and in the simulator. The engine calls it after every flush, after every merge and
+ * on a periodic tick (so time-based triggers fire on an idle store), from one thread at a
+ * time and never while holding the write path's lock. An exception thrown by a policy, or
+ * a decision the engine rejects, is a policy error: logged, counted in
+ * {@code StoreStats.policyErrors()}, and the decision is not executed.
  */
 public interface MergePolicy {
 
@@ -30,9 +33,10 @@ public interface MergePolicy {
     }
 
     /**
-     * Merges to start now. Components marked busy are already being merged and must not be
-     * used. Returning tasks whose inputs overlap, or that break the stability invariant, is
-     * a policy error.
+     * Merges to start now. Components marked busy are already being merged (see
+     * {@link TreeView#runningMerges()}) and must not be used. Returning tasks whose inputs
+     * overlap, that break the stability invariant, or whose mode the engine cannot execute
+     * is a policy error.
      */
     List<MergeTask> pickMerges(TreeView tree);
 

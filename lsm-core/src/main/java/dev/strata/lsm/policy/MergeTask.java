@@ -5,15 +5,19 @@ import java.util.Objects;
 
 /**
  * One merge a policy asks for: which components to merge, where the output goes, how it is
- * cut into files and written, and why. The engine validates every task (the inputs exist
- * and are idle, no component is in two tasks, the placement keeps the stability
- * invariant) and rejects a bad one as a policy error. Immutable.
+ * cut into files, how it is written, how urgent it is, and why. Every field is honoured by
+ * the engine or the task is rejected as a policy error (counted in
+ * {@code StoreStats.policyErrors()} and logged); nothing is silently ignored. The engine
+ * validates every task (the inputs exist and are idle, no component is in two tasks, the
+ * placement keeps the stability invariant, the mode can be executed) before it runs.
+ * Immutable.
  *
  * @param inputs the components to merge (at least one)
  * @param placement where the output lands
- * @param output how the output is cut into files
- * @param mode rewrite or block reuse
- * @param priority higher runs first when tasks wait for a thread
+ * @param output how the output is cut into files ({@link OutputSpec#singleFile()} for {@link MergeMode#MOVE})
+ * @param mode rewrite, metadata-only move, or block reuse
+ * @param priority tasks waiting for a merge thread start in descending priority, then in the
+ *     order they were picked
  * @param reason why the policy chose this merge, for logs and golden tests
  */
 public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpec output, MergeMode mode,
@@ -29,6 +33,10 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
         Objects.requireNonNull(placement, "placement");
         Objects.requireNonNull(output, "output");
         Objects.requireNonNull(mode, "mode");
+        if (mode == MergeMode.MOVE && output.cuts()) {
+            throw new IllegalArgumentException("a MOVE keeps its files as they are; its output spec must be "
+                    + "OutputSpec.singleFile(), got " + output);
+        }
         reason = reason == null ? "" : reason;
     }
 
@@ -37,8 +45,43 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
         return new MergeTask(inputs, placement, OutputSpec.singleFile(), MergeMode.REWRITE, 0, reason);
     }
 
+    /** A rewrite of {@code inputs} into files cut by {@code output} at {@code placement}. */
+    public static MergeTask rewrite(List<ComponentId> inputs, Placement placement, OutputSpec output,
+                                    String reason) {
+        return new MergeTask(inputs, placement, output, MergeMode.REWRITE, 0, reason);
+    }
+
+    /** A metadata-only move of {@code inputs} to {@code placement}. */
+    public static MergeTask move(List<ComponentId> inputs, Placement placement, String reason) {
+        return new MergeTask(inputs, placement, OutputSpec.singleFile(), MergeMode.MOVE, 0, reason);
+    }
+
+    /** A copy with the given priority. */
+    public MergeTask withPriority(int newPriority) {
+        return new MergeTask(inputs, placement, output, mode, newPriority, reason);
+    }
+
+    /** A copy with the given output spec. */
+    public MergeTask withOutput(OutputSpec newOutput) {
+        return new MergeTask(inputs, placement, newOutput, mode, priority, reason);
+    }
+
+    /** A copy with the given mode. */
+    public MergeTask withMode(MergeMode newMode) {
+        return new MergeTask(inputs, placement, output, newMode, priority, reason);
+    }
+
     @Override
     public String toString() {
-        return "merge " + inputs + " -> " + placement + (reason.isEmpty() ? "" : " (" + reason + ")");
+        StringBuilder sb = new StringBuilder(mode == MergeMode.MOVE ? "move " : mode == MergeMode.REUSE_BLOCKS
+                ? "reuse-merge " : "merge ");
+        sb.append(inputs).append(" -> ").append(placement);
+        if (output.cuts()) {
+            sb.append(" [").append(output).append(']');
+        }
+        if (priority != 0) {
+            sb.append(" prio ").append(priority);
+        }
+        return reason.isEmpty() ? sb.toString() : sb.append(" (").append(reason).append(')').toString();
     }
 }

@@ -1,30 +1,145 @@
 package dev.strata.lsm.policy;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * How a merge cuts its output into files.
+ * How a merge or a flush cuts its output into files, as data the engine's table output
+ * evaluates entry by entry. A file is only ever cut between two different user keys (all
+ * versions of a key stay in one file). Rules, in the order the engine applies them before
+ * each new user key:
+ * <ol>
+ *   <li>the current file has reached {@code maxFileBytes}: cut;</li>
+ *   <li>the current file is smaller than {@code minFileBytes}: do not cut for any of the
+ *       reasons below;</li>
+ *   <li>the key is at or past the next of {@code cutKeys}: cut;</li>
+ *   <li>{@code alignToLevel} names a level and the key is at or past the smallest key of the
+ *       next file of that level (in the version the merge started from): cut — outputs then
+ *       line up with that level's files (dividing merges);</li>
+ *   <li>the files of the level below the target that the current output's key range has
+ *       passed into hold more than {@code maxOverlapBytes}: cut (LevelDB's grandparent rule;
+ *       vLSM's overlap-aware cutting).</li>
+ * </ol>
+ * Immutable; the wither methods return copies.
  *
- * @param maxFileBytes start a new output file once the current one reaches this size;
- *     {@link Long#MAX_VALUE} for a single file
- * @param cutKeys also start a new output file before the first key >= each of these keys
- *     (ascending; for dividing merges that align outputs with the files of another level)
+ * @param maxFileBytes start a new file once the current one reaches this size;
+ *     {@link Long#MAX_VALUE} for no limit
+ * @param minFileBytes never cut for rules 3–5 before the current file reaches this size (0: no minimum)
+ * @param cutKeys start a new file before the first key >= each of these keys (sorted ascending here)
+ * @param alignToLevel the level whose file boundaries outputs align with, or {@link #NO_LEVEL}
+ * @param maxOverlapBytes the most bytes of the level below the target one output file may
+ *     overlap; {@link Long#MAX_VALUE} for no limit
  */
-public record OutputSpec(long maxFileBytes, List<byte[]> cutKeys) {
+public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutKeys, int alignToLevel,
+                         long maxOverlapBytes) {
+
+    /** {@link #alignToLevel} value meaning "align with no level". */
+    public static final int NO_LEVEL = -1;
+
+    private static final OutputSpec SINGLE_FILE = new OutputSpec(Long.MAX_VALUE, 0, List.of(), NO_LEVEL,
+            Long.MAX_VALUE);
+
     public OutputSpec {
         if (maxFileBytes <= 0) {
             throw new IllegalArgumentException("maxFileBytes must be positive, got " + maxFileBytes);
         }
-        cutKeys = cutKeys == null ? List.of() : List.copyOf(cutKeys);
+        if (minFileBytes < 0 || minFileBytes > maxFileBytes) {
+            throw new IllegalArgumentException("minFileBytes must be in [0, maxFileBytes=" + maxFileBytes + "], got "
+                    + minFileBytes);
+        }
+        if (alignToLevel < NO_LEVEL) {
+            throw new IllegalArgumentException("alignToLevel must be a level >= 0 or NO_LEVEL, got " + alignToLevel);
+        }
+        if (maxOverlapBytes <= 0) {
+            throw new IllegalArgumentException("maxOverlapBytes must be positive, got " + maxOverlapBytes);
+        }
+        cutKeys = cutKeys == null ? List.of() : cutKeys.stream().map(byte[]::clone)
+                .sorted(Arrays::compareUnsigned).toList();
     }
 
-    /** One output file, however large. */
+    /** One output file, however large (also the only spec a {@link MergeMode#MOVE} accepts). */
     public static OutputSpec singleFile() {
-        return new OutputSpec(Long.MAX_VALUE, List.of());
+        return SINGLE_FILE;
     }
 
     /** Output files of at most about {@code bytes} each. */
     public static OutputSpec maxFileBytes(long bytes) {
-        return new OutputSpec(bytes, List.of());
+        return SINGLE_FILE.withMaxFileBytes(bytes);
     }
+
+    /** A copy with the given maximum file size. */
+    public OutputSpec withMaxFileBytes(long bytes) {
+        return new OutputSpec(bytes, Math.min(minFileBytes, bytes), cutKeys, alignToLevel, maxOverlapBytes);
+    }
+
+    /** A copy with the given minimum file size. */
+    public OutputSpec withMinFileBytes(long bytes) {
+        return new OutputSpec(maxFileBytes, bytes, cutKeys, alignToLevel, maxOverlapBytes);
+    }
+
+    /** A copy that also cuts before each of {@code keys}. */
+    public OutputSpec withCutKeys(List<byte[]> keys) {
+        return new OutputSpec(maxFileBytes, minFileBytes, keys, alignToLevel, maxOverlapBytes);
+    }
+
+    /** A copy whose outputs align with the file boundaries of {@code level}. */
+    public OutputSpec alignedTo(int level) {
+        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, level, maxOverlapBytes);
+    }
+
+    /** A copy that limits each output's overlap with the level below the target to {@code bytes}. */
+    public OutputSpec withMaxOverlapBytes(long bytes) {
+        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, bytes);
+    }
+
+    /** Whether this spec can produce more than one file. */
+    public boolean cuts() {
+        return !equals(SINGLE_FILE);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof OutputSpec s && s.maxFileBytes == maxFileBytes && s.minFileBytes == minFileBytes
+                && s.alignToLevel == alignToLevel && s.maxOverlapBytes == maxOverlapBytes
+                && s.cutKeys.size() == cutKeys.size() && sameKeys(s.cutKeys, cutKeys);
+    }
+
+    private static boolean sameKeys(List<byte[]> a, List<byte[]> b) {
+        for (int i = 0; i < a.size(); i++) {
+            if (!Arrays.equals(a.get(i), b.get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(maxFileBytes) * 31 + alignToLevel * 7 + cutKeys.size();
+    }
+
+    @Override
+    public String toString() {
+        if (!cuts()) {
+            return "single file";
+        }
+        StringBuilder sb = new StringBuilder("cut");
+        if (maxFileBytes != Long.MAX_VALUE) {
+            sb.append(" max=").append(maxFileBytes);
+        }
+        if (minFileBytes > 0) {
+            sb.append(" min=").append(minFileBytes);
+        }
+        if (!cutKeys.isEmpty()) {
+            sb.append(" keys=").append(cutKeys.size());
+        }
+        if (alignToLevel != NO_LEVEL) {
+            sb.append(" align=L").append(alignToLevel);
+        }
+        if (maxOverlapBytes != Long.MAX_VALUE) {
+            sb.append(" overlap<=").append(maxOverlapBytes);
+        }
+        return sb.toString();
+    }
+
 }

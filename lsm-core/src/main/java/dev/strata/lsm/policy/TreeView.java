@@ -26,12 +26,36 @@ public final class TreeView {
     private final long flushCounter;
     private final byte[] policyState;
     private final RangeEstimator estimator;
+    private final List<RunningMerge> running;
+    private final long nowMillis;
 
+    /** A view with no running merges, taken now; {@code estimator} null means key-range interpolation. */
     public TreeView(List<LevelView> levels, long flushCounter, byte[] policyState, RangeEstimator estimator) {
+        this(levels, flushCounter, policyState, estimator, List.of(), System.currentTimeMillis());
+    }
+
+    /**
+     * A view of {@code levels} while {@code running} merges execute, taken at {@code nowMillis}
+     * (the engine's wall clock; the simulator's own clock).
+     */
+    public TreeView(List<LevelView> levels, long flushCounter, byte[] policyState, RangeEstimator estimator,
+                    List<RunningMerge> running, long nowMillis) {
         this.levels = List.copyOf(levels);
         this.flushCounter = flushCounter;
         this.policyState = policyState == null ? new byte[0] : policyState.clone();
         this.estimator = estimator == null ? KeyRangeInterpolation.INSTANCE : estimator;
+        this.running = List.copyOf(running);
+        this.nowMillis = nowMillis;
+    }
+
+    /** Merges being executed while the policy decides (their inputs are also marked busy). */
+    public List<RunningMerge> runningMerges() {
+        return running;
+    }
+
+    /** The time this view was taken, milliseconds since the epoch; time-based triggers compare against it. */
+    public long nowMillis() {
+        return nowMillis;
     }
 
     /** The levels, level 0 first. */
@@ -84,6 +108,9 @@ public final class TreeView {
         StringBuilder sb = new StringBuilder("TreeView[flushes=").append(flushCounter);
         for (LevelView l : levels) {
             sb.append(", L").append(l.index()).append('=').append(l.runs());
+        }
+        if (!running.isEmpty()) {
+            sb.append(", running=").append(running.size());
         }
         return sb.append(']').toString();
     }

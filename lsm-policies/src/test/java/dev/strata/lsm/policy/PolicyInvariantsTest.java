@@ -67,9 +67,10 @@ class PolicyInvariantsTest {
     private static TreeView stack(long[] sizesOldestFirst, boolean[] busyOldestFirst, long flushes) {
         List<RunView> runs = new ArrayList<>();
         for (int i = sizesOldestFirst.length - 1; i >= 0; i--) {
-            runs.add(new RunView(List.of(new ComponentView(new ComponentId(i + 1, 0), sizesOldestFirst[i], 1, 0,
-                    sizesOldestFirst[i], new byte[] {0}, new byte[] {1}, 10L * i, 10L * i + 9, i,
-                    busyOldestFirst[i]))));
+            runs.add(new RunView(List.of(ComponentView.builder(new ComponentId(i + 1, 0))
+                    .sizeBytes(sizesOldestFirst[i]).entries(1, 0).userBytes(sizesOldestFirst[i])
+                    .keyRange(new byte[] {0}, new byte[] {1}).seqnos(10L * i, 10L * i + 9).creation(i, 0)
+                    .busy(busyOldestFirst[i]).build())));
         }
         return new TreeView(List.of(new LevelView(0, runs)), flushes, null, null);
     }

@@ -24,8 +24,9 @@ class SizeTieredPolicyTest {
         List<RunView> runs = new ArrayList<>();
         for (int i = 0; i < sizes.length; i++) {
             boolean busy = lastBusy && i == sizes.length - 1;
-            runs.add(new RunView(List.of(new ComponentView(new ComponentId(i + 1, 0), sizes[i], 10, 0, 10,
-                    new byte[] {0}, new byte[] {9}, i, i, sizes.length - i, busy))));
+            runs.add(new RunView(List.of(ComponentView.builder(new ComponentId(i + 1, 0)).sizeBytes(sizes[i])
+                    .entries(10, 0).userBytes(10).keyRange(new byte[] {0}, new byte[] {9}).seqnos(i, i)
+                    .creation(sizes.length - i, 0).busy(busy).build())));
         }
         return new TreeView(List.of(new LevelView(0, runs)), 0, new byte[0], null);
     }

@@ -28,8 +28,8 @@ final class SimulatedTree {
 
     ComponentView newComponent(long length, long minSeq, long maxSeq) {
         long id = nextId++;
-        return new ComponentView(new ComponentId(id, 0), length, length, 0, length, MIN_KEY, MAX_KEY, minSeq, maxSeq,
-                id, false);
+        return ComponentView.builder(new ComponentId(id, 0)).sizeBytes(length).entries(length, 0)
+                .userBytes(length).keyRange(MIN_KEY, MAX_KEY).seqnos(minSeq, maxSeq).creation(id, id).build();
     }
 
     int componentCount() {
