@@ -1,0 +1,52 @@
+package dev.strata.lsm.policy.designspace;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One point of the compaction design space: the four primitives and their thresholds.
+ * Immutable; built by {@link DesignSpacePolicyFactory} from XML parameters.
+ *
+ * @param triggers triggers in priority order (the first that yields a compaction wins)
+ * @param layout which levels are leveled and which tiered
+ * @param granularity how much one compaction takes
+ * @param movement which file a partial compaction takes
+ * @param filesPerMerge files taken by {@link Granularity#SEVERAL_FILES}
+ * @param sizeRatio T: capacity of level i+1 = T x capacity of level i; level 0 holds T memtables
+ * @param targetFileBytes output file size; 0 = the memtable size (learned from flushed tables)
+ * @param level1RunTrigger sorted runs that make a tiered level compact (RocksDB universal's file-number trigger)
+ * @param tombstoneDensity tombstones / entries that make a file a {@link TriggerKind#TOMBSTONE_DENSITY} candidate
+ * @param tombstoneTtlMillis D_th: how long a tombstone may live before it must reach the last level
+ * @param fileTtlMillis how long a file may stay at its level ({@link TriggerKind#STALENESS}); 0 = never stale
+ * @param maxSizeAmplificationPercent the space-amplification trigger: bytes above the last level / last level x 100
+ * @param sizeRatioPercent RocksDB universal's size_ratio: in a tiered level, the newest runs are merged
+ *     early when each next run is within this percentage of the runs before it combined
+ * @param minMergeWidth fewest runs such an early size-ratio merge takes
+ * @param dynamicLevelBytes derive capacities from the last level's size (RocksDB's level_compaction_dynamic_level_bytes)
+ * @param level0StopRuns writers stop while level 0 holds this many runs and a merge is running
+ */
+public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granularity granularity,
+                                DataMovement movement, int filesPerMerge, int sizeRatio, long targetFileBytes,
+                                int level1RunTrigger, double tombstoneDensity, long tombstoneTtlMillis,
+                                long fileTtlMillis, int maxSizeAmplificationPercent, int sizeRatioPercent,
+                                int minMergeWidth, boolean dynamicLevelBytes, int level0StopRuns) {
+    public DesignSpaceConfig {
+        triggers = List.copyOf(triggers);
+        if (triggers.isEmpty()) {
+            throw new IllegalArgumentException("at least one trigger is needed");
+        }
+        Objects.requireNonNull(layout, "layout");
+        Objects.requireNonNull(granularity, "granularity");
+        Objects.requireNonNull(movement, "movement");
+        if (sizeRatio < 2) {
+            throw new IllegalArgumentException("size-ratio must be >= 2, got " + sizeRatio);
+        }
+        if (level1RunTrigger < 2) {
+            throw new IllegalArgumentException("level1-run-trigger must be >= 2, got " + level1RunTrigger);
+        }
+        if (level0StopRuns < level1RunTrigger) {
+            throw new IllegalArgumentException("level0-stop-runs (" + level0StopRuns
+                    + ") must be at least level1-run-trigger (" + level1RunTrigger + ")");
+        }
+    }
+}

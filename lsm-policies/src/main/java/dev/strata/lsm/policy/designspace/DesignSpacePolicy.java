@@ -1,0 +1,354 @@
+package dev.strata.lsm.policy.designspace;
+
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.FlushPlan;
+import dev.strata.lsm.policy.MergePolicy;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.OutputSpec;
+import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.policy.WriteAdmission;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The compaction design space of seed 003 as one policy composed of four primitives —
+ * triggers ({@link TriggerKind}, in priority order), a data {@link Layout}, a
+ * {@link Granularity} and a {@link DataMovement} rule — plus pseudo-compaction, which is
+ * always on: a chosen file that overlaps nothing where it goes is moved by a metadata-only
+ * {@link dev.strata.lsm.policy.MergeMode#MOVE}. The ten strategies of the paper are
+ * presets of this class ({@link DesignSpacePresets}); nothing is strategy-specific here.
+ *
+ * <p>Flushes land as a new run of level 0. A leveled level that holds more than one run
+ * (level 0 after a flush) first has its newer runs merged into its oldest run — the paper
+ * compacts "as soon as level 1 has more than one file". Then the triggers are checked in
+ * order; each source level yields at most one compaction per decision, and no component
+ * is used twice.
+ *
+ * <p>State kept across restarts (in the manifest): the memtable size learned from flushed
+ * tables (the default file size and the unit of level capacities) and the round-robin
+ * cursors.
+ */
+final class DesignSpacePolicy implements MergePolicy {
+    private final String name;
+    private final DesignSpaceConfig cfg;
+    private final DesignSpaceState state = new DesignSpaceState();
+
+    DesignSpacePolicy(String name, DesignSpaceConfig cfg) {
+        this.name = name;
+        this.cfg = cfg;
+    }
+
+    DesignSpaceConfig config() {
+        return cfg;
+    }
+
+    @Override
+    public FlushPlan planFlush(TreeView tree, ComponentView flushed) {
+        state.load(tree.policyState());
+        state.learnMemtable(flushed.sizeBytes());
+        return FlushPlan.newComponent(Placement.newRun(0), name + ": flush to a new run of L0");
+    }
+
+    @Override
+    public List<MergeTask> pickMerges(TreeView tree) {
+        state.load(tree.policyState());
+        TreeShape t = new TreeShape(tree, cfg.layout());
+        List<MergeTask> tasks = new ArrayList<>();
+        boolean[] sourceUsed = new boolean[t.lastLevel + 2];
+        for (int level = 0; level <= t.lastLevel; level++) {
+            if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() > 1) {
+                add(tasks, sourceUsed, level, consolidate(t, level));
+            }
+        }
+        for (TriggerKind trigger : cfg.triggers()) {
+            switch (trigger) {
+                case SATURATION -> saturation(t, tasks, sourceUsed);
+                case RUNS -> runs(t, tasks, sourceUsed);
+                case STALENESS -> perFile(t, tasks, sourceUsed, trigger);
+                case SPACE_AMPLIFICATION -> spaceAmplification(t, tasks, sourceUsed);
+                case TOMBSTONE_DENSITY, TOMBSTONE_TTL -> perFile(t, tasks, sourceUsed, trigger);
+            }
+        }
+        return tasks;
+    }
+
+    @Override
+    public WriteAdmission admission(TreeView tree) {
+        if (tree.runningMerges().isEmpty()) {
+            return WriteAdmission.GO;
+        }
+        if (tree.level(0).runs().size() >= cfg.level0StopRuns()) {
+            return WriteAdmission.STOP;
+        }
+        // Full: "ingestion waits until all marked files are compacted" (seed 003, Table 2).
+        return cfg.granularity() == Granularity.WHOLE_LEVEL ? WriteAdmission.STOP : WriteAdmission.GO;
+    }
+
+    @Override
+    public byte[] persistentState(TreeView tree) {
+        state.load(tree.policyState());
+        return state.encode();
+    }
+
+    private static void add(List<MergeTask> tasks, boolean[] sourceUsed, int level, MergeTask task) {
+        if (task != null) {
+            tasks.add(task);
+            sourceUsed[level] = true;
+        }
+    }
+
+    private long memtableBytes() {
+        return state.memtableBytes(cfg.targetFileBytes());
+    }
+
+    private OutputSpec output() {
+        long file = cfg.targetFileBytes() > 0 ? cfg.targetFileBytes() : memtableBytes();
+        return OutputSpec.maxFileBytes(Math.max(1, file));
+    }
+
+    /** Merges the newer runs of a leveled level into its oldest run. */
+    private MergeTask consolidate(TreeShape t, int level) {
+        List<RunView> runs = t.runs(level);
+        List<ComponentView> arriving = TreeShape.all(runs.subList(0, runs.size() - 1));
+        if (arriving.isEmpty() || !t.allFree(arriving)) {
+            return null;
+        }
+        RunView main = runs.get(runs.size() - 1);
+        List<ComponentView> below = TreeShape.overlapping(main, TreeShape.minKey(arriving), TreeShape.maxKey(arriving));
+        return toRun(t, arriving, runs.size() == 2, below, main, level,
+                String.format(Locale.ROOT, "%s: L%d holds %d runs, merge the newer into its run", name, level,
+                        runs.size()));
+    }
+
+    /**
+     * A task moving {@code source} into {@code target}'s run at {@code level}, with the
+     * overlapping components {@code below}; a MOVE when nothing overlaps and the source is one run.
+     */
+    private MergeTask toRun(TreeShape t, List<ComponentView> source, boolean sourceIsOneRun,
+                            List<ComponentView> below, RunView target, int level, String reason) {
+        if (!t.allFree(below)) {
+            return null;
+        }
+        List<ComponentView> inputs = new ArrayList<>(source);
+        inputs.addAll(below);
+        t.claim(inputs);
+        Placement placement = target == null || target.components().isEmpty() ? Placement.newRun(level)
+                : Placement.intoRunOf(level, target.components().get(0).id());
+        if (below.isEmpty() && sourceIsOneRun) {
+            return MergeTask.move(ids(inputs), placement, reason + "; overlaps nothing there: move");
+        }
+        return MergeTask.rewrite(ids(inputs), placement, output(), reason);
+    }
+
+    /** A task moving {@code source} (from {@code level}) down one level, following the target's shape. */
+    private MergeTask down(TreeShape t, int level, List<ComponentView> source, boolean sourceIsOneRun,
+                           boolean wholeTarget, String reason) {
+        int target = level + 1;
+        if (t.shape(target) == LevelShape.TIERED) {
+            t.claim(source);
+            Placement p = Placement.newRun(target);
+            return sourceIsOneRun ? MergeTask.move(ids(source), p, reason + "; new run below: move")
+                    : MergeTask.rewrite(ids(source), p, output(), reason);
+        }
+        if (t.runs(target).size() > 1) {
+            return null; // the target level's own runs are merged first
+        }
+        RunView main = t.mainRun(target);
+        List<ComponentView> below = wholeTarget && main != null ? main.components()
+                : TreeShape.overlapping(main, TreeShape.minKey(source), TreeShape.maxKey(source));
+        return toRun(t, source, sourceIsOneRun, below, main, target, reason);
+    }
+
+    private void saturation(TreeShape t, List<MergeTask> tasks, boolean[] sourceUsed) {
+        LevelCapacities caps = LevelCapacities.of(t.tree, t.lastLevel, memtableBytes(), cfg.sizeRatio(),
+                cfg.dynamicLevelBytes());
+        List<int[]> order = new ArrayList<>();
+        List<Double> scores = new ArrayList<>();
+        for (int level = 0; level <= t.lastLevel; level++) {
+            if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() == 1 && !sourceUsed[level]) {
+                double score = (double) t.tree.level(level).sizeBytes() / Math.max(1, caps.of(level));
+                if (score >= 1.0) {
+                    order.add(new int[] {level});
+                    scores.add(score);
+                }
+            }
+        }
+        List<Integer> idx = new ArrayList<>();
+        for (int i = 0; i < order.size(); i++) {
+            idx.add(i);
+        }
+        idx.sort(Comparator.comparingDouble((Integer i) -> -scores.get(i)).thenComparingInt(i -> order.get(i)[0]));
+        for (int i : idx) {
+            int level = order.get(i)[0];
+            String why = String.format(Locale.ROOT, "%s: L%d saturated (%.2f of capacity %d)", name, level,
+                    scores.get(i), caps.of(level));
+            add(tasks, sourceUsed, level, partial(t, level, why));
+        }
+    }
+
+    /** The granularity and data-movement primitives applied to a saturated leveled level. */
+    private MergeTask partial(TreeShape t, int level, String why) {
+        List<ComponentView> files = t.mainRun(level).components();
+        if (cfg.granularity() == Granularity.WHOLE_LEVEL || cfg.granularity() == Granularity.SORTED_RUNS) {
+            return t.allFree(files) ? down(t, level, files, true, cfg.granularity() == Granularity.WHOLE_LEVEL,
+                    why + ", whole level") : null;
+        }
+        List<ComponentView> ranked = FileRanking.rank(cfg.movement(), t, level, files, state.cursor(level));
+        for (ComponentView f : ranked) {
+            if (!t.free(f)) {
+                continue;
+            }
+            List<ComponentView> chosen = new ArrayList<>(List.of(f));
+            if (cfg.granularity() == Granularity.SEVERAL_FILES) {
+                int at = files.indexOf(f);
+                for (int j = at + 1; j < files.size() && chosen.size() < cfg.filesPerMerge(); j++) {
+                    if (!t.free(files.get(j))) {
+                        break;
+                    }
+                    chosen.add(files.get(j));
+                }
+            }
+            MergeTask task = down(t, level, chosen, true, false,
+                    why + ", " + cfg.movement().xmlName() + " picks " + f.id());
+            if (task != null) {
+                state.advanceCursor(level, chosen.get(chosen.size() - 1).maxKey());
+                return task;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The sorted-runs trigger of tiered levels, with RocksDB universal compaction's
+     * size-ratio rule deciding how many runs go: once a level holds level1-run-trigger runs,
+     * the window of newest runs in which each next run is at most (100 + size-ratio-percent)%
+     * of the runs before it combined is found; if it holds every run, or fewer than
+     * min-merge-width, all runs of the level move down together into one new run (the
+     * paper's tiering); otherwise the window is merged in place into one run, as universal
+     * compaction does with similar-sized newest runs.
+     */
+    private void runs(TreeShape t, List<MergeTask> tasks, boolean[] sourceUsed) {
+        for (int level = 0; level <= t.lastLevel; level++) {
+            List<RunView> runs = t.runs(level);
+            if (sourceUsed[level] || t.shape(level) != LevelShape.TIERED || runs.size() < cfg.level1RunTrigger()) {
+                continue;
+            }
+            List<ComponentView> all = TreeShape.all(runs);
+            if (!t.allFree(all)) {
+                continue;
+            }
+            int window = sizeRatioWindow(runs);
+            String why = String.format(Locale.ROOT, "%s: L%d holds %d runs (trigger %d)", name, level, runs.size(),
+                    cfg.level1RunTrigger());
+            if (window < runs.size() && window >= Math.max(2, cfg.minMergeWidth())) {
+                List<RunView> newest = runs.subList(0, window);
+                List<ComponentView> inputs = TreeShape.all(newest);
+                t.claim(inputs);
+                ComponentId anchor = newest.get(window - 1).components().get(0).id();
+                add(tasks, sourceUsed, level, MergeTask.rewrite(ids(inputs), Placement.intoRunOf(level, anchor),
+                        output(), why + String.format(Locale.ROOT, ", the %d newest within size ratio %d%%: merge"
+                                + " in place", window, cfg.sizeRatioPercent())));
+            } else {
+                add(tasks, sourceUsed, level, down(t, level, all, false, false, why + ", all runs move down"));
+            }
+        }
+    }
+
+    /** How many of the newest runs satisfy universal compaction's size-ratio rule. */
+    private int sizeRatioWindow(List<RunView> runs) {
+        double taken = 0;
+        int count = 0;
+        for (RunView r : runs) {
+            if (count > 0 && r.sizeBytes() * 100.0 > taken * (100.0 + cfg.sizeRatioPercent())) {
+                break;
+            }
+            taken += r.sizeBytes();
+            count++;
+        }
+        return count;
+    }
+
+    private void spaceAmplification(TreeShape t, List<MergeTask> tasks, boolean[] sourceUsed) {
+        RunView oldest = t.mainRun(t.lastLevel);
+        if (oldest == null || sourceUsed[t.lastLevel]) {
+            return;
+        }
+        List<ComponentView> all = t.tree.components();
+        long above = TreeShape.bytes(all) - oldest.sizeBytes();
+        if (above * 100.0 < (double) cfg.maxSizeAmplificationPercent() * oldest.sizeBytes() || above == 0
+                || !t.allFree(all)) {
+            return;
+        }
+        t.claim(all);
+        add(tasks, sourceUsed, t.lastLevel, MergeTask.rewrite(ids(all),
+                Placement.intoRunOf(t.lastLevel, oldest.components().get(0).id()), output(),
+                String.format(Locale.ROOT, "%s: space amplification %.0f%% >= %d%%, merge everything into L%d", name,
+                        100.0 * above / Math.max(1, oldest.sizeBytes()), cfg.maxSizeAmplificationPercent(),
+                        t.lastLevel)));
+    }
+
+    /** Staleness and the tombstone triggers: per-file conditions, most urgent file first. */
+    private void perFile(TreeShape t, List<MergeTask> tasks, boolean[] sourceUsed, TriggerKind trigger) {
+        long now = t.tree.nowMillis();
+        List<ComponentView> due = new ArrayList<>();
+        List<Integer> levelOf = new ArrayList<>();
+        for (int level = 0; level <= t.lastLevel; level++) {
+            for (RunView r : t.runs(level)) {
+                for (ComponentView c : r.components()) {
+                    if (t.free(c) && FileRanking.due(trigger, cfg, c, level, t.lastLevel, now)) {
+                        due.add(c);
+                        levelOf.add(level);
+                    }
+                }
+            }
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < due.size(); i++) {
+            order.add(i);
+        }
+        order.sort(Comparator.comparing(i -> due.get(i), FileRanking.urgency(trigger)));
+        for (int i : order) {
+            int level = levelOf.get(i);
+            ComponentView f = due.get(i);
+            if (sourceUsed[level] || !t.free(f) || t.runs(level).size() != 1 && t.shape(level) == LevelShape.LEVELED) {
+                continue;
+            }
+            String why = name + ": " + trigger.xmlName() + " fires for " + f.id() + " in L" + level;
+            MergeTask task;
+            if (level == t.lastLevel) {
+                // Nothing below: rewrite the file in place, which drops its tombstones (bottommost).
+                if (trigger == TriggerKind.STALENESS || !t.mainRun(level).components().contains(f)) {
+                    continue; // only the oldest run of the last level is bottommost
+                }
+                t.claim(List.of(f));
+                task = MergeTask.rewrite(List.of(f.id()), Placement.intoRunOf(level, f.id()), output(),
+                        why + ", rewrite in place");
+            } else if (t.shape(level) == LevelShape.TIERED) {
+                continue; // a tiered level moves down whole (runs trigger)
+            } else {
+                task = down(t, level, List.of(f), true, false, why);
+            }
+            add(tasks, sourceUsed, level, task);
+        }
+    }
+
+    private static List<ComponentId> ids(List<ComponentView> cs) {
+        List<ComponentId> out = new ArrayList<>(cs.size());
+        for (ComponentView c : cs) {
+            out.add(c.id());
+        }
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return name + "{" + cfg.triggers() + ", " + cfg.layout() + ", " + cfg.granularity().xmlName() + ", "
+                + cfg.movement().xmlName() + ", T=" + cfg.sizeRatio() + "}";
+    }
+}
