@@ -102,6 +102,7 @@ public final class ResultJson {
         m.put("zipfTheta", s.zipfTheta());
         m.put("loop", s.openLoop() ? String.format(Locale.ROOT, "open at %.0f ops/s", s.rate()) : "closed");
         m.put("maxScanLength", s.maxScanLength());
+        m.put("scanLength", s.scanLength());
         return m;
     }
 }

@@ -72,7 +72,7 @@ final class WorkloadDriver {
                 // Built before the clock starts: a zipfian chooser sums its zeta over the key space here.
                 KeyChooser chooser = distribution.chooser(random, settings.zipfTheta(), thread, threads,
                         keyspace.readable());
-                body = () -> requests(type.mix(), chooser, random, to - from, pacer(start[0]), rec, salt);
+                body = () -> requests(type, chooser, random, to - from, pacer(start[0]), rec, salt);
             }
             workers.add(worker(type.label() + "-" + t, go, body, () -> {
                 ends[thread] = System.nanoTime();
@@ -198,16 +198,18 @@ final class WorkloadDriver {
     }
 
     /** Issues {@code count} requests drawn from {@code mix}. */
-    private void requests(WorkloadType.Mix mix, KeyChooser chooser, SplittableRandom random, long count, Pacer pacer,
+    private void requests(WorkloadType type, KeyChooser chooser, SplittableRandom random, long count, Pacer pacer,
                           Recorder rec, long salt) {
         long bytes = format.recordBytes();
+        WorkloadType.Mix mix = type.mix();
         int maxScan = settings.maxScanLength();
+        int fixedScan = type.fixedScanLength() ? 1 + settings.scanLength() : 0;
         for (long i = 0; i < count && !failed(); i++) {
             Operation op = mix.pick(random.nextInt(100));
             long record = op == Operation.INSERT ? keyspace.allocate() : chooser.next(keyspace.readable());
             byte[] key = format.key(record);
             byte[] value = op.writes() ? format.value(record, salt) : null;
-            int scanLength = op == Operation.SCAN ? 1 + random.nextInt(maxScan) : 0;
+            int scanLength = op != Operation.SCAN ? 0 : fixedScan > 0 ? fixedScan : 1 + random.nextInt(maxScan);
             long t0 = pacer.awaitStart(i);
             switch (op) {
                 case GET -> {

@@ -21,7 +21,7 @@ import java.util.List;
 public final class WorkloadOptions {
 
     @Option(names = "--workload", split = ",", defaultValue = "fillrandom,readrandom",
-            description = "workloads run in order on one store: fillrandom, fillseq, readrandom, overwrite, "
+            description = "workloads run in order on one store: fillrandom, fillseq, readrandom, seekrandom, overwrite, "
                     + "readwhilewriting, load, a, b, c, d, e, f (default ${DEFAULT-VALUE})")
     List<String> workloads;
 
@@ -61,6 +61,10 @@ public final class WorkloadOptions {
             description = "scans read 1..N records (default ${DEFAULT-VALUE})")
     int maxScanLength;
 
+    @Option(names = "--scan-length", defaultValue = "50",
+            description = "seekrandom: records read after each seek, db_bench's seek_nexts (default ${DEFAULT-VALUE})")
+    int scanLength;
+
     @Option(names = "--config", description = "Strata store configuration (XML); the other engines are sized "
             + "from it (default: Strata's defaults)")
     Path config;
@@ -93,7 +97,7 @@ public final class WorkloadOptions {
         }
         KeyDistribution d = distribution == null ? null : KeyDistribution.parse(distribution.trim());
         return new WorkloadSettings(types, records, ops == null ? records : ops, keySize, valueSize, threads, seed, d,
-                zipfTheta, rate, maxScanLength);
+                zipfTheta, rate, maxScanLength, scanLength);
     }
 
     /**

@@ -16,13 +16,24 @@ import java.util.List;
  * @param distribution overrides each workload's default key distribution; null keeps them
  * @param zipfTheta skew of zipfian and latest
  * @param rate total requests per second for an open-loop run; null for closed loop
- * @param maxScanLength scans read 1..maxScanLength records
+ * @param maxScanLength scans of the YCSB workloads read 1..maxScanLength records
+ * @param scanLength records seekrandom reads after the key it seeks to
  */
 public record WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
                                int threads, long seed, KeyDistribution distribution, double zipfTheta, Double rate,
-                               int maxScanLength) {
+                               int maxScanLength, int scanLength) {
     /** YCSB's default maximum scan length. */
     public static final int DEFAULT_MAX_SCAN_LENGTH = 100;
+    /** seekrandom's default: seek, then 50 nexts (the peer comparison of issue 11). */
+    public static final int DEFAULT_SCAN_LENGTH = 50;
+
+    /** Settings with seekrandom's default scan length. */
+    public WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
+                            int threads, long seed, KeyDistribution distribution, double zipfTheta, Double rate,
+                            int maxScanLength) {
+        this(workloads, records, ops, keySize, valueSize, threads, seed, distribution, zipfTheta, rate, maxScanLength,
+                DEFAULT_SCAN_LENGTH);
+    }
 
     /** @throws IllegalArgumentException naming the first bad value */
     public WorkloadSettings {
@@ -55,6 +66,9 @@ public record WorkloadSettings(List<WorkloadType> workloads, long records, long 
         }
         if (maxScanLength < 1) {
             throw new IllegalArgumentException("the maximum scan length must be at least 1, got " + maxScanLength);
+        }
+        if (scanLength < 0 || scanLength > 1_000_000) {
+            throw new IllegalArgumentException("--scan-length must be from 0 to 1000000, got " + scanLength);
         }
     }
 

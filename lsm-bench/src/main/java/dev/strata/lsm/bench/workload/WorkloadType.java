@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The workloads, by their pinned names: db_bench's {@code fillrandom}, {@code fillseq},
- * {@code readrandom}, {@code overwrite} and {@code readwhilewriting}, and YCSB's
+ * {@code readrandom}, {@code overwrite}, {@code readwhilewriting} and {@code seekrandom}, and YCSB's
  * {@code load} and core workloads {@code a}–{@code f} (Cooper et al., SoCC 2010).
  */
 public enum WorkloadType {
@@ -20,6 +20,11 @@ public enum WorkloadType {
     /** Reader threads doing point reads while one more thread overwrites; throughput counts the reads. */
     READWHILEWRITING("readwhilewriting", Shape.READ_WHILE_WRITING, null, false, KeyDistribution.UNIFORM,
             new Mix(100, 0, 0, 0, 0)),
+    /**
+     * db_bench's {@code seekrandom}: seek to a uniformly chosen existing key and read the
+     * next {@code --scan-length} records after it (db_bench's seek_nexts).
+     */
+    SEEKRANDOM("seekrandom", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(0, 0, 0, 100, 0)),
     /** YCSB load: every record once, in hashed (random) key order as YCSB's default insertorder=hashed. */
     LOAD("load", Shape.FILL, Operation.INSERT, true, null, Mix.NONE),
     /** YCSB A, update heavy: 50% reads, 50% updates. */
@@ -116,6 +121,11 @@ public enum WorkloadType {
     /** True when the workload writes: fills, and mixes with updates, inserts or read-modify-writes. */
     public boolean writes() {
         return shape != Shape.REQUESTS || mix.update() + mix.insert() + mix.readModifyWrite() > 0;
+    }
+
+    /** True when every scan reads the fixed {@code --scan-length} records (seekrandom), not 1..max. */
+    public boolean fixedScanLength() {
+        return this == SEEKRANDOM;
     }
 
     /** The pinned names of all workloads. */
