@@ -63,8 +63,7 @@ class WordCountTopologyTest {
     }
 
     /** The word-count topology of the Kafka Streams quick start, its table materialized as given. */
-    static Topology wordCount(
-                              Materialized<String, Long, KeyValueStore<Bytes, byte[]>> materialized) {
+    static Topology wordCount(Materialized<String, Long, KeyValueStore<Bytes, byte[]>> materialized) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.<String, String>stream(INPUT)
                 .flatMapValues(line -> Arrays.asList(line.toLowerCase(Locale.ROOT).split("\\W+")))
