@@ -83,6 +83,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     private final String name;
     private final StoreConfig config;
+    private final long maxUncommittedBytes;
     private final UncommittedWrites uncommitted = new UncommittedWrites();
     private final Set<StrataKeyValueIterator> openIterators = ConcurrentHashMap.newKeySet();
 
@@ -98,8 +99,16 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      * @param config the configuration each Strata store of this name is opened with
      */
     public StrataKeyValueStore(String name, StoreConfig config) {
+        this(name, config, MAX_UNCOMMITTED_BYTES);
+    }
+
+    StrataKeyValueStore(String name, StoreConfig config, long maxUncommittedBytes) {
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
+        if (maxUncommittedBytes <= 0) {
+            throw new IllegalArgumentException("maxUncommittedBytes must be positive, was " + maxUncommittedBytes);
+        }
+        this.maxUncommittedBytes = maxUncommittedBytes;
     }
 
     @Override
@@ -349,11 +358,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     /** Writes the uncommitted writes without offsets when they have grown past the limit. */
     private void maybeSpill() {
-        if (uncommitted.approximateBytes() > MAX_UNCOMMITTED_BYTES) {
-            WriteBatch batch = new WriteBatch();
-            uncommitted.addTo(batch);
-            write(batch, "writing uncommitted records");
-            uncommitted.clear();
+        if (uncommitted.approximateBytes() > maxUncommittedBytes) {
+            writeUncommittedWithoutOffsets();
         }
     }
 
@@ -423,7 +429,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             return;
         }
         if (!uncommitted.isEmpty()) {
-            commitUncommittedWithoutOffsets();
+            writeUncommittedWithoutOffsets();
         }
         WriteBatch batch = new WriteBatch();
         ConsumerRecord<byte[], byte[]> last = null;
@@ -443,7 +449,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         write(batch, "restore");
     }
 
-    private void commitUncommittedWithoutOffsets() {
+    private void writeUncommittedWithoutOffsets() {
         WriteBatch batch = new WriteBatch();
         uncommitted.addTo(batch);
         write(batch, "writing uncommitted records");

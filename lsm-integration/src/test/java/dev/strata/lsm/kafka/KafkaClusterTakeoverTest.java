@@ -15,7 +15,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
@@ -24,9 +23,6 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TaskMetadata;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.TopologyConfig;
-import org.apache.kafka.streams.kstream.Grouped;
-import org.apache.kafka.streams.kstream.Materialized;
-import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.query.QueryResult;
@@ -34,7 +30,6 @@ import org.apache.kafka.streams.query.RangeQuery;
 import org.apache.kafka.streams.query.StateQueryRequest;
 import org.apache.kafka.streams.query.StateQueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +39,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -70,9 +64,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class KafkaClusterTakeoverTest {
-    private static final String INPUT = "lines";
-    private static final String OUTPUT = "word-counts";
-    private static final String STORE = "counts";
+    private static final String INPUT = WordCountTopologyTest.INPUT;
+    private static final String OUTPUT = WordCountTopologyTest.OUTPUT;
+    private static final String STORE = WordCountTopologyTest.STORE;
     private static final String APP = "strata-word-count";
     private static final int PARTITIONS = 4;
     private static final Duration WAIT = Duration.ofSeconds(90);
@@ -132,14 +126,8 @@ class KafkaClusterTakeoverTest {
         props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "localhost:" + (instance.equals("a") ? 1 : 2));
 
         StreamsBuilder builder = new StreamsBuilder(new TopologyConfig(new StreamsConfig(props)));
-        builder.<String, String>stream(INPUT)
-                .flatMapValues(line -> Arrays.asList(line.toLowerCase(Locale.ROOT).split("\\W+")))
-                .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
-                .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as(STORE)
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
-                .toStream()
-                .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
-        KafkaStreams app = new KafkaStreams(builder.build(), props);
+        KafkaStreams app = new KafkaStreams(
+                WordCountTopologyTest.wordCount(builder, WordCountTopologyTest.materializedByDsl()), props);
         if (restoreListener != null) {
             app.setGlobalStateRestoreListener(restoreListener);
         }

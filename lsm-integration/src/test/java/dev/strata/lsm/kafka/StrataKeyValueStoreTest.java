@@ -189,6 +189,25 @@ class StrataKeyValueStoreTest {
     }
 
     @Test
+    void uncommittedWritesPastTheLimitAreWrittenWithoutMovingTheOffsets() throws IOException {
+        StrataKeyValueStore store = new StrataKeyValueStore("counts", StrataStores.DEFAULT_CONFIG, 4096);
+        store.init(new TestStoreContext(stateDir.toFile(), 0, false), store);
+        opened.add(store);
+        store.put(key("first"), value("1"));
+        store.commit(Map.of(CHANGELOG_0, 10L));
+        for (int i = 0; i < 100; i++) {
+            store.put(key(String.format("k%03d", i)), value("v".repeat(100)));
+        }
+        assertEquals(101, keysAndValues(store.all()).size());
+
+        Path image = crashImage();
+        StrataKeyValueStore crashed = open(image, new TestStoreContext(image.toFile(), 0, false));
+        assertEquals(10L, crashed.committedOffset(CHANGELOG_0), "spilling does not move the offsets");
+        long spilled = keysAndValues(crashed.all()).size() - 1;
+        assertTrue(spilled >= 50 && spilled < 100, "records past the limit are on disk, the rest not: " + spilled);
+    }
+
+    @Test
     void anEmptyCommitClearsOffsetsAndANullOffsetClearsOne() {
         StrataKeyValueStore store = open(false);
         TopicPartition other = new TopicPartition(CHANGELOG, 1);

@@ -64,7 +64,11 @@ class WordCountTopologyTest {
 
     /** The word-count topology of the Kafka Streams quick start, its table materialized as given. */
     static Topology wordCount(Materialized<String, Long, KeyValueStore<Bytes, byte[]>> materialized) {
-        StreamsBuilder builder = new StreamsBuilder();
+        return wordCount(new StreamsBuilder(), materialized);
+    }
+
+    /** The word-count topology built with {@code builder} (which may carry a topology config). */
+    static Topology wordCount(StreamsBuilder builder, Materialized<String, Long, KeyValueStore<Bytes, byte[]>> materialized) {
         builder.<String, String>stream(INPUT)
                 .flatMapValues(line -> Arrays.asList(line.toLowerCase(Locale.ROOT).split("\\W+")))
                 .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
@@ -72,6 +76,12 @@ class WordCountTopologyTest {
                 .toStream()
                 .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
         return builder.build();
+    }
+
+    /** The count table as a store named {@link #STORE} whose supplier the DSL store suppliers choose. */
+    static Materialized<String, Long, KeyValueStore<Bytes, byte[]>> materializedByDsl() {
+        return Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as(STORE)
+                .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long());
     }
 
     static Materialized<String, Long, KeyValueStore<Bytes, byte[]>> materializedBy(KeyValueBytesStoreSupplier supplier) {
@@ -147,15 +157,8 @@ class WordCountTopologyTest {
         Properties props = config("strata-dsl");
         props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, StrataDslStoreSuppliers.class);
         StreamsBuilder builder = new StreamsBuilder(new org.apache.kafka.streams.TopologyConfig(new StreamsConfig(props)));
-        builder.<String, String>stream(INPUT)
-                .flatMapValues(line -> Arrays.asList(line.toLowerCase(Locale.ROOT).split("\\W+")))
-                .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
-                .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as(STORE)
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
-                .toStream()
-                .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
         Map<String, Long> strataStore = new TreeMap<>();
-        Map<String, Long> strata = run(builder.build(), props, lines, strataStore);
+        Map<String, Long> strata = run(wordCount(builder, materializedByDsl()), props, lines, strataStore);
 
         assertEquals(memory, strata);
         assertEquals(memoryStore, strataStore);
