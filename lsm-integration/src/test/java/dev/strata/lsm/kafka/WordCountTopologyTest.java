@@ -164,4 +164,35 @@ class WordCountTopologyTest {
         assertEquals(memoryStore, strataStore);
         assertEquals(1, strataDirectories, "the DSL store was created by Strata");
     }
+
+    @Test
+    void dslStoreSuppliersDelegateWindowStoresToTheBuiltInRocksDbStore() throws Exception {
+        Properties props = config("strata-windows");
+        props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, StrataDslStoreSuppliers.class);
+        StreamsBuilder builder = new StreamsBuilder(new org.apache.kafka.streams.TopologyConfig(new StreamsConfig(props)));
+        builder.<String, String>stream(INPUT)
+                .groupByKey()
+                .windowedBy(org.apache.kafka.streams.kstream.TimeWindows.ofSizeWithNoGrace(java.time.Duration.ofMinutes(1)))
+                .count(Materialized.as("window-counts"))
+                .toStream((window, count) -> window.key() + "@" + window.window().start())
+                .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
+        try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props)) {
+            TestInputTopic<String, String> in = driver.createInputTopic(INPUT, new StringSerializer(), new StringSerializer());
+            TestOutputTopic<String, Long> out = driver.createOutputTopic(OUTPUT, new StringDeserializer(), new LongDeserializer());
+            java.time.Instant t0 = java.time.Instant.parse("2026-01-01T00:00:00Z");
+            in.pipeInput("a", "x", t0);
+            in.pipeInput("a", "x", t0.plusSeconds(30));
+            in.pipeInput("b", "x", t0.plusSeconds(10));
+            in.pipeInput("a", "x", t0.plusSeconds(90));
+            assertEquals(Map.of("a@" + t0.toEpochMilli(), 2L, "a@" + t0.plusSeconds(60).toEpochMilli(), 1L,
+                    "b@" + t0.toEpochMilli(), 1L), out.readKeyValuesToMap());
+            List<String> files;
+            try (var dirs = Files.walk(stateDir.resolve("strata-windows"))) {
+                files = dirs.map(p -> stateDir.relativize(p).toString()).toList();
+            }
+            assertTrue(files.stream().anyMatch(f -> f.endsWith("CURRENT")), "RocksDB holds the window store: " + files);
+            assertTrue(files.stream().noneMatch(f -> f.contains("strata" + java.io.File.separator + "window-counts")),
+                    "Strata does not: " + files);
+        }
+    }
 }
