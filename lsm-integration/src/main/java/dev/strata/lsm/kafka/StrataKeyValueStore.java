@@ -296,7 +296,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             }
             if (sampled < ENTRY_SIZE_SAMPLE) {
                 // The whole store was read: count it, with the uncommitted writes on top.
-                return Math.max(0, sampled + uncommitted.size());
+                return sampled + uncommitted.size();
             }
             StoreStats stats = store.stats();
             double bytes = stats.liveLogicalBytes() + stats.memtableBytes();
