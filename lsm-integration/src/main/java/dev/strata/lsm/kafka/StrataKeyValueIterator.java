@@ -1,0 +1,169 @@
+package dev.strata.lsm.kafka;
+
+import dev.strata.lsm.Cursor;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.function.Consumer;
+
+/**
+ * A range of a {@link StrataKeyValueStore}: the committed records from a Strata cursor merged
+ * with a copy of the uncommitted writes of the range, which win on equal keys (a deleted key
+ * is skipped). Both sources are fixed when the iterator is made.
+ *
+ * <p>Forward iteration streams the cursor. Strata's public API has forward cursors only, so
+ * a reverse iterator reads the committed part of its range into memory when made and walks
+ * it backwards: a reverse range costs memory in proportion to its size.
+ *
+ * <p>Not thread safe. Close it; the store closes what is left open when it closes.
+ */
+final class StrataKeyValueIterator implements KeyValueIterator<Bytes, byte[]> {
+    private final String storeName;
+    private final Iterator<KeyValue<Bytes, byte[]>> committed;
+    private final Iterator<Map.Entry<Bytes, byte[]>> uncommitted;
+    private final boolean forward;
+    private final Cursor cursor;
+    private final Consumer<StrataKeyValueIterator> onClose;
+
+    private KeyValue<Bytes, byte[]> committedHead;
+    private Map.Entry<Bytes, byte[]> uncommittedHead;
+    private KeyValue<Bytes, byte[]> next;
+    private volatile boolean closed;
+
+    /**
+     * @param cursor the committed records of the range (record keys); closed by this iterator
+     * @param uncommitted the uncommitted writes of the range in ascending order
+     * @param forward ascending when true
+     * @param onClose told once when this iterator closes
+     */
+    StrataKeyValueIterator(String storeName, Cursor cursor, List<Map.Entry<Bytes, byte[]>> uncommitted,
+                           boolean forward, Consumer<StrataKeyValueIterator> onClose) {
+        this.storeName = storeName;
+        this.cursor = cursor;
+        this.forward = forward;
+        this.onClose = onClose;
+        Iterator<KeyValue<Bytes, byte[]>> fromCursor = new CursorIterator(cursor);
+        if (forward) {
+            this.committed = fromCursor;
+            this.uncommitted = uncommitted.iterator();
+        } else {
+            List<KeyValue<Bytes, byte[]>> all = new ArrayList<>();
+            fromCursor.forEachRemaining(all::add);
+            Collections.reverse(all);
+            this.committed = all.iterator();
+            List<Map.Entry<Bytes, byte[]>> reversed = new ArrayList<>(uncommitted);
+            Collections.reverse(reversed);
+            this.uncommitted = reversed.iterator();
+        }
+        this.committedHead = this.committed.hasNext() ? this.committed.next() : null;
+        this.uncommittedHead = this.uncommitted.hasNext() ? this.uncommitted.next() : null;
+    }
+
+    @Override
+    public boolean hasNext() {
+        if (closed) {
+            throw new InvalidStateStoreException("iterator of store " + storeName + " is closed");
+        }
+        while (next == null && (committedHead != null || uncommittedHead != null)) {
+            int order = compareHeads();
+            if (order < 0) {
+                next = committedHead;
+                advanceCommitted();
+            } else {
+                if (order == 0) {
+                    advanceCommitted();
+                }
+                byte[] value = uncommittedHead.getValue();
+                if (value != UncommittedWrites.TOMBSTONE) {
+                    next = KeyValue.pair(uncommittedHead.getKey(), value);
+                }
+                uncommittedHead = uncommitted.hasNext() ? uncommitted.next() : null;
+            }
+        }
+        return next != null;
+    }
+
+    /** Negative when the committed head comes first in iteration order, 0 on equal keys. */
+    private int compareHeads() {
+        if (uncommittedHead == null) {
+            return -1;
+        }
+        if (committedHead == null) {
+            return 1;
+        }
+        int c = committedHead.key.compareTo(uncommittedHead.getKey());
+        return forward ? c : -c;
+    }
+
+    private void advanceCommitted() {
+        committedHead = committed.hasNext() ? committed.next() : null;
+    }
+
+    @Override
+    public KeyValue<Bytes, byte[]> next() {
+        if (!hasNext()) {
+            throw new NoSuchElementException("no more records in the range of store " + storeName);
+        }
+        KeyValue<Bytes, byte[]> result = next;
+        next = null;
+        return result;
+    }
+
+    @Override
+    public Bytes peekNextKey() {
+        if (!hasNext()) {
+            throw new NoSuchElementException("no more records in the range of store " + storeName);
+        }
+        return next.key;
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            cursor.close();
+            onClose.accept(this);
+        }
+    }
+
+    /** The records of a Strata cursor over record keys, as user keys. */
+    private static final class CursorIterator implements Iterator<KeyValue<Bytes, byte[]>> {
+        private final Cursor cursor;
+        private KeyValue<Bytes, byte[]> next;
+        private boolean done;
+
+        CursorIterator(Cursor cursor) {
+            this.cursor = cursor;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (next == null && !done) {
+                if (cursor.next()) {
+                    next = KeyValue.pair(Bytes.wrap(StoreLayout.userKey(cursor.key())), cursor.value());
+                } else {
+                    done = true;
+                }
+            }
+            return next != null;
+        }
+
+        @Override
+        public KeyValue<Bytes, byte[]> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            KeyValue<Bytes, byte[]> result = next;
+            next = null;
+            return result;
+        }
+    }
+}

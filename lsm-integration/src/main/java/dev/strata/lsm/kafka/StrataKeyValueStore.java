@@ -1,0 +1,554 @@
+package dev.strata.lsm.kafka;
+
+import dev.strata.lsm.Cursor;
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreException;
+import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.WriteBatch;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
+import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
+import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.KeyQuery;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.RangeQuery;
+import org.apache.kafka.streams.query.ResultOrder;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.internals.PositionSerde;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A Kafka Streams key-value store of bytes kept in a Strata {@link LsmStore}, one Strata
+ * store per state store instance (task), in {@code <state.dir>/<task>/strata/<name>}.
+ *
+ * <h2>Offsets committed with the data</h2>
+ * The store {@linkplain #managesOffsets() manages its changelog offsets}. Writes are held in
+ * memory ({@link UncommittedWrites}) and read from there until Kafka Streams commits the
+ * task; {@link #commit(Map)} then writes them, the changelog offsets and the IQv2 position
+ * as one Strata {@link WriteBatch}, so after a crash the store holds exactly the state of
+ * some commit and its offsets say which. {@link #committedOffset(TopicPartition)} reads the
+ * offsets back. A restore batch is one write batch too: its records, the offset of its last
+ * record and the position. If the uncommitted writes pass {@link #MAX_UNCOMMITTED_BYTES}
+ * between two commits they are written without offsets (the store is then ahead of its
+ * offsets, which restore tolerates under at-least-once and the open marker covers under
+ * exactly-once).
+ *
+ * <h2>Open/closed marker</h2>
+ * As Kafka's RocksDB store does, the store records "open" when it opens and "closed" when it
+ * closes cleanly. Under {@code exactly_once_v2}, opening a store still marked open (the last
+ * run did not close it) throws {@link TaskCorruptedException}: Kafka Streams then wipes the
+ * task's state and restores it from the changelog.
+ *
+ * <h2>Threads</h2>
+ * The stream thread writes; interactive queries may read from other threads at the same
+ * time. Every operation takes the store's monitor; an iterator copies the uncommitted writes
+ * of its range and reads a Strata cursor, so it needs no lock while it runs.
+ */
+public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
+    /** Uncommitted writes past this many bytes are written to Strata before the next commit. */
+    public static final long MAX_UNCOMMITTED_BYTES = 32L << 20;
+
+    /** Records sampled to estimate the mean record size for {@link #approximateNumEntries()}. */
+    private static final int ENTRY_SIZE_SAMPLE = 256;
+
+    private final String name;
+    private final StoreConfig config;
+    private final long maxUncommittedBytes;
+    private final UncommittedWrites uncommitted = new UncommittedWrites();
+    private final Set<StrataKeyValueIterator> openIterators = ConcurrentHashMap.newKeySet();
+
+    private LsmStore store;
+    private StateStoreContext context;
+    private TaskId taskId;
+    private Position position = Position.emptyPosition();
+    private boolean consistencyEnabled;
+    private volatile boolean open;
+
+    /**
+     * @param name the store name
+     * @param config the configuration each Strata store of this name is opened with
+     */
+    public StrataKeyValueStore(String name, StoreConfig config) {
+        this(name, config, MAX_UNCOMMITTED_BYTES);
+    }
+
+    StrataKeyValueStore(String name, StoreConfig config, long maxUncommittedBytes) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.config = Objects.requireNonNull(config, "config");
+        if (maxUncommittedBytes <= 0) {
+            throw new IllegalArgumentException("maxUncommittedBytes must be positive, was " + maxUncommittedBytes);
+        }
+        this.maxUncommittedBytes = maxUncommittedBytes;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    /** The directory of this instance's Strata store, under the task's state directory. */
+    static Path directory(File stateDir, String storeName) {
+        return stateDir.toPath().resolve("strata").resolve(storeName);
+    }
+
+    @Override
+    public synchronized void init(StateStoreContext stateStoreContext, StateStore root) {
+        if (open) {
+            throw new IllegalStateException("store " + name + " is already open");
+        }
+        this.context = stateStoreContext;
+        this.taskId = stateStoreContext.taskId();
+        Map<String, Object> appConfigs = stateStoreContext.appConfigs();
+        boolean eos = StreamsConfig.EXACTLY_ONCE_V2.equals(appConfigs.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
+        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(appConfigs,
+                StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        Path dir = directory(stateStoreContext.stateDir(), name);
+        try {
+            Files.createDirectories(dir);
+            store = LsmStore.open(dir, config);
+        } catch (IOException | StoreException e) {
+            throw new ProcessorStateException("cannot open Strata store " + name + " in " + dir, e);
+        }
+        try {
+            byte[] status = store.get(StoreLayout.STATUS_KEY);
+            if (eos && status != null && status[0] == StoreLayout.OPEN) {
+                throw new TaskCorruptedException(Set.of(taskId), new ProcessorStateException("store " + name + " in "
+                        + dir + " was not closed cleanly; under exactly-once it may hold uncommitted data"));
+            }
+            byte[] storedPosition = store.get(StoreLayout.POSITION_KEY);
+            position = storedPosition == null ? Position.emptyPosition()
+                    : PositionSerde.deserialize(ByteBuffer.wrap(storedPosition));
+            store.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.OPEN});
+        } catch (RuntimeException e) {
+            closeQuietly();
+            if (e instanceof StoreException) {
+                throw new ProcessorStateException("cannot open Strata store " + name + " in " + dir, e);
+            }
+            throw e;
+        }
+        open = true;
+        stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, () -> { });
+    }
+
+    private void closeQuietly() {
+        try {
+            store.close();
+        } catch (RuntimeException ignored) {
+            // the original failure is the one to report
+        }
+        store = null;
+    }
+
+    private void checkOpen() {
+        if (!open) {
+            throw new InvalidStateStoreException("store " + name + " is currently closed");
+        }
+    }
+
+    private ProcessorStateException failure(String action, RuntimeException e) {
+        return new ProcessorStateException("Strata store " + name + ": " + action + " failed", e);
+    }
+
+    // ---- reads
+
+    @Override
+    public synchronized byte[] get(Bytes key) {
+        Objects.requireNonNull(key, "key cannot be null");
+        checkOpen();
+        byte[] pending = uncommitted.get(key);
+        if (pending != null) {
+            return pending == UncommittedWrites.TOMBSTONE ? null : pending;
+        }
+        try {
+            return store.get(StoreLayout.dataKey(key.get()));
+        } catch (StoreException e) {
+            throw failure("get", e);
+        }
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
+        return range(from, to, true);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseRange(Bytes from, Bytes to) {
+        return range(from, to, false);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> all() {
+        return range(null, null, true);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseAll() {
+        return range(null, null, false);
+    }
+
+    /** Records with keys in [from, to]; a null bound is open; empty when from is after to. */
+    private synchronized KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean forward) {
+        checkOpen();
+        if (from != null && to != null && from.compareTo(to) > 0) {
+            return iterator(StoreLayout.DATA_START, StoreLayout.DATA_START, List.of(), forward);
+        }
+        byte[] start = from == null ? StoreLayout.DATA_START : StoreLayout.dataKey(from.get());
+        byte[] end = to == null ? StoreLayout.DATA_END : StoreLayout.dataKeyAfter(to.get());
+        return iterator(start, end, uncommitted.copyRange(from, to), forward);
+    }
+
+    @Override
+    public synchronized <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix,
+                                                                                                 PS prefixKeySerializer) {
+        Objects.requireNonNull(prefix, "prefix cannot be null");
+        Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer cannot be null");
+        checkOpen();
+        byte[] p = prefixKeySerializer.serialize(null, prefix);
+        byte[] start = StoreLayout.dataKey(p);
+        byte[] end = StoreLayout.dataKeyAfterPrefix(p);
+        Bytes prefixBytes = Bytes.wrap(p);
+        List<Map.Entry<Bytes, byte[]>> pending = uncommitted.copyRange(prefixBytes, null);
+        int n = 0;
+        while (n < pending.size() && startsWith(pending.get(n).getKey().get(), p)) {
+            n++;
+        }
+        return iterator(start, end, pending.subList(0, n), true);
+    }
+
+    private static boolean startsWith(byte[] key, byte[] prefix) {
+        return key.length >= prefix.length && java.util.Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    private KeyValueIterator<Bytes, byte[]> iterator(byte[] start, byte[] end,
+                                                     List<Map.Entry<Bytes, byte[]>> pending, boolean forward) {
+        Cursor cursor;
+        try {
+            cursor = store.scan(start, end);
+        } catch (StoreException e) {
+            throw failure("range", e);
+        }
+        StrataKeyValueIterator it = new StrataKeyValueIterator(name, cursor, pending, forward, openIterators::remove);
+        openIterators.add(it);
+        return it;
+    }
+
+    /**
+     * An estimate: the live bytes Strata estimates from its component metadata, plus the
+     * memtables and the uncommitted writes, over the mean record size of a sample of the first
+     * {@value #ENTRY_SIZE_SAMPLE} records. Strata keeps no count of live keys, and counting
+     * them would mean a full scan.
+     */
+    @Override
+    public synchronized long approximateNumEntries() {
+        checkOpen();
+        long sampled = 0;
+        long sampleBytes = 0;
+        try (Cursor c = store.scan(StoreLayout.DATA_START, StoreLayout.DATA_END)) {
+            while (sampled < ENTRY_SIZE_SAMPLE && c.next()) {
+                sampled++;
+                sampleBytes += c.key().length - 1 + c.value().length;
+            }
+            if (sampled < ENTRY_SIZE_SAMPLE) {
+                // The whole store was read: count it, with the uncommitted writes on top.
+                return sampled + uncommitted.size();
+            }
+            StoreStats stats = store.stats();
+            double bytes = stats.liveLogicalBytes() + stats.memtableBytes();
+            long estimate = (long) (bytes / Math.max(1.0, (double) sampleBytes / sampled)) + uncommitted.size();
+            return Math.max(estimate, sampled);
+        } catch (StoreException e) {
+            throw failure("approximateNumEntries", e);
+        }
+    }
+
+    // ---- writes
+
+    @Override
+    public synchronized void put(Bytes key, byte[] value) {
+        Objects.requireNonNull(key, "key cannot be null");
+        checkOpen();
+        uncommitted.put(key, value);
+        updatePosition();
+        maybeSpill();
+    }
+
+    @Override
+    public synchronized byte[] putIfAbsent(Bytes key, byte[] value) {
+        byte[] previous = get(key);
+        if (previous == null && value != null) {
+            put(key, value);
+        }
+        return previous;
+    }
+
+    @Override
+    public synchronized void putAll(List<KeyValue<Bytes, byte[]>> entries) {
+        checkOpen();
+        for (KeyValue<Bytes, byte[]> entry : entries) {
+            Objects.requireNonNull(entry.key, "key cannot be null");
+        }
+        for (KeyValue<Bytes, byte[]> entry : entries) {
+            uncommitted.put(entry.key, entry.value);
+        }
+        updatePosition();
+        maybeSpill();
+    }
+
+    @Override
+    public synchronized byte[] delete(Bytes key) {
+        byte[] previous = get(key);
+        put(key, null);
+        return previous;
+    }
+
+    private void updatePosition() {
+        if (context != null) {
+            Optional<RecordMetadata> meta = context.recordMetadata();
+            if (meta.isPresent() && meta.get().topic() != null) {
+                position.withComponent(meta.get().topic(), meta.get().partition(), meta.get().offset());
+            }
+        }
+    }
+
+    /** Writes the uncommitted writes without offsets when they have grown past the limit. */
+    private void maybeSpill() {
+        if (uncommitted.approximateBytes() > maxUncommittedBytes) {
+            writeUncommittedWithoutOffsets();
+        }
+    }
+
+    private void write(WriteBatch batch, String action) {
+        try {
+            store.write(batch);
+        } catch (StoreException e) {
+            throw failure(action, e);
+        }
+    }
+
+    // ---- commit, offsets, restore
+
+    /**
+     * Writes the uncommitted writes, the given changelog offsets and the position as one
+     * Strata write batch. An empty map removes every committed offset; a null offset removes
+     * that partition's.
+     */
+    @Override
+    public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
+        if (!open) {
+            return;
+        }
+        WriteBatch batch = new WriteBatch();
+        uncommitted.addTo(batch);
+        if (changelogOffsets.isEmpty()) {
+            try (Cursor c = store.scan(StoreLayout.OFFSET_PREFIX, StoreLayout.OFFSET_END)) {
+                while (c.next()) {
+                    batch.delete(c.key());
+                }
+            } catch (StoreException e) {
+                throw failure("commit", e);
+            }
+        }
+        for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
+            byte[] key = StoreLayout.offsetKey(e.getKey());
+            if (e.getValue() == null) {
+                batch.delete(key);
+            } else {
+                batch.put(key, StoreLayout.encodeOffset(e.getValue()));
+            }
+        }
+        batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
+        write(batch, "commit");
+        uncommitted.clear();
+    }
+
+    @Override
+    public synchronized Long committedOffset(TopicPartition partition) {
+        checkOpen();
+        byte[] value;
+        try {
+            value = store.get(StoreLayout.offsetKey(partition));
+        } catch (StoreException e) {
+            throw failure("committedOffset", e);
+        }
+        return value == null ? null : StoreLayout.decodeOffset(value, name, partition);
+    }
+
+    /**
+     * Applies one batch of changelog records (a null value deletes) as one Strata write
+     * batch that also records the offset of the batch's last record and the position.
+     */
+    synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        checkOpen();
+        if (records.isEmpty()) {
+            return;
+        }
+        if (!uncommitted.isEmpty()) {
+            writeUncommittedWithoutOffsets();
+        }
+        WriteBatch batch = new WriteBatch();
+        ConsumerRecord<byte[], byte[]> last = null;
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, position);
+            byte[] key = StoreLayout.dataKey(record.key());
+            if (record.value() == null) {
+                batch.delete(key);
+            } else {
+                batch.put(key, record.value());
+            }
+            last = record;
+        }
+        batch.put(StoreLayout.offsetKey(new TopicPartition(last.topic(), last.partition())),
+                StoreLayout.encodeOffset(last.offset()));
+        batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
+        write(batch, "restore");
+    }
+
+    private void writeUncommittedWithoutOffsets() {
+        WriteBatch batch = new WriteBatch();
+        uncommitted.addTo(batch);
+        write(batch, "writing uncommitted records");
+        uncommitted.clear();
+    }
+
+    // ---- IQv2
+
+    /** The position of the store: the input offsets its writes came from. */
+    @Override
+    public synchronized Position getPosition() {
+        return position;
+    }
+
+    /**
+     * Answers {@link KeyQuery} (the value, or null) and {@link RangeQuery} (an iterator the
+     * caller closes) when the store's position is at or past {@code positionBound} for the
+     * task's partition; other queries are {@link FailureReason#UNKNOWN_QUERY_TYPE}.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public synchronized <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        long start = config.isCollectExecutionInfo() ? System.nanoTime() : 0;
+        QueryResult<R> result;
+        if (!(query instanceof KeyQuery) && !(query instanceof RangeQuery)) {
+            result = QueryResult.forUnknownQueryType(query, this);
+        } else if (context == null || !isPermitted(positionBound, taskId.partition())) {
+            result = QueryResult.notUpToBound(position, positionBound, context == null ? null : taskId.partition());
+        } else {
+            try {
+                if (query instanceof KeyQuery) {
+                    result = (QueryResult<R>) QueryResult.forResult(get(((KeyQuery<Bytes, byte[]>) query).getKey()));
+                } else {
+                    result = (QueryResult<R>) QueryResult.forResult(rangeQuery((RangeQuery<Bytes, byte[]>) query));
+                }
+                result.setPosition(position.copy());
+            } catch (RuntimeException e) {
+                result = QueryResult.forFailure(FailureReason.STORE_EXCEPTION,
+                        "store " + name + " failed to run " + query + ": " + e);
+            }
+        }
+        if (config.isCollectExecutionInfo()) {
+            result.addExecutionInfo("Handled in " + getClass() + " in " + (System.nanoTime() - start) + "ns");
+        }
+        return result;
+    }
+
+    private KeyValueIterator<Bytes, byte[]> rangeQuery(RangeQuery<Bytes, byte[]> query) {
+        Bytes from = query.getLowerBound().orElse(null);
+        Bytes to = query.getUpperBound().orElse(null);
+        return range(from, to, query.resultOrder() != ResultOrder.DESCENDING);
+    }
+
+    /** True when, for {@code partition}, the position is at or past every bound offset. */
+    private boolean isPermitted(PositionBound bound, int partition) {
+        Position required = bound.position();
+        for (String topic : required.getTopics()) {
+            Long needed = required.getPartitionPositions(topic).get(partition);
+            if (needed != null) {
+                Long seen = position.getPartitionPositions(topic).get(partition);
+                if (seen == null || seen < needed) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    // ---- close
+
+    /**
+     * Closes open iterators, writes what is uncommitted and the "closed" marker in one batch
+     * (the offsets stay those of the last commit), and closes the Strata store. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        for (StrataKeyValueIterator it : List.copyOf(openIterators)) {
+            it.close();
+        }
+        try {
+            WriteBatch batch = new WriteBatch();
+            uncommitted.addTo(batch);
+            batch.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.CLOSED});
+            store.write(batch);
+            uncommitted.clear();
+            store.close();
+        } catch (StoreException e) {
+            closeQuietly();
+            throw failure("close", e);
+        }
+        store = null;
+    }
+
+    @Override
+    public String toString() {
+        return "StrataKeyValueStore[" + name + (open ? ", open in " + store.directory() : ", closed") + "]";
+    }
+}
