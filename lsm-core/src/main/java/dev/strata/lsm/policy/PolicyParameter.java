@@ -1,5 +1,7 @@
 package dev.strata.lsm.policy;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -14,9 +16,10 @@ import java.util.Objects;
  * @param min smallest allowed value (inclusive), or null
  * @param max largest allowed value (inclusive), or null
  * @param description one line for documentation and error messages
+ * @param choices for {@link Type#CHOICE} and {@link Type#CHOICE_LIST}: the allowed values; else empty
  */
 public record PolicyParameter(String name, Type type, Object defaultValue, Number min, Number max,
-                              String description) {
+                              String description, List<String> choices) {
 
     /** Value types. */
     public enum Type {
@@ -29,7 +32,27 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         /** A byte count: a whole number with an optional unit B, KiB, MiB, GiB, TiB (or K, M, G, T; KB = 1000). */
         BYTES,
         /** true or false. */
-        BOOLEAN
+        BOOLEAN,
+        /** One of {@link #choices()}; the value is the chosen string. */
+        CHOICE,
+        /** A comma-separated list of distinct {@link #choices()}, in the order given (a {@code List<String>}). */
+        CHOICE_LIST,
+        /** A duration: a whole number with unit ms, s, m, h or d, or 0; the value is milliseconds (a Long). */
+        DURATION,
+        /**
+         * One integer per level, comma-separated ({@code "10,10,8"}); levels past the list take
+         * its last value. The value is a {@code List<Integer>}; min and max bound every entry.
+         */
+        PER_LEVEL_INT,
+        /** One number per level, as {@link #PER_LEVEL_INT}; the value is a {@code List<Double>}. */
+        PER_LEVEL_DOUBLE,
+        /** One of {@link #choices()} per level, comma-separated, repeats allowed (a {@code List<String>}). */
+        PER_LEVEL_CHOICE
+    }
+
+    /** The name of a type as shown in documentation and {@code policies --json}. */
+    public String typeName() {
+        return type.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     public PolicyParameter {
@@ -37,6 +60,15 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(defaultValue, "defaultValue");
         description = description == null ? "" : description;
+        choices = choices == null ? List.of() : List.copyOf(choices);
+        if ((type == Type.CHOICE || type == Type.CHOICE_LIST || type == Type.PER_LEVEL_CHOICE) && choices.isEmpty()) {
+            throw new IllegalArgumentException("parameter '" + name + "' of type " + type + " needs its choices");
+        }
+    }
+
+    /** A parameter without choices. */
+    public PolicyParameter(String name, Type type, Object defaultValue, Number min, Number max, String description) {
+        this(name, type, defaultValue, min, max, description, List.of());
     }
 
     /** An int parameter in [min, max]. */
@@ -65,6 +97,64 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         return new PolicyParameter(name, Type.BOOLEAN, defaultValue, null, null, description);
     }
 
+    /** One of {@code choices}. */
+    public static PolicyParameter ofChoice(String name, String defaultValue, List<String> choices,
+                                           String description) {
+        PolicyParameter p = new PolicyParameter(name, Type.CHOICE, defaultValue, null, null, description, choices);
+        p.parse(defaultValue);
+        return p;
+    }
+
+    /** A comma-separated list of distinct {@code choices}; {@code defaultValue} written the same way. */
+    public static PolicyParameter ofChoiceList(String name, String defaultValue, List<String> choices,
+                                               String description) {
+        PolicyParameter p = new PolicyParameter(name, Type.CHOICE_LIST, "", null, null, description, choices);
+        return new PolicyParameter(name, Type.CHOICE_LIST, p.parse(defaultValue), null, null, description, choices);
+    }
+
+    /** A duration in milliseconds; {@code defaultValue} written as in XML, e.g. {@code "10m"}. */
+    public static PolicyParameter ofDuration(String name, String defaultValue, String description) {
+        return new PolicyParameter(name, Type.DURATION, parseDuration(defaultValue), 0L, null, description);
+    }
+
+    /** One of {@code choices} per level; {@code defaultValue} written as in XML, e.g. {@code "tiered,leveled"}. */
+    public static PolicyParameter ofPerLevelChoice(String name, String defaultValue, List<String> choices,
+                                                   String description) {
+        PolicyParameter p = new PolicyParameter(name, Type.PER_LEVEL_CHOICE, List.of(), null, null, description,
+                choices);
+        return new PolicyParameter(name, Type.PER_LEVEL_CHOICE, p.parse(defaultValue), null, null, description,
+                choices);
+    }
+
+    /** Integers per level in [min, max]; {@code defaultValue} written as in XML, e.g. {@code "10"}. */
+    public static PolicyParameter ofPerLevelInt(String name, String defaultValue, int min, int max,
+                                                String description) {
+        PolicyParameter p = new PolicyParameter(name, Type.PER_LEVEL_INT, List.of(), min, max, description);
+        return new PolicyParameter(name, Type.PER_LEVEL_INT, p.parse(defaultValue), min, max, description);
+    }
+
+    /** Numbers per level in [min, max]. */
+    public static PolicyParameter ofPerLevelDouble(String name, String defaultValue, double min, double max,
+                                                   String description) {
+        PolicyParameter p = new PolicyParameter(name, Type.PER_LEVEL_DOUBLE, List.of(), min, max, description);
+        return new PolicyParameter(name, Type.PER_LEVEL_DOUBLE, p.parse(defaultValue), min, max, description);
+    }
+
+    /** The default written as it would be in XML. */
+    public String defaultText() {
+        return format(defaultValue);
+    }
+
+    /** {@code value} (of this parameter's type) written as it would be in XML. */
+    public String format(Object value) {
+        return switch (type) {
+            case CHOICE_LIST, PER_LEVEL_INT, PER_LEVEL_DOUBLE, PER_LEVEL_CHOICE -> String.join(",",
+                    ((List<?>) value).stream().map(String::valueOf).toList());
+            case DURATION -> formatDuration((Long) value);
+            default -> String.valueOf(value);
+        };
+    }
+
     /** What values are allowed, for error messages and docs. */
     public String allowed() {
         String kind = switch (type) {
@@ -72,7 +162,16 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
             case DOUBLE -> "a number";
             case BYTES -> "a byte size (e.g. 4096, 64MiB, 1GiB)";
             case BOOLEAN -> "true or false";
+            case CHOICE -> "one of " + String.join(", ", choices);
+            case CHOICE_LIST -> "a comma-separated list of distinct values from " + String.join(", ", choices);
+            case DURATION -> "a duration (e.g. 500ms, 30s, 10m, 2h, 1d, or 0)";
+            case PER_LEVEL_INT -> "comma-separated integers, one per level";
+            case PER_LEVEL_DOUBLE -> "comma-separated numbers, one per level";
+            case PER_LEVEL_CHOICE -> "comma-separated values from " + String.join(", ", choices) + ", one per level";
         };
+        if (type == Type.CHOICE || type == Type.CHOICE_LIST || type == Type.PER_LEVEL_CHOICE) {
+            return kind;
+        }
         if (min != null && max != null) {
             return kind + " from " + min + " to " + max;
         }
@@ -111,6 +210,16 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
                     }
                     yield Boolean.parseBoolean(s);
                 }
+                case CHOICE -> {
+                    if (!choices.contains(s)) {
+                        throw new NumberFormatException("not a choice");
+                    }
+                    yield s;
+                }
+                case CHOICE_LIST -> parseChoiceList(s, false);
+                case PER_LEVEL_CHOICE -> parseChoiceList(s, true);
+                case DURATION -> parseDuration(s);
+                case PER_LEVEL_INT, PER_LEVEL_DOUBLE -> parsePerLevel(s);
             };
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(badValue(raw));
@@ -123,6 +232,81 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
             }
         }
         return value;
+    }
+
+    private List<String> parseChoiceList(String s, boolean repeats) {
+        List<String> out = new ArrayList<>();
+        for (String part : s.split(",", -1)) {
+            String v = part.trim();
+            if (!choices.contains(v) || !repeats && out.contains(v)) {
+                throw new NumberFormatException("bad list entry");
+            }
+            out.add(v);
+        }
+        return List.copyOf(out);
+    }
+
+    private List<Number> parsePerLevel(String s) {
+        List<Number> out = new ArrayList<>();
+        for (String part : s.split(",", -1)) {
+            String v = part.trim();
+            Number n = type == Type.PER_LEVEL_INT ? (Number) Integer.parseInt(v) : (Number) Double.parseDouble(v);
+            if (n instanceof Double d && !Double.isFinite(d)
+                    || min != null && compare(n, min) < 0 || max != null && compare(n, max) > 0) {
+                throw new NumberFormatException("out of range");
+            }
+            out.add(n);
+        }
+        return List.copyOf(out);
+    }
+
+    /** The value for {@code level} of a per-level list: its entry, or the last entry for deeper levels. */
+    public static Number perLevel(List<? extends Number> values, int level) {
+        return values.get(Math.min(level, values.size() - 1));
+    }
+
+    /** Parses a duration such as {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d} or {@code 0}. */
+    public static long parseDuration(String raw) {
+        String t = raw.trim().toLowerCase(Locale.ROOT);
+        int i = 0;
+        while (i < t.length() && Character.isDigit(t.charAt(i))) {
+            i++;
+        }
+        if (i == 0) {
+            throw new NumberFormatException("no digits in duration \"" + raw + "\"");
+        }
+        long n = Long.parseLong(t.substring(0, i));
+        String unit = t.substring(i).trim();
+        long mult = switch (unit) {
+            case "ms" -> 1L;
+            case "s" -> 1000L;
+            case "m", "min" -> 60_000L;
+            case "h" -> 3_600_000L;
+            case "d" -> 86_400_000L;
+            case "" -> {
+                if (n != 0) {
+                    throw new NumberFormatException("a duration needs a unit");
+                }
+                yield 1L;
+            }
+            default -> throw new NumberFormatException("unknown unit \"" + unit + "\"");
+        };
+        return Math.multiplyExact(n, mult);
+    }
+
+    /** A duration in the largest unit that writes it exactly. */
+    public static String formatDuration(long millis) {
+        if (millis == 0) {
+            return "0";
+        }
+        long[] units = {86_400_000L, 3_600_000L, 60_000L, 1000L};
+        String[] names = {"d", "h", "m", "s"};
+        for (int i = 0; i < units.length; i++) {
+            if (millis % units[i] == 0) {
+                return millis / units[i] + names[i];
+            }
+        }
+        return millis + "ms";
     }
 
     private String badValue(String raw) {

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -132,42 +131,14 @@ public final class DesignSpacePresets {
                     intIn(v, FILES_PER_MERGE, 1, 1000), intIn(v, SIZE_RATIO, 2, 1000),
                     parse(TARGET_FILE_BYTES, v.get(TARGET_FILE_BYTES), dev.strata.lsm.policy.PolicyParameter::parseBytes),
                     intIn(v, LEVEL1_RUN_TRIGGER, 2, 1000), doubleIn(v, TOMBSTONE_DENSITY, 0.0, 1.0),
-                    parse(TOMBSTONE_TTL, v.get(TOMBSTONE_TTL), DesignSpacePresets::durationMillis),
-                    parse(FILE_TTL, v.get(FILE_TTL), DesignSpacePresets::durationMillis),
+                    parse(TOMBSTONE_TTL, v.get(TOMBSTONE_TTL), dev.strata.lsm.policy.PolicyParameter::parseDuration),
+                    parse(FILE_TTL, v.get(FILE_TTL), dev.strata.lsm.policy.PolicyParameter::parseDuration),
                     intIn(v, MAX_SIZE_AMP, 1, 1_000_000), intIn(v, SIZE_RATIO_PERCENT, 0, 1000),
                     intIn(v, MIN_MERGE_WIDTH, 2, 1000), bool(v, DYNAMIC_LEVEL_BYTES),
                     intIn(v, LEVEL0_STOP_RUNS, 2, 10_000));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("merge policy '" + preset + "': " + e.getMessage(), e);
         }
-    }
-
-    /** Parses a duration: a whole number with unit ms, s, m, h or d ({@code 0} alone means none). */
-    public static long durationMillis(String raw) {
-        String s = raw.trim().toLowerCase(Locale.ROOT);
-        int i = 0;
-        while (i < s.length() && Character.isDigit(s.charAt(i))) {
-            i++;
-        }
-        if (i == 0) {
-            throw new IllegalArgumentException("no digits");
-        }
-        long n = Long.parseLong(s.substring(0, i));
-        long unit = switch (s.substring(i).trim()) {
-            case "ms" -> 1L;
-            case "s" -> 1000L;
-            case "m", "min" -> 60_000L;
-            case "h" -> 3_600_000L;
-            case "d" -> 86_400_000L;
-            case "" -> {
-                if (n != 0) {
-                    throw new IllegalArgumentException("a duration needs a unit (ms, s, m, h, d)");
-                }
-                yield 1L;
-            }
-            default -> throw new IllegalArgumentException("unknown unit '" + s.substring(i).trim() + "'");
-        };
-        return Math.multiplyExact(n, unit);
     }
 
     private interface Parser<T> {
