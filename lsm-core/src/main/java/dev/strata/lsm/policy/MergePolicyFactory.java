@@ -13,6 +13,22 @@ public interface MergePolicyFactory {
     /** The name users write in configuration, e.g. {@code binomial}. Unique among factories. */
     String name();
 
+    /**
+     * The artifact that provides the policy, e.g. {@code lsm-policies}; the default is the
+     * name of the jar or directory the factory class was loaded from.
+     */
+    default String module() {
+        try {
+            java.security.CodeSource src = getClass().getProtectionDomain().getCodeSource();
+            String path = src == null ? "" : src.getLocation().getPath();
+            String last = path.replaceAll("/+$", "");
+            last = last.substring(last.lastIndexOf('/') + 1);
+            return last.isEmpty() ? "unknown" : last.replaceAll("\\.jar$", "");
+        } catch (SecurityException e) {
+            return "unknown";
+        }
+    }
+
     /** One line saying what the policy does. */
     String description();
 

@@ -12,6 +12,15 @@ public final class NoMergePolicyFactory implements MergePolicyFactory {
     public static final String NAME = "no-merge";
 
     @Override
+
+    public String module() {
+
+        return "lsm-core";
+
+    }
+
+
+    @Override
     public String name() {
         return NAME;
     }

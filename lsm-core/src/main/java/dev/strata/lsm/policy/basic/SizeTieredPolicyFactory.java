@@ -17,6 +17,15 @@ public final class SizeTieredPolicyFactory implements MergePolicyFactory {
     public static final String NAME = "size-tiered";
 
     @Override
+
+    public String module() {
+
+        return "lsm-core";
+
+    }
+
+
+    @Override
     public String name() {
         return NAME;
     }

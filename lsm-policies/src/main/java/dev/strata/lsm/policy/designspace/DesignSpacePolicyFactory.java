@@ -39,6 +39,15 @@ public class DesignSpacePolicyFactory implements MergePolicyFactory {
     }
 
     @Override
+
+    public String module() {
+
+        return "lsm-policies";
+
+    }
+
+
+    @Override
     public String name() {
         return name;
     }

@@ -24,6 +24,11 @@ public final class StackPolicyFactories {
     /** {@code constant}. */
     public static final class Constant implements MergePolicyFactory {
         @Override
+        public String module() {
+            return "lsm-policies";
+        }
+
+        @Override
         public String name() {
             return "constant";
         }
@@ -47,6 +52,11 @@ public final class StackPolicyFactories {
     /** {@code bigtable}. */
     public static final class Bigtable implements MergePolicyFactory {
         @Override
+        public String module() {
+            return "lsm-policies";
+        }
+
+        @Override
         public String name() {
             return "bigtable";
         }
@@ -69,6 +79,11 @@ public final class StackPolicyFactories {
 
     /** {@code exploring}. */
     public static final class Exploring implements MergePolicyFactory {
+        @Override
+        public String module() {
+            return "lsm-policies";
+        }
+
         @Override
         public String name() {
             return "exploring";
@@ -97,6 +112,11 @@ public final class StackPolicyFactories {
     /** {@code minlatency}. */
     public static final class MinLatency implements MergePolicyFactory {
         @Override
+        public String module() {
+            return "lsm-policies";
+        }
+
+        @Override
         public String name() {
             return "minlatency";
         }
@@ -120,6 +140,11 @@ public final class StackPolicyFactories {
     /** {@code binomial}. */
     public static final class Binomial implements MergePolicyFactory {
         @Override
+        public String module() {
+            return "lsm-policies";
+        }
+
+        @Override
         public String name() {
             return "binomial";
         }
@@ -142,6 +167,11 @@ public final class StackPolicyFactories {
 
     /** {@code prefix}. */
     public static final class Prefix implements MergePolicyFactory {
+        @Override
+        public String module() {
+            return "lsm-policies";
+        }
+
         @Override
         public String name() {
             return "prefix";
@@ -169,6 +199,11 @@ public final class StackPolicyFactories {
 
     /** {@code concurrent}. */
     public static final class Concurrent implements MergePolicyFactory {
+        @Override
+        public String module() {
+            return "lsm-policies";
+        }
+
         @Override
         public String name() {
             return "concurrent";
