@@ -119,8 +119,8 @@ public final class LsmStore implements AutoCloseable {
         return engine.config();
     }
 
-    /** The engine behind this store (for metrics, tools and tests). */
-    public Engine engine() {
+    /** The engine behind this store, for tests in this package (not part of the API). */
+    Engine engine() {
         return engine;
     }
 

@@ -44,6 +44,8 @@ public final class StoreStats {
     private final long stallNanos;
     private final long memtableBytes;
     private final long lastSequence;
+    private final long policyErrors;
+    private final long[] liveTableFileNumbers;
 
     /**
      * @param io IO counters by purpose
@@ -56,10 +58,12 @@ public final class StoreStats {
      * @param stallNanos time writers waited
      * @param memtableBytes bytes held by the memtables
      * @param lastSequence the sequence number a new read sees
+     * @param policyErrors decisions of the merge policy the engine rejected, and exceptions it threw, since open
+     * @param liveTableFileNumbers numbers of the table files the live components are in, ascending
      */
     public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
                       int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
-                      long lastSequence) {
+                      long lastSequence, long policyErrors, long[] liveTableFileNumbers) {
         this.io = io;
         this.tableFileBytes = tableFileBytes;
         this.liveComponentBytes = liveComponentBytes;
@@ -70,6 +74,23 @@ public final class StoreStats {
         this.stallNanos = stallNanos;
         this.memtableBytes = memtableBytes;
         this.lastSequence = lastSequence;
+        this.policyErrors = policyErrors;
+        this.liveTableFileNumbers = liveTableFileNumbers.clone();
+    }
+
+    /**
+     * Decisions of the merge policy the engine rejected (a task breaking the stability
+     * invariant, naming a missing or busy component, a mode it cannot run…) and exceptions
+     * the policy threw, since the store opened. Each is also logged at WARNING. A correct
+     * policy keeps this at 0.
+     */
+    public long policyErrors() {
+        return policyErrors;
+    }
+
+    /** Numbers of the table files the live components are in, ascending (a copy). */
+    public long[] liveTableFileNumbers() {
+        return liveTableFileNumbers.clone();
     }
 
     /** Raw IO counters by purpose. */

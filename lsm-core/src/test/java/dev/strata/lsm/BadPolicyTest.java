@@ -100,7 +100,7 @@ class BadPolicyTest {
             }
             store.flush();
             store.awaitMerges();
-            assertTrue(store.engine().policyErrors() > 0, "policy errors counted");
+            assertTrue(store.stats().policyErrors() > 0, "policy errors counted");
             for (Map.Entry<String, byte[]> e : expected.entrySet()) {
                 assertArrayEquals(e.getValue(), store.get(e.getKey().getBytes()), e.getKey());
             }

@@ -138,7 +138,7 @@ class ModelBasedStoreTest {
             store.close();
             store = LsmStore.open(dir, config);
             checkScan(oracle, null, null, store.scan(null, null), "scan after reopen");
-            assertEquals(0, store.engine().policyErrors(), "policy errors");
+            assertEquals(0, store.stats().policyErrors(), "policy errors");
         } finally {
             store.close();
         }

@@ -1518,7 +1518,8 @@ public final class Engine implements AutoCloseable {
             long fileBytes = Math.max(bytes, tables.fileBytes());
             return new StoreStats(io.counters().snapshot(), fileBytes, bytes, LiveDataEstimate.of(v),
                     v.componentCounts(), flushCount.get(), mergeCount.get(), stallNanos.sum(), memBytes,
-                    visibleSequence);
+                    visibleSequence, policyErrors.get(),
+                    v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct().sorted().toArray());
         } finally {
             v.release();
         }

@@ -401,7 +401,7 @@ class CrashRecoveryTest {
             // Checked after close, which waits for the merges recovery started: components
             // replayed twice or placed out of sequence order show up as rejected placements
             // or merges.
-            assertEquals(0, store.engine().policyErrors(), what + ": policy errors after recovery");
+            assertEquals(0, store.stats().policyErrors(), what + ": policy errors after recovery");
             return result;
         } finally {
             store.close();

@@ -222,7 +222,7 @@ class WriteErrorTest {
             store.put(key("a", i), value(i));
         }
         AtomicInteger inserts = new AtomicInteger();
-        store.engine().memtableInsertHook(() -> {
+        dev.strata.lsm.TestAccess.engine(store).memtableInsertHook(() -> {
             // The second operation of the next write fails, after the first is in the memtable.
             if (inserts.incrementAndGet() == 2) {
                 throw new OutOfMemoryError("injected: Java heap space");
@@ -236,7 +236,7 @@ class WriteErrorTest {
         StoreException e = assertThrows(StoreException.class,
                 () -> within("a write whose memtable insert threw an Error", () -> store.write(batch)));
         assertInstanceOf(OutOfMemoryError.class, rootCause(e), e.toString());
-        store.engine().memtableInsertHook(null);
+        dev.strata.lsm.TestAccess.engine(store).memtableInsertHook(null);
         // Nothing of the failed batch is visible, not even the part that reached the memtable.
         for (int i = 0; i < 3; i++) {
             assertNull(store.get(key("b", i)));

@@ -73,8 +73,8 @@ class CrashCycleSpaceTest {
     static void awaitObsoleteTablesDeleted(LsmStore store) throws IOException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (true) {
-            Set<String> live = store.engine().currentVersion().components().stream()
-                    .map(c -> TableFiles.fileName(c.meta().fileNumber())).collect(Collectors.toSet());
+            Set<String> live = java.util.Arrays.stream(store.stats().liveTableFileNumbers())
+                    .mapToObj(TableFiles::fileName).collect(Collectors.toSet());
             Set<String> present;
             try (Stream<Path> files = Files.list(store.directory())) {
                 present = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(TableFiles.SUFFIX))
@@ -97,7 +97,7 @@ class CrashCycleSpaceTest {
 
     static List<Long> runSizes(LsmStore store) {
         List<Long> out = new ArrayList<>();
-        for (List<dev.strata.lsm.version.Run> level : store.engine().currentVersion().levels()) {
+        for (List<dev.strata.lsm.version.Run> level : dev.strata.lsm.TestAccess.engine(store).currentVersion().levels()) {
             for (dev.strata.lsm.version.Run r : level) {
                 out.add(r.components().stream().mapToLong(c -> c.meta().sizeBytes()).sum() / 1024);
             }

@@ -118,7 +118,7 @@ class EngineVersusSimulatorTest {
             store.awaitMerges();
             stats = store.stats();
             flushedRecords.set(stats.lastSequence());
-            assertEquals(0, store.engine().policyErrors(), "policy errors");
+            assertEquals(0, store.stats().policyErrors(), "policy errors");
             assertTrue(stats.componentCount() <= k, "bound " + k + " held at the end: " + stats);
         }
         Path lengths = tmp.resolve("flushes.txt");

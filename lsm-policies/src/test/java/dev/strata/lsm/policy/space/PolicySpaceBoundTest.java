@@ -102,8 +102,8 @@ class PolicySpaceBoundTest {
     private static void awaitObsoleteTablesDeleted(LsmStore store) throws Exception {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (true) {
-            Set<String> live = store.engine().currentVersion().components().stream()
-                    .map(c -> TableFiles.fileName(c.meta().fileNumber())).collect(Collectors.toSet());
+            Set<String> live = java.util.Arrays.stream(store.stats().liveTableFileNumbers())
+                    .mapToObj(TableFiles::fileName).collect(Collectors.toSet());
             Set<String> present;
             try (Stream<Path> files = Files.list(store.directory())) {
                 present = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(TableFiles.SUFFIX))
