@@ -209,6 +209,7 @@ final class NativePageFile implements PageFile {
             }
             dst.position(dst.position() + (int) done);
             position += done;
+            owner.countDirect(false, done);
         }
         if (dst.hasRemaining()) {
             readBuffered(dst, position);
@@ -280,6 +281,7 @@ final class NativePageFile implements PageFile {
         }
         if (directEligible(src, position)) {
             writeAll(directFd, src, position, "pwrite (O_DIRECT)");
+            owner.countDirect(true, length);
         } else if (src.isDirect()) {
             writeAll(fd, src, position, "pwrite");
         } else {

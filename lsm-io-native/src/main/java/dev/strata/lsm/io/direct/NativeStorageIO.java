@@ -68,6 +68,8 @@ public final class NativeStorageIO implements StorageIO {
     private final Predicate<Path> refuseDirect;
     private final AtomicBoolean fallbackLogged = new AtomicBoolean();
     private final AtomicLong directFallbacks = new AtomicLong();
+    private final AtomicLong directBytesRead = new AtomicLong();
+    private final AtomicLong directBytesWritten = new AtomicLong();
     private final Map<Path, Capabilities> probed = new ConcurrentHashMap<>();
     private final Map<Path, Integer> storeBlockSizes = new ConcurrentHashMap<>();
     private volatile Capabilities current;
@@ -149,6 +151,20 @@ public final class NativeStorageIO implements StorageIO {
     /** O_DIRECT opens refused so far, each served buffered instead. */
     public long directFallbacks() {
         return directFallbacks.get();
+    }
+
+    /** Bytes read through O_DIRECT descriptors so far (the rest went through the page cache). */
+    public long directBytesRead() {
+        return directBytesRead.get();
+    }
+
+    /** Bytes written through O_DIRECT descriptors so far. */
+    public long directBytesWritten() {
+        return directBytesWritten.get();
+    }
+
+    void countDirect(boolean write, long bytes) {
+        (write ? directBytesWritten : directBytesRead).addAndGet(bytes);
     }
 
     /**
