@@ -10,6 +10,8 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 /**
  * A file of {@link NativeStorageIO}: a buffered descriptor, and for O_DIRECT files a second,
@@ -17,6 +19,14 @@ import java.nio.file.Path;
  * {@link #alignment()} uses the direct descriptor; everything else the buffered one (the
  * kernel writes back and invalidates the page cache around direct IO, so the two stay
  * coherent). A heap buffer is copied through a per-thread direct buffer.
+ *
+ * <p>Write-behind: an aligned write to a table output on the direct descriptor is copied
+ * into one of two aligned buffers of the file and written by a background thread while the
+ * caller encodes the next megabyte (O_DIRECT writes block until the device has the data,
+ * where buffered writes return at once and the kernel writes back behind them). At most
+ * one such write is in flight; every other call on the file ({@link #force}, reads,
+ * {@link #close}, ...) first waits for it and reports its failure. The table is durable only
+ * after {@link #force}, as with any file.
  *
  * <p>System calls are not interruptible: an interrupted thread's IO completes and its
  * interrupt status is left alone, as {@link PageFile} requires. EINTR is retried.
@@ -49,6 +59,10 @@ final class NativePageFile implements PageFile {
     /** Merge inputs: the offset up to which pages were dropped. */
     private volatile long advisedUpTo;
     private boolean closed;
+    /** Write-behind: the write in flight (null when none) and the two buffers it alternates. */
+    private CompletableFuture<Void> pending;
+    private final ByteBuffer[] behind = new ByteBuffer[2];
+    private int nextBehind;
 
     private NativePageFile(NativeStorageIO owner, Path path, IoPurpose purpose, int fd, int directFd, int alignment,
                            boolean tableOutput, boolean mergeInput, long size) {
@@ -186,6 +200,9 @@ final class NativePageFile implements PageFile {
 
     @Override
     public void readFully(ByteBuffer dst, long position) throws IOException {
+        if (pending != null) {
+            awaitPending();
+        }
         long reached = position + dst.remaining();
         if (directEligible(dst, position)) {
             // Aligned: straight into the caller's buffer. A read ending at an unaligned end of
@@ -279,12 +296,17 @@ final class NativePageFile implements PageFile {
         if (tableOutput && owner.options().preallocate() && !preallocationUnsupported) {
             reserveAhead(position + length);
         }
-        if (directEligible(src, position)) {
+        if (directEligible(src, position) && tableOutput) {
+            writeBehind(src, position);
+        } else if (directEligible(src, position)) {
+            awaitPending();
             writeAll(directFd, src, position, "pwrite (O_DIRECT)");
             owner.countDirect(true, length);
         } else if (src.isDirect()) {
+            awaitPending();
             writeAll(fd, src, position, "pwrite");
         } else {
+            awaitPending();
             ByteBuffer scratch = SCRATCH.get();
             long pos = position;
             while (src.hasRemaining()) {
@@ -305,6 +327,60 @@ final class NativePageFile implements PageFile {
         if (written > allocatedEnd) {
             allocatedEnd = written;
         }
+    }
+
+    /** Copies {@code src} into a buffer of this file and writes it on the owner's writer thread. */
+    private void writeBehind(ByteBuffer src, long position) throws IOException {
+        int length = src.remaining();
+        awaitPending();
+        ByteBuffer copy = behind[nextBehind];
+        if (copy == null || copy.capacity() < length) {
+            copy = dev.strata.lsm.io.AlignedBuffers.allocate(length, Math.max(alignment, 4096));
+            behind[nextBehind] = copy;
+        }
+        nextBehind ^= 1;
+        copy.clear();
+        copy.put(src).flip();
+        ByteBuffer out = copy;
+        pending = CompletableFuture.runAsync(() -> {
+            try {
+                writeAll(directFd, out, position, "pwrite (O_DIRECT)");
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, owner.writer());
+        owner.countDirect(true, length);
+    }
+
+    /** Waits for the write in flight, uninterruptibly, and throws its failure. */
+    private void awaitPending() throws IOException {
+        CompletableFuture<Void> p = pending;
+        if (p == null) {
+            return;
+        }
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    p.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    pending = null;
+                    Throwable cause = e.getCause();
+                    if (cause instanceof java.io.UncheckedIOException u) {
+                        throw new IOException(u.getCause().getMessage(), u.getCause());
+                    }
+                    throw new IOException("write of " + path + " failed: " + cause, cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        pending = null;
     }
 
     private void writeAll(int descriptor, ByteBuffer src, long position, String call) throws IOException {
@@ -360,6 +436,7 @@ final class NativePageFile implements PageFile {
 
     @Override
     public void force(boolean metadata) throws IOException {
+        awaitPending();
         int rc;
         do {
             rc = metadata ? LibC.fsync(fd) : LibC.fdatasync(fd);
@@ -376,6 +453,7 @@ final class NativePageFile implements PageFile {
 
     @Override
     public void truncate(long size) throws IOException {
+        awaitPending();
         if (LibC.ftruncate(fd, size) != 0) {
             throw NativeStorageIO.error("ftruncate", path, NativeStorageIO.lastError());
         }
@@ -429,6 +507,7 @@ final class NativePageFile implements PageFile {
         if (length == 0) {
             return;
         }
+        awaitPending();
         if (LibC.fallocate(fd, LibC.FALLOC_FL_PUNCH_HOLE | LibC.FALLOC_FL_KEEP_SIZE, offset, length) != 0) {
             int errno = NativeStorageIO.lastError();
             if (errno == LibC.EOPNOTSUPP) {
@@ -447,6 +526,11 @@ final class NativePageFile implements PageFile {
         }
         closed = true;
         IOException failure = null;
+        try {
+            awaitPending();
+        } catch (IOException e) {
+            failure = e;
+        }
         if (allocatedEnd > end) {
             // KEEP_SIZE blocks past the end stay allocated until the file is truncated
             // (punching past the end is a no-op on ext4); truncating to its own size frees them.

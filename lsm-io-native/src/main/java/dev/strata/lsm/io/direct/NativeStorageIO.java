@@ -73,6 +73,14 @@ public final class NativeStorageIO implements StorageIO {
     private final Map<Path, Capabilities> probed = new ConcurrentHashMap<>();
     private final Map<Path, Integer> storeBlockSizes = new ConcurrentHashMap<>();
     private volatile Capabilities current;
+    /** Runs the write-behind of O_DIRECT table outputs (daemon threads, idle ones expire). */
+    private final java.util.concurrent.ExecutorService writer = new java.util.concurrent.ThreadPoolExecutor(
+            0, Integer.MAX_VALUE, 10, java.util.concurrent.TimeUnit.SECONDS,
+            new java.util.concurrent.SynchronousQueue<>(), r -> {
+                Thread t = new Thread(r, "strata-direct-writer");
+                t.setDaemon(true);
+                return t;
+            });
 
     /** With every parameter at its default. */
     public NativeStorageIO() {
@@ -161,6 +169,10 @@ public final class NativeStorageIO implements StorageIO {
     /** Bytes written through O_DIRECT descriptors so far. */
     public long directBytesWritten() {
         return directBytesWritten.get();
+    }
+
+    java.util.concurrent.Executor writer() {
+        return writer;
     }
 
     void countDirect(boolean write, long bytes) {

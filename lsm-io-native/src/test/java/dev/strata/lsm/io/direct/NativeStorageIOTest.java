@@ -200,6 +200,10 @@ class NativeStorageIOTest {
             List<String> warnings = new ArrayList<>();
             NativeStorageIO io = new NativeStorageIO(NativeOptions.DEFAULTS, warnings::add, p -> false);
             io.createDirectories(dir);
+            if (io.capabilities(dir).direct()) {
+                System.out.println("skipped: tmpfs accepts O_DIRECT on this kernel ("
+                        + System.getProperty("os.version") + ")");
+            }
             Assumptions.assumeFalse(io.capabilities(dir).direct(), "tmpfs accepts O_DIRECT on this kernel ("
                     + System.getProperty("os.version") + "; Linux 6.6 and later): nothing falls back here; "
                     + "fallbackWhereODirectIsRefused covers the fallback");
@@ -308,11 +312,48 @@ class NativeStorageIOTest {
         Path file = tmp.resolve("out.sst");
         try (PageFile f = io.open(file, OpenMode.CREATE_NEW, IoPurpose.FLUSH)) {
             f.write(aligned(random(8192, 4)), 0);
+            assertEquals(8192, f.size());
+            f.force(false); // the O_DIRECT write may still be in flight (write-behind) until then
             assertEquals(8192, Files.size(file));
             assertTrue(blocks(file) >= (1 << 20) / 512, "reserved ahead while writing: " + blocks(file));
         }
         assertEquals(8192, Files.size(file));
         assertTrue(blocks(file) <= 8192 / 512 + 8, "trimmed on close: " + blocks(file));
+    }
+
+    @Test
+    void writeBehindKeepsOrderAndReportsAFailureAtTheNextCall() throws Exception {
+        NativeStorageIO io = new NativeStorageIO();
+        io.createDirectories(tmp);
+        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        Path file = tmp.resolve("behind.sst");
+        byte[] data = random(16 << 20, 9);
+        try (PageFile f = io.open(file, OpenMode.CREATE_NEW, IoPurpose.MERGE)) {
+            ByteBuffer chunk = alignedBuffer(1 << 20);
+            for (int off = 0; off < data.length; off += 1 << 20) {
+                chunk.clear();
+                chunk.put(data, off, 1 << 20).flip();
+                f.write(chunk, off);
+                // The caller reuses its buffer at once, as SSTableWriter does.
+                chunk.clear();
+                chunk.put(new byte[1 << 20]);
+            }
+            assertEquals(data.length, f.size());
+            f.force(false);
+            ByteBuffer all = alignedBuffer(data.length);
+            f.readFully(all, 0);
+            byte[] back = new byte[data.length];
+            all.flip().get(back);
+            assertArrayEquals(data, back);
+        }
+        // A write that fails in the background (here: a file opened read-only for writing
+        // is refused at once, so provoke it with an offset past the largest file size).
+        try (PageFile f = io.open(tmp.resolve("fail.sst"), OpenMode.CREATE_NEW, IoPurpose.MERGE)) {
+            f.write(alignedBuffer(4096), Long.MAX_VALUE / 4096 * 4096 - 4096 * 16);
+            IOException e = assertThrows(IOException.class, () -> f.force(false));
+            assertTrue(e.getMessage().contains("pwrite (O_DIRECT)") && e.getMessage().contains("fail.sst"),
+                    e.getMessage());
+        }
     }
 
     @Test
