@@ -1,6 +1,8 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.io.FileChannelStorageIOFactory;
 import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.PolicyParameters;
@@ -41,6 +43,8 @@ public final class StoreConfig {
     private final Map<String, String> mergePolicyParams;
     private final MeterRegistry meterRegistry;
     private final StorageIO storageIO;
+    private final String storageIOName;
+    private final Map<String, String> storageIOParams;
     private final StoreListener listener;
 
     private StoreConfig(Builder b) {
@@ -57,6 +61,8 @@ public final class StoreConfig {
         this.mergePolicyParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.mergePolicyParams));
         this.meterRegistry = b.meterRegistry;
         this.storageIO = b.storageIO;
+        this.storageIOName = b.storageIOName;
+        this.storageIOParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.storageIOParams));
         this.listener = b.listener;
     }
 
@@ -96,6 +102,8 @@ public final class StoreConfig {
         b.mergePolicyParams = new LinkedHashMap<>(mergePolicyParams);
         b.meterRegistry = meterRegistry;
         b.storageIO = storageIO;
+        b.storageIOName = storageIOName;
+        b.storageIOParams = new LinkedHashMap<>(storageIOParams);
         b.listener = listener;
         return b;
     }
@@ -170,9 +178,22 @@ public final class StoreConfig {
         return meterRegistry;
     }
 
-    /** The storage IO implementation, or null for the portable FileChannel one. */
+    /**
+     * The storage IO instance given to the builder, or null: then the store creates one of
+     * {@link #storageIOName()} (see {@link StorageIOs#of(StoreConfig)}).
+     */
     public StorageIO storageIO() {
         return storageIO;
+    }
+
+    /** Name of the storage IO implementation (default {@code nio}); unused when {@link #storageIO()} is set. */
+    public String storageIOName() {
+        return storageIOName;
+    }
+
+    /** Raw parameters of the storage IO implementation, validated against its declaration. */
+    public Map<String, String> storageIOParams() {
+        return storageIOParams;
     }
 
     /** The listener for completed flushes and merges, or null. */
@@ -185,7 +206,9 @@ public final class StoreConfig {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
                 + ", walMode=" + walMode + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
                 + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads
-                + ", maxValueBytes=" + maxValueBytes + ", mergePolicy=" + mergePolicy + mergePolicyParams + "]";
+                + ", maxValueBytes=" + maxValueBytes + ", mergePolicy=" + mergePolicy + mergePolicyParams
+                + ", storageIO=" + (storageIO != null ? storageIO.getClass().getSimpleName() : storageIOName + storageIOParams)
+                + "]";
     }
 
     /** Collects values; {@link #build()} validates them all. */
@@ -203,6 +226,8 @@ public final class StoreConfig {
         private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
         private MeterRegistry meterRegistry;
         private StorageIO storageIO;
+        private String storageIOName = FileChannelStorageIOFactory.NAME;
+        private Map<String, String> storageIOParams = new LinkedHashMap<>();
         private StoreListener listener;
 
         private Builder() {
@@ -270,9 +295,29 @@ public final class StoreConfig {
             return this;
         }
 
+        /**
+         * Uses this storage IO instance (tests wrap one to inject faults); it takes precedence
+         * over a {@linkplain #storageIO(String, Map) named} implementation. Null returns to the named one.
+         */
         public Builder storageIO(StorageIO io) {
             this.storageIO = io;
             return this;
+        }
+
+        /**
+         * Chooses the storage IO implementation by name ({@code nio}, the default, or one
+         * registered by another module such as {@code native}), with raw parameter values
+         * (validated at build).
+         */
+        public Builder storageIO(String name, Map<String, String> params) {
+            this.storageIOName = name;
+            this.storageIOParams = new LinkedHashMap<>(params == null ? Map.of() : params);
+            return this;
+        }
+
+        /** Chooses the storage IO implementation by name with default parameters. */
+        public Builder storageIO(String name) {
+            return storageIO(name, Map.of());
         }
 
         public Builder listener(StoreListener listener) {
@@ -309,6 +354,14 @@ public final class StoreConfig {
             try {
                 MergePolicyFactory f = MergePolicies.find(mergePolicy);
                 PolicyParameters.resolve(f.name(), f.parameters(), mergePolicyParams);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage(), e);
+            }
+            if (storageIOName == null) {
+                throw new ConfigException("storage IO name must not be null; available: " + StorageIOs.names());
+            }
+            try {
+                StorageIOs.resolve(storageIOName, storageIOParams);
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), e);
             }

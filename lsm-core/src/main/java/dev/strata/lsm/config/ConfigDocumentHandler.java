@@ -2,6 +2,8 @@ package dev.strata.lsm.config;
 
 import dev.strata.lsm.ConfigException;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.io.StorageIOFactory;
+import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.PolicyParameter;
@@ -26,7 +28,8 @@ import java.util.OptionalLong;
  * the element that carries the bad value: after each element the builder is built once
  * and whatever it rejects is reported at that element. The rules themselves stay in
  * {@link StoreConfig.Builder#build()} and the policy SPI; nothing here repeats them.
- * Policy parameters are checked one {@code <param>} at a time for the same reason.
+ * Policy and storage IO parameters are checked one {@code <param>} at a time for the same
+ * reason.
  *
  * <p>Single use, one document, one thread.
  */
@@ -41,6 +44,12 @@ final class ConfigDocumentHandler extends DefaultHandler {
     private MergePolicyFactory policy;
     private final Map<String, String> policyParams = new LinkedHashMap<>();
     private final Map<String, XmlPosition> policyParamPositions = new LinkedHashMap<>();
+
+    /** The open {@code <storageIO>}, its factory and the params read so far; null outside it. */
+    private Element storageElement;
+    private StorageIOFactory storage;
+    private final Map<String, String> storageParams = new LinkedHashMap<>();
+    private final Map<String, XmlPosition> storageParamPositions = new LinkedHashMap<>();
 
     ConfigDocumentHandler(String sourceName) {
         this.sourceName = sourceName;
@@ -97,7 +106,14 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 check(e);
             }
             case "mergePolicy" -> startPolicy(e);
-            case "param" -> addParam(e);
+            case "storageIO" -> startStorage(e);
+            case "param" -> {
+                if (storageElement != null) {
+                    addStorageParam(e);
+                } else {
+                    addParam(e);
+                }
+            }
             // The schema admits nothing else; reaching here means schema and reader disagree.
             default -> throw e.at.error("element <" + localName + "> is not part of the configuration format");
         }
@@ -110,6 +126,11 @@ final class ConfigDocumentHandler extends DefaultHandler {
             check(policyElement);
             policyElement = null;
             policy = null;
+        } else if (localName.equals("storageIO")) {
+            builder.storageIO(storage.name(), storageParams);
+            check(storageElement);
+            storageElement = null;
+            storage = null;
         }
     }
 
@@ -153,6 +174,35 @@ final class ConfigDocumentHandler extends DefaultHandler {
         }
         policyParams.put(name, value);
         policyParamPositions.put(name, e.at);
+    }
+
+    private void startStorage(Element e) {
+        String name = e.text("name").orElseThrow();
+        try {
+            storage = StorageIOs.find(name);
+        } catch (IllegalArgumentException ex) {
+            throw e.at.error(ex.getMessage(), ex);
+        }
+        storageElement = e;
+        storageParams.clear();
+        storageParamPositions.clear();
+    }
+
+    private void addStorageParam(Element e) {
+        String name = e.text("name").orElseThrow();
+        String value = e.attributes.getValue("value");
+        XmlPosition earlier = storageParamPositions.get(name);
+        if (earlier != null) {
+            throw e.at.error("parameter '" + name + "' of " + StorageIOs.KIND + " '" + storage.name()
+                    + "' is given twice; first at line " + earlier.line() + ", column " + earlier.column());
+        }
+        try {
+            PolicyParameters.resolve(StorageIOs.KIND, storage.name(), storage.parameters(), Map.of(name, value));
+        } catch (IllegalArgumentException ex) {
+            throw e.at.error(ex.getMessage(), ex);
+        }
+        storageParams.put(name, value);
+        storageParamPositions.put(name, e.at);
     }
 
     /** Builds once to find a value the builder rejects while we still know which element gave it. */

@@ -9,10 +9,10 @@ import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.CountingStorageIO;
-import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.merge.MergingIterator;
 import dev.strata.lsm.metrics.StoreMetrics;
@@ -241,8 +241,7 @@ public final class Engine implements AutoCloseable {
      *     cannot be opened; nothing of an open store is touched
      */
     public static Engine open(Path dir, StoreConfig config) {
-        CountingStorageIO io = new CountingStorageIO(
-                config.storageIO() != null ? config.storageIO() : new FileChannelStorageIO());
+        CountingStorageIO io = new CountingStorageIO(StorageIOs.of(config));
         DirectoryLock dirLock;
         try {
             io.createDirectories(dir);

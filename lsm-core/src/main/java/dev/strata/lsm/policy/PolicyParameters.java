@@ -23,13 +23,26 @@ public final class PolicyParameters {
      * @throws IllegalArgumentException for an unknown name (listing the known ones) or a bad value
      */
     public static PolicyParameters resolve(String policyName, List<PolicyParameter> declared, Map<String, String> raw) {
+        return resolve("merge policy", policyName, declared, raw);
+    }
+
+    /**
+     * Resolves raw string values against the declared parameters of anything configured by
+     * name and parameters, e.g. a storage IO implementation.
+     *
+     * @param kind  what messages call the owner, e.g. {@code "storage IO"}
+     * @param owner the owner's name
+     * @throws IllegalArgumentException for an unknown name (listing the known ones) or a bad value
+     */
+    public static PolicyParameters resolve(String kind, String owner, List<PolicyParameter> declared,
+                                           Map<String, String> raw) {
         Map<String, PolicyParameter> byName = new LinkedHashMap<>();
         for (PolicyParameter p : declared) {
             byName.put(p.name(), p);
         }
         for (String name : raw.keySet()) {
             if (!byName.containsKey(name)) {
-                throw new IllegalArgumentException("unknown parameter '" + name + "' for merge policy '" + policyName
+                throw new IllegalArgumentException("unknown parameter '" + name + "' for " + kind + " '" + owner
                         + "'; " + (byName.isEmpty() ? "it takes no parameters"
                         : "allowed: " + String.join(", ", byName.keySet())));
             }

@@ -3,7 +3,7 @@ package dev.strata.lsm.repair;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.cache.BlockCache;
-import dev.strata.lsm.io.FileChannelStorageIO;
+import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
@@ -73,7 +73,7 @@ public final class StoreRepair {
 
     private StoreRepair(Path dir, StoreConfig config) {
         this.dir = dir;
-        this.io = config.storageIO() != null ? config.storageIO() : new FileChannelStorageIO();
+        this.io = StorageIOs.of(config);
         this.tableOptions = config.tableOptions();
     }
 
