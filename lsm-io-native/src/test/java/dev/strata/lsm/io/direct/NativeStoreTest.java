@@ -105,7 +105,7 @@ class NativeStoreTest {
             for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
                 assertArrayEquals(e.getValue(), store.get(e.getKey()));
             }
-            assertEquals(0, store.engine().policyErrors(), "policy errors");
+            assertEquals(0, store.stats().policyErrors(), "policy errors");
             System.out.println(variant + ": " + io.directBytesWritten() + " bytes written and " + io.directBytesRead()
                     + " read with O_DIRECT, " + io.directFallbacks() + " fallbacks; " + store.stats());
             if (direct && io.capabilities(dir).direct()) {
