@@ -1,11 +1,10 @@
-package dev.strata.lsm.policy.designspace;
+package dev.strata.lsm.policy;
 
-import dev.strata.lsm.policy.ComponentId;
-import dev.strata.lsm.policy.ComponentView;
-import dev.strata.lsm.policy.LevelView;
-import dev.strata.lsm.policy.MergeTask;
-import dev.strata.lsm.policy.RunView;
-import dev.strata.lsm.policy.TreeView;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.DynamicTest;
+
+import java.io.IOException;
+import java.io.InputStream;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -14,27 +13,59 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs one case of a Pebble-style decision script against a design-space policy.
+ * Runs one case of a Pebble-style decision script against a registered merge policy.
  *
  * <pre>
- * policy lo1 size-ratio=10        the preset and parameter overrides
+ * policy lo1 size-ratio=10        the registered policy and parameter overrides
  * memtable 100                    the flushed table size the policy learns first
  * now 5000                        the view's clock (default 0)
  * L0: #1[a,c]1-10/120 | #2[a,z]11-12/50
  * L1: #3[a,b]1-1/300 t=10/100 c=7 ot=9 busy
  * pick                            prints the tasks picked from this tree (repeatable: state carries over)
+ * flush 100                       plans a flush of a 100-byte table onto this tree and prints the plan
  * </pre>
  *
  * A component is {@code #id[minKey,maxKey]minSeq-maxSeq/bytes}, optionally followed by
  * {@code t=tombstones/entries}, {@code c=creationMillis}, {@code ot=oldestTombstoneMillis}
  * and {@code busy}; runs of a level are separated by {@code |}, newest first.
  */
-final class DecisionScript {
+public final class DecisionScript {
     private DecisionScript() {
     }
 
-    static String run(List<String> lines) {
-        DesignSpacePolicy policy = null;
+    /**
+     * One dynamic test per case of the golden file {@code resource}: cases are separated by
+     * {@code ====}; each holds a script, a {@code ----} line and the expected output. To
+     * accept new output after a deliberate change, run with {@code -Dstrata.golden.print=true}
+     * and review the printed traces.
+     */
+    public static List<DynamicTest> goldenTests(String resource) throws IOException {
+        String text;
+        try (InputStream in = DecisionScript.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IOException("no test resource " + resource);
+            }
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        List<DynamicTest> tests = new ArrayList<>();
+        for (String block : text.split("\n====\n")) {
+            String[] halves = block.split("\n----(\n|$)", 2);
+            List<String> script = List.of(halves[0].split("\n"));
+            String title = script.stream().filter(l -> l.startsWith("# ")).findFirst().orElse("case").substring(2);
+            String expected = halves.length > 1 ? halves[1].strip() : "";
+            tests.add(DynamicTest.dynamicTest(title, () -> {
+                String actual = run(script).strip();
+                if (Boolean.getBoolean("strata.golden.print")) {
+                    System.out.println(halves[0].strip() + "\n----\n" + actual + "\n====");
+                }
+                Assertions.assertEquals(expected, actual, title);
+            }));
+        }
+        return tests;
+    }
+
+    public static String run(List<String> lines) {
+        MergePolicy policy = null;
         long memtable = 0;
         long now = 0;
         List<LevelView> levels = new ArrayList<>();
@@ -52,7 +83,7 @@ final class DecisionScript {
                     String[] kv = parts[i].split("=", 2);
                     params.put(kv[0], kv[1]);
                 }
-                policy = new DesignSpacePolicy(parts[0], DesignSpacePresets.config(parts[0], params));
+                policy = MergePolicies.create(parts[0], params);
             } else if (line.startsWith("memtable ")) {
                 memtable = Long.parseLong(line.substring(9).trim());
             } else if (line.startsWith("now ")) {
@@ -73,6 +104,13 @@ final class DecisionScript {
                     runs.add(new RunView(cs));
                 }
                 levels.set(level, new LevelView(level, runs));
+            } else if (line.startsWith("flush ")) {
+                TreeView tree = new TreeView(levels, 0, state, null, List.of(), now);
+                ComponentView flushed = ComponentView.builder(new ComponentId(0, 0))
+                        .sizeBytes(Long.parseLong(line.substring(6).trim())).build();
+                FlushPlan plan = policy.planFlush(tree, flushed);
+                state = policy.persistentState(tree);
+                out.append(line).append('\n').append("  ").append(plan).append('\n');
             } else if (line.equals("pick")) {
                 if (memtable > 0 && state.length == 0) {
                     TreeView empty = new TreeView(List.of(), 0, state, null, List.of(), now);

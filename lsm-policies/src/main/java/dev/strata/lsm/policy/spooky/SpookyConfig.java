@@ -1,0 +1,45 @@
+package dev.strata.lsm.policy.spooky;
+
+/**
+ * The parameters of {@code spooky} (FAMILIES.md §1, seed 000).
+ *
+ * @param sizeRatio T, the capacity ratio of adjacent levels (paper: 5)
+ * @param xOffset d = L − X: dividing merges go into level X = max(1, L − d); 0 is Full Merge
+ * @param layout the layout of the levels; only {@code leveling} is built so far
+ * @param l0CompactionTrigger α: level-0 files that start a merge (RocksDB's level0_file_num_compaction_trigger)
+ * @param l0SlowdownTrigger β: level-0 files at which writes slow down
+ * @param l0StopTrigger γ: level-0 files at which writes stop while a merge runs
+ * @param skewOptimizations leave partitions that received no new data untouched (§4.3, Fig. 11A)
+ */
+public record SpookyConfig(int sizeRatio, int xOffset, String layout, int l0CompactionTrigger, int l0SlowdownTrigger,
+                           int l0StopTrigger, boolean skewOptimizations) {
+    public SpookyConfig {
+        if (sizeRatio < 2) {
+            throw new IllegalArgumentException("spooky: size-ratio must be >= 2, got " + sizeRatio);
+        }
+        if (xOffset < 0) {
+            throw new IllegalArgumentException("spooky: x-offset must be >= 0, got " + xOffset);
+        }
+        if (!"leveling".equals(layout)) {
+            throw new IllegalArgumentException("spooky: layout '" + layout + "' is not built yet; only 'leveling' is");
+        }
+        if (l0CompactionTrigger < 1) {
+            throw new IllegalArgumentException("spooky: l0-compaction-trigger must be >= 1, got "
+                    + l0CompactionTrigger);
+        }
+        if (l0SlowdownTrigger < 1 || l0StopTrigger < l0SlowdownTrigger) {
+            throw new IllegalArgumentException("spooky: need 1 <= l0-slowdown-trigger (" + l0SlowdownTrigger
+                    + ") <= l0-stop-trigger (" + l0StopTrigger + ")");
+        }
+        if (l0StopTrigger < l0CompactionTrigger) {
+            throw new IllegalArgumentException("spooky: l0-stop-trigger (" + l0StopTrigger
+                    + ") must be >= l0-compaction-trigger (" + l0CompactionTrigger + "), or writers would stop "
+                    + "before a merge is due");
+        }
+    }
+
+    /** The paper's headline configuration: T = 5, X = L − 2, leveling, α = β = 4, γ = 9, skew optimizations on. */
+    public static SpookyConfig defaults() {
+        return new SpookyConfig(5, 2, "leveling", 4, 4, 9, true);
+    }
+}

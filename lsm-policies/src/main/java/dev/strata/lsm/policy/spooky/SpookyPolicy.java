@@ -1,0 +1,446 @@
+package dev.strata.lsm.policy.spooky;
+
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.FlushPlan;
+import dev.strata.lsm.policy.LevelView;
+import dev.strata.lsm.policy.MergePolicy;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.OutputSpec;
+import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.policy.WriteAdmission;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Spooky's partitioned merge (seed 000; the rule is FAMILIES.md §1), leveled layout, as one
+ * picker over the policy SPI.
+ *
+ * <p>Level 0 holds flushed files (the RocksDB build's rLevel 0); levels 1..L are leveled,
+ * L the deepest level holding data. X = max(1, L − {@code x-offset}). When level 0 has α
+ * files they are merged down (§1.3, §1.4): into the smallest level q &lt; X with
+ * N_0 + … + N_q &lt; C_q as one file (full preemptive merge), or else into X, cut at the
+ * first keys of level L's files (dividing merge; with X = L the Full Merge baseline, one
+ * file). When N_X ≥ C_X a partitioned pass begins (§1.5): for target z (the smallest level
+ * in X+1..L with N_X + … + N_z &lt; C_z, else L), the files of levels X..z are grouped by
+ * the level-L file whose key slice holds them, and the groups are merged into z one at a
+ * time in ascending key order until levels X..z−1 are empty. Into L a group's output is cut
+ * into equal files of at most C_X, and adjacent groups smaller than C_X together are merged
+ * into one file. After a pass, with no merge into the lower levels running, the tree
+ * evolves (§1.2): N_L ≥ C_L adds a level (level L's run moves down by a metadata-only
+ * {@code MOVE}, C grows by T); N_L &lt; C_L / T removes one when level L−1 is empty.
+ * Capacities of levels below L follow N_L (DCA): C_i = N_L / T^(L−i), taken from N_L when
+ * the pass began so that they do not move in mid-pass.
+ *
+ * <p>Decisions on the papers' ambiguities (FAMILIES.md §1.2, §1.3, §1.5): the inequalities
+ * are the prose's (Σ N_i &lt; C_q), the evolution steps run after a complete pass, and the
+ * C_X cap applies only when z = L (below L outputs are cut at level-L boundaries). A group
+ * whose projected output exceeds C_X is cut into the fewest equal files of at most C_X: two
+ * halves in the paper's steady state. Not built: the intra-L0 merge of §1.7 and the
+ * flush-as-own-file skew option of §1.4 (flushes always land in level 0).
+ *
+ * <p>Concurrency (§1.6): at most one merge out of level 0 and one partitioned merge run at
+ * once, and no merge into X starts while a pass is in progress, so at most three files are
+ * written at any instant (with the flush). Not thread safe; the engine calls it from one
+ * thread at a time.
+ */
+public final class SpookyPolicy implements MergePolicy {
+    private final SpookyConfig config;
+    private final SpookyState state = new SpookyState();
+
+    public SpookyPolicy(SpookyConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public FlushPlan planFlush(TreeView tree, ComponentView flushed) {
+        state.load(tree.policyState());
+        state.memtableBytes = Math.max(state.memtableBytes, flushed.sizeBytes());
+        return FlushPlan.newComponent(Placement.newRun(0), "spooky: flush into level 0");
+    }
+
+    @Override
+    public List<MergeTask> pickMerges(TreeView tree) {
+        state.load(tree.policyState());
+        Shape s = new Shape(tree);
+        List<MergeTask> tasks = new ArrayList<>();
+        if (state.passActive && passFinished(s)) {
+            state.endPass();
+        }
+        MergeTask evolution = evolve(s);
+        if (evolution != null) {
+            tasks.add(evolution);
+            return tasks;
+        }
+        MergeTask partitioned = partitioned(s);
+        if (partitioned != null) {
+            tasks.add(partitioned);
+        }
+        MergeTask upper = mergeLevel0(s);
+        if (upper != null) {
+            tasks.add(upper.withPriority(1)); // level 0 drains first: writers wait on it
+        }
+        return tasks;
+    }
+
+    @Override
+    public WriteAdmission admission(TreeView tree) {
+        int files = tree.level(0).componentCount();
+        boolean merging = false;
+        for (ComponentView c : tree.components()) {
+            merging |= c.busy();
+        }
+        if (files >= config.l0StopTrigger() && (merging || !tree.runningMerges().isEmpty())) {
+            return WriteAdmission.STOP;
+        }
+        return files >= config.l0SlowdownTrigger() ? WriteAdmission.SLOW_DOWN : WriteAdmission.GO;
+    }
+
+    @Override
+    public byte[] persistentState(TreeView tree) {
+        state.load(tree.policyState());
+        return state.encode();
+    }
+
+    // ---- tree evolution (§1.2) ----
+
+    private MergeTask evolve(Shape s) {
+        if (state.passActive || s.busyFrom(Math.max(1, Math.min(s.x, s.largest - 1)))) {
+            return null;
+        }
+        List<RunView> runs = s.tree.level(s.largest).runs();
+        if (runs.size() != 1 || s.bytes(s.largest) == 0) {
+            return null;
+        }
+        long capacity = s.capacity(s.largest);
+        List<ComponentId> ids = ids(runs.get(0).components());
+        if (s.bytes(s.largest) >= capacity) {
+            return MergeTask.move(ids, Placement.newRun(s.largest + 1), String.format(
+                    "spooky: add level %d (N_L=%d >= C_L=%d)", s.largest + 1, s.bytes(s.largest), capacity));
+        }
+        if (s.largest >= 2 && s.bytes(s.largest) < capacity / config.sizeRatio()
+                && s.tree.level(s.largest - 1).componentCount() == 0) {
+            return MergeTask.move(ids, Placement.newRun(s.largest - 1), String.format(
+                    "spooky: remove level %d (N_L=%d < C_L/T=%d)", s.largest, s.bytes(s.largest),
+                    capacity / config.sizeRatio()));
+        }
+        return null;
+    }
+
+    // ---- merges out of level 0 (§1.3, §1.4) ----
+
+    private MergeTask mergeLevel0(Shape s) {
+        List<ComponentView> level0 = s.tree.level(0).runs().stream().flatMap(r -> r.components().stream()).toList();
+        if (level0.size() < config.l0CompactionTrigger() || s.anyBusy(level0)) {
+            return null;
+        }
+        long sum = s.bytes(0);
+        for (int q = 1; q < s.x; q++) {
+            sum += s.bytes(q);
+            if (sum < s.capacity(q)) {
+                if (s.busyBetween(1, q)) {
+                    return null;
+                }
+                return MergeTask.rewrite(s.inputs(0, q), Placement.newRun(q), OutputSpec.singleFile(), String.format(
+                        "spooky: full preemptive merge of levels 0..%d into %d (%d < C_%d=%d)", q, q, sum, q,
+                        s.capacity(q)));
+            }
+        }
+        if (state.passActive || s.busyBetween(1, s.x)) {
+            return null; // merges into X wait for the partitioned pass out of X (§1.6)
+        }
+        if (s.x >= s.largest) {
+            return MergeTask.rewrite(s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile(), String.format(
+                    "spooky: full merge of levels 0..%d into %d (X = L)", s.x, s.x));
+        }
+        return MergeTask.rewrite(s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile().alignedTo(s.largest),
+                String.format("spooky: dividing merge of levels 0..%d into X=%d, cut at level-%d files", s.x, s.x,
+                        s.largest));
+    }
+
+    // ---- partitioned merges out of X (§1.5) ----
+
+    private MergeTask partitioned(Shape s) {
+        if (s.x >= s.largest) {
+            return null;
+        }
+        if (!state.passActive) {
+            if (s.bytes(s.x) == 0 || s.bytes(s.x) < s.capacity(s.x) || s.busyBetween(s.x, s.x)) {
+                return null;
+            }
+            state.beginPass(targetLevel(s), s.bytes(s.largest));
+        }
+        int z = Math.min(state.passTarget, s.largest);
+        if (z <= s.x) {
+            state.endPass();
+            return null;
+        }
+        if (s.busyBetween(s.x, z)) {
+            return null; // one partitioned merge at a time
+        }
+        List<Group> groups = groups(s, z);
+        int first = -1;
+        for (int i = 0; i < groups.size() && first < 0; i++) {
+            if (eligible(groups.get(i), z == s.largest) && unvisited(groups.get(i))) {
+                first = i;
+            }
+        }
+        for (int i = 0; i < groups.size() && first < 0; i++) {
+            if (groups.get(i).hasNewData) { // wrap around: data arrived before the cursor (a restart)
+                first = i;
+            }
+        }
+        if (first < 0) {
+            return null;
+        }
+        Group g = groups.get(first);
+        List<ComponentView> inputs = new ArrayList<>(g.members);
+        long projected = g.bytes;
+        int last = first;
+        OutputSpec output;
+        long fileMax = s.capacity(s.x);
+        if (z == s.largest) {
+            while (last + 1 < groups.size() && projected + groups.get(last + 1).bytes < fileMax) {
+                last++;
+                inputs.addAll(groups.get(last).members);
+                projected += groups.get(last).bytes;
+            }
+            long files = Math.max(1, (projected + fileMax - 1) / fileMax);
+            output = files == 1 ? OutputSpec.singleFile() : OutputSpec.maxFileBytes((projected + files - 1) / files);
+        } else {
+            output = OutputSpec.singleFile().alignedTo(s.largest);
+        }
+        if (last + 1 < groups.size()) {
+            state.passCursor = groups.get(last + 1).from.clone();
+        } else {
+            state.passWrapped = true; // every group visited once; what is left is picked in key order
+        }
+        List<ComponentView> targetRun = s.run(z);
+        Placement placement = targetRun.isEmpty() ? Placement.newRun(z)
+                : Placement.intoRunOf(z, targetRun.get(0).id());
+        return MergeTask.rewrite(ids(inputs), placement, output, String.format(
+                "spooky: partitioned merge of levels %d..%d, groups %d..%d of %d into %d (%d bytes, file max %d)",
+                s.x, z, first + 1, last + 1, groups.size(), z, projected, fileMax));
+    }
+
+    /** Groups with new data always; into L without skew optimizations also the others (rewritten alone). */
+    private boolean eligible(Group g, boolean intoLargest) {
+        return g.hasNewData || (intoLargest && !config.skewOptimizations());
+    }
+
+    /** Whether the pass has not visited {@code g} yet (groups are visited in ascending key order). */
+    private boolean unvisited(Group g) {
+        if (state.passWrapped) {
+            return false;
+        }
+        if (state.passCursor == null) {
+            return true;
+        }
+        return g.from != null && Arrays.compareUnsigned(g.from, state.passCursor) >= 0;
+    }
+
+    /** Whether levels X..z−1 are empty (and, without skew optimizations, every group was visited). */
+    private boolean passFinished(Shape s) {
+        int z = Math.min(state.passTarget, s.largest);
+        if (s.busyBetween(s.x, Math.max(s.x, z))) {
+            return false;
+        }
+        for (int i = s.x; i < z; i++) {
+            if (s.bytes(i) > 0) {
+                return false;
+            }
+        }
+        return config.skewOptimizations() || state.passWrapped;
+    }
+
+    /** z: the smallest level in X+1..L with N_X + … + N_z &lt; C_z, else L. */
+    private int targetLevel(Shape s) {
+        long sum = s.bytes(s.x);
+        for (int z = s.x + 1; z < s.largest; z++) {
+            sum += s.bytes(z);
+            if (sum < s.capacity(z)) {
+                return z;
+            }
+        }
+        return s.largest;
+    }
+
+    /**
+     * The groups of levels X..z in key order: level L's files cut the key space into slices
+     * (each from a file's first key to the next file's); a file of X..z belongs to the slices
+     * its key range touches, and slices sharing a file form one group. With z = L, every
+     * level-L file is in its slice's group, so a group may hold no new data.
+     */
+    private List<Group> groups(Shape s, int z) {
+        List<ComponentView> bottom = s.run(s.largest);
+        int slices = Math.max(1, bottom.size());
+        byte[][] starts = new byte[slices][];
+        for (int i = 1; i < slices; i++) {
+            starts[i] = bottom.get(i).minKey();
+        }
+        int[] reach = new int[slices];
+        for (int i = 0; i < slices; i++) {
+            reach[i] = i;
+        }
+        List<List<ComponentView>> bySlice = new ArrayList<>();
+        boolean[] fresh = new boolean[slices];
+        for (int i = 0; i < slices; i++) {
+            bySlice.add(new ArrayList<>());
+        }
+        for (int level = s.x; level <= z; level++) {
+            for (RunView run : s.tree.level(level).runs()) {
+                for (ComponentView c : run.components()) {
+                    int a = slice(starts, c.minKey());
+                    int b = slice(starts, c.maxKey());
+                    bySlice.get(a).add(c);
+                    reach[a] = Math.max(reach[a], b);
+                    fresh[a] |= level < z;
+                }
+            }
+        }
+        List<Group> groups = new ArrayList<>();
+        int i = 0;
+        while (i < slices) {
+            int end = reach[i];
+            List<ComponentView> members = new ArrayList<>();
+            boolean hasNew = false;
+            for (int j = i; j <= end; j++) {
+                end = Math.max(end, reach[j]);
+                members.addAll(bySlice.get(j));
+                hasNew |= fresh[j];
+            }
+            if (!members.isEmpty()) {
+                long bytes = 0;
+                for (ComponentView c : members) {
+                    bytes += c.sizeBytes();
+                }
+                groups.add(new Group(starts[i], members, bytes, hasNew));
+            }
+            i = end + 1;
+        }
+        return groups;
+    }
+
+    /** The slice holding {@code key}: the last i with starts[i] <= key (starts[0] is minus infinity). */
+    private static int slice(byte[][] starts, byte[] key) {
+        int lo = 0;
+        int hi = starts.length - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (Arrays.compareUnsigned(starts[mid], key) <= 0) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    private static List<ComponentId> ids(List<ComponentView> cs) {
+        return cs.stream().map(ComponentView::id).toList();
+    }
+
+    /** One partition: the files of levels X..z in a run of slices; {@code from} is null for the first slice. */
+    private record Group(byte[] from, List<ComponentView> members, long bytes, boolean hasNewData) {
+    }
+
+    /** Sizes, L, X and capacities of one view. */
+    private final class Shape {
+        final TreeView tree;
+        final int largest;
+        final int x;
+        private final long[] levelBytes;
+
+        Shape(TreeView tree) {
+            this.tree = tree;
+            int deepest = 1;
+            levelBytes = new long[tree.levels().size() + 2];
+            for (LevelView l : tree.levels()) {
+                levelBytes[l.index()] = l.sizeBytes();
+                if (l.index() >= 1 && l.componentCount() > 0) {
+                    deepest = l.index();
+                }
+            }
+            largest = deepest;
+            x = Math.max(1, largest - config.xOffset());
+            if (state.capacityLevel == 0) {
+                // C_1 = T·α·B at the start (not in the paper; FAMILIES.md §1.2), B learned from flushes.
+                long memtable = state.memtableBytes;
+                for (ComponentView c : tree.level(0).runs().stream().flatMap(r -> r.components().stream()).toList()) {
+                    memtable = Math.max(memtable, c.sizeBytes());
+                }
+                if (memtable > 0) {
+                    state.capacityLevel = 1;
+                    state.capacityBytes = (long) config.sizeRatio() * config.l0CompactionTrigger() * memtable;
+                }
+            }
+        }
+
+        long bytes(int level) {
+            return level < levelBytes.length ? levelBytes[level] : 0;
+        }
+
+        /** C_i: the stored capacity of L scaled to the level L is now; below L, N_L / T^(L−i) (DCA). */
+        long capacity(int level) {
+            if (state.capacityLevel == 0) {
+                return Long.MAX_VALUE; // nothing flushed yet: no size known
+            }
+            if (level >= largest) {
+                return scale(state.capacityBytes, largest - state.capacityLevel);
+            }
+            long basis = state.passActive ? state.passLargestBytes : bytes(largest);
+            if (basis == 0) {
+                basis = scale(state.capacityBytes, largest - state.capacityLevel);
+            }
+            return Math.max(1, scale(basis, level - largest));
+        }
+
+        private long scale(long v, int powers) {
+            double r = v * Math.pow(config.sizeRatio(), powers);
+            return r >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(1, (long) r);
+        }
+
+        List<ComponentView> run(int level) {
+            List<RunView> runs = tree.level(level).runs();
+            return runs.isEmpty() ? List.of() : runs.get(runs.size() - 1).components();
+        }
+
+        List<ComponentId> inputs(int from, int to) {
+            List<ComponentId> ids = new ArrayList<>();
+            for (int l = from; l <= to; l++) {
+                for (RunView r : tree.level(l).runs()) {
+                    ids.addAll(ids(r.components()));
+                }
+            }
+            return ids;
+        }
+
+        boolean anyBusy(List<ComponentView> cs) {
+            for (ComponentView c : cs) {
+                if (c.busy()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        boolean busyBetween(int from, int to) {
+            for (int l = from; l <= to; l++) {
+                for (RunView r : tree.level(l).runs()) {
+                    if (r.busy()) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        boolean busyFrom(int from) {
+            return busyBetween(from, tree.levels().size());
+        }
+    }
+}

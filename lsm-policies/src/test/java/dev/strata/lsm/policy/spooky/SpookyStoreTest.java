@@ -1,0 +1,86 @@
+package dev.strata.lsm.policy.spooky;
+
+import dev.strata.lsm.Cursor;
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.policy.MergePolicies;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Spooky in the engine: a store under random puts and deletes agrees with a map, across a reopen. */
+class SpookyStoreTest {
+
+    @Test
+    void aStoreOnSpookyAgreesWithAMapAndGrowsLevels(@TempDir Path dir) {
+        long seed = Long.getLong("strata.spooky.seed", 42);
+        Random random = new Random(seed);
+        TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+        StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).blockCacheBytes(1 << 20)
+                .mergePolicy("spooky", Map.of("size-ratio", "3", "l0-compaction-trigger", "2",
+                        "l0-slowdown-trigger", "4", "l0-stop-trigger", "6"))
+                .build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (int i = 0; i < 40_000; i++) {
+                byte[] key = ByteBuffer.allocate(8).putLong(random.nextInt(8_000) * 2654435761L).array();
+                if (random.nextInt(10) == 0) {
+                    store.delete(key);
+                    model.remove(key);
+                } else {
+                    byte[] value = new byte[16 + random.nextInt(48)];
+                    random.nextBytes(value);
+                    store.put(key, value);
+                    model.put(key, value);
+                }
+            }
+            store.awaitMerges();
+            StoreStats stats = store.stats();
+            assertEquals(0, stats.policyErrors(), "policy errors (seed " + seed + "): " + stats);
+            assertTrue(stats.mergeCount() > 0, "merges ran: " + stats);
+            assertTrue(stats.componentsPerLevel().length >= 3, "levels were added: " + stats);
+            assertSameContents(model, store, seed);
+        }
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            assertSameContents(model, store, seed);
+            assertEquals(0, store.stats().policyErrors());
+        }
+    }
+
+    @Test
+    void badParametersNameTheProblem() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MergePolicies.create("spooky",
+                Map.of("l0-slowdown-trigger", "10", "l0-stop-trigger", "9")));
+        assertTrue(e.getMessage().contains("l0-slowdown-trigger") && e.getMessage().contains("l0-stop-trigger"),
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> MergePolicies.create("spooky",
+                Map.of("layout", "tiering")));
+        assertTrue(e.getMessage().contains("layout"), e.getMessage());
+    }
+
+    private static void assertSameContents(TreeMap<byte[], byte[]> model, LsmStore store, long seed) {
+        for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
+            assertArrayEquals(e.getValue(), store.get(e.getKey()), "seed " + seed);
+        }
+        try (Cursor c = store.scan(null, null)) {
+            for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
+                assertTrue(c.next(), "seed " + seed);
+                assertArrayEquals(e.getKey(), c.key(), "seed " + seed);
+                assertArrayEquals(e.getValue(), c.value(), "seed " + seed);
+            }
+            assertFalse(c.next(), "seed " + seed);
+        }
+    }
+}
