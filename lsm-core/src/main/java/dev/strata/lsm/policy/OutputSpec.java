@@ -17,8 +17,12 @@ import java.util.List;
  *       next file of that level (in the version the merge started from): cut — outputs then
  *       line up with that level's files (dividing merges);</li>
  *   <li>the files of the level below the target that the current output's key range has
- *       passed into hold more than {@code maxOverlapBytes}: cut (LevelDB's grandparent rule;
- *       vLSM's overlap-aware cutting).</li>
+ *       passed into hold more than {@code maxOverlapBytes}: cut (LevelDB's grandparent rule);</li>
+ *   <li>those overlapped bytes, counting the files the key would pass into, exceed
+ *       {@code maxOverlapRatio} times the current file's size: cut (vLSM's overlap-aware
+ *       vSSTs: with {@code minFileBytes} = S_m and {@code maxFileBytes} = S_M, a file whose
+ *       overlap ratio is above the limit when it reaches S_m is closed there, a "poor" one,
+ *       and a good one grows while its ratio stays within the limit).</li>
  * </ol>
  * Immutable; the wither methods return copies.
  *
@@ -29,15 +33,17 @@ import java.util.List;
  * @param alignToLevel the level whose file boundaries outputs align with, or {@link #NO_LEVEL}
  * @param maxOverlapBytes the most bytes of the level below the target one output file may
  *     overlap; {@link Long#MAX_VALUE} for no limit
+ * @param maxOverlapRatio the most bytes of the level below the target one output file may
+ *     overlap per byte of its own; {@link Double#POSITIVE_INFINITY} for no limit
  */
 public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutKeys, int alignToLevel,
-                         long maxOverlapBytes) {
+                         long maxOverlapBytes, double maxOverlapRatio) {
 
     /** {@link #alignToLevel} value meaning "align with no level". */
     public static final int NO_LEVEL = -1;
 
     private static final OutputSpec SINGLE_FILE = new OutputSpec(Long.MAX_VALUE, 0, List.of(), NO_LEVEL,
-            Long.MAX_VALUE);
+            Long.MAX_VALUE, Double.POSITIVE_INFINITY);
 
     public OutputSpec {
         if (maxFileBytes <= 0) {
@@ -53,8 +59,17 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
         if (maxOverlapBytes <= 0) {
             throw new IllegalArgumentException("maxOverlapBytes must be positive, got " + maxOverlapBytes);
         }
+        if (!(maxOverlapRatio > 0)) {
+            throw new IllegalArgumentException("maxOverlapRatio must be positive, got " + maxOverlapRatio);
+        }
         cutKeys = cutKeys == null ? List.of() : cutKeys.stream().map(byte[]::clone)
                 .sorted(Arrays::compareUnsigned).toList();
+    }
+
+    /** A spec without an overlap-ratio limit. */
+    public OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutKeys, int alignToLevel,
+                      long maxOverlapBytes) {
+        this(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, Double.POSITIVE_INFINITY);
     }
 
     /** One output file, however large (also the only spec a {@link MergeMode#MOVE} accepts). */
@@ -69,27 +84,33 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
 
     /** A copy with the given maximum file size. */
     public OutputSpec withMaxFileBytes(long bytes) {
-        return new OutputSpec(bytes, Math.min(minFileBytes, bytes), cutKeys, alignToLevel, maxOverlapBytes);
+        return new OutputSpec(bytes, Math.min(minFileBytes, bytes), cutKeys, alignToLevel, maxOverlapBytes,
+                maxOverlapRatio);
     }
 
     /** A copy with the given minimum file size. */
     public OutputSpec withMinFileBytes(long bytes) {
-        return new OutputSpec(maxFileBytes, bytes, cutKeys, alignToLevel, maxOverlapBytes);
+        return new OutputSpec(maxFileBytes, bytes, cutKeys, alignToLevel, maxOverlapBytes, maxOverlapRatio);
     }
 
     /** A copy that also cuts before each of {@code keys}. */
     public OutputSpec withCutKeys(List<byte[]> keys) {
-        return new OutputSpec(maxFileBytes, minFileBytes, keys, alignToLevel, maxOverlapBytes);
+        return new OutputSpec(maxFileBytes, minFileBytes, keys, alignToLevel, maxOverlapBytes, maxOverlapRatio);
     }
 
     /** A copy whose outputs align with the file boundaries of {@code level}. */
     public OutputSpec alignedTo(int level) {
-        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, level, maxOverlapBytes);
+        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, level, maxOverlapBytes, maxOverlapRatio);
     }
 
     /** A copy that limits each output's overlap with the level below the target to {@code bytes}. */
     public OutputSpec withMaxOverlapBytes(long bytes) {
-        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, bytes);
+        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, bytes, maxOverlapRatio);
+    }
+
+    /** A copy that limits each output's overlap with the level below the target to {@code ratio} times its size. */
+    public OutputSpec withMaxOverlapRatio(double ratio) {
+        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, ratio);
     }
 
     /** Whether this spec can produce more than one file. */
@@ -101,6 +122,7 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
     public boolean equals(Object o) {
         return o instanceof OutputSpec s && s.maxFileBytes == maxFileBytes && s.minFileBytes == minFileBytes
                 && s.alignToLevel == alignToLevel && s.maxOverlapBytes == maxOverlapBytes
+                && Double.compare(s.maxOverlapRatio, maxOverlapRatio) == 0
                 && s.cutKeys.size() == cutKeys.size() && sameKeys(s.cutKeys, cutKeys);
     }
 
@@ -135,6 +157,9 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
         }
         if (alignToLevel != NO_LEVEL) {
             sb.append(" align=L").append(alignToLevel);
+        }
+        if (maxOverlapRatio != Double.POSITIVE_INFINITY) {
+            sb.append(" overlap-ratio<=").append(maxOverlapRatio);
         }
         if (maxOverlapBytes != Long.MAX_VALUE) {
             sb.append(" overlap<=").append(maxOverlapBytes);

@@ -21,6 +21,25 @@ public record RunView(List<ComponentView> components) {
         return s;
     }
 
+    /** The components whose key ranges intersect [min, max], in key order, found by binary search. */
+    public List<ComponentView> overlapping(byte[] min, byte[] max) {
+        int lo = 0;
+        int hi = components.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (java.util.Arrays.compareUnsigned(components.get(mid).maxKey(), min) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        int end = lo;
+        while (end < components.size() && java.util.Arrays.compareUnsigned(components.get(end).minKey(), max) <= 0) {
+            end++;
+        }
+        return components.subList(lo, end);
+    }
+
     /** Whether any component is being merged. */
     public boolean busy() {
         for (ComponentView c : components) {

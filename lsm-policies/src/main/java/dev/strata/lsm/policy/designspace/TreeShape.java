@@ -73,27 +73,9 @@ final class TreeShape {
         }
     }
 
-    /** Components of {@code run} whose key ranges intersect [min, max], by binary search. */
+    /** Components of {@code run} (null: none) whose key ranges intersect [min, max], by binary search. */
     static List<ComponentView> overlapping(RunView run, byte[] min, byte[] max) {
-        if (run == null) {
-            return List.of();
-        }
-        List<ComponentView> cs = run.components();
-        int lo = 0;
-        int hi = cs.size();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Arrays.compareUnsigned(cs.get(mid).maxKey(), min) < 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        List<ComponentView> out = new ArrayList<>();
-        for (int i = lo; i < cs.size() && Arrays.compareUnsigned(cs.get(i).minKey(), max) <= 0; i++) {
-            out.add(cs.get(i));
-        }
-        return out;
+        return run == null ? List.of() : run.overlapping(min, max);
     }
 
     /** Components of every run of {@code level} whose key ranges intersect [min, max]. */

@@ -9,8 +9,8 @@ import java.util.Arrays;
  * for and its bytes: a level added or removed by a move scales it by T without a write of
  * this state), and the partitioned pass in progress (its target level z, N_L when it began,
  * and the key where the next group starts). Encoded as: a version byte (0x53), memtable
- * bytes (8), capacity level (4), capacity bytes (8), flags (1: bit 0 pass active, bit 1 every group visited), z (4), pass N_L (8),
- * cursor length (4, −1 for none) and cursor bytes.
+ * bytes (8), capacity level (4), capacity bytes (8), flags (1: bit 0 pass active, bit 1 every
+ * group visited), z (4), pass N_L (8), cursor length (4, −1 for none) and cursor bytes.
  */
 final class SpookyState {
     private static final byte VERSION = 0x53;
