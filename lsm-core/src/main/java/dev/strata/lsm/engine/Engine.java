@@ -20,13 +20,11 @@ import dev.strata.lsm.merge.VersionRetention;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.FlushPlan;
-import dev.strata.lsm.policy.LevelView;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
-import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.WriteAdmission;
 import dev.strata.lsm.repair.RepairReport;
@@ -41,6 +39,8 @@ import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.LiveDataEstimate;
 import dev.strata.lsm.version.ComponentMeta;
+import dev.strata.lsm.version.ComponentTimes;
+import dev.strata.lsm.version.ComponentViews;
 import dev.strata.lsm.version.Manifest;
 import dev.strata.lsm.version.Run;
 import dev.strata.lsm.version.TableFiles;
@@ -834,9 +834,8 @@ public final class Engine implements AutoCloseable {
         try {
             while (true) {
                 Version v = versions.current();
-                TreeView view = treeView(v);
-                ComponentMeta fm = flushed.meta();
-                ComponentView fv = viewOf(fm, false);
+                TreeView view = treeView(v, flushed);
+                ComponentView fv = ComponentViews.of(flushed, false);
                 FlushPlan plan;
                 try {
                     plan = policy.planFlush(view, fv);
@@ -939,34 +938,10 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /**
-     * The policy's view of one component. Creation and tombstone times, logical vs physical
-     * bytes and read counters are not recorded yet: they read 0, {@link ComponentView#NO_TOMBSTONE}
-     * and the table size.
-     */
-    private static ComponentView viewOf(ComponentMeta m, boolean busy) {
-        return ComponentView.builder(m.id()).sizeBytes(m.sizeBytes()).entries(m.entryCount(), m.tombstoneCount())
-                .userBytes(m.userBytes()).keyRange(m.minKey(), m.maxKey()).seqnos(m.minSeqno(), m.maxSeqno())
-                .creation(m.creationOrder(), 0).busy(busy).build();
-    }
-
     /** Builds the policy's view of {@code v}, marking components in running merges busy. */
-    private TreeView treeView(Version v) {
-        List<LevelView> levels = new ArrayList<>();
-        List<List<Run>> vl = v.levels();
-        for (int i = 0; i < vl.size(); i++) {
-            List<RunView> runs = new ArrayList<>();
-            for (Run r : vl.get(i)) {
-                List<ComponentView> comps = new ArrayList<>();
-                for (Component c : r.components()) {
-                    ComponentMeta m = c.meta();
-                    comps.add(viewOf(m, busy.contains(m.id())));
-                }
-                runs.add(new RunView(comps));
-            }
-            levels.add(new LevelView(i, runs));
-        }
-        return new TreeView(levels, v.flushCounter(), policyState, null);
+    private TreeView treeView(Version v, Component... extra) {
+        return new TreeView(ComponentViews.levels(v, busy::contains), v.flushCounter(), policyState,
+                ComponentViews.estimator(v, extra));
     }
 
     /** Asks the policy for merges and starts the valid ones. Called with the mutex held. */
@@ -1106,7 +1081,8 @@ public final class Engine implements AutoCloseable {
             }
             MergingIterator merged = new MergingIterator(its);
             merged.seekToFirst();
-            outputs = writeTables(merged, IoPurpose.MERGE, task.output(), new VersionRetention(snaps, bottommost));
+            outputs = ComponentTimes.inherit(writeTables(merged, IoPurpose.MERGE, task.output(),
+                    new VersionRetention(snaps, bottommost)), inputs);
             List<Component> out = outputs;
             Set<ComponentId> removed = new HashSet<>(task.inputs());
             versions.logAndApply(base -> {
@@ -1348,6 +1324,7 @@ public final class Engine implements AutoCloseable {
             for (Run run : level) {
                 Component c = run.find(key);
                 if (c != null) {
+                    c.recordRead();
                     InternalEntry e = c.reader().get(key, seq);
                     if (e != null) {
                         return e;

@@ -1,5 +1,6 @@
 package dev.strata.lsm.repair;
 
+import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.cache.BlockCache;
@@ -104,10 +105,19 @@ public final class StoreRepair {
         boolean manifestKnown = log != null && !log.edits().isEmpty();
         Set<Long> referenced = new HashSet<>();
         long knownNext = 0;
+        List<List<VersionEdit.RunLayout>> knownLayout = List.of();
+        if (manifestKnown) {
+            try {
+                knownLayout = log.layout(manifestPath);
+            } catch (CorruptionException e) {
+                // Edits that do not fit together tell nothing reliable about what was replaced.
+                manifestKnown = false;
+            }
+        }
         if (manifestKnown) {
             VersionEdit last = log.last();
             knownNext = last.nextFileNumber();
-            for (List<VersionEdit.RunLayout> level : last.layout()) {
+            for (List<VersionEdit.RunLayout> level : knownLayout) {
                 for (VersionEdit.RunLayout run : level) {
                     run.components().forEach(id -> referenced.add(id.fileNumber()));
                 }
@@ -154,8 +164,7 @@ public final class StoreRepair {
         // Creation order follows age: the oldest table was created first.
         for (int i = good.size() - 1; i >= 0; i--) {
             ComponentMeta m = good.get(i).meta();
-            metas.add(0, new ComponentMeta(m.id(), m.sizeBytes(), m.entryCount(), m.tombstoneCount(), m.userBytes(),
-                    m.minKey(), m.maxKey(), m.minSeqno(), m.maxSeqno(), creation++));
+            metas.add(0, m.withCreationOrder(creation++));
         }
         if (merged) {
             level0.add(new VersionEdit.RunLayout(runId++, metas.stream().map(ComponentMeta::id).toList()));
@@ -169,8 +178,8 @@ public final class StoreRepair {
         }
         long flushCounter = manifestKnown ? log.last().flushCounter() : 0;
         long number = ++maxFileNumber;
-        VersionEdit snapshot = new VersionEdit(number + 1, lastSequence, 0, flushCounter, runId, creation,
-                new byte[0], metas, List.of(), layout);
+        VersionEdit snapshot = VersionEdit.snapshot(number + 1, lastSequence, 0, flushCounter, runId, creation,
+                new byte[0], metas, layout);
         Manifest.create(io, dir, number, snapshot).close();
         if (manifestPath != null && io.exists(manifestPath)) {
             setAside(manifestPath, "the manifest this repair replaced"

@@ -48,6 +48,8 @@ public final class SSTableReader {
      * with no cache keeps nothing, so each lookup reads {@code height} pages).
      */
     private volatile UpperPage upperRoot;
+    /** The table's fences, read by the first {@link #fences()}; null until then. */
+    private volatile TableFences fences;
 
     /**
      * An interior page at level 2 or above, held by the reader instead of the block cache.
@@ -131,6 +133,21 @@ public final class SSTableReader {
 
     public Path path() {
         return file.path();
+    }
+
+    /**
+     * Where the table's leaves lie in key space, from its interior pages (read once, then
+     * kept; see {@link TableFences}).
+     *
+     * @throws CorruptionException if an interior page fails verification
+     */
+    public TableFences fences() throws IOException {
+        TableFences f = fences;
+        if (f == null) {
+            f = TableFences.read(this, TableFences.DEFAULT_PAGE_BUDGET);
+            fences = f; // a racing call may read them too: same content
+        }
+        return f;
     }
 
     /** Whether the bloom filter admits {@code userKey} (true when the table has no filter). */

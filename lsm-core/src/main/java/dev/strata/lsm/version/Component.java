@@ -4,19 +4,30 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.sstable.SSTableReader;
 
 import java.util.Arrays;
+import java.util.function.LongSupplier;
 
 /**
- * A component as the engine uses it: its durable metadata and the open reader of its
- * table. Immutable; the reader is shared by every version that contains the component
- * and closed by the {@link VersionSet} when no live version does.
+ * A component as the engine uses it: its durable metadata, the open reader of its table,
+ * the size of the file holding it, and its read statistics. Immutable but for the
+ * statistics; the reader is shared by every version that contains the component and
+ * closed by the {@link VersionSet} when no live version does.
  */
 public final class Component {
     private final ComponentMeta meta;
     private final SSTableReader reader;
+    private final LongSupplier fileBytes;
+    private final ReadCounter reads;
 
+    /** A component whose file holds only this table version (physical bytes = its size). */
     public Component(ComponentMeta meta, SSTableReader reader) {
+        this(meta, reader, meta::sizeBytes, new ReadCounter());
+    }
+
+    Component(ComponentMeta meta, SSTableReader reader, LongSupplier fileBytes, ReadCounter reads) {
         this.meta = meta;
         this.reader = reader;
+        this.fileBytes = fileBytes;
+        this.reads = reads;
     }
 
     public ComponentMeta meta() {
@@ -29,6 +40,32 @@ public final class Component {
 
     public SSTableReader reader() {
         return reader;
+    }
+
+    /**
+     * Bytes of the file that holds this component (every table version appended to it);
+     * {@link ComponentMeta#sizeBytes()} counts only this version's pages.
+     */
+    public long physicalBytes() {
+        return fileBytes.getAsLong();
+    }
+
+    /** Read statistics since the store opened. */
+    public ReadCounter reads() {
+        return reads;
+    }
+
+    /** Records that a point lookup searched this component's table now. */
+    public void recordRead() {
+        reads.record(System.currentTimeMillis());
+    }
+
+    /** The same table with other metadata (same reader, file and statistics). */
+    public Component withMeta(ComponentMeta m) {
+        if (!m.id().equals(meta.id())) {
+            throw new IllegalArgumentException("metadata of " + m.id() + " given for component " + meta.id());
+        }
+        return new Component(m, reader, fileBytes, reads);
     }
 
     /** Whether {@code key} lies within [minKey, maxKey]. */

@@ -174,6 +174,31 @@ public final class Manifest implements Closeable {
         public VersionEdit last() {
             return edits.get(edits.size() - 1);
         }
+
+        /**
+         * The layout the intact edits leave (levels of runs of component ids): the last
+         * full layout with every later delta applied.
+         *
+         * @throws CorruptionException naming {@code manifest} and the offset of the first edit
+         *                             that does not fit what came before it
+         */
+        public List<List<VersionEdit.RunLayout>> layout(Path manifest) {
+            return replay(manifest).layout();
+        }
+
+        /** Every intact edit applied in order; see {@link #layout(Path)}. */
+        ManifestState replay(Path manifest) {
+            ManifestState state = new ManifestState();
+            for (int i = 0; i < edits.size(); i++) {
+                try {
+                    state.apply(edits.get(i), offsets.get(i));
+                } catch (ManifestState.InconsistentEdit e) {
+                    throw new CorruptionException(manifest, offsets.get(i), "version edit at offset " + offsets.get(i)
+                            + " of " + manifest + " does not fit the edits before it: it " + e.getMessage());
+                }
+            }
+            return state;
+        }
     }
 
     /**

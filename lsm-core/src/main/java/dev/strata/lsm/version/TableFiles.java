@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The open table files of a store: one read handle per file (shared by every version of
@@ -25,6 +26,8 @@ public final class TableFiles {
     private final Path dir;
     private final BlockCache cache;
     private final Map<Long, PageFile> open = new HashMap<>();
+    /** Per open file, its length as of the newest table version opened in it. */
+    private final Map<Long, AtomicLong> lengths = new HashMap<>();
 
     public TableFiles(StorageIO io, Path dir, BlockCache cache) {
         this.io = io;
@@ -64,12 +67,18 @@ public final class TableFiles {
             file = io.open(path(meta.fileNumber()), OpenMode.READ, IoPurpose.READ);
             open.put(meta.fileNumber(), file);
         }
-        return new Component(meta, SSTableReader.open(file, meta.id().footerOffset(), meta.fileNumber(), cache));
+        SSTableReader reader = SSTableReader.open(file, meta.id().footerOffset(), meta.fileNumber(), cache);
+        // A later version appended to the file makes it longer; every version's component sees that.
+        AtomicLong length = lengths.computeIfAbsent(meta.fileNumber(), n -> new AtomicLong());
+        length.accumulateAndGet(Math.max(file.size(), meta.id().footerOffset() + reader.footer().pageSize()),
+                Math::max);
+        return new Component(meta, reader, length::get, new ReadCounter());
     }
 
     /** Closes the handle of a file, drops its cached pages and deletes it. */
     public synchronized void delete(long fileNumber) throws IOException {
         PageFile file = open.remove(fileNumber);
+        lengths.remove(fileNumber);
         if (file != null) {
             file.close();
         }
@@ -104,5 +113,6 @@ public final class TableFiles {
             }
         }
         open.clear();
+        lengths.clear();
     }
 }

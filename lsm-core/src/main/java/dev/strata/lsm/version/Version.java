@@ -3,7 +3,9 @@ package dev.strata.lsm.version;
 import dev.strata.lsm.policy.ComponentId;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -14,6 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Version {
     private final List<List<Run>> levels;
+    /** Every component by id, so that {@link #find} does not scan the tree. */
+    private final Map<ComponentId, Component> byId;
     private final long flushCounter;
     private final byte[] policyState;
     private final AtomicInteger refs = new AtomicInteger(1);
@@ -29,6 +33,17 @@ public final class Version {
             copy.remove(copy.size() - 1);
         }
         this.levels = List.copyOf(copy);
+        Map<ComponentId, Component> ids = new HashMap<>();
+        for (List<Run> level : this.levels) {
+            for (Run run : level) {
+                for (Component c : run.components()) {
+                    if (ids.put(c.id(), c) != null) {
+                        throw new IllegalArgumentException("component " + c.id() + " occurs twice in the layout");
+                    }
+                }
+            }
+        }
+        this.byId = ids;
         this.flushCounter = flushCounter;
         this.policyState = policyState == null ? new byte[0] : policyState.clone();
     }
@@ -59,16 +74,12 @@ public final class Version {
 
     /** The component with {@code id}, or null. */
     public Component find(ComponentId id) {
-        for (List<Run> level : levels) {
-            for (Run run : level) {
-                for (Component c : run.components()) {
-                    if (c.id().equals(id)) {
-                        return c;
-                    }
-                }
-            }
-        }
-        return null;
+        return byId.get(id);
+    }
+
+    /** Number of components in the tree. */
+    public int componentCount() {
+        return byId.size();
     }
 
     /** Number of components per level. */

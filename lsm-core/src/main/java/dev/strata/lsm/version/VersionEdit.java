@@ -2,20 +2,26 @@ package dev.strata.lsm.version;
 
 import dev.strata.lsm.policy.ComponentId;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One manifest record: the components a change added (with their metadata) and removed,
- * the complete layout of the tree after it (levels of runs of component ids), and the
- * store's counters. A snapshot record lists every live component as added. Layout in
- * docs/format.md ("Manifest").
+ * One manifest record: the store's counters and policy state, and a change to the layout
+ * (levels of runs of components). Three kinds (layouts in docs/format.md, "Manifest"):
  *
+ * <ul>
+ *   <li>{@link Kind#SNAPSHOT}: every live component ({@code added}) and the complete
+ *       layout; replaces whatever came before. The first record of every manifest.</li>
+ *   <li>{@link Kind#DELTA}: only what changed — components added (with metadata), removed
+ *       and moved, each placed component's new (level, run), and per changed level the
+ *       runs dropped and inserted (or, rarely, the level's whole run order). Its size does
+ *       not depend on how many components the tree holds.</li>
+ *   <li>{@link Kind#LAYOUT}: added and removed components and the complete layout after
+ *       the change. Every format-1 record is of this kind; format 2 writes it only when a
+ *       change cannot be expressed as a delta.</li>
+ * </ul>
+ *
+ * @param kind what the record holds
  * @param nextFileNumber next unused file number
  * @param lastSequence largest sequence number in any component
  * @param logNumber WAL segments below this number are no longer needed
@@ -23,21 +29,66 @@ import java.util.List;
  * @param nextRunId next unused run id
  * @param nextCreationOrder next component creation order
  * @param policyState the merge policy's durable state
- * @param added components this edit adds
- * @param removed components this edit removes
- * @param layout the tree after the edit: levels, each a list of runs newest first
+ * @param added components this edit adds (all live ones for a snapshot)
+ * @param removed components this edit removes (empty for a snapshot)
+ * @param layout the tree after the edit, levels of runs newest first (empty for a delta)
+ * @param placed for a delta: the new position of every added or moved component
+ * @param levelChanges for a delta: how the run order of each changed level changes
  */
-public record VersionEdit(long nextFileNumber, long lastSequence, long logNumber, long flushCounter, long nextRunId,
-                          long nextCreationOrder, byte[] policyState, List<ComponentMeta> added,
-                          List<ComponentId> removed, List<List<RunLayout>> layout) {
+public record VersionEdit(Kind kind, long nextFileNumber, long lastSequence, long logNumber, long flushCounter,
+                          long nextRunId, long nextCreationOrder, byte[] policyState, List<ComponentMeta> added,
+                          List<ComponentId> removed, List<List<RunLayout>> layout, List<Position> placed,
+                          List<LevelChange> levelChanges) {
 
-    /** Format version of an encoded edit (its first byte). */
-    public static final int FORMAT_VERSION = 1;
+    /** Format version this build writes (the first byte of a record). */
+    public static final int FORMAT_VERSION = 2;
 
-    /** One run in the layout. */
+    /** What a record holds. */
+    public enum Kind {
+        SNAPSHOT(1), DELTA(2), LAYOUT(3);
+
+        final int code;
+
+        Kind(int code) {
+            this.code = code;
+        }
+
+        static Kind of(int code) {
+            for (Kind k : values()) {
+                if (k.code == code) {
+                    return k;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** One run in a complete layout. */
     public record RunLayout(long runId, List<ComponentId> components) {
         public RunLayout {
             components = List.copyOf(components);
+        }
+    }
+
+    /** Where a delta puts a component: into run {@code runId} of {@code level}, in key order. */
+    public record Position(ComponentId id, int level, long runId) {
+    }
+
+    /** A run a delta inserts into a level, empty, at {@code index} of the level's new run order. */
+    public record RunInsert(int index, long runId) {
+    }
+
+    /**
+     * How a delta changes the runs of one level: first {@code dropped} runs leave it (they
+     * are empty by then), then {@code inserted} runs enter it in ascending index order. When
+     * {@code order} is not null it replaces both: the level's runs are exactly those, in
+     * that order (runs not named before are created empty, runs no longer named must be empty).
+     */
+    public record LevelChange(int level, List<Long> dropped, List<RunInsert> inserted, List<Long> order) {
+        public LevelChange {
+            dropped = List.copyOf(dropped);
+            inserted = List.copyOf(inserted);
+            order = order == null ? null : List.copyOf(order);
         }
     }
 
@@ -49,7 +100,17 @@ public record VersionEdit(long nextFileNumber, long lastSequence, long logNumber
             l.add(List.copyOf(level));
         }
         layout = List.copyOf(l);
+        placed = List.copyOf(placed);
+        levelChanges = List.copyOf(levelChanges);
         policyState = policyState == null ? new byte[0] : policyState.clone();
+    }
+
+    /** A snapshot: every component of {@code layout} described in {@code components}. */
+    public static VersionEdit snapshot(long nextFileNumber, long lastSequence, long logNumber, long flushCounter,
+                                       long nextRunId, long nextCreationOrder, byte[] policyState,
+                                       List<ComponentMeta> components, List<List<RunLayout>> layout) {
+        return new VersionEdit(Kind.SNAPSHOT, nextFileNumber, lastSequence, logNumber, flushCounter, nextRunId,
+                nextCreationOrder, policyState, components, List.of(), layout, List.of(), List.of());
     }
 
     /** The layout of {@code version}. */
@@ -65,139 +126,28 @@ public record VersionEdit(long nextFileNumber, long lastSequence, long logNumber
         return layout;
     }
 
-    /** Encodes the edit (the record framing adds the checksum). */
+    /** A copy of this edit as a {@link Kind#LAYOUT} record holding {@code fullLayout}. */
+    VersionEdit asLayout(List<List<RunLayout>> fullLayout) {
+        return new VersionEdit(Kind.LAYOUT, nextFileNumber, lastSequence, logNumber, flushCounter, nextRunId,
+                nextCreationOrder, policyState, added, removed, fullLayout, List.of(), List.of());
+    }
+
+    /** Encodes the edit in format {@link #FORMAT_VERSION} (the record framing adds the checksum). */
     public byte[] encode() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(FORMAT_VERSION);
-            out.writeLong(nextFileNumber);
-            out.writeLong(lastSequence);
-            out.writeLong(logNumber);
-            out.writeLong(flushCounter);
-            out.writeLong(nextRunId);
-            out.writeLong(nextCreationOrder);
-            writeBytes(out, policyState);
-            out.writeInt(added.size());
-            for (ComponentMeta m : added) {
-                writeId(out, m.id());
-                out.writeLong(m.sizeBytes());
-                out.writeLong(m.entryCount());
-                out.writeLong(m.tombstoneCount());
-                out.writeLong(m.userBytes());
-                out.writeLong(m.minSeqno());
-                out.writeLong(m.maxSeqno());
-                out.writeLong(m.creationOrder());
-                writeBytes(out, m.minKey());
-                writeBytes(out, m.maxKey());
-            }
-            out.writeInt(removed.size());
-            for (ComponentId id : removed) {
-                writeId(out, id);
-            }
-            out.writeInt(layout.size());
-            for (List<RunLayout> level : layout) {
-                out.writeInt(level.size());
-                for (RunLayout run : level) {
-                    out.writeLong(run.runId());
-                    out.writeInt(run.components().size());
-                    for (ComponentId id : run.components()) {
-                        writeId(out, id);
-                    }
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
+        return VersionEditCodec.encode(this);
+    }
+
+    /** Encodes the edit as a format-1 record (a {@link Kind#LAYOUT} edit only): for compatibility tests. */
+    public byte[] encodeFormat1() {
+        return VersionEditCodec.encodeFormat1(this);
     }
 
     /**
-     * Decodes an edit.
+     * Decodes an edit of format 1 or 2.
      *
-     * @throws IOException if the bytes are truncated or malformed, or of an unknown version
+     * @throws java.io.IOException if the bytes are truncated or malformed, or of an unknown version
      */
-    public static VersionEdit decode(byte[] data) throws IOException {
-        DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(data));
-        int version = in.readUnsignedByte();
-        if (version != FORMAT_VERSION) {
-            throw new IOException("unsupported version edit format " + version + " (this build reads "
-                    + FORMAT_VERSION + ")");
-        }
-        long nextFile = in.readLong();
-        long lastSeq = in.readLong();
-        long logNumber = in.readLong();
-        long flushes = in.readLong();
-        long nextRun = in.readLong();
-        long nextOrder = in.readLong();
-        byte[] state = readBytes(in, data.length);
-        int addedCount = readCount(in, data.length);
-        List<ComponentMeta> added = new ArrayList<>(addedCount);
-        for (int i = 0; i < addedCount; i++) {
-            ComponentId id = readId(in);
-            long size = in.readLong();
-            long entries = in.readLong();
-            long tombstones = in.readLong();
-            long userBytes = in.readLong();
-            long minSeq = in.readLong();
-            long maxSeq = in.readLong();
-            long order = in.readLong();
-            byte[] minKey = readBytes(in, data.length);
-            byte[] maxKey = readBytes(in, data.length);
-            added.add(new ComponentMeta(id, size, entries, tombstones, userBytes, minKey, maxKey, minSeq, maxSeq, order));
-        }
-        int removedCount = readCount(in, data.length);
-        List<ComponentId> removed = new ArrayList<>(removedCount);
-        for (int i = 0; i < removedCount; i++) {
-            removed.add(readId(in));
-        }
-        int levelCount = readCount(in, data.length);
-        List<List<RunLayout>> layout = new ArrayList<>(levelCount);
-        for (int l = 0; l < levelCount; l++) {
-            int runCount = readCount(in, data.length);
-            List<RunLayout> runs = new ArrayList<>(runCount);
-            for (int r = 0; r < runCount; r++) {
-                long runId = in.readLong();
-                int n = readCount(in, data.length);
-                List<ComponentId> ids = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    ids.add(readId(in));
-                }
-                runs.add(new RunLayout(runId, ids));
-            }
-            layout.add(runs);
-        }
-        if (in.available() != 0) {
-            throw new IOException(in.available() + " unexpected trailing bytes in version edit");
-        }
-        return new VersionEdit(nextFile, lastSeq, logNumber, flushes, nextRun, nextOrder, state, added, removed, layout);
-    }
-
-    private static void writeId(DataOutputStream out, ComponentId id) throws IOException {
-        out.writeLong(id.fileNumber());
-        out.writeLong(id.footerOffset());
-    }
-
-    private static ComponentId readId(DataInputStream in) throws IOException {
-        return new ComponentId(in.readLong(), in.readLong());
-    }
-
-    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
-        out.writeInt(b.length);
-        out.write(b);
-    }
-
-    private static byte[] readBytes(DataInputStream in, int limit) throws IOException {
-        int n = readCount(in, limit);
-        byte[] b = new byte[n];
-        in.readFully(b);
-        return b;
-    }
-
-    private static int readCount(DataInputStream in, int limit) throws IOException {
-        int n = in.readInt();
-        if (n < 0 || n > limit) {
-            throw new IOException("bad count " + n + " in version edit");
-        }
-        return n;
+    public static VersionEdit decode(byte[] data) throws java.io.IOException {
+        return VersionEditCodec.decode(data);
     }
 }

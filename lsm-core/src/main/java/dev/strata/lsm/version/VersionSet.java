@@ -96,38 +96,28 @@ public final class VersionSet {
             throw new CorruptionException(manifestPath, 0, "CURRENT names " + manifestPath + ", which does not exist");
         }
         Manifest.Log log = Manifest.readLog(io, manifestPath);
-        Map<ComponentId, ComponentMeta> metas = new HashMap<>();
-        Map<ComponentId, Long> describedAt = new HashMap<>();
-        for (int i = 0; i < log.edits().size(); i++) {
-            VersionEdit e = log.edits().get(i);
-            for (ComponentMeta m : e.added()) {
-                metas.put(m.id(), m);
-                describedAt.put(m.id(), log.offsets().get(i));
-            }
-            for (ComponentId id : e.removed()) {
-                metas.remove(id);
-            }
-        }
+        ManifestState state = log.replay(manifestPath);
         VersionEdit last = log.last();
         long lastOffset = log.offsets().get(log.offsets().size() - 1);
+        List<List<VersionEdit.RunLayout>> placed = state.layout();
         // Resolve the layout to metadata and check every table is there before opening any.
         List<List<List<ComponentMeta>>> layout = new ArrayList<>();
         Set<Long> referenced = new HashSet<>();
-        for (List<VersionEdit.RunLayout> level : last.layout()) {
+        for (List<VersionEdit.RunLayout> level : placed) {
             List<List<ComponentMeta>> runs = new ArrayList<>();
             for (VersionEdit.RunLayout r : level) {
                 List<ComponentMeta> comps = new ArrayList<>();
                 for (ComponentId id : r.components()) {
-                    ComponentMeta m = metas.get(id);
+                    ComponentMeta m = state.meta(id);
                     if (m == null) {
                         throw new CorruptionException(manifestPath, lastOffset, "manifest " + manifestPath
                                 + " places component " + id + " without describing it (edit at offset " + lastOffset
                                 + ")");
                     }
                     if (!io.exists(tables.path(m.fileNumber()))) {
-                        throw new CorruptionException(manifestPath, describedAt.get(id), "manifest " + manifestPath
+                        throw new CorruptionException(manifestPath, state.describedAt(id), "manifest " + manifestPath
                                 + " references table " + tables.path(m.fileNumber()) + " (added by the edit at offset "
-                                + describedAt.get(id) + "), which is missing");
+                                + state.describedAt(id) + "), which is missing");
                     }
                     referenced.add(m.fileNumber());
                     comps.add(m);
@@ -150,9 +140,9 @@ public final class VersionSet {
             for (int r = 0; r < layout.get(l).size(); r++) {
                 List<Component> comps = new ArrayList<>();
                 for (ComponentMeta m : layout.get(l).get(r)) {
-                    comps.add(openReferenced(manifestPath, m, describedAt.get(m.id())));
+                    comps.add(openReferenced(manifestPath, m, state.describedAt(m.id())));
                 }
-                runs.add(new Run(last.layout().get(l).get(r).runId(), comps));
+                runs.add(new Run(placed.get(l).get(r).runId(), comps));
             }
             levels.add(runs);
         }
@@ -256,16 +246,16 @@ public final class VersionSet {
         Version next = new Version(c.levels(), c.flushCounter(), c.policyState());
         long newLog = Math.max(logNumber, c.logNumber());
         long newLast = Math.max(lastSequence, c.lastSequence());
-        VersionEdit edit = new VersionEdit(nextFileNumber.get(), newLast, newLog, c.flushCounter(), nextRunId.get(),
-                nextCreationOrder.get(), c.policyState(), c.added().stream().map(Component::meta).toList(),
-                c.removed(), VersionEdit.layoutOf(next));
         boolean snapshot = manifestBroken || manifest.size() > manifestRewriteBytes;
         long writtenBefore = manifest.writtenEnd();
         try {
             if (snapshot) {
                 writeSnapshot(next, newLog, newLast);
             } else {
-                manifest.append(edit);
+                // Only what changed: the record's size does not grow with the tree.
+                VersionEdit counters = VersionEdit.snapshot(nextFileNumber.get(), newLast, newLog, c.flushCounter(),
+                        nextRunId.get(), nextCreationOrder.get(), c.policyState(), List.of(), List.of());
+                manifest.append(ManifestState.delta(base, next, counters));
             }
         } catch (RuntimeException e) {
             // The log may now end in a partial record: the next edit starts a new manifest.
@@ -322,9 +312,9 @@ public final class VersionSet {
 
     private void writeSnapshot(Version v, long log, long last) {
         long number = newFileNumber();
-        VersionEdit snapshot = new VersionEdit(nextFileNumber.get(), last, log, v.flushCounter(),
+        VersionEdit snapshot = VersionEdit.snapshot(nextFileNumber.get(), last, log, v.flushCounter(),
                 nextRunId.get(), nextCreationOrder.get(), v.policyState(),
-                v.components().stream().map(Component::meta).toList(), List.of(), VersionEdit.layoutOf(v));
+                v.components().stream().map(Component::meta).toList(), VersionEdit.layoutOf(v));
         Manifest next = Manifest.create(io, dir, number, snapshot);
         Manifest old = manifest;
         manifest = next;

@@ -1,0 +1,56 @@
+package dev.strata.lsm.version;
+
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.LevelView;
+import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.TreeView;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+/** Builds the policy's views ({@link ComponentView}, levels, range estimator) of a {@link Version}. */
+public final class ComponentViews {
+    private ComponentViews() {
+    }
+
+    /**
+     * The policy's view of one component: its durable metadata (sizes, keys, seqnos,
+     * creation and oldest-tombstone times), the bytes of its file, and its read counters.
+     */
+    public static ComponentView of(Component c, boolean busy) {
+        ComponentMeta m = c.meta();
+        return ComponentView.builder(m.id()).sizeBytes(m.sizeBytes()).physicalBytes(c.physicalBytes())
+                .entries(m.entryCount(), m.tombstoneCount()).userBytes(m.userBytes())
+                .keyRange(m.minKey(), m.maxKey()).seqnos(m.minSeqno(), m.maxSeqno())
+                .creation(m.creationOrder(), m.creationTimeMillis()).oldestTombstoneMillis(m.oldestTombstoneMillis())
+                .access(c.reads().reads(), c.reads().lastAccessMillis()).busy(busy).build();
+    }
+
+    /** The levels of {@code v} as the policy sees them, components in {@code busy} marked busy. */
+    public static List<LevelView> levels(Version v, Predicate<ComponentId> busy) {
+        List<LevelView> levels = new ArrayList<>();
+        List<List<Run>> vl = v.levels();
+        for (int i = 0; i < vl.size(); i++) {
+            List<RunView> runs = new ArrayList<>();
+            for (Run r : vl.get(i)) {
+                List<ComponentView> comps = new ArrayList<>(r.components().size());
+                for (Component c : r.components()) {
+                    comps.add(of(c, busy.test(c.id())));
+                }
+                runs.add(new RunView(comps));
+            }
+            levels.add(new LevelView(i, runs));
+        }
+        return levels;
+    }
+
+    /**
+     * The range estimator for views of {@code v} (and of {@code extra} components not in it,
+     * such as a table being flushed): from each table's interior-page fences.
+     */
+    public static TreeView.RangeEstimator estimator(Version v, Component... extra) {
+        return new FenceRangeEstimator(v, List.of(extra));
+    }
+}
