@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -39,6 +38,8 @@ final class ManifestState {
     private final Map<ComponentId, ComponentMeta> metas = new HashMap<>();
     private final Map<ComponentId, Long> describedAt = new HashMap<>();
     private final List<List<MutableRun>> levels = new ArrayList<>();
+    /** Per level, its runs by id (kept with {@link #levels}, so a delta costs what it changes). */
+    private final List<Map<Long, MutableRun>> runsById = new ArrayList<>();
     /** The run of each placed component. */
     private final Map<ComponentId, MutableRun> placedIn = new HashMap<>();
 
@@ -103,13 +104,12 @@ final class ManifestState {
         for (LevelChange c : e.levelChanges()) {
             changeLevel(c);
         }
-        Map<Long, MutableRun>[] runsByLevel = runIndex();
         for (Position p : e.placed()) {
             ComponentMeta m = metas.get(p.id());
             if (m == null) {
                 throw new InconsistentEdit("places component " + p.id() + " without describing it");
             }
-            MutableRun r = p.level() < runsByLevel.length ? runsByLevel[p.level()].get(p.runId()) : null;
+            MutableRun r = p.level() < runsById.size() ? runsById.get(p.level()).get(p.runId()) : null;
             if (r == null) {
                 throw new InconsistentEdit("places component " + p.id() + " into run " + p.runId() + " of level "
                         + p.level() + ", which does not exist");
@@ -119,44 +119,59 @@ final class ManifestState {
         }
         while (!levels.isEmpty() && levels.get(levels.size() - 1).isEmpty()) {
             levels.remove(levels.size() - 1);
+            runsById.remove(runsById.size() - 1);
         }
     }
 
     private void changeLevel(LevelChange c) throws InconsistentEdit {
         while (levels.size() <= c.level()) {
             levels.add(new ArrayList<>());
+            runsById.add(new HashMap<>());
         }
         List<MutableRun> runs = levels.get(c.level());
-        Map<Long, MutableRun> byId = new LinkedHashMap<>();
-        for (MutableRun r : runs) {
-            byId.put(r.id, r);
-        }
+        Map<Long, MutableRun> byId = runsById.get(c.level());
         if (c.order() != null) {
+            Map<Long, MutableRun> before = new HashMap<>(byId);
             List<MutableRun> next = new ArrayList<>();
+            byId.clear();
             for (long id : c.order()) {
-                MutableRun r = byId.remove(id);
-                next.add(r != null ? r : new MutableRun(id, c.level()));
+                MutableRun r = before.remove(id);
+                r = r != null ? r : new MutableRun(id, c.level());
+                if (byId.put(id, r) != null) {
+                    throw new InconsistentEdit("names run " + id + " twice in the order of level " + c.level());
+                }
+                next.add(r);
             }
-            for (MutableRun gone : byId.values()) {
+            for (MutableRun gone : before.values()) {
                 requireEmpty(gone);
             }
-            levels.set(c.level(), next);
+            runs.clear();
+            runs.addAll(next);
             return;
         }
+        Set<MutableRun> dropped = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (long id : c.dropped()) {
-            MutableRun r = byId.get(id);
+            MutableRun r = byId.remove(id);
             if (r == null) {
                 throw new InconsistentEdit("drops run " + id + " of level " + c.level() + ", which does not exist");
             }
             requireEmpty(r);
-            runs.remove(r);
+            dropped.add(r);
+        }
+        if (!dropped.isEmpty()) {
+            runs.removeIf(dropped::contains);
         }
         for (RunInsert i : c.inserted()) {
             if (i.index() > runs.size()) {
                 throw new InconsistentEdit("inserts run " + i.runId() + " at index " + i.index() + " of level "
                         + c.level() + ", which has " + runs.size() + " runs");
             }
-            runs.add(i.index(), new MutableRun(i.runId(), c.level()));
+            MutableRun r = new MutableRun(i.runId(), c.level());
+            if (byId.putIfAbsent(i.runId(), r) != null) {
+                throw new InconsistentEdit("inserts run " + i.runId() + " into level " + c.level()
+                        + ", which already holds it");
+            }
+            runs.add(i.index(), r);
         }
     }
 
@@ -165,18 +180,6 @@ final class ManifestState {
             throw new InconsistentEdit("drops run " + r.id + " of level " + r.level + ", which still holds "
                     + r.components);
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private Map<Long, MutableRun>[] runIndex() {
-        Map<Long, MutableRun>[] index = new Map[levels.size()];
-        for (int l = 0; l < levels.size(); l++) {
-            index[l] = new HashMap<>();
-            for (MutableRun r : levels.get(l)) {
-                index[l].put(r.id, r);
-            }
-        }
-        return index;
     }
 
     private void insertInKeyOrder(MutableRun r, ComponentMeta m) {
@@ -200,11 +203,15 @@ final class ManifestState {
 
     private void setLayout(List<List<RunLayout>> layout) {
         levels.clear();
+        runsById.clear();
         placedIn.clear();
         for (int l = 0; l < layout.size(); l++) {
             List<MutableRun> runs = new ArrayList<>();
+            Map<Long, MutableRun> byId = new HashMap<>();
+            runsById.add(byId);
             for (RunLayout rl : layout.get(l)) {
                 MutableRun r = new MutableRun(rl.runId(), l);
+                byId.put(rl.runId(), r);
                 r.components.addAll(rl.components());
                 rl.components().forEach(id -> placedIn.put(id, r));
                 runs.add(r);
