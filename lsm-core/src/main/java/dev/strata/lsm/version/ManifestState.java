@@ -250,6 +250,12 @@ final class ManifestState {
      * state of {@code base}: what a recovery would rebuild is exactly {@code next}.
      */
     static VersionEdit delta(Version base, Version next, VersionEdit counters) {
+        if (base.levels().equals(next.levels())) {
+            // Same runs of the same components (Component has identity equality): only counters change.
+            return new VersionEdit(Kind.DELTA, counters.nextFileNumber(), counters.lastSequence(),
+                    counters.logNumber(), counters.flushCounter(), counters.nextRunId(), counters.nextCreationOrder(),
+                    counters.policyState(), List.of(), List.of(), List.of(), List.of(), List.of());
+        }
         Set<ComponentId> removed = new HashSet<>();
         for (Component c : base.components()) {
             if (next.find(c.id()) == null) {

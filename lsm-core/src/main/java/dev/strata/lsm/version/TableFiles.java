@@ -26,7 +26,7 @@ public final class TableFiles {
     private final Path dir;
     private final BlockCache cache;
     private final Map<Long, PageFile> open = new HashMap<>();
-    /** Per open file, its length as of the newest table version opened in it. */
+    /** Per open file, its length: the end of the newest table version opened in it. */
     private final Map<Long, AtomicLong> lengths = new HashMap<>();
 
     public TableFiles(StorageIO io, Path dir, BlockCache cache) {
@@ -68,10 +68,10 @@ public final class TableFiles {
             open.put(meta.fileNumber(), file);
         }
         SSTableReader reader = SSTableReader.open(file, meta.id().footerOffset(), meta.fileNumber(), cache);
-        // A later version appended to the file makes it longer; every version's component sees that.
+        // A table version ends with its footer page, and a later version appended to the file makes
+        // it longer: the file's length is the end of the newest version opened, for every version.
         AtomicLong length = lengths.computeIfAbsent(meta.fileNumber(), n -> new AtomicLong());
-        length.accumulateAndGet(Math.max(file.size(), meta.id().footerOffset() + reader.footer().pageSize()),
-                Math::max);
+        length.accumulateAndGet(meta.id().footerOffset() + reader.footer().pageSize(), Math::max);
         return new Component(meta, reader, length::get, new ReadCounter());
     }
 

@@ -94,6 +94,18 @@ class ManifestFormatTest {
     }
 
     @Test
+    void anEditThatChangesOnlyCountersCarriesNoLayout() throws Exception {
+        Version base = level0Runs(1000);
+        Version same = new Version(base.levels(), base.flushCounter(), new byte[] {7});
+        VersionEdit delta = ManifestState.delta(base, same, counters());
+        assertEquals(Kind.DELTA, delta.kind());
+        assertTrue(delta.placed().isEmpty() && delta.levelChanges().isEmpty() && delta.removed().isEmpty());
+        ManifestState replayed = ManifestState.of(base);
+        replayed.apply(VersionEdit.decode(delta.encode()), 0);
+        assertEquals(VersionEdit.layoutOf(base), replayed.layout());
+    }
+
+    @Test
     void storeManifestGrowsByAConstantPerFlush() throws IOException {
         StoreConfig config = StoreConfig.builder().mergePolicy("no-merge").build();
         long[] sizes = new long[121];
