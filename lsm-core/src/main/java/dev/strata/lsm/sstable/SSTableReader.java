@@ -135,21 +135,6 @@ public final class SSTableReader {
         return file.path();
     }
 
-    /**
-     * Where the table's leaves lie in key space, from its interior pages (read once, then
-     * kept; see {@link TableFences}).
-     *
-     * @throws CorruptionException if an interior page fails verification
-     */
-    public TableFences fences() throws IOException {
-        TableFences f = fences;
-        if (f == null) {
-            f = TableFences.read(this, TableFences.DEFAULT_PAGE_BUDGET);
-            fences = f; // a racing call may read them too: same content
-        }
-        return f;
-    }
-
     /** Whether the bloom filter admits {@code userKey} (true when the table has no filter). */
     public boolean mightContain(byte[] userKey) {
         return bloom == null || bloom.mightContain(userKey);
@@ -195,6 +180,21 @@ public final class SSTableReader {
     /** A new iterator, positioned nowhere until a seek. */
     public TableIterator iterator() {
         return new TableIterator(this);
+    }
+
+    /**
+     * Where the table's leaves lie in key space, from its interior pages (read once, then
+     * kept; see {@link TableFences}).
+     *
+     * @throws CorruptionException if an interior page fails verification
+     */
+    public TableFences fences() throws IOException {
+        TableFences f = fences;
+        if (f == null) {
+            f = TableFences.read(this, TableFences.DEFAULT_PAGE_BUDGET);
+            fences = f; // a racing call may read them too: same content
+        }
+        return f;
     }
 
     // ---- page access (package-private for TableIterator) ----
