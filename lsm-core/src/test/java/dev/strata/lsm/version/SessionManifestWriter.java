@@ -49,9 +49,6 @@ public final class SessionManifestWriter {
         WalWriter w = WalWriter.create(io, out.resolve(name), number, WalSyncMode.NONE, IoPurpose.MANIFEST);
         int n = oldestFirst.size();
         long limit = 4L << 20;
-        long size = 0;
-        Version v = new Version(List.of(), 0, new byte[0]);
-        List<Version> versions = new ArrayList<>();
         List<Run> runs = new ArrayList<>();
         for (int k = 0; k < n; k++) {
             runs.add(0, new Run(runIds.get(k), List.of(oldestFirst.get(k))));
@@ -67,7 +64,7 @@ public final class SessionManifestWriter {
             }
         }
         List<Run> base = new ArrayList<>(runs.subList(n - start, n));
-        v = new Version(base.isEmpty() ? List.of() : List.of(base), start, new byte[0]);
+        Version v = new Version(base.isEmpty() ? List.of() : List.of(base), start, new byte[0]);
         VersionEdit snap = VersionEdit.snapshot(last.nextFileNumber(), last.lastSequence(), last.logNumber(), start,
                 last.nextRunId(), last.nextCreationOrder(), null, v.components().stream().map(Component::meta).toList(),
                 VersionEdit.layoutOf(v));
