@@ -19,9 +19,10 @@ import java.util.List;
  * {@code maxToleranceCount} of them and the ratio holds. A start that cannot meet the ratio
  * is skipped and the scan goes on with the next one. At most one merge runs at a time.
  *
- * <p>Flow control ({@code isMergeLagging}): while the run the rule would merge holds
- * {@code maxToleranceCount} or more components, writers wait; if no merge is running then,
- * {@link #pickMerges} starts that very run, so writers never wait on nothing. The count of
+ * <p>Flow control ({@code isMergeLagging}): while a merge runs and the run the rule would
+ * merge beside it holds {@code maxToleranceCount} or more components, writers wait; when
+ * no merge is running {@link #pickMerges} starts that very run, so writers never wait on
+ * nothing. The count of
  * small components therefore cannot grow without bound however slow merges are.
  */
 final class PrefixPolicy implements MergePolicy {
@@ -53,22 +54,36 @@ final class PrefixPolicy implements MergePolicy {
         return List.of(stack.merge(run[0], run[1], "prefix: " + (run[1] - run[0]) + " components, " + total + " bytes"));
     }
 
+    /**
+     * AsterixDB's {@code isMergeLagging}, asked as AsterixDB asks it: once the merge that
+     * {@link #pickMerges} starts on this same view is running. The engine asks for admission
+     * with the view it just picked merges from, before their inputs are marked busy; were
+     * they counted, writers would wait for every merge the tolerance triggers, where
+     * AsterixDB lets them go on until the components beside the running merge lag too.
+     */
     @Override
     public WriteAdmission admission(TreeView tree) {
-        int[] run = mergeableRun(Stack.of(tree));
+        Stack stack = Stack.of(tree);
+        int[] starting = stack.busy(0, stack.size()) ? null : mergeableRun(stack, -1, -1);
+        int[] run = starting == null ? mergeableRun(stack, -1, -1) : mergeableRun(stack, starting[0], starting[1]);
         int count = run == null ? 0 : run[1] - run[0];
         return count < maxToleranceCount ? WriteAdmission.GO : WriteAdmission.STOP;
     }
 
-    private boolean mergeable(Stack stack, int i) {
-        return stack.length(i) <= maxMergableBytes && !stack.get(i).busy();
+    private boolean mergeable(Stack stack, int i, int busyFrom, int busyTo) {
+        return stack.length(i) <= maxMergableBytes && !stack.get(i).busy() && (i < busyFrom || i >= busyTo);
     }
 
     /** The run [from, to) (oldest-first indexes) the rule picks, or null. */
     int[] mergeableRun(Stack stack) {
+        return mergeableRun(stack, -1, -1);
+    }
+
+    /** As {@link #mergeableRun(Stack)} with components [busyFrom, busyTo) taken as being merged. */
+    private int[] mergeableRun(Stack stack, int busyFrom, int busyTo) {
         int n = stack.size();
         for (int start = 0; start < n; start++) {
-            if (!mergeable(stack, start)) {
+            if (!mergeable(stack, start, busyFrom, busyTo)) {
                 continue;
             }
             long first = stack.length(start);
@@ -76,7 +91,7 @@ final class PrefixPolicy implements MergePolicy {
             boolean ratioHolds = true;
             int end = start + 1;
             for (; end < n; end++) {
-                if (!mergeable(stack, end)) {
+                if (!mergeable(stack, end, busyFrom, busyTo)) {
                     break;
                 }
                 long size = stack.length(end);

@@ -96,8 +96,13 @@ class StackDecisionsTest {
     void prefixStopsWritersWhileTheRunItWouldMergeReachesTheTolerance() {
         MergePolicy p = prefix();
         assertEquals(WriteAdmission.GO, p.admission(stack("1 1 1 1")));
-        assertEquals(WriteAdmission.STOP, p.admission(stack("1 1 1 1 1")));
-        // A merge runs; the five idle ones behind it still lag.
+        // Nothing runs: pickMerges starts the merge of all five on this view, and nothing lags beside it.
+        assertEquals("[1..5]", picks(p, "1 1 1 1 1"));
+        assertEquals(WriteAdmission.GO, p.admission(stack("1 1 1 1 1")));
+        // The run pickMerges starts is [1..3] (size rule); the five after the large one still lag beside it.
+        assertEquals("[1..3]", picks(p, "100 100 100 1000 1 1 1 1 1"));
+        assertEquals(WriteAdmission.STOP, p.admission(stack("100 100 100 1000 1 1 1 1 1")));
+        // A merge runs; the five idle ones behind it lag.
         assertEquals(WriteAdmission.STOP, p.admission(stack("100* 100* 1 1 1 1 1")));
         assertEquals(WriteAdmission.GO, p.admission(stack("100* 100* 1 1 1 1")));
         // Large components never count.
