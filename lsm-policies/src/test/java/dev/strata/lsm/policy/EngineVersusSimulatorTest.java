@@ -68,7 +68,7 @@ class EngineVersusSimulatorTest {
         all.add(Arguments.of("bigtable", Map.of("k", "4"), 4, false));
         all.add(Arguments.of("minlatency", Map.of("k", "3"), 3, false));
         all.add(Arguments.of("binomial", Map.of("k", "3"), 3, false));
-        all.add(Arguments.of("exploring", Map.of("k", "4"), 4, false));
+        all.add(Arguments.of("exploring", Map.of("k", "3"), 3, false));
         all.add(Arguments.of("prefix", Map.of("max-mergable-component-size", String.valueOf(PREFIX_MAX),
                 "max-tolerance-component-count", String.valueOf(PREFIX_TOLERANCE)), -1, true));
         all.add(Arguments.of("concurrent", Map.of("max-component-count", "8"), 8, true));
