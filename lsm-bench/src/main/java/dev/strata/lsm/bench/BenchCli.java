@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
         description = "Strata's benchmark and policy-simulation tool.",
         subcommands = {RunCommand.class, CompareCommand.class, SimulateCommand.class, PolicyTableCommand.class,
                 JmhCommand.class, RepairCommand.class, TortureCommand.class, PoliciesCommand.class,
+                dev.strata.lsm.bench.measure.MeasureCommand.class,
                 CommandLine.HelpCommand.class})
 public final class BenchCli implements Runnable {
 

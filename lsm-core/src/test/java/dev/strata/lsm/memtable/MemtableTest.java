@@ -137,10 +137,13 @@ class MemtableTest {
         AtomicBoolean done = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> readers = new ArrayList<>();
+        long seed = Long.getLong("strata.seed", System.nanoTime());
+        System.out.println("readers seed=" + seed + " (replay the readers' keys with -Dstrata.seed=" + seed + ")");
         for (int t = 0; t < 2; t++) {
+            long readerSeed = seed + t;
             Thread reader = new Thread(() -> {
                 try {
-                    Random r = new Random();
+                    Random r = new Random(readerSeed);
                     while (!done.get()) {
                         InternalIterator it = m.iterator();
                         byte[] from = new byte[8];

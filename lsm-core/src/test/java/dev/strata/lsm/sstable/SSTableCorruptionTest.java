@@ -107,8 +107,8 @@ class SSTableCorruptionTest {
 
     @Test
     void sampledBytesOfATallTableAreProtected() throws IOException {
-        long seed = System.nanoTime();
-        System.out.println("sampledBytesOfATallTableAreProtected seed=" + seed);
+        long seed = Long.getLong("strata.seed", System.nanoTime());
+        System.out.println("sampledBytesOfATallTableAreProtected seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
         Random rnd = new Random(seed);
         List<InternalEntry> entries = TableFixture.randomEntries(rnd, 6000, 8, 30, 0, 120);
         Path path = dir.resolve("tall.sst");

@@ -13,31 +13,73 @@ import java.util.concurrent.locks.LockSupport;
  * it catches up by issuing back to back. Not thread safe: one per worker.
  */
 final class Pacer {
+    /** Where a pacer reads the time and how it waits; tests substitute a fake. */
+    interface Clock {
+        /** Monotonic nanoseconds, as {@link System#nanoTime()}. */
+        long nanoTime();
+
+        /** Waits about {@code nanos} (> 0) and never much longer; may return early. */
+        void waitNanos(long nanos);
+    }
+
+    /** The real clock: parks for long waits, spins the last {@link #SPIN_NANOS} (a park overshoots). */
+    static final Clock SYSTEM = new Clock() {
+        @Override
+        public long nanoTime() {
+            return System.nanoTime();
+        }
+
+        @Override
+        public void waitNanos(long nanos) {
+            if (nanos > 2 * SPIN_NANOS) {
+                LockSupport.parkNanos(nanos - SPIN_NANOS);
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    };
+
     /** Below this a park overshoots more than it waits; spin instead. */
     private static final long SPIN_NANOS = 100_000;
 
     private final boolean open;
     private final long startNanos;
     private final double intervalNanos;
+    private final Clock clock;
 
-    private Pacer(boolean open, long startNanos, double intervalNanos) {
+    private Pacer(boolean open, long startNanos, double intervalNanos, Clock clock) {
         this.open = open;
         this.startNanos = startNanos;
         this.intervalNanos = intervalNanos;
+        this.clock = clock;
     }
 
     /** Requests back to back, latency from the actual start. */
     static Pacer closedLoop() {
-        return new Pacer(false, 0, 0);
+        return closedLoop(SYSTEM);
+    }
+
+    static Pacer closedLoop(Clock clock) {
+        return new Pacer(false, 0, 0, clock);
     }
 
     /** Requests every {@code 1 / ratePerSecond} seconds from {@code startNanos} (System.nanoTime). */
     static Pacer openLoop(double ratePerSecond, long startNanos) {
-        return new Pacer(true, startNanos, 1e9 / ratePerSecond);
+        return openLoop(ratePerSecond, startNanos, SYSTEM);
+    }
+
+    /** As {@link #openLoop(double, long)} on {@code clock}. */
+    static Pacer openLoop(double ratePerSecond, long startNanos, Clock clock) {
+        return new Pacer(true, startNanos, 1e9 / ratePerSecond, clock);
     }
 
     boolean open() {
         return open;
+    }
+
+    /** When request {@code i} is due (open loop). */
+    long dueNanos(long i) {
+        return startNanos + (long) (i * intervalNanos);
     }
 
     /**
@@ -46,16 +88,12 @@ final class Pacer {
      */
     long awaitStart(long i) {
         if (!open) {
-            return System.nanoTime();
+            return clock.nanoTime();
         }
-        long due = startNanos + (long) (i * intervalNanos);
+        long due = dueNanos(i);
         long remaining;
-        while ((remaining = due - System.nanoTime()) > 0) {
-            if (remaining > 2 * SPIN_NANOS) {
-                LockSupport.parkNanos(remaining - SPIN_NANOS);
-            } else {
-                Thread.onSpinWait();
-            }
+        while ((remaining = due - clock.nanoTime()) > 0) {
+            clock.waitNanos(remaining);
         }
         return due;
     }

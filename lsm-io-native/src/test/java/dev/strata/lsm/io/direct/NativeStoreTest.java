@@ -56,8 +56,8 @@ class NativeStoreTest {
         // The instance the XML selected, passed in so that its counters can be read afterwards.
         config = config.toBuilder().storageIO(io).build();
 
-        long seed = System.nanoTime();
-        System.out.println(variant + " seed " + seed);
+        long seed = Long.getLong("strata.seed", System.nanoTime());
+        System.out.println(variant + " seed " + seed + " (replay with -Dstrata.seed=" + seed + ")");
         Random rnd = new Random(seed);
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         Path dir = tmp.resolve("db");

@@ -47,7 +47,11 @@ final class BinomialSchedule {
         return a;
     }
 
-    /** B(m, k, t). */
+    /**
+     * B(m, k, t). Where the recurrence would step m down one at a time while t < C(m+k-1, k),
+     * it jumps to the largest m' < m with C(m'+k-1, k) <= t (binary search: C(m+k-1, k) grows
+     * with m, and is 0 at m = 0), so the cost is O(k log m) coefficients rather than O(m).
+     */
     static int b(int m, int k, long t) {
         int result = 0;
         while (t > 0) {
@@ -56,38 +60,82 @@ final class BinomialSchedule {
             }
             long c = choose(m + k - 1, k);
             if (t < c) {
-                m--;
-            } else {
-                result++;
-                t -= c;
-                k--;
+                int lo = 0;
+                int hi = m - 1;
+                while (lo < hi) {
+                    int mid = (lo + hi + 1) >>> 1;
+                    if (choose(mid + k - 1, k) <= t) {
+                        lo = mid;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                m = lo;
+                c = choose(m + k - 1, k);
             }
+            result++;
+            t -= c;
+            k--;
         }
         return result;
     }
 
+    /** The least m >= from with {@code test(m)}, for a test that is monotone in m and true somewhere. */
+    private static int least(int from, java.util.function.IntPredicate test) {
+        int hi = Math.max(from, 1);
+        while (!test.test(hi)) {
+            if (hi > Integer.MAX_VALUE / 4) {
+                throw new IllegalArgumentException("schedule position out of range");
+            }
+            hi *= 2;
+        }
+        int lo = from;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (test.test(mid)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
+    }
+
     /** MinLatency: i = B(m', k, t) with m' = min{m : C(m+k, m) > t}. */
     static int minLatency(int k, long t) {
-        int m = 0;
-        while (choose(m + k, m) <= t) {
-            m++;
+        if (k == 1 && t > 0) {
+            return 1; // one component: every flush merges with it (B(t, 1, t) = 1), for any t
         }
+        int m = least(0, x -> choose(x + k, x) > t);
         return b(m, k, t);
     }
 
     /**
-     * Binomial: i = 1 + B(m', min(m', k) - 1, t - T_k(m'-1) - 1) with m' = min{m : T_k(m) >= t},
-     * T_k(m) = sum over i = 1..m of C(i + min(i, k) - 1, i), summed as m grows.
+     * T_k(m) = sum over i = 1..m of C(i + min(i, k) - 1, i), saturating. The terms with
+     * i >= k are C(i + k - 1, k - 1), whose sum over i = 0..m is C(m + k, k) (hockey stick),
+     * so T_k(m) = T_k(k - 1) + C(m + k, k) - C(2k - 1, k) for m >= k.
      */
-    static int binomial(int k, long t) {
-        int m = 1;
-        long before = 0;
-        long upTo = choose(Math.min(1, k), 1);
-        while (upTo < t) {
-            m++;
-            before = upTo;
-            upTo = Math.min(SATURATED, upTo + choose(m + Math.min(m, k) - 1, m));
+    static long total(int k, int m) {
+        long sum = 0;
+        for (int i = 1; i <= Math.min(m, k - 1); i++) {
+            sum = Math.min(SATURATED, sum + choose(2 * i - 1, i));
         }
-        return 1 + b(m, Math.min(m, k) - 1, t - before - 1);
+        if (m >= k) {
+            long all = choose(m + k, k);
+            if (all >= SATURATED) {
+                return SATURATED;
+            }
+            sum = Math.min(SATURATED, sum + all - choose(2 * k - 1, k));
+        }
+        return sum;
+    }
+
+    /** Binomial: i = 1 + B(m', min(m', k) - 1, t - T_k(m'-1) - 1) with m' = min{m : T_k(m) >= t}. */
+    static int binomial(int k, long t) {
+        if (k == 1 && t > 0) {
+            return 1;
+        }
+        int m = least(1, x -> total(k, x) >= t);
+        return 1 + b(m, Math.min(m, k) - 1, t - total(k, m - 1) - 1);
     }
 }

@@ -61,4 +61,9 @@ abstract class EagerStackPolicy implements MergePolicy {
         }
         return List.of(stack.merge(from, stack.size(), name() + ": " + stack.size() + " components exceed k=" + k));
     }
+
+    @Override
+    public String toString() {
+        return name() + "(k=" + k + ")";
+    }
 }

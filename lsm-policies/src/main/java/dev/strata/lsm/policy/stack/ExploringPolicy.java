@@ -119,4 +119,10 @@ final class ExploringPolicy implements MergePolicy {
     public List<MergeTask> pickMerges(TreeView tree) {
         return List.of();
     }
+
+    @Override
+    public String toString() {
+        return "exploring(k=" + k + ", lambda=" + lambda + ", min-components=" + minComponents + ", max-components="
+                + maxComponents + ")";
+    }
 }

@@ -43,4 +43,69 @@ class BinomialScheduleTest {
             }
         }
     }
+
+    /** The recurrences exactly as the paper states them, one step at a time (slow, for reference). */
+    private static int naiveB(int m, int k, long t) {
+        if (t == 0) {
+            return 0;
+        }
+        long c = BinomialSchedule.choose(m + k - 1, k);
+        return t < c ? naiveB(m - 1, k, t) : 1 + naiveB(m, k - 1, t - c);
+    }
+
+    private static int naiveMinLatency(int k, long t) {
+        int m = 0;
+        while (BinomialSchedule.choose(m + k, m) <= t) {
+            m++;
+        }
+        return naiveB(m, k, t);
+    }
+
+    private static int naiveBinomial(int k, long t) {
+        int m = 1;
+        long before = 0;
+        long upTo = BinomialSchedule.choose(Math.min(1, k), 1);
+        while (upTo < t) {
+            m++;
+            before = upTo;
+            upTo += BinomialSchedule.choose(m + Math.min(m, k) - 1, m);
+        }
+        return 1 + naiveB(m, Math.min(m, k) - 1, t - before - 1);
+    }
+
+    @Test
+    void fastScheduleEqualsThePapersRecurrence() {
+        for (int k = 1; k <= 6; k++) {
+            long limit = k == 1 ? 3000 : 20_000;
+            for (long t = 1; t <= limit; t++) {
+                assertEquals(naiveMinLatency(k, t), BinomialSchedule.minLatency(k, t), "minLatency k=" + k + " t=" + t);
+                assertEquals(naiveBinomial(k, t), BinomialSchedule.binomial(k, t), "binomial k=" + k + " t=" + t);
+            }
+        }
+    }
+
+    /**
+     * Around the flush counts where a table capped at n = 200 ran out (k = 1 after ~200
+     * flushes, k = 2 after ~20,000, k = 3 after ~1.3M) and far beyond: the schedule stays in
+     * range, and, being eager, never leaves more than one component more than the flush before.
+     */
+    @Test
+    void schedulesWorkForAnyFlushCountAtSmallK() {
+        long[][] around = {{200, 1L << 40}, {20_100, 2_000_000_000L}, {1_333_500, 3_000_000_000_000L}};
+        for (int k = 1; k <= 3; k++) {
+            for (long centre : around[k - 1]) {
+                long from = Math.max(2, centre - 2000);
+                int prevMin = BinomialSchedule.minLatency(k, from - 1);
+                int prevBin = BinomialSchedule.binomial(k, from - 1);
+                for (long t = from; t <= centre + 2000; t++) {
+                    int min = BinomialSchedule.minLatency(k, t);
+                    int bin = BinomialSchedule.binomial(k, t);
+                    assertTrue(min >= 0 && min <= k && min <= prevMin + 1, "minLatency k=" + k + " t=" + t + ": " + min);
+                    assertTrue(bin >= 1 && bin <= k && bin <= prevBin + 1, "binomial k=" + k + " t=" + t + ": " + bin);
+                    prevMin = min;
+                    prevBin = bin;
+                }
+            }
+        }
+    }
 }

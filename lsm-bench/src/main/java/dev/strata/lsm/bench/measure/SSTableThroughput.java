@@ -1,4 +1,4 @@
-package dev.strata.lsm.sstable;
+package dev.strata.lsm.bench.measure;
 
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.CountingStorageIO;
@@ -6,44 +6,59 @@ import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.FinishedTable;
+import dev.strata.lsm.sstable.InternalKeys;
+import dev.strata.lsm.sstable.SSTableReader;
+import dev.strata.lsm.sstable.SSTableWriter;
+import dev.strata.lsm.sstable.TableIterator;
+import dev.strata.lsm.sstable.TableOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.Callable;
 
 /**
- * A measurement, not a test: SSTable build throughput (MB/s of user data) and point-lookup
- * rates with the block cache disabled and with every page cached, each the median of
- * several rounds on one thread. Run it with
- *
- * <pre>
- * mvn -q -pl lsm-core test-compile exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=dev.strata.lsm.sstable.SSTableThroughput \
- *     -Dexec.args="--entries 3000000 --rounds 5 --dir /tmp/sst-bench"
- * </pre>
+ * {@code measure sstable}: SSTable build throughput (MB/s of user data, to the OS and
+ * durable) and point-lookup rates with the block cache disabled and with every page cached,
+ * each the median of several rounds on one thread. Moved here from lsm-core's tests.
  */
-public final class SSTableThroughput {
+@Command(name = "sstable", mixinStandardHelpOptions = true,
+        description = "Build one SSTable and look keys up in it; prints MB/s and lookups/s (medians of rounds).")
+public final class SSTableThroughput implements Callable<Integer> {
     private static final int KEY_SIZE = 16;
     private static final int VALUE_SIZE = 100;
 
-    public static void main(String[] args) throws IOException {
-        int entries = 3_000_000;
-        int rounds = 5;
-        int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
-        int lookups = 1_000_000;
-        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "strata-sst-bench");
-        for (int i = 0; i < args.length; i += 2) {
-            switch (args[i]) {
-                case "--entries" -> entries = Integer.parseInt(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-                case "--page-size" -> pageSize = Integer.parseInt(args[i + 1]);
-                case "--lookups" -> lookups = Integer.parseInt(args[i + 1]);
-                case "--dir" -> dir = Path.of(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (known: --entries --rounds --page-size --lookups --dir)");
-            }
+    @Option(names = "--entries", description = "entries in the table (default ${DEFAULT-VALUE})")
+    int entries = 3_000_000;
+
+    @Option(names = "--rounds", description = "rounds of each measurement (default ${DEFAULT-VALUE})")
+    int rounds = 5;
+
+    @Option(names = "--page-size", description = "page size in bytes (default: the table format's)")
+    int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
+
+    @Option(names = "--lookups", description = "lookups per round (default ${DEFAULT-VALUE})")
+    int lookups = 1_000_000;
+
+    @Option(names = "--dir", description = "scratch directory (default: a directory under java.io.tmpdir)")
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "strata-sst-bench");
+
+    @Override
+    public Integer call() throws Exception {
+        run(System.out);
+        return 0;
+    }
+
+    void run(PrintStream out) throws IOException {
+        if (entries < 1 || rounds < 1 || lookups < 0) {
+            throw new IllegalArgumentException("--entries and --rounds must be >= 1, --lookups >= 0");
         }
         Files.createDirectories(dir);
         TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY);
@@ -54,7 +69,7 @@ public final class SSTableThroughput {
             rnd.nextBytes(v);
         }
         double userMb = (double) entries * (KEY_SIZE + VALUE_SIZE) / 1e6;
-        System.out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages%n",
+        out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages%n",
                 entries, KEY_SIZE, VALUE_SIZE, userMb, pageSize);
 
         double[] buildMbps = new double[rounds];
@@ -79,11 +94,11 @@ public final class SSTableThroughput {
             long tSynced = System.nanoTime();
             buildMbps[r] = userMb / ((tWritten - t0) / 1e9);
             buildSyncMbps[r] = userMb / ((tSynced - t0) / 1e9);
-            System.out.printf("  round %d: %.1f MB/s written to the OS, %.1f MB/s including fdatasync (file %.1f MB, height %d)%n",
+            out.printf("  round %d: %.1f MB/s written to the OS, %.1f MB/s including fdatasync (file %.1f MB, height %d)%n",
                     r + 1, buildMbps[r], buildSyncMbps[r], Files.size(path) / 1e6, table.footer().height());
         }
-        System.out.printf("build median: %.1f MB/s (to the OS), %.1f MB/s (durable)%n",
-                median(buildMbps), median(buildSyncMbps));
+        out.printf("build median: %.1f MB/s (to the OS), %.1f MB/s (durable)%n",
+                Scratch.median(buildMbps), Scratch.median(buildSyncMbps));
 
         try (PageFile file = io.open(path, OpenMode.READ, IoPurpose.READ)) {
             double[] uncached = new double[rounds];
@@ -100,28 +115,28 @@ public final class SSTableThroughput {
                 it.next();
             }
             for (int r = 0; r < rounds; r++) {
-                uncached[r] = lookupRate(cold, entries, lookups, r);
-                cached[r] = lookupRate(warm, entries, lookups, r);
-                System.out.printf("  round %d: %.0f lookups/s block cache disabled, %.0f lookups/s cached%n",
+                uncached[r] = lookupRate(cold, lookups, r);
+                cached[r] = lookupRate(warm, lookups, r);
+                out.printf("  round %d: %.0f lookups/s block cache disabled, %.0f lookups/s cached%n",
                         r + 1, uncached[r], cached[r]);
             }
-            System.out.printf("point lookups median: %.0f/s with the block cache disabled (OS page cache warm), "
-                    + "%.0f/s with every page cached%n", median(uncached), median(cached));
+            out.printf("point lookups median: %.0f/s with the block cache disabled (OS page cache warm), "
+                    + "%.0f/s with every page cached%n", Scratch.median(uncached), Scratch.median(cached));
         }
         Files.deleteIfExists(path);
     }
 
-    private static double lookupRate(SSTableReader reader, int entries, int lookups, int round) throws IOException {
+    private double lookupRate(SSTableReader reader, int n, int round) throws IOException {
         Random rnd = new Random(round);
         byte[] key = new byte[KEY_SIZE];
         long t0 = System.nanoTime();
-        for (int i = 0; i < lookups; i++) {
+        for (int i = 0; i < n; i++) {
             writeKey(key, rnd.nextInt(entries));
             if (reader.get(key) == null) {
                 throw new IllegalStateException("missing key " + InternalKeys.describe(key));
             }
         }
-        return lookups / ((System.nanoTime() - t0) / 1e9);
+        return n / ((System.nanoTime() - t0) / 1e9);
     }
 
     private static byte[] keyOf(int i) {
@@ -133,12 +148,9 @@ public final class SSTableThroughput {
     /** 16-byte keys in ascending order of {@code i}: a fixed prefix, then i big-endian. */
     private static void writeKey(byte[] key, int i) {
         Arrays.fill(key, 0, KEY_SIZE - 4, (byte) 'k');
-        PageFormat.putInt(key, KEY_SIZE - 4, i);
-    }
-
-    private static double median(double[] xs) {
-        double[] s = xs.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+        key[KEY_SIZE - 4] = (byte) (i >>> 24);
+        key[KEY_SIZE - 3] = (byte) (i >>> 16);
+        key[KEY_SIZE - 2] = (byte) (i >>> 8);
+        key[KEY_SIZE - 1] = (byte) i;
     }
 }
