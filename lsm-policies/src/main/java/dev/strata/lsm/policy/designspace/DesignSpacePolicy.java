@@ -140,9 +140,10 @@ final class DesignSpacePolicy implements MergePolicy {
         t.claim(inputs);
         Placement placement = target == null || target.components().isEmpty() ? Placement.newRun(level)
                 : Placement.intoRunOf(level, target.components().get(0).id());
-        if (below.isEmpty() && sourceIsOneRun) {
+        if (below.isEmpty() && sourceIsOneRun && !(level >= t.lastLevel && TreeShape.tombstones(source) > 0)) {
             return MergeTask.move(ids(inputs), placement, reason + "; overlaps nothing there: move");
         }
+        // Into the last level, files with tombstones are rewritten so the bottommost merge drops them.
         return MergeTask.rewrite(ids(inputs), placement, output(), reason);
     }
 
@@ -325,6 +326,9 @@ final class DesignSpacePolicy implements MergePolicy {
                 // Nothing below: rewrite the file in place, which drops its tombstones (bottommost).
                 if (trigger == TriggerKind.STALENESS || !t.mainRun(level).components().contains(f)) {
                     continue; // only the oldest run of the last level is bottommost
+                }
+                if (!FileRanking.bottommostRetryDue(cfg, f, now)) {
+                    continue; // written by a bottommost merge that had to keep its tombstones (a snapshot)
                 }
                 t.claim(List.of(f));
                 task = MergeTask.rewrite(List.of(f.id()), Placement.intoRunOf(level, f.id()), output(),
