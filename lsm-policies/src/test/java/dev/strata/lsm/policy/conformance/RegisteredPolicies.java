@@ -39,6 +39,8 @@ final class RegisteredPolicies {
         for (String p : List.of("design-space", "lo1", "lo2", "rr", "cold", "old", "tsd", "tsa")) {
             gaps.put("store:" + p, reason);
         }
+        gaps.put("store:tsd", reason + "; and with a snapshot held TSD rewrites a bottommost file in a loop until the "
+                + "engine records creation times (ComponentView.creationTimeMillis reads 0 on main)");
         return Map.copyOf(gaps);
     }
 
