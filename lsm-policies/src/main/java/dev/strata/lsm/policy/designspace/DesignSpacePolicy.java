@@ -135,16 +135,23 @@ final class DesignSpacePolicy implements MergePolicy {
         if (!t.allFree(below)) {
             return null;
         }
-        List<ComponentView> inputs = new ArrayList<>(source);
-        inputs.addAll(below);
-        t.claim(inputs);
+        List<ComponentView> chosen = new ArrayList<>(source);
+        chosen.addAll(below);
         Placement placement = target == null || target.components().isEmpty() ? Placement.newRun(level)
                 : Placement.intoRunOf(level, target.components().get(0).id());
-        if (below.isEmpty() && sourceIsOneRun && !(level >= t.lastLevel && TreeShape.tombstones(source) > 0)) {
+        List<ComponentView> inputs = StabilityClosure.close(t, chosen, placement);
+        if (inputs == null) {
+            return null;
+        }
+        t.claim(inputs);
+        int widened = inputs.size() - chosen.size();
+        if (widened == 0 && below.isEmpty() && sourceIsOneRun
+                && !(level >= t.lastLevel && TreeShape.tombstones(source) > 0)) {
             return MergeTask.move(ids(inputs), placement, reason + "; overlaps nothing there: move");
         }
         // Into the last level, files with tombstones are rewritten so the bottommost merge drops them.
-        return MergeTask.rewrite(ids(inputs), placement, output(), reason);
+        return MergeTask.rewrite(ids(inputs), placement, output(), widened == 0 ? reason
+                : reason + "; " + widened + " more for stability");
     }
 
     /** A task moving {@code source} (from {@code level}) down one level, following the target's shape. */

@@ -22,27 +22,10 @@ final class RegisteredPolicies {
      * issue 10 adds, keyed by "{@code suite:policy}", with the reason shown as the skip
      * message. Each entry must name what is missing; remove it as soon as that support lands.
      */
-    private static final Map<String, String> KNOWN_GAPS = designSpacePartialCompactionGap();
-
-    /**
-     * Found by this suite: design-space's leveled presets with file granularity move single
-     * files of a level's run down (MOVE or rewrite), leaving pieces of one earlier merge on two
-     * levels with overlapping sequence ranges; any later merge into the upper run whose key
-     * span covers a moved-down piece is then rejected by the engine's component-level
-     * stability check (its stand-in output spans every input's keys and seqnos), so the store
-     * counts a policy error at every flush and stops merging.
-     */
-    private static Map<String, String> designSpacePartialCompactionGap() {
-        String reason = "design-space consolidates newer runs into a leveled run whose key span covers files moved "
-                + "down earlier with overlapping seqno ranges; the engine rejects it (component-level stability)";
-        Map<String, String> gaps = new java.util.HashMap<>();
-        for (String p : List.of("design-space", "lo1", "lo2", "rr", "cold", "old", "tsd", "tsa")) {
-            gaps.put("store:" + p, reason);
-        }
-        gaps.put("store:tsd", reason + "; and with a snapshot held TSD rewrites a bottommost file in a loop until the "
-                + "engine records creation times (ComponentView.creationTimeMillis reads 0 on main)");
-        return Map.copyOf(gaps);
-    }
+    private static final Map<String, String> KNOWN_GAPS = Map.of("store:tsd", "engine does not yet record "
+            + "component creation times (ComponentView.creationTimeMillis reads 0), so with a snapshot held TSD "
+            + "rewrites a bottommost file that must keep its tombstones in a loop; DesignSpacePolicy retries such a "
+            + "file only once it is older than tombstone-ttl, which needs that time");
 
     private RegisteredPolicies() {
     }
