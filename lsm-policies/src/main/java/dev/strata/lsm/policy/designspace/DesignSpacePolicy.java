@@ -135,15 +135,23 @@ final class DesignSpacePolicy implements MergePolicy {
         if (!t.allFree(below)) {
             return null;
         }
-        List<ComponentView> inputs = new ArrayList<>(source);
-        inputs.addAll(below);
-        t.claim(inputs);
+        List<ComponentView> chosen = new ArrayList<>(source);
+        chosen.addAll(below);
         Placement placement = target == null || target.components().isEmpty() ? Placement.newRun(level)
                 : Placement.intoRunOf(level, target.components().get(0).id());
-        if (below.isEmpty() && sourceIsOneRun) {
+        List<ComponentView> inputs = StabilityClosure.close(t, chosen, placement);
+        if (inputs == null) {
+            return null;
+        }
+        t.claim(inputs);
+        int widened = inputs.size() - chosen.size();
+        if (widened == 0 && below.isEmpty() && sourceIsOneRun
+                && !(level >= t.lastLevel && TreeShape.tombstones(source) > 0)) {
             return MergeTask.move(ids(inputs), placement, reason + "; overlaps nothing there: move");
         }
-        return MergeTask.rewrite(ids(inputs), placement, output(), reason);
+        // Into the last level, files with tombstones are rewritten so the bottommost merge drops them.
+        return MergeTask.rewrite(ids(inputs), placement, output(), widened == 0 ? reason
+                : reason + "; " + widened + " more for stability");
     }
 
     /** A task moving {@code source} (from {@code level}) down one level, following the target's shape. */
@@ -325,6 +333,9 @@ final class DesignSpacePolicy implements MergePolicy {
                 // Nothing below: rewrite the file in place, which drops its tombstones (bottommost).
                 if (trigger == TriggerKind.STALENESS || !t.mainRun(level).components().contains(f)) {
                     continue; // only the oldest run of the last level is bottommost
+                }
+                if (!FileRanking.bottommostRetryDue(cfg, f, now)) {
+                    continue; // written by a bottommost merge that had to keep its tombstones (a snapshot)
                 }
                 t.claim(List.of(f));
                 task = MergeTask.rewrite(List.of(f.id()), Placement.intoRunOf(level, f.id()), output(),

@@ -67,6 +67,19 @@ final class FileRanking {
     }
 
     /**
+     * Whether a file of the last level that holds tombstones may be rewritten in place again.
+     * Every such file was written by a bottommost merge (files with tombstones are rewritten,
+     * never moved, into the last level), which drops every tombstone no snapshot needs; one
+     * that still holds tombstones had to keep them, and rewriting it at once would keep them
+     * again, forever while the snapshot lives (found by the conformance suite: TSD rewrote such
+     * a file about a hundred times a second). It is retried once it is older than D_th
+     * ({@code tombstone-ttl}), the time within which a tombstone must reach the bottom anyway.
+     */
+    static boolean bottommostRetryDue(DesignSpaceConfig cfg, ComponentView c, long now) {
+        return now - c.creationTimeMillis() >= cfg.tombstoneTtlMillis();
+    }
+
+    /**
      * How long a tombstone may live before it must have left {@code level}: Lethe's split of
      * the delete-persistence threshold D_th into per-level TTLs growing by T per level,
      * d_j = D_th (T - 1) T^(j-1) / (T^L - 1) for paper levels j = 1..L, summed over the

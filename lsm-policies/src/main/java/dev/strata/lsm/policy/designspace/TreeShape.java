@@ -124,6 +124,15 @@ final class TreeShape {
         return s;
     }
 
+    /** Tombstones held by {@code cs}. */
+    static long tombstones(List<ComponentView> cs) {
+        long s = 0;
+        for (ComponentView c : cs) {
+            s += c.tombstoneCount();
+        }
+        return s;
+    }
+
     static List<ComponentView> all(List<RunView> runs) {
         List<ComponentView> out = new ArrayList<>();
         for (RunView r : runs) {

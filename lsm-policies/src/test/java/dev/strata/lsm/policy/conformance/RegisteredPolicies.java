@@ -1,0 +1,60 @@
+package dev.strata.lsm.policy.conformance;
+
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicyFactory;
+import dev.strata.lsm.policy.PolicyParameter;
+import org.junit.jupiter.api.Assumptions;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The policies the conformance suite runs: every factory {@link MergePolicies} finds with
+ * {@code ServiceLoader}, each with its default parameters (design-space's presets are
+ * registered under their own names, so each runs with its pinned preset). A new policy gets
+ * the suite by being registered; nothing here lists policies.
+ */
+final class RegisteredPolicies {
+
+    /**
+     * Cases that cannot pass yet because the engine or the simulator lacks support that
+     * issue 10 adds, keyed by "{@code suite:policy}", with the reason shown as the skip
+     * message. Each entry must name what is missing; remove it as soon as that support lands.
+     */
+    private static final Map<String, String> KNOWN_GAPS = Map.of("store:tsd", "engine does not yet record "
+            + "component creation times (ComponentView.creationTimeMillis reads 0), so with a snapshot held TSD "
+            + "rewrites a bottommost file that must keep its tombstones in a loop; DesignSpacePolicy retries such a "
+            + "file only once it is older than tombstone-ttl, which needs that time");
+
+    private RegisteredPolicies() {
+    }
+
+    /** Names of every registered policy, sorted. */
+    static Stream<String> names() {
+        List<String> names = MergePolicies.names();
+        if (names.isEmpty()) {
+            throw new IllegalStateException("ServiceLoader found no merge policy");
+        }
+        return names.stream();
+    }
+
+    /**
+     * The component bound a policy promises, or -1: by convention a parameter named
+     * {@code k} is "the most components that may exist" (the bounded-depth policies).
+     */
+    static int componentBound(MergePolicyFactory factory) {
+        for (PolicyParameter p : factory.parameters()) {
+            if (p.name().equals("k")) {
+                return ((Number) p.defaultValue()).intValue();
+            }
+        }
+        return -1;
+    }
+
+    /** Skips (visibly, with its reason) a case listed in {@link #KNOWN_GAPS}. */
+    static void skipKnownGap(String suite, String policy) {
+        String reason = KNOWN_GAPS.get(suite + ":" + policy);
+        Assumptions.assumeTrue(reason == null, () -> "known gap: " + reason);
+    }
+}
