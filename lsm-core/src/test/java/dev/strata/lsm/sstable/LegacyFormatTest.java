@@ -66,7 +66,8 @@ class LegacyFormatTest {
             for (BlockCache cache : List.of(BlockCache.disabled(), BlockCache.create(4 << 20))) {
                 SSTableReader reader = SSTableReader.open(file, footerOffset, 1, cache);
                 Footer f = reader.footer();
-                // format version check added with the version-2 bump
+                assertEquals(1, f.formatVersion());
+                assertEquals(expected.stream().map(e -> java.util.HexFormat.of().formatHex(e.key())).distinct().count(), 1500);
                 assertEquals(expected.size(), f.entryCount());
                 assertEquals(expected.stream().filter(InternalEntry::isTombstone).count(), f.tombstoneCount());
                 assertEquals(3, f.height(), "the resource has two interior levels");
