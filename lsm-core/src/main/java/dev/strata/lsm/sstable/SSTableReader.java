@@ -133,6 +133,11 @@ public final class SSTableReader {
         return file.path();
     }
 
+    /** The bloom filter, null when the table has none; never modified. */
+    BloomFilter bloomFilter() {
+        return bloom;
+    }
+
     /** Whether the bloom filter admits {@code userKey} (true when the table has no filter). */
     public boolean mightContain(byte[] userKey) {
         return bloom == null || bloom.mightContain(userKey);
