@@ -137,10 +137,14 @@ class BlockMergeWriterTest {
                 model.put(e, e);
             }
             BlockMergeResult result;
+            BlockMergePlan plan;
             IoStats before = fixture.io.counters().snapshot();
             try (PageFile file = fixture.io.open(path, OpenMode.READ_WRITE, IoPurpose.MERGE)) {
                 SSTableReader base = SSTableReader.open(file, prev.table().footerOffset(), 1, BlockCache.disabled());
                 EntryListIterator in = new EntryListIterator(input);
+                in.seekToFirst();
+                plan = BlockMergePlan.of(base, in);
+                before = fixture.io.counters().snapshot();
                 in.seekToFirst();
                 result = BlockMergeWriter.merge(file, base, options, in, BlockMergeWriter.Retention.keepAll());
             }
@@ -153,6 +157,11 @@ class BlockMergeWriterTest {
             assertEquals(result.bytesWritten(), io.bytesWritten(IoPurpose.MERGE), where);
             assertEquals(result.physicalBytes() - prev.table().endOffset(), result.bytesWritten(), where);
             assertEquals(f.leafCount(), result.leavesReused() + result.leavesWritten(), where);
+            assertEquals(plan.dirtyLeaves(), result.dirtyLeavesMerged(), where + ": the plan predicts the dirty leaves");
+            assertEquals(plan.leaves() - plan.dirtyLeaves(), result.leavesReused(), where);
+            assertEquals(input.size(), plan.inputEntries(), where);
+            assertEquals(prev.table().footer().liveBytes(), plan.liveBytes(), where);
+            assertEquals(prev.table().endOffset(), plan.fileBytes(), where);
             assertTrue(result.leavesReused() > 0 || prev.table().footer().leafCount() <= result.dirtyLeavesMerged(),
                     where + ": some leaf must be clean when not every leaf is dirty");
             versions.add(new Version(result.table(), expected));
@@ -219,9 +228,13 @@ class BlockMergeWriterTest {
                 input.add(InternalEntry.put(key(lo + 1), 2, new byte[100]));
             }
             int n = input.size();
-            IoStats before = fixture.io.counters().snapshot();
             EntryListIterator in = new EntryListIterator(input);
             in.seekToFirst();
+            BlockMergePlan plan = BlockMergePlan.of(reader, in);
+            assertEquals(n, plan.dirtyLeaves());
+            assertEquals((long) n * PAGE, plan.dirtyBytes());
+            in.seekToFirst();
+            IoStats before = fixture.io.counters().snapshot();
             BlockMergeResult r = BlockMergeWriter.merge(file, reader, options, in, BlockMergeWriter.Retention.keepAll());
             IoStats io = fixture.io.counters().snapshot().minus(before);
             assertEquals(n, r.dirtyLeavesMerged());
