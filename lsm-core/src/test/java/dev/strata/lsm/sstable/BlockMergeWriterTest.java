@@ -429,6 +429,60 @@ class BlockMergeWriterTest {
         }
     }
 
+    private BlockMergeResult mergeInto(Path path, FinishedTable base, TableOptions options, List<InternalEntry> input,
+                                       BlockMergeWriter.Retention retention) throws IOException {
+        try (PageFile file = fixture.io.open(path, OpenMode.READ_WRITE, IoPurpose.MERGE)) {
+            SSTableReader reader = SSTableReader.open(file, base.footerOffset(), 1, BlockCache.disabled());
+            EntryListIterator in = new EntryListIterator(input);
+            in.seekToFirst();
+            return BlockMergeWriter.merge(file, reader, options, in, retention);
+        }
+    }
+
+    private List<InternalEntry> readVersion(Path path, FinishedTable table) throws IOException {
+        try (PageFile file = fixture.openForRead(path)) {
+            return scan(SSTableReader.open(file, table.footerOffset(), 1, BlockCache.disabled()));
+        }
+    }
+
+    @Test
+    void edgeCasesEmptyBaseOneLeafBaseEmptyInputAndEverythingDropped() throws IOException {
+        TableOptions options = TableOptions.defaults().withBloomReserve(0.1);
+        // An empty base: every new entry is a gap entry; the filter is built anew.
+        Path empty = dir.resolve("empty.sst");
+        FinishedTable e0 = fixture.write(empty, options, List.of());
+        List<InternalEntry> input = List.of(InternalEntry.put(key(1), 5, new byte[3]), InternalEntry.delete(key(2), 6));
+        BlockMergeResult r = mergeInto(empty, e0, options, input, BlockMergeWriter.Retention.keepAll());
+        assertEquals(input, readVersion(empty, r.table()));
+        assertTrue(r.bloomRebuilt());
+        assertEquals(2, r.table().footer().bloomKeys());
+
+        // A one-leaf base (no interior page): its summary comes from the footer.
+        Path one = dir.resolve("one.sst");
+        List<InternalEntry> small = List.of(InternalEntry.put(key(10), 1, new byte[5]), InternalEntry.put(key(20), 2, new byte[5]));
+        FinishedTable o0 = fixture.write(one, options, small);
+        assertEquals(1, o0.footer().height());
+        r = mergeInto(one, o0, options, List.of(InternalEntry.put(key(30), 3, new byte[5])), BlockMergeWriter.Retention.keepAll());
+        assertEquals(1, r.leavesReused());
+        assertEquals(List.of(small.get(0), small.get(1), InternalEntry.put(key(30), 3, new byte[5])), readVersion(one, r.table()));
+        assertEquals(3, r.table().footer().entryCount());
+
+        // Empty input: every leaf is referenced in place, the content is unchanged.
+        FinishedTable o1 = r.table();
+        r = mergeInto(one, o1, options, List.of(), BlockMergeWriter.Retention.keepAll());
+        assertEquals(0, r.leavesWritten());
+        assertEquals(readVersion(one, o1), readVersion(one, r.table()));
+
+        // A retention rule that drops everything merged: the new version holds only clean leaves, or nothing.
+        Path drop = dir.resolve("drop.sst");
+        FinishedTable d0 = fixture.write(drop, options, small);
+        r = mergeInto(drop, d0, options, List.of(InternalEntry.delete(key(10), 9), InternalEntry.delete(key(20), 9)),
+                (k, s, t) -> false);
+        assertEquals(List.of(), readVersion(drop, r.table()));
+        assertEquals(0, r.table().footer().entryCount());
+        assertEquals(1, r.table().footer().livePages());
+    }
+
     static String hex(byte[] b) {
         return HexFormat.of().formatHex(b);
     }
