@@ -75,7 +75,7 @@ public final class BlockMergeWriter {
         this.retention = retention;
         this.leaves = LeafIndex.leaves(base);
         this.sink = new PageSink(file, options.pageSize());
-        this.tree = new TreeBuilder(sink, options);
+        this.tree = new TreeBuilder(sink, options, true);
         BloomFilter old = base.bloomFilter();
         this.bloom = old == null || base.footer().bloomCapacity() == 0 ? null : old.copyForAppend();
         this.bloomKeys = base.footer().bloomKeys();

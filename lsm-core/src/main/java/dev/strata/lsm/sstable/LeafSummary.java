@@ -20,6 +20,41 @@ record LeafSummary(int entries, int tombstones, int overflowPages, long userByte
     static final int SIZE = 28;
     private static final long MAX_USER_BYTES = (1L << 48) - 1;
 
+    /**
+     * The summary of a leaf page's cells (count cells laid out as in docs/format.md);
+     * overflow pages are the overflow extents' lengths rounded up to whole pages.
+     */
+    static LeafSummary of(byte[] page, int count, int pageSize) {
+        int tombstones = 0;
+        long overflowPages = 0;
+        long userBytes = 0;
+        long minSeqno = Long.MAX_VALUE;
+        long maxSeqno = Long.MIN_VALUE;
+        for (int i = 0; i < count; i++) {
+            int off = TreePages.cellOffset(page, i);
+            int keyLen = TreePages.readVarint(page, off);
+            int keyEnd = off + PageFormat.varintSize(keyLen) + keyLen;
+            long trailer = PageFormat.getLong(page, keyEnd);
+            long seqno = trailer >>> 8;
+            minSeqno = Math.min(minSeqno, seqno);
+            maxSeqno = Math.max(maxSeqno, seqno);
+            userBytes += keyLen;
+            if ((trailer & 0xff) == EntryType.DELETE.code()) {
+                tombstones++;
+                continue;
+            }
+            int v = keyEnd + 8;
+            if (page[v] == PageFormat.VALUE_INLINE) {
+                userBytes += TreePages.readVarint(page, v + 1);
+            } else {
+                long len = PageFormat.getInt(page, v + 5) & 0xffffffffL;
+                userBytes += len;
+                overflowPages += (len + pageSize - 1) / pageSize;
+            }
+        }
+        return new LeafSummary(count, tombstones, (int) overflowPages, userBytes, minSeqno, maxSeqno);
+    }
+
     /** Writes the summary at {@code off} of {@code b}. */
     void encode(byte[] b, int off) {
         if (entries < 1 || entries > 0xffff || tombstones < 0 || tombstones > entries || overflowPages < 0

@@ -12,22 +12,28 @@ import java.util.List;
  * bottom-up. A leaf of an earlier version can be referenced in place ({@link #addLeaf}): its
  * level-1 cell is copied, nothing of the leaf is read or written. Validates every entry and
  * the order of entries and referenced leaves. Not thread safe.
+ *
+ * <p>With <em>balanced cuts</em> (in-place merges, whose runs of new leaves end wherever a
+ * clean leaf follows), a full leaf is held back until the next one is full too; when a run is
+ * cut with its last leaf less than half full, the cells of the held leaf and the last one are
+ * split evenly between the two, like a B-tree split, instead of leaving a nearly empty leaf
+ * that the next merge would split again. Leaves with overflow cells are never rebalanced (their
+ * extents must stay right before them), and a held leaf is written before any overflow extent.
  */
 final class TreeBuilder {
     private final PageSink sink;
     private final int pageSize;
     private final int maxKeySize;
     private final int maxInlineCell;
-    private final SlottedPageBuilder leaf;
+    private final boolean balancedCuts;
+    private SlottedPageBuilder leaf;
+    /** A full leaf not yet written (balanced cuts only), or null. */
+    private SlottedPageBuilder held;
+    private SlottedPageBuilder spare;
+    private boolean leafHasOverflow;
+    private boolean heldHasOverflow;
     private final List<InteriorLevel> levels = new ArrayList<>();
     private final byte[] summaryBytes = new byte[LeafSummary.SIZE];
-
-    // The open leaf.
-    private int leafTombstones;
-    private int leafOverflowPages;
-    private long leafUserBytes;
-    private long leafMinSeqno = Long.MAX_VALUE;
-    private long leafMaxSeqno = Long.MIN_VALUE;
 
     // The last internal key added (entry or referenced leaf's max key).
     private byte[] lastKey = new byte[64];
@@ -62,11 +68,18 @@ final class TreeBuilder {
     record Shape(int root, int height) {
     }
 
+    /** A builder whose leaves are cut only when full (and at the end). */
     TreeBuilder(PageSink sink, TableOptions options) {
+        this(sink, options, false);
+    }
+
+    /** A builder with or without balanced cuts (see the class comment). */
+    TreeBuilder(PageSink sink, TableOptions options, boolean balancedCuts) {
         this.sink = sink;
         this.pageSize = options.pageSize();
         this.maxKeySize = options.maxKeySize();
         this.maxInlineCell = SlottedPageBuilder.maxCellSize(pageSize) / 2;
+        this.balancedCuts = balancedCuts;
         this.leaf = new SlottedPageBuilder(pageSize);
     }
 
@@ -88,14 +101,18 @@ final class TreeBuilder {
         boolean overflow = !tombstone && inlineCell > maxInlineCell;
         int cell = overflow ? keyPart + 1 + PageFormat.OVERFLOW_REF_SIZE : inlineCell;
         if (!leaf.fits(cell) || leaf.count() == 0xffff) {
-            writeLeaf();
+            leafFull();
         }
         int overflowPage = 0;
         int overflowCrc = 0;
         if (overflow) {
+            if (held != null) {
+                // The held leaf goes first, so that this extent lies right before its own leaf.
+                writeHeld();
+            }
             overflowPage = sink.nextPage();
             overflowCrc = sink.writeExtent(value, value.length);
-            leafOverflowPages += sink.nextPage() - overflowPage;
+            leafHasOverflow = true;
         }
         leaf.beginCell();
         leaf.putVarint(key.length);
@@ -114,12 +131,6 @@ final class TreeBuilder {
             }
         }
         leaf.endCell();
-        if (tombstone) {
-            leafTombstones++;
-        }
-        leafUserBytes += key.length + (tombstone ? 0 : value.length);
-        leafMinSeqno = Math.min(leafMinSeqno, seqno);
-        leafMaxSeqno = Math.max(leafMaxSeqno, seqno);
         if (!hasLast) {
             firstKey = key.clone();
         }
@@ -156,10 +167,81 @@ final class TreeBuilder {
         remember(ref.maxKey(), ref.maxKey().length, ref.maxKeySeqno());
     }
 
-    /** Writes the open leaf now, even if it is not full (nothing when it is empty). */
+    /**
+     * Writes the open leaf now, even if it is not full (nothing when it is empty), and the held
+     * leaf before it, balancing the two when the open one is less than half full.
+     */
     void cutLeaf() throws IOException {
+        if (held != null) {
+            if (!leaf.isEmpty() && !leafHasOverflow && !heldHasOverflow
+                    && 2 * bytesOf(leaf) < SlottedPageBuilder.maxCellSize(pageSize)) {
+                rebalance();
+            }
+            writeHeld();
+        }
         if (!leaf.isEmpty()) {
-            writeLeaf();
+            writeLeaf(leaf);
+            leafHasOverflow = false;
+        }
+    }
+
+    /** The open leaf is full: write it, or hold it back (balanced cuts) after writing the one held. */
+    private void leafFull() throws IOException {
+        if (!balancedCuts) {
+            writeLeaf(leaf);
+            leafHasOverflow = false;
+            return;
+        }
+        if (held != null) {
+            writeHeld();
+        }
+        SlottedPageBuilder next = spare != null ? spare : new SlottedPageBuilder(pageSize);
+        spare = null;
+        held = leaf;
+        heldHasOverflow = leafHasOverflow;
+        leaf = next;
+        leafHasOverflow = false;
+    }
+
+    private void writeHeld() throws IOException {
+        writeLeaf(held);
+        spare = held;
+        held = null;
+        heldHasOverflow = false;
+    }
+
+    /** Bytes a page's cells and slots take. */
+    private static int bytesOf(SlottedPageBuilder b) {
+        return b.dataEnd() - PageFormat.HEADER_SIZE + b.count() * PageFormat.SLOT_SIZE;
+    }
+
+    /** Splits the cells of the held leaf and the open one evenly between the two (neither has overflow cells). */
+    private void rebalance() {
+        List<byte[]> cells = new ArrayList<>(held.count() + leaf.count());
+        for (SlottedPageBuilder b : List.of(held, leaf)) {
+            for (int i = 0; i < b.count(); i++) {
+                int end = i + 1 < b.count() ? b.cellOffset(i + 1) : b.dataEnd();
+                cells.add(Arrays.copyOfRange(b.bytes(), b.cellOffset(i), end));
+            }
+        }
+        int total = bytesOf(held) + bytesOf(leaf);
+        held.reset();
+        leaf.reset();
+        int left = 0;
+        for (byte[] c : cells) {
+            // Fill the left page up to half the bytes, always leaving the right one a cell.
+            boolean toLeft = (held.isEmpty() || 2 * (left + c.length + PageFormat.SLOT_SIZE) <= total)
+                    && leaf.isEmpty() && held.fits(c.length);
+            SlottedPageBuilder target = toLeft ? held : leaf;
+            if (!target.fits(c.length)) {
+                throw new IllegalStateException("rebalancing two leaves of " + total + " bytes overflowed a page");
+            }
+            target.beginCell();
+            target.putBytes(c, 0, c.length);
+            target.endCell();
+            if (toLeft) {
+                left += c.length + PageFormat.SLOT_SIZE;
+            }
         }
     }
 
@@ -204,10 +286,9 @@ final class TreeBuilder {
         }
     }
 
-    /** Writes the open leaf and records it (min and max key, page, summary) in the lowest interior level. */
-    private void writeLeaf() throws IOException {
-        LeafSummary s = new LeafSummary(leaf.count(), leafTombstones, leafOverflowPages, leafUserBytes, leafMinSeqno,
-                leafMaxSeqno);
+    /** Writes leaf {@code leaf} and records it (min and max key, page, summary) in the lowest interior level. */
+    private void writeLeaf(SlottedPageBuilder leaf) throws IOException {
+        LeafSummary s = LeafSummary.of(leaf.bytes(), leaf.count(), pageSize);
         byte[] page = leaf.finish(PageFormat.TYPE_LEAF, 0);
         int pageNo = sink.writePage(page);
         leafCount++;
@@ -223,11 +304,6 @@ final class TreeBuilder {
         addChild(0, page, minOff, TreePages.internalKeyLength(page, minOff), page, maxOff,
                 TreePages.internalKeyLength(page, maxOff), pageNo, s);
         leaf.reset();
-        leafTombstones = 0;
-        leafOverflowPages = 0;
-        leafUserBytes = 0;
-        leafMinSeqno = Long.MAX_VALUE;
-        leafMaxSeqno = Long.MIN_VALUE;
     }
 
     /**
@@ -311,7 +387,7 @@ final class TreeBuilder {
     }
 
     long entryCount() {
-        return entryCount + leaf.count();
+        return entryCount + leaf.count() + (held == null ? 0 : held.count());
     }
 
     /** Leaf pages written by this builder (not referenced ones). */
@@ -326,6 +402,6 @@ final class TreeBuilder {
 
     /** Whether the open leaf holds entries not yet written. */
     boolean leafOpen() {
-        return !leaf.isEmpty();
+        return !leaf.isEmpty() || held != null;
     }
 }
