@@ -483,6 +483,58 @@ class BlockMergeWriterTest {
         assertEquals(1, r.table().footer().livePages());
     }
 
+    /**
+     * One new key in a full leaf splits it into two leaves of nearly equal size, not a full
+     * leaf and a one-entry leaf; with an overflow value among the cells, no rebalancing.
+     */
+    @Test
+    void aSplitLeafIsBalanced() throws IOException {
+        List<InternalEntry> base = new ArrayList<>();
+        for (int k = 0; k < 2000; k += 2) {
+            base.add(InternalEntry.put(key(k), 1, new byte[100]));
+        }
+        Path path = dir.resolve("split.sst");
+        FinishedTable v1 = fixture.write(path, TableOptions.defaults(), base);
+        List<LeafRef> before;
+        try (PageFile file = fixture.openForRead(path)) {
+            before = LeafIndex.leaves(SSTableReader.open(file, v1.footerOffset(), 1, BlockCache.disabled()));
+        }
+        LeafRef full = before.get(3);
+        int lo = Integer.parseInt(new String(full.minKey()).substring(3));
+        BlockMergeResult r = mergeInto(path, v1, TableOptions.defaults(),
+                List.of(InternalEntry.put(key(lo + 1), 2, new byte[100])), BlockMergeWriter.Retention.keepAll());
+        assertEquals(2, r.leavesWritten());
+        try (PageFile file = fixture.openForRead(path)) {
+            List<LeafRef> after = LeafIndex.leaves(SSTableReader.open(file, r.table().footerOffset(), 1, BlockCache.disabled()));
+            LeafRef a = after.get(3);
+            LeafRef b = after.get(4);
+            assertEquals(full.summary().entries() + 1, a.summary().entries() + b.summary().entries());
+            assertTrue(Math.abs(a.summary().entries() - b.summary().entries()) <= 1,
+                    a.summary().entries() + " and " + b.summary().entries() + " entries");
+        }
+        // The same with an overflow value in the full leaf: cut when full, not rebalanced.
+        List<InternalEntry> withBig = new ArrayList<>(base);
+        withBig.set(1, InternalEntry.put(key(2), 1, new byte[3000]));
+        Path big = dir.resolve("split-big.sst");
+        FinishedTable b1 = fixture.write(big, TableOptions.defaults(), withBig);
+        try (PageFile file = fixture.openForRead(big)) {
+            before = LeafIndex.leaves(SSTableReader.open(file, b1.footerOffset(), 1, BlockCache.disabled()));
+        }
+        assertEquals(1, before.get(0).summary().overflowPages());
+        r = mergeInto(big, b1, TableOptions.defaults(), List.of(InternalEntry.put(key(1), 2, new byte[100])),
+                BlockMergeWriter.Retention.keepAll());
+        try (PageFile file = fixture.openForRead(big)) {
+            SSTableReader merged = SSTableReader.open(file, r.table().footerOffset(), 1, BlockCache.disabled());
+            List<LeafRef> after = LeafIndex.leaves(merged);
+            assertEquals(before.get(0).summary().entries(), after.get(0).summary().entries(), "first leaf cut when full");
+            assertEquals(1, after.get(1).summary().entries(), "the one entry pushed out stays alone");
+            assertEquals(TableLiveness.referencedPages(merged).cardinality(), r.table().footer().livePages());
+            List<InternalEntry> expected = new ArrayList<>(withBig);
+            expected.add(1, InternalEntry.put(key(1), 2, new byte[100]));
+            assertEquals(expected, scan(merged));
+        }
+    }
+
     static String hex(byte[] b) {
         return HexFormat.of().formatHex(b);
     }
