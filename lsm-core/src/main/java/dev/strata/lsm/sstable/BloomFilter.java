@@ -50,16 +50,38 @@ public final class BloomFilter {
 
     /** Builds a filter from the 64-bit hashes ({@link #hash}) of {@code count} keys. */
     public static BloomFilter build(long[] hashes, int count, int bitsPerKey) {
-        long bits = Math.max(64, (long) count * bitsPerKey);
-        int wordCount = (int) ((bits + 63) / 64);
-        BloomFilter f = new BloomFilter(new long[wordCount], optimalHashes(bitsPerKey));
+        return build(hashes, count, count, bitsPerKey);
+    }
+
+    /**
+     * Builds a filter sized for {@code capacity} keys ({@code capacity >= count}) from the
+     * hashes of {@code count} keys: the bits beyond {@code count} keys are the reserve that
+     * later keys fill ({@link #copyForAppend()}).
+     */
+    public static BloomFilter build(long[] hashes, int count, long capacity, int bitsPerKey) {
+        if (capacity < count) {
+            throw new IllegalArgumentException("bloom capacity " + capacity + " is below the " + count + " keys");
+        }
+        long bits = Math.max(64, capacity * bitsPerKey);
+        long wordCount = (bits + 63) / 64;
+        if (wordCount > Integer.MAX_VALUE / 8 - HEADER_SIZE) {
+            throw new IllegalArgumentException("bloom filter for " + capacity + " keys at " + bitsPerKey
+                    + " bits per key is too large");
+        }
+        BloomFilter f = new BloomFilter(new long[(int) wordCount], optimalHashes(bitsPerKey));
         for (int i = 0; i < count; i++) {
             f.add(hashes[i]);
         }
         return f;
     }
 
-    private void add(long h) {
+    /** A mutable copy of this filter, for a table version that adds keys to it. */
+    BloomFilter copyForAppend() {
+        return new BloomFilter(words.clone(), numHashes);
+    }
+
+    /** Sets the bits of the key with hash {@code h}; only on a filter not yet shared. */
+    void add(long h) {
         long delta = Long.rotateLeft(h, 31) | 1;
         for (int i = 0; i < numHashes; i++) {
             long bit = Long.remainderUnsigned(h, numBits);

@@ -20,21 +20,32 @@ import java.nio.file.Path;
  * @param bloomPage first page of the bloom filter extent, -1 without a filter
  * @param bloomLength bytes of the bloom filter extent before padding
  * @param bloomChecksum CRC32C of the bloom extent including its padding to a page
- * @param overflowPageCount pages holding large values
+ * @param overflowPageCount pages of the overflow extents this version's leaves reference
  * @param userBytes sum of user key and value lengths of all entries
  * @param previousFooterOffset footer offset of the version this one was derived from, -1 if none
  * @param firstPage first page written for this version
  * @param minKey smallest user key (empty when the table is empty)
  * @param maxKey largest user key (empty when the table is empty)
+ * @param formatVersion the table format version (1 or 2); this code writes 2
+ * @param bloomKeys keys added to the bloom filter since it was built, counting only keys
+ *     that set at least one bit (so an upper bound of the filter's effective load); 0 without
+ *     a filter. For format 1, the number of distinct keys is not recorded: 0.
+ * @param bloomCapacity keys the bloom filter is sized for at the table's bits per key
+ *     (distinct keys at build time plus the reserve); 0 for format 1 or without a filter
+ * @param livePages pages this version references: its tree (leaves of earlier versions
+ *     included), their overflow extents, its bloom extent and its footer. Times the page
+ *     size, the version's logical size; the file's physical size is larger when earlier
+ *     versions' pages are still in it.
  */
 public record Footer(int pageSize, int rootPage, int height, int leafCount, long entryCount,
                      long tombstoneCount, long minSeqno, long maxSeqno, int bloomPage, int bloomLength,
                      int bloomChecksum, int overflowPageCount, long userBytes, long previousFooterOffset,
-                     int firstPage, byte[] minKey, byte[] maxKey) {
+                     int firstPage, byte[] minKey, byte[] maxKey, int formatVersion, long bloomKeys,
+                     long bloomCapacity, long livePages) {
 
     /** "STRATSST" in ASCII. */
     public static final long MAGIC = 0x5354524154535354L;
-    /** The SSTable format version this code writes and reads. */
+    /** The SSTable format version this code writes (it also reads version 1). */
     public static final int FORMAT_VERSION = PageFormat.FORMAT_VERSION;
 
     private static final int OFF_MAGIC = 16;
@@ -53,7 +64,32 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
     private static final int OFF_USER_BYTES = 88;
     private static final int OFF_PREVIOUS = 96;
     private static final int OFF_FIRST_PAGE = 104;
-    private static final int OFF_KEYS = 108;
+    /** Version 1: the key bounds follow firstPage. */
+    private static final int OFF_KEYS_V1 = 108;
+    private static final int OFF_BLOOM_KEYS = 108;
+    private static final int OFF_BLOOM_CAPACITY = 116;
+    private static final int OFF_LIVE_PAGES = 124;
+    /** Version 2: the key bounds follow the bloom counts and the live page count. */
+    private static final int OFF_KEYS_V2 = 132;
+
+    /** Bytes of the file this version references ({@link #livePages()} pages). */
+    public long liveBytes() {
+        return livePages * pageSize;
+    }
+
+    /** Byte offset of the first page written for this version. */
+    public long firstOffset() {
+        return (long) firstPage * pageSize;
+    }
+
+    /** Whether this version's leaves carry summaries, so that it can be merged in place. */
+    public boolean hasLeafSummaries() {
+        return formatVersion >= PageFormat.FORMAT_VERSION;
+    }
+
+    private int keysOffset() {
+        return formatVersion == PageFormat.FORMAT_VERSION_1 ? OFF_KEYS_V1 : OFF_KEYS_V2;
+    }
 
     /** Whether the table has no entries. */
     public boolean isEmpty() {
@@ -64,7 +100,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
     byte[] encode() {
         byte[] p = new byte[pageSize];
         p[PageFormat.OFF_TYPE] = PageFormat.TYPE_FOOTER;
-        PageFormat.putShort(p, PageFormat.OFF_VERSION, FORMAT_VERSION);
+        PageFormat.putShort(p, PageFormat.OFF_VERSION, formatVersion);
         PageFormat.putLong(p, OFF_MAGIC, MAGIC);
         PageFormat.putInt(p, OFF_PAGE_SIZE, pageSize);
         PageFormat.putInt(p, OFF_ROOT, rootPage);
@@ -81,7 +117,12 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         PageFormat.putLong(p, OFF_USER_BYTES, userBytes);
         PageFormat.putLong(p, OFF_PREVIOUS, previousFooterOffset);
         PageFormat.putInt(p, OFF_FIRST_PAGE, firstPage);
-        int off = OFF_KEYS;
+        if (formatVersion != PageFormat.FORMAT_VERSION_1) {
+            PageFormat.putLong(p, OFF_BLOOM_KEYS, bloomKeys);
+            PageFormat.putLong(p, OFF_BLOOM_CAPACITY, bloomCapacity);
+            PageFormat.putLong(p, OFF_LIVE_PAGES, livePages);
+        }
+        int off = keysOffset();
         PageFormat.putInt(p, off, minKey.length);
         System.arraycopy(minKey, 0, p, off + 4, minKey.length);
         off += 4 + minKey.length;
@@ -117,17 +158,19 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
             throw new CorruptionException(file, offset, "no SSTable footer (bad magic or page type) in " + where);
         }
         int version = PageFormat.getShort(p, PageFormat.OFF_VERSION);
-        if (version != FORMAT_VERSION) {
+        if (!PageFormat.readable(version)) {
             throw new CorruptionException(file, offset, "unsupported SSTable format version " + version
-                    + " in " + where + " (this build reads version " + FORMAT_VERSION + ")");
+                    + " in " + where + " (this build reads versions " + PageFormat.FORMAT_VERSION_1 + " and "
+                    + FORMAT_VERSION + ")");
         }
+        boolean v1 = version == PageFormat.FORMAT_VERSION_1;
         int pageSize = PageFormat.getInt(p, OFF_PAGE_SIZE);
         if (pageSize != p.length) {
             throw new CorruptionException(file, offset, "page size " + pageSize + " in " + where
                     + " does not match the " + p.length + " bytes read");
         }
         try {
-            int off = OFF_KEYS;
+            int off = v1 ? OFF_KEYS_V1 : OFF_KEYS_V2;
             int minLen = PageFormat.getInt(p, off);
             byte[] minKey = java.util.Arrays.copyOfRange(p, off + 4, off + 4 + checkLength(minLen, p.length));
             off += 4 + minLen;
@@ -139,10 +182,19 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                     PageFormat.getLong(p, OFF_MAX_SEQ), PageFormat.getInt(p, OFF_BLOOM_PAGE),
                     PageFormat.getInt(p, OFF_BLOOM_LENGTH), PageFormat.getInt(p, OFF_BLOOM_CRC),
                     PageFormat.getInt(p, OFF_OVERFLOW_PAGES), PageFormat.getLong(p, OFF_USER_BYTES),
-                    PageFormat.getLong(p, OFF_PREVIOUS), PageFormat.getInt(p, OFF_FIRST_PAGE), minKey, maxKey);
+                    PageFormat.getLong(p, OFF_PREVIOUS), PageFormat.getInt(p, OFF_FIRST_PAGE), minKey, maxKey,
+                    version, v1 ? 0 : PageFormat.getLong(p, OFF_BLOOM_KEYS),
+                    v1 ? 0 : PageFormat.getLong(p, OFF_BLOOM_CAPACITY),
+                    // A version-1 table never references an earlier version's pages.
+                    v1 ? offset / pageSize + 1 - PageFormat.getInt(p, OFF_FIRST_PAGE)
+                            : PageFormat.getLong(p, OFF_LIVE_PAGES));
             if (f.height < 0 || f.height > 64 || (f.height == 0) != (f.rootPage == PageFormat.NO_PAGE)) {
                 throw new CorruptionException(file, offset, "inconsistent root " + f.rootPage
                         + " and height " + f.height + " in " + where);
+            }
+            if (f.livePages < 1 || f.livePages > offset / pageSize + 1 || f.bloomKeys < 0 || f.bloomCapacity < 0) {
+                throw new CorruptionException(file, offset, "impossible live page count " + f.livePages
+                        + " or bloom counts " + f.bloomKeys + "/" + f.bloomCapacity + " in " + where);
             }
             return f;
         } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
@@ -171,6 +223,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
     public String toString() {
         return "Footer[root=" + rootPage + ", height=" + height + ", leaves=" + leafCount + ", entries=" + entryCount
                 + ", tombstones=" + tombstoneCount + ", seqno=" + minSeqno + ".." + maxSeqno + ", keys="
-                + InternalKeys.describe(minKey) + ".." + InternalKeys.describe(maxKey) + ", pageSize=" + pageSize + "]";
+                + InternalKeys.describe(minKey) + ".." + InternalKeys.describe(maxKey) + ", pageSize=" + pageSize + ", format=" + formatVersion
+                + ", livePages=" + livePages + ", bloomKeys=" + bloomKeys + "/" + bloomCapacity + "]";
     }
 }

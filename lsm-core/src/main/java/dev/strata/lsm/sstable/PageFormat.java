@@ -19,7 +19,18 @@ import java.util.zip.CRC32C;
  * Slot {@code i} is the u16 at {@code pageSize - 2 * (i + 1)}: the offset of cell {@code i}.
  */
 final class PageFormat {
-    static final int FORMAT_VERSION = 1;
+    /**
+     * The format version this code writes. Version 2 adds a leaf summary to every level-1
+     * interior cell and bloom and page-count fields to the footer (docs/format.md).
+     */
+    static final int FORMAT_VERSION = 2;
+    /** The first format, still read: no leaf summaries, never holds a reusing version. */
+    static final int FORMAT_VERSION_1 = 1;
+
+    /** Whether this code reads tables of format {@code version}. */
+    static boolean readable(int version) {
+        return version == FORMAT_VERSION_1 || version == FORMAT_VERSION;
+    }
 
     static final byte TYPE_LEAF = 1;
     static final byte TYPE_INTERIOR = 2;

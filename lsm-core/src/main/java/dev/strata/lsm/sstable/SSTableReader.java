@@ -135,6 +135,11 @@ public final class SSTableReader {
         return file.path();
     }
 
+    /** The bloom filter, null when the table has none; never modified. */
+    BloomFilter bloomFilter() {
+        return bloom;
+    }
+
     /** Whether the bloom filter admits {@code userKey} (true when the table has no filter). */
     public boolean mightContain(byte[] userKey) {
         return bloom == null || bloom.mightContain(userKey);
@@ -322,8 +327,11 @@ public final class SSTableReader {
         if (actualType != type || actualLevel != level) {
             problem = "expected a " + PageFormat.typeName(type) + " page at level " + level + ", found a "
                     + PageFormat.typeName(actualType) + " page at level " + actualLevel;
-        } else if (PageFormat.getShort(page, PageFormat.OFF_VERSION) != PageFormat.FORMAT_VERSION) {
-            problem = "unsupported page format version " + PageFormat.getShort(page, PageFormat.OFF_VERSION);
+        } else if (PageFormat.getShort(page, PageFormat.OFF_VERSION) != footer.formatVersion()) {
+            // Every page of a table version has its footer's format version (a version-1 file
+            // is never merged in place, so no version references pages of another format).
+            problem = "page format version " + PageFormat.getShort(page, PageFormat.OFF_VERSION)
+                    + " in a table of format version " + footer.formatVersion();
         } else if (count <= 0 || dataEnd < PageFormat.HEADER_SIZE
                 || (long) dataEnd + (long) count * PageFormat.SLOT_SIZE > pageSize) {
             problem = "bad cell count " + count + " or data end " + dataEnd;

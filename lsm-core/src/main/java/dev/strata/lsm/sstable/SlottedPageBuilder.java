@@ -37,6 +37,11 @@ final class SlottedPageBuilder {
         return pageSize - PageFormat.HEADER_SIZE - PageFormat.SLOT_SIZE;
     }
 
+    /** Offset of the first byte after the last cell. */
+    int dataEnd() {
+        return dataEnd;
+    }
+
     /** Offset of cell {@code i} already added. */
     int cellOffset(int i) {
         return PageFormat.getShort(page, pageSize - PageFormat.SLOT_SIZE * (i + 1));

@@ -1,0 +1,115 @@
+package dev.strata.lsm.blockmerge;
+
+import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.sstable.BlockMergeResult;
+import dev.strata.lsm.sstable.BlockMergeWriter;
+import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.InternalKeys;
+import dev.strata.lsm.sstable.SSTableReader;
+import dev.strata.lsm.sstable.TableOptions;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.function.Supplier;
+
+/**
+ * One block compaction (BlockDB, FAMILIES.md 2.2 and 2.4): the entries of the parent input
+ * merged in place into each overlapped child table, one sub-task per child, run by a pool.
+ * The key space is cut at the children's smallest keys: child {@code i} receives the input
+ * keys in {@code [min(child i), min(child i+1))}, the first child also every key below it
+ * and the last child every key above it, so every input entry goes to exactly one child and
+ * keys between two children are appended to the left one (as new leaves after its last).
+ * The sub-tasks share nothing, so the bytes written do not depend on the pool's size or
+ * order. Each child's file is forced before its result is returned; the caller makes the new
+ * footers live (manifest) only after all sub-tasks succeed.
+ */
+public final class BlockCompaction {
+    private BlockCompaction() {
+    }
+
+    /**
+     * One overlapped child table.
+     *
+     * @param file the child's file, opened for reading and writing
+     * @param table the child's live version, read from {@code file}
+     * @param options options of the new version (page size as the table's; the bloom reserve of the child's level)
+     */
+    public record Child(PageFile file, SSTableReader table, TableOptions options) {
+    }
+
+    /**
+     * Merges the input into every child.
+     *
+     * @param children the overlapped child tables in key order, key ranges disjoint
+     * @param input opens a new iterator over the whole parent input (called once per child)
+     * @param retention a new retention rule per child (rules such as
+     *     {@code VersionRetention} keep state)
+     * @param pool runs the sub-tasks; a direct executor runs them one after another
+     * @return the results in the order of {@code children}
+     * @throws IllegalArgumentException if the children are not in key order or overlap
+     * @throws IOException the first sub-task's failure (the others still run to their end)
+     */
+    public static List<BlockMergeResult> run(List<Child> children, Supplier<InternalIterator> input,
+                                             Supplier<BlockMergeWriter.Retention> retention, ExecutorService pool)
+            throws IOException {
+        for (int i = 1; i < children.size(); i++) {
+            byte[] prevMax = children.get(i - 1).table().footer().maxKey();
+            byte[] min = children.get(i).table().footer().minKey();
+            if (InternalKeys.compareUserKeys(prevMax, min) >= 0) {
+                throw new IllegalArgumentException("children of a block compaction must be in key order without overlap: "
+                        + children.get(i - 1).table().path() + " ends at " + InternalKeys.describe(prevMax) + ", "
+                        + children.get(i).table().path() + " starts at " + InternalKeys.describe(min));
+            }
+        }
+        List<Future<BlockMergeResult>> futures = new ArrayList<>();
+        for (int i = 0; i < children.size(); i++) {
+            Child child = children.get(i);
+            byte[] from = i == 0 ? null : child.table().footer().minKey();
+            byte[] to = i == children.size() - 1 ? null : children.get(i + 1).table().footer().minKey();
+            Callable<BlockMergeResult> task = () -> {
+                try (InternalIterator slice = new KeySliceIterator(input.get(), from, to)) {
+                    slice.seekToFirst();
+                    BlockMergeResult r = BlockMergeWriter.merge(child.file(), child.table(), child.options(), slice,
+                            retention.get());
+                    child.file().force(true);
+                    return r;
+                }
+            };
+            futures.add(pool.submit(task));
+        }
+        List<BlockMergeResult> results = new ArrayList<>();
+        Throwable failure = null;
+        for (Future<BlockMergeResult> f : futures) {
+            try {
+                results.add(f.get());
+            } catch (ExecutionException e) {
+                failure = failure == null ? e.getCause() : failure;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for a block compaction sub-task", e);
+            }
+        }
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof UncheckedIOException io) {
+            throw io.getCause();
+        }
+        if (failure instanceof RuntimeException re) {
+            throw re;
+        }
+        if (failure instanceof Error err) {
+            throw err;
+        }
+        if (failure != null) {
+            throw new IOException("block compaction sub-task failed", failure);
+        }
+        return results;
+    }
+}

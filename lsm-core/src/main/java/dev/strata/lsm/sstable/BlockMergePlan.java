@@ -1,0 +1,79 @@
+package dev.strata.lsm.sstable;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What an in-place merge of some input into a table version would touch, computed from the
+ * version's interior pages and the input's keys alone (no leaf is read): the figures BlockDB's
+ * selective compaction decides on (FAMILIES.md 2.3: valid size, valid ratio, dirty ratio).
+ * The dirty leaves are exactly those {@link BlockMergeWriter} would merge. Immutable.
+ *
+ * @param leaves leaves of the version
+ * @param dirtyLeaves leaves the merge would read and rewrite
+ * @param dirtyBytes bytes of the dirty leaves and their overflow extents
+ * @param inputEntries entries in the input
+ * @param liveBytes bytes the version references (its valid size: {@link Footer#liveBytes()})
+ * @param fileBytes bytes of the file up to the end of the version's footer (BlockDB's
+ *     {@code size}; pages released by hole punching still count)
+ */
+public record BlockMergePlan(int leaves, int dirtyLeaves, long dirtyBytes, long inputEntries, long liveBytes,
+                             long fileBytes) {
+
+    /** {@code liveBytes / fileBytes}: below a level's minimum, BlockDB rewrites the table ("mostly dead"). */
+    public double validRatio() {
+        return (double) liveBytes / fileBytes;
+    }
+
+    /** {@code dirtyBytes / fileBytes}: above a level's maximum, BlockDB rewrites the table ("mostly dirty"). */
+    public double dirtyRatio() {
+        return (double) dirtyBytes / fileBytes;
+    }
+
+    /**
+     * Classifies the leaves of {@code base} against {@code input} (consumed from its current
+     * position to its end; seek it again before merging).
+     *
+     * @throws IllegalArgumentException if {@code base} is of format version 1
+     */
+    public static BlockMergePlan of(SSTableReader base, InternalIterator input) throws IOException {
+        List<LeafRef> leaves = LeafIndex.leaves(base);
+        int pageSize = base.footer().pageSize();
+        int dirty = 0;
+        long dirtyBytes = 0;
+        long entries = 0;
+        int i = 0;
+        while (i < leaves.size()) {
+            LeafRef leaf = leaves.get(i);
+            while (input.valid() && InternalKeys.compareUserKeys(input.key(), leaf.minKey()) < 0) {
+                entries++;
+                input.next();
+            }
+            if (!input.valid() || InternalKeys.compareUserKeys(input.key(), leaf.maxKey()) > 0) {
+                i++;
+                continue;
+            }
+            // Dirty, with every following leaf that continues its last user key (as the writer merges them).
+            int last = i;
+            while (last + 1 < leaves.size() && Arrays.equals(leaves.get(last).maxKey(), leaves.get(last + 1).minKey())) {
+                last++;
+            }
+            for (int j = i; j <= last; j++) {
+                dirty++;
+                dirtyBytes += (1L + leaves.get(j).summary().overflowPages()) * pageSize;
+            }
+            while (input.valid() && InternalKeys.compareUserKeys(input.key(), leaves.get(last).maxKey()) <= 0) {
+                entries++;
+                input.next();
+            }
+            i = last + 1;
+        }
+        while (input.valid()) {
+            entries++;
+            input.next();
+        }
+        return new BlockMergePlan(leaves.size(), dirty, dirtyBytes, entries, base.footer().liveBytes(),
+                base.footerOffset() + pageSize);
+    }
+}
