@@ -4,6 +4,7 @@ import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.wal.WalSegments;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -127,7 +128,7 @@ public final class VersionSet {
             layout.add(runs);
         }
         if (log.tailDamaged()) {
-            checkTornTail(manifestPath, log, referenced);
+            checkTornTail(manifestPath, log, referenced, last.logNumber());
         }
         nextFileNumber.set(last.nextFileNumber());
         nextRunId.set(last.nextRunId());
@@ -150,14 +151,26 @@ public final class VersionSet {
     }
 
     /**
-     * The manifest ends in a damaged record. That is a harmless torn tail only if the
-     * record was never acknowledged, that is, if nothing it or a later edit would have
-     * installed exists: every edit that adds data adds table files, and a table is
-     * deleted only after an edit that replaces it. A table file the intact edits do not
-     * reference is therefore evidence that the damaged record (or one after it) counted,
-     * and opening would lose what it recorded: fail, deleting nothing, and point at repair.
+     * The manifest ends in a damaged record. Dropping it loses nothing if everything the
+     * tables the intact edits do not reference hold is also held elsewhere:
+     * <ul>
+     *   <li>no such table: nothing the damaged record (or one after it) installed exists;</li>
+     *   <li>the WAL segment the intact edits start replay from ({@code logNumber}) still
+     *       exists: a flush's table holds memtable data that replay from that segment
+     *       restores, and a merge's outputs hold data of inputs the intact edits still
+     *       reference (every one of them exists, checked before). Had the damaged edit
+     *       been acknowledged, the engine would have deleted the segments before its new
+     *       log number, in ascending order ({@code WalSegments.list} sorts), so the
+     *       intact edits' first segment would be the first to go. This is the case of a
+     *       manifest append that failed (a torn write, found by {@code strata-bench
+     *       torture}) followed by a kill before a new manifest superseded the damaged one.</li>
+     * </ul>
+     * Otherwise an unreferenced table is evidence that the damaged record counted (a flush
+     * whose WAL segments are gone), and opening would lose what it recorded: fail, deleting
+     * nothing, and point at repair.
      */
-    private void checkTornTail(Path manifestPath, Manifest.Log log, Set<Long> referenced) throws IOException {
+    private void checkTornTail(Path manifestPath, Manifest.Log log, Set<Long> referenced, long logNumber)
+            throws IOException {
         List<String> unreferenced = new ArrayList<>();
         for (Path p : io.list(dir)) {
             long n = TableFiles.parseNumber(p.getFileName().toString());
@@ -165,17 +178,21 @@ public final class VersionSet {
                 unreferenced.add(p.getFileName().toString());
             }
         }
-        if (!unreferenced.isEmpty()) {
+        if (!unreferenced.isEmpty() && !io.exists(WalSegments.path(dir, logNumber))) {
             throw new CorruptionException(manifestPath, log.validEnd(), "manifest " + manifestPath
                     + " is damaged at offset " + log.validEnd() + " (" + log.damage() + "), and table files it does not"
                     + " reference exist (" + String.join(", ", unreferenced.subList(0, Math.min(8, unreferenced.size())))
                     + (unreferenced.size() > 8 ? ", ... " + unreferenced.size() + " in all" : "")
-                    + "): the damaged record was acknowledged, so opening would lose data. Nothing was deleted;"
+                    + ") while the WAL segment its intact edits replay from (" + WalSegments.fileName(logNumber)
+                    + ") is gone: the damaged record was acknowledged, so opening would lose data. Nothing was deleted;"
                     + " rebuild the manifest from the tables with `strata-bench repair " + dir + "`"
                     + " (LsmStore.repair)");
         }
         LOG.log(System.Logger.Level.WARNING, "manifest " + manifestPath + " ends in a torn record at offset "
-                + log.validEnd() + " that nothing on disk depends on; it is dropped (" + log.damage() + ")");
+                + log.validEnd() + " that nothing on disk depends on" + (unreferenced.isEmpty() ? ""
+                : " (tables it does not reference, " + unreferenced + ", hold data the WAL from segment "
+                + WalSegments.fileName(logNumber) + " or referenced tables still hold)")
+                + "; it is dropped (" + log.damage() + ")");
     }
 
     private Component openReferenced(Path manifestPath, ComponentMeta m, long describedAt) throws IOException {
