@@ -15,6 +15,9 @@ import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.merge.MergingIterator;
+import java.util.Comparator;
+import dev.strata.lsm.policy.MergeMode;
+import dev.strata.lsm.merge.OutputCutter;
 import dev.strata.lsm.metrics.StoreMetrics;
 import dev.strata.lsm.merge.VersionRetention;
 import dev.strata.lsm.policy.ComponentId;
@@ -760,7 +763,8 @@ public final class Engine implements AutoCloseable {
     private Component writeFlushTable(Memtable m, long[] snaps, long visible) throws IOException {
         InternalIterator it = new SequenceBoundIterator(m.iterator(), visible);
         it.seekToFirst();
-        List<Component> out = writeTables(it, IoPurpose.FLUSH, OutputSpec.singleFile(), new VersionRetention(snaps, false));
+        List<Component> out = writeTables(it, IoPurpose.FLUSH, new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()),
+                new VersionRetention(snaps, false));
         return out.isEmpty() ? null : out.get(0);
     }
 
@@ -964,7 +968,11 @@ public final class Engine implements AutoCloseable {
             return;
         }
         Set<ComponentId> claimed = new HashSet<>();
-        for (MergeTask task : tasks) {
+        // Higher priority first, then in the order the policy picked (a stable sort): the pool
+        // starts them in submission order.
+        List<MergeTask> ordered = new ArrayList<>(tasks);
+        ordered.sort(Comparator.comparingInt(MergeTask::priority).reversed());
+        for (MergeTask task : ordered) {
             String problem = validate(v, task, claimed);
             if (problem != null) {
                 policyErrors.incrementAndGet();
@@ -984,8 +992,48 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /**
+     * The cutter that evaluates {@code task}'s output spec against {@code v}: the files of
+     * the level it aligns with and of the level below its target (each sorted by smallest
+     * key).
+     *
+     * @throws IllegalArgumentException if the spec cannot be evaluated there (the level below
+     *     the target holds overlapping files while an overlap rule is set)
+     */
+    static OutputCutter cutterFor(Version v, MergeTask task) {
+        OutputSpec spec = task.output();
+        List<OutputCutter.FileBounds> align = spec.alignToLevel() == OutputSpec.NO_LEVEL ? List.of()
+                : levelFiles(v, spec.alignToLevel());
+        List<OutputCutter.FileBounds> below = spec.maxOverlapBytes() == Long.MAX_VALUE
+                && spec.maxOverlapRatio() == Double.POSITIVE_INFINITY ? List.of()
+                : levelFiles(v, task.placement().level() + 1);
+        return new OutputCutter(spec, align, below);
+    }
+
+    private static List<OutputCutter.FileBounds> levelFiles(Version v, int level) {
+        if (level >= v.levels().size()) {
+            return List.of();
+        }
+        List<OutputCutter.FileBounds> files = new ArrayList<>();
+        for (Run r : v.levels().get(level)) {
+            for (Component c : r.components()) {
+                files.add(new OutputCutter.FileBounds(c.meta().minKey(), c.meta().maxKey(), c.meta().sizeBytes()));
+            }
+        }
+        files.sort((a, b) -> Arrays.compareUnsigned(a.minKey(), b.minKey()));
+        return files;
+    }
+
     /** Why {@code task} is unacceptable, or null. */
     private String validate(Version v, MergeTask task, Set<ComponentId> claimed) {
+        if (task.mode() == MergeMode.REUSE_BLOCKS) {
+            return "mode REUSE_BLOCKS (block compaction) is not executed by this engine yet; ask for REWRITE";
+        }
+        try {
+            cutterFor(v, task);
+        } catch (IllegalArgumentException e) {
+            return "its output spec cannot be evaluated at L" + task.placement().level() + ": " + e.getMessage();
+        }
         for (ComponentId id : task.inputs()) {
             if (v.find(id) == null) {
                 return "input " + id + " does not exist";
@@ -1007,7 +1055,8 @@ public final class Engine implements AutoCloseable {
         try {
             // Simulate the result, with one stand-in spanning the inputs' keys and seqnos as the output.
             List<Component> stand = task.inputs().stream().map(v::find).toList();
-            List<List<Run>> result = Layouts.apply(v, new HashSet<>(task.inputs()), List.of(merged(stand)), p, () -> -1);
+            List<List<Run>> result = Layouts.apply(v, new HashSet<>(task.inputs()),
+                    task.mode() == MergeMode.MOVE ? stand : List.of(merged(stand)), p, () -> -1);
             Layouts.checkStable(result);
         } catch (Layouts.PolicyError e) {
             return e.getMessage();
@@ -1029,7 +1078,8 @@ public final class Engine implements AutoCloseable {
         boolean ok = false;
         long mergeStart = System.nanoTime();
         try {
-            long bytes = mergeAndInstall(task, inputs, bottommost, snaps, null, 0, 0);
+            long bytes = task.mode() == MergeMode.MOVE ? moveAndInstall(task)
+                    : mergeAndInstall(task, inputs, bottommost, snaps, null, 0, 0);
             ok = true;
             mergeCount.incrementAndGet();
             metrics.recordMerge(System.nanoTime() - mergeStart);
@@ -1061,6 +1111,21 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
+     * Executes a {@link MergeMode#MOVE}: the inputs' files go to the task's placement by a
+     * version edit alone; nothing is read or written but the manifest record.
+     */
+    private long moveAndInstall(MergeTask task) throws IOException {
+        Set<ComponentId> removed = new HashSet<>(task.inputs());
+        versions.logAndApply(base -> {
+            List<Component> moved = task.inputs().stream().map(base::find).toList();
+            List<List<Run>> levels = Layouts.apply(base, removed, moved, task.placement(), versions::newRunId);
+            Layouts.checkStable(levels);
+            return new VersionSet.Change(levels, List.of(), List.of(), base.flushCounter(), currentPolicyState(), 0, 0);
+        });
+        return 0;
+    }
+
+    /**
      * Merges {@code inputs} into new tables and installs them in place of the task's
      * inputs. With {@code flushed} set, this completes a flush: {@code flushed} (not in any
      * version) is among the inputs, and the edit also counts the flush and moves the log
@@ -1081,7 +1146,7 @@ public final class Engine implements AutoCloseable {
             }
             MergingIterator merged = new MergingIterator(its);
             merged.seekToFirst();
-            outputs = ComponentTimes.inherit(writeTables(merged, IoPurpose.MERGE, task.output(),
+            outputs = ComponentTimes.inherit(writeTables(merged, IoPurpose.MERGE, cutterFor(versions.current(), task),
                     new VersionRetention(snaps, bottommost)), inputs);
             List<Component> out = outputs;
             Set<ComponentId> removed = new HashSet<>(task.inputs());
@@ -1139,11 +1204,9 @@ public final class Engine implements AutoCloseable {
      * keeping only what {@code retention} keeps (everything when null). Each file is forced
      * before it is opened and returned.
      */
-    private List<Component> writeTables(InternalIterator it, IoPurpose purpose, OutputSpec spec,
+    private List<Component> writeTables(InternalIterator it, IoPurpose purpose, OutputCutter cutter,
                                         VersionRetention retention) throws IOException {
         List<Component> out = new ArrayList<>();
-        List<byte[]> cuts = spec.cutKeys();
-        int nextCut = 0;
         long fileNumber = -1;
         PageFile file = null;
         SSTableWriter writer = null;
@@ -1157,18 +1220,14 @@ public final class Engine implements AutoCloseable {
                     it.next();
                     continue;
                 }
-                boolean cut = false;
-                while (nextCut < cuts.size() && Arrays.compareUnsigned(key, cuts.get(nextCut)) >= 0) {
-                    nextCut++;
-                    cut = true;
-                }
                 boolean newKey = writer == null || !Arrays.equals(key, lastKeyWritten);
-                if (writer != null && newKey && (cut || writer.estimatedBytes() >= spec.maxFileBytes())) {
+                if (writer != null && newKey && cutter.cutBefore(key, writer.estimatedBytes())) {
                     out.add(finishTable(fileNumber, writer));
                     file = null;
                     writer = null;
                 }
                 if (writer == null) {
+                    cutter.fileStarted(key);
                     fileNumber = newOutputFile();
                     file = io.open(tables.path(fileNumber), OpenMode.CREATE_NEW, purpose);
                     writer = new SSTableWriter(file, tableOptions);

@@ -121,7 +121,7 @@ class EngineVersusSimulatorTest {
     @MethodSource("cases")
     void engineWriteAmplificationMatchesSimulator(String policy, Map<String, String> params, int bound,
                                                   boolean settleAfterFlush) throws Exception {
-        List<Long> flushSizes = Collections.synchronizedList(new ArrayList<>());
+        List<Long> flushSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
         StoreConfig config = StoreConfig.builder()
                 .memtableBytes(MEMTABLE)
                 .bloomBitsPerKey(Integer.getInteger("strata.evs.bloom", 10))

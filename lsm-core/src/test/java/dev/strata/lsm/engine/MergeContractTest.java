@@ -1,0 +1,143 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.MergeMode;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.OutputSpec;
+import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.TreeView;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Function;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The engine honours a {@link MergeTask}'s mode and output spec, or rejects the task as a
+ * policy error: a MOVE is a metadata-only edit, REUSE_BLOCKS is refused until block
+ * compaction runs in the engine, and an output spec cuts the merge's output.
+ */
+class MergeContractTest {
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void clearScript() {
+        ScriptedPolicy.SCRIPT.set(null);
+    }
+
+    private static StoreConfig config() {
+        return StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME).build();
+    }
+
+    private static byte[] key(char range, int i) {
+        return String.format("%c-%06d", range, i).getBytes(UTF_8);
+    }
+
+    private static byte[] value(int i) {
+        return ("value-" + i + "-" + "v".repeat(60)).getBytes(UTF_8);
+    }
+
+    /** Two flushes of disjoint key ranges ('a' then 'b'); the script runs once level 0 holds both. */
+    private LsmStore twoRunsThen(Function<TreeView, List<MergeTask>> script) {
+        LsmStore store = LsmStore.open(dir, config());
+        for (int i = 0; i < 2000; i++) {
+            store.put(key('a', i), value(i));
+        }
+        store.flush();
+        ScriptedPolicy.SCRIPT.set(tree -> tree.level(0).runs().size() == 2 ? script.apply(tree) : List.of());
+        for (int i = 0; i < 2000; i++) {
+            store.put(key('b', i), value(i));
+        }
+        store.flush();
+        store.awaitMerges();
+        return store;
+    }
+
+    private static List<ComponentId> l0(TreeView tree, int run) {
+        return tree.level(0).runs().get(run).components().stream().map(ComponentView::id).toList();
+    }
+
+    private static void assertAllThere(LsmStore store) {
+        for (int i = 0; i < 2000; i++) {
+            assertArrayEquals(value(i), store.get(key('a', i)), "a " + i);
+            assertArrayEquals(value(i), store.get(key('b', i)), "b " + i);
+        }
+    }
+
+    @Test
+    void moveIsAVersionEditThatWritesNoTable() {
+        try (LsmStore store = twoRunsThen(tree -> List.of(MergeTask.move(l0(tree, 1), Placement.newRun(1), "down")))) {
+            StoreStats stats = store.stats();
+            assertEquals(0, stats.policyErrors(), "policy errors");
+            assertEquals(0, stats.mergeBytesWritten(), "a move writes no table bytes");
+            assertEquals(1, stats.componentsPerLevel()[0]);
+            assertEquals(1, stats.componentsPerLevel()[1]);
+            assertAllThere(store);
+        }
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            assertEquals(1, store.stats().componentsPerLevel()[1], "the move survives a reopen");
+            assertAllThere(store);
+        }
+    }
+
+    @Test
+    void moveOfAnOlderRunInFrontOfADisjointNewerOneIsExecuted() {
+        // Older data in front of newer is stable only because the key ranges are disjoint.
+        try (LsmStore store = twoRunsThen(tree -> List.of(new MergeTask(l0(tree, 1),
+                Placement.newRun(0), OutputSpec.singleFile(), MergeMode.MOVE, 0, "swap")))) {
+            // Disjoint key ranges: the swap is still stable, so it is executed.
+            assertEquals(0, store.stats().policyErrors());
+            assertAllThere(store);
+        }
+    }
+
+    @Test
+    void reuseBlocksIsRejectedAsAPolicyError() {
+        try (LsmStore store = twoRunsThen(tree -> List.of(new MergeTask(
+                List.of(l0(tree, 0).get(0), l0(tree, 1).get(0)), Placement.newRun(1), OutputSpec.singleFile(),
+                MergeMode.REUSE_BLOCKS, 0, "reuse")))) {
+            StoreStats stats = store.stats();
+            assertEquals(1, stats.policyErrors(), "REUSE_BLOCKS must be refused, not silently rewritten");
+            assertEquals(0, stats.mergeBytesWritten());
+            assertEquals(2, stats.componentsPerLevel()[0]);
+            assertAllThere(store);
+        }
+    }
+
+    @Test
+    void outputSpecCutsTheMergeOutput() {
+        OutputSpec spec = OutputSpec.maxFileBytes(32 << 10);
+        try (LsmStore store = twoRunsThen(tree -> List.of(MergeTask.rewrite(
+                List.of(l0(tree, 0).get(0), l0(tree, 1).get(0)), Placement.newRun(1), spec, "cut")))) {
+            StoreStats stats = store.stats();
+            assertEquals(0, stats.policyErrors());
+            assertTrue(stats.componentsPerLevel()[1] >= 5, "cut into several files: " + stats);
+            assertAllThere(store);
+        }
+    }
+
+    @Test
+    void outputsAlignWithTheFilesOfANamedLevel() {
+        // Merge both runs, cut at the boundary between the two level-0 files ('a' | 'b').
+        try (LsmStore store = twoRunsThen(tree -> List.of(MergeTask.rewrite(
+                List.of(l0(tree, 0).get(0), l0(tree, 1).get(0)), Placement.newRun(1),
+                OutputSpec.singleFile().alignedTo(0), "aligned")))) {
+            StoreStats stats = store.stats();
+            assertEquals(0, stats.policyErrors());
+            assertEquals(2, stats.componentsPerLevel()[1], "one output per file of level 0: " + stats);
+            assertAllThere(store);
+        }
+    }
+}
