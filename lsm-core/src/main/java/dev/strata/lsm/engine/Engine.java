@@ -804,7 +804,7 @@ public final class Engine implements AutoCloseable {
             } else {
                 List<Component> inputs = new ArrayList<>(claimed.mergeInputs);
                 inputs.add(0, flushed);
-                MergeTask task = MergeTask.of(plan.mergeWith(), plan.placement(), plan.reason());
+                MergeTask task = MergeTask.rewrite(plan.mergeWith(), plan.placement(), plan.output(), plan.reason());
                 long bytes = mergeAndInstall(task, inputs, claimed.mergeBottommost, claimed.snapshots, flushed,
                         nextSegment, maxSeq);
                 deleteQuietly(flushed.meta().fileNumber());

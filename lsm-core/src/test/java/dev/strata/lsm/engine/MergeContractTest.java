@@ -5,6 +5,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.FlushPlan;
 import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
@@ -35,6 +36,7 @@ class MergeContractTest {
     @AfterEach
     void clearScript() {
         ScriptedPolicy.SCRIPT.set(null);
+        ScriptedPolicy.FLUSH_SCRIPT.set(null);
     }
 
     private static StoreConfig config() {
@@ -137,6 +139,29 @@ class MergeContractTest {
             StoreStats stats = store.stats();
             assertEquals(0, stats.policyErrors());
             assertEquals(2, stats.componentsPerLevel()[1], "one output per file of level 0: " + stats);
+            assertAllThere(store);
+        }
+    }
+
+    @Test
+    void aFlushPlanThatMergesCutsItsOutput() {
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            for (int i = 0; i < 2000; i++) {
+                store.put(key('a', i), value(i));
+            }
+            store.flush();
+            // The next flush merges with the 'a' table (an eager dividing merge), cut at 32 KiB.
+            ScriptedPolicy.FLUSH_SCRIPT.set(tree -> FlushPlan.mergeWith(l0(tree, 0), Placement.newRun(1), "divide")
+                    .withOutput(OutputSpec.maxFileBytes(32 << 10)));
+            for (int i = 0; i < 2000; i++) {
+                store.put(key('b', i), value(i));
+            }
+            store.flush();
+            store.awaitMerges();
+            StoreStats stats = store.stats();
+            assertEquals(0, stats.policyErrors());
+            assertEquals(0, stats.componentsPerLevel()[0]);
+            assertTrue(stats.componentsPerLevel()[1] >= 5, "the flush's merge output was cut: " + stats);
             assertAllThere(store);
         }
     }

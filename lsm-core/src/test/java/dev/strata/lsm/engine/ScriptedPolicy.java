@@ -1,5 +1,7 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.FlushPlan;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.MergeTask;
@@ -19,6 +21,14 @@ import java.util.function.Function;
 public final class ScriptedPolicy implements MergePolicy {
     static final String NAME = "test-scripted";
     static final AtomicReference<Function<TreeView, List<MergeTask>>> SCRIPT = new AtomicReference<>();
+    /** The plan for the next flush, used once; null: a new newest run of level 0. */
+    static final AtomicReference<Function<TreeView, FlushPlan>> FLUSH_SCRIPT = new AtomicReference<>();
+
+    @Override
+    public FlushPlan planFlush(TreeView tree, ComponentView flushed) {
+        Function<TreeView, FlushPlan> script = FLUSH_SCRIPT.getAndSet(null);
+        return script == null ? MergePolicy.super.planFlush(tree, flushed) : script.apply(tree);
+    }
 
     @Override
     public List<MergeTask> pickMerges(TreeView tree) {
