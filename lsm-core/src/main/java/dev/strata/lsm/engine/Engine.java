@@ -114,6 +114,8 @@ public final class Engine implements AutoCloseable {
     private final VersionSet versions;
     private final MergePolicy policy;
     private final ScheduledExecutorService pool;
+    /** The flush lane: flushes run here, one at a time, never queued behind a merge on {@link #pool}. */
+    private final ScheduledExecutorService flushLane;
     private final DirectoryLock dirLock;
     private final StoreMetrics metrics;
     private final StoreListener listener;
@@ -198,6 +200,7 @@ public final class Engine implements AutoCloseable {
         this.policy = MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
         VersionSet openedVersions = null;
         ScheduledExecutorService startedPool = null;
+        ScheduledExecutorService startedFlushLane = null;
         StoreMetrics boundMetrics = null;
         try {
             openedVersions = VersionSet.open(io, dir, tables, config.manifestRewriteBytes());
@@ -208,6 +211,11 @@ public final class Engine implements AutoCloseable {
                 return t;
             };
             startedPool = Executors.newScheduledThreadPool(config.backgroundThreads(), factory);
+            startedFlushLane = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "strata-flush-" + dir.getFileName());
+                t.setDaemon(true);
+                return t;
+            });
             boundMetrics = new StoreMetrics(String.valueOf(dir.getFileName()), io.counters(), this::stats, cache);
             boundMetrics.bindTo(config.meterRegistry() != null ? config.meterRegistry()
                     : new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
@@ -218,6 +226,9 @@ public final class Engine implements AutoCloseable {
             if (startedPool != null) {
                 startedPool.shutdownNow();
             }
+            if (startedFlushLane != null) {
+                startedFlushLane.shutdownNow();
+            }
             if (openedVersions != null) {
                 openedVersions.close();
             }
@@ -227,6 +238,7 @@ public final class Engine implements AutoCloseable {
         }
         this.versions = openedVersions;
         this.pool = startedPool;
+        this.flushLane = startedFlushLane;
         this.metrics = boundMetrics;
         this.policyState = versions.current().policyState();
         versions.onVersionReleased(() -> {
@@ -669,7 +681,7 @@ public final class Engine implements AutoCloseable {
             return;
         }
         flushRunning = true;
-        pool.execute(this::flushOldest);
+        flushLane.execute(this::flushOldest);
     }
 
     private void flushOldest() {
@@ -715,7 +727,7 @@ public final class Engine implements AutoCloseable {
                 background.signalAll();
                 long delay = Math.min(MAX_RETRY_DELAY_MS, 10L << Math.min(flushFailures, 7));
                 if (!closed) {
-                    pool.schedule(this::retryFlush, delay, TimeUnit.MILLISECONDS);
+                    flushLane.schedule(this::retryFlush, delay, TimeUnit.MILLISECONDS);
                 }
             } finally {
                 mutex.unlock();
@@ -1648,8 +1660,10 @@ public final class Engine implements AutoCloseable {
 
     private void shutdownQuietly() {
         closed = true;
+        flushLane.shutdownNow();
         pool.shutdownNow();
         try {
+            flushLane.awaitTermination(10, TimeUnit.SECONDS);
             pool.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
