@@ -22,10 +22,7 @@ final class RegisteredPolicies {
      * issue 10 adds, keyed by "{@code suite:policy}", with the reason shown as the skip
      * message. Each entry must name what is missing; remove it as soon as that support lands.
      */
-    private static final Map<String, String> KNOWN_GAPS = Map.of("store:tsd", "engine does not yet record "
-            + "component creation times (ComponentView.creationTimeMillis reads 0), so with a snapshot held TSD "
-            + "rewrites a bottommost file that must keep its tombstones in a loop; DesignSpacePolicy retries such a "
-            + "file only once it is older than tombstone-ttl, which needs that time");
+    private static final Map<String, String> KNOWN_GAPS = Map.of();
 
     private RegisteredPolicies() {
     }
