@@ -702,6 +702,7 @@ public final class Engine implements AutoCloseable {
         Component flushed = null;
         long flushStart = System.nanoTime();
         try {
+            versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
             flushed = m.isEmpty() ? null : writeFlushTable(m, snaps, visible);
             long maxSeq = m.maxSeqno();
             if (flushed == null) {
@@ -1090,6 +1091,7 @@ public final class Engine implements AutoCloseable {
         boolean ok = false;
         long mergeStart = System.nanoTime();
         try {
+            versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
             long bytes = task.mode() == MergeMode.MOVE ? moveAndInstall(task)
                     : mergeAndInstall(task, inputs, bottommost, snaps, null, 0, 0);
             ok = true;

@@ -97,6 +97,20 @@ public final class Manifest implements Closeable {
         writer.append(edit.encode());
     }
 
+    /**
+     * Cuts this manifest's file back to {@code end} and forces it: after an append that
+     * failed part-written, {@code end} is where its last whole record ends. The writer stays
+     * unusable; the next edit starts a new manifest.
+     */
+    void truncate(StorageIO io, Path dir, long end) throws IOException {
+        try (PageFile f = io.open(dir.resolve(fileName(number)), OpenMode.READ_WRITE, IoPurpose.MANIFEST)) {
+            if (f.size() > end) {
+                f.truncate(end);
+            }
+            f.force(true);
+        }
+    }
+
     @Override
     public void close() {
         writer.close();

@@ -43,6 +43,14 @@ public final class VersionSet {
     private volatile Version current;
     private Manifest manifest;
     private boolean manifestBroken;
+    /**
+     * The live manifest (the one CURRENT names) may end in a partial record: an append
+     * failed half-written, and neither cutting it off nor a new manifest has succeeded
+     * since. While this holds, a crash leaves a damaged tail that open cannot tell from an
+     * acknowledged record damaged later, once tables the intact edits do not reference exist
+     * (a job's outputs in progress); see {@link #ensureIntactTail()}.
+     */
+    private volatile boolean tornTail;
     private final Set<Version> live = Collections.newSetFromMap(new IdentityHashMap<>());
     /**
      * Table files added by an edit whose manifest write failed after its bytes reached the
@@ -279,10 +287,19 @@ public final class VersionSet {
             manifestBroken = true;
             // A record whose bytes reached the file (only its force failed), or a snapshot whose
             // CURRENT switch happened, can be replayed after a crash: keep its files.
-            if (snapshot ? currentMovedOn() : manifest.writtenEnd() > writtenBefore) {
+            boolean replayable = snapshot ? currentMovedOn() : manifest.writtenEnd() > writtenBefore;
+            if (replayable) {
                 for (Component added : c.added()) {
                     unsettled.add(added.meta().fileNumber());
                 }
+                if (snapshot) {
+                    tornTail = false; // CURRENT names the new manifest, which ends in its snapshot
+                }
+            } else if (!snapshot) {
+                // The append failed before the whole record reached the file; part of it may
+                // have. Cut the live manifest back to its last whole record, or supersede it.
+                tornTail = true;
+                settleTornTail(writtenBefore, e);
             }
             throw e;
         }
@@ -290,6 +307,44 @@ public final class VersionSet {
         lastSequence = newLast;
         install(next);
         return next;
+    }
+
+    /**
+     * After an append that failed part-written: cuts the live manifest back to {@code end}
+     * (the end of its last whole record) or, failing that, starts a new manifest holding a
+     * snapshot of the current version. Either way a crash then finds an intact manifest, so
+     * the outputs of jobs still running are plain orphans rather than evidence against a
+     * damaged tail. Failures are attached to {@code failure}; {@link #ensureIntactTail()}
+     * retries before the next job writes tables. Found by {@code strata-bench torture}: a
+     * torn append, a failed new manifest, and a kill while a merge wrote its outputs left a
+     * store that open refused.
+     */
+    private void settleTornTail(long end, RuntimeException failure) {
+        try {
+            manifest.truncate(io, dir, end);
+            tornTail = false;
+            return;
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+        try {
+            writeSnapshot(current, logNumber, lastSequence);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /**
+     * Makes sure the live manifest ends in a whole record before a job writes tables: if an
+     * earlier append left it torn and neither cutting it back nor a new manifest worked then,
+     * tries a new manifest now.
+     *
+     * @throws StoreException if the manifest is still torn (the job should fail and retry)
+     */
+    public synchronized void ensureIntactTail() {
+        if (tornTail) {
+            writeSnapshot(current, logNumber, lastSequence);
+        }
     }
 
     /**
@@ -336,6 +391,7 @@ public final class VersionSet {
         Manifest old = manifest;
         manifest = next;
         manifestBroken = false;
+        tornTail = false;
         // CURRENT names the new manifest now: no earlier edit can be replayed any more.
         unsettled.clear();
         if (old != null) {
@@ -343,6 +399,15 @@ public final class VersionSet {
                 old.close();
             } catch (StoreException e) {
                 LOG.log(System.Logger.Level.WARNING, "closing old manifest failed", e);
+            }
+            // CURRENT names the new one durably (Manifest.create synced the directory): the old
+            // one is garbage. Left behind, a long-running store kept every manifest it rotated.
+            Path oldPath = dir.resolve(Manifest.fileName(old.number()));
+            try {
+                io.delete(oldPath);
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "could not delete old manifest " + oldPath
+                        + " (the next open deletes it)", e);
             }
         }
     }
