@@ -71,7 +71,7 @@ final class PrefixPolicy implements MergePolicy {
     }
 
     private boolean mergeable(Stack stack, int i, int busyFrom, int busyTo) {
-        return stack.length(i) <= maxMergableBytes && !stack.get(i).busy() && (i < busyFrom || i >= busyTo);
+        return stack.length(i) <= maxMergableBytes && !stack.busy(i, i + 1) && (i < busyFrom || i >= busyTo);
     }
 
     /** The run [from, to) (oldest-first indexes) the rule picks, or null. */

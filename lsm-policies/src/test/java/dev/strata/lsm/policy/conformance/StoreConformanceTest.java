@@ -106,7 +106,7 @@ class StoreConformanceTest {
         }
     }
 
-    private static void step(Random rnd, LsmStore store, TreeMap<byte[], byte[]> oracle, int keySpace, String where) {
+    static void step(Random rnd, LsmStore store, TreeMap<byte[], byte[]> oracle, int keySpace, String where) {
         int op = rnd.nextInt(100);
         if (op < 55) {
             byte[] k = key(rnd, keySpace);
@@ -167,7 +167,7 @@ class StoreConformanceTest {
         h.snapshot().close();
     }
 
-    private static void assertSameContents(TreeMap<byte[], byte[]> oracle, LsmStore store, String where) {
+    static void assertSameContents(TreeMap<byte[], byte[]> oracle, LsmStore store, String where) {
         try (Cursor c = store.scan(null, null)) {
             checkCursor(oracle, c, "full scan " + where);
         }

@@ -1,0 +1,77 @@
+package dev.strata.lsm.policy.conformance;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreStats;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Conformance, part (c): a store may be reopened with another policy (the XML names a new
+ * one), so every policy must work on any valid tree, not only on trees it built. Each
+ * registered policy takes over a store that a predecessor of each family shaped — a stack
+ * of level-0 runs ({@code binomial}), leveled trees ({@code lo1}, and {@code one-leveling}
+ * with a tiered level 0), size tiers ({@code tier}), and partitioned trees ({@code spooky},
+ * {@code vlsm}) — and must run
+ * without a single policy error while the store keeps the oracle's contents. Found by
+ * {@code strata-bench torture}, which changes the policy on reopen: thousands of rejected
+ * merges (a stack policy merging part of a level-0 run of several components; leveled
+ * policies placing merges above older overlapping data). Replay with
+ * {@code -Dstrata.conformance.seed=N}.
+ */
+class PolicySwitchConformanceTest {
+    private static final long MEMTABLE_BYTES = 32 << 10;
+    private static final String[] PREDECESSORS = {"binomial", "lo1", "one-leveling", "tier", "spooky", "vlsm"};
+
+    @TempDir
+    Path tmp;
+
+    static Stream<Arguments> switches() {
+        return RegisteredPolicies.names().flatMap(next -> Arrays.stream(PREDECESSORS)
+                .filter(before -> !before.equals(next)).map(before -> Arguments.of(before, next)));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @MethodSource("switches")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aPolicyTakesOverATreeAnotherPolicyShaped(String before, String next) {
+        RegisteredPolicies.skipKnownGap("switch-from-" + before, next);
+        long seed = Long.getLong("strata.conformance.seed", System.nanoTime());
+        int ops = Integer.getInteger("strata.conformance.ops", 4_000);
+        String replay = before + " -> " + next + " (replay with -Dstrata.conformance.seed=" + seed + ")";
+        Random rnd = new Random(seed ^ (before + next).hashCode());
+        Path dir = tmp.resolve("db");
+        TreeMap<byte[], byte[]> oracle = new TreeMap<>(Arrays::compareUnsigned);
+        int keySpace = 4000;
+        String[] phases = {before, next};
+        for (int phase = 0; phase < 2; phase++) {
+            StoreConfig config = StoreConfig.builder().memtableBytes(MEMTABLE_BYTES).blockCacheBytes(1 << 20)
+                    .mergePolicy(phases[phase], Map.of()).build();
+            try (LsmStore store = LsmStore.open(dir, config)) {
+                StoreConformanceTest.assertSameContents(oracle, store, "after opening with " + phases[phase] + ": "
+                        + replay);
+                for (int i = 0; i < ops; i++) {
+                    StoreConformanceTest.step(rnd, store, oracle, keySpace, phases[phase] + " op " + i + ": " + replay);
+                }
+                store.awaitMerges();
+                StoreStats stats = store.stats();
+                assertEquals(0, stats.policyErrors(), "policy errors under " + phases[phase] + ": " + replay + "; "
+                        + stats);
+                StoreConformanceTest.assertSameContents(oracle, store, "end of " + phases[phase] + ": " + replay);
+            }
+        }
+    }
+}
