@@ -153,6 +153,8 @@ public final class Engine implements AutoCloseable {
     private int flushFailures;
     private int mergeFailures;
     private volatile WriteAdmission admission = WriteAdmission.GO;
+    /** The last admission override logged (see scheduleMerges), to log each distinct one once. */
+    private String lastAdmissionOverride;
     private byte[] policyState;
     private volatile boolean closed;
 
@@ -1002,6 +1004,19 @@ public final class Engine implements AutoCloseable {
             long[] snaps = liveSnapshots();
             mergesRunning++;
             pool.execute(() -> runMerge(task, inputs, bottommost, snaps));
+        }
+        if (admission != WriteAdmission.GO && mergesRunning == 0 && !flushRunning) {
+            // Nothing running could change the policy's mind: writers held back now would wait
+            // for good (torture: a policy whose every merge was rejected, and writes stopped).
+            // A policy error, not a hang: writes proceed until the policy asks for a merge that runs.
+            policyErrors.incrementAndGet();
+            String message = "merge policy " + config.mergePolicy() + " answered " + admission
+                    + " with no merge running or accepted; writes proceed";
+            if (!message.equals(lastAdmissionOverride)) {
+                lastAdmissionOverride = message;
+                LOG.log(System.Logger.Level.ERROR, message + " (" + tasks.size() + " task(s) asked for)");
+            }
+            admission = WriteAdmission.GO;
         }
     }
 

@@ -8,6 +8,7 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.PolicyParameter;
 import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.policy.WriteAdmission;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -28,6 +29,15 @@ public final class ScriptedPolicy implements MergePolicy {
     public FlushPlan planFlush(TreeView tree, ComponentView flushed) {
         Function<TreeView, FlushPlan> script = FLUSH_SCRIPT.getAndSet(null);
         return script == null ? MergePolicy.super.planFlush(tree, flushed) : script.apply(tree);
+    }
+
+    /** What {@link #admission} answers; null: GO. */
+    static final AtomicReference<Function<TreeView, WriteAdmission>> ADMISSION = new AtomicReference<>();
+
+    @Override
+    public WriteAdmission admission(TreeView tree) {
+        Function<TreeView, WriteAdmission> script = ADMISSION.get();
+        return script == null ? WriteAdmission.GO : script.apply(tree);
     }
 
     @Override
