@@ -805,7 +805,7 @@ public final class Engine implements AutoCloseable {
                     List<List<Run>> levels;
                     try {
                         levels = Layouts.apply(base, Set.of(), List.of(flushed), p, versions::newRunId);
-                        Layouts.checkStable(levels);
+                        Layouts.checkChange(base, List.of(flushed), List.of(flushed), levels);
                     } catch (Layouts.PolicyError e) {
                         policyErrors.incrementAndGet();
                         LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy()
@@ -881,8 +881,9 @@ public final class Engine implements AutoCloseable {
                     List<Component> stand = new ArrayList<>(plan.mergeWith().stream().map(v::find).toList());
                     stand.add(flushed);
                     try {
-                        Layouts.checkStable(Layouts.apply(v, new HashSet<>(plan.mergeWith()), List.of(merged(stand)),
-                                plan.placement(), () -> -1));
+                        Component output = merged(stand);
+                        Layouts.checkChange(v, stand, List.of(output), Layouts.apply(v, new HashSet<>(plan.mergeWith()),
+                                List.of(output), plan.placement(), () -> -1));
                     } catch (Layouts.PolicyError e) {
                         problem = e.getMessage();
                     }
@@ -1083,9 +1084,8 @@ public final class Engine implements AutoCloseable {
         try {
             // Simulate the result, with one stand-in spanning the inputs' keys and seqnos as the output.
             List<Component> stand = task.inputs().stream().map(v::find).toList();
-            List<List<Run>> result = Layouts.apply(v, new HashSet<>(task.inputs()),
-                    task.mode() == MergeMode.MOVE ? stand : List.of(merged(stand)), p, () -> -1);
-            Layouts.checkStable(result);
+            List<Component> outputs = task.mode() == MergeMode.MOVE ? stand : List.of(merged(stand));
+            Layouts.checkChange(v, stand, outputs, Layouts.apply(v, new HashSet<>(task.inputs()), outputs, p, () -> -1));
         } catch (Layouts.PolicyError e) {
             return e.getMessage();
         }
@@ -1148,7 +1148,7 @@ public final class Engine implements AutoCloseable {
         versions.logAndApply(base -> {
             List<Component> moved = task.inputs().stream().map(base::find).toList();
             List<List<Run>> levels = Layouts.apply(base, removed, moved, task.placement(), versions::newRunId);
-            Layouts.checkStable(levels);
+            Layouts.checkChange(base, moved, moved, levels);
             return new VersionSet.Change(levels, List.of(), List.of(), base.flushCounter(), currentPolicyState(), 0, 0);
         });
         return 0;
@@ -1181,7 +1181,7 @@ public final class Engine implements AutoCloseable {
             Set<ComponentId> removed = new HashSet<>(task.inputs());
             versions.logAndApply(base -> {
                 List<List<Run>> levels = Layouts.apply(base, removed, out, task.placement(), versions::newRunId);
-                Layouts.checkStable(levels);
+                Layouts.checkChange(base, inputs, out, levels);
                 return new VersionSet.Change(levels, out, List.copyOf(task.inputs()),
                         base.flushCounter() + (flushed == null ? 0 : 1), currentPolicyState(),
                         flushed == null ? 0 : nextSegment, flushed == null ? 0 : maxSeq);

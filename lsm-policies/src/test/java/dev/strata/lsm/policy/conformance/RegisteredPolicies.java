@@ -22,29 +22,7 @@ final class RegisteredPolicies {
      * issue 10 adds, keyed by "{@code suite:policy}", with the reason shown as the skip
      * message. Each entry must name what is missing; remove it as soon as that support lands.
      */
-    private static final Map<String, String> KNOWN_GAPS = stackPoliciesAfterLeveled();
-
-    /**
-     * A stack policy taking over a tree whose older data a leveled policy moved below level 0
-     * merges level-0 runs whose key ranges, together, span deeper components; the engine's
-     * stability check compares key and sequence-number ranges (engine/Layouts.checkStable), so
-     * it rejects the output as possibly sitting above older versions of some key, though every
-     * input was above those components. A check by position (an output is stable when every
-     * input that overlaps a component lay on the same side of it) would accept it; that is the
-     * layout model of issue 10 item 5.
-     */
-    private static Map<String, String> stackPoliciesAfterLeveled() {
-        String reason = "Layouts.checkStable compares key and seqno ranges, not positions (issue 10 item 5)";
-        Map<String, String> gaps = new java.util.HashMap<>();
-        for (String stack : List.of("bigtable", "binomial", "concurrent", "constant", "exploring", "minlatency",
-                "prefix")) {
-            gaps.put("switch-from-lo1:" + stack, reason);
-        }
-        // vlsm merging its oldest level-0 table (a wide tier output) into level 1 below newer
-        // level-0 tables whose seqno ranges interleave with it: the same range-based check.
-        gaps.put("switch-from-tier:vlsm", reason);
-        return Map.copyOf(gaps);
-    }
+    private static final Map<String, String> KNOWN_GAPS = Map.of();
 
     private RegisteredPolicies() {
     }
