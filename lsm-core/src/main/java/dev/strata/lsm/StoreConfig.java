@@ -26,6 +26,8 @@ public final class StoreConfig {
     public static final int DEFAULT_MAX_IMMUTABLE_MEMTABLES = 2;
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
     public static final int DEFAULT_BACKGROUND_THREADS = 2;
+    /** The policy tick's default period: a few seconds, as RocksDB's periodic compaction check. */
+    public static final long DEFAULT_POLICY_TICK_MILLIS = 5000;
     public static final int DEFAULT_MAX_VALUE_BYTES = 64 << 20;
     public static final long DEFAULT_MANIFEST_REWRITE_BYTES = 4L << 20;
     public static final long MIN_MEMTABLE_BYTES = 4096;
@@ -37,6 +39,7 @@ public final class StoreConfig {
     private final int bloomBitsPerKey;
     private final long blockCacheBytes;
     private final int backgroundThreads;
+    private final long policyTickMillis;
     private final int maxValueBytes;
     private final long manifestRewriteBytes;
     private final String mergePolicy;
@@ -55,6 +58,7 @@ public final class StoreConfig {
         this.bloomBitsPerKey = b.bloomBitsPerKey;
         this.blockCacheBytes = b.blockCacheBytes;
         this.backgroundThreads = b.backgroundThreads;
+        this.policyTickMillis = b.policyTickMillis;
         this.maxValueBytes = b.maxValueBytes;
         this.manifestRewriteBytes = b.manifestRewriteBytes;
         this.mergePolicy = b.mergePolicy;
@@ -96,6 +100,7 @@ public final class StoreConfig {
         b.bloomBitsPerKey = bloomBitsPerKey;
         b.blockCacheBytes = blockCacheBytes;
         b.backgroundThreads = backgroundThreads;
+        b.policyTickMillis = policyTickMillis;
         b.maxValueBytes = maxValueBytes;
         b.manifestRewriteBytes = manifestRewriteBytes;
         b.mergePolicy = mergePolicy;
@@ -158,6 +163,15 @@ public final class StoreConfig {
         return backgroundThreads;
     }
 
+    /**
+     * How often, in milliseconds, the merge policy is consulted although nothing was flushed
+     * or merged, so that time-based triggers (file or tombstone age) fire on an idle store;
+     * 0 disables the tick.
+     */
+    public long policyTickMillis() {
+        return policyTickMillis;
+    }
+
     /** The manifest is rewritten as a snapshot once its log exceeds this size (default 4 MiB). */
     public long manifestRewriteBytes() {
         return manifestRewriteBytes;
@@ -205,7 +219,7 @@ public final class StoreConfig {
     public String toString() {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
                 + ", walMode=" + walMode + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
-                + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads
+                + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
                 + ", maxValueBytes=" + maxValueBytes + ", mergePolicy=" + mergePolicy + mergePolicyParams
                 + ", storageIO=" + (storageIO != null ? storageIO.getClass().getSimpleName() : storageIOName + storageIOParams)
                 + "]";
@@ -220,6 +234,7 @@ public final class StoreConfig {
         private int bloomBitsPerKey = TableOptions.DEFAULT_BLOOM_BITS_PER_KEY;
         private long blockCacheBytes = DEFAULT_BLOCK_CACHE_BYTES;
         private int backgroundThreads = DEFAULT_BACKGROUND_THREADS;
+        private long policyTickMillis = DEFAULT_POLICY_TICK_MILLIS;
         private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
         private long manifestRewriteBytes = DEFAULT_MANIFEST_REWRITE_BYTES;
         private String mergePolicy = SizeTieredPolicyFactory.NAME;
@@ -265,6 +280,12 @@ public final class StoreConfig {
 
         public Builder backgroundThreads(int threads) {
             this.backgroundThreads = threads;
+            return this;
+        }
+
+        /** See {@link StoreConfig#policyTickMillis()}: 0 (off) or 10 ms to one day. */
+        public Builder policyTickMillis(long millis) {
+            this.policyTickMillis = millis;
             return this;
         }
 
@@ -345,6 +366,8 @@ public final class StoreConfig {
             check(blockCacheBytes >= 0, "blockCacheBytes", blockCacheBytes, ">= 0");
             check(backgroundThreads >= 1 && backgroundThreads <= 64, "backgroundThreads", backgroundThreads,
                     "from 1 to 64");
+            check(policyTickMillis == 0 || policyTickMillis >= 10 && policyTickMillis <= 86_400_000L, "policyTickMillis",
+                    policyTickMillis, "0 (off) or from 10 to 86400000 (one day)");
             check(maxValueBytes >= 0 && maxValueBytes <= TableOptions.MAX_VALUE_SIZE, "maxValueBytes",
                     maxValueBytes, "from 0 to " + TableOptions.MAX_VALUE_SIZE);
             check(manifestRewriteBytes >= 4096, "manifestRewriteBytes", manifestRewriteBytes, ">= 4096");

@@ -95,6 +95,7 @@ final class ConfigDocumentHandler extends DefaultHandler {
             }
             case "background" -> {
                 e.integer("threads").ifPresent(builder::backgroundThreads);
+                e.longValue("policyTickMillis").ifPresent(builder::policyTickMillis);
                 check(e);
             }
             case "limits" -> {
@@ -254,6 +255,21 @@ final class ConfigDocumentHandler extends DefaultHandler {
                         + ": " + n + " bytes is too large (at most " + Integer.MAX_VALUE + " bytes)");
             }
             return OptionalInt.of((int) n);
+        }
+
+        /** An xs:long attribute. */
+        OptionalLong longValue(String attribute) {
+            Optional<String> v = text(attribute);
+            if (v.isEmpty()) {
+                return OptionalLong.empty();
+            }
+            try {
+                return OptionalLong.of(Long.parseLong(v.get()));
+            } catch (NumberFormatException ex) {
+                // Unreachable after validation (the schema type is xs:long); kept as a real error.
+                throw at.error("<" + name + ">: bad value \"" + v.get() + "\" for " + attribute
+                        + ": expected an integer", ex);
+            }
         }
 
         /** An xs:int attribute. */

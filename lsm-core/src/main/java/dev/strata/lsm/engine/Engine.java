@@ -28,6 +28,7 @@ import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.RunningMerge;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.WriteAdmission;
 import dev.strata.lsm.repair.RepairReport;
@@ -60,8 +61,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
@@ -145,6 +148,8 @@ public final class Engine implements AutoCloseable {
     private StoreException writesRefused;
 
     private final Set<ComponentId> busy = new HashSet<>();
+    /** Merges being executed, by the job that runs them (a merge task, or a flush's claim); guarded by the mutex. */
+    private final Map<Object, List<RunningMerge>> running = new IdentityHashMap<>();
     private final Set<Long> pendingOutputs = new HashSet<>();
     private boolean flushRunning;
     private int mergesRunning;
@@ -353,6 +358,31 @@ public final class Engine implements AutoCloseable {
         mutex.lock();
         try {
             scheduleMerges();
+        } finally {
+            mutex.unlock();
+        }
+        long tick = config.policyTickMillis();
+        if (tick > 0) {
+            // On the flush lane: the merge pool's threads may all be inside long merges, and the
+            // tick's work (a view and a decision under the mutex) is short.
+            flushLane.scheduleWithFixedDelay(this::policyTick, tick, tick, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * The policy tick: asks the policy for merges although nothing was flushed or merged, so
+     * time-based triggers (file or tombstone age) fire on an idle store.
+     */
+    private void policyTick() {
+        mutex.lock();
+        try {
+            if (!closed) {
+                scheduleMerges();
+                background.signalAll();
+            }
+        } catch (RuntimeException e) {
+            // A periodic task that throws is never run again: log and keep ticking.
+            LOG.log(System.Logger.Level.ERROR, "policy tick in " + dir + " failed", e);
         } finally {
             mutex.unlock();
         }
@@ -830,6 +860,7 @@ public final class Engine implements AutoCloseable {
             mutex.lock();
             try {
                 claimed.ids.forEach(busy::remove);
+                running.remove(claimed);
                 pendingOutputs.remove(flushed.meta().fileNumber());
                 background.signalAll();
             } finally {
@@ -919,11 +950,33 @@ public final class Engine implements AutoCloseable {
                     firstBottommost.add(Layouts.isBottommost(v, new HashSet<>(t.inputs()), t.placement(), minKey(in),
                             maxKey(in)));
                 }
-                return new Claimed(plan, ids, mergeInputs, bottommost, firstInputs, firstBottommost, snaps);
+                Claimed claim = new Claimed(plan, ids, mergeInputs, bottommost, firstInputs, firstBottommost, snaps);
+                List<RunningMerge> merges = new ArrayList<>();
+                for (int i = 0; i < plan.mergesFirst().size(); i++) {
+                    MergeTask t = plan.mergesFirst().get(i);
+                    merges.add(new RunningMerge(t.inputs(), t.placement(), t.mode(), bytesOf(firstInputs.get(i)),
+                            t.reason()));
+                }
+                if (plan.merges()) {
+                    merges.add(new RunningMerge(plan.mergeWith(), plan.placement(), MergeMode.REWRITE,
+                            bytesOf(mergeInputs) + flushed.meta().sizeBytes(), plan.reason()));
+                }
+                if (!merges.isEmpty()) {
+                    running.put(claim, List.copyOf(merges));
+                }
+                return claim;
             }
         } finally {
             mutex.unlock();
         }
+    }
+
+    private static long bytesOf(List<Component> cs) {
+        long bytes = 0;
+        for (Component c : cs) {
+            bytes += c.meta().sizeBytes();
+        }
+        return bytes;
     }
 
     private static byte[] minKey(List<Component> cs) {
@@ -960,8 +1013,10 @@ public final class Engine implements AutoCloseable {
 
     /** Builds the policy's view of {@code v}, marking components in running merges busy. */
     private TreeView treeView(Version v, Component... extra) {
+        List<RunningMerge> merges = new ArrayList<>();
+        running.values().forEach(merges::addAll);
         return new TreeView(ComponentViews.levels(v, busy::contains), v.flushCounter(), policyState,
-                ComponentViews.estimator(v, extra));
+                ComponentViews.estimator(v, extra), merges, System.currentTimeMillis());
     }
 
     /** Asks the policy for merges and starts the valid ones. Called with the mutex held. */
@@ -1004,6 +1059,8 @@ public final class Engine implements AutoCloseable {
             boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(), min, max);
             long[] snaps = liveSnapshots();
             mergesRunning++;
+            running.put(task, List.of(new RunningMerge(task.inputs(), task.placement(), task.mode(), bytesOf(inputs),
+                    task.reason())));
             pool.execute(() -> runMerge(task, inputs, bottommost, snaps));
         }
         if (admission != WriteAdmission.GO && mergesRunning == 0 && !flushRunning) {
@@ -1122,6 +1179,7 @@ public final class Engine implements AutoCloseable {
             mutex.lock();
             try {
                 task.inputs().forEach(busy::remove);
+                running.remove(task);
                 mergesRunning--;
                 if (ok) {
                     mergeFailures = 0;

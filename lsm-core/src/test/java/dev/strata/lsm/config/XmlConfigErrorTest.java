@@ -312,4 +312,22 @@ class XmlConfigErrorTest {
                 """, "2:34", "<manifest>", "manifestRewriteBytes", ">= 4096");
         assertEquals(ConfigException.class, e.getCause().getClass());
     }
+
+    @Test
+    void policyTickOutOfRangeNamesTheElementAndTheAllowedValues() {
+        assertError("""
+                <store>
+                  <background policyTickMillis="5"/>
+                </store>
+                """, "2:37", "<background>", "policyTickMillis", "0 (off) or from 10");
+    }
+
+    @Test
+    void policyTickIsReadFromTheBackgroundElement() {
+        assertEquals(250, XmlConfigTest.read("""
+                <store>
+                  <background threads="1" policyTickMillis="250"/>
+                </store>
+                """).policyTickMillis());
+    }
 }

@@ -1,0 +1,142 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.RunningMerge;
+import dev.strata.lsm.policy.TreeView;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The policy tick consults the policy on an idle store, so a time-based trigger fires with
+ * no flush or merge to prompt it; and every view shows the merges running meanwhile.
+ */
+class PolicyTickTest {
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void clearScript() {
+        ScriptedPolicy.SCRIPT.set(null);
+    }
+
+    private static byte[] key(char range, int i) {
+        return String.format("%c-%06d", range, i).getBytes(UTF_8);
+    }
+
+    private static List<ComponentId> levelZero(TreeView tree) {
+        return tree.level(0).runs().stream().flatMap(r -> r.components().stream()).map(ComponentView::id).toList();
+    }
+
+    private static void fillTwoRuns(LsmStore store) {
+        for (char r : new char[] {'a', 'b'}) {
+            for (int i = 0; i < 500; i++) {
+                store.put(key(r, i), key(r, i));
+            }
+            store.flush();
+        }
+    }
+
+    /** Waits up to 10 s for the store's merge count to reach {@code n}. */
+    private static boolean awaitMerges(LsmStore store, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (store.stats().mergeCount() < n) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
+    @Test
+    void aTimeTriggerFiresOnAnIdleStore() throws Exception {
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
+                .policyTickMillis(50).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            fillTwoRuns(store);
+            long due = System.currentTimeMillis() + 300;
+            // Merge level 0 once the view's clock passes `due`; until then ask for nothing.
+            ScriptedPolicy.SCRIPT.set(tree -> tree.nowMillis() >= due && tree.level(0).runs().size() == 2
+                    ? List.of(MergeTask.of(levelZero(tree), Placement.newRun(1), "due")) : List.of());
+            assertEquals(0, store.stats().mergeCount());
+            assertTrue(awaitMerges(store, 1), "the tick never asked the policy after the trigger's time");
+            assertTrue(System.currentTimeMillis() >= due);
+            for (char r : new char[] {'a', 'b'}) {
+                for (int i = 0; i < 500; i++) {
+                    assertArrayEquals(key(r, i), store.get(key(r, i)));
+                }
+            }
+        }
+    }
+
+    @Test
+    void withTheTickOffAnIdleStoreIsNotAsked() throws Exception {
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
+                .policyTickMillis(0).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            fillTwoRuns(store);
+            List<Long> asked = new CopyOnWriteArrayList<>();
+            ScriptedPolicy.SCRIPT.set(tree -> {
+                asked.add(tree.nowMillis());
+                return List.of();
+            });
+            Thread.sleep(300);
+            assertEquals(List.of(), asked, "the policy was consulted with the tick off and nothing happening");
+        }
+    }
+
+    @Test
+    void aViewTakenDuringAMergeShowsIt() throws Exception {
+        FlushLaneTest.GatedMergeIO io = new FlushLaneTest.GatedMergeIO();
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).backgroundThreads(1)
+                .mergePolicy(ScriptedPolicy.NAME).policyTickMillis(20).storageIO(io).build();
+        LsmStore store = LsmStore.open(dir, config);
+        List<RunningMerge> seen = new CopyOnWriteArrayList<>();
+        try {
+            fillTwoRuns(store);
+            List<ComponentId> inputs = new CopyOnWriteArrayList<>();
+            ScriptedPolicy.SCRIPT.set(tree -> {
+                inputs.addAll(levelZero(tree));
+                return List.of(MergeTask.of(levelZero(tree), Placement.newRun(1), "held"));
+            });
+            assertTrue(io.mergeWriting.await(10, TimeUnit.SECONDS), "the merge started and is held");
+            // The next tick's view must list the held merge.
+            ScriptedPolicy.SCRIPT.set(tree -> {
+                seen.addAll(tree.runningMerges());
+                return List.of();
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (seen.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(!seen.isEmpty(), "no view listed the running merge");
+            RunningMerge m = seen.get(0);
+            assertEquals(inputs.size(), m.inputs().size());
+            assertTrue(m.inputs().containsAll(inputs), m.inputs() + " vs " + inputs);
+            assertEquals(1, m.targetLevel());
+            assertTrue(m.inputBytes() > 0);
+            assertEquals("held", m.reason());
+        } finally {
+            ScriptedPolicy.SCRIPT.set(null);
+            io.release();
+            store.awaitMerges();
+            store.close();
+        }
+    }
+}
