@@ -67,6 +67,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
@@ -153,6 +154,18 @@ public final class Engine implements AutoCloseable {
     private final Set<Long> pendingOutputs = new HashSet<>();
     private boolean flushRunning;
     private int mergesRunning;
+    /** A policy decision is queued or running on {@link #decider}; guarded by the mutex. */
+    private boolean decisionPending;
+    /** Something changed while a decision ran: decide again when it ends; guarded by the mutex. */
+    private boolean decisionAgain;
+    /**
+     * Serializes every call into the policy, which is not required to be thread safe. Never
+     * taken while {@link #decider} holds it and wants the mutex: the decider calls the
+     * policy without the mutex.
+     */
+    private final ReentrantLock policyLock = new ReentrantLock();
+    /** The policy's merge decisions run here, off the write mutex (one thread). */
+    private final ExecutorService decider;
     private boolean mergeRetryPending;
     private Throwable flushError;
     private int flushFailures;
@@ -208,6 +221,7 @@ public final class Engine implements AutoCloseable {
         VersionSet openedVersions = null;
         ScheduledExecutorService startedPool = null;
         ScheduledExecutorService startedFlushLane = null;
+        ExecutorService startedDecider = null;
         StoreMetrics boundMetrics = null;
         try {
             openedVersions = VersionSet.open(io, dir, tables, config.manifestRewriteBytes());
@@ -220,6 +234,11 @@ public final class Engine implements AutoCloseable {
             startedPool = Executors.newScheduledThreadPool(config.backgroundThreads(), factory);
             startedFlushLane = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "strata-flush-" + dir.getFileName());
+                t.setDaemon(true);
+                return t;
+            });
+            startedDecider = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "strata-policy-" + dir.getFileName());
                 t.setDaemon(true);
                 return t;
             });
@@ -236,6 +255,9 @@ public final class Engine implements AutoCloseable {
             if (startedFlushLane != null) {
                 startedFlushLane.shutdownNow();
             }
+            if (startedDecider != null) {
+                startedDecider.shutdownNow();
+            }
             if (openedVersions != null) {
                 openedVersions.close();
             }
@@ -246,6 +268,7 @@ public final class Engine implements AutoCloseable {
         this.versions = openedVersions;
         this.pool = startedPool;
         this.flushLane = startedFlushLane;
+        this.decider = startedDecider;
         this.metrics = boundMetrics;
         this.policyState = versions.current().policyState();
         versions.onVersionReleased(() -> {
@@ -639,6 +662,11 @@ public final class Engine implements AutoCloseable {
             if (m.active().approximateBytes() < config.memtableBytes()) {
                 return;
             }
+            if (decisionPending) {
+                // The policy is deciding after the last flush or merge: its admission first.
+                awaitBackground(100);
+                continue;
+            }
             boolean backlogFull = m.immutable().size() >= config.maxImmutableMemtables();
             if (backlogFull && flushError != null) {
                 throw new StoreException("writes are stopped: flushing to " + dir + " keeps failing (the store stays "
@@ -888,7 +916,12 @@ public final class Engine implements AutoCloseable {
                 ComponentView fv = ComponentViews.of(flushed, false);
                 FlushPlan plan;
                 try {
-                    plan = policy.planFlush(view, fv);
+                    policyLock.lock();
+                    try {
+                        plan = policy.planFlush(view, fv);
+                    } finally {
+                        policyLock.unlock();
+                    }
                 } catch (RuntimeException e) {
                     policyErrors.incrementAndGet();
                     LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy() + " failed to plan a flush", e);
@@ -1019,25 +1052,92 @@ public final class Engine implements AutoCloseable {
                 ComponentViews.estimator(v, extra), merges, System.currentTimeMillis());
     }
 
-    /** Asks the policy for merges and starts the valid ones. Called with the mutex held. */
+    /**
+     * Asks for a policy decision: the policy picks merges on {@link #decider}, off the write
+     * mutex, and the valid ones start. Called with the mutex held; a request made while a
+     * decision runs makes it decide again once it ends, with a fresh view.
+     */
     private void scheduleMerges() {
         if (closed) {
             return;
         }
-        Version v = versions.current();
-        TreeView view = treeView(v);
-        List<MergeTask> tasks;
-        try {
-            tasks = policy.pickMerges(view);
-            admission = policy.admission(view);
-            byte[] state = policy.persistentState(view);
-            policyState = state == null ? new byte[0] : state;
-        } catch (RuntimeException e) {
-            policyErrors.incrementAndGet();
-            LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy() + " failed", e);
-            admission = WriteAdmission.GO;
+        if (decisionPending) {
+            decisionAgain = true;
             return;
         }
+        decisionPending = true;
+        try {
+            decider.execute(this::decide);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            decisionPending = false; // shutting down
+        }
+    }
+
+    /**
+     * One or more policy decisions: a view taken under the mutex, the policy consulted
+     * without it (writers, flushes and merges go on meanwhile), then the tasks validated
+     * against the version current by then and started under the mutex. Writers about to
+     * switch a memtable wait for it (see {@link #makeRoomForWrite}), so admission is never
+     * older than the last flush or merge.
+     */
+    private void decide() {
+        while (true) {
+            TreeView view;
+            mutex.lock();
+            try {
+                if (closed) {
+                    decisionPending = false;
+                    background.signalAll();
+                    return;
+                }
+                decisionAgain = false;
+                view = treeView(versions.current());
+            } finally {
+                mutex.unlock();
+            }
+            List<MergeTask> tasks = null;
+            WriteAdmission decided = WriteAdmission.GO;
+            byte[] state = null;
+            RuntimeException failure = null;
+            policyLock.lock();
+            try {
+                tasks = policy.pickMerges(view);
+                decided = policy.admission(view);
+                state = policy.persistentState(view);
+            } catch (RuntimeException e) {
+                failure = e;
+            } finally {
+                policyLock.unlock();
+            }
+            mutex.lock();
+            try {
+                if (failure != null) {
+                    policyErrors.incrementAndGet();
+                    LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy() + " failed", failure);
+                    admission = WriteAdmission.GO;
+                } else if (!closed) {
+                    admission = decided;
+                    policyState = state == null ? new byte[0] : state;
+                    startMerges(tasks);
+                }
+                if (!decisionAgain || closed) {
+                    decisionPending = false;
+                    background.signalAll();
+                    return;
+                }
+            } catch (RuntimeException | Error e) {
+                decisionPending = false;
+                background.signalAll();
+                throw e;
+            } finally {
+                mutex.unlock();
+            }
+        }
+    }
+
+    /** Validates the policy's tasks against the current version and starts the valid ones. Mutex held. */
+    private void startMerges(List<MergeTask> tasks) {
+        Version v = versions.current();
         Set<ComponentId> claimed = new HashSet<>();
         // Higher priority first, then in the order the policy picked (a stable sort): the pool
         // starts them in submission order.
@@ -1063,7 +1163,7 @@ public final class Engine implements AutoCloseable {
                     task.reason())));
             pool.execute(() -> runMerge(task, inputs, bottommost, snaps));
         }
-        if (admission != WriteAdmission.GO && mergesRunning == 0 && !flushRunning) {
+        if (admission != WriteAdmission.GO && mergesRunning == 0 && !flushRunning && !decisionAgain) {
             // Nothing running could change the policy's mind: writers held back now would wait
             // for good (torture: a policy whose every merge was rejected, and writes stopped).
             // A policy error, not a hang: writes proceed until the policy asks for a merge that runs.
@@ -1614,7 +1714,8 @@ public final class Engine implements AutoCloseable {
     public void awaitMerges() {
         mutex.lock();
         try {
-            while (flushRunning || !memtables.immutable().isEmpty() || mergesRunning > 0 || mergeRetryPending) {
+            while (flushRunning || !memtables.immutable().isEmpty() || mergesRunning > 0 || mergeRetryPending
+                    || decisionPending) {
                 checkOpen();
                 awaitBackground(100);
             }
@@ -1719,7 +1820,7 @@ public final class Engine implements AutoCloseable {
             } finally {
                 leaveQueue(w);
             }
-            while (flushRunning || mergesRunning > 0) {
+            while (flushRunning || mergesRunning > 0 || decisionPending) {
                 awaitBackground(100);
             }
             closeWal();
@@ -1737,9 +1838,11 @@ public final class Engine implements AutoCloseable {
         closed = true;
         flushLane.shutdownNow();
         pool.shutdownNow();
+        decider.shutdownNow();
         try {
             flushLane.awaitTermination(10, TimeUnit.SECONDS);
             pool.awaitTermination(10, TimeUnit.SECONDS);
+            decider.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

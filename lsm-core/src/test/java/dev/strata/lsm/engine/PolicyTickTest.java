@@ -91,6 +91,7 @@ class PolicyTickTest {
                 .policyTickMillis(0).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             fillTwoRuns(store);
+            store.awaitMerges(); // the decisions the flushes asked for are made
             List<Long> asked = new CopyOnWriteArrayList<>();
             ScriptedPolicy.SCRIPT.set(tree -> {
                 asked.add(tree.nowMillis());

@@ -61,6 +61,13 @@ public final class VlsmPolicy implements MergePolicy {
             }
         }
         List<MergeTask> tasks = new ArrayList<>();
+        for (int level = 1; level < tree.levels().size(); level++) {
+            MergeTask collapse = collapseRuns(tree, level, claimed);
+            if (collapse != null) {
+                tasks.add(collapse.withPriority(2));
+                claim(collapse, claimed);
+            }
+        }
         MergeTask top = mergeOutOfLevel0(tree, claimed);
         if (top != null) {
             tasks.add(top.withPriority(1));
@@ -88,6 +95,25 @@ public final class VlsmPolicy implements MergePolicy {
             }
         }
         return tree.runningMerges().isEmpty() ? WriteAdmission.GO : WriteAdmission.STOP;
+    }
+
+    /**
+     * vLSM keeps one run per level below level 0. A store reopened with vlsm after another
+     * policy (a tiered one) may hold several at a level; a merge into that level's oldest run
+     * would then land below newer runs it overlaps. So such a level is first merged into one
+     * run (its oldest), once, cut into SSTs; nothing else touches it meanwhile.
+     */
+    private MergeTask collapseRuns(TreeView tree, int level, Set<ComponentId> claimed) {
+        List<RunView> runs = tree.level(level).runs();
+        if (runs.size() < 2 || anyClaimed(runs, claimed)) {
+            return null;
+        }
+        List<ComponentView> all = new ArrayList<>();
+        runs.forEach(r -> all.addAll(r.components()));
+        ComponentId anchor = runs.get(runs.size() - 1).components().get(0).id();
+        return MergeTask.rewrite(ids(all), Placement.intoRunOf(level, anchor), OutputSpec.maxFileBytes(config.sstBytes()),
+                String.format("vlsm: level %d holds %d runs (a tree another policy shaped); merge them into one", level,
+                        runs.size()));
     }
 
     // ---- level 0 -> level 1, or level 1 -> level 2 to make room ----
