@@ -113,6 +113,8 @@ public final class Engine implements AutoCloseable {
     private final StoreConfig config;
     private final CountingStorageIO io;
     private final TableOptions tableOptions;
+    private final ObsoleteFiles obsolete;
+    private final TableOutput output;
     private final BlockCache cache;
     private final TableFiles tables;
     private final VersionSet versions;
@@ -151,7 +153,6 @@ public final class Engine implements AutoCloseable {
     private final Set<ComponentId> busy = new HashSet<>();
     /** Merges being executed, by the job that runs them (a merge task, or a flush's claim); guarded by the mutex. */
     private final Map<Object, List<RunningMerge>> running = new IdentityHashMap<>();
-    private final Set<Long> pendingOutputs = new HashSet<>();
     private boolean flushRunning;
     private int mergesRunning;
     /** A policy decision is queued or running on {@link #decider}; guarded by the mutex. */
@@ -266,6 +267,8 @@ public final class Engine implements AutoCloseable {
             throw e;
         }
         this.versions = openedVersions;
+        this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex);
+        this.output = new TableOutput(io, dir, tables, versions, obsolete, tableOptions);
         this.pool = startedPool;
         this.flushLane = startedFlushLane;
         this.decider = startedDecider;
@@ -273,7 +276,7 @@ public final class Engine implements AutoCloseable {
         this.policyState = versions.current().policyState();
         versions.onVersionReleased(() -> {
             if (!pool.isShutdown()) {
-                pool.execute(this::deleteObsoleteTables);
+                pool.execute(obsolete::deleteObsoleteTables);
             }
         });
     }
@@ -372,12 +375,12 @@ public final class Engine implements AutoCloseable {
             try {
                 installFlush(flushed, newSegment, seqAtRecovery);
             } catch (RuntimeException | IOException e) {
-                deleteQuietly(flushed.meta().fileNumber());
+                obsolete.deleteUninstalled(flushed.meta().fileNumber());
                 throw e;
             }
             flushCount.incrementAndGet();
         }
-        deleteOrphans();
+        obsolete.deleteOrphans();
         mutex.lock();
         try {
             scheduleMerges();
@@ -411,29 +414,6 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** Deletes table files no version names, obsolete WAL segments, old manifests and temp files. */
-    private void deleteOrphans() throws IOException {
-        Set<Long> live = versions.liveTableFiles();
-        long manifest = versions.manifestNumber();
-        long logNumber = versions.logNumber();
-        for (Path p : io.list(dir)) {
-            String name = p.getFileName().toString();
-            long table = TableFiles.parseNumber(name);
-            long segment = WalSegments.parseNumber(p).orElse(-1);
-            long man = Manifest.parseNumber(name);
-            boolean orphan = (table >= 0 && !live.contains(table)) || (segment >= 0 && segment < logNumber)
-                    || (man >= 0 && man != manifest) || name.endsWith(".tmp");
-            if (orphan) {
-                LOG.log(System.Logger.Level.DEBUG, "deleting orphan {0}", p);
-                if (table >= 0) {
-                    // Through the table files: the recovery flush may have made a table obsolete that is open.
-                    tables.delete(table);
-                } else {
-                    io.delete(p);
-                }
-            }
-        }
-    }
 
     // ------------------------------------------------------------------ writes
 
@@ -778,7 +758,7 @@ public final class Engine implements AutoCloseable {
             // set for good, and flush() and close() waiting for it forever.
             LOG.log(System.Logger.Level.WARNING, "flush to " + dir + " failed; will retry", e);
             if (flushed != null) {
-                deleteQuietly(flushed.meta().fileNumber());
+                obsolete.deleteUninstalled(flushed.meta().fileNumber());
             }
             mutex.lock();
             try {
@@ -801,7 +781,7 @@ public final class Engine implements AutoCloseable {
             imm.remove(imm.size() - 1);
             memtables = new Memtables(memtables.active(), List.copyOf(imm));
             if (flushed != null) {
-                pendingOutputs.remove(flushed.meta().fileNumber());
+                obsolete.settled(flushed.meta().fileNumber());
             }
             flushError = null;
             flushFailures = 0;
@@ -812,7 +792,7 @@ public final class Engine implements AutoCloseable {
         } finally {
             mutex.unlock();
         }
-        deleteObsoleteWal();
+        obsolete.deleteObsoleteWal();
     }
 
     private void retryFlush() {
@@ -836,7 +816,7 @@ public final class Engine implements AutoCloseable {
     private Component writeFlushTable(Memtable m, long[] snaps, long visible) throws IOException {
         InternalIterator it = new SequenceBoundIterator(m.iterator(), visible);
         it.seekToFirst();
-        List<Component> out = writeTables(it, IoPurpose.FLUSH, new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()),
+        List<Component> out = output.write(it, IoPurpose.FLUSH, new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()),
                 new VersionRetention(snaps, false));
         return out.isEmpty() ? null : out.get(0);
     }
@@ -880,7 +860,7 @@ public final class Engine implements AutoCloseable {
                 MergeTask task = MergeTask.rewrite(plan.mergeWith(), plan.placement(), plan.output(), plan.reason());
                 long bytes = mergeAndInstall(task, inputs, claimed.mergeBottommost, claimed.snapshots, flushed,
                         nextSegment, maxSeq);
-                deleteQuietly(flushed.meta().fileNumber());
+                obsolete.deleteUninstalled(flushed.meta().fileNumber());
                 mergeCount.incrementAndGet();
                 listener.flushed(versions.current().flushCounter(), flushed.meta().sizeBytes(), bytes);
             }
@@ -889,7 +869,7 @@ public final class Engine implements AutoCloseable {
             try {
                 claimed.ids.forEach(busy::remove);
                 running.remove(claimed);
-                pendingOutputs.remove(flushed.meta().fileNumber());
+                obsolete.settled(flushed.meta().fileNumber());
                 background.signalAll();
             } finally {
                 mutex.unlock();
@@ -915,6 +895,10 @@ public final class Engine implements AutoCloseable {
                 TreeView view = treeView(v, flushed);
                 ComponentView fv = ComponentViews.of(flushed, false);
                 FlushPlan plan;
+                // The policy plans without the mutex (a decision on the decider may hold the
+                // policy; writers must not wait for either); the plan is then checked against
+                // the version current again, and made anew if that changed meanwhile.
+                mutex.unlock();
                 try {
                     policyLock.lock();
                     try {
@@ -926,6 +910,11 @@ public final class Engine implements AutoCloseable {
                     policyErrors.incrementAndGet();
                     LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy() + " failed to plan a flush", e);
                     plan = FlushPlan.newComponent(Placement.newRun(0), "fallback after policy failure");
+                } finally {
+                    mutex.lock();
+                }
+                if (versions.current() != v) {
+                    continue;
                 }
                 Set<ComponentId> ids = new HashSet<>(plan.mergeWith());
                 plan.mergesFirst().forEach(t -> ids.addAll(t.inputs()));
@@ -1020,18 +1009,6 @@ public final class Engine implements AutoCloseable {
         return cs.stream().map(c -> c.meta().maxKey()).max(Arrays::compareUnsigned).orElseThrow();
     }
 
-    private void deleteObsoleteWal() {
-        long logNumber = versions.logNumber();
-        try {
-            for (Path p : WalSegments.list(io, dir)) {
-                if (WalSegments.parseNumber(p).orElse(Long.MAX_VALUE) < logNumber) {
-                    io.delete(p);
-                }
-            }
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "deleting obsolete WAL segments failed", e);
-        }
-    }
 
     // ------------------------------------------------------------------ merges
 
@@ -1178,37 +1155,7 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /**
-     * The cutter that evaluates {@code task}'s output spec against {@code v}: the files of
-     * the level it aligns with and of the level below its target (each sorted by smallest
-     * key).
-     *
-     * @throws IllegalArgumentException if the spec cannot be evaluated there (the level below
-     *     the target holds overlapping files while an overlap rule is set)
-     */
-    static OutputCutter cutterFor(Version v, MergeTask task) {
-        OutputSpec spec = task.output();
-        List<OutputCutter.FileBounds> align = spec.alignToLevel() == OutputSpec.NO_LEVEL ? List.of()
-                : levelFiles(v, spec.alignToLevel());
-        List<OutputCutter.FileBounds> below = spec.maxOverlapBytes() == Long.MAX_VALUE
-                && spec.maxOverlapRatio() == Double.POSITIVE_INFINITY ? List.of()
-                : levelFiles(v, task.placement().level() + 1);
-        return new OutputCutter(spec, align, below);
-    }
 
-    private static List<OutputCutter.FileBounds> levelFiles(Version v, int level) {
-        if (level >= v.levels().size()) {
-            return List.of();
-        }
-        List<OutputCutter.FileBounds> files = new ArrayList<>();
-        for (Run r : v.levels().get(level)) {
-            for (Component c : r.components()) {
-                files.add(new OutputCutter.FileBounds(c.meta().minKey(), c.meta().maxKey(), c.meta().sizeBytes()));
-            }
-        }
-        files.sort((a, b) -> Arrays.compareUnsigned(a.minKey(), b.minKey()));
-        return files;
-    }
 
     /** Why {@code task} is unacceptable, or null. */
     private String validate(Version v, MergeTask task, Set<ComponentId> claimed) {
@@ -1216,7 +1163,7 @@ public final class Engine implements AutoCloseable {
             return "mode REUSE_BLOCKS (block compaction) is not executed by this engine yet; ask for REWRITE";
         }
         try {
-            cutterFor(v, task);
+            TableOutput.cutterFor(v, task);
         } catch (IllegalArgumentException e) {
             return "its output spec cannot be evaluated at L" + task.placement().level() + ": " + e.getMessage();
         }
@@ -1333,7 +1280,7 @@ public final class Engine implements AutoCloseable {
             }
             MergingIterator merged = new MergingIterator(its);
             merged.seekToFirst();
-            outputs = ComponentTimes.inherit(writeTables(merged, IoPurpose.MERGE, cutterFor(versions.current(), task),
+            outputs = ComponentTimes.inherit(output.write(merged, IoPurpose.MERGE, TableOutput.cutterFor(versions.current(), task),
                     new VersionRetention(snaps, bottommost)), inputs);
             List<Component> out = outputs;
             Set<ComponentId> removed = new HashSet<>(task.inputs());
@@ -1360,13 +1307,13 @@ public final class Engine implements AutoCloseable {
             }
             if (!installed) {
                 for (Component c : outputs) {
-                    deleteQuietly(c.meta().fileNumber());
+                    obsolete.deleteUninstalled(c.meta().fileNumber());
                 }
             } else {
                 mutex.lock();
                 try {
                     for (Component c : outputs) {
-                        pendingOutputs.remove(c.meta().fileNumber());
+                        obsolete.settled(c.meta().fileNumber());
                     }
                 } finally {
                     mutex.unlock();
@@ -1386,130 +1333,10 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /**
-     * Writes the entries of {@code it} into new table files cut as {@code spec} says,
-     * keeping only what {@code retention} keeps (everything when null). Each file is forced
-     * before it is opened and returned.
-     */
-    private List<Component> writeTables(InternalIterator it, IoPurpose purpose, OutputCutter cutter,
-                                        VersionRetention retention) throws IOException {
-        List<Component> out = new ArrayList<>();
-        long fileNumber = -1;
-        PageFile file = null;
-        SSTableWriter writer = null;
-        byte[] lastKeyWritten = null;
-        try {
-            while (it.valid()) {
-                byte[] key = it.key();
-                long seq = it.seqno();
-                EntryType type = it.type();
-                if (retention != null && !retention.keep(key, seq, type)) {
-                    it.next();
-                    continue;
-                }
-                boolean newKey = writer == null || !Arrays.equals(key, lastKeyWritten);
-                if (writer != null && newKey && cutter.cutBefore(key, writer.estimatedBytes())) {
-                    out.add(finishTable(fileNumber, writer));
-                    file = null;
-                    writer = null;
-                }
-                if (writer == null) {
-                    cutter.fileStarted(key);
-                    fileNumber = newOutputFile();
-                    file = io.open(tables.path(fileNumber), OpenMode.CREATE_NEW, purpose);
-                    writer = new SSTableWriter(file, tableOptions);
-                }
-                writer.add(key, seq, type, type == EntryType.DELETE ? null : it.value());
-                lastKeyWritten = key;
-                it.next();
-            }
-            if (writer != null) {
-                out.add(finishTable(fileNumber, writer));
-                file = null;
-            }
-            return out;
-        } catch (IOException | RuntimeException e) {
-            if (file != null) {
-                try {
-                    file.close();
-                } catch (IOException ignored) {
-                    // Already failing.
-                }
-                deleteQuietly(fileNumber);
-            }
-            for (Component c : out) {
-                deleteQuietly(c.meta().fileNumber());
-            }
-            throw e;
-        }
-    }
 
-    private long newOutputFile() {
-        long n = versions.newFileNumber();
-        mutex.lock();
-        try {
-            pendingOutputs.add(n);
-        } finally {
-            mutex.unlock();
-        }
-        return n;
-    }
 
-    private Component finishTable(long fileNumber, SSTableWriter writer) throws IOException {
-        FinishedTable t = writer.finishDurably();
-        io.syncDirectory(dir);
-        return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder()));
-    }
 
-    private void deleteQuietly(long fileNumber) {
-        try {
-            if (versions.unsettled(fileNumber)) {
-                // A failed manifest write may still name it: it goes once a new manifest supersedes.
-                LOG.log(System.Logger.Level.DEBUG, "keeping table " + fileNumber + " of a failed manifest edit");
-            } else {
-                tables.delete(fileNumber);
-            }
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not delete table " + fileNumber, e);
-        }
-        mutex.lock();
-        try {
-            pendingOutputs.remove(fileNumber);
-        } finally {
-            mutex.unlock();
-        }
-    }
 
-    /** Deletes table files that no live version and no running job references. */
-    private void deleteObsoleteTables() {
-        Set<Long> keep;
-        mutex.lock();
-        try {
-            keep = new HashSet<>(versions.liveTableFiles());
-            keep.addAll(pendingOutputs);
-        } finally {
-            mutex.unlock();
-        }
-        try {
-            for (Path p : io.list(dir)) {
-                long n = TableFiles.parseNumber(p.getFileName().toString());
-                if (n >= 0 && !keep.contains(n)) {
-                    mutex.lock();
-                    try {
-                        // Re-check under the lock: a job may have claimed the number meanwhile.
-                        if (pendingOutputs.contains(n) || versions.liveTableFiles().contains(n)) {
-                            continue;
-                        }
-                    } finally {
-                        mutex.unlock();
-                    }
-                    tables.delete(n);
-                }
-            }
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "deleting obsolete tables failed", e);
-        }
-    }
 
     // ------------------------------------------------------------------ reads
 

@@ -55,6 +55,7 @@ class FenceRangeEstimatorTest {
                 store.put(k, "0123456789".getBytes(UTF_8));
             }
             store.flush();
+            store.awaitMerges(); // the policy decides after the flush, on its own thread
             TreeView view = ViewProbePolicy.LAST.get();
             ComponentView table = view.components().get(0);
             TreeView interpolating = new TreeView(view.levels(), 0, null, null);

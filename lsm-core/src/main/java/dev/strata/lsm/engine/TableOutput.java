@@ -1,0 +1,149 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.OpenMode;
+import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.merge.VersionRetention;
+import dev.strata.lsm.merge.OutputCutter;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.OutputSpec;
+import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.FinishedTable;
+import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.SSTableWriter;
+import dev.strata.lsm.sstable.TableOptions;
+import dev.strata.lsm.version.Component;
+import dev.strata.lsm.version.ComponentMeta;
+import dev.strata.lsm.version.Run;
+import dev.strata.lsm.version.TableFiles;
+import dev.strata.lsm.version.Version;
+import dev.strata.lsm.version.VersionSet;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Writes the tables of a flush or a merge: entries in, durable table files out, cut where
+ * the task's {@link OutputSpec} says (evaluated by {@link OutputCutter} against the version
+ * the task started from), keeping what a {@link VersionRetention} keeps. A failure deletes
+ * every file this call wrote.
+ */
+final class TableOutput {
+    private final StorageIO io;
+    private final Path dir;
+    private final TableFiles tables;
+    private final VersionSet versions;
+    private final ObsoleteFiles obsolete;
+    private final TableOptions tableOptions;
+
+    TableOutput(StorageIO io, Path dir, TableFiles tables, VersionSet versions, ObsoleteFiles obsolete,
+                TableOptions tableOptions) {
+        this.io = io;
+        this.dir = dir;
+        this.tables = tables;
+        this.versions = versions;
+        this.obsolete = obsolete;
+        this.tableOptions = tableOptions;
+    }
+
+    /**
+     * The cutter that evaluates {@code task}'s output spec against {@code v}: the files of
+     * the level it aligns with and of the level below its target (each sorted by smallest
+     * key).
+     *
+     * @throws IllegalArgumentException if the spec cannot be evaluated there (the level below
+     *     the target holds overlapping files while an overlap rule is set)
+     */
+    static OutputCutter cutterFor(Version v, MergeTask task) {
+        OutputSpec spec = task.output();
+        List<OutputCutter.FileBounds> align = spec.alignToLevel() == OutputSpec.NO_LEVEL ? List.of()
+                : levelFiles(v, spec.alignToLevel());
+        List<OutputCutter.FileBounds> below = spec.maxOverlapBytes() == Long.MAX_VALUE
+                && spec.maxOverlapRatio() == Double.POSITIVE_INFINITY ? List.of()
+                : levelFiles(v, task.placement().level() + 1);
+        return new OutputCutter(spec, align, below);
+    }
+
+    private static List<OutputCutter.FileBounds> levelFiles(Version v, int level) {
+        if (level >= v.levels().size()) {
+            return List.of();
+        }
+        List<OutputCutter.FileBounds> files = new ArrayList<>();
+        for (Run r : v.levels().get(level)) {
+            for (Component c : r.components()) {
+                files.add(new OutputCutter.FileBounds(c.meta().minKey(), c.meta().maxKey(), c.meta().sizeBytes()));
+            }
+        }
+        files.sort((a, b) -> Arrays.compareUnsigned(a.minKey(), b.minKey()));
+        return files;
+    }
+
+    /**
+     * Writes the entries of {@code it} into new table files cut as {@code cutter} says,
+     * keeping only what {@code retention} keeps (everything when null). Each file is forced
+     * before it is opened and returned; each stays a pending output of {@link ObsoleteFiles}
+     * until the caller installs or deletes it.
+     */
+    List<Component> write(InternalIterator it, IoPurpose purpose, OutputCutter cutter, VersionRetention retention)
+            throws IOException {
+        List<Component> out = new ArrayList<>();
+        long fileNumber = -1;
+        PageFile file = null;
+        SSTableWriter writer = null;
+        byte[] lastKeyWritten = null;
+        try {
+            while (it.valid()) {
+                byte[] key = it.key();
+                long seq = it.seqno();
+                EntryType type = it.type();
+                if (retention != null && !retention.keep(key, seq, type)) {
+                    it.next();
+                    continue;
+                }
+                boolean newKey = writer == null || !Arrays.equals(key, lastKeyWritten);
+                if (writer != null && newKey && cutter.cutBefore(key, writer.estimatedBytes())) {
+                    out.add(finish(fileNumber, writer));
+                    file = null;
+                    writer = null;
+                }
+                if (writer == null) {
+                    cutter.fileStarted(key);
+                    fileNumber = obsolete.newOutputFile();
+                    file = io.open(tables.path(fileNumber), OpenMode.CREATE_NEW, purpose);
+                    writer = new SSTableWriter(file, tableOptions);
+                }
+                writer.add(key, seq, type, type == EntryType.DELETE ? null : it.value());
+                lastKeyWritten = key;
+                it.next();
+            }
+            if (writer != null) {
+                out.add(finish(fileNumber, writer));
+                file = null;
+            }
+            return out;
+        } catch (IOException | RuntimeException e) {
+            if (file != null) {
+                try {
+                    file.close();
+                } catch (IOException ignored) {
+                    // Already failing.
+                }
+                obsolete.deleteUninstalled(fileNumber);
+            }
+            for (Component c : out) {
+                obsolete.deleteUninstalled(c.meta().fileNumber());
+            }
+            throw e;
+        }
+    }
+
+    private Component finish(long fileNumber, SSTableWriter writer) throws IOException {
+        FinishedTable t = writer.finishDurably();
+        io.syncDirectory(dir);
+        return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder()));
+    }
+}
