@@ -34,18 +34,15 @@ import dev.strata.lsm.policy.WriteAdmission;
 import dev.strata.lsm.repair.RepairReport;
 import dev.strata.lsm.repair.StoreRepair;
 import dev.strata.lsm.sstable.EntryType;
-import dev.strata.lsm.sstable.FinishedTable;
 import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.SSTableReader;
-import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.LiveDataEstimate;
 import dev.strata.lsm.version.ComponentMeta;
 import dev.strata.lsm.version.ComponentTimes;
 import dev.strata.lsm.version.ComponentViews;
-import dev.strata.lsm.version.Manifest;
 import dev.strata.lsm.version.Run;
 import dev.strata.lsm.version.TableFiles;
 import dev.strata.lsm.version.Version;
@@ -134,11 +131,7 @@ public final class Engine implements AutoCloseable {
     /** See {@link #walScratch}; guarded by leadership of the write group. */
     private byte[] walScratch = new byte[INITIAL_WAL_SCRATCH];
 
-    /** The active memtable and the immutable ones, newest first. Replaced, never mutated. */
-    private record Memtables(Memtable active, List<Memtable> immutable) {
-    }
-
-    private volatile Memtables memtables;
+    private volatile MemtableSet memtables;
     private volatile long visibleSequence;
     private long lastSequence;
     private WalWriter wal;
@@ -364,7 +357,7 @@ public final class Engine implements AutoCloseable {
         if (config.walMode() != WalSyncMode.NONE) {
             wal = WalWriter.create(io, dir, newSegment, config.walMode());
         }
-        memtables = new Memtables(new Memtable(newSegment), List.of());
+        memtables = new MemtableSet(new Memtable(newSegment), List.of());
         // Make the replayed writes a component (as the policy plans a flush) and retire the old segments.
         Component flushed = recovered.isEmpty() ? null : writeFlushTable(recovered, new long[0], Long.MAX_VALUE);
         long seqAtRecovery = maxSeq;
@@ -631,7 +624,7 @@ public final class Engine implements AutoCloseable {
             if (walFailed) {
                 rotateWal();
             }
-            Memtables m = memtables;
+            MemtableSet m = memtables;
             if (admission == WriteAdmission.SLOW_DOWN && !slowedDown) {
                 slowedDown = true;
                 long t0 = System.nanoTime();
@@ -680,11 +673,11 @@ public final class Engine implements AutoCloseable {
             wal = next;
             walFailed = false;
         }
-        Memtables m = memtables;
+        MemtableSet m = memtables;
         List<Memtable> imm = new ArrayList<>(m.immutable().size() + 1);
         imm.add(m.active());
         imm.addAll(m.immutable());
-        memtables = new Memtables(new Memtable(segment), List.copyOf(imm));
+        memtables = new MemtableSet(new Memtable(segment), List.copyOf(imm));
         scheduleFlush();
     }
 
@@ -779,7 +772,7 @@ public final class Engine implements AutoCloseable {
         try {
             List<Memtable> imm = new ArrayList<>(memtables.immutable());
             imm.remove(imm.size() - 1);
-            memtables = new Memtables(memtables.active(), List.copyOf(imm));
+            memtables = new MemtableSet(memtables.active(), List.copyOf(imm));
             if (flushed != null) {
                 obsolete.settled(flushed.meta().fileNumber());
             }
@@ -1362,24 +1355,16 @@ public final class Engine implements AutoCloseable {
         }
         checkOpen();
         metrics.recordGet();
-        Memtables m = memtables;
+        MemtableSet m = memtables;
         return lookup(key, visibleSequence, m);
     }
 
-    private byte[] lookup(byte[] key, long seq, Memtables m) {
-        InternalEntry e = m.active().get(key, seq);
-        if (e == null) {
-            for (Memtable imm : m.immutable()) {
-                e = imm.get(key, seq);
-                if (e != null) {
-                    break;
-                }
-            }
-        }
+    private byte[] lookup(byte[] key, long seq, MemtableSet m) {
+        InternalEntry e = ReadPath.fromMemtables(m, key, seq);
         if (e == null) {
             Version v = versions.acquire();
             try {
-                e = getFromVersion(v, key, seq);
+                e = ReadPath.fromVersion(v, key, seq);
             } catch (IOException ex) {
                 // A read racing close() finds the files closed: report it as what it is.
                 checkOpen();
@@ -1390,22 +1375,6 @@ public final class Engine implements AutoCloseable {
             }
         }
         return e == null || e.isTombstone() ? null : e.value();
-    }
-
-    private static InternalEntry getFromVersion(Version v, byte[] key, long seq) throws IOException {
-        for (List<Run> level : v.levels()) {
-            for (Run run : level) {
-                Component c = run.find(key);
-                if (c != null) {
-                    c.recordRead();
-                    InternalEntry e = c.reader().get(key, seq);
-                    if (e != null) {
-                        return e;
-                    }
-                }
-            }
-        }
-        return null;
     }
 
     /** A cursor over live keys in [from, to) at {@code seq}. */
@@ -1420,23 +1389,13 @@ public final class Engine implements AutoCloseable {
      */
     public Cursor scanLatest(byte[] from, byte[] to) {
         checkOpen();
-        Memtables m = memtables;
+        MemtableSet m = memtables;
         Version v = versions.acquire();
         return scan(from, to, m, v, visibleSequence);
     }
 
-    private Cursor scan(byte[] from, byte[] to, Memtables m, Version v, long seq) {
-        List<InternalIterator> sources = new ArrayList<>();
-        sources.add(m.active().iterator());
-        for (Memtable imm : m.immutable()) {
-            sources.add(imm.iterator());
-        }
-        for (List<Run> level : v.levels()) {
-            for (Run run : level) {
-                sources.add(new RunIterator(run));
-            }
-        }
-        return new StoreCursor(new MergingIterator(sources), seq, from, to, v::release, this::checkOpen);
+    private Cursor scan(byte[] from, byte[] to, MemtableSet m, Version v, long seq) {
+        return ReadPath.scan(m, v, seq, from, to, v::release, this::checkOpen);
     }
 
     /** The sequence number a new read or snapshot sees. */
@@ -1559,7 +1518,7 @@ public final class Engine implements AutoCloseable {
             for (Component c : v.components()) {
                 bytes += c.meta().sizeBytes();
             }
-            Memtables m = memtables;
+            MemtableSet m = memtables;
             long memBytes = m.active().approximateBytes();
             for (Memtable imm : m.immutable()) {
                 memBytes += imm.approximateBytes();
