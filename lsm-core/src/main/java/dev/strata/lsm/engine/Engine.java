@@ -63,7 +63,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -170,7 +169,7 @@ public final class Engine implements AutoCloseable {
     private byte[] policyState;
     private volatile boolean closed;
 
-    private final TreeMap<Long, Integer> snapshots = new TreeMap<>();
+    private final Snapshots snapshots = new Snapshots();
     private final AtomicLong flushCount = new AtomicLong();
     private final AtomicLong mergeCount = new AtomicLong();
     private final AtomicLong policyErrors = new AtomicLong();
@@ -1405,7 +1404,7 @@ public final class Engine implements AutoCloseable {
 
     /** Sequence numbers of the live snapshots, ascending. Called with the mutex held. */
     private long[] liveSnapshots() {
-        return snapshots.keySet().stream().mapToLong(Long::longValue).toArray();
+        return snapshots.live();
     }
 
     /** Registers a snapshot at the current visible sequence number and returns it. */
@@ -1414,7 +1413,7 @@ public final class Engine implements AutoCloseable {
         try {
             checkOpen();
             long seq = visibleSequence;
-            snapshots.merge(seq, 1, Integer::sum);
+            snapshots.add(seq);
             return seq;
         } finally {
             mutex.unlock();
@@ -1423,12 +1422,7 @@ public final class Engine implements AutoCloseable {
 
     /** Releases a snapshot taken by {@link #acquireSnapshot()}. */
     public void releaseSnapshot(long seq) {
-        mutex.lock();
-        try {
-            snapshots.computeIfPresent(seq, (k, n) -> n == 1 ? null : n - 1);
-        } finally {
-            mutex.unlock();
-        }
+        snapshots.release(seq);
     }
 
     // ------------------------------------------------------------------ control
