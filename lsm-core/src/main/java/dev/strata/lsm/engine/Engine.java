@@ -40,7 +40,6 @@ import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.LiveDataEstimate;
-import dev.strata.lsm.version.ComponentMeta;
 import dev.strata.lsm.version.ComponentTimes;
 import dev.strata.lsm.version.ComponentViews;
 import dev.strata.lsm.version.Run;
@@ -923,15 +922,8 @@ public final class Engine implements AutoCloseable {
                     continue;
                 }
                 if (problem == null && plan.merges()) {
-                    List<Component> stand = new ArrayList<>(plan.mergeWith().stream().map(v::find).toList());
-                    stand.add(flushed);
-                    try {
-                        Component output = merged(stand);
-                        Layouts.checkChange(v, stand, List.of(output), Layouts.apply(v, new HashSet<>(plan.mergeWith()),
-                                List.of(output), plan.placement(), () -> -1));
-                    } catch (Layouts.PolicyError e) {
-                        problem = e.getMessage();
-                    }
+                    problem = TaskValidation.problem(v, MergeTask.rewrite(plan.mergeWith(), plan.placement(),
+                            plan.output(), plan.reason()), flushed, busy, Set.of());
                 }
                 Set<ComponentId> claimedSoFar = new HashSet<>();
                 for (MergeTask t : plan.mergesFirst()) {
@@ -1149,53 +1141,9 @@ public final class Engine implements AutoCloseable {
 
 
 
-    /** Why {@code task} is unacceptable, or null. */
+    /** Why {@code task} is unacceptable, or null (see {@link TaskValidation}). */
     private String validate(Version v, MergeTask task, Set<ComponentId> claimed) {
-        if (task.mode() == MergeMode.REUSE_BLOCKS) {
-            return "mode REUSE_BLOCKS (block compaction) is not executed by this engine yet; ask for REWRITE";
-        }
-        try {
-            TableOutput.cutterFor(v, task);
-        } catch (IllegalArgumentException e) {
-            return "its output spec cannot be evaluated at L" + task.placement().level() + ": " + e.getMessage();
-        }
-        for (ComponentId id : task.inputs()) {
-            if (v.find(id) == null) {
-                return "input " + id + " does not exist";
-            }
-            if (busy.contains(id) || claimed.contains(id)) {
-                return "input " + id + " is already being merged";
-            }
-        }
-        Placement p = task.placement();
-        if (p.kind() == Placement.Kind.INTO_RUN_OF) {
-            Component anchor = v.find(p.anchor());
-            if (anchor == null) {
-                return "placement anchor " + p.anchor() + " does not exist";
-            }
-            if (!task.inputs().contains(p.anchor()) && (busy.contains(p.anchor()) || claimed.contains(p.anchor()))) {
-                return "placement anchor " + p.anchor() + " is being merged by another task";
-            }
-        }
-        try {
-            // Simulate the result, with one stand-in spanning the inputs' keys and seqnos as the output.
-            List<Component> stand = task.inputs().stream().map(v::find).toList();
-            List<Component> outputs = task.mode() == MergeMode.MOVE ? stand : List.of(merged(stand));
-            Layouts.checkChange(v, stand, outputs, Layouts.apply(v, new HashSet<>(task.inputs()), outputs, p, () -> -1));
-        } catch (Layouts.PolicyError e) {
-            return e.getMessage();
-        }
-        return null;
-    }
-
-    /** A stand-in component spanning the key and seqno ranges of several, for validation only. */
-    private static Component merged(List<Component> parts) {
-        ComponentMeta first = parts.get(0).meta();
-        byte[] min = parts.stream().map(c -> c.meta().minKey()).min(Arrays::compareUnsigned).orElseThrow();
-        byte[] max = parts.stream().map(c -> c.meta().maxKey()).max(Arrays::compareUnsigned).orElseThrow();
-        long minSeq = parts.stream().mapToLong(c -> c.meta().minSeqno()).min().orElseThrow();
-        long maxSeq = parts.stream().mapToLong(c -> c.meta().maxSeqno()).max().orElseThrow();
-        return new Component(new ComponentMeta(first.id(), 0, 0, 0, 0, min, max, minSeq, maxSeq, 0), null);
+        return TaskValidation.problem(v, task, null, busy, claimed);
     }
 
     private void runMerge(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps) {
