@@ -2,6 +2,7 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.fault.CrashImages;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.ForwardingStorageIO.ForwardingPageFile;
 import dev.strata.lsm.io.ForwardingStorageIO;
@@ -19,8 +20,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +27,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -173,22 +171,6 @@ class TornManifestTest {
         }
     }
 
-    /** Copies the store's files as a process kill would leave them (the page cache survives). */
-    private static void crashImage(Path from, Path to) throws IOException {
-        Files.createDirectories(to);
-        try (Stream<Path> files = Files.list(from)) {
-            for (Path p : files.toList()) {
-                if (Files.isRegularFile(p) && !p.getFileName().toString().equals("LOCK")) {
-                    try {
-                        Files.copy(p, to.resolve(p.getFileName()));
-                    } catch (NoSuchFileException gone) {
-                        // Deleted meanwhile.
-                    }
-                }
-            }
-        }
-    }
-
     private static byte[] key(char range, int i) {
         return String.format("%c-%06d", range, i).getBytes(UTF_8);
     }
@@ -243,7 +225,7 @@ class TornManifestTest {
                 assertTrue(System.nanoTime() < deadline, "the flush was not retried");
                 Thread.sleep(5);
             }
-            crashImage(dir, tmp.resolve("crashed"));
+            CrashImages.copy(dir, tmp.resolve("crashed"));
             io.heal();
             io.flushGate.countDown();
             try {

@@ -10,10 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.stream.Stream;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -35,22 +32,6 @@ class ManifestFailureTest {
 
     private static StoreConfig config(FaultInjectingStorageIO io) {
         return StoreConfig.builder().memtableBytes(1 << 20).mergePolicy("no-merge").storageIO(io).build();
-    }
-
-    /** Copies the store's files as a process kill would leave them (the page cache survives). */
-    private static void crashImage(Path from, Path to) throws IOException {
-        Files.createDirectories(to);
-        try (Stream<Path> files = Files.list(from)) {
-            for (Path p : files.toList()) {
-                if (Files.isRegularFile(p) && !p.getFileName().toString().equals("LOCK")) {
-                    try {
-                        Files.copy(p, to.resolve(p.getFileName()));
-                    } catch (NoSuchFileException gone) {
-                        // Deleted meanwhile.
-                    }
-                }
-            }
-        }
     }
 
     /**
@@ -80,7 +61,7 @@ class ManifestFailureTest {
             }
             assertThrows(StoreException.class, store::flush);
             assertTrue(io.failures() > 0);
-            crashImage(dir, tmp.resolve("crashed"));
+            CrashImages.copy(dir, tmp.resolve("crashed"));
         } finally {
             io.heal();
             store.close();
