@@ -137,8 +137,24 @@ final class DesignSpacePolicy implements MergePolicy {
         }
         List<ComponentView> chosen = new ArrayList<>(source);
         chosen.addAll(below);
-        Placement placement = target == null || target.components().isEmpty() ? Placement.newRun(level)
-                : Placement.intoRunOf(level, target.components().get(0).id());
+        Placement placement;
+        if (target == null || target.components().isEmpty()) {
+            placement = Placement.newRun(level);
+        } else {
+            // Anchor on a component that stays put while this task waits and runs: one of its own
+            // inputs in the target run, else any idle one (torture: a move anchored on a table
+            // another merge was consuming was refused, over and over).
+            ComponentView anchor = below.isEmpty() ? null : below.get(0);
+            for (int i = 0; anchor == null && i < target.components().size(); i++) {
+                if (!target.components().get(i).busy()) {
+                    anchor = target.components().get(i);
+                }
+            }
+            if (anchor == null) {
+                return null; // the whole target run is being merged: wait for it
+            }
+            placement = Placement.intoRunOf(level, anchor.id());
+        }
         List<ComponentView> inputs = StabilityClosure.close(t, chosen, placement);
         if (inputs == null) {
             return null;
