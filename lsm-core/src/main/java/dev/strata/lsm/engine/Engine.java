@@ -1042,57 +1042,75 @@ public final class Engine implements AutoCloseable {
      * older than the last flush or merge.
      */
     private void decide() {
-        while (true) {
-            TreeView view;
-            mutex.lock();
-            try {
-                if (closed) {
+        boolean done = false;
+        try {
+            while (!done) {
+                done = decideOnce();
+            }
+        } finally {
+            if (!done) {
+                // Something threw (an Error in the policy, say): a decision left pending would
+                // hold every writer at its next memtable switch. Nothing is pending any more.
+                mutex.lock();
+                try {
                     decisionPending = false;
-                    background.signalAll();
-                    return;
-                }
-                decisionAgain = false;
-                view = treeView(versions.current());
-            } finally {
-                mutex.unlock();
-            }
-            List<MergeTask> tasks = null;
-            WriteAdmission decided = WriteAdmission.GO;
-            byte[] state = null;
-            RuntimeException failure = null;
-            policyLock.lock();
-            try {
-                tasks = policy.pickMerges(view);
-                decided = policy.admission(view);
-                state = policy.persistentState(view);
-            } catch (RuntimeException e) {
-                failure = e;
-            } finally {
-                policyLock.unlock();
-            }
-            mutex.lock();
-            try {
-                if (failure != null) {
-                    policyErrors.incrementAndGet();
-                    LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy() + " failed", failure);
                     admission = WriteAdmission.GO;
-                } else if (!closed) {
-                    admission = decided;
-                    policyState = state == null ? new byte[0] : state;
-                    startMerges(tasks);
-                }
-                if (!decisionAgain || closed) {
-                    decisionPending = false;
                     background.signalAll();
-                    return;
+                } finally {
+                    mutex.unlock();
                 }
-            } catch (RuntimeException | Error e) {
+            }
+        }
+    }
+
+    /** One decision; true when no other is wanted (see {@link #decide}). */
+    private boolean decideOnce() {
+        TreeView view;
+        mutex.lock();
+        try {
+            if (closed) {
                 decisionPending = false;
                 background.signalAll();
-                throw e;
-            } finally {
-                mutex.unlock();
+                return true;
             }
+            decisionAgain = false;
+            view = treeView(versions.current());
+        } finally {
+            mutex.unlock();
+        }
+        List<MergeTask> tasks = null;
+        WriteAdmission decided = WriteAdmission.GO;
+        byte[] state = null;
+        Throwable failure = null;
+        policyLock.lock();
+        try {
+            tasks = policy.pickMerges(view);
+            decided = policy.admission(view);
+            state = policy.persistentState(view);
+        } catch (RuntimeException | StackOverflowError e) {
+            failure = e;
+        } finally {
+            policyLock.unlock();
+        }
+        mutex.lock();
+        try {
+            if (failure != null) {
+                policyErrors.incrementAndGet();
+                LOG.log(System.Logger.Level.ERROR, "merge policy " + config.mergePolicy() + " failed", failure);
+                admission = WriteAdmission.GO;
+            } else if (!closed) {
+                admission = decided;
+                policyState = state == null ? new byte[0] : state;
+                startMerges(tasks);
+            }
+            if (!decisionAgain || closed) {
+                decisionPending = false;
+                background.signalAll();
+                return true;
+            }
+            return false;
+        } finally {
+            mutex.unlock();
         }
     }
 

@@ -63,4 +63,28 @@ class AdmissionDeadlockTest {
             }
         }
     }
+
+    /**
+     * An Error thrown by the policy (not an exception) must not leave a decision pending for
+     * good: writers wait for a pending decision before they switch a memtable.
+     */
+    @Test
+    void writesProceedAfterThePolicyThrowsAnError() {
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME)
+                .policyTickMillis(0).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            ScriptedPolicy.SCRIPT.set(tree -> {
+                throw new AssertionError("a policy bug");
+            });
+            assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+                for (int i = 0; i < 20_000; i++) {
+                    store.put(key(i), key(i));
+                }
+            }, "writes waited for a decision that had died");
+            assertTrue(store.stats().flushCount() >= 5, "the writes filled several memtables: " + store.stats());
+            for (int i = 0; i < 20_000; i += 97) {
+                assertArrayEquals(key(i), store.get(key(i)));
+            }
+        }
+    }
 }
