@@ -142,11 +142,12 @@ final class DesignSpacePolicy implements MergePolicy {
             placement = Placement.newRun(level);
         } else {
             // Anchor on a component that stays put while this task waits and runs: one of its own
-            // inputs in the target run, else any idle one (torture: a move anchored on a table
-            // another merge was consuming was refused, over and over).
+            // inputs in the target run, else any one neither busy nor claimed by an earlier task of
+            // this decision (torture: a move anchored on a table another merge was consuming was
+            // refused, over and over).
             ComponentView anchor = below.isEmpty() ? null : below.get(0);
             for (int i = 0; anchor == null && i < target.components().size(); i++) {
-                if (!target.components().get(i).busy()) {
+                if (t.free(target.components().get(i))) {
                     anchor = target.components().get(i);
                 }
             }
