@@ -49,6 +49,7 @@ public final class StoreConfig {
     private final String storageIOName;
     private final Map<String, String> storageIOParams;
     private final StoreListener listener;
+    private final ValueExpiry valueExpiry;
 
     private StoreConfig(Builder b) {
         this.memtableBytes = b.memtableBytes;
@@ -68,6 +69,7 @@ public final class StoreConfig {
         this.storageIOName = b.storageIOName;
         this.storageIOParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.storageIOParams));
         this.listener = b.listener;
+        this.valueExpiry = b.valueExpiry;
     }
 
     /** A builder with every default. */
@@ -110,6 +112,7 @@ public final class StoreConfig {
         b.storageIOName = storageIOName;
         b.storageIOParams = new LinkedHashMap<>(storageIOParams);
         b.listener = listener;
+        b.valueExpiry = valueExpiry;
         return b;
     }
 
@@ -215,6 +218,11 @@ public final class StoreConfig {
         return listener;
     }
 
+    /** Which values flushes and merges turn into tombstones because they expired, or null. */
+    public ValueExpiry valueExpiry() {
+        return valueExpiry;
+    }
+
     @Override
     public String toString() {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
@@ -244,6 +252,7 @@ public final class StoreConfig {
         private String storageIOName = FileChannelStorageIOFactory.NAME;
         private Map<String, String> storageIOParams = new LinkedHashMap<>();
         private StoreListener listener;
+        private ValueExpiry valueExpiry;
 
         private Builder() {
         }
@@ -343,6 +352,12 @@ public final class StoreConfig {
 
         public Builder listener(StoreListener listener) {
             this.listener = listener;
+            return this;
+        }
+
+        /** See {@link ValueExpiry}; null (the default) for values that never expire. */
+        public Builder valueExpiry(ValueExpiry expiry) {
+            this.valueExpiry = expiry;
             return this;
         }
 

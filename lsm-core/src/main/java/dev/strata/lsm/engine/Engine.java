@@ -259,7 +259,7 @@ public final class Engine implements AutoCloseable {
         }
         this.versions = openedVersions;
         this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex);
-        this.output = new TableOutput(io, dir, tables, versions, obsolete, tableOptions);
+        this.output = new TableOutput(io, dir, tables, versions, obsolete, tableOptions, config.valueExpiry());
         this.pool = startedPool;
         this.flushLane = startedFlushLane;
         this.decider = startedDecider;

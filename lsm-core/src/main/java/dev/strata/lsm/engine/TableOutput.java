@@ -1,5 +1,6 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.ValueExpiry;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
@@ -39,9 +40,11 @@ final class TableOutput {
     private final VersionSet versions;
     private final ObsoleteFiles obsolete;
     private final TableOptions tableOptions;
+    private final ValueExpiry expiry;
 
     TableOutput(StorageIO io, Path dir, TableFiles tables, VersionSet versions, ObsoleteFiles obsolete,
-                TableOptions tableOptions) {
+                TableOptions tableOptions, ValueExpiry expiry) {
+        this.expiry = expiry;
         this.io = io;
         this.dir = dir;
         this.tables = tables;
@@ -84,7 +87,8 @@ final class TableOutput {
 
     /**
      * Writes the entries of {@code it} into new table files cut as {@code cutter} says,
-     * keeping only what {@code retention} keeps (everything when null). Each file is forced
+     * keeping only what {@code retention} keeps (everything when null); a value the store's
+     * {@link ValueExpiry} calls expired is written, or dropped, as a tombstone. Each file is forced
      * before it is opened and returned; each stays a pending output of {@link ObsoleteFiles}
      * until the caller installs or deletes it.
      */
@@ -95,11 +99,17 @@ final class TableOutput {
         PageFile file = null;
         SSTableWriter writer = null;
         byte[] lastKeyWritten = null;
+        long now = System.currentTimeMillis();
         try {
             while (it.valid()) {
                 byte[] key = it.key();
                 long seq = it.seqno();
                 EntryType type = it.type();
+                byte[] value = type == EntryType.DELETE ? null : it.value();
+                if (value != null && expiry != null && expiry.expired(key, value, now)) {
+                    type = EntryType.DELETE;
+                    value = null;
+                }
                 if (retention != null && !retention.keep(key, seq, type)) {
                     it.next();
                     continue;
@@ -116,7 +126,7 @@ final class TableOutput {
                     file = io.open(tables.path(fileNumber), OpenMode.CREATE_NEW, purpose);
                     writer = new SSTableWriter(file, tableOptions);
                 }
-                writer.add(key, seq, type, type == EntryType.DELETE ? null : it.value());
+                writer.add(key, seq, type, value);
                 lastKeyWritten = key;
                 it.next();
             }
