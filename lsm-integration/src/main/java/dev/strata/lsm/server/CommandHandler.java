@@ -1,0 +1,129 @@
+package dev.strata.lsm.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+import io.netty.handler.codec.redis.InlineCommandRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.util.ReferenceCountUtil;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Runs one connection's commands, in the order they arrived, on the command thread the
+ * connection is bound to (store calls block, so never on the event loop), and writes each
+ * reply in order; replies are flushed when the input read so far has been answered, so a
+ * pipeline of commands goes out in few packets. Reading pauses while too many commands
+ * wait, so a pipelining client cannot make the node buffer without bound.
+ */
+final class CommandHandler extends ChannelInboundHandlerAdapter {
+    private final RespCommands commands;
+    private final ServerMetrics metrics;
+    private final Session session;
+    /** Reading pauses at this many unanswered commands and resumes below {@link #RESUME_BELOW}. */
+    static final int PAUSE_AT = 4096;
+    static final int RESUME_BELOW = 1024;
+
+    CommandHandler(RespCommands commands, ServerMetrics metrics, Session session) {
+        this.commands = commands;
+        this.metrics = metrics;
+        this.session = session;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            if (msg instanceof ProtocolViolation v) {
+                metrics.protocolErrors.increment();
+                ctx.writeAndFlush(new ErrorRedisMessage("ERR " + v.message())).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            if (!ctx.channel().isOpen()) {
+                return;
+            }
+            List<byte[]> args = arguments(msg);
+            RedisMessage reply;
+            String name = "";
+            long start = System.nanoTime();
+            if (args == null) {
+                reply = new ErrorRedisMessage("ERR Protocol error: a command is an array of bulk strings");
+            } else if (args.isEmpty()) {
+                return;
+            } else {
+                name = new String(args.get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+                if (name.equals("HELLO")) {
+                    // RESP3 is not spoken: clients that try HELLO fall back to RESP2 on this error.
+                    reply = new ErrorRedisMessage("ERR unknown command 'HELLO', with args beginning with: "
+                            + (args.size() > 1 ? "'" + new String(args.get(1), StandardCharsets.UTF_8) + "' " : ""));
+                } else {
+                    reply = commands.execute(session, args);
+                }
+            }
+            metrics.record(name, System.nanoTime() - start);
+            if (session.closeAfterReply) {
+                ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
+            } else {
+                ctx.write(reply);
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+            if (session.pending.decrementAndGet() == RESUME_BELOW && ctx.channel().isWritable()) {
+                ctx.channel().config().setAutoRead(true);
+            }
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        // A client that does not read its replies stops being read from, until it catches up.
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable() && session.pending.get() < PAUSE_AT);
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // Connection resets and the like: nothing to answer, just let the connection go.
+        ctx.close();
+    }
+
+    /** The command's arguments, or null when the message is not a command. */
+    private static List<byte[]> arguments(Object msg) {
+        if (msg instanceof ArrayRedisMessage a) {
+            if (a.isNull()) {
+                return List.of();
+            }
+            List<byte[]> args = new ArrayList<>(a.children().size());
+            for (RedisMessage m : a.children()) {
+                if (!(m instanceof FullBulkStringRedisMessage b) || b.isNull()) {
+                    return null;
+                }
+                ByteBuf content = b.content();
+                args.add(ByteBufUtil.getBytes(content, content.readerIndex(), content.readableBytes(), false));
+            }
+            return args;
+        }
+        if (msg instanceof InlineCommandRedisMessage inline) {
+            List<byte[]> args = new ArrayList<>();
+            for (String part : inline.content().trim().split("[ \t]+")) {
+                if (!part.isEmpty()) {
+                    args.add(part.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            return args;
+        }
+        return null;
+    }
+}

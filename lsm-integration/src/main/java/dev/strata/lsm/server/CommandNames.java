@@ -1,0 +1,13 @@
+package dev.strata.lsm.server;
+
+import java.util.Set;
+
+/** The commands the node implements (upper case). */
+final class CommandNames {
+    static final Set<String> KNOWN = Set.of("PING", "ECHO", "GET", "SET", "DEL", "EXISTS", "MGET", "MSET",
+            "INCR", "INCRBY", "DECR", "DECRBY", "SCAN", "DBSIZE", "INFO", "CONFIG", "COMMAND", "CLIENT",
+            "SELECT", "QUIT", "AUTH", "TTL", "PTTL");
+
+    private CommandNames() {
+    }
+}

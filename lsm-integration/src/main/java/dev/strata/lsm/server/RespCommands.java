@@ -1,0 +1,551 @@
+package dev.strata.lsm.server;
+
+import dev.strata.lsm.Cursor;
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreException;
+import dev.strata.lsm.WriteBatch;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+import io.netty.handler.codec.redis.IntegerRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.handler.codec.redis.SimpleStringRedisMessage;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * The node's commands over an {@link LsmStore}, independent of the network: arguments in,
+ * a RESP reply out. Every write holds the {@link KeyLocks} stripes of its keys, so INCR and
+ * SET NX/XX are atomic per key; a reply to a write is made only after the store returned,
+ * that is after the write is in its log under the configured WAL mode. Thread safe.
+ */
+final class RespCommands {
+    static final RedisMessage OK = new SimpleStringRedisMessage("OK");
+    private static final RedisMessage NIL = FullBulkStringRedisMessage.NULL_INSTANCE;
+    private static final ErrorRedisMessage SYNTAX = new ErrorRedisMessage("ERR syntax error");
+    private static final ErrorRedisMessage NOT_INTEGER =
+            new ErrorRedisMessage("ERR value is not an integer or out of range");
+    static final ErrorRedisMessage NOAUTH = new ErrorRedisMessage("NOAUTH Authentication required.");
+    private static final int SCAN_DEFAULT_COUNT = 10;
+    /** Keys sampled from the front of the store to estimate the mean entry size for DBSIZE. */
+    private static final int DBSIZE_SAMPLE = 512;
+
+    private final LsmStore store;
+    private final ServerInfo info;
+    private final byte[] requirePass;
+    private final KeyLocks locks = new KeyLocks(4096);
+    private final ScanCursors cursors = new ScanCursors(65_536);
+    private final LongSupplier clock;
+
+    RespCommands(LsmStore store, ServerInfo info, String requirePass, LongSupplier clock) {
+        this.store = store;
+        this.info = info;
+        this.requirePass = requirePass == null ? null : requirePass.getBytes(StandardCharsets.UTF_8);
+        this.clock = clock;
+    }
+
+    /** Whether connections start authenticated (no password is required). */
+    boolean openAccess() {
+        return requirePass == null;
+    }
+
+    /** Executes one command; {@code args} holds the name first. Never throws for client input. */
+    RedisMessage execute(Session session, List<byte[]> args) {
+        if (args.isEmpty()) {
+            return new ErrorRedisMessage("ERR empty command");
+        }
+        String name = new String(args.get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+        if (!session.authenticated && !name.equals("AUTH") && !name.equals("QUIT") && !name.equals("HELLO")) {
+            return NOAUTH;
+        }
+        try {
+            return switch (name) {
+                case "PING" -> args.size() == 1 ? new SimpleStringRedisMessage("PONG")
+                        : args.size() == 2 ? bulk(args.get(1)) : arity("ping");
+                case "ECHO" -> args.size() == 2 ? bulk(args.get(1)) : arity("echo");
+                case "GET" -> args.size() == 2 ? get(args.get(1)) : arity("get");
+                case "SET" -> args.size() >= 3 ? set(args) : arity("set");
+                case "DEL" -> args.size() >= 2 ? del(args.subList(1, args.size())) : arity("del");
+                case "EXISTS" -> args.size() >= 2 ? exists(args.subList(1, args.size())) : arity("exists");
+                case "MGET" -> args.size() >= 2 ? mget(args.subList(1, args.size())) : arity("mget");
+                case "MSET" -> args.size() >= 3 && args.size() % 2 == 1 ? mset(args.subList(1, args.size()))
+                        : arity("mset");
+                case "INCR" -> args.size() == 2 ? incrBy(args.get(1), 1) : arity("incr");
+                case "DECR" -> args.size() == 2 ? incrBy(args.get(1), -1) : arity("decr");
+                case "INCRBY" -> args.size() == 3 ? incrBy(args.get(1), args.get(2), false) : arity("incrby");
+                case "DECRBY" -> args.size() == 3 ? incrBy(args.get(1), args.get(2), true) : arity("decrby");
+                case "TTL" -> args.size() == 2 ? ttl(args.get(1), 1000) : arity("ttl");
+                case "PTTL" -> args.size() == 2 ? ttl(args.get(1), 1) : arity("pttl");
+                case "SCAN" -> args.size() >= 2 ? scan(args) : arity("scan");
+                case "DBSIZE" -> args.size() == 1 ? new IntegerRedisMessage(approximateKeyCount()) : arity("dbsize");
+                case "INFO" -> bulk(info.render(args.size() > 1
+                        ? new String(args.get(1), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT) : "default",
+                        approximateKeyCount()).getBytes(StandardCharsets.UTF_8));
+                case "CONFIG" -> config(args);
+                case "COMMAND" -> command(args);
+                case "CLIENT" -> client(session, args);
+                case "SELECT" -> args.size() == 2 ? select(args.get(1)) : arity("select");
+                case "QUIT" -> {
+                    session.closeAfterReply = true;
+                    yield OK;
+                }
+                case "AUTH" -> auth(session, args);
+                default -> unknown(name, args);
+            };
+        } catch (IllegalArgumentException e) {
+            // The store refuses what it cannot take (an oversized key or value) before changing anything.
+            return new ErrorRedisMessage("ERR " + oneLine(e.getMessage()));
+        } catch (StoreException e) {
+            return new ErrorRedisMessage("ERR store: " + oneLine(e.getMessage()));
+        } catch (IllegalStateException e) {
+            return new ErrorRedisMessage("ERR " + oneLine(e.getMessage()));
+        }
+    }
+
+    private RedisMessage get(byte[] key) {
+        StoredValue v = StoredValue.decode(store.get(key), clock.getAsLong());
+        return v == null ? NIL : bulk(v.payload());
+    }
+
+    private RedisMessage set(List<byte[]> args) {
+        byte[] key = args.get(1);
+        byte[] value = args.get(2);
+        boolean nx = false;
+        boolean xx = false;
+        boolean keepTtl = false;
+        boolean returnOld = false;
+        long expireAt = StoredValue.NEVER;
+        boolean expirySet = false;
+        long now = clock.getAsLong();
+        for (int i = 3; i < args.size(); i++) {
+            String opt = ascii(args.get(i)).toUpperCase(Locale.ROOT);
+            switch (opt) {
+                case "NX" -> nx = true;
+                case "XX" -> xx = true;
+                case "KEEPTTL" -> keepTtl = true;
+                case "GET" -> returnOld = true;
+                case "EX", "PX", "EXAT", "PXAT" -> {
+                    if (expirySet || i + 1 >= args.size()) {
+                        return SYNTAX;
+                    }
+                    Long n = parseLong(args.get(++i));
+                    if (n == null) {
+                        return NOT_INTEGER;
+                    }
+                    if (n <= 0) {
+                        return new ErrorRedisMessage("ERR invalid expire time in 'set' command");
+                    }
+                    long at;
+                    try {
+                        at = switch (opt) {
+                            case "EX" -> Math.addExact(now, Math.multiplyExact(n, 1000L));
+                            case "PX" -> Math.addExact(now, n);
+                            case "EXAT" -> Math.multiplyExact(n, 1000L);
+                            default -> n;
+                        };
+                    } catch (ArithmeticException e) {
+                        return new ErrorRedisMessage("ERR invalid expire time in 'set' command");
+                    }
+                    expireAt = at;
+                    expirySet = true;
+                }
+                default -> {
+                    return SYNTAX;
+                }
+            }
+        }
+        if ((nx && xx) || (keepTtl && expirySet)) {
+            return SYNTAX;
+        }
+        try (KeyLocks.Held ignored = locks.lock(key)) {
+            StoredValue old = nx || xx || keepTtl || returnOld ? StoredValue.decode(store.get(key), now) : null;
+            RedisMessage skipped = returnOld ? (old == null ? NIL : bulk(old.payload())) : NIL;
+            if ((nx && old != null) || (xx && old == null)) {
+                return skipped;
+            }
+            if (keepTtl && old != null) {
+                expireAt = old.expireAtMillis();
+            }
+            if (expireAt <= now) {
+                // EXAT/PXAT in the past: Redis sets and expires at once, which is a delete.
+                store.delete(key);
+            } else {
+                store.put(key, new StoredValue(value, expireAt).encode());
+            }
+            return returnOld ? skipped : OK;
+        }
+    }
+
+    private RedisMessage del(List<byte[]> keys) {
+        try (KeyLocks.Held ignored = locks.lockAll(keys)) {
+            long now = clock.getAsLong();
+            WriteBatch batch = new WriteBatch();
+            long existed = 0;
+            for (byte[] k : distinct(keys)) {
+                byte[] stored = store.get(k);
+                if (StoredValue.decode(stored, now) != null) {
+                    existed++;
+                }
+                if (stored != null) {
+                    batch.delete(k);
+                }
+            }
+            if (!batch.isEmpty()) {
+                store.write(batch);
+            }
+            return new IntegerRedisMessage(existed);
+        }
+    }
+
+    private RedisMessage exists(List<byte[]> keys) {
+        long now = clock.getAsLong();
+        long n = 0;
+        for (byte[] k : keys) {
+            if (StoredValue.decode(store.get(k), now) != null) {
+                n++;
+            }
+        }
+        return new IntegerRedisMessage(n);
+    }
+
+    private RedisMessage mget(List<byte[]> keys) {
+        long now = clock.getAsLong();
+        // One snapshot: the values are read at one instant, as Redis's single thread would.
+        try (dev.strata.lsm.Snapshot snap = store.snapshot()) {
+            List<RedisMessage> out = new ArrayList<>(keys.size());
+            for (byte[] k : keys) {
+                StoredValue v = StoredValue.decode(snap.get(k), now);
+                out.add(v == null ? NIL : bulk(v.payload()));
+            }
+            return new ArrayRedisMessage(out);
+        }
+    }
+
+    private RedisMessage mset(List<byte[]> kv) {
+        List<byte[]> keys = new ArrayList<>(kv.size() / 2);
+        for (int i = 0; i < kv.size(); i += 2) {
+            keys.add(kv.get(i));
+        }
+        try (KeyLocks.Held ignored = locks.lockAll(keys)) {
+            WriteBatch batch = new WriteBatch();
+            for (int i = 0; i < kv.size(); i += 2) {
+                batch.put(kv.get(i), new StoredValue(kv.get(i + 1), StoredValue.NEVER).encode());
+            }
+            store.write(batch);
+            return OK;
+        }
+    }
+
+    private RedisMessage incrBy(byte[] key, byte[] by, boolean negate) {
+        Long n = parseLong(by);
+        if (n == null || (negate && n == Long.MIN_VALUE)) {
+            return NOT_INTEGER;
+        }
+        return incrBy(key, negate ? -n : n);
+    }
+
+    private RedisMessage incrBy(byte[] key, long by) {
+        try (KeyLocks.Held ignored = locks.lock(key)) {
+            long now = clock.getAsLong();
+            StoredValue old = StoredValue.decode(store.get(key), now);
+            long current = 0;
+            if (old != null) {
+                Long parsed = parseLong(old.payload());
+                if (parsed == null) {
+                    return NOT_INTEGER;
+                }
+                current = parsed;
+            }
+            long next;
+            try {
+                next = Math.addExact(current, by);
+            } catch (ArithmeticException e) {
+                return new ErrorRedisMessage("ERR increment or decrement would overflow");
+            }
+            // INCR keeps the key's time to live, as Redis does.
+            long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
+            store.put(key, new StoredValue(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt).encode());
+            return new IntegerRedisMessage(next);
+        }
+    }
+
+    private RedisMessage ttl(byte[] key, long unitMillis) {
+        long now = clock.getAsLong();
+        StoredValue v = StoredValue.decode(store.get(key), now);
+        if (v == null) {
+            return new IntegerRedisMessage(-2);
+        }
+        if (!v.expires()) {
+            return new IntegerRedisMessage(-1);
+        }
+        long left = v.expireAtMillis() - now;
+        return new IntegerRedisMessage(unitMillis == 1 ? left : (left + 500) / 1000);
+    }
+
+    private RedisMessage scan(List<byte[]> args) {
+        String cursorText = ascii(args.get(1));
+        long cursor;
+        try {
+            cursor = Long.parseUnsignedLong(cursorText);
+        } catch (NumberFormatException e) {
+            return new ErrorRedisMessage("ERR invalid cursor");
+        }
+        Glob match = null;
+        int count = SCAN_DEFAULT_COUNT;
+        boolean stringsOnly = true;
+        for (int i = 2; i < args.size(); i++) {
+            String opt = ascii(args.get(i)).toUpperCase(Locale.ROOT);
+            if (i + 1 >= args.size()) {
+                return SYNTAX;
+            }
+            switch (opt) {
+                case "MATCH" -> match = new Glob(args.get(++i));
+                case "COUNT" -> {
+                    Long c = parseLong(args.get(++i));
+                    if (c == null) {
+                        return NOT_INTEGER;
+                    }
+                    if (c < 1) {
+                        return SYNTAX;
+                    }
+                    count = (int) Math.min(c, 100_000);
+                }
+                case "TYPE" -> stringsOnly = ascii(args.get(++i)).equalsIgnoreCase("string");
+                default -> {
+                    return SYNTAX;
+                }
+            }
+        }
+        byte[] prefix = match == null ? new byte[0] : match.literalPrefix();
+        byte[] from;
+        if (cursor == 0) {
+            from = prefix.length == 0 ? null : prefix;
+        } else {
+            byte[] after = cursors.lookup(cursor);
+            if (after == null) {
+                return new ErrorRedisMessage("ERR invalid cursor (unknown to this node or expired; start again at 0)");
+            }
+            from = Arrays.copyOf(after, after.length + 1);
+        }
+        byte[] to = prefix.length == 0 ? null : prefixEnd(prefix);
+        long now = clock.getAsLong();
+        List<RedisMessage> keys = new ArrayList<>();
+        byte[] last = null;
+        boolean exhausted = true;
+        try (Cursor c = store.scan(from, to)) {
+            int examined = 0;
+            while (c.next()) {
+                byte[] k = c.key();
+                last = k;
+                examined++;
+                if (stringsOnly && (match == null || match.isPrefixOnly() || match.matches(k))
+                        && StoredValue.decode(c.value(), now) != null) {
+                    keys.add(bulk(k));
+                }
+                if (examined >= count) {
+                    exhausted = false;
+                    break;
+                }
+            }
+        }
+        long next = exhausted || last == null ? 0 : cursors.save(last);
+        return new ArrayRedisMessage(List.of(bulk(Long.toUnsignedString(next).getBytes(StandardCharsets.US_ASCII)),
+                new ArrayRedisMessage(keys)));
+    }
+
+    /**
+     * DBSIZE: an estimate, not a count. The store's live logical bytes divided by the mean
+     * size of the first entries; overwritten versions and tombstones not yet merged away
+     * count too. Exact when the store holds fewer entries than the sample.
+     */
+    long approximateKeyCount() {
+        long sampled = 0;
+        long bytes = 0;
+        try (Cursor c = store.scan(null, null)) {
+            while (sampled < DBSIZE_SAMPLE && c.next()) {
+                sampled++;
+                bytes += c.key().length + c.value().length;
+            }
+        }
+        if (sampled < DBSIZE_SAMPLE) {
+            return sampled;
+        }
+        double mean = (double) bytes / sampled;
+        var stats = store.stats();
+        double logical = stats.liveLogicalBytes() + stats.memtableBytes();
+        return Math.max(sampled, Math.round(logical / mean));
+    }
+
+    private RedisMessage config(List<byte[]> args) {
+        if (args.size() < 2) {
+            return arity("config");
+        }
+        String sub = ascii(args.get(1)).toUpperCase(Locale.ROOT);
+        switch (sub) {
+            case "GET" -> {
+                if (args.size() < 3) {
+                    return arity("config|get");
+                }
+                Map<String, String> values = info.configValues();
+                Map<String, String> hit = new LinkedHashMap<>();
+                for (byte[] p : args.subList(2, args.size())) {
+                    Glob g = new Glob(ascii(p).toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII));
+                    values.forEach((k, v) -> {
+                        if (g.matches(k.getBytes(StandardCharsets.US_ASCII))) {
+                            hit.put(k, v);
+                        }
+                    });
+                }
+                List<RedisMessage> out = new ArrayList<>();
+                hit.forEach((k, v) -> {
+                    out.add(bulk(k.getBytes(StandardCharsets.UTF_8)));
+                    out.add(bulk(v.getBytes(StandardCharsets.UTF_8)));
+                });
+                return new ArrayRedisMessage(out);
+            }
+            case "RESETSTAT" -> {
+                return OK;
+            }
+            case "SET" -> {
+                return new ErrorRedisMessage("ERR CONFIG SET is not supported: configure the node with --config FILE.xml");
+            }
+            default -> {
+                return new ErrorRedisMessage("ERR unknown subcommand '" + printable(args.get(1)) + "'. Try CONFIG GET.");
+            }
+        }
+    }
+
+    private RedisMessage command(List<byte[]> args) {
+        if (args.size() == 1) {
+            return new ArrayRedisMessage(List.of());
+        }
+        String sub = ascii(args.get(1)).toUpperCase(Locale.ROOT);
+        return switch (sub) {
+            case "COUNT" -> new IntegerRedisMessage(CommandNames.KNOWN.size());
+            case "DOCS", "INFO", "LIST" -> new ArrayRedisMessage(List.of());
+            default -> new ErrorRedisMessage("ERR unknown subcommand '" + printable(args.get(1)) + "'. Try COMMAND HELP.");
+        };
+    }
+
+    private RedisMessage client(Session session, List<byte[]> args) {
+        if (args.size() < 2) {
+            return arity("client");
+        }
+        String sub = ascii(args.get(1)).toUpperCase(Locale.ROOT);
+        return switch (sub) {
+            case "SETINFO" -> args.size() == 4 ? OK : arity("client|setinfo");
+            case "SETNAME" -> {
+                if (args.size() != 3) {
+                    yield arity("client|setname");
+                }
+                session.name = new String(args.get(2), StandardCharsets.UTF_8);
+                yield OK;
+            }
+            case "GETNAME" -> session.name == null ? NIL : bulk(session.name.getBytes(StandardCharsets.UTF_8));
+            case "ID" -> new IntegerRedisMessage(session.id);
+            default -> new ErrorRedisMessage("ERR unknown subcommand '" + printable(args.get(1)) + "'. Try CLIENT HELP.");
+        };
+    }
+
+    private RedisMessage select(byte[] db) {
+        Long n = parseLong(db);
+        if (n == null) {
+            return NOT_INTEGER;
+        }
+        return n == 0 ? OK : new ErrorRedisMessage("ERR DB index is out of range");
+    }
+
+    private RedisMessage auth(Session session, List<byte[]> args) {
+        if (args.size() != 2 && args.size() != 3) {
+            return arity("auth");
+        }
+        if (requirePass == null) {
+            return new ErrorRedisMessage("ERR AUTH <password> called without any password configured for the "
+                    + "default user. Are you sure your configuration is correct?");
+        }
+        boolean userOk = args.size() == 2 || ascii(args.get(1)).equals("default");
+        byte[] given = args.get(args.size() - 1);
+        // Constant-time comparison: the reply time says nothing about how much of it matched.
+        if (userOk & MessageDigest.isEqual(given, requirePass)) {
+            session.authenticated = true;
+            return OK;
+        }
+        return new ErrorRedisMessage("WRONGPASS invalid username-password pair or user is disabled.");
+    }
+
+    private static RedisMessage unknown(String name, List<byte[]> args) {
+        StringBuilder sb = new StringBuilder("ERR unknown command '").append(printable(args.get(0)))
+                .append("', with args beginning with: ");
+        for (int i = 1; i < args.size() && i <= 3; i++) {
+            sb.append('\'').append(printable(args.get(i))).append("' ");
+        }
+        return new ErrorRedisMessage(sb.toString());
+    }
+
+    private static RedisMessage arity(String command) {
+        return new ErrorRedisMessage("ERR wrong number of arguments for '" + command + "' command");
+    }
+
+    static FullBulkStringRedisMessage bulk(byte[] b) {
+        return new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(b));
+    }
+
+    private static List<byte[]> distinct(List<byte[]> keys) {
+        List<byte[]> out = new ArrayList<>(keys.size());
+        java.util.Set<java.nio.ByteBuffer> seen = new java.util.HashSet<>();
+        for (byte[] k : keys) {
+            if (seen.add(java.nio.ByteBuffer.wrap(k))) {
+                out.add(k);
+            }
+        }
+        return out;
+    }
+
+    /** The smallest key greater than every key starting with {@code prefix}, or null when none. */
+    static byte[] prefixEnd(byte[] prefix) {
+        byte[] end = prefix.clone();
+        for (int i = end.length - 1; i >= 0; i--) {
+            if (end[i] != (byte) 0xff) {
+                end[i]++;
+                return Arrays.copyOf(end, i + 1);
+            }
+        }
+        return null;
+    }
+
+    /** A strict decimal long as Redis reads one (no spaces, no '+', no leading zeros), else null. */
+    static Long parseLong(byte[] b) {
+        if (b.length == 0 || b.length > 20) {
+            return null;
+        }
+        String s = new String(b, StandardCharsets.US_ASCII);
+        try {
+            long v = Long.parseLong(s);
+            return Long.toString(v).equals(s) ? v : null;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static String ascii(byte[] b) {
+        return new String(b, StandardCharsets.US_ASCII);
+    }
+
+    private static String printable(byte[] b) {
+        String s = new String(b, 0, Math.min(b.length, 128), StandardCharsets.UTF_8);
+        return oneLine(s);
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "" : s.replace('\r', ' ').replace('\n', ' ');
+    }
+}

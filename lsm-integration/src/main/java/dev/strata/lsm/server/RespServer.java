@@ -1,0 +1,180 @@
+package dev.strata.lsm.server;
+
+import dev.strata.lsm.LsmStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
+import io.netty.handler.codec.redis.FixedRedisMessagePool;
+import io.netty.handler.codec.redis.RedisArrayAggregator;
+import io.netty.handler.codec.redis.RedisBulkStringAggregator;
+import io.netty.handler.codec.redis.RedisDecoder;
+import io.netty.handler.codec.redis.RedisEncoder;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A storage node: an {@link LsmStore} served over the Redis protocol (RESP2) with Netty.
+ * One event loop group accepts and decodes; commands run on a separate group of command
+ * threads (a connection's commands stay on one, in order), since store calls block.
+ * {@link #close()} stops accepting, closes every connection and then the store.
+ */
+public final class RespServer implements AutoCloseable {
+    private final LsmStore store;
+    private final ServerOptions options;
+    private final ServerMetrics metrics;
+    private final RespCommands commands;
+    private final ServerInfo info;
+    private final EventLoopGroup boss = new NioEventLoopGroup(1);
+    private final EventLoopGroup workers = new NioEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()));
+    private final EventExecutorGroup commandThreads;
+    private final ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private final AtomicLong nextClientId = new AtomicLong();
+    private Channel serverChannel;
+    private boolean closed;
+
+    private RespServer(LsmStore store, ServerOptions options, MeterRegistry registry) {
+        this.store = store;
+        this.options = options;
+        this.metrics = new ServerMetrics(registry);
+        this.info = new ServerInfo(store, metrics, options);
+        this.commands = new RespCommands(store, info, options.requirePass(), System::currentTimeMillis);
+        this.commandThreads = new DefaultEventExecutorGroup(options.commandThreads());
+    }
+
+    /**
+     * Serves {@code store} as {@code options} say. The store must have been opened with
+     * {@link #storeConfig} applied (for expiry in merges); the server closes it on {@link #close()}.
+     *
+     * @throws java.io.UncheckedIOException if the address cannot be bound (nothing is left running)
+     */
+    public static RespServer start(LsmStore store, ServerOptions options, MeterRegistry registry) {
+        RespServer s = new RespServer(store, options, registry);
+        try {
+            s.bind();
+            return s;
+        } catch (RuntimeException e) {
+            s.shutdownThreads();
+            throw e;
+        }
+    }
+
+    /** The store configuration the node needs on top of the user's: values expire in merges. */
+    public static dev.strata.lsm.StoreConfig storeConfig(dev.strata.lsm.StoreConfig user) {
+        return user.toBuilder().valueExpiry(StoredValue.EXPIRY).build();
+    }
+
+    private void bind() {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        initConnection(ch);
+                    }
+                });
+        try {
+            serverChannel = b.bind(new InetSocketAddress(options.bind(), options.port())).syncUninterruptibly().channel();
+        } catch (Exception e) {
+            throw new java.io.UncheckedIOException("cannot listen on " + options.bind() + ":" + options.port() + ": "
+                    + e.getMessage(), e instanceof java.io.IOException io ? io : new java.io.IOException(e));
+        }
+        info.port(port());
+    }
+
+    private void initConnection(SocketChannel ch) {
+        metrics.accepted.increment();
+        long open = metrics.connections.incrementAndGet();
+        ch.closeFuture().addListener(f -> metrics.connections.decrementAndGet());
+        if (open > options.maxClients()) {
+            metrics.refused.increment();
+            ch.pipeline().addLast(new RedisEncoder());
+            ch.writeAndFlush(new ErrorRedisMessage("ERR max number of clients reached"))
+                    .addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        clients.add(ch);
+        Session session = new Session(nextClientId.incrementAndGet(), String.valueOf(ch.remoteAddress()),
+                commands.openAccess());
+        InputGuard guard = new InputGuard(options);
+        ch.pipeline()
+                .addLast("encoder", new RedisEncoder())
+                .addLast("bytes-in", guard.bytesIn())
+                .addLast("decoder", new RedisDecoder(options.maxInlineBytes(), FixedRedisMessagePool.INSTANCE, true))
+                .addLast("limits", guard)
+                .addLast("bulk", new RedisBulkStringAggregator())
+                .addLast("array", new RedisArrayAggregator())
+                .addLast("backpressure", new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        if (session.pending.incrementAndGet() >= CommandHandler.PAUSE_AT) {
+                            ctx.channel().config().setAutoRead(false);
+                        }
+                        ctx.fireChannelRead(msg);
+                    }
+                })
+                .addLast(commandThreads, "commands", new CommandHandler(commands, metrics, session));
+    }
+
+    /** The port the node listens on. */
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** The address the node listens on. */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    public LsmStore store() {
+        return store;
+    }
+
+    /** Stops accepting, closes every connection (replies in flight are flushed), then closes the store. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (serverChannel != null) {
+                serverChannel.close().syncUninterruptibly();
+            }
+            clients.close().awaitUninterruptibly(10, TimeUnit.SECONDS);
+        } finally {
+            shutdownThreads();
+            store.close();
+        }
+    }
+
+    private void shutdownThreads() {
+        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        // Commands already running finish (their writes were acknowledged or will be) before the store closes.
+        commandThreads.shutdownGracefully(0, 10, TimeUnit.SECONDS).awaitUninterruptibly(30, TimeUnit.SECONDS);
+        boss.terminationFuture().awaitUninterruptibly(10, TimeUnit.SECONDS);
+        workers.terminationFuture().awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+}

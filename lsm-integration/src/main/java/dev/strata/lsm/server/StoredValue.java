@@ -1,0 +1,85 @@
+package dev.strata.lsm.server;
+
+import dev.strata.lsm.ValueExpiry;
+
+import java.util.Arrays;
+
+/**
+ * The node's value format: a one-byte header, then for an expiring value its expiry time,
+ * then the client's bytes.
+ *
+ * <pre>
+ *   0x00 payload                      a value without expiry
+ *   0x01 expireAtMillis(8, big endian) payload   a value that expires at that wall-clock time
+ * </pre>
+ *
+ * Reads hide expired values; {@link #EXPIRY} tells the store's flushes and merges, which
+ * write them out as tombstones. Any other header byte is corruption (the node wrote every value
+ * in the store).
+ *
+ * @param payload the client's bytes
+ * @param expireAtMillis when it expires (epoch milliseconds), or {@link #NEVER}
+ */
+record StoredValue(byte[] payload, long expireAtMillis) {
+    static final long NEVER = Long.MAX_VALUE;
+    static final byte PLAIN = 0;
+    static final byte EXPIRING = 1;
+    static final int EXPIRING_HEADER_BYTES = 9;
+
+    /** What flushes and merges consult: an expiring value whose time has come. */
+    static final ValueExpiry EXPIRY = (key, value, now) -> value.length >= EXPIRING_HEADER_BYTES
+            && value[0] == EXPIRING && readLong(value, 1) <= now;
+
+    /** The stored form. */
+    byte[] encode() {
+        if (expireAtMillis == NEVER) {
+            byte[] out = new byte[payload.length + 1];
+            out[0] = PLAIN;
+            System.arraycopy(payload, 0, out, 1, payload.length);
+            return out;
+        }
+        byte[] out = new byte[payload.length + EXPIRING_HEADER_BYTES];
+        out[0] = EXPIRING;
+        for (int i = 0; i < 8; i++) {
+            out[1 + i] = (byte) (expireAtMillis >>> (56 - 8 * i));
+        }
+        System.arraycopy(payload, 0, out, EXPIRING_HEADER_BYTES, payload.length);
+        return out;
+    }
+
+    /**
+     * The value stored as {@code stored}, or null when there is none or it has expired at
+     * {@code nowMillis}.
+     *
+     * @throws IllegalStateException if the bytes are not in this format
+     */
+    static StoredValue decode(byte[] stored, long nowMillis) {
+        if (stored == null) {
+            return null;
+        }
+        if (stored.length >= 1 && stored[0] == PLAIN) {
+            return new StoredValue(Arrays.copyOfRange(stored, 1, stored.length), NEVER);
+        }
+        if (stored.length >= EXPIRING_HEADER_BYTES && stored[0] == EXPIRING) {
+            long at = readLong(stored, 1);
+            if (at <= nowMillis) {
+                return null;
+            }
+            return new StoredValue(Arrays.copyOfRange(stored, EXPIRING_HEADER_BYTES, stored.length), at);
+        }
+        throw new IllegalStateException("stored value has an unknown header (" + stored.length + " bytes, first "
+                + (stored.length == 0 ? "none" : String.valueOf(stored[0] & 0xff)) + ")");
+    }
+
+    boolean expires() {
+        return expireAtMillis != NEVER;
+    }
+
+    private static long readLong(byte[] b, int off) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = (v << 8) | (b[off + i] & 0xff);
+        }
+        return v;
+    }
+}
