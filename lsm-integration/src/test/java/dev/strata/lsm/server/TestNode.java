@@ -1,0 +1,31 @@
+package dev.strata.lsm.server;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+import java.nio.file.Path;
+
+/** A node on a free port of 127.0.0.1 over a store in a test directory. */
+final class TestNode implements AutoCloseable {
+    final RespServer server;
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    TestNode(Path dir, StoreConfig config, ServerOptions options) {
+        LsmStore store = LsmStore.open(dir, RespServer.storeConfig(config));
+        server = RespServer.start(store, options.withPort(0), registry);
+    }
+
+    TestNode(Path dir) {
+        this(dir, StoreConfig.builder().build(), ServerOptions.defaults());
+    }
+
+    int port() {
+        return server.port();
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}
