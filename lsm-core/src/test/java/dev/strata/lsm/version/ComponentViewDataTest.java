@@ -65,6 +65,8 @@ class ComponentViewDataTest {
             }
             store.delete(key("a", 3));
             store.flush();
+            // The policy is consulted on the decider thread: wait for that decision.
+            store.awaitMerges();
             first = seen();
         }
         long after = System.currentTimeMillis();
@@ -87,6 +89,7 @@ class ComponentViewDataTest {
             store.awaitMerges();
             store.put(key("c", 1), "v".getBytes(UTF_8));
             store.flush(); // consults the policy again, after the merge
+            store.awaitMerges();
             List<ComponentView> now = seen();
             ComponentView merged = now.stream().filter(c -> c.tombstoneCount() > 0).findFirst().orElseThrow();
             assertTrue(merged.creationTimeMillis() > withDelete.creationTimeMillis(), "the merge output is new");
@@ -96,6 +99,7 @@ class ComponentViewDataTest {
         try (LsmStore store = LsmStore.open(dir, config())) {
             store.put(key("d", 0), "v".getBytes(UTF_8));
             store.flush();
+            store.awaitMerges();
             ComponentView merged = seen().stream().filter(c -> c.tombstoneCount() > 0).findFirst().orElseThrow();
             assertEquals(withDelete.oldestTombstoneMillis(), merged.oldestTombstoneMillis(), "persisted across reopen");
         }
@@ -119,6 +123,7 @@ class ComponentViewDataTest {
             assertNotNull(store.get(key("m", 5)));
             store.put(key("z", 0), "v".getBytes(UTF_8));
             store.flush(); // shows the policy the counters
+            store.awaitMerges();
             List<ComponentView> seen = seen();
             ComponentView a = seen.get(0);
             ComponentView m = seen.get(1);
