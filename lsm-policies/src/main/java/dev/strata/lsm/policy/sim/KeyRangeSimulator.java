@@ -1,0 +1,339 @@
+package dev.strata.lsm.policy.sim;
+
+import dev.strata.lsm.merge.OutputCutter;
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.FlushPlan;
+import dev.strata.lsm.policy.MergeMode;
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicy;
+import dev.strata.lsm.policy.MergePolicyFactory;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.OutputSpec;
+import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.PolicyParameters;
+import dev.strata.lsm.policy.TreeView;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Runs a merge policy — the same object the engine runs — over a key-range-aware simulated
+ * tree: components have key ranges and a density of entries over the key space, a run
+ * holds several of them, outputs are cut as the task's {@link OutputSpec} says (by lsm-core's
+ * {@link OutputCutter}, the engine's own evaluation: size, cut keys, alignment, overlap with
+ * the level below), {@link MergeMode#MOVE} moves files without writing, and partitioned
+ * merges touch only the files they name. This is what leveled, partitioned (Spooky), vLSM and
+ * design-space policies need; the stack {@link Simulator} keeps the bounded-depth paper's cost
+ * model, where every component spans the whole key space.
+ *
+ * <p>Workloads: uniform unique inserts (merged densities add up) or uniform updates of a
+ * fixed number of keys (a merge keeps one version per key: of keys present in inputs with
+ * fractions p_i, 1 - prod(1 - p_i) remain). Every decision is applied at once (no concurrency);
+ * {@link MergeMode#REUSE_BLOCKS} is refused as the engine refuses it today. Not thread safe.
+ */
+public final class KeyRangeSimulator {
+    private static final int MAX_MERGES_PER_FLUSH = 100_000;
+    /** Steps per output file when an output is cut (the cut precision, about a data block). */
+    private static final int STEPS_PER_FILE = 256;
+
+    /** The workload: unique inserts, or updates of {@code keys} keys (0 for inserts). */
+    public record Workload(double keys) {
+        public static Workload inserts() {
+            return new Workload(0);
+        }
+
+        public static Workload updates(long keys) {
+            if (keys <= 0) {
+                throw new IllegalArgumentException("updates need a positive key count, got " + keys);
+            }
+            return new Workload(keys);
+        }
+
+        boolean updates() {
+            return keys > 0;
+        }
+    }
+
+    /** What one merge did, for trace checks: the tree before it, the task, what it removed and created. */
+    public record MergeEvent(long flush, TreeView before, MergeTask task, List<ComponentView> inputs,
+                             List<Integer> inputLevels, List<ComponentView> outputs, long bytesWritten) {
+    }
+
+    /**
+     * Figures of one run.
+     *
+     * @param waImpl (flush + merge bytes) / flushed bytes: the engine's accounting
+     * @param waModel merge bytes / flushed bytes: the papers' accounting (flush not counted)
+     * @param mergeBytesByLevel merge bytes written into each level
+     * @param peakSpaceAmplification largest (bytes in the tree / live logical bytes) after a flush's decisions
+     * @param spaceAmplification the same at the end
+     */
+    public record Result(String policy, Map<String, Object> params, long flushes, double waImpl, double waModel,
+                         long[] mergeBytesByLevel, long moves, long merges, double peakSpaceAmplification,
+                         double spaceAmplification, int components, int maxComponents, String tree) {
+    }
+
+    private final String policyName;
+    private final PolicyParameters params;
+    private final MergePolicy policy;
+    private final Workload workload;
+    private final double entryBytes;
+    private final double flushEntries;
+    private long flushIntervalMillis = 1000;
+    private Consumer<MergeEvent> events = e -> { };
+    private Consumer<String> trace = s -> { };
+
+    /**
+     * @param entryBytes bytes of one entry on disk (key, value and per-entry overhead)
+     * @param flushBytes bytes of one flush (a memtable's worth)
+     */
+    public KeyRangeSimulator(String policyName, PolicyParameters params, MergePolicy policy, Workload workload,
+                             double entryBytes, long flushBytes) {
+        if (entryBytes <= 0 || flushBytes < entryBytes) {
+            throw new IllegalArgumentException("need 0 < entryBytes <= flushBytes, got " + entryBytes + " and "
+                    + flushBytes);
+        }
+        this.policyName = policyName;
+        this.params = params;
+        this.policy = policy;
+        this.workload = workload;
+        this.entryBytes = entryBytes;
+        this.flushEntries = flushBytes / entryBytes;
+    }
+
+    /** Simulates the registered policy {@code name} with raw parameters. */
+    public static KeyRangeSimulator of(String name, Map<String, String> rawParams, Workload workload,
+                                       double entryBytes, long flushBytes) {
+        MergePolicyFactory f = MergePolicies.find(name);
+        PolicyParameters p = PolicyParameters.resolve(name, f.parameters(), rawParams);
+        return new KeyRangeSimulator(name, p, f.create(p), workload, entryBytes, flushBytes);
+    }
+
+    /** The simulated clock advances this much per flush (time-based triggers). */
+    public KeyRangeSimulator flushIntervalMillis(long millis) {
+        this.flushIntervalMillis = millis;
+        return this;
+    }
+
+    public KeyRangeSimulator onMerge(Consumer<MergeEvent> sink) {
+        this.events = sink;
+        return this;
+    }
+
+    /** One line per flush and per merge. */
+    public KeyRangeSimulator onTrace(Consumer<String> sink) {
+        this.trace = sink;
+        return this;
+    }
+
+    public Result run(long flushes) {
+        RangedTree tree = new RangedTree();
+        byte[] state = new byte[0];
+        long nextId = 1;
+        double flushed = 0;
+        long mergeWritten = 0;
+        long flushWritten = 0;
+        long[] byLevel = new long[16];
+        long moves = 0;
+        long merges = 0;
+        double insertedEntries = 0;
+        double peakSa = 0;
+        int maxComponents = 0;
+        long[] ids = {nextId};
+        for (long t = 1; t <= flushes; t++) {
+            long now = t * flushIntervalMillis;
+            TreeView view = tree.view(t - 1, state, now);
+            KeyDensity flushDensity = KeyDensity.uniform(0, 1, workload.updates()
+                    ? workload.keys() * (1 - Math.pow(1 - 1 / workload.keys(), flushEntries)) : flushEntries);
+            RangedTree.Part flush = new RangedTree.Part(new ComponentId(ids[0]++, 0), flushDensity, t, t, ids[0],
+                    now, entryBytes);
+            flushed += flush.bytes();
+            insertedEntries += flushEntries;
+            FlushPlan plan = policy.planFlush(view, flush.view);
+            for (MergeTask task : plan.mergesFirst()) {
+                long w = merge(tree, task, t, now, ids, null);
+                mergeWritten += w;
+                addLevel(byLevel, task.placement().level(), w);
+                merges += task.mode() == MergeMode.MOVE ? 0 : 1;
+                moves += task.mode() == MergeMode.MOVE ? 1 : 0;
+            }
+            if (plan.merges()) {
+                MergeTask withFlush = new MergeTask(plan.mergeWith(), plan.placement(), plan.output(),
+                        MergeMode.REWRITE, 0, "flush plan: " + plan.reason());
+                long w = merge(tree, withFlush, t, now, ids, flush);
+                flushWritten += w;
+                addLevel(byLevel, plan.placement().level(), w - flush.bytes());
+                merges++;
+            } else {
+                List<RangedTree.Part> outs = cut(tree, List.of(flush.density), plan.output(), plan.placement().level(),
+                        t, t, now, ids);
+                tree.apply(List.of(), outs, plan.placement());
+                flushWritten += flush.bytes();
+            }
+            trace.accept("flush " + t + ": " + plan);
+            state = policy.persistentState(tree.view(t, state, now));
+            for (int round = 0; ; round++) {
+                List<MergeTask> tasks = policy.pickMerges(tree.view(t, state, now));
+                if (tasks.isEmpty()) {
+                    break;
+                }
+                if (round >= MAX_MERGES_PER_FLUSH) {
+                    throw new IllegalStateException(policyName + " keeps asking for merges after flush " + t);
+                }
+                for (MergeTask task : tasks) {
+                    long w = merge(tree, task, t, now, ids, null);
+                    mergeWritten += w;
+                    addLevel(byLevel, task.placement().level(), w);
+                    merges += task.mode() == MergeMode.MOVE ? 0 : 1;
+                    moves += task.mode() == MergeMode.MOVE ? 1 : 0;
+                }
+                state = policy.persistentState(tree.view(t, state, now));
+            }
+            maxComponents = Math.max(maxComponents, tree.componentCount());
+            peakSa = Math.max(peakSa, tree.totalBytes() / liveBytes(insertedEntries));
+        }
+        double mergeOnly = mergeWritten + (flushWritten - flushed);
+        int levels = byLevel.length;
+        while (levels > 1 && byLevel[levels - 1] == 0) {
+            levels--;
+        }
+        return new Result(policyName, params.asMap(), flushes, flushed == 0 ? 0 : (flushed + mergeOnly) / flushed,
+                flushed == 0 ? 0 : mergeOnly / flushed, java.util.Arrays.copyOf(byLevel, levels), moves, merges, peakSa,
+                flushes == 0 ? 0 : tree.totalBytes() / liveBytes(insertedEntries), tree.componentCount(),
+                maxComponents, tree.describe());
+    }
+
+    private double liveBytes(double inserted) {
+        double live = workload.updates() ? workload.keys() * (1 - Math.pow(1 - 1 / workload.keys(), inserted)) : inserted;
+        return Math.max(1, live * entryBytes);
+    }
+
+    private static void addLevel(long[] byLevel, int level, long bytes) {
+        if (level < byLevel.length) {
+            byLevel[level] += bytes;
+        }
+    }
+
+    /**
+     * Applies one task; returns the bytes it wrote (0 for a move). {@code flush}, when not
+     * null, is a flush merged with the task's inputs (not yet in the tree).
+     */
+    private long merge(RangedTree tree, MergeTask task, long t, long now, long[] ids, RangedTree.Part flush) {
+        TreeView before = tree.view(t, new byte[0], now);
+        List<RangedTree.Part> inputs = new ArrayList<>();
+        List<Integer> inputLevels = new ArrayList<>();
+        for (ComponentId id : task.inputs()) {
+            RangedTree.Part p = tree.find(id);
+            if (p == null) {
+                throw new IllegalStateException(policyName + " named component " + id + ", which does not exist ("
+                        + task + ")");
+            }
+            inputs.add(p);
+            inputLevels.add(tree.levelOf(id));
+        }
+        if (task.mode() == MergeMode.REUSE_BLOCKS) {
+            throw new IllegalStateException(policyName + " asked for REUSE_BLOCKS, which neither the engine nor "
+                    + "the simulator executes yet: " + task);
+        }
+        List<RangedTree.Part> outputs;
+        long written;
+        if (task.mode() == MergeMode.MOVE) {
+            outputs = inputs;
+            written = 0;
+            tree.apply(task.inputs(), outputs, task.placement());
+        } else {
+            List<KeyDensity> densities = new ArrayList<>();
+            long minSeq = Long.MAX_VALUE;
+            long maxSeq = Long.MIN_VALUE;
+            for (RangedTree.Part p : inputs) {
+                densities.add(p.density);
+                minSeq = Math.min(minSeq, p.minSeq);
+                maxSeq = Math.max(maxSeq, p.maxSeq);
+            }
+            if (flush != null) {
+                densities.add(flush.density);
+                minSeq = Math.min(minSeq, flush.minSeq);
+                maxSeq = Math.max(maxSeq, flush.maxSeq);
+            }
+            KeyDensity merged = KeyDensity.merge(densities, workload.keys());
+            outputs = merged == null ? List.of()
+                    : cut(tree, List.of(merged), task.output(), task.placement().level(), minSeq, maxSeq, now, ids);
+            written = 0;
+            for (RangedTree.Part p : outputs) {
+                written += p.bytes();
+            }
+            tree.apply(task.inputs(), outputs, task.placement());
+        }
+        List<ComponentView> inViews = inputs.stream().map(p -> p.view).toList();
+        List<ComponentView> outViews = outputs.stream().map(p -> p.view).toList();
+        events.accept(new MergeEvent(t, before, task, inViews, inputLevels, outViews, written));
+        trace.accept("  " + task.mode() + " " + task.inputs().size() + (flush != null ? "+flush" : "") + " -> "
+                + task.placement() + ": " + outputs.size() + " files, " + written + " bytes (" + task.reason() + ")");
+        return written;
+    }
+
+    /** Cuts the entries of {@code data} into files as {@code spec} says, evaluated against the tree as it is. */
+    private List<RangedTree.Part> cut(RangedTree tree, List<KeyDensity> data, OutputSpec spec, int targetLevel,
+                                      long minSeq, long maxSeq, long now, long[] ids) {
+        KeyDensity all = data.size() == 1 ? data.get(0) : KeyDensity.merge(data, workload.keys());
+        if (!spec.cuts()) {
+            return List.of(new RangedTree.Part(new ComponentId(ids[0]++, 0), all, minSeq, maxSeq, ids[0], now,
+                    entryBytes));
+        }
+        List<OutputCutter.FileBounds> align = spec.alignToLevel() == OutputSpec.NO_LEVEL ? List.of()
+                : bounds(tree.levelFiles(spec.alignToLevel()));
+        List<OutputCutter.FileBounds> below = spec.maxOverlapBytes() == Long.MAX_VALUE
+                && spec.maxOverlapRatio() == Double.POSITIVE_INFINITY ? List.of()
+                : bounds(tree.levelFiles(targetLevel + 1));
+        OutputCutter cutter = new OutputCutter(spec, align, below);
+        double fileEntries = spec.maxFileBytes() == Long.MAX_VALUE ? all.entries() : spec.maxFileBytes() / entryBytes;
+        double step = Math.max(1, fileEntries / STEPS_PER_FILE);
+        List<Double> cutsAt = new ArrayList<>();
+        double[] fileBytes = {-1};
+        // Every boundary the cutter aligns to or counts overlap against is a step, so cuts there are exact.
+        double[] extra = java.util.stream.Stream.concat(align.stream(), below.stream())
+                .flatMapToDouble(b -> java.util.stream.DoubleStream.of(RangedTree.position(b.minKey()),
+                        RangedTree.position(b.maxKey()) + 1 / 0x1p62))
+                .sorted().toArray();
+        all.walk(step, extra, (x, entries) -> {
+            byte[] k = RangedTree.key(x);
+            if (fileBytes[0] < 0) {
+                cutter.fileStarted(k);
+                fileBytes[0] = 0;
+            } else if (cutter.cutBefore(k, (long) fileBytes[0])) {
+                cutsAt.add(x);
+                cutter.fileStarted(k);
+                fileBytes[0] = 0;
+            }
+            fileBytes[0] += entries * entryBytes;
+        });
+        List<RangedTree.Part> out = new ArrayList<>();
+        double lo = all.min();
+        cutsAt.add(all.max());
+        for (double hi : cutsAt) {
+            KeyDensity piece = all.slice(lo, hi);
+            if (piece != null) {
+                out.add(new RangedTree.Part(new ComponentId(ids[0]++, 0), piece, minSeq, maxSeq, ids[0], now,
+                        entryBytes));
+            }
+            lo = hi;
+        }
+        return out;
+    }
+
+    private static List<OutputCutter.FileBounds> bounds(List<RangedTree.Part> files) {
+        List<OutputCutter.FileBounds> out = new ArrayList<>(files.size());
+        for (RangedTree.Part p : files) {
+            out.add(new OutputCutter.FileBounds(p.view.minKey(), p.view.maxKey(), p.bytes()));
+        }
+        return out;
+    }
+
+    /** Used by tests: which placement a flush plan put the flush at. */
+    static Placement placementOf(FlushPlan plan) {
+        return plan.placement();
+    }
+}
