@@ -14,10 +14,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Widens a merge's inputs until its output is stable where it lands. The engine judges a
- * merge by one stand-in spanning every input's keys and sequence numbers: it must hold only
- * older data than every overlapping component in a newer position, only newer data than every
- * overlapping component in an older position, and overlap nothing else in its own run.
+ * Widens a merge's inputs until its output is stable where it lands, judged as the engine
+ * judges it ({@code Layouts.checkChange}) for one stand-in spanning every input's keys and
+ * sequence numbers: it overlaps nothing else in its own run, and for every overlapping
+ * component elsewhere either the sequence ranges are ordered as the positions will be, or
+ * every input overlapping that component lay on the side of it the output will. (An earlier
+ * rule compared sequence ranges only; a file moved down left siblings with its sequence range
+ * one level up, and every merge into their run then pulled the moved file back up: the
+ * key-range simulator showed leveled presets moving hundreds of files per flush.)
  *
  * <p>Partial compaction breaks that when it is not widened (found by the policy conformance
  * suite): moving one file of a run down leaves its siblings, written by the same merge and
@@ -73,8 +77,7 @@ final class StabilityClosure {
                     continue;
                 }
                 int position = 2 * runOrdinal.get(c.id());
-                boolean conflict = position == target
-                        || (position < target ? c.minSeqno() <= hi : c.maxSeqno() >= lo);
+                boolean conflict = position == target || !stable(out, c, position, target, runOrdinal, lo, hi);
                 if (conflict) {
                     if (!t.free(c)) {
                         return null;
@@ -86,6 +89,25 @@ final class StabilityClosure {
             }
         }
         return out;
+    }
+
+    /**
+     * The engine's rule for a component {@code c} overlapping the output: fine when the
+     * sequence ranges are ordered as the positions will be, or when every input overlapping
+     * {@code c} lay on the side of it the output will (a merge keeps each key's order).
+     */
+    private static boolean stable(List<ComponentView> inputs, ComponentView c, int position, int target,
+                                  Map<ComponentId, Integer> runOrdinal, long lo, long hi) {
+        boolean outputNewer = target < position;
+        if (outputNewer ? lo > c.maxSeqno() : hi < c.minSeqno()) {
+            return true;
+        }
+        for (ComponentView i : inputs) {
+            if (i.overlaps(c.minKey(), c.maxKey()) && (2 * runOrdinal.get(i.id()) < position) != outputNewer) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int targetPosition(TreeShape t, Placement p, Map<ComponentId, Integer> runOrdinal,
