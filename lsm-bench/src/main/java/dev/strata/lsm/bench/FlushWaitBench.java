@@ -15,8 +15,8 @@ import java.util.stream.Stream;
 /**
  * How long a memtable flush waits behind a long merge (issue 10's measurement): one
  * background thread, size-tiered with fanout 4. Four memtables of {@code memtableMiB} are
- * written and flushed, which starts a merge of the four tables; a fifth memtable is then
- * filled and {@code flush()} is timed while that merge runs. With a flush lane the flush
+ * written and flushed, which starts a merge of the four tables; a fifth, small memtable
+ * (1/64 of the size) is then filled and {@code flush()} is timed while that merge runs. With a flush lane the flush
  * takes about what writing one table takes; without one it also waits for the merge. Uses
  * only the public store API, so the same source measures any revision.
  *
@@ -50,7 +50,8 @@ public final class FlushWaitBench {
                     store.flush();
                 }
                 long mergesBefore = store.stats().mergeCount();
-                fill(store, rnd, memtable);
+                // A small fifth memtable, so flush() is called while the merge of the four runs.
+                fill(store, rnd, memtable / 64);
                 long start = System.nanoTime();
                 store.flush();
                 double ms = (System.nanoTime() - start) / 1e6;
