@@ -31,6 +31,10 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     /** Reading pauses at this many unanswered commands and resumes below {@link #RESUME_BELOW}. */
     static final int PAUSE_AT = 4096;
     static final int RESUME_BELOW = 1024;
+    /** Most plain SETs applied as one write batch. */
+    static final int MAX_SET_BATCH = 256;
+    /** Plain SETs read but not yet run: a pipeline's consecutive SETs become one write batch. */
+    private final List<List<byte[]>> pendingSets = new ArrayList<>();
 
     CommandHandler(RespCommands commands, ServerMetrics metrics, Session session) {
         this.commands = commands;
@@ -42,6 +46,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
             if (msg instanceof ProtocolViolation v) {
+                runPendingSets(ctx);
                 metrics.protocolErrors.increment();
                 ctx.writeAndFlush(new ErrorRedisMessage("ERR " + v.message())).addListener(ChannelFutureListener.CLOSE);
                 return;
@@ -50,6 +55,9 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             List<byte[]> args = arguments(msg);
+            if (args == null) {
+                runPendingSets(ctx);
+            }
             RedisMessage reply;
             String name = "";
             long start = System.nanoTime();
@@ -59,6 +67,16 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
                 return;
             } else {
                 name = new String(args.get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+                if (name.equals("SET") && args.size() == 3 && session.authenticated) {
+                    // Run later, with the SETs that follow it in this read, as one batch; the reply
+                    // is written then, still in order: any other command runs the batch first.
+                    pendingSets.add(args);
+                    if (pendingSets.size() >= MAX_SET_BATCH) {
+                        runPendingSets(ctx);
+                    }
+                    return;
+                }
+                runPendingSets(ctx);
                 if (name.equals("HELLO")) {
                     // RESP3 is not spoken: clients that try HELLO fall back to RESP2 on this error.
                     reply = new ErrorRedisMessage("ERR unknown command 'HELLO', with args beginning with: "
@@ -83,7 +101,23 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        runPendingSets(ctx);
         ctx.flush();
+    }
+
+    /** Runs the waiting SETs as one write batch and writes their replies. */
+    private void runPendingSets(ChannelHandlerContext ctx) {
+        if (pendingSets.isEmpty()) {
+            return;
+        }
+        long start = System.nanoTime();
+        List<RedisMessage> replies = commands.setAll(session, pendingSets);
+        long each = (System.nanoTime() - start) / pendingSets.size();
+        pendingSets.clear();
+        for (RedisMessage reply : replies) {
+            metrics.record("SET", each);
+            ctx.write(reply);
+        }
     }
 
     @Override
@@ -111,7 +145,8 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
                     return null;
                 }
                 ByteBuf content = b.content();
-                args.add(ByteBufUtil.getBytes(content, content.readerIndex(), content.readableBytes(), false));
+                // A copy: a SET's arguments outlive the message (released at once) until its batch runs.
+                args.add(ByteBufUtil.getBytes(content, content.readerIndex(), content.readableBytes(), true));
             }
             return args;
         }

@@ -12,10 +12,12 @@ import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.codec.redis.SimpleStringRedisMessage;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -108,6 +110,43 @@ final class RespCommands {
             return new ErrorRedisMessage("ERR store: " + oneLine(e.getMessage()));
         } catch (IllegalStateException e) {
             return new ErrorRedisMessage("ERR " + oneLine(e.getMessage()));
+        }
+    }
+
+    /**
+     * Plain {@code SET key value} commands that arrived one after another on one connection
+     * (a pipeline), applied as one write batch: one WAL record and one wait for the store's
+     * acknowledgement instead of one per command. Where one key repeats, the batch keeps its
+     * last value, as running them in order would. If the store refuses the batch (an
+     * oversized key, say) nothing was written, and the commands run one by one so each gets
+     * its own answer.
+     *
+     * @return one reply per command, in order
+     */
+    List<RedisMessage> setAll(Session session, List<List<byte[]>> sets) {
+        if (sets.size() == 1) {
+            return List.of(execute(session, sets.get(0)));
+        }
+        Map<ByteBuffer, byte[]> last = new LinkedHashMap<>();
+        for (List<byte[]> args : sets) {
+            last.put(ByteBuffer.wrap(args.get(1)), args.get(2));
+        }
+        List<byte[]> keys = new ArrayList<>(last.size());
+        WriteBatch batch = new WriteBatch();
+        for (Map.Entry<ByteBuffer, byte[]> e : last.entrySet()) {
+            byte[] key = e.getKey().array();
+            keys.add(key);
+            batch.put(key, new StoredValue(e.getValue(), StoredValue.NEVER).encode());
+        }
+        try (KeyLocks.Held ignored = locks.lockAll(keys)) {
+            store.write(batch);
+            return Collections.nCopies(sets.size(), OK);
+        } catch (IllegalArgumentException | StoreException | IllegalStateException refused) {
+            List<RedisMessage> out = new ArrayList<>(sets.size());
+            for (List<byte[]> args : sets) {
+                out.add(execute(session, args));
+            }
+            return out;
         }
     }
 

@@ -182,6 +182,37 @@ class BadInputTest {
     }
 
     @Test
+    void pipelinedSetsWithARefusedOneAnswerEachInOrder() {
+        // A pipeline's consecutive SETs run as one write batch; one the store refuses must not take the
+        // others with it, and repeated keys keep their last value.
+        try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+            redis.clients.jedis.Pipeline p = j.pipelined();
+            List<redis.clients.jedis.Response<String>> replies = new ArrayList<>();
+            replies.add(p.set("pb:1", "a"));
+            replies.add(p.set("pb:1", "b"));
+            replies.add(p.set("pb:big", "v".repeat(3000)));
+            replies.add(p.set("pb:2", "c"));
+            redis.clients.jedis.Response<String> get = p.get("pb:1");
+            replies.add(p.set("pb:1", "d"));
+            p.sync();
+            assertEquals("OK", replies.get(0).get());
+            assertEquals("OK", replies.get(1).get());
+            try {
+                replies.get(2).get();
+                throw new AssertionError("accepted a value over the store's limit in a pipeline");
+            } catch (JedisDataException e) {
+                assertTrue(e.getMessage().contains("exceeds"), e.getMessage());
+            }
+            assertEquals("OK", replies.get(3).get());
+            assertEquals("b", get.get());
+            assertEquals("OK", replies.get(4).get());
+            assertEquals("d", j.get("pb:1"));
+            assertEquals("c", j.get("pb:2"));
+            assertNull(j.get("pb:big"));
+        }
+    }
+
+    @Test
     void storeLimitsAreOrdinaryErrors() {
         try (Jedis j = new Jedis("127.0.0.1", node.port())) {
             // Within the node's bulk limit but over the store's value limit (2000 bytes).
