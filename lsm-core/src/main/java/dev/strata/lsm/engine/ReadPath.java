@@ -1,13 +1,16 @@
 package dev.strata.lsm.engine;
 
 import dev.strata.lsm.Cursor;
+import dev.strata.lsm.StoreException;
 import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.merge.MergingIterator;
 import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.InternalKeys;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.Run;
 import dev.strata.lsm.version.Version;
+import dev.strata.lsm.version.VersionSet;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,13 +20,68 @@ import java.util.List;
  * Reads at a sequence number over a memtable set and a pinned version (LevelDB's
  * DBImpl::Get and NewIterator): newest source first — the active memtable, the immutable
  * ones, then each run of each level, where a run holds at most one component per key.
+ * Takes no lock: reads the volatile memtable set, then pins the current version.
  */
 final class ReadPath {
-    private ReadPath() {
+    private final Memtables memtables;
+    private final VersionSet versions;
+    private final EngineMutex mutex;
+
+    ReadPath(Memtables memtables, VersionSet versions, EngineMutex mutex) {
+        this.memtables = memtables;
+        this.versions = versions;
+        this.mutex = mutex;
+    }
+
+    /** The value of {@code key} at {@code seq}, or null. */
+    byte[] get(byte[] key, long seq) {
+        return lookup(key, seq, memtables.set());
+    }
+
+    /**
+     * The newest value of {@code key}, or null. The memtables are read before the visible
+     * sequence number: a flush or merge drops versions that no snapshot and no read
+     * starting after its memtable was switched out can see, and a read that took its
+     * sequence number before that switch reads the switched-out memtable itself.
+     */
+    byte[] getLatest(byte[] key) {
+        MemtableSet m = memtables.set();
+        return lookup(key, memtables.visibleSequence(), m);
+    }
+
+    private byte[] lookup(byte[] key, long seq, MemtableSet m) {
+        InternalEntry e = fromMemtables(m, key, seq);
+        if (e == null) {
+            Version v = versions.acquire();
+            try {
+                e = fromVersion(v, key, seq);
+            } catch (IOException ex) {
+                // A read racing close() finds the files closed: report it as what it is.
+                mutex.checkOpen();
+                throw new StoreException("read of " + InternalKeys.describe(key) + " failed: " + ex, ex);
+            } finally {
+                v.release();
+            }
+        }
+        return e == null || e.isTombstone() ? null : e.value();
+    }
+
+    /** A cursor over live keys in [from, to) at {@code seq}. */
+    Cursor scan(byte[] from, byte[] to, long seq) {
+        MemtableSet m = memtables.set();
+        Version v = versions.acquire();
+        return scan(m, v, seq, from, to, v::release, mutex::checkOpen);
+    }
+
+    /** A cursor over the newest data, read after the memtables and version (see {@link #getLatest}). */
+    Cursor scanLatest(byte[] from, byte[] to) {
+        MemtableSet m = memtables.set();
+        Version v = versions.acquire();
+        return scan(m, v, memtables.visibleSequence(), from, to, v::release, mutex::checkOpen);
     }
 
     /** The newest entry of {@code key} at or below {@code seq} in the memtables, or null. */
-    static InternalEntry fromMemtables(MemtableSet m, byte[] key, long seq) {
+    private static InternalEntry fromMemtables(MemtableSet m, byte[] key, long seq) {
         InternalEntry e = m.active().get(key, seq);
         if (e == null) {
             for (Memtable imm : m.immutable()) {
@@ -37,7 +95,7 @@ final class ReadPath {
     }
 
     /** The newest entry of {@code key} at or below {@code seq} in {@code v}, or null; counts reads per component. */
-    static InternalEntry fromVersion(Version v, byte[] key, long seq) throws IOException {
+    private static InternalEntry fromVersion(Version v, byte[] key, long seq) throws IOException {
         for (List<Run> level : v.levels()) {
             for (Run run : level) {
                 Component c = run.find(key);
@@ -58,7 +116,7 @@ final class ReadPath {
      * {@code release} unpins {@code v} when the cursor closes, {@code checkOpen} fails reads
      * once the store is closed.
      */
-    static Cursor scan(MemtableSet m, Version v, long seq, byte[] from, byte[] to, Runnable release,
+    private static Cursor scan(MemtableSet m, Version v, long seq, byte[] from, byte[] to, Runnable release,
                        Runnable checkOpen) {
         List<InternalIterator> sources = new ArrayList<>();
         sources.add(m.active().iterator());

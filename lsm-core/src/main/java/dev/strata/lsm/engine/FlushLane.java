@@ -1,0 +1,152 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.memtable.Memtable;
+import dev.strata.lsm.metrics.StoreMetrics;
+import dev.strata.lsm.version.Component;
+import dev.strata.lsm.version.VersionSet;
+import dev.strata.lsm.wal.WalSyncMode;
+
+import java.nio.file.Path;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The flush lane: flushes immutable memtables oldest first, one at a time, on a thread of
+ * their own, so a flush never queues behind a merge; retries a failed flush with backoff and
+ * remembers its error for writers and {@code flush()} callers; after each flush drops the
+ * memtable, asks the scheduler for merges and deletes WAL segments no longer needed.
+ *
+ * <p>Locking: its state is guarded by the engine's mutex.
+ */
+final class FlushLane {
+    private static final System.Logger LOG = System.getLogger(FlushLane.class.getName());
+
+    private final Path dir;
+    private final WalSyncMode walMode;
+    private final EngineMutex mutex;
+    private final Memtables memtables;
+    private final VersionSet versions;
+    private final FlushJob job;
+    private final MergeScheduler scheduler;
+    private final ObsoleteFiles obsolete;
+    private final Snapshots snapshots;
+    private final ScheduledExecutorService lane;
+    private final EngineCounters counters;
+    private final StoreMetrics metrics;
+
+    private boolean running;
+    private Throwable error;
+    private int failures;
+
+    FlushLane(Path dir, WalSyncMode walMode, EngineMutex mutex, Memtables memtables, VersionSet versions, FlushJob job,
+              MergeScheduler scheduler, ObsoleteFiles obsolete, Snapshots snapshots, ScheduledExecutorService lane,
+              EngineCounters counters, StoreMetrics metrics) {
+        this.dir = dir;
+        this.walMode = walMode;
+        this.mutex = mutex;
+        this.memtables = memtables;
+        this.versions = versions;
+        this.job = job;
+        this.scheduler = scheduler;
+        this.obsolete = obsolete;
+        this.snapshots = snapshots;
+        this.lane = lane;
+        this.counters = counters;
+        this.metrics = metrics;
+    }
+
+    /** A flush is running. Mutex held. */
+    boolean running() {
+        return running;
+    }
+
+    /** The last flush's error, null once a flush succeeds. Mutex held. */
+    Throwable error() {
+        return error;
+    }
+
+    /** Starts flushing the oldest immutable memtable unless a flush runs or there is none. Mutex held. */
+    void schedule() {
+        if (running || mutex.closed() && walMode != WalSyncMode.NONE || memtables.set().immutable().isEmpty()) {
+            return;
+        }
+        running = true;
+        lane.execute(this::flushOldest);
+    }
+
+    private void flushOldest() {
+        Memtable m;
+        long nextSegment;
+        long[] snaps;
+        long visible;
+        mutex.lock();
+        try {
+            m = memtables.oldestImmutable();
+            nextSegment = memtables.segmentAfterOldest();
+            snaps = snapshots.live();
+            visible = memtables.visibleSequence();
+        } finally {
+            mutex.unlock();
+        }
+        Component flushed = null;
+        long flushStart = System.nanoTime();
+        try {
+            versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
+            flushed = m.isEmpty() ? null : job.write(m, snaps, visible);
+            long maxSeq = m.maxSeqno();
+            if (flushed == null) {
+                job.installNothing(nextSegment, maxSeq);
+            } else {
+                job.install(flushed, nextSegment, maxSeq);
+                counters.flushes.incrementAndGet();
+                metrics.recordFlush(System.nanoTime() - flushStart);
+            }
+        } catch (Throwable e) {
+            // Any Throwable: a flush that ends without this bookkeeping would leave running set
+            // for good, and flush() and close() waiting for it forever.
+            LOG.log(System.Logger.Level.WARNING, "flush to " + dir + " failed; will retry", e);
+            if (flushed != null) {
+                obsolete.deleteUninstalled(flushed.meta().fileNumber());
+            }
+            mutex.lock();
+            try {
+                error = e;
+                failures++;
+                running = false;
+                mutex.signalBackground();
+                long delay = Math.min(MergeScheduler.MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));
+                if (!mutex.closed()) {
+                    lane.schedule(this::retry, delay, TimeUnit.MILLISECONDS);
+                }
+            } finally {
+                mutex.unlock();
+            }
+            return;
+        }
+        mutex.lock();
+        try {
+            memtables.dropOldest();
+            if (flushed != null) {
+                obsolete.settled(flushed.meta().fileNumber());
+            }
+            error = null;
+            failures = 0;
+            running = false;
+            schedule();
+            scheduler.scheduleMerges();
+            mutex.signalBackground();
+        } finally {
+            mutex.unlock();
+        }
+        obsolete.deleteObsoleteWal();
+    }
+
+    private void retry() {
+        mutex.lock();
+        try {
+            schedule();
+        } finally {
+            mutex.unlock();
+        }
+    }
+}

@@ -1,0 +1,332 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.StoreListener;
+import dev.strata.lsm.metrics.StoreMetrics;
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.RunningMerge;
+import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.policy.WriteAdmission;
+import dev.strata.lsm.version.Component;
+import dev.strata.lsm.version.ComponentViews;
+import dev.strata.lsm.version.Version;
+import dev.strata.lsm.version.VersionSet;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Decides and runs merges (LevelDB's {@code MaybeScheduleCompaction}, Pebble's compaction
+ * picker loop): asks the policy on the decider thread, off the mutex, whenever a flush or
+ * merge ends or the tick fires; validates the tasks against the version current by then;
+ * starts the valid ones on the merge pool, higher priority first; retries failed merges with
+ * backoff. Holds the busy set (inputs of running merges, a merging flush's included) and
+ * the running merges every {@link TreeView} shows, and the write admission of the last
+ * decision.
+ *
+ * <p>Locking: all state is guarded by the engine's mutex except {@link #admission}
+ * (volatile).
+ */
+final class MergeScheduler {
+    private static final System.Logger LOG = System.getLogger(MergeScheduler.class.getName());
+    static final long MAX_RETRY_DELAY_MS = 1000;
+
+    private final Path dir;
+    private final EngineMutex mutex;
+    private final VersionSet versions;
+    private final PolicyBridge policy;
+    private final MergeJob job;
+    private final Snapshots snapshots;
+    private final ScheduledExecutorService pool;
+    private final ExecutorService decider;
+    private final EngineCounters counters;
+    private final StoreMetrics metrics;
+    private final StoreListener listener;
+    /** Whether a flush is running: an admission of STOP with nothing running would hold writers for good. */
+    private final BooleanSupplier flushRunning;
+
+    private final Set<ComponentId> busy = new HashSet<>();
+    /** Merges being executed, by the job that runs them (a merge task, or a flush's claim). */
+    private final Map<Object, List<RunningMerge>> running = new IdentityHashMap<>();
+    private int mergesRunning;
+    /** A policy decision is queued or running on {@link #decider}. */
+    private boolean decisionPending;
+    /** Something changed while a decision ran: decide again when it ends. */
+    private boolean decisionAgain;
+    private boolean retryPending;
+    private int failures;
+    private volatile WriteAdmission admission = WriteAdmission.GO;
+    /** The last admission override logged, to log each distinct one once. */
+    private String lastAdmissionOverride;
+
+    MergeScheduler(Path dir, EngineMutex mutex, VersionSet versions, PolicyBridge policy, MergeJob job,
+                   Snapshots snapshots, ScheduledExecutorService pool, ExecutorService decider,
+                   EngineCounters counters, StoreMetrics metrics, StoreListener listener, BooleanSupplier flushRunning) {
+        this.dir = dir;
+        this.mutex = mutex;
+        this.versions = versions;
+        this.policy = policy;
+        this.job = job;
+        this.snapshots = snapshots;
+        this.pool = pool;
+        this.decider = decider;
+        this.counters = counters;
+        this.metrics = metrics;
+        this.listener = listener;
+        this.flushRunning = flushRunning;
+    }
+
+    /** The write admission of the last decision. */
+    WriteAdmission admission() {
+        return admission;
+    }
+
+    /** A decision is queued or running. Mutex held. */
+    boolean decisionPending() {
+        return decisionPending;
+    }
+
+    /** Merges run, a retry waits, or a decision is pending. Mutex held. */
+    boolean active() {
+        return mergesRunning > 0 || retryPending || decisionPending;
+    }
+
+    /** Merges run or a decision is pending (a retry not counted). Mutex held. */
+    boolean running() {
+        return mergesRunning > 0 || decisionPending;
+    }
+
+    /** The busy components. Mutex held; do not keep. */
+    Set<ComponentId> busy() {
+        return busy;
+    }
+
+    /** The policy's view of {@code v}, marking busy components and listing running merges. Mutex held. */
+    TreeView treeView(Version v, Component... extra) {
+        List<RunningMerge> merges = new ArrayList<>();
+        running.values().forEach(merges::addAll);
+        return new TreeView(ComponentViews.levels(v, busy::contains), v.flushCounter(), policy.state(),
+                ComponentViews.estimator(v, extra), merges, System.currentTimeMillis());
+    }
+
+    /** Marks {@code ids} busy on behalf of {@code owner}, which runs {@code merges}. Mutex held. */
+    void claim(Object owner, Collection<ComponentId> ids, List<RunningMerge> merges) {
+        busy.addAll(ids);
+        if (!merges.isEmpty()) {
+            running.put(owner, List.copyOf(merges));
+        }
+    }
+
+    /** Undoes {@link #claim}. Mutex held. */
+    void release(Object owner, Collection<ComponentId> ids) {
+        ids.forEach(busy::remove);
+        running.remove(owner);
+    }
+
+    /**
+     * Asks for a policy decision: the policy picks merges on the decider, off the write
+     * mutex, and the valid ones start. Mutex held; a request made while a decision runs
+     * makes it decide again once it ends, with a fresh view.
+     */
+    void scheduleMerges() {
+        if (mutex.closed()) {
+            return;
+        }
+        if (decisionPending) {
+            decisionAgain = true;
+            return;
+        }
+        decisionPending = true;
+        try {
+            decider.execute(this::decide);
+        } catch (RejectedExecutionException e) {
+            decisionPending = false; // shutting down
+        }
+    }
+
+    /**
+     * One or more decisions: a view taken under the mutex, the policy consulted without it
+     * (writers, flushes and merges go on meanwhile), then the tasks validated against the
+     * version current by then and started under the mutex. Writers about to switch a
+     * memtable wait for it (see {@link WriteControl}), so admission is never older than the
+     * last flush or merge.
+     */
+    private void decide() {
+        boolean done = false;
+        try {
+            while (!done) {
+                done = decideOnce();
+            }
+        } finally {
+            if (!done) {
+                // Something threw (an Error in the policy, say): a decision left pending would
+                // hold every writer at its next memtable switch. Nothing is pending any more.
+                mutex.lock();
+                try {
+                    decisionPending = false;
+                    admission = WriteAdmission.GO;
+                    mutex.signalBackground();
+                } finally {
+                    mutex.unlock();
+                }
+            }
+        }
+    }
+
+    /** One decision; true when no other is wanted. */
+    private boolean decideOnce() {
+        TreeView view;
+        mutex.lock();
+        try {
+            if (mutex.closed()) {
+                decisionPending = false;
+                mutex.signalBackground();
+                return true;
+            }
+            decisionAgain = false;
+            view = treeView(versions.current());
+        } finally {
+            mutex.unlock();
+        }
+        PolicyBridge.Decision decision = null;
+        Throwable failure = null;
+        try {
+            decision = policy.decide(view);
+        } catch (RuntimeException | StackOverflowError e) {
+            failure = e;
+        }
+        mutex.lock();
+        try {
+            if (failure != null) {
+                policy.error("merge policy " + policy.policyName() + " failed", failure);
+                admission = WriteAdmission.GO;
+            } else if (!mutex.closed()) {
+                admission = decision.admission();
+                policy.adopt(decision);
+                start(decision.tasks());
+            }
+            if (!decisionAgain || mutex.closed()) {
+                decisionPending = false;
+                mutex.signalBackground();
+                return true;
+            }
+            return false;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** Validates the policy's tasks against the current version and starts the valid ones. Mutex held. */
+    private void start(List<MergeTask> tasks) {
+        Version v = versions.current();
+        Set<ComponentId> claimed = new HashSet<>();
+        // Higher priority first, then in the order the policy picked (a stable sort): the pool
+        // starts them in submission order.
+        List<MergeTask> ordered = new ArrayList<>(tasks);
+        ordered.sort(Comparator.comparingInt(MergeTask::priority).reversed());
+        for (MergeTask task : ordered) {
+            String problem = TaskValidation.problem(v, task, null, busy, claimed);
+            if (problem != null) {
+                policy.error("rejected merge from policy " + policy.policyName() + ": " + problem + " in " + task, null);
+                continue;
+            }
+            claimed.addAll(task.inputs());
+            List<Component> inputs = task.inputs().stream().map(v::find).toList();
+            boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(),
+                    minKey(inputs), maxKey(inputs));
+            long[] snaps = snapshots.live();
+            mergesRunning++;
+            claim(task, task.inputs(), List.of(new RunningMerge(task.inputs(), task.placement(), task.mode(),
+                    bytesOf(inputs), task.reason())));
+            pool.execute(() -> run(task, inputs, bottommost, snaps));
+        }
+        if (admission != WriteAdmission.GO && mergesRunning == 0 && !flushRunning.getAsBoolean() && !decisionAgain) {
+            // Nothing running could change the policy's mind: writers held back now would wait
+            // for good (torture: a policy whose every merge was rejected, and writes stopped).
+            // A policy error, not a hang: writes proceed until the policy asks for a merge that runs.
+            policy.countError();
+            String message = "merge policy " + policy.policyName() + " answered " + admission
+                    + " with no merge running or accepted; writes proceed";
+            if (!message.equals(lastAdmissionOverride)) {
+                lastAdmissionOverride = message;
+                LOG.log(System.Logger.Level.ERROR, message + " (" + tasks.size() + " task(s) asked for)");
+            }
+            admission = WriteAdmission.GO;
+        }
+    }
+
+    private void run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps) {
+        boolean ok = false;
+        long mergeStart = System.nanoTime();
+        try {
+            long bytes = job.run(task, inputs, bottommost, snaps);
+            ok = true;
+            counters.merges.incrementAndGet();
+            metrics.recordMerge(System.nanoTime() - mergeStart);
+            listener.merged(inputs.size(), bytes);
+        } catch (Layouts.PolicyError e) {
+            policy.error("merge " + task + " could not be installed: " + e.getMessage(), null);
+        } catch (RuntimeException | IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "merge " + task + " in " + dir + " failed; will retry", e);
+        } finally {
+            mutex.lock();
+            try {
+                release(task, task.inputs());
+                mergesRunning--;
+                if (ok) {
+                    failures = 0;
+                    scheduleMerges();
+                } else if (!mutex.closed()) {
+                    failures++;
+                    retryPending = true;
+                    long delay = Math.min(MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));
+                    pool.schedule(this::retry, delay, TimeUnit.MILLISECONDS);
+                }
+                mutex.signalBackground();
+            } finally {
+                mutex.unlock();
+            }
+        }
+    }
+
+    private void retry() {
+        mutex.lock();
+        try {
+            retryPending = false;
+            scheduleMerges();
+            mutex.signalBackground();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    static long bytesOf(List<Component> cs) {
+        long bytes = 0;
+        for (Component c : cs) {
+            bytes += c.meta().sizeBytes();
+        }
+        return bytes;
+    }
+
+    static byte[] minKey(List<Component> cs) {
+        return cs.stream().map(c -> c.meta().minKey()).min(Arrays::compareUnsigned).orElseThrow();
+    }
+
+    static byte[] maxKey(List<Component> cs) {
+        return cs.stream().map(c -> c.meta().maxKey()).max(Arrays::compareUnsigned).orElseThrow();
+    }
+}

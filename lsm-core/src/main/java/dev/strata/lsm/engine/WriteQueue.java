@@ -1,0 +1,293 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreException;
+import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.memtable.Memtable;
+import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.wal.WalWriter;
+
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * The write queue and group commit (LevelDB's {@code DBImpl::Write}): writers queue up; the
+ * one at the head leads a group of itself and the writers behind it — admission first
+ * ({@link WriteControl}), then sequence numbers, then, with the mutex released, one WAL
+ * record and the memtable inserts — and hands the head on. {@code flush()} and
+ * {@code close()} queue a barrier instead, which no group absorbs or passes, to act while no
+ * group is between WAL and memtable. A group that fails — whatever it throws, {@link Error}s
+ * included — is taken off the queue with every member told the error and the next head
+ * woken; if it failed after the WAL took it but before the memtable held all of it, later
+ * writes are refused until the store is reopened.
+ *
+ * <p>Locking: the queue and the refusal are guarded by the engine's mutex; the WAL scratch
+ * buffer by leadership of the group.
+ */
+final class WriteQueue {
+    private static final System.Logger LOG = System.getLogger(WriteQueue.class.getName());
+    private static final long MAX_GROUP_BYTES = 1 << 20;
+    private static final int INITIAL_WAL_SCRATCH = 4096;
+    private static final int RETAINED_WAL_SCRATCH = 1 << 20;
+
+    private final Path dir;
+    private final StoreConfig config;
+    private final EngineMutex mutex;
+    private final Memtables memtables;
+    private final WriteControl control;
+
+    private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    /** Test hook run before each memtable insert of a write group. */
+    private Runnable memtableInsertHook;
+    private byte[] walScratch = new byte[INITIAL_WAL_SCRATCH];
+    /**
+     * Set when a write group failed after its WAL record was written but before all of it
+     * was in the memtable: the memtable holds part of a batch the WAL holds whole. Every
+     * later write is refused with this error until the store is reopened.
+     */
+    private StoreException writesRefused;
+
+    /**
+     * A caller waiting in the queue: a writer with its batch, or a barrier (no batch). A
+     * group leader never takes a barrier into its group and stops grouping at one, so every
+     * barrier reaches the head of the queue.
+     */
+    static final class Writer {
+        final WriteBatch batch;
+        final Condition turn;
+        boolean done;
+        RuntimeException error;
+
+        Writer(WriteBatch batch, Condition turn) {
+            this.batch = batch;
+            this.turn = turn;
+        }
+
+        boolean isBarrier() {
+            return batch == null;
+        }
+    }
+
+    WriteQueue(Path dir, StoreConfig config, EngineMutex mutex, Memtables memtables, WriteControl control) {
+        this.dir = dir;
+        this.config = config;
+        this.mutex = mutex;
+        this.memtables = memtables;
+        this.control = control;
+    }
+
+    /** Applies {@code batch} atomically; returns once it is as durable as the WAL mode promises. */
+    void write(WriteBatch batch) {
+        validate(batch);
+        if (batch.isEmpty()) {
+            mutex.checkOpen();
+            return;
+        }
+        mutex.lock();
+        try {
+            Writer w = new Writer(batch, mutex.newCondition());
+            writers.addLast(w);
+            while (!w.done && writers.peekFirst() != w) {
+                w.turn.awaitUninterruptibly();
+            }
+            if (w.done) {
+                if (w.error != null) {
+                    throw w.error;
+                }
+                return;
+            }
+            RuntimeException failure = leadGroup(w);
+            if (failure != null) {
+                throw failure;
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private void validate(WriteBatch batch) {
+        if (batch == null) {
+            throw new IllegalArgumentException("batch must not be null");
+        }
+        int maxKey = config.maxKeyBytes();
+        for (WriteBatch.Op op : batch.ops()) {
+            if (op.key().length > maxKey) {
+                throw new IllegalArgumentException("key of " + op.key().length + " bytes exceeds the maximum key size of "
+                        + maxKey + " bytes (pageSize " + config.pageSize() + " / 4 - 32)");
+            }
+            if (!op.delete() && op.value().length > config.maxValueBytes()) {
+                throw new IllegalArgumentException("value of " + op.value().length
+                        + " bytes exceeds the maximum value size of " + config.maxValueBytes() + " bytes (maxValueBytes)");
+            }
+        }
+    }
+
+    /** Throws if writes are refused after a failed group (see {@link #writesRefused}). Mutex held. */
+    private void checkWritable() {
+        if (writesRefused != null) {
+            throw new StoreException(writesRefused.getMessage(), writesRefused.getCause());
+        }
+    }
+
+    /**
+     * Writes the group that {@code leader}, at the head of the queue, leads: itself and the
+     * writers queued behind it up to the first barrier (and {@link #MAX_GROUP_BYTES}).
+     * Called with the mutex held; returns with it held, having taken every member off the
+     * queue, told each the outcome and woken the new head, whatever was thrown on the way:
+     * an {@link Error} from the WAL or the memtable must not strand the queue.
+     *
+     * @return null, or the error every member of the group reports
+     */
+    private RuntimeException leadGroup(Writer leader) {
+        List<Writer> group = List.of(leader);
+        RuntimeException failure = null;
+        try {
+            control.makeRoomForWrite(this::checkWritable);
+            group = groupFrom(leader);
+            failure = applyGroup(group);
+        } catch (Throwable t) {
+            failure = writeError(t);
+        } finally {
+            for (Writer x : group) {
+                writers.remove(x);
+                x.error = failure;
+                x.done = true;
+                if (x != leader) {
+                    x.turn.signal();
+                }
+            }
+            Writer next = writers.peekFirst();
+            if (next != null) {
+                next.turn.signal();
+            }
+        }
+        return failure;
+    }
+
+    /** The leader and the writers behind it that join its group. Called with the mutex held. */
+    private List<Writer> groupFrom(Writer leader) {
+        List<Writer> group = new ArrayList<>();
+        group.add(leader);
+        long bytes = leader.batch.approximateBytes();
+        Iterator<Writer> it = writers.iterator();
+        it.next(); // the leader
+        while (it.hasNext()) {
+            Writer x = it.next();
+            if (x.isBarrier() || bytes + x.batch.approximateBytes() > MAX_GROUP_BYTES) {
+                break;
+            }
+            group.add(x);
+            bytes += x.batch.approximateBytes();
+        }
+        return group;
+    }
+
+    /**
+     * Gives the group its sequence numbers, then with the mutex released appends it to the
+     * WAL and inserts it into the memtable. Called with the mutex held; returns with it held.
+     *
+     * @return null, or the error the group failed with
+     */
+    private RuntimeException applyGroup(List<Writer> group) {
+        int count = 0;
+        List<WriteBatch> batches = new ArrayList<>(group.size());
+        for (Writer x : group) {
+            batches.add(x.batch);
+            count += x.batch.size();
+        }
+        long first = memtables.reserve(count);
+        Memtable mem = memtables.set().active();
+        WalWriter log = memtables.wal();
+        Runnable hook = memtableInsertHook;
+        boolean logged = false;
+        Throwable error = null;
+        mutex.unlock();
+        try {
+            if (log != null) {
+                byte[] scratch = walScratch(BatchCodec.maxEncodedSize(batches));
+                log.append(scratch, 0, BatchCodec.encode(batches, first, count, scratch));
+            }
+            logged = true;
+            long seq = first;
+            for (WriteBatch b : batches) {
+                for (WriteBatch.Op op : b.ops()) {
+                    if (hook != null) {
+                        hook.run();
+                    }
+                    mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : EntryType.PUT, op.value());
+                }
+            }
+        } catch (Throwable t) {
+            error = t;
+        } finally {
+            mutex.lock();
+        }
+        if (error == null) {
+            memtables.publish();
+            return null;
+        }
+        RuntimeException failure = writeError(error);
+        if (!logged) {
+            if (log != null) {
+                // The segment may end in a torn record: switch to a fresh one before the next write.
+                memtables.walFailed();
+            }
+        } else {
+            // The memtable holds part of the group, invisible above the visible sequence number,
+            // which must therefore stay where it is: no later write may be applied. Flushes skip
+            // the part (see FlushJob#write); a reopen replays the WAL record whole.
+            writesRefused = new StoreException("writes to " + dir + " are refused until the store is reopened: a "
+                    + "write failed while it was being inserted into the memtable" + (log != null
+                    ? ", after the WAL had taken it (reopening recovers that write whole or not at all)" : "")
+                    + ": " + error, error);
+            LOG.log(System.Logger.Level.ERROR, writesRefused.getMessage(), error);
+        }
+        return failure;
+    }
+
+    /** What the writers of a failed group are told: a {@link StoreException} (its type kept), naming the cause. */
+    private static RuntimeException writeError(Throwable t) {
+        return t instanceof StoreException e ? e : new StoreException("write failed: " + t, t);
+    }
+
+    /** For tests: runs {@code hook} before each memtable insert (null: none). Mutex held. */
+    void memtableInsertHook(Runnable hook) {
+        memtableInsertHook = hook;
+    }
+
+    /** The leader's buffer for encoding a write group, at least {@code size} bytes. */
+    private byte[] walScratch(int size) {
+        byte[] b = walScratch;
+        if (b.length < size || (b.length > RETAINED_WAL_SCRATCH && size <= RETAINED_WAL_SCRATCH)) {
+            b = new byte[Math.max(size, INITIAL_WAL_SCRATCH)];
+            walScratch = b;
+        }
+        return b;
+    }
+
+    /**
+     * Queues a barrier and waits until it is at the head of the queue: every write queued
+     * before it is done, and later ones wait. Mutex held; pass the result to {@link #leave}.
+     */
+    Writer awaitBarrierTurn() {
+        Writer w = new Writer(null, mutex.newCondition());
+        writers.addLast(w);
+        while (writers.peekFirst() != w) {
+            w.turn.awaitUninterruptibly();
+        }
+        return w;
+    }
+
+    /** Takes {@code w}, at the head of the queue, off it and wakes the next in line. Mutex held. */
+    void leave(Writer w) {
+        writers.remove(w);
+        Writer next = writers.peekFirst();
+        if (next != null) {
+            next.turn.signal();
+        }
+    }
+}
