@@ -9,8 +9,28 @@ package dev.strata.lsm.policy.stack;
  */
 final class BinomialSchedule {
     private static final long SATURATED = Long.MAX_VALUE / 4;
+    /** Pascal's triangle for n below this, r up to {@link #TABLE_R}: the schedules look up small coefficients millions of times. */
+    private static final int TABLE_N = 1024;
+    private static final int TABLE_R = 64;
+    private static final long[][] TABLE = pascal();
 
     private BinomialSchedule() {
+    }
+
+    /** C(n, r) for n < TABLE_N and r <= min(n, TABLE_R), by Pascal's rule with saturating sums. */
+    private static long[][] pascal() {
+        long[][] t = new long[TABLE_N][];
+        for (int n = 0; n < TABLE_N; n++) {
+            int width = Math.min(n, TABLE_R);
+            t[n] = new long[width + 1];
+            t[n][0] = 1;
+            for (int r = 1; r <= width; r++) {
+                long left = t[n - 1][r - 1];
+                long right = r <= Math.min(n - 1, TABLE_R) ? t[n - 1][r] : 0;
+                t[n][r] = Math.min(SATURATED, left + right); // both at most SATURATED: no overflow
+            }
+        }
+        return t;
     }
 
     /**
@@ -23,6 +43,9 @@ final class BinomialSchedule {
             return 0;
         }
         int small = Math.min(r, n - r);
+        if (n < TABLE_N && small <= TABLE_R) {
+            return TABLE[n][small];
+        }
         long c = 1;
         for (int i = 1; i <= small; i++) {
             // c * factor / i is an integer: divide first, by g = gcd(c, i), so nothing overflows.

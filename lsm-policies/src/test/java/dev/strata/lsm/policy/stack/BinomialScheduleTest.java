@@ -14,6 +14,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BinomialScheduleTest {
 
     @Test
+    void theLookupTableAndTheComputedCoefficientsAgreeWithExactArithmetic() {
+        // Inside the table (n < 1024, r <= 64) and across its edges into the computed range.
+        java.math.BigInteger cap = java.math.BigInteger.valueOf(Long.MAX_VALUE / 4);
+        for (int n = 0; n < 1100; n += (n < 80 ? 1 : 7)) {
+            java.math.BigInteger c = java.math.BigInteger.ONE;
+            for (int r = 0; r <= Math.min(n, 80); r++) {
+                if (r > 0) {
+                    c = c.multiply(java.math.BigInteger.valueOf(n - r + 1)).divide(java.math.BigInteger.valueOf(r));
+                }
+                long expected = c.compareTo(cap) >= 0 ? Long.MAX_VALUE / 4 : c.longValueExact();
+                assertEquals(expected, BinomialSchedule.choose(n, r), "C(" + n + ", " + r + ")");
+            }
+        }
+    }
+
+    @Test
     void coefficientsAreExactWhereTheyFitAndSaturateBeyond() {
         assertEquals(1, BinomialSchedule.choose(500, 500));
         assertEquals(500, BinomialSchedule.choose(500, 499));
