@@ -1,7 +1,5 @@
 package dev.strata.lsm.wal;
 
-import static dev.strata.lsm.wal.WalFormat.BLOCK_SIZE;
-import static dev.strata.lsm.wal.WalFormat.HEADER_SIZE;
 
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.io.IoPurpose;
@@ -12,7 +10,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -87,9 +84,9 @@ public final class WalWriter implements Closeable {
 
     // All fields below are guarded by lock.
     /** Framed bytes no leader has taken yet; they start at {@code writtenEnd} or later. */
-    private FrameBuffer pending = new FrameBuffer(INITIAL_BUFFER);
+    private WalFrameBuffer pending = new WalFrameBuffer(INITIAL_BUFFER);
     /** An empty buffer to swap in for {@code pending}; null while a leader holds a batch. */
-    private FrameBuffer spare = new FrameBuffer(INITIAL_BUFFER);
+    private WalFrameBuffer spare = new WalFrameBuffer(INITIAL_BUFFER);
     /** File offset just past everything framed so far: the segment's logical size. */
     private long framedEnd;
     /** Length of the prefix handed to the OS. */
@@ -225,7 +222,7 @@ public final class WalWriter implements Closeable {
         try {
             ensureWritable();
             // Room first, so that a record is framed completely or not at all.
-            pending.reserve(maxFramedSize(len));
+            pending.reserve(WalFrameBuffer.maxFramedSize(len));
             long end = frame(buf, off, len);
             switch (mode) {
                 case NONE -> {
@@ -340,40 +337,9 @@ public final class WalWriter implements Closeable {
         }
     }
 
-    /** An upper bound of the bytes {@link #frame} adds for a payload of {@code len} bytes. */
-    private static long maxFramedSize(int len) {
-        long fragments = len / (BLOCK_SIZE - HEADER_SIZE) + 2;
-        return len + fragments * HEADER_SIZE + HEADER_SIZE;
-    }
-
     /** Frames a logical record into {@code pending}; returns the record's end offset. */
     private long frame(byte[] buf, int off, int len) {
-        int at = off;
-        int left = len;
-        boolean first = true;
-        do {
-            int blockLeft = BLOCK_SIZE - (int) (framedEnd % BLOCK_SIZE);
-            if (blockLeft < HEADER_SIZE) {
-                // No header fits: the block ends in a zero trailer that readers skip.
-                pending.putZeros(blockLeft);
-                framedEnd += blockLeft;
-                blockLeft = BLOCK_SIZE;
-            }
-            // With exactly HEADER_SIZE left this is a 0-byte FIRST fragment, as in LevelDB.
-            int fragment = Math.min(left, blockLeft - HEADER_SIZE);
-            boolean last = fragment == left;
-            byte type;
-            if (first) {
-                type = last ? WalFormat.TYPE_FULL : WalFormat.TYPE_FIRST;
-            } else {
-                type = last ? WalFormat.TYPE_LAST : WalFormat.TYPE_MIDDLE;
-            }
-            pending.putRecord(type, buf, at, fragment);
-            framedEnd += HEADER_SIZE + fragment;
-            at += fragment;
-            left -= fragment;
-            first = false;
-        } while (left > 0);
+        framedEnd = pending.frame(framedEnd, buf, off, len);
         return framedEnd;
     }
 
@@ -405,7 +371,7 @@ public final class WalWriter implements Closeable {
      */
     private void lead() {
         leading = true;
-        FrameBuffer batch = pending;
+        WalFrameBuffer batch = pending;
         pending = spare;
         spare = null;
         long batchStart = writtenEnd;
@@ -452,7 +418,7 @@ public final class WalWriter implements Closeable {
             }
             lock.lock();
         }
-        spare = batch.capacity() > RETAINED_BUFFER ? new FrameBuffer(INITIAL_BUFFER) : batch.clear();
+        spare = batch.capacity() > RETAINED_BUFFER ? new WalFrameBuffer(INITIAL_BUFFER) : batch.clear();
         leading = false;
         if (wrote) {
             writtenEnd = batchEnd;
@@ -500,66 +466,6 @@ public final class WalWriter implements Closeable {
             file.close();
         } catch (IOException e) {
             primary.addSuppressed(e);
-        }
-    }
-
-    /** A growable byte array holding framed physical records, big-endian. */
-    private static final class FrameBuffer {
-        private byte[] bytes;
-        private int size;
-
-        FrameBuffer(int capacity) {
-            bytes = new byte[capacity];
-        }
-
-        int size() {
-            return size;
-        }
-
-        int capacity() {
-            return bytes.length;
-        }
-
-        FrameBuffer clear() {
-            size = 0;
-            return this;
-        }
-
-        ByteBuffer contents() {
-            return ByteBuffer.wrap(bytes, 0, size);
-        }
-
-        void putRecord(byte type, byte[] payload, int off, int len) {
-            reserve(HEADER_SIZE + len);
-            int crc = WalFormat.checksum(type, payload, off, len);
-            bytes[size] = (byte) (crc >>> 24);
-            bytes[size + 1] = (byte) (crc >>> 16);
-            bytes[size + 2] = (byte) (crc >>> 8);
-            bytes[size + 3] = (byte) crc;
-            bytes[size + 4] = (byte) (len >>> 8);
-            bytes[size + 5] = (byte) len;
-            bytes[size + 6] = type;
-            System.arraycopy(payload, off, bytes, size + HEADER_SIZE, len);
-            size += HEADER_SIZE + len;
-        }
-
-        void putZeros(int n) {
-            reserve(n);
-            // The array is reused across batches, so old bytes must be cleared explicitly.
-            Arrays.fill(bytes, size, size + n, (byte) 0);
-            size += n;
-        }
-
-        /** Grows the array so that {@code more} bytes fit after the current contents. */
-        void reserve(long more) {
-            long needed = size + more;
-            if (needed > bytes.length) {
-                if (needed > Integer.MAX_VALUE - 16) {
-                    throw new StoreException("pending WAL batch would exceed " + (Integer.MAX_VALUE - 16) + " bytes");
-                }
-                long grown = Math.max(needed, Math.min((long) bytes.length * 2, Integer.MAX_VALUE - 16));
-                bytes = Arrays.copyOf(bytes, (int) grown);
-            }
         }
     }
 }
