@@ -128,7 +128,8 @@ public final class Engine implements AutoCloseable {
                 config.valueExpiry());
         this.memtables = new Memtables(io, dir, config.walMode(), versions);
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
-        MergeJob mergeJob = new MergeJob(io, tables, versions, output, obsolete, policy, mutex);
+        MergeJob mergeJob = new MergeJob(io, tables, versions, output, obsolete, policy, mutex, config.tableOptions(),
+                threads.blockMergePool);
         this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, snapshots, threads.mergePool, threads.decider, counters,
                 metrics, listener, this::flushRunning);
         this.flushJob = new FlushJob(mutex, versions, output, obsolete, policy, scheduler, mergeJob, snapshots,

@@ -1,5 +1,6 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.blockmerge.BlockCompaction;
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
@@ -10,12 +11,16 @@ import dev.strata.lsm.merge.VersionRetention;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.sstable.BlockMergeResult;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.SSTableReader;
+import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.version.Component;
+import dev.strata.lsm.version.ComponentMeta;
 import dev.strata.lsm.version.ComponentTimes;
 import dev.strata.lsm.version.Run;
 import dev.strata.lsm.version.TableFiles;
+import dev.strata.lsm.version.Version;
 import dev.strata.lsm.version.VersionSet;
 
 import java.io.IOException;
@@ -23,11 +28,14 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * Executes one merge task (LevelDB's {@code DoCompactionWork}, Pebble's compaction): a
- * {@link MergeMode#MOVE} by a version edit alone; a {@link MergeMode#REWRITE} by merging the
+ * {@link MergeMode#MOVE} by a version edit alone; a {@link MergeMode#REUSE_BLOCKS} by merging
+ * in place into the target run's tables; a {@link MergeMode#REWRITE} by merging the
  * inputs' entries into new tables cut as the task's output spec says, keeping the versions
  * live snapshots need, and installing them in place of the inputs in one version edit.
  * Outputs are deleted if anything fails before they are installed. Holds no state of its
@@ -41,9 +49,16 @@ final class MergeJob {
     private final ObsoleteFiles obsolete;
     private final PolicyBridge policy;
     private final ReentrantLock mutex;
+    private final TableOptions tableOptions;
+    private final ExecutorService blockPool;
+
+    /** Bloom reserve of a table merged in place above the last level (BlockDB: 40%). */
+    static final double MIDDLE_LEVEL_BLOOM_RESERVE = 0.4;
+    /** Bloom reserve of a table merged in place at the last level (BlockDB: 10%). */
+    static final double LAST_LEVEL_BLOOM_RESERVE = 0.1;
 
     MergeJob(StorageIO io, TableFiles tables, VersionSet versions, TableOutput output, ObsoleteFiles obsolete,
-             PolicyBridge policy, ReentrantLock mutex) {
+             PolicyBridge policy, ReentrantLock mutex, TableOptions tableOptions, ExecutorService blockPool) {
         this.io = io;
         this.tables = tables;
         this.versions = versions;
@@ -51,12 +66,99 @@ final class MergeJob {
         this.obsolete = obsolete;
         this.policy = policy;
         this.mutex = mutex;
+        this.tableOptions = tableOptions;
+        this.blockPool = blockPool;
     }
 
     /** Runs {@code task} on {@code inputs}; returns the bytes written (0 for a move). */
     long run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps) throws IOException {
         versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
-        return task.mode() == MergeMode.MOVE ? move(task) : merge(task, inputs, bottommost, snaps, null, 0, 0);
+        return switch (task.mode()) {
+            case MOVE -> move(task);
+            case REUSE_BLOCKS -> reuseBlocks(task, inputs, bottommost, snaps);
+            case REWRITE -> merge(task, inputs, bottommost, snaps, null, 0, 0);
+        };
+    }
+
+    /**
+     * Executes a {@link MergeMode#REUSE_BLOCKS} (block compaction, seed 001): the entries of
+     * the parents (inputs outside the target run) are merged in place into each child (the
+     * inputs in the target run) by {@link BlockCompaction}, one sub-task per child on the
+     * block-merge pool: clean leaves stay where they are, dirty and gap leaves, interior
+     * pages, bloom and footer are appended to the child's file. Every child file is forced;
+     * then one version edit replaces parents and children by the children's new versions (the
+     * same files at new footer offsets). If anything fails first, the appended pages stay as
+     * dead tails of live files, which no version references.
+     */
+    private long reuseBlocks(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps)
+            throws IOException {
+        Version v = versions.current();
+        Set<ComponentId> run = TaskValidation.targetRun(v, task.placement());
+        List<Component> children = new ArrayList<>();
+        List<Component> parents = new ArrayList<>();
+        for (Component c : inputs) {
+            (run.contains(c.id()) ? children : parents).add(c);
+        }
+        children.sort((a, b) -> java.util.Arrays.compareUnsigned(a.meta().minKey(), b.meta().minKey()));
+        boolean lastLevel = task.placement().level() >= v.levels().size() - 1;
+        List<PageFile> handles = new ArrayList<>();
+        try {
+            List<PageFile> parentFiles = new ArrayList<>();
+            for (Component c : parents) {
+                PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
+                handles.add(f);
+                parentFiles.add(f);
+            }
+            List<BlockCompaction.Child> kids = new ArrayList<>();
+            for (Component c : children) {
+                PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ_WRITE, IoPurpose.MERGE);
+                handles.add(f);
+                SSTableReader base = SSTableReader.open(f, c.id().footerOffset(), c.meta().fileNumber(), tables.cache());
+                TableOptions options = new TableOptions(base.footer().pageSize(), tableOptions.bloomBitsPerKey(),
+                        lastLevel ? LAST_LEVEL_BLOOM_RESERVE : MIDDLE_LEVEL_BLOOM_RESERVE);
+                kids.add(new BlockCompaction.Child(f, base, options));
+            }
+            Supplier<InternalIterator> input = () -> {
+                try {
+                    List<InternalIterator> its = new ArrayList<>();
+                    for (int i = 0; i < parents.size(); i++) {
+                        Component c = parents.get(i);
+                        its.add(SSTableReader.open(parentFiles.get(i), c.id().footerOffset(), c.meta().fileNumber(),
+                                BlockCache.disabled()).iterator());
+                    }
+                    return new MergingIterator(its);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            };
+            List<BlockMergeResult> results = BlockCompaction.run(kids, input,
+                    () -> new VersionRetention(snaps, bottommost)::keep, blockPool);
+            List<Component> fresh = new ArrayList<>();
+            long bytes = 0;
+            for (int i = 0; i < children.size(); i++) {
+                BlockMergeResult r = results.get(i);
+                fresh.add(tables.open(ComponentMeta.of(children.get(i).meta().fileNumber(), r.table(),
+                        versions.newCreationOrder())));
+                bytes += r.bytesWritten();
+            }
+            List<Component> out = ComponentTimes.inherit(fresh, inputs);
+            Set<ComponentId> removed = new HashSet<>(task.inputs());
+            versions.logAndApply(base -> {
+                List<List<Run>> levels = Layouts.apply(base, removed, out, task.placement(), versions::newRunId);
+                Layouts.checkChange(base, inputs, out, levels);
+                return new VersionSet.Change(levels, out, List.copyOf(task.inputs()), base.flushCounter(),
+                        policy.state(), 0, 0);
+            });
+            return bytes;
+        } finally {
+            for (PageFile f : handles) {
+                try {
+                    f.close();
+                } catch (IOException ignored) {
+                    // Read handles, and child handles whose pages were forced.
+                }
+            }
+        }
     }
 
     /**

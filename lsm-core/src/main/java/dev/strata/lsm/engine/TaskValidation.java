@@ -3,9 +3,11 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.ComponentMeta;
+import dev.strata.lsm.version.Run;
 import dev.strata.lsm.version.Version;
 
 import java.util.ArrayList;
@@ -35,11 +37,14 @@ final class TaskValidation {
      */
     static String problem(Version v, MergeTask task, Component flushed, Set<ComponentId> busy,
                           Set<ComponentId> claimed) {
-        if (task.mode() == MergeMode.REUSE_BLOCKS) {
-            return "mode REUSE_BLOCKS (block compaction) is not executed by this engine yet; ask for REWRITE";
-        }
         if (flushed != null && task.mode() != MergeMode.REWRITE) {
             return "a flush can only be merged by REWRITE, not " + task.mode();
+        }
+        if (task.mode() == MergeMode.REUSE_BLOCKS) {
+            String problem = reuseBlocksProblem(v, task);
+            if (problem != null) {
+                return problem;
+            }
         }
         try {
             TableOutput.cutterFor(v, task);
@@ -78,6 +83,67 @@ final class TaskValidation {
             return e.getMessage();
         }
         return null;
+    }
+
+    /**
+     * What a {@link MergeMode#REUSE_BLOCKS} task needs beyond a rewrite's checks: it merges
+     * the entries of its other inputs (the parents) in place into the inputs that lie in the
+     * placement's target run (the children), whose files it extends; so the placement must
+     * be {@code INTO_RUN_OF}, the output spec {@link OutputSpec#singleFile()} (the children
+     * keep their files), there must be parents and children, and every child must be a table
+     * whose leaves carry summaries (format 2). That no other component of the target run
+     * overlaps the parents is the stability check's part.
+     */
+    private static String reuseBlocksProblem(Version v, MergeTask task) {
+        Placement p = task.placement();
+        if (p.kind() != Placement.Kind.INTO_RUN_OF) {
+            return "REUSE_BLOCKS merges into tables of an existing run: its placement must be INTO_RUN_OF, not "
+                    + p.kind();
+        }
+        if (!task.output().equals(OutputSpec.singleFile())) {
+            return "REUSE_BLOCKS keeps the target tables' files: its output spec must be singleFile(), not "
+                    + task.output();
+        }
+        Set<ComponentId> run = targetRun(v, p);
+        if (run.isEmpty()) {
+            return null; // the anchor check below names the problem
+        }
+        int children = 0;
+        for (ComponentId id : task.inputs()) {
+            if (run.contains(id)) {
+                children++;
+                Component c = v.find(id);
+                if (c != null && c.reader() != null && !c.reader().footer().hasLeafSummaries()) {
+                    return "input " + id + " is a format-1 table, which cannot be merged in place";
+                }
+            }
+        }
+        if (children == 0) {
+            return "REUSE_BLOCKS needs inputs in the target run to merge into; none of the inputs is there"
+                    + " (a file that overlaps nothing there moves by MOVE)";
+        }
+        if (children == task.inputs().size()) {
+            return "REUSE_BLOCKS needs inputs outside the target run to merge in; every input is in it";
+        }
+        return null;
+    }
+
+    /** The components of the run the {@code INTO_RUN_OF} placement {@code p} names; empty if there is none. */
+    static Set<ComponentId> targetRun(Version v, Placement p) {
+        if (p.level() < v.levels().size()) {
+            for (Run r : v.levels().get(p.level())) {
+                Set<ComponentId> ids = new HashSet<>();
+                boolean hit = false;
+                for (Component c : r.components()) {
+                    ids.add(c.id());
+                    hit |= c.id().equals(p.anchor());
+                }
+                if (hit) {
+                    return ids;
+                }
+            }
+        }
+        return Set.of();
     }
 
     /** A stand-in component spanning the key and seqno ranges of several, for validation only. */

@@ -16,9 +16,14 @@ public enum MergeMode {
      */
     MOVE,
     /**
-     * Block compaction: reuse clean leaves of an input table in place and append only dirty
-     * leaves and a new index to the same file. Part of the contract; an engine without
-     * block reuse rejects such a task as a policy error naming the mode.
+     * Block compaction (seed 001): the inputs outside the target run (the parents) are
+     * merged in place into the inputs inside it (the children). Each child keeps its file:
+     * its clean leaves stay where they are, and dirty leaves, new interior pages, a bloom
+     * filter and a footer are appended, making a new version of the same file. The
+     * placement must be {@link Placement.Kind#INTO_RUN_OF} the children's run, the output
+     * spec {@link OutputSpec#singleFile()}, there must be at least one parent and one child,
+     * every child must be a table of format 2 or later, and every component of the target
+     * run that a parent overlaps must be a child (else the result would not be stable).
      */
     REUSE_BLOCKS
 }

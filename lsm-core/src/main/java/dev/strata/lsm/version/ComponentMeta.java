@@ -10,7 +10,9 @@ import dev.strata.lsm.sstable.Footer;
  * policy to decide without opening the table. Immutable.
  *
  * @param id file number and footer offset
- * @param sizeBytes bytes of the file this version occupies (from its first page to the end of its footer)
+ * @param sizeBytes logical bytes of this version: the pages it references (for a table written whole,
+ *     from its first page to the end of its footer; for a version merged in place, its clean
+ *     leaves of earlier versions too). The file may hold more ({@link Component#physicalBytes()}).
  * @param entryCount internal entries
  * @param tombstoneCount DELETE entries
  * @param userBytes sum of key and value lengths
@@ -47,7 +49,9 @@ public record ComponentMeta(ComponentId id, long sizeBytes, long entryCount, lon
     /** Metadata of a freshly written table, created at {@code nowMillis}. */
     public static ComponentMeta of(long fileNumber, FinishedTable table, long creationOrder, long nowMillis) {
         Footer f = table.footer();
-        long size = table.endOffset() - (long) f.firstPage() * f.pageSize();
+        // A version merged in place references pages of earlier versions: its size is the pages
+        // it references (logical), not the pages written for it; the file may be larger (physical).
+        long size = f.previousFooterOffset() >= 0 ? f.liveBytes() : table.endOffset() - (long) f.firstPage() * f.pageSize();
         return new ComponentMeta(new ComponentId(fileNumber, table.footerOffset()), size, f.entryCount(),
                 f.tombstoneCount(), f.userBytes(), f.minKey(), f.maxKey(), f.minSeqno(), f.maxSeqno(), creationOrder,
                 nowMillis, f.tombstoneCount() == 0 ? ComponentView.NO_TOMBSTONE : nowMillis);

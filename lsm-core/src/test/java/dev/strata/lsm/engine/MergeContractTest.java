@@ -26,8 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The engine honours a {@link MergeTask}'s mode and output spec, or rejects the task as a
- * policy error: a MOVE is a metadata-only edit, REUSE_BLOCKS is refused until block
- * compaction runs in the engine, and an output spec cuts the merge's output.
+ * policy error: a MOVE is a metadata-only edit, a REUSE_BLOCKS task that does not name a
+ * run to merge into is refused (the mode itself is tested in {@link ReuseBlocksTest}), and
+ * an output spec cuts the merge's output.
  */
 class MergeContractTest {
     @TempDir
@@ -106,7 +107,7 @@ class MergeContractTest {
     }
 
     @Test
-    void reuseBlocksIsRejectedAsAPolicyError() {
+    void reuseBlocksIntoANewRunIsRejectedAsAPolicyError() {
         try (LsmStore store = twoRunsThen(tree -> List.of(new MergeTask(
                 List.of(l0(tree, 0).get(0), l0(tree, 1).get(0)), Placement.newRun(1), OutputSpec.singleFile(),
                 MergeMode.REUSE_BLOCKS, 0, "reuse")))) {

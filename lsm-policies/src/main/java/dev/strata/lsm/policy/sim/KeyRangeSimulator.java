@@ -32,7 +32,9 @@ import java.util.function.Consumer;
  * <p>Workloads: uniform unique inserts (merged densities add up) or uniform updates of a
  * fixed number of keys (a merge keeps one version per key: of keys present in inputs with
  * fractions p_i, 1 - prod(1 - p_i) remain). Every decision is applied at once (no concurrency);
- * {@link MergeMode#REUSE_BLOCKS} is refused as the engine refuses it today. Not thread safe.
+ * {@link MergeMode#REUSE_BLOCKS} (block compaction) is refused: the engine executes it, but
+ * this simulator models files as key densities without leaves, so it cannot say which leaves
+ * a merge dirties; block compaction is measured on the engine. Not thread safe.
  */
 public final class KeyRangeSimulator {
     private static final int MAX_MERGES_PER_FLUSH = 100_000;
@@ -235,8 +237,8 @@ public final class KeyRangeSimulator {
             inputLevels.add(tree.levelOf(id));
         }
         if (task.mode() == MergeMode.REUSE_BLOCKS) {
-            throw new IllegalStateException(policyName + " asked for REUSE_BLOCKS, which neither the engine nor "
-                    + "the simulator executes yet: " + task);
+            throw new IllegalStateException(policyName + " asked for REUSE_BLOCKS, which this simulator cannot "
+                    + "model (it has no leaves; run block compaction on the engine): " + task);
         }
         List<RangedTree.Part> outputs;
         long written;

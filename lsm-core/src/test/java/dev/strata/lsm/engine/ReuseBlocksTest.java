@@ -1,0 +1,254 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.MergeMode;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.OutputSpec;
+import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.TreeView;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link MergeMode#REUSE_BLOCKS} in the engine (block compaction, seed 001): a narrow update
+ * merged in place into the level-1 tables it overlaps keeps their files, writes a small
+ * fraction of their bytes, leaves older snapshots reading the old values, and survives a
+ * reopen; tasks the mode cannot run are refused as policy errors and change nothing.
+ */
+class ReuseBlocksTest {
+    private static final int KEYS = 20_000;
+    private static final int UPDATE_FROM = 5_000;
+    private static final int UPDATE_TO = 5_200;
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void clearScript() {
+        ScriptedPolicy.SCRIPT.set(null);
+    }
+
+    private static StoreConfig config() {
+        return StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME).build();
+    }
+
+    private static byte[] key(int i) {
+        return String.format("key-%08d", i).getBytes(UTF_8);
+    }
+
+    private static byte[] value(int i, int version) {
+        return ("value-" + version + "-" + i + "-" + "v".repeat(80)).getBytes(UTF_8);
+    }
+
+    private static List<ComponentId> ids(TreeView tree, int level) {
+        List<ComponentId> ids = new ArrayList<>();
+        tree.level(level).runs().forEach(r -> r.components().forEach(c -> ids.add(c.id())));
+        return ids;
+    }
+
+    /** Level 1: one run of ~256 KiB tables holding every key at version 0; level 0 empty. */
+    private LsmStore leveledStore() {
+        LsmStore store = LsmStore.open(dir, config());
+        for (int i = 0; i < KEYS; i++) {
+            store.put(key(i), value(i, 0));
+        }
+        runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(ids(tree, 0),
+                Placement.newRun(1), OutputSpec.maxFileBytes(256 << 10), "L0 -> L1")));
+        assertTrue(store.stats().componentsPerLevel()[1] >= 4, "several level-1 tables: " + store.stats());
+        return store;
+    }
+
+    /** Sets the script, flushes (so the policy is consulted), and waits for the merges it asks for. */
+    private static void runScript(LsmStore store, Function<TreeView, List<MergeTask>> script) {
+        ScriptedPolicy.SCRIPT.set(script);
+        store.flush();
+        store.awaitMerges();
+        ScriptedPolicy.SCRIPT.set(null);
+    }
+
+    /** The block compaction of level 0 into the level-1 tables that overlap it. */
+    private static List<MergeTask> reuse(TreeView tree) {
+        if (tree.level(0).runs().isEmpty()) {
+            return List.of();
+        }
+        List<ComponentView> parents = new ArrayList<>();
+        tree.level(0).runs().forEach(r -> parents.addAll(r.components()));
+        List<ComponentId> inputs = new ArrayList<>(parents.stream().map(ComponentView::id).toList());
+        ComponentId anchor = null;
+        for (ComponentView child : tree.level(1).runs().get(0).components()) {
+            if (parents.stream().anyMatch(child::overlaps)) {
+                inputs.add(child.id());
+                anchor = child.id();
+            }
+        }
+        return List.of(new MergeTask(inputs, Placement.intoRunOf(1, anchor), OutputSpec.singleFile(),
+                MergeMode.REUSE_BLOCKS, 0, "block compaction"));
+    }
+
+    private static long[] fileNumbers(StoreStats stats) {
+        long[] n = stats.liveTableFileNumbers().clone();
+        Arrays.sort(n);
+        return n;
+    }
+
+    private static void assertValues(LsmStore store, int updatedVersion) {
+        for (int i = 0; i < KEYS; i++) {
+            int version = i >= UPDATE_FROM && i < UPDATE_TO ? updatedVersion : 0;
+            assertArrayEquals(value(i, version), store.get(key(i)), "key " + i);
+        }
+    }
+
+    @Test
+    void aNarrowUpdateIsMergedInPlaceIntoTheTablesItOverlaps() {
+        long childBytes;
+        long[] before;
+        try (LsmStore store = leveledStore()) {
+            before = fileNumbers(store.stats());
+            childBytes = store.stats().tableFileBytes();
+            try (dev.strata.lsm.Snapshot old = store.snapshot()) {
+                for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
+                    store.put(key(i), value(i, 1));
+                }
+                store.delete(key(UPDATE_FROM + 1));
+                long mergeReadBefore = store.stats().io().bytesRead(IoPurpose.MERGE);
+                long mergeWrittenBefore = store.stats().mergeBytesWritten();
+                runScript(store, ReuseBlocksTest::reuse);
+
+                StoreStats stats = store.stats();
+                assertEquals(0, stats.policyErrors(), "policy errors: " + stats);
+                assertEquals(0, stats.componentsPerLevel()[0], "level 0 merged away");
+                assertArrayEquals(before, fileNumbers(stats), "the level-1 tables keep their files");
+                long written = stats.mergeBytesWritten() - mergeWrittenBefore;
+                assertTrue(written > 0, "dirty leaves were written");
+                assertTrue(written < childBytes / 4,
+                        "a narrow update rewrites a small part of the level: " + written + " of " + childBytes);
+                long read = stats.io().bytesRead(IoPurpose.MERGE) - mergeReadBefore;
+                assertTrue(read < childBytes / 2, "clean leaves are not read: " + read + " of " + childBytes);
+
+                // The snapshot taken before the update still reads version 0 everywhere.
+                for (int i = UPDATE_FROM - 10; i < UPDATE_TO + 10; i++) {
+                    assertArrayEquals(value(i, 0), old.get(key(i)), "snapshot key " + i);
+                }
+            }
+            assertNull(store.get(key(UPDATE_FROM + 1)), "the delete was merged in");
+            store.put(key(UPDATE_FROM + 1), value(UPDATE_FROM + 1, 1));
+            assertValues(store, 1);
+        }
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            assertValues(store, 1);
+            long[] after = fileNumbers(store.stats());
+            for (long n : before) {
+                assertTrue(Arrays.binarySearch(after, n) >= 0, "reopened: table " + n + " still live");
+            }
+            try (var cursor = store.scan(key(0), key(KEYS))) {
+                int n = 0;
+                while (cursor.next()) {
+                    n++;
+                }
+                assertEquals(KEYS, n, "a scan sees every key once");
+            }
+        }
+    }
+
+    @Test
+    void aSecondBlockCompactionStacksAnotherVersionOnTheSameFiles() {
+        long[] before;
+        try (LsmStore store = leveledStore()) {
+            before = fileNumbers(store.stats());
+            for (int round = 1; round <= 3; round++) {
+                for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
+                    store.put(key(i), value(i, round));
+                }
+                runScript(store, ReuseBlocksTest::reuse);
+                assertEquals(0, store.stats().policyErrors(), "round " + round);
+                assertValues(store, round);
+            }
+            assertArrayEquals(before, fileNumbers(store.stats()));
+        }
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            assertValues(store, 3);
+        }
+    }
+
+    @Test
+    void reuseBlocksWithoutATargetTableIsRefused() {
+        try (LsmStore store = leveledStore()) {
+            for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
+                store.put(key(i), value(i, 1));
+            }
+            long[] before = fileNumbers(store.stats());
+            // Only level-0 inputs: nothing in the target run to merge into.
+            runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(new MergeTask(ids(tree, 0),
+                    Placement.intoRunOf(1, ids(tree, 1).get(0)), OutputSpec.singleFile(), MergeMode.REUSE_BLOCKS, 0,
+                    "no children")));
+            StoreStats stats = store.stats();
+            assertEquals(1, stats.policyErrors(), "refused: " + stats);
+            assertEquals(1, stats.componentsPerLevel()[0], "nothing changed");
+            assertTrue(fileNumbers(stats).length == before.length + 1, "only the flush added a table");
+            assertValues(store, 1);
+        }
+    }
+
+    @Test
+    void reuseBlocksIntoANewRunIsRefused() {
+        try (LsmStore store = leveledStore()) {
+            for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
+                store.put(key(i), value(i, 1));
+            }
+            long written = store.stats().mergeBytesWritten();
+            runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(new MergeTask(
+                    List.of(ids(tree, 0).get(0), ids(tree, 1).get(0)), Placement.newRun(2), OutputSpec.singleFile(),
+                    MergeMode.REUSE_BLOCKS, 0, "new run")));
+            StoreStats stats = store.stats();
+            assertEquals(1, stats.policyErrors(), "refused: " + stats);
+            assertEquals(written, stats.mergeBytesWritten(), "nothing written");
+            assertValues(store, 1);
+        }
+    }
+
+    @Test
+    void reuseBlocksThatSkipsAnOverlappedTableIsRefused() {
+        try (LsmStore store = leveledStore()) {
+            // Updates spanning two level-1 tables, but only one of them named as a child: the
+            // other would hold older versions of keys that now sit in a newer version below it.
+            for (int i = 0; i < KEYS; i += 97) {
+                store.put(key(i), value(i, 1));
+            }
+            long written = store.stats().mergeBytesWritten();
+            runScript(store, tree -> {
+                if (tree.level(0).runs().isEmpty()) {
+                    return List.of();
+                }
+                List<ComponentId> inputs = new ArrayList<>(ids(tree, 0));
+                ComponentId first = ids(tree, 1).get(0);
+                inputs.add(first);
+                return List.of(new MergeTask(inputs, Placement.intoRunOf(1, first), OutputSpec.singleFile(),
+                        MergeMode.REUSE_BLOCKS, 0, "partial"));
+            });
+            StoreStats stats = store.stats();
+            assertEquals(1, stats.policyErrors(), "refused: " + stats);
+            assertEquals(written, stats.mergeBytesWritten(), "nothing written");
+            for (int i = 0; i < KEYS; i++) {
+                assertArrayEquals(value(i, i % 97 == 0 ? 1 : 0), store.get(key(i)), "key " + i);
+            }
+        }
+    }
+}
