@@ -46,6 +46,7 @@ public final class StoreStats {
     private final long lastSequence;
     private final long policyErrors;
     private final long[] liveTableFileNumbers;
+    private final BlockCompactionStats blockCompaction;
 
     /**
      * @param io IO counters by purpose
@@ -64,6 +65,16 @@ public final class StoreStats {
     public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
                       int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
                       long lastSequence, long policyErrors, long[] liveTableFileNumbers) {
+        this(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel, flushCount, mergeCount,
+                stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers, BlockCompactionStats.NONE);
+    }
+
+    /** As the constructor above, with what block compactions did ({@code blockCompaction}). */
+    public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
+                      int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
+                      long lastSequence, long policyErrors, long[] liveTableFileNumbers,
+                      BlockCompactionStats blockCompaction) {
+        this.blockCompaction = blockCompaction;
         this.io = io;
         this.tableFileBytes = tableFileBytes;
         this.liveComponentBytes = liveComponentBytes;
@@ -86,6 +97,11 @@ public final class StoreStats {
      */
     public long policyErrors() {
         return policyErrors;
+    }
+
+    /** What block compactions did to their child tables since open. */
+    public BlockCompactionStats blockCompaction() {
+        return blockCompaction;
     }
 
     /** Numbers of the table files the live components are in, ascending (a copy). */

@@ -58,24 +58,65 @@ public final class BlockCompaction {
     public static List<BlockMergeResult> run(List<Child> children, Supplier<InternalIterator> input,
                                              Supplier<BlockMergeWriter.Retention> retention, ExecutorService pool)
             throws IOException {
+        return run(children, slices(children.stream().map(Child::table).toList()), input, retention, pool);
+    }
+
+    /**
+     * The part of the key space each child receives: {@code [min(child i), min(child i+1))},
+     * unbounded below for the first and above for the last.
+     *
+     * @param children tables in key order, key ranges disjoint
+     * @throws IllegalArgumentException if they are not in key order or overlap
+     */
+    public static List<Slice> slices(List<SSTableReader> children) {
         for (int i = 1; i < children.size(); i++) {
-            byte[] prevMax = children.get(i - 1).table().footer().maxKey();
-            byte[] min = children.get(i).table().footer().minKey();
+            byte[] prevMax = children.get(i - 1).footer().maxKey();
+            byte[] min = children.get(i).footer().minKey();
             if (InternalKeys.compareUserKeys(prevMax, min) >= 0) {
                 throw new IllegalArgumentException("children of a block compaction must be in key order without overlap: "
-                        + children.get(i - 1).table().path() + " ends at " + InternalKeys.describe(prevMax) + ", "
-                        + children.get(i).table().path() + " starts at " + InternalKeys.describe(min));
+                        + children.get(i - 1).path() + " ends at " + InternalKeys.describe(prevMax) + ", "
+                        + children.get(i).path() + " starts at " + InternalKeys.describe(min));
             }
+        }
+        List<Slice> out = new ArrayList<>();
+        for (int i = 0; i < children.size(); i++) {
+            out.add(new Slice(i == 0 ? null : children.get(i).footer().minKey(),
+                    i == children.size() - 1 ? null : children.get(i + 1).footer().minKey()));
+        }
+        return out;
+    }
+
+    /**
+     * A part of the key space: user keys in {@code [from, to)}; null bounds are open.
+     *
+     * @param from smallest user key, or null
+     * @param to user key past the last, or null
+     */
+    public record Slice(byte[] from, byte[] to) {
+        /** The entries of {@code in} in this slice (positioned by the caller's {@code seekToFirst}). */
+        public InternalIterator of(InternalIterator in) {
+            return new KeySliceIterator(in, from, to);
+        }
+    }
+
+    /**
+     * Merges into each child the input entries of its slice (slices as {@link #slices} gives
+     * them for every child of the merge; a subset of children keeps its neighbours' slices).
+     */
+    public static List<BlockMergeResult> run(List<Child> children, List<Slice> slices, Supplier<InternalIterator> input,
+                                             Supplier<BlockMergeWriter.Retention> retention, ExecutorService pool)
+            throws IOException {
+        if (slices.size() != children.size()) {
+            throw new IllegalArgumentException(children.size() + " children but " + slices.size() + " slices");
         }
         List<Future<BlockMergeResult>> futures = new ArrayList<>();
         for (int i = 0; i < children.size(); i++) {
             Child child = children.get(i);
-            byte[] from = i == 0 ? null : child.table().footer().minKey();
-            byte[] to = i == children.size() - 1 ? null : children.get(i + 1).table().footer().minKey();
+            Slice slice = slices.get(i);
             Callable<BlockMergeResult> task = () -> {
-                try (InternalIterator slice = new KeySliceIterator(input.get(), from, to)) {
-                    slice.seekToFirst();
-                    BlockMergeResult r = BlockMergeWriter.merge(child.file(), child.table(), child.options(), slice,
+                try (InternalIterator in = slice.of(input.get())) {
+                    in.seekToFirst();
+                    BlockMergeResult r = BlockMergeWriter.merge(child.file(), child.table(), child.options(), in,
                             retention.get());
                     child.file().force(true);
                     return r;

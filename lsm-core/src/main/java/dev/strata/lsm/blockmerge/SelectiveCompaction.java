@@ -1,5 +1,6 @@
 package dev.strata.lsm.blockmerge;
 
+import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.sstable.BlockMergePlan;
 
 /**
@@ -18,6 +19,7 @@ import dev.strata.lsm.sstable.BlockMergePlan;
  *   <li>otherwise <b>block compaction</b>.</li>
  * </ol>
  * L0 → L1 compactions always rewrite (L0 files overlap everything); the caller does not ask.
+ * The thresholds are the SPI's {@link SelectiveThresholds}, which a policy attaches to its task.
  */
 public final class SelectiveCompaction {
     private SelectiveCompaction() {
@@ -40,40 +42,8 @@ public final class SelectiveCompaction {
         }
     }
 
-    /**
-     * One level's thresholds. The paper gives no values (FAMILIES.md 2.3, [NOT IN PAPER]);
-     * {@link #middleLevel} and {@link #lastLevel} are the proposed defaults, to be swept.
-     *
-     * @param maxFileBytes valid size above which a table is rewritten (split)
-     * @param minValidRatio valid ÷ file size below which a table is rewritten, 0 to 1
-     * @param maxDirtyRatio dirty ÷ file size above which a table is rewritten, 0 to 1
-     */
-    public record Thresholds(long maxFileBytes, double minValidRatio, double maxDirtyRatio) {
-        public Thresholds {
-            if (maxFileBytes <= 0) {
-                throw new IllegalArgumentException("max file size must be positive, got " + maxFileBytes);
-            }
-            if (!(minValidRatio >= 0 && minValidRatio <= 1)) {
-                throw new IllegalArgumentException("min valid ratio must be 0 to 1, got " + minValidRatio);
-            }
-            if (!(maxDirtyRatio >= 0 && maxDirtyRatio <= 1)) {
-                throw new IllegalArgumentException("max dirty ratio must be 0 to 1, got " + maxDirtyRatio);
-            }
-        }
-
-        /** Middle levels favour block compaction: max dirty 0.5, min valid 0.5, max file 4 × target. */
-        public static Thresholds middleLevel(long targetFileBytes) {
-            return new Thresholds(4 * targetFileBytes, 0.5, 0.5);
-        }
-
-        /** The last level favours table compaction: max dirty 0.2, min valid 0.8, max file 4 × target. */
-        public static Thresholds lastLevel(long targetFileBytes) {
-            return new Thresholds(4 * targetFileBytes, 0.8, 0.2);
-        }
-    }
-
     /** The decision for a child table whose merge would look like {@code plan}. */
-    public static Decision decide(BlockMergePlan plan, Thresholds t) {
+    public static Decision decide(BlockMergePlan plan, SelectiveThresholds t) {
         if (plan.liveBytes() > t.maxFileBytes()) {
             return Decision.TABLE_TOO_LARGE;
         }

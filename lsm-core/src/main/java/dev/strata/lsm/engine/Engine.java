@@ -1,5 +1,6 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.BlockCompactionStats;
 import dev.strata.lsm.Cursor;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
@@ -129,7 +130,7 @@ public final class Engine implements AutoCloseable {
         this.memtables = new Memtables(io, dir, config.walMode(), versions);
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
         MergeJob mergeJob = new MergeJob(io, tables, versions, output, obsolete, policy, mutex, config.tableOptions(),
-                threads.blockMergePool);
+                threads.blockMergePool, counters);
         this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, snapshots, threads.mergePool, threads.decider, counters,
                 metrics, listener, this::flushRunning);
         this.flushJob = new FlushJob(mutex, versions, output, obsolete, policy, scheduler, mergeJob, snapshots,
@@ -389,7 +390,10 @@ public final class Engine implements AutoCloseable {
             return new StoreStats(io.counters().snapshot(), fileBytes, bytes, LiveDataEstimate.of(v),
                     v.componentCounts(), counters.flushes.get(), counters.merges.get(), counters.stallNanos.sum(),
                     memtables.approximateBytes(), memtables.visibleSequence(), counters.policyErrors.get(),
-                    v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct().sorted().toArray());
+                    v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct().sorted().toArray(),
+                    new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
+                            counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
+                            counters.inPlaceBytes.sum()));
         } finally {
             v.release();
         }

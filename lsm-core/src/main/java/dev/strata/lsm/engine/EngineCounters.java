@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The engine's running totals that {@link dev.strata.lsm.StoreStats} reports: flushes and
- * merges done, policy errors (each also logged by whoever found it), and time writers spent
+ * merges done, block compaction decisions, policy errors (each also logged by whoever found it), and time writers spent
  * stalled. Thread safe.
  */
 final class EngineCounters {
@@ -13,4 +13,8 @@ final class EngineCounters {
     final AtomicLong merges = new AtomicLong();
     final AtomicLong policyErrors = new AtomicLong();
     final LongAdder stallNanos = new LongAdder();
+    /** Children of block compactions by decision ({@code SelectiveCompaction.Decision} ordinal). */
+    final LongAdder[] childDecisions = {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()};
+    /** Bytes written by in-place merges (dirty and gap leaves, interior pages, bloom, footer). */
+    final LongAdder inPlaceBytes = new LongAdder();
 }

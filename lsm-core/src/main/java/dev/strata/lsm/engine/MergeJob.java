@@ -1,6 +1,7 @@
 package dev.strata.lsm.engine;
 
 import dev.strata.lsm.blockmerge.BlockCompaction;
+import dev.strata.lsm.blockmerge.SelectiveCompaction;
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
@@ -11,6 +12,7 @@ import dev.strata.lsm.merge.VersionRetention;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.sstable.BlockMergePlan;
 import dev.strata.lsm.sstable.BlockMergeResult;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.SSTableReader;
@@ -51,6 +53,7 @@ final class MergeJob {
     private final ReentrantLock mutex;
     private final TableOptions tableOptions;
     private final ExecutorService blockPool;
+    private final EngineCounters counters;
 
     /** Bloom reserve of a table merged in place above the last level (BlockDB: 40%). */
     static final double MIDDLE_LEVEL_BLOOM_RESERVE = 0.4;
@@ -58,7 +61,8 @@ final class MergeJob {
     static final double LAST_LEVEL_BLOOM_RESERVE = 0.1;
 
     MergeJob(StorageIO io, TableFiles tables, VersionSet versions, TableOutput output, ObsoleteFiles obsolete,
-             PolicyBridge policy, ReentrantLock mutex, TableOptions tableOptions, ExecutorService blockPool) {
+             PolicyBridge policy, ReentrantLock mutex, TableOptions tableOptions, ExecutorService blockPool,
+             EngineCounters counters) {
         this.io = io;
         this.tables = tables;
         this.versions = versions;
@@ -68,6 +72,7 @@ final class MergeJob {
         this.mutex = mutex;
         this.tableOptions = tableOptions;
         this.blockPool = blockPool;
+        this.counters = counters;
     }
 
     /** Runs {@code task} on {@code inputs}; returns the bytes written (0 for a move). */
@@ -82,13 +87,18 @@ final class MergeJob {
 
     /**
      * Executes a {@link MergeMode#REUSE_BLOCKS} (block compaction, seed 001): the entries of
-     * the parents (inputs outside the target run) are merged in place into each child (the
-     * inputs in the target run) by {@link BlockCompaction}, one sub-task per child on the
-     * block-merge pool: clean leaves stay where they are, dirty and gap leaves, interior
-     * pages, bloom and footer are appended to the child's file. Every child file is forced;
-     * then one version edit replaces parents and children by the children's new versions (the
-     * same files at new footer offsets). If anything fails first, the appended pages stay as
-     * dead tails of live files, which no version references.
+     * the parents (inputs outside the target run) are split among the children (the inputs
+     * in the target run) by key slice ({@link BlockCompaction#slices}). With selective
+     * thresholds, each child whose plan ({@link BlockMergePlan}: from its interior pages and
+     * its slice's keys, no leaf read) is too large, mostly dead or mostly dirty is rewritten
+     * with its slice into new tables cut by the task's output spec (table compaction); every
+     * other child is merged in place by {@link BlockCompaction}, one sub-task per child on
+     * the block-merge pool: clean leaves stay where they are, dirty and gap leaves, interior
+     * pages, bloom and footer are appended to the child's file, which is forced. Then one
+     * version edit replaces parents and children by the children's new versions (the same
+     * files at new footer offsets) and the rewritten tables. If anything fails first, the
+     * appended pages stay as dead tails of live files, which no version references, and the
+     * rewritten tables are deleted.
      */
     private long reuseBlocks(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps)
             throws IOException {
@@ -102,21 +112,14 @@ final class MergeJob {
         children.sort((a, b) -> java.util.Arrays.compareUnsigned(a.meta().minKey(), b.meta().minKey()));
         boolean lastLevel = task.placement().level() >= v.levels().size() - 1;
         List<PageFile> handles = new ArrayList<>();
+        List<Component> rewritten = new ArrayList<>();
+        boolean installed = false;
         try {
             List<PageFile> parentFiles = new ArrayList<>();
             for (Component c : parents) {
                 PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
                 handles.add(f);
                 parentFiles.add(f);
-            }
-            List<BlockCompaction.Child> kids = new ArrayList<>();
-            for (Component c : children) {
-                PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ_WRITE, IoPurpose.MERGE);
-                handles.add(f);
-                SSTableReader base = SSTableReader.open(f, c.id().footerOffset(), c.meta().fileNumber(), tables.cache());
-                TableOptions options = new TableOptions(base.footer().pageSize(), tableOptions.bloomBitsPerKey(),
-                        lastLevel ? LAST_LEVEL_BLOOM_RESERVE : MIDDLE_LEVEL_BLOOM_RESERVE);
-                kids.add(new BlockCompaction.Child(f, base, options));
             }
             Supplier<InternalIterator> input = () -> {
                 try {
@@ -131,16 +134,54 @@ final class MergeJob {
                     throw new java.io.UncheckedIOException(e);
                 }
             };
-            List<BlockMergeResult> results = BlockCompaction.run(kids, input,
+            List<SSTableReader> bases = new ArrayList<>();
+            List<PageFile> childFiles = new ArrayList<>();
+            for (Component c : children) {
+                PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ_WRITE, IoPurpose.MERGE);
+                handles.add(f);
+                childFiles.add(f);
+                bases.add(SSTableReader.open(f, c.id().footerOffset(), c.meta().fileNumber(), tables.cache()));
+            }
+            List<BlockCompaction.Slice> slices = BlockCompaction.slices(bases);
+            List<BlockCompaction.Child> inPlace = new ArrayList<>();
+            List<BlockCompaction.Slice> inPlaceSlices = new ArrayList<>();
+            List<Component> inPlaceComponents = new ArrayList<>();
+            for (int i = 0; i < children.size(); i++) {
+                SelectiveCompaction.Decision d = SelectiveCompaction.Decision.BLOCK;
+                if (task.selective() != null) {
+                    try (InternalIterator slice = slices.get(i).of(input.get())) {
+                        slice.seekToFirst();
+                        d = SelectiveCompaction.decide(BlockMergePlan.of(bases.get(i), slice), task.selective());
+                    }
+                }
+                counters.childDecisions[d.ordinal()].increment();
+                if (d.rewrites()) {
+                    rewritten.addAll(rewriteChild(task, children.get(i), bases.get(i), slices.get(i), input.get(),
+                            bottommost, snaps));
+                } else {
+                    TableOptions options = new TableOptions(bases.get(i).footer().pageSize(),
+                            tableOptions.bloomBitsPerKey(),
+                            lastLevel ? LAST_LEVEL_BLOOM_RESERVE : MIDDLE_LEVEL_BLOOM_RESERVE);
+                    inPlace.add(new BlockCompaction.Child(childFiles.get(i), bases.get(i), options));
+                    inPlaceSlices.add(slices.get(i));
+                    inPlaceComponents.add(children.get(i));
+                }
+            }
+            List<BlockMergeResult> results = BlockCompaction.run(inPlace, inPlaceSlices, input,
                     () -> new VersionRetention(snaps, bottommost)::keep, blockPool);
             List<Component> fresh = new ArrayList<>();
             long bytes = 0;
-            for (int i = 0; i < children.size(); i++) {
+            for (int i = 0; i < inPlace.size(); i++) {
                 BlockMergeResult r = results.get(i);
-                fresh.add(tables.open(ComponentMeta.of(children.get(i).meta().fileNumber(), r.table(),
+                fresh.add(tables.open(ComponentMeta.of(inPlaceComponents.get(i).meta().fileNumber(), r.table(),
                         versions.newCreationOrder())));
                 bytes += r.bytesWritten();
             }
+            counters.inPlaceBytes.add(bytes);
+            for (Component c : rewritten) {
+                bytes += c.meta().sizeBytes();
+            }
+            fresh.addAll(rewritten);
             List<Component> out = ComponentTimes.inherit(fresh, inputs);
             Set<ComponentId> removed = new HashSet<>(task.inputs());
             versions.logAndApply(base -> {
@@ -149,6 +190,7 @@ final class MergeJob {
                 return new VersionSet.Change(levels, out, List.copyOf(task.inputs()), base.flushCounter(),
                         policy.state(), 0, 0);
             });
+            installed = true;
             return bytes;
         } finally {
             for (PageFile f : handles) {
@@ -158,6 +200,45 @@ final class MergeJob {
                     // Read handles, and child handles whose pages were forced.
                 }
             }
+            settle(rewritten, installed);
+        }
+    }
+
+    /**
+     * Table compaction of one child of a block compaction: the child's entries merged with
+     * the parents' entries of its slice ({@code parents}, closed here), written to new tables
+     * cut by the task's output spec. The tables are not installed.
+     */
+    private List<Component> rewriteChild(MergeTask task, Component child, SSTableReader base,
+                                         BlockCompaction.Slice slice, InternalIterator parents, boolean bottommost,
+                                         long[] snaps) throws IOException {
+        PageFile f = io.open(tables.path(child.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
+        try (MergingIterator merged = new MergingIterator(List.of(slice.of(parents),
+                SSTableReader.open(f, child.id().footerOffset(), child.meta().fileNumber(), BlockCache.disabled())
+                        .iterator()))) {
+            merged.seekToFirst();
+            return output.write(merged, IoPurpose.MERGE, TableOutput.cutterFor(versions.current(), task),
+                    new VersionRetention(snaps, bottommost));
+        } finally {
+            f.close();
+        }
+    }
+
+    /** Deletes outputs that were not installed; marks installed ones as settled. */
+    private void settle(List<Component> outputs, boolean installed) {
+        if (!installed) {
+            for (Component c : outputs) {
+                obsolete.deleteUninstalled(c.meta().fileNumber());
+            }
+            return;
+        }
+        mutex.lock();
+        try {
+            for (Component c : outputs) {
+                obsolete.settled(c.meta().fileNumber());
+            }
+        } finally {
+            mutex.unlock();
         }
     }
 
@@ -222,20 +303,7 @@ final class MergeJob {
                     // Read handle.
                 }
             }
-            if (!installed) {
-                for (Component c : outputs) {
-                    obsolete.deleteUninstalled(c.meta().fileNumber());
-                }
-            } else {
-                mutex.lock();
-                try {
-                    for (Component c : outputs) {
-                        obsolete.settled(c.meta().fileNumber());
-                    }
-                } finally {
-                    mutex.unlock();
-                }
-            }
+            settle(outputs, installed);
         }
     }
 }

@@ -89,8 +89,9 @@ final class TaskValidation {
      * What a {@link MergeMode#REUSE_BLOCKS} task needs beyond a rewrite's checks: it merges
      * the entries of its other inputs (the parents) in place into the inputs that lie in the
      * placement's target run (the children), whose files it extends; so the placement must
-     * be {@code INTO_RUN_OF}, the output spec {@link OutputSpec#singleFile()} (the children
-     * keep their files), there must be parents and children, and every child must be a table
+     * be {@code INTO_RUN_OF}, the output spec {@link OutputSpec#singleFile()} unless selective
+     * thresholds may rewrite some children (else the children keep their files), there
+     * must be parents and children, and every child must be a table
      * whose leaves carry summaries (format 2). That no other component of the target run
      * overlaps the parents is the stability check's part.
      */
@@ -100,9 +101,9 @@ final class TaskValidation {
             return "REUSE_BLOCKS merges into tables of an existing run: its placement must be INTO_RUN_OF, not "
                     + p.kind();
         }
-        if (!task.output().equals(OutputSpec.singleFile())) {
-            return "REUSE_BLOCKS keeps the target tables' files: its output spec must be singleFile(), not "
-                    + task.output();
+        if (task.selective() == null && !task.output().equals(OutputSpec.singleFile())) {
+            return "REUSE_BLOCKS without selective thresholds keeps every target table's file: its output spec must "
+                    + "be singleFile(), not " + task.output();
         }
         Set<ComponentId> run = targetRun(v, p);
         if (run.isEmpty()) {

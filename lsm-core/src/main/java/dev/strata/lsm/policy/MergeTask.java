@@ -19,9 +19,18 @@ import java.util.Objects;
  * @param priority tasks waiting for a merge thread start in descending priority, then in the
  *     order they were picked
  * @param reason why the policy chose this merge, for logs and golden tests
+ * @param selective for {@link MergeMode#REUSE_BLOCKS} only: the thresholds by which each child
+ *     table is merged in place or rewritten (cut by {@code output}); null: every child is
+ *     merged in place (and {@code output} must be {@link OutputSpec#singleFile()})
  */
 public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpec output, MergeMode mode,
-                        int priority, String reason) {
+                        int priority, String reason, SelectiveThresholds selective) {
+    /** A task without selective thresholds. */
+    public MergeTask(List<ComponentId> inputs, Placement placement, OutputSpec output, MergeMode mode, int priority,
+                     String reason) {
+        this(inputs, placement, output, mode, priority, reason, null);
+    }
+
     public MergeTask {
         inputs = List.copyOf(inputs);
         if (inputs.isEmpty()) {
@@ -36,6 +45,9 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
         if (mode == MergeMode.MOVE && output.cuts()) {
             throw new IllegalArgumentException("a MOVE keeps its files as they are; its output spec must be "
                     + "OutputSpec.singleFile(), got " + output);
+        }
+        if (selective != null && mode != MergeMode.REUSE_BLOCKS) {
+            throw new IllegalArgumentException("selective thresholds apply to REUSE_BLOCKS tasks only, not " + mode);
         }
         reason = reason == null ? "" : reason;
     }
@@ -58,17 +70,33 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
 
     /** A copy with the given priority. */
     public MergeTask withPriority(int newPriority) {
-        return new MergeTask(inputs, placement, output, mode, newPriority, reason);
+        return new MergeTask(inputs, placement, output, mode, newPriority, reason, selective);
     }
 
     /** A copy with the given output spec. */
     public MergeTask withOutput(OutputSpec newOutput) {
-        return new MergeTask(inputs, placement, newOutput, mode, priority, reason);
+        return new MergeTask(inputs, placement, newOutput, mode, priority, reason, selective);
     }
 
-    /** A copy with the given mode. */
+    /** A copy with the given mode (and no selective thresholds unless it is REUSE_BLOCKS). */
     public MergeTask withMode(MergeMode newMode) {
-        return new MergeTask(inputs, placement, output, newMode, priority, reason);
+        return new MergeTask(inputs, placement, output, newMode, priority, reason,
+                newMode == MergeMode.REUSE_BLOCKS ? selective : null);
+    }
+
+    /**
+     * A block compaction of {@code inputs} into the run at {@code placement}, whose children
+     * are merged in place or rewritten into files cut by {@code output} as {@code selective}
+     * decides for each (BlockDB's selective compaction).
+     */
+    public static MergeTask reuseBlocks(List<ComponentId> inputs, Placement placement, OutputSpec output,
+                                        SelectiveThresholds selective, String reason) {
+        return new MergeTask(inputs, placement, output, MergeMode.REUSE_BLOCKS, 0, reason, selective);
+    }
+
+    /** A copy with the given selective thresholds (REUSE_BLOCKS tasks only). */
+    public MergeTask withSelective(SelectiveThresholds newSelective) {
+        return new MergeTask(inputs, placement, output, mode, priority, reason, newSelective);
     }
 
     @Override
@@ -78,6 +106,9 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
         sb.append(inputs).append(" -> ").append(placement);
         if (output.cuts()) {
             sb.append(" [").append(output).append(']');
+        }
+        if (selective != null) {
+            sb.append(' ').append(selective);
         }
         if (priority != 0) {
             sb.append(" prio ").append(priority);

@@ -1,7 +1,7 @@
 package dev.strata.lsm.blockmerge;
 
 import dev.strata.lsm.blockmerge.SelectiveCompaction.Decision;
-import dev.strata.lsm.blockmerge.SelectiveCompaction.Thresholds;
+import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.sstable.BlockMergePlan;
 import org.junit.jupiter.api.Test;
 
@@ -13,8 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** BL3 (decision part): each branch of selective compaction, in the paper's order. */
 class SelectiveCompactionTest {
     static final long MB = 1 << 20;
-    final Thresholds middle = Thresholds.middleLevel(2 * MB);
-    final Thresholds last = Thresholds.lastLevel(2 * MB);
+    final SelectiveThresholds middle = SelectiveThresholds.middleLevel(2 * MB);
+    final SelectiveThresholds last = SelectiveThresholds.lastLevel(2 * MB);
 
     /** A plan for a file of {@code file} bytes, {@code live} of them live, {@code dirty} of them dirty. */
     static BlockMergePlan plan(long file, long live, long dirty) {
@@ -54,9 +54,9 @@ class SelectiveCompactionTest {
 
     @Test
     void badThresholdsAreRejected() {
-        assertThrows(IllegalArgumentException.class, () -> new Thresholds(0, 0.5, 0.5));
-        assertThrows(IllegalArgumentException.class, () -> new Thresholds(MB, 1.5, 0.5));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Thresholds(MB, 0.5, -1));
+        assertThrows(IllegalArgumentException.class, () -> new SelectiveThresholds(0, 0.5, 0.5));
+        assertThrows(IllegalArgumentException.class, () -> new SelectiveThresholds(MB, 1.5, 0.5));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new SelectiveThresholds(MB, 0.5, -1));
         assertTrue(e.getMessage().contains("max dirty ratio"), e.getMessage());
     }
 }

@@ -1,5 +1,6 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.BlockCompactionStats;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
@@ -10,6 +11,7 @@ import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -86,6 +88,11 @@ class ReuseBlocksTest {
 
     /** The block compaction of level 0 into the level-1 tables that overlap it. */
     private static List<MergeTask> reuse(TreeView tree) {
+        return reuse(tree, null);
+    }
+
+    /** As {@link #reuse(TreeView)}, with selective thresholds (rewritten children cut at 256 KiB). */
+    private static List<MergeTask> reuse(TreeView tree, SelectiveThresholds selective) {
         if (tree.level(0).runs().isEmpty()) {
             return List.of();
         }
@@ -99,8 +106,10 @@ class ReuseBlocksTest {
                 anchor = child.id();
             }
         }
-        return List.of(new MergeTask(inputs, Placement.intoRunOf(1, anchor), OutputSpec.singleFile(),
-                MergeMode.REUSE_BLOCKS, 0, "block compaction"));
+        return List.of(selective == null ? new MergeTask(inputs, Placement.intoRunOf(1, anchor), OutputSpec.singleFile(),
+                MergeMode.REUSE_BLOCKS, 0, "block compaction")
+                : MergeTask.reuseBlocks(inputs, Placement.intoRunOf(1, anchor), OutputSpec.maxFileBytes(256 << 10),
+                selective, "selective compaction"));
     }
 
     private static long[] fileNumbers(StoreStats stats) {
@@ -185,6 +194,38 @@ class ReuseBlocksTest {
         }
         try (LsmStore store = LsmStore.open(dir, config())) {
             assertValues(store, 3);
+        }
+    }
+
+    @Test
+    void selectiveCompactionRewritesAMostlyDirtyChildAndMergesTheOthersInPlace() {
+        try (LsmStore store = leveledStore()) {
+            long[] before = fileNumbers(store.stats());
+            // Every key of the first table (and some of the second), and one key far away.
+            for (int i = 0; i < 3_000; i++) {
+                store.put(key(i), value(i, 1));
+            }
+            store.put(key(15_000), value(15_000, 1));
+            runScript(store, tree -> reuse(tree, SelectiveThresholds.middleLevel(256 << 10)));
+            StoreStats stats = store.stats();
+            assertEquals(0, stats.policyErrors(), "policy errors: " + stats);
+            BlockCompactionStats block = stats.blockCompaction();
+            assertTrue(block.rewrittenMostlyDirty() >= 1, "the first table is rewritten: " + block);
+            assertTrue(block.mergedInPlace() >= 2, "the others are merged in place: " + block);
+            assertEquals(0, block.rewrittenTooLarge() + block.rewrittenMostlyDead(), block.toString());
+            assertTrue(block.inPlaceBytesWritten() > 0 && block.inPlaceBytesWritten() < stats.mergeBytesWritten(),
+                    block.toString());
+            long[] after = fileNumbers(stats);
+            assertTrue(Arrays.binarySearch(after, before[0]) < 0, "the first table's file was replaced");
+            assertTrue(Arrays.binarySearch(after, before[before.length - 1]) >= 0 || before.length == 0);
+            for (int i = 0; i < KEYS; i++) {
+                assertArrayEquals(value(i, i < 3_000 || i == 15_000 ? 1 : 0), store.get(key(i)), "key " + i);
+            }
+        }
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            for (int i = 0; i < KEYS; i++) {
+                assertArrayEquals(value(i, i < 3_000 || i == 15_000 ? 1 : 0), store.get(key(i)), "reopened key " + i);
+            }
         }
     }
 
