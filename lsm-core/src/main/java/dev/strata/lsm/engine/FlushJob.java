@@ -98,7 +98,7 @@ final class FlushJob {
             for (int i = 0; i < plan.mergesFirst().size(); i++) {
                 MergeTask task = plan.mergesFirst().get(i);
                 long bytes = mergeJob.merge(task, claimed.firstInputs.get(i), claimed.firstBottommost.get(i),
-                        claimed.snapshots, null, 0, 0);
+                        claimed.snapshots, null, 0, 0, -1);
                 counters.merges.incrementAndGet();
                 listener.merged(task.inputs().size(), bytes);
             }
@@ -123,7 +123,7 @@ final class FlushJob {
                 inputs.add(0, flushed);
                 MergeTask task = MergeTask.rewrite(plan.mergeWith(), plan.placement(), plan.output(), plan.reason());
                 long bytes = mergeJob.merge(task, inputs, claimed.mergeBottommost, claimed.snapshots, flushed,
-                        nextSegment, maxSeq);
+                        nextSegment, maxSeq, -1);
                 obsolete.deleteUninstalled(flushed.meta().fileNumber());
                 counters.merges.incrementAndGet();
                 listener.flushed(versions.current().flushCounter(), flushed.meta().sizeBytes(), bytes);
@@ -131,7 +131,7 @@ final class FlushJob {
         } finally {
             mutex.lock();
             try {
-                scheduler.release(claimed, claimed.ids);
+                scheduler.release(claimed, claimed.ids, claimed.anchors);
                 obsolete.settled(flushed.meta().fileNumber());
                 mutex.signalBackground();
             } finally {
@@ -142,7 +142,8 @@ final class FlushJob {
 
     /** A flush plan whose inputs this flush has marked busy. */
     private record Claimed(FlushPlan plan, Set<ComponentId> ids, List<Component> mergeInputs, boolean mergeBottommost,
-                           List<List<Component>> firstInputs, List<Boolean> firstBottommost, long[] snapshots) {
+                           List<List<Component>> firstInputs, List<Boolean> firstBottommost, long[] snapshots,
+                           List<ComponentId> anchors) {
     }
 
     /**
@@ -178,7 +179,7 @@ final class FlushJob {
                         problem = "component " + id + " does not exist";
                     }
                 }
-                if (problem == null && ids.stream().anyMatch(scheduler.busy()::contains)) {
+                if (problem == null && ids.stream().anyMatch(scheduler::held)) {
                     // A merge the plan needs to build on is still running: wait for it.
                     mutex.awaitBackground(10);
                     mutex.checkOpen();
@@ -186,13 +187,18 @@ final class FlushJob {
                 }
                 if (problem == null && plan.merges()) {
                     problem = TaskValidation.problem(v, MergeTask.rewrite(plan.mergeWith(), plan.placement(),
-                            plan.output(), plan.reason()), flushed, scheduler.busy(), Set.of());
+                            plan.output(), plan.reason()), flushed, scheduler.busy(), Set.of(), scheduler.anchored());
                 }
                 Set<ComponentId> claimedSoFar = new HashSet<>();
+                Set<ComponentId> anchorsSoFar = new HashSet<>(scheduler.anchored());
                 for (MergeTask t : plan.mergesFirst()) {
                     if (problem == null) {
-                        problem = TaskValidation.problem(v, t, null, scheduler.busy(), claimedSoFar);
+                        problem = TaskValidation.problem(v, t, null, scheduler.busy(), claimedSoFar, anchorsSoFar);
                         claimedSoFar.addAll(t.inputs());
+                        ComponentId a = MergeScheduler.anchorHeld(t.placement(), t.inputs());
+                        if (a != null) {
+                            anchorsSoFar.add(a);
+                        }
                     }
                 }
                 if (problem != null) {
@@ -227,7 +233,11 @@ final class FlushJob {
             firstBottommost.add(Layouts.isBottommost(v, new HashSet<>(t.inputs()), t.placement(),
                     MergeScheduler.minKey(in), MergeScheduler.maxKey(in)));
         }
-        Claimed claim = new Claimed(plan, ids, mergeInputs, bottommost, firstInputs, firstBottommost, snaps);
+        List<ComponentId> anchors = new ArrayList<>();
+        anchors.add(MergeScheduler.anchorHeld(plan.placement(), plan.mergeWith()));
+        plan.mergesFirst().forEach(t -> anchors.add(MergeScheduler.anchorHeld(t.placement(), t.inputs())));
+        Claimed claim = new Claimed(plan, ids, mergeInputs, bottommost, firstInputs, firstBottommost, snaps,
+                java.util.Collections.unmodifiableList(anchors));
         List<RunningMerge> merges = new ArrayList<>();
         for (int i = 0; i < plan.mergesFirst().size(); i++) {
             MergeTask t = plan.mergesFirst().get(i);
@@ -238,7 +248,7 @@ final class FlushJob {
             merges.add(new RunningMerge(plan.mergeWith(), plan.placement(), MergeMode.REWRITE,
                     MergeScheduler.bytesOf(mergeInputs) + flushed.meta().sizeBytes(), plan.reason()));
         }
-        scheduler.claim(claim, ids, merges);
+        scheduler.claim(claim, ids, merges, anchors);
         return claim;
     }
 }

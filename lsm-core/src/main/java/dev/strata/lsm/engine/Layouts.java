@@ -59,6 +59,53 @@ final class Layouts {
     }
 
     /**
+     * The id of the run an {@code INTO_RUN_OF} placement names in {@code v}, or -1 (another
+     * kind, or the anchor is not in its level).
+     */
+    static long runOf(Version v, Placement p) {
+        if (p.kind() == Placement.Kind.INTO_RUN_OF && p.level() < v.levels().size()) {
+            for (Run r : v.levels().get(p.level())) {
+                for (Component c : r.components()) {
+                    if (c.id().equals(p.anchor())) {
+                        return r.id();
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * {@code p} as it applies to {@code base}, for a merge accepted when the anchor's run was
+     * {@code runId}: the anchor may since have been consumed by another merge, which does not
+     * move the run. Then the placement names another component of that run; if the run is
+     * gone and its level empty, a new run there; else {@code p} unchanged (which
+     * {@link #apply} refuses).
+     */
+    static Placement resolve(Version base, Placement p, long runId) {
+        if (p.kind() != Placement.Kind.INTO_RUN_OF || runId < 0) {
+            return p;
+        }
+        if (p.level() >= base.levels().size()) {
+            return Placement.newRun(p.level());
+        }
+        List<Run> runs = base.levels().get(p.level());
+        for (Run r : runs) {
+            for (Component c : r.components()) {
+                if (c.id().equals(p.anchor())) {
+                    return p;
+                }
+            }
+        }
+        for (Run r : runs) {
+            if (r.id() == runId && !r.components().isEmpty()) {
+                return Placement.intoRunOf(p.level(), r.components().get(0).id());
+            }
+        }
+        return runs.isEmpty() ? Placement.newRun(p.level()) : p;
+    }
+
+    /**
      * The layout of {@code base} with {@code removed} taken out and {@code added} placed at
      * {@code placement} (see {@link LayoutModel#apply}).
      *

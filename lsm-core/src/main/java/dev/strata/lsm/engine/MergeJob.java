@@ -75,13 +75,19 @@ final class MergeJob {
         this.counters = counters;
     }
 
-    /** Runs {@code task} on {@code inputs}; returns the bytes written (0 for a move). */
-    long run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps) throws IOException {
+    /**
+     * Runs {@code task} on {@code inputs}; returns the bytes written (0 for a move).
+     * {@code anchorRun} is the id of the run its {@code INTO_RUN_OF} placement named when it
+     * was accepted (-1 for none): the output goes there even if another merge has consumed
+     * the anchor meanwhile ({@link Layouts#resolve}).
+     */
+    long run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps, long anchorRun)
+            throws IOException {
         versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
         return switch (task.mode()) {
-            case MOVE -> move(task);
-            case REUSE_BLOCKS -> reuseBlocks(task, inputs, bottommost, snaps);
-            case REWRITE -> merge(task, inputs, bottommost, snaps, null, 0, 0);
+            case MOVE -> move(task, anchorRun);
+            case REUSE_BLOCKS -> reuseBlocks(task, inputs, bottommost, snaps, anchorRun);
+            case REWRITE -> merge(task, inputs, bottommost, snaps, null, 0, 0, anchorRun);
         };
     }
 
@@ -100,10 +106,11 @@ final class MergeJob {
      * appended pages stay as dead tails of live files, which no version references, and the
      * rewritten tables are deleted.
      */
-    private long reuseBlocks(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps)
-            throws IOException {
+    private long reuseBlocks(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps,
+                             long anchorRun) throws IOException {
         Version v = versions.current();
-        Set<ComponentId> run = TaskValidation.targetRun(v, task.placement());
+        // The children are inputs, so no other merge changes the target run's part they cover.
+        Set<ComponentId> run = TaskValidation.targetRun(v, Layouts.resolve(v, task.placement(), anchorRun));
         List<Component> children = new ArrayList<>();
         List<Component> parents = new ArrayList<>();
         for (Component c : inputs) {
@@ -146,6 +153,7 @@ final class MergeJob {
             List<BlockCompaction.Child> inPlace = new ArrayList<>();
             List<BlockCompaction.Slice> inPlaceSlices = new ArrayList<>();
             List<Component> inPlaceComponents = new ArrayList<>();
+            boolean[] rewrite = new boolean[children.size()];
             for (int i = 0; i < children.size(); i++) {
                 SelectiveCompaction.Decision d = SelectiveCompaction.Decision.BLOCK;
                 if (task.selective() != null) {
@@ -155,16 +163,28 @@ final class MergeJob {
                     }
                 }
                 counters.childDecisions[d.ordinal()].increment();
-                if (d.rewrites()) {
-                    rewritten.addAll(rewriteChild(task, children.get(i), bases.get(i), slices.get(i), input.get(),
-                            bottommost, snaps));
-                } else {
+                rewrite[i] = d.rewrites();
+                if (!rewrite[i]) {
                     TableOptions options = new TableOptions(bases.get(i).footer().pageSize(),
                             tableOptions.bloomBitsPerKey(),
                             lastLevel ? LAST_LEVEL_BLOOM_RESERVE : MIDDLE_LEVEL_BLOOM_RESERVE);
                     inPlace.add(new BlockCompaction.Child(childFiles.get(i), bases.get(i), options));
                     inPlaceSlices.add(slices.get(i));
                     inPlaceComponents.add(children.get(i));
+                }
+            }
+            // Neighbouring rewritten children are rewritten together, so their output is cut as
+            // one stream (no small remainder file per child).
+            for (int i = 0; i < children.size(); i++) {
+                if (rewrite[i]) {
+                    int j = i;
+                    while (j + 1 < children.size() && rewrite[j + 1]) {
+                        j++;
+                    }
+                    rewritten.addAll(rewriteChildren(task, children.subList(i, j + 1),
+                            new BlockCompaction.Slice(slices.get(i).from(), slices.get(j).to()), input.get(),
+                            bottommost, snaps));
+                    i = j;
                 }
             }
             List<BlockMergeResult> results = BlockCompaction.run(inPlace, inPlaceSlices, input,
@@ -185,7 +205,8 @@ final class MergeJob {
             List<Component> out = ComponentTimes.inherit(fresh, inputs);
             Set<ComponentId> removed = new HashSet<>(task.inputs());
             versions.logAndApply(base -> {
-                List<List<Run>> levels = Layouts.apply(base, removed, out, task.placement(), versions::newRunId);
+                List<List<Run>> levels = Layouts.apply(base, removed, out, Layouts.resolve(base, task.placement(),
+                        anchorRun), versions::newRunId);
                 Layouts.checkChange(base, inputs, out, levels);
                 return new VersionSet.Change(levels, out, List.copyOf(task.inputs()), base.flushCounter(),
                         policy.state(), 0, 0);
@@ -205,22 +226,32 @@ final class MergeJob {
     }
 
     /**
-     * Table compaction of one child of a block compaction: the child's entries merged with
-     * the parents' entries of its slice ({@code parents}, closed here), written to new tables
-     * cut by the task's output spec. The tables are not installed.
+     * Table compaction of neighbouring children of a block compaction: their entries merged
+     * with the parents' entries of their slice ({@code parents}, closed here), written to new
+     * tables cut by the task's output spec. The tables are not installed.
      */
-    private List<Component> rewriteChild(MergeTask task, Component child, SSTableReader base,
-                                         BlockCompaction.Slice slice, InternalIterator parents, boolean bottommost,
-                                         long[] snaps) throws IOException {
-        PageFile f = io.open(tables.path(child.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
-        try (MergingIterator merged = new MergingIterator(List.of(slice.of(parents),
-                SSTableReader.open(f, child.id().footerOffset(), child.meta().fileNumber(), BlockCache.disabled())
-                        .iterator()))) {
-            merged.seekToFirst();
-            return output.write(merged, IoPurpose.MERGE, TableOutput.cutterFor(versions.current(), task),
-                    new VersionRetention(snaps, bottommost));
+    private List<Component> rewriteChildren(MergeTask task, List<Component> group, BlockCompaction.Slice slice,
+                                            InternalIterator parents, boolean bottommost, long[] snaps)
+            throws IOException {
+        List<PageFile> files = new ArrayList<>();
+        List<InternalIterator> its = new ArrayList<>();
+        its.add(slice.of(parents));
+        try {
+            for (Component c : group) {
+                PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
+                files.add(f);
+                its.add(SSTableReader.open(f, c.id().footerOffset(), c.meta().fileNumber(), BlockCache.disabled())
+                        .iterator());
+            }
+            try (MergingIterator merged = new MergingIterator(its)) {
+                merged.seekToFirst();
+                return output.write(merged, IoPurpose.MERGE, TableOutput.cutterFor(versions.current(), task),
+                        new VersionRetention(snaps, bottommost));
+            }
         } finally {
-            f.close();
+            for (PageFile f : files) {
+                f.close();
+            }
         }
     }
 
@@ -246,11 +277,12 @@ final class MergeJob {
      * Executes a {@link MergeMode#MOVE}: the inputs' files go to the task's placement by a
      * version edit alone; nothing is read or written but the manifest record.
      */
-    private long move(MergeTask task) throws IOException {
+    private long move(MergeTask task, long anchorRun) throws IOException {
         Set<ComponentId> removed = new HashSet<>(task.inputs());
         versions.logAndApply(base -> {
             List<Component> moved = task.inputs().stream().map(base::find).toList();
-            List<List<Run>> levels = Layouts.apply(base, removed, moved, task.placement(), versions::newRunId);
+            List<List<Run>> levels = Layouts.apply(base, removed, moved, Layouts.resolve(base, task.placement(),
+                    anchorRun), versions::newRunId);
             Layouts.checkChange(base, moved, moved, levels);
             return new VersionSet.Change(levels, List.of(), List.of(), base.flushCounter(), policy.state(), 0, 0);
         });
@@ -264,7 +296,7 @@ final class MergeJob {
      * number to {@code nextSegment} and the last sequence number to {@code maxSeq}.
      */
     long merge(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps,
-               Component flushed, long nextSegment, long maxSeq) throws IOException {
+               Component flushed, long nextSegment, long maxSeq, long anchorRun) throws IOException {
         List<Component> outputs = List.of();
         List<PageFile> handles = new ArrayList<>();
         boolean installed = false;
@@ -283,7 +315,8 @@ final class MergeJob {
             List<Component> out = outputs;
             Set<ComponentId> removed = new HashSet<>(task.inputs());
             versions.logAndApply(base -> {
-                List<List<Run>> levels = Layouts.apply(base, removed, out, task.placement(), versions::newRunId);
+                List<List<Run>> levels = Layouts.apply(base, removed, out, Layouts.resolve(base, task.placement(),
+                        anchorRun), versions::newRunId);
                 Layouts.checkChange(base, inputs, out, levels);
                 return new VersionSet.Change(levels, out, List.copyOf(task.inputs()),
                         base.flushCounter() + (flushed == null ? 0 : 1), policy.state(),

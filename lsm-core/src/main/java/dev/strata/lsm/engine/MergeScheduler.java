@@ -4,6 +4,7 @@ import dev.strata.lsm.StoreListener;
 import dev.strata.lsm.metrics.StoreMetrics;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunningMerge;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.WriteAdmission;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -60,6 +62,13 @@ final class MergeScheduler {
     private final BooleanSupplier flushRunning;
 
     private final Set<ComponentId> busy = new HashSet<>();
+    /**
+     * Placement anchors of running flushes that are not their inputs, with how many anchor on
+     * each: no merge may consume one while the flush runs (a flush must install), so views
+     * show them busy. (A merge's anchor is not held: the merge installs into the run its
+     * anchor was in when it was accepted, see {@link Layouts#resolve}.)
+     */
+    private final Map<ComponentId, Integer> anchored = new HashMap<>();
     /** Merges being executed, by the job that runs them (a merge task, or a flush's claim). */
     private final Map<Object, List<RunningMerge>> running = new IdentityHashMap<>();
     private int mergesRunning;
@@ -115,25 +124,54 @@ final class MergeScheduler {
         return busy;
     }
 
+    /** Placement anchors of running flushes that are not their inputs. Mutex held; do not keep. */
+    Set<ComponentId> anchored() {
+        return anchored.keySet();
+    }
+
+    /** Whether {@code id} is an input of a running merge or flush, or a flush's anchor (no merge may consume it). Mutex held. */
+    boolean held(ComponentId id) {
+        return busy.contains(id) || anchored.containsKey(id);
+    }
+
+    /** The anchor {@code placement} holds on to while a merge with {@code inputs} runs, or null. */
+    static ComponentId anchorHeld(Placement placement, Collection<ComponentId> inputs) {
+        return placement.kind() == Placement.Kind.INTO_RUN_OF && !inputs.contains(placement.anchor())
+                ? placement.anchor() : null;
+    }
+
     /** The policy's view of {@code v}, marking busy components and listing running merges. Mutex held. */
     TreeView treeView(Version v, Component... extra) {
         List<RunningMerge> merges = new ArrayList<>();
         running.values().forEach(merges::addAll);
-        return new TreeView(ComponentViews.levels(v, busy::contains), v.flushCounter(), policy.state(),
+        return new TreeView(ComponentViews.levels(v, this::held), v.flushCounter(), policy.state(),
                 ComponentViews.estimator(v, extra), merges, System.currentTimeMillis());
     }
 
-    /** Marks {@code ids} busy on behalf of {@code owner}, which runs {@code merges}. Mutex held. */
-    void claim(Object owner, Collection<ComponentId> ids, List<RunningMerge> merges) {
+    /**
+     * Marks {@code ids} busy on behalf of {@code owner}, which runs {@code merges}, and holds
+     * {@code anchors} (placement anchors that are not inputs; nulls ignored). Mutex held.
+     */
+    void claim(Object owner, Collection<ComponentId> ids, List<RunningMerge> merges, Collection<ComponentId> anchors) {
         busy.addAll(ids);
+        for (ComponentId a : anchors) {
+            if (a != null) {
+                anchored.merge(a, 1, Integer::sum);
+            }
+        }
         if (!merges.isEmpty()) {
             running.put(owner, List.copyOf(merges));
         }
     }
 
     /** Undoes {@link #claim}. Mutex held. */
-    void release(Object owner, Collection<ComponentId> ids) {
+    void release(Object owner, Collection<ComponentId> ids, Collection<ComponentId> anchors) {
         ids.forEach(busy::remove);
+        for (ComponentId a : anchors) {
+            if (a != null) {
+                anchored.computeIfPresent(a, (k, n) -> n == 1 ? null : n - 1);
+            }
+        }
         running.remove(owner);
     }
 
@@ -190,6 +228,8 @@ final class MergeScheduler {
     /** One decision; true when no other is wanted. */
     private boolean decideOnce() {
         TreeView view;
+        Version seen;
+        Set<ComponentId> heldSeen;
         mutex.lock();
         try {
             if (mutex.closed()) {
@@ -198,7 +238,10 @@ final class MergeScheduler {
                 return true;
             }
             decisionAgain = false;
-            view = treeView(versions.current());
+            seen = versions.current();
+            view = treeView(seen);
+            heldSeen = new HashSet<>(busy);
+            heldSeen.addAll(anchored.keySet());
         } finally {
             mutex.unlock();
         }
@@ -217,7 +260,7 @@ final class MergeScheduler {
             } else if (!mutex.closed()) {
                 admission = decision.admission();
                 policy.adopt(decision);
-                start(decision.tasks());
+                start(decision.tasks(), seen, heldSeen);
             }
             if (!decisionAgain || mutex.closed()) {
                 decisionPending = false;
@@ -230,8 +273,14 @@ final class MergeScheduler {
         }
     }
 
-    /** Validates the policy's tasks against the current version and starts the valid ones. Mutex held. */
-    private void start(List<MergeTask> tasks) {
+    /**
+     * Validates the policy's tasks against the current version and starts the valid ones.
+     * A task made stale while the policy decided (it names a component that a merge or flush
+     * has taken, anchored on or replaced since the view {@code seen}, whose held components
+     * were {@code heldSeen}) is not the policy's error: it is dropped and the policy asked
+     * again with a fresh view. Mutex held.
+     */
+    private void start(List<MergeTask> tasks, Version seen, Set<ComponentId> heldSeen) {
         Version v = versions.current();
         Set<ComponentId> claimed = new HashSet<>();
         // Higher priority first, then in the order the policy picked (a stable sort): the pool
@@ -239,20 +288,27 @@ final class MergeScheduler {
         List<MergeTask> ordered = new ArrayList<>(tasks);
         ordered.sort(Comparator.comparingInt(MergeTask::priority).reversed());
         for (MergeTask task : ordered) {
-            String problem = TaskValidation.problem(v, task, null, busy, claimed);
+            if (stale(task, v, seen, heldSeen)) {
+                decisionAgain = true;
+                LOG.log(System.Logger.Level.DEBUG, () -> "merge " + task + " went stale while the policy decided; "
+                        + "asking again");
+                continue;
+            }
+            String problem = TaskValidation.problem(v, task, null, busy, claimed, anchored.keySet());
             if (problem != null) {
                 policy.error("rejected merge from policy " + policy.policyName() + ": " + problem + " in " + task, null);
                 continue;
             }
             claimed.addAll(task.inputs());
+            long anchorRun = Layouts.runOf(v, task.placement());
             List<Component> inputs = task.inputs().stream().map(v::find).toList();
             boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(),
                     minKey(inputs), maxKey(inputs));
             long[] snaps = snapshots.live();
             mergesRunning++;
             claim(task, task.inputs(), List.of(new RunningMerge(task.inputs(), task.placement(), task.mode(),
-                    bytesOf(inputs), task.reason())));
-            pool.execute(() -> run(task, inputs, bottommost, snaps));
+                    bytesOf(inputs), task.reason())), List.of());
+            pool.execute(() -> run(task, inputs, bottommost, snaps, anchorRun));
         }
         if (admission != WriteAdmission.GO && mergesRunning == 0 && !flushRunning.getAsBoolean() && !decisionAgain) {
             // Nothing running could change the policy's mind: writers held back now would wait
@@ -269,11 +325,28 @@ final class MergeScheduler {
         }
     }
 
-    private void run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps) {
+    /** Whether {@code task} names a component taken, anchored on or replaced since the policy's view. */
+    private boolean stale(MergeTask task, Version now, Version seen, Set<ComponentId> heldSeen) {
+        List<ComponentId> named = new ArrayList<>(task.inputs());
+        if (task.placement().kind() == Placement.Kind.INTO_RUN_OF) {
+            named.add(task.placement().anchor());
+        }
+        for (ComponentId id : named) {
+            if (held(id) && !heldSeen.contains(id)) {
+                return true;
+            }
+            if (now != seen && now.find(id) == null && seen.find(id) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps, long anchorRun) {
         boolean ok = false;
         long mergeStart = System.nanoTime();
         try {
-            long bytes = job.run(task, inputs, bottommost, snaps);
+            long bytes = job.run(task, inputs, bottommost, snaps, anchorRun);
             ok = true;
             counters.merges.incrementAndGet();
             metrics.recordMerge(System.nanoTime() - mergeStart);
@@ -285,7 +358,7 @@ final class MergeScheduler {
         } finally {
             mutex.lock();
             try {
-                release(task, task.inputs());
+                release(task, task.inputs(), List.of());
                 mergesRunning--;
                 if (ok) {
                     failures = 0;

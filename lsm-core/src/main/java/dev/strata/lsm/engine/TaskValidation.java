@@ -34,9 +34,11 @@ final class TaskValidation {
      * @param flushed a flushed table (in no version) the task merges too, or null
      * @param busy inputs of running merges
      * @param claimed inputs of tasks accepted in the same decision
+     * @param anchored placement anchors (not inputs) of running merges and of tasks accepted in
+     *     the same decision: a task may anchor on one but not consume it
      */
     static String problem(Version v, MergeTask task, Component flushed, Set<ComponentId> busy,
-                          Set<ComponentId> claimed) {
+                          Set<ComponentId> claimed, Set<ComponentId> anchored) {
         if (flushed != null && task.mode() != MergeMode.REWRITE) {
             return "a flush can only be merged by REWRITE, not " + task.mode();
         }
@@ -57,6 +59,9 @@ final class TaskValidation {
             }
             if (busy.contains(id) || claimed.contains(id)) {
                 return "input " + id + " is already being merged";
+            }
+            if (anchored.contains(id)) {
+                return "input " + id + " is the placement anchor of another merge, which would find its run gone";
             }
         }
         Placement p = task.placement();

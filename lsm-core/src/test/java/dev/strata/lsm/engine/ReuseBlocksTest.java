@@ -229,6 +229,72 @@ class ReuseBlocksTest {
         }
     }
 
+    /**
+     * BL1: random puts, deletes and overwrites (keys inside, between and beyond the level-1
+     * tables), each round flushed and block-compacted into level 1 (in place, or selectively);
+     * every read and scan equals a map, a snapshot taken midway reads its time's map, and so
+     * does a reopened store.
+     */
+    @Test
+    void randomOperationsWithForcedBlockCompactionsAgreeWithAModel() {
+        long seed = Long.getLong("strata.reuse.seed", 11);
+        java.util.Random random = new java.util.Random(seed);
+        java.util.TreeMap<byte[], byte[]> model = new java.util.TreeMap<>(Arrays::compareUnsigned);
+        for (int i = 0; i < KEYS; i++) {
+            model.put(key(i), value(i, 0));
+        }
+        java.util.TreeMap<byte[], byte[]> atSnapshot = null;
+        try (LsmStore store = leveledStore()) {
+            dev.strata.lsm.Snapshot snapshot = null;
+            for (int round = 1; round <= 8; round++) {
+                if (round == 5) {
+                    snapshot = store.snapshot();
+                    atSnapshot = new java.util.TreeMap<>(model);
+                }
+                int center = random.nextInt(KEYS + 2_000);
+                for (int op = 0; op < 400; op++) {
+                    byte[] k = key(Math.max(0, center + (int) (random.nextGaussian() * 300)));
+                    if (random.nextInt(8) == 0) {
+                        store.delete(k);
+                        model.remove(k);
+                    } else {
+                        byte[] v = new byte[20 + random.nextInt(200)];
+                        random.nextBytes(v);
+                        store.put(k, v);
+                        model.put(k, v);
+                    }
+                }
+                SelectiveThresholds selective = round % 2 == 0 ? SelectiveThresholds.middleLevel(256 << 10) : null;
+                runScript(store, tree -> reuse(tree, selective));
+                assertEquals(0, store.stats().policyErrors(), "round " + round + ", seed " + seed);
+                assertEquals(0, store.stats().componentsPerLevel()[0], "round " + round);
+                assertSame(model, store, "round " + round + ", seed " + seed);
+            }
+            assertTrue(store.stats().blockCompaction().mergedInPlace() >= 8, store.stats().blockCompaction().toString());
+            for (java.util.Map.Entry<byte[], byte[]> e : atSnapshot.entrySet()) {
+                assertArrayEquals(e.getValue(), snapshot.get(e.getKey()), "snapshot, seed " + seed);
+            }
+            snapshot.close();
+        }
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            assertSame(model, store, "reopened, seed " + seed);
+        }
+    }
+
+    private static void assertSame(java.util.TreeMap<byte[], byte[]> model, LsmStore store, String where) {
+        for (java.util.Map.Entry<byte[], byte[]> e : model.entrySet()) {
+            assertArrayEquals(e.getValue(), store.get(e.getKey()), where);
+        }
+        try (dev.strata.lsm.Cursor c = store.scan(null, null)) {
+            for (java.util.Map.Entry<byte[], byte[]> e : model.entrySet()) {
+                assertTrue(c.next(), where);
+                assertArrayEquals(e.getKey(), c.key(), where);
+                assertArrayEquals(e.getValue(), c.value(), where);
+            }
+            assertTrue(!c.next(), where);
+        }
+    }
+
     @Test
     void reuseBlocksWithoutATargetTableIsRefused() {
         try (LsmStore store = leveledStore()) {

@@ -24,12 +24,23 @@ import java.util.Objects;
  * @param minMergeWidth fewest runs such an early size-ratio merge takes
  * @param dynamicLevelBytes derive capacities from the last level's size (RocksDB's level_compaction_dynamic_level_bytes)
  * @param level0StopRuns writers stop while level 0 holds this many runs and a merge is running
+ * @param blockCompaction partial merges from level 1 down into a leveled level run as block
+ *     compactions (seed 001: REUSE_BLOCKS with selective thresholds); level 0 always rewrites
+ * @param maxDirtyRatio per level (index = level; deeper levels take the last entry): dirty ÷ file
+ *     size above which a child table is rewritten, for levels above the last
+ * @param minValidRatio per level, as {@code maxDirtyRatio}: valid ÷ file size below which a
+ *     child table is rewritten, for levels above the last
+ * @param lastLevelMaxDirtyRatio {@code maxDirtyRatio} of the last level
+ * @param lastLevelMinValidRatio {@code minValidRatio} of the last level
+ * @param maxFileFactor a child whose valid size exceeds this × the target file size is rewritten (split)
  */
 public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granularity granularity,
                                 DataMovement movement, int filesPerMerge, int sizeRatio, long targetFileBytes,
                                 int level1RunTrigger, double tombstoneDensity, long tombstoneTtlMillis,
                                 long fileTtlMillis, int maxSizeAmplificationPercent, int sizeRatioPercent,
-                                int minMergeWidth, boolean dynamicLevelBytes, int level0StopRuns) {
+                                int minMergeWidth, boolean dynamicLevelBytes, int level0StopRuns,
+                                boolean blockCompaction, List<Double> maxDirtyRatio, List<Double> minValidRatio,
+                                double lastLevelMaxDirtyRatio, double lastLevelMinValidRatio, double maxFileFactor) {
     public DesignSpaceConfig {
         triggers = List.copyOf(triggers);
         if (triggers.isEmpty()) {
@@ -44,9 +55,25 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
         if (level1RunTrigger < 2) {
             throw new IllegalArgumentException("level1-run-trigger must be >= 2, got " + level1RunTrigger);
         }
+        maxDirtyRatio = List.copyOf(maxDirtyRatio);
+        minValidRatio = List.copyOf(minValidRatio);
+        if (maxDirtyRatio.isEmpty() || minValidRatio.isEmpty()) {
+            throw new IllegalArgumentException("max-dirty-ratio and min-valid-ratio need at least one value");
+        }
+        if (!(maxFileFactor >= 1)) {
+            throw new IllegalArgumentException("max-file-factor must be >= 1, got " + maxFileFactor);
+        }
         if (level0StopRuns < level1RunTrigger) {
             throw new IllegalArgumentException("level0-stop-runs (" + level0StopRuns
                     + ") must be at least level1-run-trigger (" + level1RunTrigger + ")");
         }
+    }
+
+    /** The selective compaction thresholds of a merge into {@code level} (the last level's own if it is the last). */
+    public dev.strata.lsm.policy.SelectiveThresholds thresholds(int level, boolean last, long targetFileBytes) {
+        int i = Math.min(level, maxDirtyRatio.size() - 1);
+        int j = Math.min(level, minValidRatio.size() - 1);
+        return new dev.strata.lsm.policy.SelectiveThresholds(Math.max(1, Math.round(maxFileFactor * targetFileBytes)),
+                last ? lastLevelMinValidRatio : minValidRatio.get(j), last ? lastLevelMaxDirtyRatio : maxDirtyRatio.get(i));
     }
 }

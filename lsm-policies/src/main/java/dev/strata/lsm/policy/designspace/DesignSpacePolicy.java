@@ -121,17 +121,20 @@ final class DesignSpacePolicy implements MergePolicy {
         }
         RunView main = runs.get(runs.size() - 1);
         List<ComponentView> below = TreeShape.overlapping(main, TreeShape.minKey(arriving), TreeShape.maxKey(arriving));
-        return toRun(t, arriving, runs.size() == 2, below, main, level,
+        return toRun(t, arriving, runs.size() == 2, below, main, level, false,
                 String.format(Locale.ROOT, "%s: L%d holds %d runs, merge the newer into its run", name, level,
                         runs.size()));
     }
 
     /**
      * A task moving {@code source} into {@code target}'s run at {@code level}, with the
-     * overlapping components {@code below}; a MOVE when nothing overlaps and the source is one run.
+     * overlapping components {@code below}; a MOVE when nothing overlaps and the source is one
+     * run; a block compaction when {@code blockEligible} (a merge from level 1 or deeper) and
+     * block-compaction is on.
      */
     private MergeTask toRun(TreeShape t, List<ComponentView> source, boolean sourceIsOneRun,
-                            List<ComponentView> below, RunView target, int level, String reason) {
+                            List<ComponentView> below, RunView target, int level, boolean blockEligible,
+                            String reason) {
         if (!t.allFree(below)) {
             return null;
         }
@@ -166,6 +169,12 @@ final class DesignSpacePolicy implements MergePolicy {
                 && !(level >= t.lastLevel && TreeShape.tombstones(source) > 0)) {
             return MergeTask.move(ids(inputs), placement, reason + "; overlaps nothing there: move");
         }
+        if (blockEligible && cfg.blockCompaction() && widened == 0 && !below.isEmpty()
+                && placement.kind() == Placement.Kind.INTO_RUN_OF) {
+            // Seed 001: merge into the overlapped children in place where selective compaction allows.
+            return MergeTask.reuseBlocks(ids(inputs), placement, output(),
+                    cfg.thresholds(level, level >= t.lastLevel, output().maxFileBytes()), reason + "; block compaction");
+        }
         // Into the last level, files with tombstones are rewritten so the bottommost merge drops them.
         return MergeTask.rewrite(ids(inputs), placement, output(), widened == 0 ? reason
                 : reason + "; " + widened + " more for stability");
@@ -185,9 +194,24 @@ final class DesignSpacePolicy implements MergePolicy {
             return null; // the target level's own runs are merged first
         }
         RunView main = t.mainRun(target);
+        if (main == null && startsRunAt(t, target)) {
+            // A running merge is creating the level's run: a second new run would leave the level
+            // with two runs to consolidate (seen on the engine, where merges overlap in time).
+            return null;
+        }
         List<ComponentView> below = wholeTarget && main != null ? main.components()
                 : TreeShape.overlapping(main, TreeShape.minKey(source), TreeShape.maxKey(source));
-        return toRun(t, source, sourceIsOneRun, below, main, target, reason);
+        return toRun(t, source, sourceIsOneRun, below, main, target, level >= 1, reason);
+    }
+
+    /** Whether a running merge places its output in a new run of {@code level}. */
+    private static boolean startsRunAt(TreeShape t, int level) {
+        for (var m : t.tree.runningMerges()) {
+            if (m.placement().level() == level && m.placement().kind() != Placement.Kind.INTO_RUN_OF) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void saturation(TreeShape t, List<MergeTask> tasks, boolean[] sourceUsed) {

@@ -102,6 +102,28 @@ public class DesignSpacePolicyFactory implements MergePolicyFactory {
                 "derive level capacities from the last level (RocksDB's dynamic level bytes)"));
         ps.add(PolicyParameter.ofInt(DesignSpacePresets.LEVEL0_STOP_RUNS, intOf(d, DesignSpacePresets.LEVEL0_STOP_RUNS),
                 2, 10_000, "writers stop while level 0 holds this many runs and a merge runs"));
+        ps.add(PolicyParameter.ofBoolean(DesignSpacePresets.BLOCK_COMPACTION,
+                Boolean.parseBoolean(d.get(DesignSpacePresets.BLOCK_COMPACTION)),
+                "merges from level 1 down into leveled levels reuse clean leaves in place, with selective compaction "
+                        + "(seed 001, BlockDB); level 0 always rewrites"));
+        ps.add(PolicyParameter.ofPerLevelDouble(DesignSpacePresets.MAX_DIRTY_RATIO,
+                d.get(DesignSpacePresets.MAX_DIRTY_RATIO), 0.0, 1.0,
+                "block compaction: a child table more dirty than this (dirty / file bytes) is rewritten; per level, "
+                        + "levels above the last (not in the paper; FAMILIES.md 2.3 proposes 0.5)"));
+        ps.add(PolicyParameter.ofPerLevelDouble(DesignSpacePresets.MIN_VALID_RATIO,
+                d.get(DesignSpacePresets.MIN_VALID_RATIO), 0.0, 1.0,
+                "block compaction: a child table less valid than this (valid / file bytes) is rewritten; per level, "
+                        + "levels above the last (not in the paper; FAMILIES.md 2.3 proposes 0.5)"));
+        ps.add(PolicyParameter.ofDouble(DesignSpacePresets.LAST_LEVEL_MAX_DIRTY_RATIO,
+                Double.parseDouble(d.get(DesignSpacePresets.LAST_LEVEL_MAX_DIRTY_RATIO)), 0.0, 1.0,
+                "max-dirty-ratio of the last level (not in the paper; FAMILIES.md 2.3 proposes 0.2)"));
+        ps.add(PolicyParameter.ofDouble(DesignSpacePresets.LAST_LEVEL_MIN_VALID_RATIO,
+                Double.parseDouble(d.get(DesignSpacePresets.LAST_LEVEL_MIN_VALID_RATIO)), 0.0, 1.0,
+                "min-valid-ratio of the last level (not in the paper; FAMILIES.md 2.3 proposes 0.8)"));
+        ps.add(PolicyParameter.ofDouble(DesignSpacePresets.MAX_FILE_FACTOR,
+                Double.parseDouble(d.get(DesignSpacePresets.MAX_FILE_FACTOR)), 1.0, 1_000_000.0,
+                "block compaction: a child table whose valid size exceeds this x target-file-bytes is rewritten "
+                        + "and split (seed 001's MAX_FILE_SIZE; value not in the paper, FAMILIES.md 2.3 proposes 4)"));
         return ps;
     }
 
@@ -179,6 +201,14 @@ public class DesignSpacePolicyFactory implements MergePolicyFactory {
     public static final class Tier extends DesignSpacePolicyFactory {
         public Tier() {
             super("tier", "design-space preset Tier: tiering, all runs of a level merged down (RocksDB universal)");
+        }
+    }
+
+    /** Seed 001's BlockDB: {@code rr} with selective block compaction. */
+    public static final class BlockDb extends DesignSpacePolicyFactory {
+        public BlockDb() {
+            super("blockdb", "design-space preset BlockDB (seed 001): rr's leveled tree and round-robin picker, with "
+                    + "block compaction (clean leaves reused in place) chosen per child table by selective compaction");
         }
     }
 

@@ -34,6 +34,12 @@ public final class DesignSpacePresets {
     public static final String MIN_MERGE_WIDTH = "min-merge-width";
     public static final String DYNAMIC_LEVEL_BYTES = "dynamic-level-bytes";
     public static final String LEVEL0_STOP_RUNS = "level0-stop-runs";
+    public static final String BLOCK_COMPACTION = "block-compaction";
+    public static final String MAX_DIRTY_RATIO = "max-dirty-ratio";
+    public static final String MIN_VALID_RATIO = "min-valid-ratio";
+    public static final String LAST_LEVEL_MAX_DIRTY_RATIO = "last-level-max-dirty-ratio";
+    public static final String LAST_LEVEL_MIN_VALID_RATIO = "last-level-min-valid-ratio";
+    public static final String MAX_FILE_FACTOR = "max-file-factor";
 
     private static final Map<String, String> DEFAULTS = ordered(
             TRIGGERS, "saturation",
@@ -52,7 +58,13 @@ public final class DesignSpacePresets {
             SIZE_RATIO_PERCENT, "1",
             MIN_MERGE_WIDTH, "2",
             DYNAMIC_LEVEL_BYTES, "true",
-            LEVEL0_STOP_RUNS, "20");
+            LEVEL0_STOP_RUNS, "20",
+            BLOCK_COMPACTION, "false",
+            MAX_DIRTY_RATIO, "0.5",
+            MIN_VALID_RATIO, "0.5",
+            LAST_LEVEL_MAX_DIRTY_RATIO, "0.2",
+            LAST_LEVEL_MIN_VALID_RATIO, "0.8",
+            MAX_FILE_FACTOR, "4");
 
     private static final Map<String, Map<String, String>> PRESETS = new LinkedHashMap<>();
 
@@ -68,10 +80,17 @@ public final class DesignSpacePresets {
         PRESETS.put("tier", ordered(TRIGGERS, "runs,space-amp", LAYOUT, "tiering", GRANULARITY, "sorted-runs",
                 DYNAMIC_LEVEL_BYTES, "false"));
         PRESETS.put("one-leveling", ordered(TRIGGERS, "runs,saturation", LAYOUT, "one-leveling"));
+        // Seed 001 (BlockDB): LevelDB's tree and picker (rr) with selective block compaction.
+        PRESETS.put("blockdb", ordered(DATA_MOVEMENT, "round-robin", BLOCK_COMPACTION, "true"));
     }
 
-    /** The preset names, in the paper's Table 2 order. */
+    /** The preset names of seed 003, in the paper's Table 2 order. */
     public static List<String> presetNames() {
+        return List.copyOf(PRESETS.keySet()).subList(0, 10);
+    }
+
+    /** Every registered preset: seed 003's ten and {@code blockdb} (seed 001 on {@code rr}). */
+    public static List<String> allPresetNames() {
         return List.copyOf(PRESETS.keySet());
     }
 
@@ -135,7 +154,9 @@ public final class DesignSpacePresets {
                     parse(FILE_TTL, v.get(FILE_TTL), dev.strata.lsm.policy.PolicyParameter::parseDuration),
                     intIn(v, MAX_SIZE_AMP, 1, 1_000_000), intIn(v, SIZE_RATIO_PERCENT, 0, 1000),
                     intIn(v, MIN_MERGE_WIDTH, 2, 1000), bool(v, DYNAMIC_LEVEL_BYTES),
-                    intIn(v, LEVEL0_STOP_RUNS, 2, 10_000));
+                    intIn(v, LEVEL0_STOP_RUNS, 2, 10_000), bool(v, BLOCK_COMPACTION),
+                    ratios(v, MAX_DIRTY_RATIO), ratios(v, MIN_VALID_RATIO), doubleIn(v, LAST_LEVEL_MAX_DIRTY_RATIO, 0, 1),
+                    doubleIn(v, LAST_LEVEL_MIN_VALID_RATIO, 0, 1), doubleIn(v, MAX_FILE_FACTOR, 1, 1_000_000));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("merge policy '" + preset + "': " + e.getMessage(), e);
         }
@@ -182,6 +203,19 @@ public final class DesignSpacePresets {
                     + "': expected a number from " + min + " to " + max);
         }
         return x;
+    }
+
+    private static List<Double> ratios(Map<String, String> v, String name) {
+        List<Double> out = new ArrayList<>();
+        for (String part : v.get(name).split(",", -1)) {
+            double x = parse(name, part.trim(), Double::parseDouble);
+            if (!(x >= 0 && x <= 1)) {
+                throw new IllegalArgumentException("bad value \"" + v.get(name) + "\" for parameter '" + name
+                        + "': expected numbers from 0 to 1, one per level");
+            }
+            out.add(x);
+        }
+        return out;
     }
 
     private static boolean bool(Map<String, String> v, String name) {

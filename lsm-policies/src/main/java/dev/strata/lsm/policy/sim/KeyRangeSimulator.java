@@ -12,11 +12,14 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.PolicyParameters;
+import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -32,9 +35,15 @@ import java.util.function.Consumer;
  * <p>Workloads: uniform unique inserts (merged densities add up) or uniform updates of a
  * fixed number of keys (a merge keeps one version per key: of keys present in inputs with
  * fractions p_i, 1 - prod(1 - p_i) remain). Every decision is applied at once (no concurrency);
- * {@link MergeMode#REUSE_BLOCKS} (block compaction) is refused: the engine executes it, but
- * this simulator models files as key densities without leaves, so it cannot say which leaves
- * a merge dirties; block compaction is measured on the engine. Not thread safe.
+ * {@link MergeMode#REUSE_BLOCKS} (block compaction) is modelled per child table: a child of
+ * {@code m} leaves ({@value #PAGE_BYTES}-byte pages) receiving {@code n} parent entries spread
+ * uniformly over its slice has {@code m (1 - (1 - 1/m)^n)} dirty leaves expected; an in-place
+ * merge writes those leaves, the new entries' bytes, one page per 100 leaves of interior
+ * pages and a footer page (blooms are not modelled), and its file grows by as much (the
+ * dirty leaves stay as dead pages: physical size, which space amplification counts); with
+ * selective thresholds, a child too large, mostly dead or mostly dirty by that estimate is
+ * rewritten with its slice instead. The engine's figures come from real leaves; this is an
+ * estimate for uniform keys. Not thread safe.
  */
 public final class KeyRangeSimulator {
     private static final int MAX_MERGES_PER_FLUSH = 100_000;
@@ -236,13 +245,13 @@ public final class KeyRangeSimulator {
             inputs.add(p);
             inputLevels.add(tree.levelOf(id));
         }
-        if (task.mode() == MergeMode.REUSE_BLOCKS) {
-            throw new IllegalStateException(policyName + " asked for REUSE_BLOCKS, which this simulator cannot "
-                    + "model (it has no leaves; run block compaction on the engine): " + task);
-        }
         List<RangedTree.Part> outputs;
         long written;
-        if (task.mode() == MergeMode.MOVE) {
+        if (task.mode() == MergeMode.REUSE_BLOCKS) {
+            outputs = new ArrayList<>();
+            written = reuseBlocks(tree, task, inputs, now, ids, outputs);
+            tree.apply(task.inputs(), outputs, task.placement());
+        } else if (task.mode() == MergeMode.MOVE) {
             outputs = inputs;
             written = 0;
             tree.apply(task.inputs(), outputs, task.placement());
@@ -274,6 +283,103 @@ public final class KeyRangeSimulator {
         events.accept(new MergeEvent(t, before, task, inViews, inputLevels, outViews, written));
         trace.accept("  " + task.mode() + " " + task.inputs().size() + (flush != null ? "+flush" : "") + " -> "
                 + task.placement() + ": " + outputs.size() + " files, " + written + " bytes (" + task.reason() + ")");
+        return written;
+    }
+
+    /** Page size of the modelled tables (the engine's default). */
+    static final int PAGE_BYTES = 4096;
+
+    /**
+     * The block compaction model (see the class comment): fills {@code outputs} with the
+     * children's new versions and the tables of rewritten children; returns the bytes written.
+     */
+    private long reuseBlocks(RangedTree tree, MergeTask task, List<RangedTree.Part> inputs, long now, long[] ids,
+                             List<RangedTree.Part> outputs) {
+        if (task.placement().kind() != Placement.Kind.INTO_RUN_OF) {
+            throw new IllegalStateException(policyName + " asked for REUSE_BLOCKS into " + task.placement()
+                    + "; it merges into an existing run: " + task);
+        }
+        Set<ComponentId> run = new HashSet<>();
+        tree.runOf(task.placement().level(), task.placement().anchor()).forEach(p -> run.add(p.id));
+        List<RangedTree.Part> children = new ArrayList<>();
+        List<KeyDensity> parents = new ArrayList<>();
+        long minSeq = Long.MAX_VALUE;
+        long maxSeq = Long.MIN_VALUE;
+        for (RangedTree.Part p : inputs) {
+            if (run.contains(p.id)) {
+                children.add(p);
+            } else {
+                parents.add(p.density);
+                minSeq = Math.min(minSeq, p.minSeq);
+                maxSeq = Math.max(maxSeq, p.maxSeq);
+            }
+        }
+        if (children.isEmpty() || parents.isEmpty()) {
+            throw new IllegalStateException(policyName + " asked for REUSE_BLOCKS without "
+                    + (children.isEmpty() ? "children in the target run" : "parents outside it") + ": " + task);
+        }
+        children.sort((a, b) -> Double.compare(a.min(), b.min()));
+        KeyDensity parent = KeyDensity.merge(parents, workload.keys());
+        long written = 0;
+        List<KeyDensity> pending = new ArrayList<>(); // neighbouring rewritten children, cut as one stream
+        long[] pendingSeq = {Long.MAX_VALUE, Long.MIN_VALUE};
+        for (int i = 0; i < children.size(); i++) {
+            RangedTree.Part child = children.get(i);
+            double from = i == 0 ? 0 : child.min();
+            double to = i == children.size() - 1 ? 2 : children.get(i + 1).min();
+            KeyDensity slice = parent == null ? null : parent.slice(from, to);
+            long cMin = Math.min(child.minSeq, minSeq);
+            long cMax = Math.max(child.maxSeq, maxSeq);
+            double leaves = Math.max(1, Math.ceil((double) child.bytes() / PAGE_BYTES));
+            double n = slice == null ? 0 : slice.entries();
+            double dirtyBytes = leaves * (1 - Math.pow(1 - 1 / leaves, n)) * PAGE_BYTES;
+            boolean rewrite = false;
+            SelectiveThresholds t = task.selective();
+            if (t != null) {
+                rewrite = child.bytes() > t.maxFileBytes()
+                        || (double) child.bytes() / child.physicalBytes() < t.minValidRatio()
+                        || dirtyBytes / child.physicalBytes() > t.maxDirtyRatio();
+            }
+            if (rewrite) {
+                pending.add(child.density);
+                if (slice != null) {
+                    pending.add(slice);
+                }
+                pendingSeq[0] = Math.min(pendingSeq[0], cMin);
+                pendingSeq[1] = Math.max(pendingSeq[1], cMax);
+                continue;
+            }
+            written += flushRewrites(tree, task, pending, pendingSeq, now, ids, outputs);
+            KeyDensity merged = slice == null ? child.density
+                    : KeyDensity.merge(List.of(child.density, slice), workload.keys());
+            double grown = Math.max(0, merged.entries() - child.density.entries()) * entryBytes;
+            long w = Math.round(dirtyBytes + grown) + PAGE_BYTES * (1 + (long) Math.ceil(leaves / 100));
+            long physical = child.physicalBytes() + w;
+            outputs.add(new RangedTree.Part(new ComponentId(child.id.fileNumber(), physical), merged,
+                    slice == null ? child.minSeq : cMin, slice == null ? child.maxSeq : cMax, ids[0]++, now,
+                    entryBytes, physical));
+            written += w;
+        }
+        written += flushRewrites(tree, task, pending, pendingSeq, now, ids, outputs);
+        return written;
+    }
+
+    /** Rewrites the pending neighbouring children with their slices as one stream cut by the task's spec. */
+    private long flushRewrites(RangedTree tree, MergeTask task, List<KeyDensity> pending, long[] seq, long now,
+                               long[] ids, List<RangedTree.Part> outputs) {
+        if (pending.isEmpty()) {
+            return 0;
+        }
+        long written = 0;
+        KeyDensity merged = KeyDensity.merge(pending, workload.keys());
+        for (RangedTree.Part p : cut(tree, List.of(merged), task.output(), task.placement().level(), seq[0], seq[1],
+                now, ids)) {
+            outputs.add(p);
+            written += p.bytes();
+        }
+        pending.clear();
+        seq[0] = Long.MAX_VALUE;
+        seq[1] = Long.MIN_VALUE;
         return written;
     }
 

@@ -35,6 +35,12 @@ final class RangedTree {
 
         Part(ComponentId id, KeyDensity density, long minSeq, long maxSeq, long creation, long nowMillis,
              double entryBytes) {
+            this(id, density, minSeq, maxSeq, creation, nowMillis, entryBytes, -1);
+        }
+
+        /** A component whose file holds {@code physicalBytes} (earlier versions too); -1: its logical size. */
+        Part(ComponentId id, KeyDensity density, long minSeq, long maxSeq, long creation, long nowMillis,
+             double entryBytes, long physicalBytes) {
             this.id = id;
             this.density = density;
             this.minSeq = minSeq;
@@ -43,7 +49,7 @@ final class RangedTree {
             long bytes = Math.max(1, Math.round(density.entries() * entryBytes));
             this.view = ComponentView.builder(id).sizeBytes(bytes).entries(entries, 0).userBytes(bytes)
                     .keyRange(key(density.min()), maxKey(density.max())).seqnos(minSeq, maxSeq)
-                    .creation(creation, nowMillis).build();
+                    .creation(creation, nowMillis).physicalBytes(Math.max(physicalBytes, bytes)).build();
         }
 
         double min() {
@@ -56,6 +62,11 @@ final class RangedTree {
 
         long bytes() {
             return view.sizeBytes();
+        }
+
+        /** Bytes of its file: its own pages and the dead pages of earlier versions of the file. */
+        long physicalBytes() {
+            return view.physicalBytes();
         }
 
         boolean overlaps(Part o) {
@@ -132,12 +143,27 @@ final class RangedTree {
         return byId.size();
     }
 
+    /** Bytes of the files on disk (dead pages of in-place merged files included). */
     long totalBytes() {
         long sum = 0;
         for (Part p : byId.values()) {
-            sum += p.bytes();
+            sum += p.physicalBytes();
         }
         return sum;
+    }
+
+    /** The components of the run at {@code level} that holds {@code anchor}; empty if there is none. */
+    List<Part> runOf(int level, ComponentId anchor) {
+        if (level < levels.size()) {
+            for (LayoutModel.Run<Part> run : levels.get(level)) {
+                for (Part p : run.components()) {
+                    if (p.id.equals(anchor)) {
+                        return run.components();
+                    }
+                }
+            }
+        }
+        return List.of();
     }
 
     int levelOf(ComponentId id) {
