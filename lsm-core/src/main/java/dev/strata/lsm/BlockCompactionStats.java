@@ -10,11 +10,13 @@ package dev.strata.lsm;
  * @param rewrittenMostlyDead children rewritten because too little of their file was live
  * @param rewrittenMostlyDirty children rewritten because too much of their file was dirty
  * @param inPlaceBytesWritten bytes the in-place merges appended (leaves, interior pages, blooms, footers)
+ * @param bytesPunched bytes of pages no live version references that were released with
+ *     {@code fallocate(PUNCH_HOLE)} (0 unless the storage supports it and it is on)
  */
 public record BlockCompactionStats(long mergedInPlace, long rewrittenTooLarge, long rewrittenMostlyDead,
-                                   long rewrittenMostlyDirty, long inPlaceBytesWritten) {
+                                   long rewrittenMostlyDirty, long inPlaceBytesWritten, long bytesPunched) {
     /** No block compaction yet. */
-    public static final BlockCompactionStats NONE = new BlockCompactionStats(0, 0, 0, 0, 0);
+    public static final BlockCompactionStats NONE = new BlockCompactionStats(0, 0, 0, 0, 0, 0);
 
     /** Children rewritten by selective compaction, for any reason. */
     public long rewritten() {

@@ -47,6 +47,7 @@ public final class StoreStats {
     private final long policyErrors;
     private final long[] liveTableFileNumbers;
     private final BlockCompactionStats blockCompaction;
+    private final long tableAllocatedBytes;
 
     /**
      * @param io IO counters by purpose
@@ -66,15 +67,20 @@ public final class StoreStats {
                       int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
                       long lastSequence, long policyErrors, long[] liveTableFileNumbers) {
         this(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel, flushCount, mergeCount,
-                stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers, BlockCompactionStats.NONE);
+                stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers, BlockCompactionStats.NONE,
+                -1);
     }
 
-    /** As the constructor above, with what block compactions did ({@code blockCompaction}). */
+    /**
+     * As the constructor above, with what block compactions did ({@code blockCompaction}) and
+     * the disk bytes the table files occupy ({@code tableAllocatedBytes}, -1 if unknown).
+     */
     public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
                       int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
                       long lastSequence, long policyErrors, long[] liveTableFileNumbers,
-                      BlockCompactionStats blockCompaction) {
+                      BlockCompactionStats blockCompaction, long tableAllocatedBytes) {
         this.blockCompaction = blockCompaction;
+        this.tableAllocatedBytes = tableAllocatedBytes;
         this.io = io;
         this.tableFileBytes = tableFileBytes;
         this.liveComponentBytes = liveComponentBytes;
@@ -97,6 +103,15 @@ public final class StoreStats {
      */
     public long policyErrors() {
         return policyErrors;
+    }
+
+    /**
+     * Disk bytes the table files occupy: their allocated blocks, so pages released by hole
+     * punching are not counted (unlike {@link #tableFileBytes()}, their lengths); -1 when the
+     * storage cannot tell (the default {@code nio} storage).
+     */
+    public long tableAllocatedBytes() {
+        return tableAllocatedBytes;
     }
 
     /** What block compactions did to their child tables since open. */
@@ -211,6 +226,8 @@ public final class StoreStats {
                         + "stall=%.1fms, wal=%d, flush=%d, merge=%d, manifest=%d]", flushCount, mergeCount,
                 Arrays.toString(componentsPerLevel), writeAmplification(),
                 Double.isNaN(sa) ? "n/a" : String.format("%.3f", sa), tableFileBytes, liveLogicalBytes,
-                stallNanos / 1e6, walBytesWritten(), flushBytesWritten(), mergeBytesWritten(), manifestBytesWritten());
+                stallNanos / 1e6, walBytesWritten(), flushBytesWritten(), mergeBytesWritten(), manifestBytesWritten())
+                + (tableAllocatedBytes >= 0 ? "[allocated=" + tableAllocatedBytes + "]" : "")
+                + (blockCompaction.equals(BlockCompactionStats.NONE) ? "" : blockCompaction.toString());
     }
 }

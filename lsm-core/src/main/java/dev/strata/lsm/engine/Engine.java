@@ -124,7 +124,7 @@ public final class Engine implements AutoCloseable {
         this.versions = openedVersions;
         this.threads = startedThreads;
         this.metrics = boundMetrics;
-        this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex);
+        this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex, counters.punchedBytes);
         TableOutput output = new TableOutput(io, dir, tables, versions, obsolete, config.tableOptions(),
                 config.valueExpiry());
         this.memtables = new Memtables(io, dir, config.walMode(), versions);
@@ -393,7 +393,7 @@ public final class Engine implements AutoCloseable {
                     v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct().sorted().toArray(),
                     new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
                             counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
-                            counters.inPlaceBytes.sum()));
+                            counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes());
         } finally {
             v.release();
         }

@@ -17,4 +17,6 @@ final class EngineCounters {
     final LongAdder[] childDecisions = {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()};
     /** Bytes written by in-place merges (dirty and gap leaves, interior pages, bloom, footer). */
     final LongAdder inPlaceBytes = new LongAdder();
+    /** Bytes of unreferenced pages released by hole punching. */
+    final LongAdder punchedBytes = new LongAdder();
 }

@@ -204,6 +204,8 @@ final class MergeJob {
             fresh.addAll(rewritten);
             List<Component> out = ComponentTimes.inherit(fresh, inputs);
             Set<ComponentId> removed = new HashSet<>(task.inputs());
+            // Before the edit: the sweep that follows the old versions' release finds the files.
+            obsolete.mergedInPlace(inPlaceComponents.stream().map(c -> c.meta().fileNumber()).toList());
             versions.logAndApply(base -> {
                 List<List<Run>> levels = Layouts.apply(base, removed, out, Layouts.resolve(base, task.placement(),
                         anchorRun), versions::newRunId);

@@ -1,6 +1,12 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.OpenMode;
+import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.sstable.SSTableReader;
+import dev.strata.lsm.sstable.TableLiveness;
+import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.Manifest;
 import dev.strata.lsm.version.TableFiles;
 import dev.strata.lsm.version.VersionSet;
@@ -8,8 +14,15 @@ import dev.strata.lsm.wal.WalSegments;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -19,6 +32,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * and temporary files. A job registers each output file number here before it creates the
  * file and settles it once the file is installed or deleted, so a concurrent sweep never
  * deletes a table being written.
+ *
+ * <p>Page liveness: a table merged in place (block compaction) keeps the pages of its
+ * earlier versions; once no live version (the current one or one a reader pins) references
+ * a page below the end of the file's newest live version, the page is released with
+ * {@code fallocate(PUNCH_HOLE)} when the storage supports it and it is on (the native
+ * storage's {@code punch-holes}). Pages past the newest live footer (an in-place merge in
+ * progress, or a torn one) are never punched. Each sweep looks only at files merged in
+ * place since their last sweep, and forgets a file once one version of it is live.
  *
  * <p>Locking: the pending set is guarded by the engine's mutex, shared so that a sweep
  * checks "pending or live" atomically with respect to jobs installing their outputs.
@@ -33,13 +54,99 @@ final class ObsoleteFiles {
     private final ReentrantLock mutex;
     /** Table files jobs are writing or have written but not yet installed; guarded by {@link #mutex}. */
     private final Set<Long> pendingOutputs = new HashSet<>();
+    /** Files merged in place whose earlier versions' pages may be unreferenced, with the pages punched so far. */
+    private final Map<Long, BitSet> withDeadPages = new HashMap<>();
+    private final LongAdder punchedBytes;
+    /** One sweep punches at a time (sweeps run on any merge thread). */
+    private final Object punchLock = new Object();
 
-    ObsoleteFiles(StorageIO io, Path dir, TableFiles tables, VersionSet versions, ReentrantLock mutex) {
+    ObsoleteFiles(StorageIO io, Path dir, TableFiles tables, VersionSet versions, ReentrantLock mutex,
+                  LongAdder punchedBytes) {
         this.io = io;
         this.dir = dir;
         this.tables = tables;
         this.versions = versions;
         this.mutex = mutex;
+        this.punchedBytes = punchedBytes;
+    }
+
+    /** Table files {@code fileNumbers} got new versions in place: their old pages may be released. */
+    void mergedInPlace(Collection<Long> fileNumbers) {
+        if (!io.supportsPunchHole()) {
+            return;
+        }
+        synchronized (withDeadPages) {
+            for (long n : fileNumbers) {
+                withDeadPages.putIfAbsent(n, new BitSet());
+            }
+        }
+    }
+
+    /**
+     * Punches out the pages of files merged in place that no live version references
+     * (see the class comment). Runs on a background thread after versions are released.
+     */
+    void punchDeadPages() {
+        synchronized (punchLock) {
+            punchDeadPagesLocked();
+        }
+    }
+
+    private void punchDeadPagesLocked() {
+        List<Long> files;
+        synchronized (withDeadPages) {
+            files = List.copyOf(withDeadPages.keySet());
+        }
+        for (long n : files) {
+            List<Component> live = versions.liveVersionsOf(n);
+            BitSet done;
+            synchronized (withDeadPages) {
+                done = withDeadPages.get(n);
+            }
+            if (done == null) {
+                continue;
+            }
+            if (live.isEmpty()) {
+                forget(n); // the file is deleted whole
+                continue;
+            }
+            try {
+                List<SSTableReader> readers = new ArrayList<>();
+                for (Component c : live) {
+                    readers.add(c.reader());
+                }
+                int pageSize = readers.get(0).footer().pageSize();
+                BitSet fresh = new BitSet();
+                for (TableLiveness.PageRun r : TableLiveness.unreferencedPages(readers)) {
+                    fresh.set(r.firstPage(), r.firstPage() + r.pageCount());
+                }
+                fresh.andNot(done);
+                if (!fresh.isEmpty()) {
+                    try (PageFile f = io.open(tables.path(n), OpenMode.READ_WRITE, IoPurpose.MERGE)) {
+                        for (int page = fresh.nextSetBit(0); page >= 0; page = fresh.nextSetBit(page)) {
+                            int end = fresh.nextClearBit(page);
+                            f.punchHole((long) page * pageSize, (long) (end - page) * pageSize);
+                            punchedBytes.add((long) (end - page) * pageSize);
+                            done.set(page, end);
+                            page = end;
+                        }
+                    }
+                }
+                if (live.size() == 1) {
+                    forget(n);
+                }
+            } catch (IOException | UnsupportedOperationException e) {
+                // Deleted meanwhile, or the storage refused: the pages stay; counted in file sizes.
+                LOG.log(System.Logger.Level.DEBUG, "could not punch dead pages of table " + n + ": " + e);
+                forget(n);
+            }
+        }
+    }
+
+    private void forget(long fileNumber) {
+        synchronized (withDeadPages) {
+            withDeadPages.remove(fileNumber);
+        }
     }
 
     /** A new file number for a job's output table, protected from sweeps until {@link #settled}. */
@@ -111,6 +218,7 @@ final class ObsoleteFiles {
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "deleting obsolete tables failed", e);
         }
+        punchDeadPages();
     }
 
     /** Deletes WAL segments below the version set's log number: components hold their data. */
@@ -133,6 +241,14 @@ final class ObsoleteFiles {
      */
     void deleteOrphans() throws IOException {
         Set<Long> live = versions.liveTableFiles();
+        // Tables merged in place before a crash may hold dead pages never released.
+        List<Long> derived = new ArrayList<>();
+        for (Component c : versions.current().components()) {
+            if (c.reader() != null && c.reader().footer().previousFooterOffset() >= 0) {
+                derived.add(c.meta().fileNumber());
+            }
+        }
+        mergedInPlace(derived);
         long manifest = versions.manifestNumber();
         long logNumber = versions.logNumber();
         for (Path p : io.list(dir)) {

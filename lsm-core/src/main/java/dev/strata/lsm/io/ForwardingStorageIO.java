@@ -146,6 +146,11 @@ public class ForwardingStorageIO implements StorageIO {
         }
 
         @Override
+        public long allocatedBytes() throws IOException {
+            return delegate.allocatedBytes();
+        }
+
+        @Override
         public void close() throws IOException {
             delegate.close();
         }

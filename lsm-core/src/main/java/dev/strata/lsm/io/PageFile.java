@@ -104,4 +104,13 @@ public interface PageFile extends Closeable {
     default void punchHole(long offset, long length) throws IOException {
         throw new UnsupportedOperationException("punchHole is not supported for " + path());
     }
+
+    /**
+     * Bytes of disk the file occupies (allocated blocks: less than {@link #size()} where
+     * holes were punched, more where blocks were preallocated), or -1 when this
+     * implementation cannot tell.
+     */
+    default long allocatedBytes() throws IOException {
+        return -1;
+    }
 }

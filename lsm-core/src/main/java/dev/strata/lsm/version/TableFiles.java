@@ -103,6 +103,26 @@ public final class TableFiles {
         return sum;
     }
 
+    /**
+     * Disk bytes the open table files occupy (punched holes not counted), or -1 when the
+     * storage cannot tell for some file.
+     */
+    public synchronized long allocatedBytes() {
+        long sum = 0;
+        for (PageFile f : open.values()) {
+            try {
+                long a = f.allocatedBytes();
+                if (a < 0) {
+                    return -1;
+                }
+                sum += a;
+            } catch (IOException e) {
+                // Not counted, as in fileBytes().
+            }
+        }
+        return sum;
+    }
+
     /** Closes every handle. */
     public synchronized void closeAll() {
         for (PageFile f : open.values()) {

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -437,6 +438,30 @@ public final class VersionSet {
             files.add(c.meta().fileNumber());
         }
         return files;
+    }
+
+    /**
+     * The components of table file {@code fileNumber} that any live version (the current one,
+     * or one a reader pins) holds, one per footer offset: the versions of the file whose
+     * pages must stay readable.
+     */
+    public List<Component> liveVersionsOf(long fileNumber) {
+        Map<ComponentId, Component> out = new LinkedHashMap<>();
+        synchronized (live) {
+            for (Version v : live) {
+                for (Component c : v.components()) {
+                    if (c.meta().fileNumber() == fileNumber) {
+                        out.putIfAbsent(c.id(), c);
+                    }
+                }
+            }
+        }
+        for (Component c : current.components()) {
+            if (c.meta().fileNumber() == fileNumber) {
+                out.putIfAbsent(c.id(), c);
+            }
+        }
+        return List.copyOf(out.values());
     }
 
     /** Closes the manifest. */

@@ -493,6 +493,13 @@ final class NativePageFile implements PageFile {
         }
     }
 
+    /** Allocated blocks × 512 from statx(2) (-1 where statx is unavailable). */
+    @Override
+    public long allocatedBytes() {
+        Statx.Result r = Statx.of(fd);
+        return r == null || (r.mask() & Statx.STATX_BLOCKS) == 0 ? -1 : r.blocks() * 512;
+    }
+
     /** Frees the blocks of the range with fallocate(PUNCH_HOLE | KEEP_SIZE). */
     @Override
     public void punchHole(long offset, long length) throws IOException {

@@ -283,6 +283,9 @@ class NativeStorageIOTest {
         long after = blocks(file);
         assertEquals(1 << 20, Files.size(file));
         assertTrue(before - after >= (512 << 10) / 512, "punching 512 KiB freed " + (before - after) + " blocks");
+        try (PageFile f = io.open(file, OpenMode.READ, IoPurpose.READ)) {
+            assertEquals(after * 512, f.allocatedBytes(), "allocated bytes are the blocks statx reports");
+        }
     }
 
     @Test
