@@ -1,0 +1,203 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.MergeMode;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.OutputSpec;
+import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.SelectiveThresholds;
+import dev.strata.lsm.policy.TreeView;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Kills (SIGKILL) a process that keeps block-compacting (forced {@code REUSE_BLOCKS}, some
+ * with selective rewrites) and punching out dead pages, at random moments: every
+ * acknowledged write survives, the store opens, every table file in the directory is live
+ * (no orphan), and reads of every key agree with the acknowledged writes. Replay with
+ * {@code -Dstrata.seed=N}.
+ */
+@DisabledOnOs(OS.WINDOWS)
+class BlockCompactionKillTest {
+    private static final int KEYS = 20_000;
+    private static final int KILLS = Integer.getInteger("strata.block.kills", 6);
+
+    @TempDir
+    Path dir;
+    @TempDir
+    Path logs;
+
+    static StoreConfig config(StorageIOChoice io) {
+        StoreConfig.Builder b = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME);
+        return io == StorageIOChoice.ZERO_PUNCHING
+                ? b.storageIO(new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO())).build()
+                : b.build();
+    }
+
+    enum StorageIOChoice { ZERO_PUNCHING }
+
+    /** Key and value of write {@code id}: ids cycle over the keys, so later writes overwrite. */
+    static byte[] key(long id) {
+        return String.format("key-%08d", (id * 7919) % KEYS).getBytes(StandardCharsets.UTF_8);
+    }
+
+    static byte[] value(long id) {
+        return ("value-" + id + "-" + "v".repeat((int) (id % 90))).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The child: writes ids from args[1] on, acknowledging each on stdout, block-compacting after every flush. */
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args[0]);
+        long id = Long.parseLong(args[1]);
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+                StandardCharsets.UTF_8);
+        try (LsmStore store = LsmStore.open(dir, config(StorageIOChoice.ZERO_PUNCHING))) {
+            out.println("started");
+            for (int round = 0; ; round++) {
+                for (int i = 0; i < 3_000; i++, id++) {
+                    store.put(key(id), value(id));
+                    out.println("A " + id);
+                }
+                boolean selective = round % 2 == 1;
+                ScriptedPolicy.SCRIPT.set(tree -> script(tree, selective));
+                out.println("M");
+                store.flush();
+                store.awaitMerges();
+                out.println("E");
+            }
+        }
+    }
+
+    /** L0 into L1: a rewrite while L1 is empty, else a block compaction into the L1 tables it overlaps. */
+    static List<MergeTask> script(TreeView tree, boolean selective) {
+        if (tree.level(0).runs().isEmpty()) {
+            return List.of();
+        }
+        List<ComponentView> parents = new ArrayList<>();
+        tree.level(0).runs().forEach(r -> parents.addAll(r.components()));
+        List<ComponentId> inputs = new ArrayList<>(parents.stream().map(ComponentView::id).toList());
+        if (tree.level(1).runs().isEmpty()) {
+            return List.of(MergeTask.rewrite(inputs, Placement.newRun(1), OutputSpec.maxFileBytes(256 << 10), "first"));
+        }
+        ComponentId anchor = null;
+        for (ComponentView child : tree.level(1).runs().get(0).components()) {
+            if (parents.stream().anyMatch(child::overlaps)) {
+                inputs.add(child.id());
+                anchor = child.id();
+            }
+        }
+        return List.of(selective
+                ? MergeTask.reuseBlocks(inputs, Placement.intoRunOf(1, anchor), OutputSpec.maxFileBytes(256 << 10),
+                        SelectiveThresholds.middleLevel(256 << 10), "selective")
+                : new MergeTask(inputs, Placement.intoRunOf(1, anchor), OutputSpec.singleFile(), MergeMode.REUSE_BLOCKS,
+                        0, "in place"));
+    }
+
+    @Test
+    void acknowledgedWritesSurviveKillsDuringBlockCompactions() throws Exception {
+        long seed = Long.getLong("strata.seed", System.nanoTime());
+        System.out.println("BlockCompactionKillTest seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        Random rnd = new Random(seed);
+        long next = 0;
+        int inMerge = 0;
+        for (int kill = 0; kill < KILLS; kill++) {
+            String java = ProcessHandle.current().info().command().orElse(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
+                    System.getProperty("java.class.path"), BlockCompactionKillTest.class.getName(), dir.toString(),
+                    Long.toString(next)).redirectError(logs.resolve("child-" + kill + ".err").toFile()).start();
+            AtomicLong acked = new AtomicLong(next - 1);
+            boolean[] merging = {false};
+            boolean[] started = {false};
+            Thread reader = new Thread(() -> {
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    for (String line; (line = in.readLine()) != null; ) {
+                        if (line.startsWith("A ")) {
+                            acked.set(Long.parseLong(line.substring(2)));
+                        } else if (line.equals("M")) {
+                            merging[0] = true;
+                        } else if (line.equals("E")) {
+                            merging[0] = false;
+                        } else if (line.equals("started")) {
+                            started[0] = true;
+                        }
+                    }
+                } catch (IOException ignored) {
+                    // The child died.
+                }
+            });
+            reader.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!started[0] && System.nanoTime() < deadline && p.isAlive()) {
+                Thread.sleep(5);
+            }
+            assertTrue(started[0], "child " + kill + " started");
+            Thread.sleep(300 + rnd.nextInt(2_500));
+            assertTrue(p.isAlive(), "child " + kill + " still running");
+            p.toHandle().destroyForcibly();
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            reader.join(30_000);
+            inMerge += merging[0] ? 1 : 0;
+            String err = Files.readString(logs.resolve("child-" + kill + ".err"));
+            assertTrue(!err.contains("SEVERE") && !err.contains("Exception"), "seed " + seed + ", child " + kill
+                    + " reported errors:\n" + err);
+            long last = acked.get();
+            // Verify: every acknowledged write, and the one after it either applied or not.
+            try (LsmStore store = LsmStore.open(dir, config(StorageIOChoice.ZERO_PUNCHING))) {
+                long lastWritten = last;
+                byte[] inFlight = store.get(key(last + 1));
+                if (inFlight != null && Arrays.equals(inFlight, value(last + 1))) {
+                    lastWritten = last + 1;
+                }
+                for (long id = Math.max(0, lastWritten - KEYS + 1); id <= lastWritten; id++) {
+                    // The newest write of each key within the last KEYS ids wins.
+                    assertArrayEquals(value(id), store.get(key(id)), "seed " + seed + ", kill " + kill + ", id " + id);
+                }
+                Set<Long> files = new TreeSet<>();
+                try (var s = Files.list(dir)) {
+                    for (Path f : s.collect(Collectors.toList())) {
+                        long n = dev.strata.lsm.version.TableFiles.parseNumber(f.getFileName().toString());
+                        if (n >= 0) {
+                            files.add(n);
+                        }
+                    }
+                }
+                Set<Long> live = new TreeSet<>();
+                for (long n : store.stats().liveTableFileNumbers()) {
+                    live.add(n);
+                }
+                assertEquals(live, files, "seed " + seed + ", kill " + kill + ": no orphan table files after open");
+                next = lastWritten + 1;
+            }
+        }
+        System.out.println("BlockCompactionKillTest: " + KILLS + " kills, " + inMerge + " during a merge, " + next
+                + " writes");
+    }
+}
