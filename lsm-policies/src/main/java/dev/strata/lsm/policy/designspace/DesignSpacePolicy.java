@@ -66,6 +66,9 @@ final class DesignSpacePolicy implements MergePolicy {
                 add(tasks, sourceUsed, level, consolidate(t, level));
             }
         }
+        if (cfg.blockCompaction()) {
+            garbage(t, tasks, sourceUsed);
+        }
         for (TriggerKind trigger : cfg.triggers()) {
             switch (trigger) {
                 case SATURATION -> saturation(t, tasks, sourceUsed);
@@ -340,6 +343,37 @@ final class DesignSpacePolicy implements MergePolicy {
                 String.format(Locale.ROOT, "%s: space amplification %.0f%% >= %d%%, merge everything into L%d", name,
                         100.0 * above / Math.max(1, oldest.sizeBytes()), cfg.maxSizeAmplificationPercent(),
                         t.lastLevel)));
+    }
+
+    /**
+     * Block compaction's garbage collection (seed 001 §IV-A): a file at a leveled level whose
+     * valid ratio (logical ÷ physical bytes) fell below its level's minimum is rewritten in
+     * place, most garbage first, one per level, even if no merge would touch it. Placed
+     * before the triggers, so a level's one task per decision goes to it.
+     */
+    private void garbage(TreeShape t, List<MergeTask> tasks, boolean[] sourceUsed) {
+        for (int level = 1; level <= t.lastLevel; level++) {
+            if (sourceUsed[level] || t.shape(level) != LevelShape.LEVELED || t.runs(level).size() != 1) {
+                continue;
+            }
+            double min = cfg.thresholds(level, level >= t.lastLevel, output().maxFileBytes()).minValidRatio();
+            ComponentView worst = null;
+            double worstRatio = min;
+            for (ComponentView c : t.mainRun(level).components()) {
+                double ratio = (double) c.sizeBytes() / Math.max(1, c.physicalBytes());
+                if (t.free(c) && ratio < worstRatio) {
+                    worst = c;
+                    worstRatio = ratio;
+                }
+            }
+            if (worst != null) {
+                t.claim(List.of(worst));
+                add(tasks, sourceUsed, level, MergeTask.rewrite(List.of(worst.id()),
+                        Placement.intoRunOf(level, worst.id()), output(), String.format(Locale.ROOT,
+                                "%s: %s in L%d is %.0f%% valid (< %.0f%%), rewrite in place", name, worst.id(), level,
+                                100 * worstRatio, 100 * min)));
+            }
+        }
     }
 
     /** Staleness and the tombstone triggers: per-file conditions, most urgent file first. */

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -90,6 +91,37 @@ class BlockDbTest {
         e = assertThrows(IllegalArgumentException.class, () -> MergePolicies.create("rr",
                 Map.of("block-compaction", "maybe")));
         assertTrue(e.getMessage().contains("block-compaction"), e.getMessage());
+    }
+
+    /** Two level-1 files, one of them mostly dead pages (logical 1 MiB of a 4 MiB file); level 2 beneath. */
+    private static dev.strata.lsm.policy.TreeView treeWithGarbage() {
+        long mib = 1 << 20;
+        java.util.function.BiFunction<Long, Long, dev.strata.lsm.policy.ComponentView> file = (n, physical) ->
+                dev.strata.lsm.policy.ComponentView.builder(new dev.strata.lsm.policy.ComponentId(n, 0))
+                        .sizeBytes(mib).physicalBytes(physical).entries(1000, 0).userBytes(mib)
+                        .keyRange(new byte[] {(byte) (n * 16)}, new byte[] {(byte) (n * 16 + 8)}).seqnos(n, n)
+                        .creation(n, 0).build();
+        var l1 = new dev.strata.lsm.policy.LevelView(1, List.of(new dev.strata.lsm.policy.RunView(
+                List.of(file.apply(1L, mib), file.apply(2L, 4 * mib)))));
+        var l2 = new dev.strata.lsm.policy.LevelView(2, List.of(new dev.strata.lsm.policy.RunView(
+                List.of(file.apply(3L, mib), file.apply(4L, mib), file.apply(5L, mib)))));
+        return new dev.strata.lsm.policy.TreeView(List.of(new dev.strata.lsm.policy.LevelView(0, List.of()), l1, l2), 0,
+                null, null);
+    }
+
+    @Test
+    void aMostlyDeadFileIsRewrittenInPlaceWhenBlockCompactionIsOn() {
+        var tasks = MergePolicies.create("blockdb", Map.of("target-file-bytes", "1MiB", "size-ratio", "100"))
+                .pickMerges(treeWithGarbage());
+        assertEquals(1, tasks.size(), tasks.toString());
+        var task = tasks.get(0);
+        assertEquals(List.of(new dev.strata.lsm.policy.ComponentId(2, 0)), task.inputs(), task.toString());
+        assertEquals(dev.strata.lsm.policy.MergeMode.REWRITE, task.mode());
+        assertEquals(1, task.placement().level());
+        assertTrue(task.reason().contains("25% valid"), task.reason());
+        // rr itself (block compaction off) leaves it: nothing is saturated.
+        assertTrue(MergePolicies.create("rr", Map.of("target-file-bytes", "1MiB", "size-ratio", "100"))
+                .pickMerges(treeWithGarbage()).isEmpty());
     }
 
     @Test
