@@ -277,8 +277,9 @@ final class MergeScheduler {
      * Validates the policy's tasks against the current version and starts the valid ones.
      * A task made stale while the policy decided (it names a component that a merge or flush
      * has taken, anchored on or replaced since the view {@code seen}, whose held components
-     * were {@code heldSeen}) is not the policy's error: it is dropped and the policy asked
-     * again with a fresh view. Mutex held.
+     * were {@code heldSeen}; or it fails on the current version but passes on {@code seen})
+     * is not the policy's error: it is dropped and the policy asked again with a fresh view.
+     * Mutex held.
      */
     private void start(List<MergeTask> tasks, Version seen, Set<ComponentId> heldSeen) {
         Version v = versions.current();
@@ -295,6 +296,15 @@ final class MergeScheduler {
                 continue;
             }
             String problem = TaskValidation.problem(v, task, null, busy, claimed, anchored.keySet());
+            if (problem != null && v != seen && TaskValidation.problem(seen, task, null, heldSeen, claimed,
+                    Set.of()) == null) {
+                // Valid on the view the policy saw; the tree changed under it (a merge or flush
+                // installed meanwhile): not the policy's error. Ask again with a fresh view.
+                decisionAgain = true;
+                LOG.log(System.Logger.Level.DEBUG, () -> "merge " + task + " went stale while the policy decided ("
+                        + problem + "); asking again");
+                continue;
+            }
             if (problem != null) {
                 policy.error("rejected merge from policy " + policy.policyName() + ": " + problem + " in " + task, null);
                 continue;

@@ -82,7 +82,7 @@ final class TaskValidation {
             return "the task has no inputs";
         }
         try {
-            List<Component> outputs = task.mode() == MergeMode.MOVE ? stand : List.of(standIn(stand));
+            List<Component> outputs = task.mode() == MergeMode.MOVE ? stand : standIns(stand, task.output().cutKeys());
             Layouts.checkChange(v, stand, outputs, Layouts.apply(v, new HashSet<>(task.inputs()), outputs, p, () -> -1));
         } catch (Layouts.PolicyError e) {
             return e.getMessage();
@@ -150,6 +150,70 @@ final class TaskValidation {
             }
         }
         return Set.of();
+    }
+
+    /**
+     * Stand-ins for the output of a merge of {@code parts} whose output is cut before each
+     * of {@code cuts} (sorted): one per stretch between cuts, spanning the parts' key ranges
+     * clipped to it, so that an output cut around a file the merge does not read is not
+     * taken to cover it (vLSM's level-1 merges cut at the level-2 files they skip). Without
+     * cut keys, one stand-in spanning everything. For validation only; the outputs written
+     * are checked again when installed.
+     */
+    private static List<Component> standIns(List<Component> parts, List<byte[]> cuts) {
+        if (cuts.isEmpty()) {
+            return List.of(standIn(parts));
+        }
+        List<Component> out = new ArrayList<>();
+        for (int s = 0; s <= cuts.size(); s++) {
+            byte[] lo = s == 0 ? null : cuts.get(s - 1);
+            byte[] hi = s == cuts.size() ? null : cuts.get(s);
+            byte[] min = null;
+            byte[] max = null;
+            long minSeq = Long.MAX_VALUE;
+            long maxSeq = Long.MIN_VALUE;
+            for (Component c : parts) {
+                byte[] cmin = c.meta().minKey();
+                byte[] cmax = c.meta().maxKey();
+                if (hi != null && Arrays.compareUnsigned(cmin, hi) >= 0 || lo != null
+                        && Arrays.compareUnsigned(cmax, lo) < 0) {
+                    continue;
+                }
+                byte[] a = lo != null && Arrays.compareUnsigned(cmin, lo) < 0 ? lo : cmin;
+                byte[] b = hi != null && Arrays.compareUnsigned(cmax, hi) >= 0 ? justBefore(hi) : cmax;
+                if (b == null || Arrays.compareUnsigned(a, b) > 0) {
+                    continue;
+                }
+                min = min == null || Arrays.compareUnsigned(a, min) < 0 ? a : min;
+                max = max == null || Arrays.compareUnsigned(b, max) > 0 ? b : max;
+                minSeq = Math.min(minSeq, c.meta().minSeqno());
+                maxSeq = Math.max(maxSeq, c.meta().maxSeqno());
+            }
+            if (min != null) {
+                out.add(new Component(new ComponentMeta(new ComponentId(Long.MAX_VALUE - s, 0), 0, 0, 0, 0, min, max,
+                        minSeq, maxSeq, 0), null));
+            }
+        }
+        return out.isEmpty() ? List.of(standIn(parts)) : out;
+    }
+
+    /**
+     * A key just below {@code k} in unsigned order: {@code k} without a trailing zero byte,
+     * else {@code k} with its last byte decreased and 64 bytes 0xFF appended (below
+     * {@code k}; keys between the two are ignored, which only makes validation more lenient,
+     * never the install check); null for the empty key.
+     */
+    private static byte[] justBefore(byte[] k) {
+        if (k.length == 0) {
+            return null;
+        }
+        if (k[k.length - 1] == 0) {
+            return Arrays.copyOf(k, k.length - 1);
+        }
+        byte[] b = Arrays.copyOf(k, k.length + 64);
+        b[k.length - 1] = (byte) (b[k.length - 1] - 1);
+        Arrays.fill(b, k.length, b.length, (byte) 0xFF);
+        return b;
     }
 
     /** A stand-in component spanning the key and seqno ranges of several, for validation only. */

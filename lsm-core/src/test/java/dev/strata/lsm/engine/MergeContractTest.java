@@ -166,4 +166,63 @@ class MergeContractTest {
             assertAllThere(store);
         }
     }
+
+    /**
+     * A merge whose inputs lie on both sides of a file of the target run that it does not
+     * read is valid when its output is cut at that file (vLSM's level-1 merges): validation
+     * splits its stand-in output at the cut keys. Without the cut it is refused.
+     */
+    @Test
+    void aMergeCutAroundAFileItDoesNotReadIsAccepted() {
+        for (boolean cut : new boolean[] {true, false}) {
+            java.nio.file.Path sub = dir.resolve(cut ? "cut" : "uncut");
+            try (LsmStore store = LsmStore.open(sub, config())) {
+                // Level 1: three files, 'a', 'm' and 'z' keys.
+                for (char r : new char[] {'a', 'm', 'z'}) {
+                    for (int i = 0; i < 500; i++) {
+                        store.put(key(r, i), value(i));
+                    }
+                }
+                ScriptedPolicy.SCRIPT.set(tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(
+                        l0(tree, 0), Placement.newRun(1), OutputSpec.singleFile().withCutKeys(List.of(
+                                "m".getBytes(UTF_8), "z".getBytes(UTF_8))), "three files")));
+                store.flush();
+                store.awaitMerges();
+                assertEquals(3, store.stats().componentsPerLevel()[1]);
+                // Level 0: a file of new 'a' keys and one of new 'z' keys; merged with the 'a' and
+                // 'z' files of level 1, not the 'm' one between them.
+                for (int i = 0; i < 500; i += 2) {
+                    store.put(key('a', i), value(i + 1));
+                }
+                store.flush();
+                for (int i = 0; i < 500; i += 2) {
+                    store.put(key('z', i), value(i + 1));
+                }
+                List<byte[]> cuts = cut ? List.of("m".getBytes(UTF_8), "n".getBytes(UTF_8)) : List.of();
+                ScriptedPolicy.SCRIPT.set(tree -> {
+                    if (tree.level(0).runs().size() < 2) {
+                        return List.of();
+                    }
+                    List<ComponentView> l1 = tree.level(1).runs().get(0).components();
+                    List<ComponentId> inputs = new java.util.ArrayList<>(l0(tree, 0));
+                    inputs.addAll(l0(tree, 1));
+                    inputs.add(l1.get(0).id());
+                    inputs.add(l1.get(2).id());
+                    return List.of(MergeTask.rewrite(inputs, Placement.intoRunOf(1, l1.get(0).id()),
+                            OutputSpec.singleFile().withCutKeys(cuts), "around m"));
+                });
+                store.flush();
+                store.awaitMerges();
+                StoreStats stats = store.stats();
+                assertEquals(cut ? 0 : 1, stats.policyErrors(), (cut ? "cut: accepted " : "uncut: refused ") + stats);
+                assertEquals(cut ? 0 : 2, stats.componentsPerLevel()[0], stats.toString());
+                for (int i = 0; i < 500; i++) {
+                    int v = i % 2 == 0 ? i + 1 : i;
+                    assertArrayEquals(value(v), store.get(key('a', i)));
+                    assertArrayEquals(value(i), store.get(key('m', i)));
+                    assertArrayEquals(value(v), store.get(key('z', i)));
+                }
+            }
+        }
+    }
 }

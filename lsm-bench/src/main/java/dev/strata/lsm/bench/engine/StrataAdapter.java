@@ -94,6 +94,18 @@ final class StrataAdapter implements BenchEngine {
         m.put("liveComponentBytes", s.liveComponentBytes());
         m.put("liveDataBytesEstimate", Math.round(s.liveLogicalBytes()));
         m.put("componentsPerLevel", s.componentsPerLevel());
+        if (s.tableAllocatedBytes() >= 0) {
+            m.put("tableAllocatedBytes", s.tableAllocatedBytes());
+        }
+        if (!s.blockCompaction().equals(dev.strata.lsm.BlockCompactionStats.NONE)) {
+            var b = s.blockCompaction();
+            m.put("blockMergedInPlace", b.mergedInPlace());
+            m.put("blockRewrittenTooLarge", b.rewrittenTooLarge());
+            m.put("blockRewrittenMostlyDead", b.rewrittenMostlyDead());
+            m.put("blockRewrittenMostlyDirty", b.rewrittenMostlyDirty());
+            m.put("blockInPlaceBytesWritten", b.inPlaceBytesWritten());
+            m.put("blockBytesPunched", b.bytesPunched());
+        }
         return m;
     }
 
