@@ -2,7 +2,6 @@ package dev.strata.lsm.bench.measure;
 
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.CountingStorageIO;
-import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
@@ -47,6 +46,13 @@ public final class SSTableThroughput implements Callable<Integer> {
     @Option(names = "--lookups", description = "lookups per round (default ${DEFAULT-VALUE})")
     int lookups = 1_000_000;
 
+    @Option(names = "--storage", description = "storage IO by name: nio (FileChannel, the default) or native "
+            + "(lsm-io-native: O_DIRECT on table writes and merge reads, punch-holes)")
+    String storage = "nio";
+
+    @Option(names = "--storage-param", description = "storage IO parameter NAME=VALUE (repeatable), e.g. direct=false")
+    java.util.Map<String, String> storageParams = new java.util.LinkedHashMap<>();
+
     @Option(names = "--dir", description = "scratch directory (default: a directory under java.io.tmpdir)")
     Path dir = Path.of(System.getProperty("java.io.tmpdir"), "strata-sst-bench");
 
@@ -62,15 +68,15 @@ public final class SSTableThroughput implements Callable<Integer> {
         }
         Files.createDirectories(dir);
         TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY);
-        CountingStorageIO io = new CountingStorageIO(new FileChannelStorageIO());
+        CountingStorageIO io = new CountingStorageIO(dev.strata.lsm.io.StorageIOs.create(storage, storageParams));
         byte[][] values = new byte[1024][VALUE_SIZE];
         Random rnd = new Random(42);
         for (byte[] v : values) {
             rnd.nextBytes(v);
         }
         double userMb = (double) entries * (KEY_SIZE + VALUE_SIZE) / 1e6;
-        out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages%n",
-                entries, KEY_SIZE, VALUE_SIZE, userMb, pageSize);
+        out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages, storage %s %s%n",
+                entries, KEY_SIZE, VALUE_SIZE, userMb, pageSize, storage, storageParams);
 
         double[] buildMbps = new double[rounds];
         double[] buildSyncMbps = new double[rounds];

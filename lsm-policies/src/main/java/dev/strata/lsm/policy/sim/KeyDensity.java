@@ -10,7 +10,7 @@ import java.util.List;
  * {@code bounds[i + 1]}. Immutable.
  */
 final class KeyDensity {
-    /** Most pieces a density keeps; beyond, it is resampled into this many of equal entries. */
+    /** Most pieces a density keeps; beyond, it is coarsened into this many (empty stretches kept). */
     static final int MAX_PIECES = 64;
 
     private final double[] bounds;
@@ -194,21 +194,72 @@ final class KeyDensity {
         }
         KeyDensity k = new KeyDensity(nb.stream().mapToDouble(Double::doubleValue).toArray(),
                 nd.stream().mapToDouble(Double::doubleValue).toArray());
-        return k.density.length > MAX_PIECES ? k.resampled(MAX_PIECES) : k;
+        return k.density.length > MAX_PIECES ? k.coarsened(MAX_PIECES) : k;
     }
 
-    /** The same entries in {@code pieces} pieces of equal width. */
-    private KeyDensity resampled(int pieces) {
-        double lo = min();
-        double hi = max();
-        double[] nb = new double[pieces + 1];
-        double[] nd = new double[pieces];
-        for (int i = 0; i <= pieces; i++) {
-            nb[i] = i == pieces ? hi : lo + (hi - lo) * i / pieces;
+    /**
+     * The same entries in at most {@code pieces} pieces, keeping the empty stretches between
+     * stretches that hold entries (a file cut around a gap must not spread into it): each
+     * stretch of entries is resampled evenly into a share of the pieces proportional to its
+     * width; when there are more stretches than half the pieces, the narrowest gaps are
+     * closed first.
+     */
+    private KeyDensity coarsened(int pieces) {
+        // Stretches of non-empty pieces: [start, end) piece indexes.
+        List<int[]> stretches = new ArrayList<>();
+        for (int i = 0; i < density.length; ) {
+            if (density[i] == 0) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < density.length && density[j] != 0) {
+                j++;
+            }
+            stretches.add(new int[] {i, j});
+            i = j;
         }
-        for (int i = 0; i < pieces; i++) {
-            nd[i] = entriesIn(nb[i], nb[i + 1]) / (nb[i + 1] - nb[i]);
+        int maxStretches = Math.max(1, pieces / 2);
+        while (stretches.size() > maxStretches) {
+            int narrowest = 0;
+            double width = Double.MAX_VALUE;
+            for (int s = 0; s + 1 < stretches.size(); s++) {
+                double w = bounds[stretches.get(s + 1)[0]] - bounds[stretches.get(s)[1]];
+                if (w < width) {
+                    width = w;
+                    narrowest = s;
+                }
+            }
+            stretches.get(narrowest)[1] = stretches.get(narrowest + 1)[1];
+            stretches.remove(narrowest + 1);
         }
-        return new KeyDensity(nb, nd);
+        double total = 0;
+        for (int[] st : stretches) {
+            total += bounds[st[1]] - bounds[st[0]];
+        }
+        int budget = pieces - (stretches.size() - 1); // one piece per gap between stretches
+        List<Double> nb = new ArrayList<>();
+        List<Double> nd = new ArrayList<>();
+        for (int s = 0; s < stretches.size(); s++) {
+            double lo = bounds[stretches.get(s)[0]];
+            double hi = bounds[stretches.get(s)[1]];
+            int share = Math.max(1, (int) Math.floor((budget - stretches.size()) * (hi - lo) / total) + 1);
+            if (s > 0) {
+                nd.add(0.0); // the gap before this stretch
+            } else {
+                nb.add(lo);
+            }
+            for (int i = 1; i <= share; i++) {
+                double a = lo + (hi - lo) * (i - 1) / share;
+                double b = i == share ? hi : lo + (hi - lo) * i / share;
+                if (s > 0 && i == 1) {
+                    nb.add(lo);
+                }
+                nd.add(entriesIn(a, b) / (b - a));
+                nb.add(b);
+            }
+        }
+        return new KeyDensity(nb.stream().mapToDouble(Double::doubleValue).toArray(),
+                nd.stream().mapToDouble(Double::doubleValue).toArray());
     }
 }

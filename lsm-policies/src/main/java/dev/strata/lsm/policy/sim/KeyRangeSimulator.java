@@ -401,10 +401,12 @@ public final class KeyRangeSimulator {
         double step = Math.max(1, fileEntries / STEPS_PER_FILE);
         List<Double> cutsAt = new ArrayList<>();
         double[] fileBytes = {-1};
-        // Every boundary the cutter aligns to or counts overlap against is a step, so cuts there are exact.
-        double[] extra = java.util.stream.Stream.concat(align.stream(), below.stream())
-                .flatMapToDouble(b -> java.util.stream.DoubleStream.of(RangedTree.position(b.minKey()),
-                        RangedTree.position(b.maxKey()) + 1 / 0x1p62))
+        // Every boundary the cutter aligns to or counts overlap against, and every cut key, is a
+        // step, so cuts there are exact (a step across a cut key would spread a file past it).
+        double[] extra = java.util.stream.DoubleStream.concat(java.util.stream.Stream.concat(align.stream(),
+                        below.stream()).flatMapToDouble(b -> java.util.stream.DoubleStream.of(
+                                RangedTree.position(b.minKey()), RangedTree.position(b.maxKey()) + 1 / 0x1p62)),
+                spec.cutKeys().stream().mapToDouble(RangedTree::position))
                 .sorted().toArray();
         all.walk(step, extra, (x, entries) -> {
             byte[] k = RangedTree.key(x);
