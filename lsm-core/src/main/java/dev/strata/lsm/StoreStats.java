@@ -48,6 +48,7 @@ public final class StoreStats {
     private final long[] liveTableFileNumbers;
     private final BlockCompactionStats blockCompaction;
     private final long tableAllocatedBytes;
+    private final StallChainStats stallChains;
 
     /**
      * @param io IO counters by purpose
@@ -68,17 +69,19 @@ public final class StoreStats {
                       long lastSequence, long policyErrors, long[] liveTableFileNumbers) {
         this(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel, flushCount, mergeCount,
                 stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers, BlockCompactionStats.NONE,
-                -1);
+                -1, StallChainStats.NONE);
     }
 
     /**
-     * As the constructor above, with what block compactions did ({@code blockCompaction}) and
-     * the disk bytes the table files occupy ({@code tableAllocatedBytes}, -1 if unknown).
+     * As the constructor above, with what block compactions did ({@code blockCompaction}),
+     * the disk bytes the table files occupy ({@code tableAllocatedBytes}, -1 if unknown) and
+     * the compaction chains of stall episodes ({@code stallChains}).
      */
     public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
                       int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
                       long lastSequence, long policyErrors, long[] liveTableFileNumbers,
-                      BlockCompactionStats blockCompaction, long tableAllocatedBytes) {
+                      BlockCompactionStats blockCompaction, long tableAllocatedBytes, StallChainStats stallChains) {
+        this.stallChains = stallChains;
         this.blockCompaction = blockCompaction;
         this.tableAllocatedBytes = tableAllocatedBytes;
         this.io = io;
@@ -112,6 +115,11 @@ public final class StoreStats {
      */
     public long tableAllocatedBytes() {
         return tableAllocatedBytes;
+    }
+
+    /** Compaction chains of the stall episodes since open (vLSM's quantities). */
+    public StallChainStats stallChains() {
+        return stallChains;
     }
 
     /** What block compactions did to their child tables since open. */

@@ -2,6 +2,7 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.BlockCompactionStats;
 import dev.strata.lsm.Cursor;
+import dev.strata.lsm.StallChainStats;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.StoreListener;
@@ -393,9 +394,19 @@ public final class Engine implements AutoCloseable {
                     v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct().sorted().toArray(),
                     new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
                             counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
-                            counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes());
+                            counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
+                    chains());
         } finally {
             v.release();
+        }
+    }
+
+    private StallChainStats chains() {
+        mutex.lock();
+        try {
+            return counters.chains.stats();
+        } finally {
+            mutex.unlock();
         }
     }
 

@@ -19,4 +19,6 @@ final class EngineCounters {
     final LongAdder inPlaceBytes = new LongAdder();
     /** Bytes of unreferenced pages released by hole punching. */
     final LongAdder punchedBytes = new LongAdder();
+    /** Compaction chains of stall episodes; guarded by the engine's mutex. */
+    final StallChains chains = new StallChains();
 }

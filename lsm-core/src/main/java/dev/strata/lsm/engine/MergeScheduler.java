@@ -371,6 +371,7 @@ final class MergeScheduler {
                 release(task, task.inputs(), List.of());
                 mergesRunning--;
                 if (ok) {
+                    counters.chains.mergeCompleted(task.placement().level(), bytesOf(inputs));
                     failures = 0;
                     scheduleMerges();
                 } else if (!mutex.closed()) {

@@ -51,6 +51,7 @@ final class WriteControl {
                 continue;
             }
             if (m.active().approximateBytes() < config.memtableBytes()) {
+                counters.chains.stallEnded();
                 return;
             }
             if (scheduler.decisionPending()) {
@@ -65,6 +66,7 @@ final class WriteControl {
                         + "readable and retries in the background): " + flushError, flushError);
             }
             if (backlogFull || admission == WriteAdmission.STOP) {
+                counters.chains.stallStarted();
                 stall(100);
                 continue;
             }

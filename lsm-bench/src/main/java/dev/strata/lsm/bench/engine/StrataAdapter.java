@@ -94,6 +94,15 @@ final class StrataAdapter implements BenchEngine {
         m.put("liveComponentBytes", s.liveComponentBytes());
         m.put("liveDataBytesEstimate", Math.round(s.liveLogicalBytes()));
         m.put("componentsPerLevel", s.componentsPerLevel());
+        var chains = s.stallChains();
+        if (chains.episodes() > 0) {
+            m.put("stallEpisodes", chains.episodes());
+            m.put("maxStallMillis", chains.maxStallNanos() / 1e6);
+            m.put("maxChainBytes", chains.maxChainBytes());
+            m.put("meanChainBytes", Math.round(chains.meanChainBytes()));
+            m.put("maxChainLength", chains.maxChainLength());
+            m.put("widestChainBytesPerLevel", chains.widestChainBytesPerLevel());
+        }
         if (s.tableAllocatedBytes() >= 0) {
             m.put("tableAllocatedBytes", s.tableAllocatedBytes());
         }
