@@ -40,8 +40,15 @@ public final class ScriptedPolicy implements MergePolicy {
         return script == null ? WriteAdmission.GO : script.apply(tree);
     }
 
+    /** A script asked at every decision and never consumed; null: none. Used before {@link #SCRIPT}. */
+    static final AtomicReference<Function<TreeView, List<MergeTask>>> STANDING_SCRIPT = new AtomicReference<>();
+
     @Override
     public List<MergeTask> pickMerges(TreeView tree) {
+        Function<TreeView, List<MergeTask>> standing = STANDING_SCRIPT.get();
+        if (standing != null) {
+            return standing.apply(tree);
+        }
         Function<TreeView, List<MergeTask>> script = SCRIPT.get();
         if (script == null) {
             return List.of();
