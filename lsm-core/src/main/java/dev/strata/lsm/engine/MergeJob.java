@@ -203,27 +203,42 @@ final class MergeJob {
             }
             fresh.addAll(rewritten);
             List<Component> out = ComponentTimes.inherit(fresh, inputs);
-            Set<ComponentId> removed = new HashSet<>(task.inputs());
             // Before the edit: the sweep that follows the old versions' release finds the files.
             obsolete.mergedInPlace(inPlaceComponents.stream().map(c -> c.meta().fileNumber()).toList());
-            versions.logAndApply(base -> {
-                List<List<Run>> levels = Layouts.apply(base, removed, out, Layouts.resolve(base, task.placement(),
-                        anchorRun), versions::newRunId);
-                Layouts.checkChange(base, inputs, out, levels);
-                return new VersionSet.Change(levels, out, List.copyOf(task.inputs()), base.flushCounter(),
-                        policy.state(), 0, 0);
-            });
+            install(task, inputs, out, anchorRun, null, 0, 0);
             installed = true;
             return bytes;
         } finally {
-            for (PageFile f : handles) {
-                try {
-                    f.close();
-                } catch (IOException ignored) {
-                    // Read handles, and child handles whose pages were forced.
-                }
-            }
+            closeAll(handles);
             settle(rewritten, installed);
+        }
+    }
+
+    /**
+     * Replaces the task's inputs by {@code out} at its placement (resolved for a consumed
+     * anchor) in one version edit; with {@code flushed}, the edit also completes that flush.
+     */
+    private void install(MergeTask task, List<Component> inputs, List<Component> out, long anchorRun,
+                         Component flushed, long nextSegment, long maxSeq) throws IOException {
+        Set<ComponentId> removed = new HashSet<>(task.inputs());
+        versions.logAndApply(base -> {
+            List<List<Run>> levels = Layouts.apply(base, removed, out, Layouts.resolve(base, task.placement(),
+                    anchorRun), versions::newRunId);
+            Layouts.checkChange(base, inputs, out, levels);
+            return new VersionSet.Change(levels, out, List.copyOf(task.inputs()),
+                    base.flushCounter() + (flushed == null ? 0 : 1), policy.state(),
+                    flushed == null ? 0 : nextSegment, flushed == null ? 0 : maxSeq);
+        });
+    }
+
+    /** Closes read handles (and child handles whose pages were forced); a failure to close changes nothing. */
+    private static void closeAll(List<PageFile> handles) {
+        for (PageFile f : handles) {
+            try {
+                f.close();
+            } catch (IOException ignored) {
+                // Nothing to do: the data was read, or forced before the edit.
+            }
         }
     }
 
@@ -315,15 +330,7 @@ final class MergeJob {
             outputs = ComponentTimes.inherit(output.write(merged, IoPurpose.MERGE,
                     TableOutput.cutterFor(versions.current(), task), new VersionRetention(snaps, bottommost)), inputs);
             List<Component> out = outputs;
-            Set<ComponentId> removed = new HashSet<>(task.inputs());
-            versions.logAndApply(base -> {
-                List<List<Run>> levels = Layouts.apply(base, removed, out, Layouts.resolve(base, task.placement(),
-                        anchorRun), versions::newRunId);
-                Layouts.checkChange(base, inputs, out, levels);
-                return new VersionSet.Change(levels, out, List.copyOf(task.inputs()),
-                        base.flushCounter() + (flushed == null ? 0 : 1), policy.state(),
-                        flushed == null ? 0 : nextSegment, flushed == null ? 0 : maxSeq);
-            });
+            install(task, inputs, out, anchorRun, flushed, nextSegment, maxSeq);
             installed = true;
             long bytes = 0;
             for (Component c : out) {
@@ -331,13 +338,7 @@ final class MergeJob {
             }
             return bytes;
         } finally {
-            for (PageFile f : handles) {
-                try {
-                    f.close();
-                } catch (IOException ignored) {
-                    // Read handle.
-                }
-            }
+            closeAll(handles);
             settle(outputs, installed);
         }
     }

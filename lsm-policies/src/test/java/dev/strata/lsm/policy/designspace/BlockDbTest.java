@@ -1,12 +1,12 @@
 package dev.strata.lsm.policy.designspace;
 
 import dev.strata.lsm.BlockCompactionStats;
-import dev.strata.lsm.Cursor;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.Snapshot;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.StoreContents;
 import dev.strata.lsm.policy.sim.KeyRangeSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,7 +21,6 @@ import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -68,14 +67,14 @@ class BlockDbTest {
             assertEquals(0, stats.policyErrors(), "policy errors (seed " + seed + "): " + stats);
             assertTrue(stats.componentsPerLevel().length >= 3, "a level 2 exists: " + stats);
             assertEquals(block.mergedInPlace() > 0, block.inPlaceBytesWritten() > 0, block.toString());
-            assertSameContents(model, store, seed);
+            StoreContents.assertSame(model, store, "seed " + seed);
             for (Map.Entry<byte[], byte[]> e : atSnapshot.entrySet()) {
                 assertArrayEquals(e.getValue(), snapshot.get(e.getKey()), "snapshot, seed " + seed);
             }
             snapshot.close();
         }
         try (LsmStore store = LsmStore.open(dir, config)) {
-            assertSameContents(model, store, seed);
+            StoreContents.assertSame(model, store, "seed " + seed);
             assertEquals(0, store.stats().policyErrors());
         }
     }
@@ -155,19 +154,5 @@ class BlockDbTest {
                 blockdb.tree());
         assertTrue(blockdb.waImpl() < rr.waImpl(), "blockdb " + blockdb.waImpl() + " vs rr " + rr.waImpl());
         assertTrue(blockdb.peakSpaceAmplification() >= rr.peakSpaceAmplification(), "dead pages cost space");
-    }
-
-    private static void assertSameContents(TreeMap<byte[], byte[]> model, LsmStore store, long seed) {
-        for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
-            assertArrayEquals(e.getValue(), store.get(e.getKey()), "seed " + seed);
-        }
-        try (Cursor c = store.scan(null, null)) {
-            for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
-                assertTrue(c.next(), "seed " + seed);
-                assertArrayEquals(e.getKey(), c.key(), "seed " + seed);
-                assertArrayEquals(e.getValue(), c.value(), "seed " + seed);
-            }
-            assertFalse(c.next(), "seed " + seed);
-        }
     }
 }

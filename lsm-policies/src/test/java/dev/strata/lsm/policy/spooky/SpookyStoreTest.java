@@ -1,10 +1,10 @@
 package dev.strata.lsm.policy.spooky;
 
-import dev.strata.lsm.Cursor;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.StoreContents;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,9 +15,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -51,10 +49,10 @@ class SpookyStoreTest {
             assertEquals(0, stats.policyErrors(), "policy errors (seed " + seed + "): " + stats);
             assertTrue(stats.mergeCount() > 0, "merges ran: " + stats);
             assertTrue(stats.componentsPerLevel().length >= 3, "levels were added: " + stats);
-            assertSameContents(model, store, seed);
+            StoreContents.assertSame(model, store, "seed " + seed);
         }
         try (LsmStore store = LsmStore.open(dir, config)) {
-            assertSameContents(model, store, seed);
+            StoreContents.assertSame(model, store, "seed " + seed);
             assertEquals(0, store.stats().policyErrors());
         }
     }
@@ -68,19 +66,5 @@ class SpookyStoreTest {
         e = assertThrows(IllegalArgumentException.class, () -> MergePolicies.create("spooky",
                 Map.of("layout", "tiering")));
         assertTrue(e.getMessage().contains("layout"), e.getMessage());
-    }
-
-    private static void assertSameContents(TreeMap<byte[], byte[]> model, LsmStore store, long seed) {
-        for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
-            assertArrayEquals(e.getValue(), store.get(e.getKey()), "seed " + seed);
-        }
-        try (Cursor c = store.scan(null, null)) {
-            for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
-                assertTrue(c.next(), "seed " + seed);
-                assertArrayEquals(e.getKey(), c.key(), "seed " + seed);
-                assertArrayEquals(e.getValue(), c.value(), "seed " + seed);
-            }
-            assertFalse(c.next(), "seed " + seed);
-        }
     }
 }
