@@ -68,9 +68,15 @@ public final class KeyRangeSimulator {
         }
     }
 
-    /** What one merge did, for trace checks: the tree before it, the task, what it removed and created. */
+    /**
+     * What one merge did, for trace checks: the tree before it, the task, what it removed and
+     * created, and the view the policy decided it on (with the policy's state; when a policy
+     * returns several tasks at once, the later ones run on a tree the earlier ones changed, so
+     * {@code before} and {@code decidedOn} differ).
+     */
     public record MergeEvent(long flush, TreeView before, MergeTask task, List<ComponentView> inputs,
-                             List<Integer> inputLevels, List<ComponentView> outputs, long bytesWritten) {
+                             List<Integer> inputLevels, List<ComponentView> outputs, long bytesWritten,
+                             TreeView decidedOn) {
     }
 
     /**
@@ -165,7 +171,7 @@ public final class KeyRangeSimulator {
             insertedEntries += flushEntries;
             FlushPlan plan = policy.planFlush(view, flush.view);
             for (MergeTask task : plan.mergesFirst()) {
-                long w = merge(tree, task, t, now, ids, null);
+                long w = merge(tree, task, t, now, ids, null, view);
                 mergeWritten += w;
                 addLevel(byLevel, task.placement().level(), w);
                 merges += task.mode() == MergeMode.MOVE ? 0 : 1;
@@ -174,7 +180,7 @@ public final class KeyRangeSimulator {
             if (plan.merges()) {
                 MergeTask withFlush = new MergeTask(plan.mergeWith(), plan.placement(), plan.output(),
                         MergeMode.REWRITE, 0, "flush plan: " + plan.reason());
-                long w = merge(tree, withFlush, t, now, ids, flush);
+                long w = merge(tree, withFlush, t, now, ids, flush, view);
                 flushWritten += w;
                 addLevel(byLevel, plan.placement().level(), w - flush.bytes());
                 merges++;
@@ -187,7 +193,8 @@ public final class KeyRangeSimulator {
             trace.accept("flush " + t + ": " + plan);
             state = policy.persistentState(tree.view(t, state, now));
             for (int round = 0; ; round++) {
-                List<MergeTask> tasks = policy.pickMerges(tree.view(t, state, now));
+                TreeView decidedOn = tree.view(t, state, now);
+                List<MergeTask> tasks = policy.pickMerges(decidedOn);
                 if (tasks.isEmpty()) {
                     break;
                 }
@@ -195,7 +202,7 @@ public final class KeyRangeSimulator {
                     throw new IllegalStateException(policyName + " keeps asking for merges after flush " + t);
                 }
                 for (MergeTask task : tasks) {
-                    long w = merge(tree, task, t, now, ids, null);
+                    long w = merge(tree, task, t, now, ids, null, decidedOn);
                     mergeWritten += w;
                     addLevel(byLevel, task.placement().level(), w);
                     merges += task.mode() == MergeMode.MOVE ? 0 : 1;
@@ -232,7 +239,8 @@ public final class KeyRangeSimulator {
      * Applies one task; returns the bytes it wrote (0 for a move). {@code flush}, when not
      * null, is a flush merged with the task's inputs (not yet in the tree).
      */
-    private long merge(RangedTree tree, MergeTask task, long t, long now, long[] ids, RangedTree.Part flush) {
+    private long merge(RangedTree tree, MergeTask task, long t, long now, long[] ids, RangedTree.Part flush,
+                       TreeView decidedOn) {
         TreeView before = tree.view(t, new byte[0], now);
         List<RangedTree.Part> inputs = new ArrayList<>();
         List<Integer> inputLevels = new ArrayList<>();
@@ -280,7 +288,7 @@ public final class KeyRangeSimulator {
         }
         List<ComponentView> inViews = inputs.stream().map(p -> p.view).toList();
         List<ComponentView> outViews = outputs.stream().map(p -> p.view).toList();
-        events.accept(new MergeEvent(t, before, task, inViews, inputLevels, outViews, written));
+        events.accept(new MergeEvent(t, before, task, inViews, inputLevels, outViews, written, decidedOn));
         trace.accept("  " + task.mode() + " " + task.inputs().size() + (flush != null ? "+flush" : "") + " -> "
                 + task.placement() + ": " + outputs.size() + " files, " + written + " bytes (" + task.reason() + ")");
         return written;
