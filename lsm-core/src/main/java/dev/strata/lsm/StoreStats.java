@@ -49,6 +49,7 @@ public final class StoreStats {
     private final BlockCompactionStats blockCompaction;
     private final long tableAllocatedBytes;
     private final StallChainStats stallChains;
+    private final long[] bytesWrittenByLevel;
 
     /**
      * @param io IO counters by purpose
@@ -81,6 +82,21 @@ public final class StoreStats {
                       int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
                       long lastSequence, long policyErrors, long[] liveTableFileNumbers,
                       BlockCompactionStats blockCompaction, long tableAllocatedBytes, StallChainStats stallChains) {
+        this(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel, flushCount, mergeCount,
+                stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers, blockCompaction,
+                tableAllocatedBytes, stallChains, new long[0]);
+    }
+
+    /**
+     * As the constructor above, with the table bytes flushes and merges wrote into each level
+     * since the store opened ({@code bytesWrittenByLevel}, index = level).
+     */
+    public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
+                      int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
+                      long lastSequence, long policyErrors, long[] liveTableFileNumbers,
+                      BlockCompactionStats blockCompaction, long tableAllocatedBytes, StallChainStats stallChains,
+                      long[] bytesWrittenByLevel) {
+        this.bytesWrittenByLevel = bytesWrittenByLevel.clone();
         this.stallChains = stallChains;
         this.blockCompaction = blockCompaction;
         this.tableAllocatedBytes = tableAllocatedBytes;
@@ -118,6 +134,16 @@ public final class StoreStats {
     }
 
     /** Compaction chains of the stall episodes since open (vLSM's quantities). */
+    /**
+     * Table bytes written into each level since the store opened (index = level; flushes count
+     * at the level the policy placed them, merges at their target level, block compactions
+     * with the bytes they appended in place). Their sum is {@link #flushBytesWritten()} +
+     * {@link #mergeBytesWritten()} up to the bytes of merges still running.
+     */
+    public long[] bytesWrittenByLevel() {
+        return bytesWrittenByLevel.clone();
+    }
+
     public StallChainStats stallChains() {
         return stallChains;
     }

@@ -1,6 +1,8 @@
 package dev.strata.lsm.engine;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -21,4 +23,23 @@ final class EngineCounters {
     final LongAdder punchedBytes = new LongAdder();
     /** Compaction chains of stall episodes; guarded by the engine's mutex. */
     final StallChains chains = new StallChains();
+    /** Table bytes written into each level by flushes and merges (the deepest slot takes deeper levels). */
+    private final AtomicLongArray writtenIntoLevel = new AtomicLongArray(32);
+
+    void wroteIntoLevel(int level, long bytes) {
+        writtenIntoLevel.addAndGet(Math.min(level, writtenIntoLevel.length() - 1), bytes);
+    }
+
+    /** Bytes written into each level, up to the deepest level written. */
+    long[] writtenByLevel() {
+        long[] out = new long[writtenIntoLevel.length()];
+        int n = 0;
+        for (int i = 0; i < out.length; i++) {
+            out[i] = writtenIntoLevel.get(i);
+            if (out[i] != 0) {
+                n = i + 1;
+            }
+        }
+        return Arrays.copyOf(out, n);
+    }
 }

@@ -100,6 +100,7 @@ final class FlushJob {
                 long bytes = mergeJob.merge(task, claimed.firstInputs.get(i), claimed.firstBottommost.get(i),
                         claimed.snapshots, null, 0, 0, -1);
                 counters.merges.incrementAndGet();
+                counters.wroteIntoLevel(task.placement().level(), bytes);
                 listener.merged(task.inputs().size(), bytes);
             }
             if (!plan.merges()) {
@@ -117,6 +118,7 @@ final class FlushJob {
                     return new VersionSet.Change(levels, List.of(flushed), List.of(), base.flushCounter() + 1,
                             policy.state(), nextSegment, maxSeq);
                 });
+                counters.wroteIntoLevel(p.level(), flushed.meta().sizeBytes());
                 listener.flushed(versions.current().flushCounter(), flushed.meta().sizeBytes(), 0);
             } else {
                 List<Component> inputs = new ArrayList<>(claimed.mergeInputs);
@@ -126,6 +128,7 @@ final class FlushJob {
                         nextSegment, maxSeq, -1);
                 obsolete.deleteUninstalled(flushed.meta().fileNumber());
                 counters.merges.incrementAndGet();
+                counters.wroteIntoLevel(plan.placement().level(), flushed.meta().sizeBytes() + bytes);
                 listener.flushed(versions.current().flushCounter(), flushed.meta().sizeBytes(), bytes);
             }
         } finally {

@@ -359,6 +359,7 @@ final class MergeScheduler {
             long bytes = job.run(task, inputs, bottommost, snaps, anchorRun);
             ok = true;
             counters.merges.incrementAndGet();
+            counters.wroteIntoLevel(task.placement().level(), bytes);
             metrics.recordMerge(System.nanoTime() - mergeStart);
             listener.merged(inputs.size(), bytes);
         } catch (Layouts.PolicyError e) {

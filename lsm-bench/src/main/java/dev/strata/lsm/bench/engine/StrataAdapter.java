@@ -90,6 +90,7 @@ final class StrataAdapter implements BenchEngine {
         m.put("walBytesWritten", s.walBytesWritten());
         m.put("flushBytesWritten", s.flushBytesWritten());
         m.put("mergeBytesWritten", s.mergeBytesWritten());
+        m.put("bytesWrittenByLevel", s.bytesWrittenByLevel());
         m.put("tableFileBytes", s.tableFileBytes());
         m.put("liveComponentBytes", s.liveComponentBytes());
         m.put("liveDataBytesEstimate", Math.round(s.liveLogicalBytes()));
