@@ -27,4 +27,17 @@ public interface StoreListener {
      */
     default void merged(int inputs, long bytesWritten) {
     }
+
+    /**
+     * A merge chosen by the policy completed, with how long it ran (from its start on a
+     * background thread to its installation). The engine calls this one; by default it calls
+     * {@link #merged(int, long)}.
+     *
+     * @param inputs components merged
+     * @param bytesWritten bytes of the output tables (for a block compaction, the bytes appended in place)
+     * @param nanos the merge's duration
+     */
+    default void merged(int inputs, long bytesWritten, long nanos) {
+        merged(inputs, bytesWritten);
+    }
 }

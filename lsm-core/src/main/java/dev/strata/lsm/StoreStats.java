@@ -50,6 +50,7 @@ public final class StoreStats {
     private final long tableAllocatedBytes;
     private final StallChainStats stallChains;
     private final long[] bytesWrittenByLevel;
+    private final long liveTombstones;
 
     /**
      * @param io IO counters by purpose
@@ -84,19 +85,21 @@ public final class StoreStats {
                       BlockCompactionStats blockCompaction, long tableAllocatedBytes, StallChainStats stallChains) {
         this(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel, flushCount, mergeCount,
                 stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers, blockCompaction,
-                tableAllocatedBytes, stallChains, new long[0]);
+                tableAllocatedBytes, stallChains, new long[0], -1);
     }
 
     /**
      * As the constructor above, with the table bytes flushes and merges wrote into each level
-     * since the store opened ({@code bytesWrittenByLevel}, index = level).
+     * since the store opened ({@code bytesWrittenByLevel}, index = level) and the tombstones
+     * the live components hold ({@code liveTombstones}, -1 if unknown).
      */
     public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
                       int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
                       long lastSequence, long policyErrors, long[] liveTableFileNumbers,
                       BlockCompactionStats blockCompaction, long tableAllocatedBytes, StallChainStats stallChains,
-                      long[] bytesWrittenByLevel) {
+                      long[] bytesWrittenByLevel, long liveTombstones) {
         this.bytesWrittenByLevel = bytesWrittenByLevel.clone();
+        this.liveTombstones = liveTombstones;
         this.stallChains = stallChains;
         this.blockCompaction = blockCompaction;
         this.tableAllocatedBytes = tableAllocatedBytes;
@@ -142,6 +145,15 @@ public final class StoreStats {
      */
     public long[] bytesWrittenByLevel() {
         return bytesWrittenByLevel.clone();
+    }
+
+    /**
+     * Delete markers (tombstones) held by the live components, counted once per component
+     * that holds one (a key deleted twice in two components counts twice); -1 if unknown.
+     * Memtables are not counted.
+     */
+    public long liveTombstones() {
+        return liveTombstones;
     }
 
     public StallChainStats stallChains() {

@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
 @Command(name = "lsm-bench", mixinStandardHelpOptions = true, version = "lsm-bench 0.1.0",
         description = "Strata's benchmark and policy-simulation tool.",
         subcommands = {RunCommand.class, CompareCommand.class, SimulateCommand.class, PolicyTableCommand.class,
+                dev.strata.lsm.bench.designspace.DesignSpaceCommand.class,
                 JmhCommand.class, RepairCommand.class, TortureCommand.class, PoliciesCommand.class,
                 dev.strata.lsm.bench.measure.MeasureCommand.class,
                 CommandLine.HelpCommand.class})

@@ -395,7 +395,8 @@ public final class Engine implements AutoCloseable {
                     new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
                             counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
                             counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
-                    chains(), counters.writtenByLevel());
+                    chains(), counters.writtenByLevel(),
+                    v.components().stream().mapToLong(c -> c.meta().tombstoneCount()).sum());
         } finally {
             v.release();
         }

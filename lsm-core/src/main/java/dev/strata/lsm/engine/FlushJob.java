@@ -97,11 +97,12 @@ final class FlushJob {
         try {
             for (int i = 0; i < plan.mergesFirst().size(); i++) {
                 MergeTask task = plan.mergesFirst().get(i);
+                long start = System.nanoTime();
                 long bytes = mergeJob.merge(task, claimed.firstInputs.get(i), claimed.firstBottommost.get(i),
                         claimed.snapshots, null, 0, 0, -1);
                 counters.merges.incrementAndGet();
                 counters.wroteIntoLevel(task.placement().level(), bytes);
-                listener.merged(task.inputs().size(), bytes);
+                listener.merged(task.inputs().size(), bytes, System.nanoTime() - start);
             }
             if (!plan.merges()) {
                 Placement p = plan.placement();

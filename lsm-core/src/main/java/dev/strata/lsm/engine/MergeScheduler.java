@@ -360,8 +360,9 @@ final class MergeScheduler {
             ok = true;
             counters.merges.incrementAndGet();
             counters.wroteIntoLevel(task.placement().level(), bytes);
-            metrics.recordMerge(System.nanoTime() - mergeStart);
-            listener.merged(inputs.size(), bytes);
+            long nanos = System.nanoTime() - mergeStart;
+            metrics.recordMerge(nanos);
+            listener.merged(inputs.size(), bytes, nanos);
         } catch (Layouts.PolicyError e) {
             policy.error("merge " + task + " could not be installed: " + e.getMessage(), null);
         } catch (RuntimeException | IOException e) {

@@ -26,8 +26,10 @@ import java.util.Locale;
  *
  * <p>Flushes land as a new run of level 0. A leveled level that holds more than one run
  * (level 0 after a flush) first has its newer runs merged into its oldest run — the paper
- * compacts "as soon as level 1 has more than one file". Then the triggers are checked in
- * order; each source level yields at most one compaction per decision, and no component
+ * compacts "as soon as level 1 has more than one file" — unless the level is saturated:
+ * then a file of its oldest run goes down first and the newer runs wait (consolidating
+ * first starves the saturation trigger under steady writes). Then the triggers are checked
+ * in order; each source level yields at most one compaction per decision, and no component
  * is used twice.
  *
  * <p>State kept across restarts (in the manifest): the memtable size learned from flushed
@@ -61,8 +63,16 @@ final class DesignSpacePolicy implements MergePolicy {
         TreeShape t = new TreeShape(tree, cfg.layout());
         List<MergeTask> tasks = new ArrayList<>();
         boolean[] sourceUsed = new boolean[t.lastLevel + 2];
+        // A saturated leveled level drains first: its newer runs wait one merge. Consolidating
+        // first starved it under steady writes (each consolidation ended with the next flush's
+        // run already there, so the level never held one run and never moved data down: level 0
+        // grew without bound and every flush rewrote all of it).
+        LevelCapacities caps = LevelCapacities.of(t.tree, t.lastLevel, memtableBytes(), cfg.sizeRatio(),
+                cfg.dynamicLevelBytes());
         for (int level = 0; level <= t.lastLevel; level++) {
-            if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() > 1) {
+            if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() > 1
+                    && (!cfg.triggers().contains(TriggerKind.SATURATION)
+                    || t.tree.level(level).sizeBytes() < caps.of(level) || !t.allFree(t.mainRun(level).components()))) {
                 add(tasks, sourceUsed, level, consolidate(t, level));
             }
         }
@@ -76,6 +86,11 @@ final class DesignSpacePolicy implements MergePolicy {
                 case STALENESS -> perFile(t, tasks, sourceUsed, trigger);
                 case SPACE_AMPLIFICATION -> spaceAmplification(t, tasks, sourceUsed);
                 case TOMBSTONE_DENSITY, TOMBSTONE_TTL -> perFile(t, tasks, sourceUsed, trigger);
+            }
+        }
+        for (int level = 0; level <= t.lastLevel; level++) {
+            if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() > 1 && !sourceUsed[level]) {
+                add(tasks, sourceUsed, level, consolidate(t, level)); // saturated, but nothing could go down
             }
         }
         return tasks;
@@ -223,7 +238,7 @@ final class DesignSpacePolicy implements MergePolicy {
         List<int[]> order = new ArrayList<>();
         List<Double> scores = new ArrayList<>();
         for (int level = 0; level <= t.lastLevel; level++) {
-            if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() == 1 && !sourceUsed[level]) {
+            if (t.shape(level) == LevelShape.LEVELED && !sourceUsed[level]) {
                 double score = (double) t.tree.level(level).sizeBytes() / Math.max(1, caps.of(level));
                 if (score >= 1.0) {
                     order.add(new int[] {level});

@@ -1,0 +1,211 @@
+package dev.strata.lsm.bench.designspace;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.strata.lsm.policy.designspace.DesignSpacePresets;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+
+/**
+ * {@code design-space}: the base experiment of the compaction design-space paper (seed 003,
+ * FAMILIES.md §4.3) on the engine, one preset after another in fresh directories, and one
+ * Markdown table per phase (DS3–DS6's figures).
+ */
+@Command(name = "design-space", mixinStandardHelpOptions = true,
+        description = "Run the design-space paper's base experiment (inserts, deletes, an update mix, lookups) "
+                + "for each design-space preset and print one table per phase.")
+public final class DesignSpaceCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--presets", split = ",", description = "presets to run (default: the paper's ten)")
+    List<String> presets = new ArrayList<>(DesignSpacePresets.presetNames());
+
+    @Option(names = "--records", defaultValue = "10000000", description = "unique inserts (default ${DEFAULT-VALUE})")
+    long records;
+
+    @Option(names = "--entry-bytes", defaultValue = "128", description = "bytes per entry, key included "
+            + "(default ${DEFAULT-VALUE})")
+    int entryBytes;
+
+    @Option(names = "--key-size", defaultValue = "8", description = "bytes per key, at least 8 (default ${DEFAULT-VALUE}; "
+            + "the paper's 4-byte keys do not hold 10M distinct sortable ids with this driver's key format)")
+    int keySize;
+
+    @Option(names = "--memtable", defaultValue = "8388608", description = "memtable bytes (default ${DEFAULT-VALUE})")
+    long memtableBytes;
+
+    @Option(names = "--delete-share", defaultValue = "0.1", description = "share of the keys deleted after the "
+            + "inserts (default ${DEFAULT-VALUE})")
+    double deleteShare;
+
+    @Option(names = "--updates-per-insert", defaultValue = "8", description = "the update mix: updates of existing "
+            + "keys per new key (default ${DEFAULT-VALUE})")
+    int updatesPerInsert;
+
+    @Option(names = "--update-ops", description = "operations of the update mix (default: --records)")
+    Long updateOps;
+
+    @Option(names = "--lookups", defaultValue = "1000000", description = "point lookups at the end (default ${DEFAULT-VALUE})")
+    long lookups;
+
+    @Option(names = "--range-queries", defaultValue = "1000", description = "range queries at the end "
+            + "(default ${DEFAULT-VALUE})")
+    int rangeQueries;
+
+    @Option(names = "--range-length", defaultValue = "100", description = "entries a range query reads "
+            + "(default ${DEFAULT-VALUE})")
+    int rangeLength;
+
+    @Option(names = "--param", description = "policy parameter NAME=VALUE for every preset (repeatable; default "
+            + "size-ratio=10)", mapFallbackValue = "")
+    Map<String, String> params = new LinkedHashMap<>(Map.of("size-ratio", "10"));
+
+    @Option(names = "--sample-millis", defaultValue = "1000", description = "space sampling period "
+            + "(default ${DEFAULT-VALUE})")
+    long sampleMillis;
+
+    @Option(names = "--seed", defaultValue = "1", description = "seed (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--dir", description = "parent of the stores' directories (default: a temporary directory)")
+    Path dir;
+
+    @Option(names = "--markdown", description = "also write the tables to FILE")
+    Path markdown;
+
+    @Option(names = "--json", description = "write every figure as JSON to FILE")
+    Path json;
+
+    @Option(names = "--plot", description = "write PNG charts into DIR: data movement per preset, space over time")
+    Path plot;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (records < 1 || entryBytes < keySize || deleteShare < 0 || deleteShare > 1 || updatesPerInsert < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "need --records >= 1, --entry-bytes >= --key-size, --delete-share in [0, 1], --updates-per-insert >= 0");
+        }
+        for (String p : presets) {
+            if (!DesignSpacePresets.allPresetNames().contains(p)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown preset '" + p + "'; available: "
+                        + DesignSpacePresets.allPresetNames());
+            }
+        }
+        DesignSpaceRun.Settings settings = new DesignSpaceRun.Settings(records, keySize, entryBytes, memtableBytes,
+                deleteShare, updatesPerInsert, updateOps == null ? records : updateOps, lookups, rangeQueries,
+                rangeLength, sampleMillis, seed, params);
+        Path parent = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("strata-design-space");
+        List<DesignSpaceRun.Result> results = new ArrayList<>();
+        for (String preset : presets) {
+            Path storeDir = parent.resolve("design-space-" + preset);
+            deleteTree(storeDir);
+            System.err.printf(Locale.ROOT, "design-space: %s ...%n", preset);
+            results.add(new DesignSpaceRun(preset, settings, storeDir).run());
+            deleteTree(storeDir);
+        }
+        String tables = tables(results);
+        out.print(tables);
+        out.flush();
+        if (markdown != null) {
+            Files.writeString(markdown, tables);
+        }
+        if (json != null) {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(),
+                    Map.of("settings", settings, "results", results));
+        }
+        if (plot != null) {
+            plots(results, plot);
+        }
+        return 0;
+    }
+
+    private String tables(List<DesignSpaceRun.Result> results) {
+        StringBuilder b = new StringBuilder();
+        int phases = results.get(0).phases().size();
+        for (int p = 0; p < phases; p++) {
+            DesignSpaceRun.Phase first = results.get(0).phases().get(p);
+            b.append(String.format(Locale.ROOT, "%n### %s (%,d operations)%n%n", first.name(), first.ops()));
+            b.append("| preset | compactions | moves | data movement | WA | peak SA | mean SA | compaction mean / P50 / P99 ms "
+                    + "| write P99 / max µs | ops/s | tombstones left | components per level |\n");
+            b.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            for (DesignSpaceRun.Result r : results) {
+                DesignSpaceRun.Phase ph = r.phases().get(p);
+                b.append(String.format(Locale.ROOT,
+                        "| %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.0f / %.0f / %.0f | %.0f / %.0f | %,.0f | %,d | %s |%n",
+                        r.preset(), ph.compactions(), ph.moves(), ph.dataMovement(), ph.writeAmplification(),
+                        ph.peakSpaceAmplification(), ph.meanSpaceAmplification(), ph.compactionMeanMillis(),
+                        ph.compactionP50Millis(), ph.compactionP99Millis(), ph.writeP99Micros(), ph.writeMaxMicros(),
+                        ph.opsPerSecond(), ph.tombstonesLeft(), java.util.Arrays.toString(ph.componentsPerLevel())));
+            }
+        }
+        b.append(String.format(Locale.ROOT, "%n### reads at the end%n%n| preset | point lookups/s | hits | range queries/s |%n"
+                + "|---|---|---|---|%n"));
+        for (DesignSpaceRun.Result r : results) {
+            b.append(String.format(Locale.ROOT, "| %s | %,.0f | %,d | %,.0f |%n", r.preset(), r.pointLookupsPerSecond(),
+                    r.pointLookupHits(), r.rangeQueriesPerSecond()));
+        }
+        return b.toString();
+    }
+
+    private static void plots(List<DesignSpaceRun.Result> results, Path into) throws IOException {
+        Files.createDirectories(into);
+        CategoryChart movement = new CategoryChartBuilder().width(1000).height(600)
+                .title("Data movement per strategy ((merge bytes read + written) / bytes ingested)")
+                .xAxisTitle("preset").yAxisTitle("data movement").build();
+        int phases = results.get(0).phases().size();
+        for (int p = 0; p < phases; p++) {
+            int phase = p;
+            movement.addSeries(results.get(0).phases().get(p).name(), results.stream().map(r -> r.preset()).toList(),
+                    results.stream().map(r -> (Number) r.phases().get(phase).dataMovement()).toList());
+        }
+        BitmapEncoder.saveBitmap(movement, into.resolve("data-movement.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+        XYChart space = new XYChartBuilder().width(1000).height(600).title("Table bytes over time")
+                .xAxisTitle("seconds since the store opened").yAxisTitle("MB in table files").build();
+        space.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        for (DesignSpaceRun.Result r : results) {
+            List<double[]> pts = r.spaceOverTime();
+            if (pts.isEmpty()) {
+                continue;
+            }
+            XYSeries series = space.addSeries(r.preset(), pts.stream().mapToDouble(a -> a[0]).toArray(),
+                    pts.stream().mapToDouble(a -> a[1]).toArray());
+            series.setMarker(SeriesMarkers.NONE);
+        }
+        BitmapEncoder.saveBitmap(space, into.resolve("space-over-time.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(p)) {
+            for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(q);
+            }
+        }
+    }
+}

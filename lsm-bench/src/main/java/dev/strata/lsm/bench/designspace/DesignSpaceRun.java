@@ -1,0 +1,225 @@
+package dev.strata.lsm.bench.designspace;
+
+import dev.strata.lsm.Cursor;
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreListener;
+import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.bench.workload.RandomPermutation;
+import dev.strata.lsm.bench.workload.RecordFormat;
+import dev.strata.lsm.io.IoPurpose;
+import org.HdrHistogram.Histogram;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One strategy through the design-space paper's base experiment (seed 003 §4, FAMILIES.md
+ * §4.3) on a fresh store: unique uniform inserts, then deletes of a share of the keys, then
+ * an update mix (updates of existing keys and new inserts), then point lookups and range
+ * queries. One thread writes; the store has one merge thread. Every figure is a delta over
+ * its phase, from the store's own counters, a merge listener and a sampler of the table
+ * bytes every {@code sampleMillis}.
+ */
+final class DesignSpaceRun {
+    /** The experiment's fixed shape. */
+    record Settings(long records, int keySize, int entryBytes, long memtableBytes, double deleteShare,
+                    int updatesPerInsert, long updateOps, long lookups, int rangeQueries, int rangeLength,
+                    long sampleMillis, long seed, Map<String, String> params) {
+    }
+
+    /** Figures of one phase. */
+    record Phase(String name, long ops, double seconds, double opsPerSecond, double writeP50Micros,
+                 double writeP99Micros, double writeMaxMicros, long compactions, long moves, double compactionMeanMillis,
+                 double compactionP50Millis, double compactionP99Millis, double dataMovement, double writeAmplification,
+                 double peakSpaceAmplification, double meanSpaceAmplification, long tombstonesLeft, int[] componentsPerLevel) {
+    }
+
+    /** Everything about one strategy. */
+    record Result(String preset, List<Phase> phases, double pointLookupsPerSecond, double rangeQueriesPerSecond,
+                  long pointLookupHits, List<double[]> spaceOverTime) {
+    }
+
+    private final String preset;
+    private final Settings s;
+    private final Path dir;
+    private final RecordFormat format;
+    private final Histogram mergeNanos = new Histogram(3);
+    private final AtomicLong compactions = new AtomicLong();
+    private final AtomicLong moves = new AtomicLong();
+    private final AtomicLong liveKeys = new AtomicLong();
+    private final List<double[]> spaceOverTime = new ArrayList<>();
+    private long startNanos;
+    private double peakSa;
+    private double saSum;
+    private long saSamples;
+
+    DesignSpaceRun(String preset, Settings settings, Path dir) {
+        this.preset = preset;
+        this.s = settings;
+        this.dir = dir;
+        this.format = new RecordFormat(settings.keySize(), settings.entryBytes() - settings.keySize(), settings.seed());
+    }
+
+    Result run() {
+        Map<String, String> params = new LinkedHashMap<>(s.params());
+        StoreListener listener = new StoreListener() {
+            @Override
+            public void merged(int inputs, long bytesWritten, long nanos) {
+                if (bytesWritten == 0) {
+                    moves.incrementAndGet();
+                    return;
+                }
+                compactions.incrementAndGet();
+                synchronized (mergeNanos) {
+                    mergeNanos.recordValue(Math.max(1, nanos));
+                }
+            }
+        };
+        StoreConfig config = StoreConfig.builder().memtableBytes(s.memtableBytes()).maxImmutableMemtables(1)
+                .backgroundThreads(1).blockCacheBytes(8L << 20).mergePolicy(preset, params).listener(listener).build();
+        List<Phase> phases = new ArrayList<>();
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "design-space-sampler");
+            t.setDaemon(true);
+            return t;
+        });
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            startNanos = System.nanoTime();
+            sampler.scheduleAtFixedRate(() -> sample(store), 0, s.sampleMillis(), TimeUnit.MILLISECONDS);
+            RandomPermutation order = new RandomPermutation(s.records(), s.seed());
+            SplittableRandom random = new SplittableRandom(s.seed() * 31 + 7);
+
+            phases.add(phase(store, "inserts", s.records(), i -> {
+                long r = order.apply(i);
+                store.put(format.key(r), format.value(r, 0));
+                liveKeys.incrementAndGet();
+            }));
+
+            long deletes = Math.round(s.records() * s.deleteShare());
+            RandomPermutation victims = new RandomPermutation(s.records(), s.seed() + 1);
+            phases.add(phase(store, "deletes", deletes, i -> {
+                store.delete(format.key(victims.apply(i)));
+                liveKeys.decrementAndGet();
+            }));
+
+            long[] nextNew = {s.records()};
+            long deletedBelow = deletes;
+            int every = s.updatesPerInsert() + 1;
+            phases.add(phase(store, "updates", s.updateOps(), i -> {
+                if (i % every == s.updatesPerInsert()) {
+                    long r = nextNew[0]++;
+                    store.put(format.key(r), format.value(r, 1));
+                    liveKeys.incrementAndGet();
+                } else {
+                    // An existing key: one not deleted (victims' first `deletes` positions are gone).
+                    long r = victims.apply(deletedBelow + random.nextLong(s.records() - deletedBelow));
+                    store.put(format.key(r), format.value(r, 2 + i));
+                }
+            }));
+
+            long hits = 0;
+            long t0 = System.nanoTime();
+            for (long i = 0; i < s.lookups(); i++) {
+                long r = random.nextLong(nextNew[0]);
+                hits += store.get(format.key(r)) != null ? 1 : 0;
+            }
+            double lookupRate = s.lookups() / ((System.nanoTime() - t0) / 1e9);
+            t0 = System.nanoTime();
+            for (int q = 0; q < s.rangeQueries(); q++) {
+                long r = random.nextLong(nextNew[0]);
+                try (Cursor c = store.scan(format.key(r), null)) {
+                    for (int n = 0; n < s.rangeLength() && c.next(); n++) {
+                        c.value();
+                    }
+                }
+            }
+            double rangeRate = s.rangeQueries() / ((System.nanoTime() - t0) / 1e9);
+            sampler.shutdownNow();
+            synchronized (spaceOverTime) {
+                return new Result(preset, phases, lookupRate, rangeRate, hits, List.copyOf(spaceOverTime));
+            }
+        } finally {
+            sampler.shutdownNow();
+        }
+    }
+
+    private interface Op {
+        void apply(long i);
+    }
+
+    private Phase phase(LsmStore store, String name, long ops, Op op) {
+        StoreStats before = store.stats();
+        long compactionsBefore = compactions.get();
+        long movesBefore = moves.get();
+        synchronized (mergeNanos) {
+            mergeNanos.reset();
+        }
+        synchronized (spaceOverTime) {
+            peakSa = 0;
+            saSum = 0;
+            saSamples = 0;
+        }
+        Histogram writes = new Histogram(3);
+        long t0 = System.nanoTime();
+        for (long i = 0; i < ops; i++) {
+            long a = System.nanoTime();
+            op.apply(i);
+            writes.recordValue(Math.max(1, System.nanoTime() - a));
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        sample(store);
+        StoreStats after = store.stats();
+        double ingested = (double) ops * s.entryBytes();
+        long mergeRead = after.io().bytesRead(IoPurpose.MERGE) - before.io().bytesRead(IoPurpose.MERGE);
+        long mergeWritten = after.mergeBytesWritten() - before.mergeBytesWritten();
+        long flushWritten = after.flushBytesWritten() - before.flushBytesWritten();
+        double mean;
+        double p50;
+        double p99;
+        synchronized (mergeNanos) {
+            mean = mergeNanos.getTotalCount() == 0 ? 0 : mergeNanos.getMean() / 1e6;
+            p50 = mergeNanos.getValueAtPercentile(50) / 1e6;
+            p99 = mergeNanos.getValueAtPercentile(99) / 1e6;
+        }
+        double peak;
+        double meanSa;
+        synchronized (spaceOverTime) {
+            peak = peakSa;
+            meanSa = saSamples == 0 ? 0 : saSum / saSamples;
+        }
+        return new Phase(name, ops, seconds, ops / seconds, writes.getValueAtPercentile(50) / 1e3,
+                writes.getValueAtPercentile(99) / 1e3, writes.getMaxValue() / 1e3, compactions.get() - compactionsBefore,
+                moves.get() - movesBefore, mean, p50, p99, (mergeRead + mergeWritten) / ingested,
+                flushWritten == 0 ? 0 : (double) (flushWritten + mergeWritten) / flushWritten, peak, meanSa,
+                after.liveTombstones(), after.componentsPerLevel());
+    }
+
+    /** Table bytes over the live logical bytes the driver knows it holds. */
+    private void sample(LsmStore store) {
+        StoreStats st;
+        try {
+            st = store.stats();
+        } catch (RuntimeException e) {
+            return; // closing
+        }
+        double logical = (double) liveKeys.get() * s.entryBytes();
+        synchronized (spaceOverTime) {
+            spaceOverTime.add(new double[] {(System.nanoTime() - startNanos) / 1e9, st.tableFileBytes() / 1e6});
+            if (logical >= 16L << 20) { // a tree of a few memtables: the ratio means something
+                double sa = st.tableFileBytes() / logical;
+                peakSa = Math.max(peakSa, sa);
+                saSum += sa;
+                saSamples++;
+            }
+        }
+    }
+}
