@@ -42,6 +42,7 @@ public final class StoreConfig {
     private final long policyTickMillis;
     private final int maxValueBytes;
     private final long manifestRewriteBytes;
+    private final long obsoleteDeleteBatchBytes;
     private final String mergePolicy;
     private final Map<String, String> mergePolicyParams;
     private final MeterRegistry meterRegistry;
@@ -62,6 +63,7 @@ public final class StoreConfig {
         this.policyTickMillis = b.policyTickMillis;
         this.maxValueBytes = b.maxValueBytes;
         this.manifestRewriteBytes = b.manifestRewriteBytes;
+        this.obsoleteDeleteBatchBytes = b.obsoleteDeleteBatchBytes;
         this.mergePolicy = b.mergePolicy;
         this.mergePolicyParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.mergePolicyParams));
         this.meterRegistry = b.meterRegistry;
@@ -105,6 +107,7 @@ public final class StoreConfig {
         b.policyTickMillis = policyTickMillis;
         b.maxValueBytes = maxValueBytes;
         b.manifestRewriteBytes = manifestRewriteBytes;
+        b.obsoleteDeleteBatchBytes = obsoleteDeleteBatchBytes;
         b.mergePolicy = mergePolicy;
         b.mergePolicyParams = new LinkedHashMap<>(mergePolicyParams);
         b.meterRegistry = meterRegistry;
@@ -180,6 +183,17 @@ public final class StoreConfig {
         return manifestRewriteBytes;
     }
 
+    /**
+     * Lazy deletion of obsolete table files (seed 001's 200 MB batches): files no live version
+     * references are deleted once together they hold at least this many bytes, and all of
+     * them when the store closes. 0 (the default) deletes each as soon as it is obsolete.
+     * Until deleted they occupy disk space; a crash leaves them to the next open, which
+     * deletes every table file the manifest does not name.
+     */
+    public long obsoleteDeleteBatchBytes() {
+        return obsoleteDeleteBatchBytes;
+    }
+
     /** Name of the merge policy (default {@code size-tiered}). */
     public String mergePolicy() {
         return mergePolicy;
@@ -228,7 +242,8 @@ public final class StoreConfig {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
                 + ", walMode=" + walMode + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
                 + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
-                + ", maxValueBytes=" + maxValueBytes + ", mergePolicy=" + mergePolicy + mergePolicyParams
+                + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
+                + ", mergePolicy=" + mergePolicy + mergePolicyParams
                 + ", storageIO=" + (storageIO != null ? storageIO.getClass().getSimpleName() : storageIOName + storageIOParams)
                 + "]";
     }
@@ -245,6 +260,7 @@ public final class StoreConfig {
         private long policyTickMillis = DEFAULT_POLICY_TICK_MILLIS;
         private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
         private long manifestRewriteBytes = DEFAULT_MANIFEST_REWRITE_BYTES;
+        private long obsoleteDeleteBatchBytes;
         private String mergePolicy = SizeTieredPolicyFactory.NAME;
         private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
         private MeterRegistry meterRegistry;
@@ -300,6 +316,12 @@ public final class StoreConfig {
 
         public Builder maxValueBytes(int bytes) {
             this.maxValueBytes = bytes;
+            return this;
+        }
+
+        /** See {@link StoreConfig#obsoleteDeleteBatchBytes()}: 0 (delete at once) or more. */
+        public Builder obsoleteDeleteBatchBytes(long bytes) {
+            this.obsoleteDeleteBatchBytes = bytes;
             return this;
         }
 
@@ -386,6 +408,8 @@ public final class StoreConfig {
             check(maxValueBytes >= 0 && maxValueBytes <= TableOptions.MAX_VALUE_SIZE, "maxValueBytes",
                     maxValueBytes, "from 0 to " + TableOptions.MAX_VALUE_SIZE);
             check(manifestRewriteBytes >= 4096, "manifestRewriteBytes", manifestRewriteBytes, ">= 4096");
+            check(obsoleteDeleteBatchBytes >= 0, "obsoleteDeleteBatchBytes", obsoleteDeleteBatchBytes,
+                    ">= 0 (0 deletes obsolete files at once)");
             if (mergePolicy == null) {
                 throw new ConfigException("merge policy name must not be null; available: " + MergePolicies.names());
             }

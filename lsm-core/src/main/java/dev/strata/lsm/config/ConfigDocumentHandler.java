@@ -106,6 +106,10 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 e.bytes("rewriteBytes").ifPresent(builder::manifestRewriteBytes);
                 check(e);
             }
+            case "obsoleteFiles" -> {
+                e.bytes("deleteBatchBytes").ifPresent(builder::obsoleteDeleteBatchBytes);
+                check(e);
+            }
             case "mergePolicy" -> startPolicy(e);
             case "storageIO" -> startStorage(e);
             case "param" -> {

@@ -125,7 +125,8 @@ public final class Engine implements AutoCloseable {
         this.versions = openedVersions;
         this.threads = startedThreads;
         this.metrics = boundMetrics;
-        this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex, counters.punchedBytes);
+        this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex, counters.punchedBytes,
+                config.obsoleteDeleteBatchBytes());
         TableOutput output = new TableOutput(io, dir, tables, versions, obsolete, config.tableOptions(),
                 config.valueExpiry());
         this.memtables = new Memtables(io, dir, config.walMode(), versions);
@@ -475,6 +476,7 @@ public final class Engine implements AutoCloseable {
         } finally {
             mutex.unlock();
         }
+        obsolete.deleteObsoleteTables(true); // what lazy deletion still holds
         shutdownQuietly();
         if (unflushed != null) {
             throw new StoreException("store " + dir + " is closed without its last writes: WAL mode none keeps them"

@@ -13,6 +13,7 @@ import dev.strata.lsm.version.VersionSet;
 import dev.strata.lsm.wal.WalSegments;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -57,11 +58,14 @@ final class ObsoleteFiles {
     /** Files merged in place whose earlier versions' pages may be unreferenced, with the pages punched so far. */
     private final Map<Long, BitSet> withDeadPages = new HashMap<>();
     private final LongAdder punchedBytes;
+    /** Lazy deletion: obsolete tables wait until together they hold this many bytes (0: delete at once). */
+    private final long deleteBatchBytes;
     /** One sweep punches at a time (sweeps run on any merge thread). */
     private final Object punchLock = new Object();
 
     ObsoleteFiles(StorageIO io, Path dir, TableFiles tables, VersionSet versions, ReentrantLock mutex,
-                  LongAdder punchedBytes) {
+                  LongAdder punchedBytes, long deleteBatchBytes) {
+        this.deleteBatchBytes = deleteBatchBytes;
         this.io = io;
         this.dir = dir;
         this.tables = tables;
@@ -189,8 +193,19 @@ final class ObsoleteFiles {
         settled(fileNumber);
     }
 
-    /** Deletes table files that no live version and no running job references. */
+    /**
+     * Deletes table files that no live version and no running job references — with lazy
+     * deletion, only once they hold the batch's bytes together.
+     */
     void deleteObsoleteTables() {
+        deleteObsoleteTables(false);
+    }
+
+    /**
+     * As {@link #deleteObsoleteTables()}; {@code all} deletes them whatever their bytes (at
+     * close).
+     */
+    void deleteObsoleteTables(boolean all) {
         Set<Long> keep;
         mutex.lock();
         try {
@@ -200,20 +215,36 @@ final class ObsoleteFiles {
             mutex.unlock();
         }
         try {
+            List<Path> obsolete = new ArrayList<>();
+            long obsoleteBytes = 0;
             for (Path p : io.list(dir)) {
                 long n = TableFiles.parseNumber(p.getFileName().toString());
                 if (n >= 0 && !keep.contains(n)) {
-                    mutex.lock();
-                    try {
-                        // Re-check under the lock: a job may have claimed the number meanwhile.
-                        if (pendingOutputs.contains(n) || versions.liveTableFiles().contains(n)) {
-                            continue;
+                    obsolete.add(p);
+                    if (deleteBatchBytes > 0) {
+                        try {
+                            obsoleteBytes += Files.size(p);
+                        } catch (IOException e) {
+                            // deleted meanwhile
                         }
-                    } finally {
-                        mutex.unlock();
                     }
-                    tables.delete(n);
                 }
+            }
+            if (!all && deleteBatchBytes > 0 && obsoleteBytes < deleteBatchBytes) {
+                obsolete.clear(); // not a batch yet
+            }
+            for (Path p : obsolete) {
+                long n = TableFiles.parseNumber(p.getFileName().toString());
+                mutex.lock();
+                try {
+                    // Re-check under the lock: a job may have claimed the number meanwhile.
+                    if (pendingOutputs.contains(n) || versions.liveTableFiles().contains(n)) {
+                        continue;
+                    }
+                } finally {
+                    mutex.unlock();
+                }
+                tables.delete(n);
             }
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "deleting obsolete tables failed", e);

@@ -314,6 +314,17 @@ class XmlConfigErrorTest {
     }
 
     @Test
+    void aNegativeDeleteBatchIsRejectedByTheSchemaWithTheElementNamed() {
+        ConfigException e = assertThrows(ConfigException.class, () -> XmlConfigTest.read("""
+                <store>
+                  <obsoleteFiles deleteBatchBytes="-1"/>
+                </store>
+                """));
+        assertTrue(e.getMessage().contains("deleteBatchBytes") || e.getMessage().contains("obsoleteFiles"),
+                e.getMessage());
+    }
+
+    @Test
     void policyTickOutOfRangeNamesTheElementAndTheAllowedValues() {
         assertError("""
                 <store>

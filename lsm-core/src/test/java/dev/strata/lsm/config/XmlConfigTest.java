@@ -45,6 +45,7 @@ class XmlConfigTest {
                   <background threads="3"/>
                   <limits maxValueBytes="16MiB"/>
                   <manifest rewriteBytes="1GiB"/>
+                  <obsoleteFiles deleteBatchBytes="200MB"/>
                   <mergePolicy name="size-tiered">
                     <param name="fanout" value="8"/>
                     <param name="size-ratio" value="1.5"/>
@@ -61,6 +62,7 @@ class XmlConfigTest {
         assertEquals(3, c.backgroundThreads());
         assertEquals(16 << 20, c.maxValueBytes());
         assertEquals(1L << 30, c.manifestRewriteBytes());
+        assertEquals(200_000_000L, c.obsoleteDeleteBatchBytes());
         assertEquals("size-tiered", c.mergePolicy());
         Map<String, String> params = new LinkedHashMap<>();
         params.put("fanout", "8");
