@@ -40,4 +40,20 @@ public interface StoreListener {
     default void merged(int inputs, long bytesWritten, long nanos) {
         merged(inputs, bytesWritten);
     }
+
+    /**
+     * A merge chosen by the policy starts running on a background thread (crash tests use it
+     * to kill a process in the middle of a particular kind of merge).
+     *
+     * @param reason the policy's reason for the merge ({@code MergeTask.reason()})
+     */
+    default void mergeStarted(String reason) {
+    }
+
+    /**
+     * The merge announced by {@link #mergeStarted} with the same reason has ended: installed
+     * ({@code installed} true) or failed and left to a retry.
+     */
+    default void mergeEnded(String reason, boolean installed) {
+    }
 }

@@ -356,6 +356,7 @@ final class MergeScheduler {
         boolean ok = false;
         long mergeStart = System.nanoTime();
         try {
+            listener.mergeStarted(task.reason());
             long bytes = job.run(task, inputs, bottommost, snaps, anchorRun);
             ok = true;
             counters.merges.incrementAndGet();
@@ -368,6 +369,7 @@ final class MergeScheduler {
         } catch (RuntimeException | IOException e) {
             LOG.log(System.Logger.Level.WARNING, "merge " + task + " in " + dir + " failed; will retry", e);
         } finally {
+            listener.mergeEnded(task.reason(), ok);
             mutex.lock();
             try {
                 release(task, task.inputs(), List.of());

@@ -123,37 +123,44 @@ class PolicyKillTest {
             String log = Files.readString(err);
             assertTrue(!log.contains("SEVERE") && !log.contains("Exception"), where + ": child " + kill
                     + " reported errors:\n" + log);
-            long last = acked.get();
-            // Checked on a store opened with no-merge: with the policy, merges would start at once
-            // and their outputs in progress would look like orphans.
-            try (LsmStore store = LsmStore.open(dir, StoreConfig.builder().memtableBytes(64 << 10)
-                    .mergePolicy("no-merge").build())) {
-                long lastWritten = last;
-                byte[] inFlight = store.get(key(last + 1));
-                if (inFlight != null && Arrays.equals(inFlight, value(last + 1))) {
-                    lastWritten = last + 1;
-                }
-                for (long id = Math.max(0, lastWritten - KEYS + 1); id <= lastWritten; id++) {
-                    assertArrayEquals(value(id), store.get(key(id)), where + ", kill " + kill + ", id " + id);
-                }
-                Set<Long> files = new TreeSet<>();
-                try (var s = Files.list(dir)) {
-                    s.forEach(f -> {
-                        long n = dev.strata.lsm.version.TableFiles.parseNumber(f.getFileName().toString());
-                        if (n >= 0) {
-                            files.add(n);
-                        }
-                    });
-                }
-                Set<Long> live = new TreeSet<>();
-                for (long n : store.stats().liveTableFileNumbers()) {
-                    live.add(n);
-                }
-                assertEquals(live, files, where + ", kill " + kill + ": no orphan table files after open");
-                assertEquals(0, store.stats().policyErrors(), where + ", kill " + kill);
-                next = lastWritten + 1;
-            }
+            next = verifyAfterKill(dir, acked.get(), where + ", kill " + kill) + 1;
         }
         System.out.printf("PolicyKillTest %s: %d kills, %d writes acknowledged, seed %d%n", policy, KILLS, next, seed);
+    }
+
+    /**
+     * After a kill: opens the store with no-merge (with the policy, merges would start at once
+     * and their outputs in progress would look like orphans) and checks that every write up to
+     * {@code last} (and the one in flight, if it landed) reads back, that no table file is
+     * outside the live versions, and that no policy error was counted. Returns the last id written.
+     */
+    static long verifyAfterKill(Path dir, long last, String where) throws IOException {
+        try (LsmStore store = LsmStore.open(dir, StoreConfig.builder().memtableBytes(64 << 10)
+                .mergePolicy("no-merge").build())) {
+            long lastWritten = last;
+            byte[] inFlight = store.get(key(last + 1));
+            if (inFlight != null && Arrays.equals(inFlight, value(last + 1))) {
+                lastWritten = last + 1;
+            }
+            for (long id = Math.max(0, lastWritten - KEYS + 1); id <= lastWritten; id++) {
+                assertArrayEquals(value(id), store.get(key(id)), where + ", id " + id);
+            }
+            Set<Long> files = new TreeSet<>();
+            try (var s = Files.list(dir)) {
+                s.forEach(f -> {
+                    long n = dev.strata.lsm.version.TableFiles.parseNumber(f.getFileName().toString());
+                    if (n >= 0) {
+                        files.add(n);
+                    }
+                });
+            }
+            Set<Long> live = new TreeSet<>();
+            for (long n : store.stats().liveTableFileNumbers()) {
+                live.add(n);
+            }
+            assertEquals(live, files, where + ": no orphan table files after open");
+            assertEquals(0, store.stats().policyErrors(), where);
+            return lastWritten;
+        }
     }
 }

@@ -1,0 +1,157 @@
+package dev.strata.lsm.policy.crash;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreListener;
+import org.junit.jupiter.api.condition.DisabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * SIGKILL in the middle of one kind of merge (issue 12): Spooky's partitioned and dividing
+ * merges and vLSM's level-0 → level-1 vSST merge. The child (the writer of
+ * {@link PolicyKillTest}) reports on stdout when a merge starts and ends
+ * ({@link StoreListener#mergeStarted}, {@link StoreListener#mergeEnded}); when a merge of the
+ * wanted kind starts, the parent kills the child 0–3 ms later. A kill counts as landing in
+ * that merge when the child died with it started and not ended. After each kill the store is
+ * checked as in {@link PolicyKillTest} (every acknowledged write, no orphan file, no policy
+ * error); the test asks for {@value #WANTED} kills inside the wanted kind of merge, within
+ * {@value #ATTEMPTS} children. Replay with {@code -Dstrata.seed=N}.
+ */
+@DisabledOnOs(OS.WINDOWS)
+class MergeKillTest {
+    private static final int WANTED = 2;
+    private static final int ATTEMPTS = 15;
+
+    @TempDir
+    Path dir;
+    @TempDir
+    Path logs;
+
+    /** The child: args = directory, policy, first id; acknowledges each write, reports merges. */
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+                StandardCharsets.UTF_8);
+        long id = Long.parseLong(args[2]);
+        StoreListener reporter = new StoreListener() {
+            @Override
+            public void mergeStarted(String reason) {
+                out.println("S " + reason);
+            }
+
+            @Override
+            public void mergeEnded(String reason, boolean installed) {
+                out.println("E " + reason);
+            }
+        };
+        try (LsmStore store = LsmStore.open(Path.of(args[0]),
+                PolicyKillTest.config(args[1]).toBuilder().listener(reporter).build())) {
+            out.println("started");
+            for (; ; id++) {
+                store.put(PolicyKillTest.key(id), PolicyKillTest.value(id));
+                out.println(id);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource({"spooky, partitioned merge", "spooky, dividing merge", "vlsm, into level 1"})
+    void killedInTheMiddleOfAMergeLosesNothing(String policy, String kind) throws Exception {
+        long seed = Long.getLong("strata.seed", System.nanoTime());
+        Random rnd = new Random(seed);
+        String where = policy + " (" + kind + "), seed " + seed + " (replay with -Dstrata.seed=" + seed + ")";
+        long next = 0;
+        int landed = 0;
+        List<String> misses = new ArrayList<>();
+        for (int attempt = 0; attempt < ATTEMPTS && landed < WANTED; attempt++) {
+            String java = ProcessHandle.current().info().command().orElse(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            Path err = logs.resolve(policy + "-" + attempt + ".err");
+            Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
+                    System.getProperty("java.class.path"), MergeKillTest.class.getName(), dir.toString(), policy,
+                    Long.toString(next)).redirectError(err.toFile()).start();
+            AtomicLong acked = new AtomicLong(next - 1);
+            AtomicBoolean started = new AtomicBoolean();
+            AtomicBoolean killed = new AtomicBoolean();
+            int[] open = {0};
+            long delayNanos = rnd.nextInt(3_000_000);
+            Thread reader = new Thread(() -> {
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    for (String line; (line = in.readLine()) != null; ) {
+                        if (line.equals("started")) {
+                            started.set(true);
+                        } else if (line.startsWith("S ")) {
+                            if (line.contains(kind)) {
+                                synchronized (open) {
+                                    open[0]++;
+                                }
+                                if (!killed.get()) {
+                                    long until = System.nanoTime() + delayNanos;
+                                    while (System.nanoTime() < until) {
+                                        Thread.onSpinWait();
+                                    }
+                                    killed.set(true);
+                                    p.toHandle().destroyForcibly();
+                                }
+                            }
+                        } else if (line.startsWith("E ")) {
+                            if (line.contains(kind)) {
+                                synchronized (open) {
+                                    open[0]--;
+                                }
+                            }
+                        } else {
+                            acked.set(Long.parseLong(line));
+                        }
+                    }
+                } catch (IOException | NumberFormatException ignored) {
+                    // The child died mid-line.
+                }
+            });
+            reader.start();
+            // A child that never starts the wanted merge within 20 s is killed anyway (and checked).
+            if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                killed.set(true);
+                p.toHandle().destroyForcibly();
+                assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            }
+            reader.join(30_000);
+            String log = Files.readString(err);
+            assertTrue(started.get(), where + ": child " + attempt + " started\n" + log);
+            assertTrue(!log.contains("SEVERE") && !log.contains("Exception"), where + ": child " + attempt
+                    + " reported errors:\n" + log);
+            boolean inMerge;
+            synchronized (open) {
+                inMerge = open[0] > 0;
+            }
+            if (inMerge) {
+                landed++;
+            } else {
+                misses.add(String.format("%.1f ms", delayNanos / 1e6));
+            }
+            next = PolicyKillTest.verifyAfterKill(dir, acked.get(), where + ", child " + attempt) + 1;
+        }
+        System.out.printf("MergeKillTest %s, %s: %d kills inside the merge; kills after it ended (delay): %s; "
+                + "seed %d%n", policy, kind, landed, misses, seed);
+        assertTrue(landed >= WANTED, where + ": only " + landed + " of " + ATTEMPTS + " kills landed inside a merge; "
+                + "the others came after it ended: " + misses);
+    }
+}
