@@ -81,7 +81,7 @@ public final class DesignSpaceCommand implements Callable<Integer> {
 
     @Option(names = "--param", description = "policy parameter NAME=VALUE for every preset (repeatable; default "
             + "size-ratio=10)", mapFallbackValue = "")
-    Map<String, String> params = new LinkedHashMap<>(Map.of("size-ratio", "10"));
+    Map<String, String> params = new LinkedHashMap<>();
 
     @Option(names = "--sample-millis", defaultValue = "1000", description = "space sampling period "
             + "(default ${DEFAULT-VALUE})")
@@ -115,6 +115,7 @@ public final class DesignSpaceCommand implements Callable<Integer> {
                         + DesignSpacePresets.allPresetNames());
             }
         }
+        params.putIfAbsent("size-ratio", "10"); // the paper's T
         DesignSpaceRun.Settings settings = new DesignSpaceRun.Settings(records, keySize, entryBytes, memtableBytes,
                 deleteShare, updatesPerInsert, updateOps == null ? records : updateOps, lookups, rangeQueries,
                 rangeLength, sampleMillis, seed, params);
@@ -155,8 +156,10 @@ public final class DesignSpaceCommand implements Callable<Integer> {
             for (DesignSpaceRun.Result r : results) {
                 DesignSpaceRun.Phase ph = r.phases().get(p);
                 b.append(String.format(Locale.ROOT,
-                        "| %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.0f / %.0f / %.0f | %.0f / %.0f | %,.0f | %,d | %s |%n",
-                        r.preset(), ph.compactions(), ph.moves(), ph.dataMovement(), ph.writeAmplification(),
+                        "| %s | %d | %d | %.2f | %s | %.2f | %.2f | %.0f / %.0f / %.0f | %.0f / %.0f | %,.0f | %,d | %s |%n",
+                        r.preset(), ph.compactions(), ph.moves(), ph.dataMovement(),
+                        Double.isNaN(ph.writeAmplification()) ? "n/a (no flush)"
+                                : String.format(Locale.ROOT, "%.2f", ph.writeAmplification()),
                         ph.peakSpaceAmplification(), ph.meanSpaceAmplification(), ph.compactionMeanMillis(),
                         ph.compactionP50Millis(), ph.compactionP99Millis(), ph.writeP99Micros(), ph.writeMaxMicros(),
                         ph.opsPerSecond(), ph.tombstonesLeft(), java.util.Arrays.toString(ph.componentsPerLevel())));

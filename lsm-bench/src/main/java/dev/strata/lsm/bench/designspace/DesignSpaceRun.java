@@ -199,7 +199,7 @@ final class DesignSpaceRun {
         return new Phase(name, ops, seconds, ops / seconds, writes.getValueAtPercentile(50) / 1e3,
                 writes.getValueAtPercentile(99) / 1e3, writes.getMaxValue() / 1e3, compactions.get() - compactionsBefore,
                 moves.get() - movesBefore, mean, p50, p99, (mergeRead + mergeWritten) / ingested,
-                flushWritten == 0 ? 0 : (double) (flushWritten + mergeWritten) / flushWritten, peak, meanSa,
+                flushWritten == 0 ? Double.NaN : (double) (flushWritten + mergeWritten) / flushWritten, peak, meanSa,
                 after.liveTombstones(), after.componentsPerLevel());
     }
 
