@@ -2,6 +2,7 @@ package dev.strata.lsm.bench.designspace;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.designspace.DesignSpacePresets;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
@@ -40,7 +41,9 @@ public final class DesignSpaceCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--presets", split = ",", description = "presets to run (default: the paper's ten)")
+    @Option(names = "--presets", split = ",", description = "presets to run (default: the paper's ten); any "
+            + "registered policy may be named, e.g. size-tiered, and runs with its defaults (--param applies to "
+            + "design-space presets only)")
     List<String> presets = new ArrayList<>(DesignSpacePresets.presetNames());
 
     @Option(names = "--records", defaultValue = "10000000", description = "unique inserts (default ${DEFAULT-VALUE})")
@@ -110,9 +113,10 @@ public final class DesignSpaceCommand implements Callable<Integer> {
                     "need --records >= 1, --entry-bytes >= --key-size, --delete-share in [0, 1], --updates-per-insert >= 0");
         }
         for (String p : presets) {
-            if (!DesignSpacePresets.allPresetNames().contains(p)) {
+            if (!MergePolicies.names().contains(p)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "unknown preset '" + p + "'; available: "
-                        + DesignSpacePresets.allPresetNames());
+                        + DesignSpacePresets.allPresetNames() + " and the other registered policies "
+                        + MergePolicies.names());
             }
         }
         params.putIfAbsent("size-ratio", "10"); // the paper's T

@@ -8,6 +8,7 @@ import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.bench.workload.RandomPermutation;
 import dev.strata.lsm.bench.workload.RecordFormat;
 import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.policy.designspace.DesignSpacePresets;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Path;
@@ -70,7 +71,9 @@ final class DesignSpaceRun {
     }
 
     Result run() {
-        Map<String, String> params = new LinkedHashMap<>(s.params());
+        // The experiment's parameters are the design-space presets'; another policy runs with its defaults.
+        Map<String, String> params = DesignSpacePresets.allPresetNames().contains(preset)
+                ? new LinkedHashMap<>(s.params()) : Map.of();
         StoreListener listener = new StoreListener() {
             @Override
             public void merged(int inputs, long bytesWritten, long nanos) {
