@@ -63,16 +63,20 @@ final class DesignSpacePolicy implements MergePolicy {
         TreeShape t = new TreeShape(tree, cfg.layout());
         List<MergeTask> tasks = new ArrayList<>();
         boolean[] sourceUsed = new boolean[t.lastLevel + 2];
-        // A saturated leveled level drains first: its newer runs wait one merge. Consolidating
-        // first starved it under steady writes (each consolidation ended with the next flush's
-        // run already there, so the level never held one run and never moved data down: level 0
-        // grew without bound and every flush rewrote all of it).
+        // A saturated leveled level whose run holds several files drains first: its newer runs
+        // wait. Consolidating first starved it under steady writes (each consolidation ended
+        // with the next flush's run already there, so the level never held one run and never
+        // moved data down: level 0 grew without bound and every flush rewrote all of it). Once
+        // the run is down to one file, the newer runs are consolidated into it — all at once, so
+        // a flush's file, which spans every key, never goes down alone to merge with the whole
+        // level below (seen on the engine: 8 MiB flushes merged with 280 MB of level 1).
         LevelCapacities caps = LevelCapacities.of(t.tree, t.lastLevel, memtableBytes(), cfg.sizeRatio(),
                 cfg.dynamicLevelBytes());
         for (int level = 0; level <= t.lastLevel; level++) {
             if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() > 1
                     && (!cfg.triggers().contains(TriggerKind.SATURATION)
-                    || t.tree.level(level).sizeBytes() < caps.of(level) || !t.allFree(t.mainRun(level).components()))) {
+                    || t.tree.level(level).sizeBytes() < caps.of(level) || t.mainRun(level).components().size() < 2
+                    || !t.allFree(t.mainRun(level).components()))) {
                 add(tasks, sourceUsed, level, consolidate(t, level));
             }
         }
