@@ -83,7 +83,18 @@ final class DesignSpacePolicy implements MergePolicy {
         if (cfg.blockCompaction()) {
             garbage(t, tasks, sourceUsed);
         }
-        for (TriggerKind trigger : cfg.triggers()) {
+        List<TriggerKind> triggers = new ArrayList<>(cfg.triggers());
+        int runs = triggers.indexOf(TriggerKind.RUNS);
+        int saturation = triggers.indexOf(TriggerKind.SATURATION);
+        if (runs >= 0 && runs < saturation && saturationScore(t, caps) > runsScore(t)) {
+            // By score, as RocksDB picks: a tiered level's merge takes every file of the leveled
+            // level below it, so run first it starved that level's saturation trigger (seen with
+            // one-leveling at 10M entries: level 1 never moved down, and every level-0 merge
+            // rewrote the whole store).
+            triggers.remove(saturation);
+            triggers.add(runs, TriggerKind.SATURATION);
+        }
+        for (TriggerKind trigger : triggers) {
             switch (trigger) {
                 case SATURATION -> saturation(t, tasks, sourceUsed);
                 case RUNS -> runs(t, tasks, sourceUsed);
@@ -261,6 +272,28 @@ final class DesignSpacePolicy implements MergePolicy {
                     scores.get(i), caps.of(level));
             add(tasks, sourceUsed, level, partial(t, level, why));
         }
+    }
+
+    /** The largest size ÷ capacity of a leveled level holding one run (0 if none). */
+    private static double saturationScore(TreeShape t, LevelCapacities caps) {
+        double best = 0;
+        for (int level = 0; level <= t.lastLevel; level++) {
+            if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() == 1) {
+                best = Math.max(best, (double) t.tree.level(level).sizeBytes() / Math.max(1, caps.of(level)));
+            }
+        }
+        return best;
+    }
+
+    /** The largest runs ÷ run trigger of a tiered level (0 if none). */
+    private double runsScore(TreeShape t) {
+        double best = 0;
+        for (int level = 0; level <= t.lastLevel; level++) {
+            if (t.shape(level) == LevelShape.TIERED) {
+                best = Math.max(best, (double) t.runs(level).size() / cfg.level1RunTrigger());
+            }
+        }
+        return best;
     }
 
     /** The granularity and data-movement primitives applied to a saturated leveled level. */
