@@ -274,12 +274,17 @@ final class DesignSpacePolicy implements MergePolicy {
         }
     }
 
-    /** The largest size ÷ capacity of a leveled level holding one run (0 if none). */
+    /**
+     * The largest size ÷ capacity of a leveled level holding one run (0 if none); a saturated
+     * deepest level scores highest, its files moving into an empty level for free.
+     */
     private static double saturationScore(TreeShape t, LevelCapacities caps) {
         double best = 0;
         for (int level = 0; level <= t.lastLevel; level++) {
             if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() == 1) {
-                best = Math.max(best, (double) t.tree.level(level).sizeBytes() / Math.max(1, caps.of(level)));
+                double score = (double) t.tree.level(level).sizeBytes() / Math.max(1, caps.of(level));
+                // The deepest level going down starts a new level by metadata-only moves: free, so first.
+                best = Math.max(best, score >= 1 && level == t.lastLevel ? Double.MAX_VALUE : score);
             }
         }
         return best;
