@@ -136,7 +136,6 @@ public final class StoreStats {
         return tableAllocatedBytes;
     }
 
-    /** Compaction chains of the stall episodes since open (vLSM's quantities). */
     /**
      * Table bytes written into each level since the store opened (index = level; flushes count
      * at the level the policy placed them, merges at their target level, block compactions
@@ -156,6 +155,7 @@ public final class StoreStats {
         return liveTombstones;
     }
 
+    /** Compaction chains of the stall episodes since open (vLSM's quantities). */
     public StallChainStats stallChains() {
         return stallChains;
     }

@@ -384,8 +384,10 @@ public final class Engine implements AutoCloseable {
         Version v = versions.acquire();
         try {
             long bytes = 0;
+            long tombstones = 0;
             for (Component c : v.components()) {
                 bytes += c.meta().sizeBytes();
+                tombstones += c.meta().tombstoneCount();
             }
             // The pinned version's files are open, so the held files are at least its components.
             long fileBytes = Math.max(bytes, tables.fileBytes());
@@ -396,8 +398,7 @@ public final class Engine implements AutoCloseable {
                     new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
                             counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
                             counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
-                    chains(), counters.writtenByLevel(),
-                    v.components().stream().mapToLong(c -> c.meta().tombstoneCount()).sum());
+                    chains(), counters.writtenByLevel(), tombstones);
         } finally {
             v.release();
         }

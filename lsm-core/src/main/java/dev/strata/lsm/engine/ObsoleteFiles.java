@@ -215,12 +215,12 @@ final class ObsoleteFiles {
             mutex.unlock();
         }
         try {
-            List<Path> obsolete = new ArrayList<>();
+            List<Long> obsolete = new ArrayList<>();
             long obsoleteBytes = 0;
             for (Path p : io.list(dir)) {
                 long n = TableFiles.parseNumber(p.getFileName().toString());
                 if (n >= 0 && !keep.contains(n)) {
-                    obsolete.add(p);
+                    obsolete.add(n);
                     if (deleteBatchBytes > 0) {
                         try {
                             obsoleteBytes += Files.size(p);
@@ -233,8 +233,7 @@ final class ObsoleteFiles {
             if (!all && deleteBatchBytes > 0 && obsoleteBytes < deleteBatchBytes) {
                 obsolete.clear(); // not a batch yet
             }
-            for (Path p : obsolete) {
-                long n = TableFiles.parseNumber(p.getFileName().toString());
+            for (long n : obsolete) {
                 mutex.lock();
                 try {
                     // Re-check under the lock: a job may have claimed the number meanwhile.

@@ -26,9 +26,10 @@ import java.util.Locale;
  *
  * <p>Flushes land as a new run of level 0. A leveled level that holds more than one run
  * (level 0 after a flush) first has its newer runs merged into its oldest run — the paper
- * compacts "as soon as level 1 has more than one file" — unless the level is saturated:
- * then a file of its oldest run goes down first and the newer runs wait (consolidating
- * first starves the saturation trigger under steady writes). Then the triggers are checked
+ * compacts "as soon as level 1 has more than one file" — unless the level is saturated and
+ * its oldest run holds several files: then one of those goes down first and the newer runs
+ * wait (consolidating first starves the saturation trigger under steady writes). Then the
+ * triggers are checked
  * in order; each source level yields at most one compaction per decision, and no component
  * is used twice.
  *
@@ -73,10 +74,7 @@ final class DesignSpacePolicy implements MergePolicy {
         LevelCapacities caps = LevelCapacities.of(t.tree, t.lastLevel, memtableBytes(), cfg.sizeRatio(),
                 cfg.dynamicLevelBytes());
         for (int level = 0; level <= t.lastLevel; level++) {
-            if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() > 1
-                    && (!cfg.triggers().contains(TriggerKind.SATURATION)
-                    || t.tree.level(level).sizeBytes() < caps.of(level) || t.mainRun(level).components().size() < 2
-                    || !t.allFree(t.mainRun(level).components()))) {
+            if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() > 1 && !drainsFirst(t, caps, level)) {
                 add(tasks, sourceUsed, level, consolidate(t, level));
             }
         }
@@ -96,7 +94,7 @@ final class DesignSpacePolicy implements MergePolicy {
         }
         for (TriggerKind trigger : triggers) {
             switch (trigger) {
-                case SATURATION -> saturation(t, tasks, sourceUsed);
+                case SATURATION -> saturation(t, caps, tasks, sourceUsed);
                 case RUNS -> runs(t, tasks, sourceUsed);
                 case STALENESS -> perFile(t, tasks, sourceUsed, trigger);
                 case SPACE_AMPLIFICATION -> spaceAmplification(t, tasks, sourceUsed);
@@ -247,14 +245,12 @@ final class DesignSpacePolicy implements MergePolicy {
         return false;
     }
 
-    private void saturation(TreeShape t, List<MergeTask> tasks, boolean[] sourceUsed) {
-        LevelCapacities caps = LevelCapacities.of(t.tree, t.lastLevel, memtableBytes(), cfg.sizeRatio(),
-                cfg.dynamicLevelBytes());
+    private void saturation(TreeShape t, LevelCapacities caps, List<MergeTask> tasks, boolean[] sourceUsed) {
         List<int[]> order = new ArrayList<>();
         List<Double> scores = new ArrayList<>();
         for (int level = 0; level <= t.lastLevel; level++) {
             if (t.shape(level) == LevelShape.LEVELED && !sourceUsed[level]) {
-                double score = (double) t.tree.level(level).sizeBytes() / Math.max(1, caps.of(level));
+                double score = score(t, caps, level);
                 if (score >= 1.0) {
                     order.add(new int[] {level});
                     scores.add(score);
@@ -274,6 +270,22 @@ final class DesignSpacePolicy implements MergePolicy {
         }
     }
 
+    /** Size ÷ capacity of {@code level} (all its runs). */
+    private static double score(TreeShape t, LevelCapacities caps, int level) {
+        return (double) t.tree.level(level).sizeBytes() / Math.max(1, caps.of(level));
+    }
+
+    /**
+     * Whether a leveled {@code level} with newer runs sends a file of its oldest run down
+     * before consolidating them: when it is saturated and that run still holds several files,
+     * all free (see {@link #pickMerges}).
+     */
+    private boolean drainsFirst(TreeShape t, LevelCapacities caps, int level) {
+        List<ComponentView> oldest = t.mainRun(level).components();
+        return cfg.triggers().contains(TriggerKind.SATURATION) && score(t, caps, level) >= 1.0 && oldest.size() >= 2
+                && t.allFree(oldest);
+    }
+
     /**
      * The largest size ÷ capacity of a leveled level holding one run (0 if none); a saturated
      * deepest level scores highest, its files moving into an empty level for free.
@@ -282,7 +294,7 @@ final class DesignSpacePolicy implements MergePolicy {
         double best = 0;
         for (int level = 0; level <= t.lastLevel; level++) {
             if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() == 1) {
-                double score = (double) t.tree.level(level).sizeBytes() / Math.max(1, caps.of(level));
+                double score = score(t, caps, level);
                 // The deepest level going down starts a new level by metadata-only moves: free, so first.
                 best = Math.max(best, score >= 1 && level == t.lastLevel ? Double.MAX_VALUE : score);
             }

@@ -1,6 +1,5 @@
 package dev.strata.lsm.policy.crash;
 
-import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreListener;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -47,9 +46,7 @@ class MergeKillTest {
 
     /** The child: args = directory, policy, first id; acknowledges each write, reports merges. */
     public static void main(String[] args) throws Exception {
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
-                StandardCharsets.UTF_8);
-        long id = Long.parseLong(args[2]);
+        PrintStream out = PolicyKillTest.childOut();
         StoreListener reporter = new StoreListener() {
             @Override
             public void mergeStarted(String reason) {
@@ -61,14 +58,7 @@ class MergeKillTest {
                 out.println("E " + reason);
             }
         };
-        try (LsmStore store = LsmStore.open(Path.of(args[0]),
-                PolicyKillTest.config(args[1]).toBuilder().listener(reporter).build())) {
-            out.println("started");
-            for (; ; id++) {
-                store.put(PolicyKillTest.key(id), PolicyKillTest.value(id));
-                out.println(id);
-            }
-        }
+        PolicyKillTest.writeUntilKilled(args, out, PolicyKillTest.config(args[1]).toBuilder().listener(reporter).build());
     }
 
     @ParameterizedTest(name = "{0}: {1}")
@@ -81,12 +71,9 @@ class MergeKillTest {
         int landed = 0;
         List<String> misses = new ArrayList<>();
         for (int attempt = 0; attempt < ATTEMPTS && landed < WANTED; attempt++) {
-            String java = ProcessHandle.current().info().command().orElse(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString());
             Path err = logs.resolve(policy + "-" + attempt + ".err");
-            Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
-                    System.getProperty("java.class.path"), MergeKillTest.class.getName(), dir.toString(), policy,
-                    Long.toString(next)).redirectError(err.toFile()).start();
+            Process p = PolicyKillTest.startChild(MergeKillTest.class, err, dir.toString(), policy,
+                    Long.toString(next));
             AtomicLong acked = new AtomicLong(next - 1);
             AtomicBoolean started = new AtomicBoolean();
             AtomicBoolean killed = new AtomicBoolean();

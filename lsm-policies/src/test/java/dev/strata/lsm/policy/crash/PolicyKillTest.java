@@ -15,7 +15,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -67,16 +69,34 @@ class PolicyKillTest {
 
     /** The child: args = directory, policy, first id; acknowledges each write on stdout. */
     public static void main(String[] args) throws Exception {
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
-                StandardCharsets.UTF_8);
+        writeUntilKilled(args, childOut(), config(args[1]));
+    }
+
+    /** The child's stdout, flushed on every line (the parent reads acknowledgements from it). */
+    static PrintStream childOut() {
+        return new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
+    }
+
+    /** The child's loop: args = directory, policy, first id; prints "started", then each acknowledged id. */
+    static void writeUntilKilled(String[] args, PrintStream out, StoreConfig config) {
         long id = Long.parseLong(args[2]);
-        try (LsmStore store = LsmStore.open(Path.of(args[0]), config(args[1]))) {
+        try (LsmStore store = LsmStore.open(Path.of(args[0]), config)) {
             out.println("started");
             for (; ; id++) {
                 store.put(key(id), value(id));
                 out.println(id);
             }
         }
+    }
+
+    /** Starts {@code main}'s class as a child JVM with the test's class path; its stderr goes to {@code err}. */
+    static Process startChild(Class<?> main, Path err, String... args) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
+                System.getProperty("java.class.path"), main.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectError(err.toFile()).start();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -87,12 +107,8 @@ class PolicyKillTest {
         String where = policy + ", seed " + seed + " (replay with -Dstrata.seed=" + seed + ")";
         long next = 0;
         for (int kill = 0; kill < KILLS; kill++) {
-            String java = ProcessHandle.current().info().command().orElse(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString());
             Path err = logs.resolve(policy + "-" + kill + ".err");
-            Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
-                    System.getProperty("java.class.path"), PolicyKillTest.class.getName(), dir.toString(), policy,
-                    Long.toString(next)).redirectError(err.toFile()).start();
+            Process p = startChild(PolicyKillTest.class, err, dir.toString(), policy, Long.toString(next));
             AtomicLong acked = new AtomicLong(next - 1);
             boolean[] started = {false};
             Thread reader = new Thread(() -> {
