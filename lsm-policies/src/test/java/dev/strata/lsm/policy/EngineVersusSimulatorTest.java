@@ -192,7 +192,10 @@ class EngineVersusSimulatorTest {
         double engineWa = stats.writeAmplification();
         double pureError = (pure.writeAmplification() - engineWa) / engineWa;
         double correctedError = (corrected.writeAmplification() - engineWa) / engineWa;
-        double allowed = (double) overhead / (minFlush - overhead) + 0.01;
+        // The overhead is a difference of two page-aligned table sizes, so it is known to one page:
+        // the same code measured 16 KiB and 20 KiB in two runs (records per flush differ with
+        // timing), and exploring then missed the bound by 0.08% in a full build.
+        double allowed = (double) (overhead + config.pageSize()) / (minFlush - overhead) + 0.01;
         if (settleAfterFlush) {
             // Prefix and concurrent merge in the background: a flush that installs while a merge
             // still runs is decided on a different view than the simulator's instantaneous merges,
