@@ -20,6 +20,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +44,7 @@ public final class DesignSpaceCommand implements Callable<Integer> {
 
     @Option(names = "--presets", split = ",", description = "presets to run (default: the paper's ten); any "
             + "registered policy may be named, e.g. size-tiered, and runs with its defaults (--param applies to "
-            + "design-space presets only)")
+            + "design-space presets only); NAME:P=V+P=V gives one run its own parameters, e.g. spooky:x-offset=0")
     List<String> presets = new ArrayList<>(DesignSpacePresets.presetNames());
 
     @Option(names = "--records", defaultValue = "10000000", description = "unique inserts (default ${DEFAULT-VALUE})")
@@ -112,24 +113,43 @@ public final class DesignSpaceCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "need --records >= 1, --entry-bytes >= --key-size, --delete-share in [0, 1], --updates-per-insert >= 0");
         }
+        params.putIfAbsent("size-ratio", "10"); // the paper's T
+        List<PresetSpec> runs = new ArrayList<>();
         for (String p : presets) {
-            if (!MergePolicies.names().contains(p)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "unknown preset '" + p + "'; available: "
-                        + DesignSpacePresets.allPresetNames() + " and the other registered policies "
+            PresetSpec run;
+            try {
+                run = PresetSpec.parse(p);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+            if (!MergePolicies.names().contains(run.policy())) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown preset '" + run.policy()
+                        + "'; available: " + DesignSpacePresets.allPresetNames() + " and the other registered policies "
                         + MergePolicies.names());
             }
+            Map<String, String> all = new LinkedHashMap<>(DesignSpacePresets.allPresetNames().contains(run.policy())
+                    ? params : Map.of());
+            all.putAll(run.params());
+            try {
+                MergePolicies.create(run.policy(), all); // bad parameters fail here, before any run
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "preset '" + run.label() + "': "
+                        + e.getMessage());
+            }
+            runs.add(run);
         }
-        params.putIfAbsent("size-ratio", "10"); // the paper's T
         DesignSpaceRun.Settings settings = new DesignSpaceRun.Settings(records, keySize, entryBytes, memtableBytes,
                 deleteShare, updatesPerInsert, updateOps == null ? records : updateOps, lookups, rangeQueries,
                 rangeLength, sampleMillis, seed, params);
         Path parent = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("strata-design-space");
         List<DesignSpaceRun.Result> results = new ArrayList<>();
-        for (String preset : presets) {
-            Path storeDir = parent.resolve("design-space-" + preset);
+        for (int i = 0; i < runs.size(); i++) {
+            PresetSpec run = runs.get(i);
+            Path storeDir = parent.resolve(run.params().isEmpty() ? "design-space-" + run.policy()
+                    : "design-space-" + run.policy() + "-" + i);
             deleteTree(storeDir);
-            System.err.printf(Locale.ROOT, "design-space: %s ...%n", preset);
-            results.add(new DesignSpaceRun(preset, settings, storeDir).run());
+            System.err.printf(Locale.ROOT, "design-space: %s ...%n", run.label());
+            results.add(new DesignSpaceRun(run.label(), run.policy(), run.params(), settings, storeDir).run());
             deleteTree(storeDir);
         }
         String tables = tables(results);
@@ -154,17 +174,20 @@ public final class DesignSpaceCommand implements Callable<Integer> {
         for (int p = 0; p < phases; p++) {
             DesignSpaceRun.Phase first = results.get(0).phases().get(p);
             b.append(String.format(Locale.ROOT, "%n### %s (%,d operations)%n%n", first.name(), first.ops()));
-            b.append("| preset | compactions | moves | data movement | WA | peak SA | mean SA | compaction mean / P50 / P99 ms "
-                    + "| write P99 / max µs | ops/s | tombstones left | components per level |\n");
-            b.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            b.append("| preset | compactions | moves | data movement | WA | WA_compact | peak SA | peak SA (dir) | mean SA "
+                    + "| compaction mean / P50 / P99 ms | write P99 / max µs | ops/s | tombstones left "
+                    + "| components per level |\n");
+            b.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (DesignSpaceRun.Result r : results) {
                 DesignSpaceRun.Phase ph = r.phases().get(p);
                 b.append(String.format(Locale.ROOT,
-                        "| %s | %d | %d | %.2f | %s | %.2f | %.2f | %.0f / %.0f / %.0f | %.0f / %.0f | %,.0f | %,d | %s |%n",
+                        "| %s | %d | %d | %.2f | %s | %.2f | %.2f | %.2f | %.2f | %.0f / %.0f / %.0f | %.0f / %.0f | %,.0f "
+                                + "| %,d | %s |%n",
                         r.preset(), ph.compactions(), ph.moves(), ph.dataMovement(),
                         Double.isNaN(ph.writeAmplification()) ? "n/a (no flush)"
                                 : String.format(Locale.ROOT, "%.2f", ph.writeAmplification()),
-                        ph.peakSpaceAmplification(), ph.meanSpaceAmplification(), ph.compactionMeanMillis(),
+                        ph.compactionWriteAmplification(), ph.peakSpaceAmplification(),
+                        ph.peakDirectorySpaceAmplification(), ph.meanSpaceAmplification(), ph.compactionMeanMillis(),
                         ph.compactionP50Millis(), ph.compactionP99Millis(), ph.writeP99Micros(), ph.writeMaxMicros(),
                         ph.opsPerSecond(), ph.tombstonesLeft(), java.util.Arrays.toString(ph.componentsPerLevel())));
             }
@@ -190,8 +213,8 @@ public final class DesignSpaceCommand implements Callable<Integer> {
                     results.stream().map(r -> (Number) r.phases().get(phase).dataMovement()).toList());
         }
         BitmapEncoder.saveBitmap(movement, into.resolve("data-movement.png").toString(), BitmapEncoder.BitmapFormat.PNG);
-        XYChart space = new XYChartBuilder().width(1000).height(600).title("Table bytes over time")
-                .xAxisTitle("seconds since the store opened").yAxisTitle("MB in table files").build();
+        XYChart space = new XYChartBuilder().width(1000).height(600).title("Physical size over time")
+                .xAxisTitle("seconds since the store opened").yAxisTitle("MB in the store's directory").build();
         space.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
         for (DesignSpaceRun.Result r : results) {
             List<double[]> pts = r.spaceOverTime();
@@ -199,10 +222,31 @@ public final class DesignSpaceCommand implements Callable<Integer> {
                 continue;
             }
             XYSeries series = space.addSeries(r.preset(), pts.stream().mapToDouble(a -> a[0]).toArray(),
-                    pts.stream().mapToDouble(a -> a[1]).toArray());
+                    pts.stream().mapToDouble(a -> a[2]).toArray());
             series.setMarker(SeriesMarkers.NONE);
         }
         BitmapEncoder.saveBitmap(space, into.resolve("space-over-time.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /** One run: a registered policy, and the parameters given with its name ({@code NAME:P=V+P=V}). */
+    record PresetSpec(String label, String policy, Map<String, String> params) {
+        static PresetSpec parse(String text) {
+            String t = text.trim();
+            int colon = t.indexOf(':');
+            if (colon < 0) {
+                return new PresetSpec(t, t, Map.of());
+            }
+            Map<String, String> params = new LinkedHashMap<>();
+            for (String pair : t.substring(colon + 1).split("\\+")) {
+                int eq = pair.indexOf('=');
+                if (eq <= 0 || eq == pair.length() - 1) {
+                    throw new IllegalArgumentException("bad parameter '" + pair + "' in preset '" + t
+                            + "': expected NAME:P=V+P=V, e.g. spooky:x-offset=0");
+                }
+                params.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+            }
+            return new PresetSpec(t, t.substring(0, colon).trim(), Collections.unmodifiableMap(params));
+        }
     }
 
     private static void deleteTree(Path p) throws IOException {

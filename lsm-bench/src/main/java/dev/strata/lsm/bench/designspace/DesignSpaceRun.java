@@ -11,6 +11,9 @@ import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.policy.designspace.DesignSpacePresets;
 import org.HdrHistogram.Histogram;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,7 +31,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * an update mix (updates of existing keys and new inserts), then point lookups and range
  * queries. One thread writes; the store has one merge thread. Every figure is a delta over
  * its phase, from the store's own counters, a merge listener and a sampler of the table
- * bytes every {@code sampleMillis}.
+ * bytes and of the directory's bytes (every file, tables being written and the WAL
+ * included: the physical size Spooky's space checks read) every {@code sampleMillis}.
  */
 final class DesignSpaceRun {
     /** The experiment's fixed shape. */
@@ -41,15 +45,20 @@ final class DesignSpaceRun {
     record Phase(String name, long ops, double seconds, double opsPerSecond, double writeP50Micros,
                  double writeP99Micros, double writeMaxMicros, long compactions, long moves, double compactionMeanMillis,
                  double compactionP50Millis, double compactionP99Millis, double dataMovement, double writeAmplification,
-                 double peakSpaceAmplification, double meanSpaceAmplification, long tombstonesLeft, int[] componentsPerLevel) {
+                 double peakSpaceAmplification, double meanSpaceAmplification, long tombstonesLeft, int[] componentsPerLevel,
+                 long flushBytesWritten, long mergeBytesRead, long mergeBytesWritten, double compactionWriteAmplification,
+                 double peakDirectorySpaceAmplification, double peakDirectoryMegabytes) {
     }
 
     /** Everything about one strategy. */
-    record Result(String preset, List<Phase> phases, double pointLookupsPerSecond, double rangeQueriesPerSecond,
-                  long pointLookupHits, List<double[]> spaceOverTime) {
+    record Result(String preset, String policy, Map<String, String> params, List<Phase> phases,
+                  double pointLookupsPerSecond, double rangeQueriesPerSecond, long pointLookupHits,
+                  List<double[]> spaceOverTime) {
     }
 
     private final String preset;
+    private final String policy;
+    private final Map<String, String> presetParams;
     private final Settings s;
     private final Path dir;
     private final RecordFormat format;
@@ -62,18 +71,30 @@ final class DesignSpaceRun {
     private double peakSa;
     private double saSum;
     private long saSamples;
+    private double peakDirSa;
+    private long peakDirBytes;
 
-    DesignSpaceRun(String preset, Settings settings, Path dir) {
+    /**
+     * @param preset the label, as given: a policy name, optionally followed by
+     *               {@code :name=value+name=value} parameters of this preset only
+     * @param policy the registered policy name
+     * @param presetParams parameters of this preset, overriding {@code settings.params()}
+     */
+    DesignSpaceRun(String preset, String policy, Map<String, String> presetParams, Settings settings, Path dir) {
         this.preset = preset;
+        this.policy = policy;
+        this.presetParams = Map.copyOf(presetParams);
         this.s = settings;
         this.dir = dir;
         this.format = new RecordFormat(settings.keySize(), settings.entryBytes() - settings.keySize(), settings.seed());
     }
 
     Result run() {
-        // The experiment's parameters are the design-space presets'; another policy runs with its defaults.
-        Map<String, String> params = DesignSpacePresets.allPresetNames().contains(preset)
-                ? new LinkedHashMap<>(s.params()) : Map.of();
+        // The experiment's parameters are the design-space presets'; another policy runs with its defaults
+        // and the parameters given with its own name.
+        Map<String, String> params = DesignSpacePresets.allPresetNames().contains(policy)
+                ? new LinkedHashMap<>(s.params()) : new LinkedHashMap<>();
+        params.putAll(presetParams);
         StoreListener listener = new StoreListener() {
             @Override
             public void merged(int inputs, long bytesWritten, long nanos) {
@@ -88,7 +109,7 @@ final class DesignSpaceRun {
             }
         };
         StoreConfig config = StoreConfig.builder().memtableBytes(s.memtableBytes()).maxImmutableMemtables(1)
-                .backgroundThreads(1).blockCacheBytes(8L << 20).mergePolicy(preset, params).listener(listener).build();
+                .backgroundThreads(1).blockCacheBytes(8L << 20).mergePolicy(policy, params).listener(listener).build();
         List<Phase> phases = new ArrayList<>();
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "design-space-sampler");
@@ -148,7 +169,8 @@ final class DesignSpaceRun {
             double rangeRate = s.rangeQueries() / ((System.nanoTime() - t0) / 1e9);
             sampler.shutdownNow();
             synchronized (spaceOverTime) {
-                return new Result(preset, phases, lookupRate, rangeRate, hits, List.copyOf(spaceOverTime));
+                return new Result(preset, policy, Map.copyOf(params), phases, lookupRate, rangeRate, hits,
+                        List.copyOf(spaceOverTime));
             }
         } finally {
             sampler.shutdownNow();
@@ -170,6 +192,8 @@ final class DesignSpaceRun {
             peakSa = 0;
             saSum = 0;
             saSamples = 0;
+            peakDirSa = 0;
+            peakDirBytes = 0;
         }
         Histogram writes = new Histogram(3);
         long t0 = System.nanoTime();
@@ -195,15 +219,20 @@ final class DesignSpaceRun {
         }
         double peak;
         double meanSa;
+        double peakDir;
+        long peakDirMb;
         synchronized (spaceOverTime) {
             peak = peakSa;
             meanSa = saSamples == 0 ? 0 : saSum / saSamples;
+            peakDir = peakDirSa;
+            peakDirMb = peakDirBytes;
         }
         return new Phase(name, ops, seconds, ops / seconds, writes.getValueAtPercentile(50) / 1e3,
                 writes.getValueAtPercentile(99) / 1e3, writes.getMaxValue() / 1e3, compactions.get() - compactionsBefore,
                 moves.get() - movesBefore, mean, p50, p99, (mergeRead + mergeWritten) / ingested,
                 flushWritten == 0 ? Double.NaN : (double) (flushWritten + mergeWritten) / flushWritten, peak, meanSa,
-                after.liveTombstones(), after.componentsPerLevel());
+                after.liveTombstones(), after.componentsPerLevel(), flushWritten, mergeRead, mergeWritten,
+                mergeWritten / ingested, peakDir, peakDirMb / 1e6);
     }
 
     /** Table bytes over the live logical bytes the driver knows it holds. */
@@ -214,15 +243,36 @@ final class DesignSpaceRun {
         } catch (RuntimeException e) {
             return; // closing
         }
+        long dirBytes = directoryBytes();
         double logical = (double) liveKeys.get() * s.entryBytes();
         synchronized (spaceOverTime) {
-            spaceOverTime.add(new double[] {(System.nanoTime() - startNanos) / 1e9, st.tableFileBytes() / 1e6});
+            spaceOverTime.add(new double[] {(System.nanoTime() - startNanos) / 1e9, st.tableFileBytes() / 1e6,
+                    dirBytes / 1e6});
+            peakDirBytes = Math.max(peakDirBytes, dirBytes);
             if (logical >= 16L << 20) { // a tree of a few memtables: the ratio means something
                 double sa = st.tableFileBytes() / logical;
                 peakSa = Math.max(peakSa, sa);
                 saSum += sa;
                 saSamples++;
+                peakDirSa = Math.max(peakDirSa, dirBytes / logical);
             }
         }
+    }
+
+    /** Bytes of every file in the store's directory now (files vanishing meanwhile count 0). */
+    private long directoryBytes() {
+        long total = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path f : files) {
+                try {
+                    total += Files.size(f);
+                } catch (IOException gone) {
+                    // deleted between the listing and the stat
+                }
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        return total;
     }
 }

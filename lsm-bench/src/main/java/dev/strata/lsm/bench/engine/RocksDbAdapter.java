@@ -1,6 +1,9 @@
 package dev.strata.lsm.bench.engine;
 
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.policy.designspace.DesignSpaceConfig;
+import dev.strata.lsm.policy.designspace.DesignSpacePresets;
+import dev.strata.lsm.policy.designspace.Layout;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
@@ -26,6 +29,11 @@ import java.util.Map;
  * memtable size and count, an LRU block cache of Strata's block cache size, the page (block)
  * size, bloom filters of the same density, the background thread count, and no compression
  * (Strata does not compress, and compressing would make space amplification incomparable).
+ * When Strata runs a leveled {@code design-space} preset (such as {@code one-leveling}),
+ * RocksDB's tree takes that preset's shape too — target file size, size ratio (level
+ * multiplier), level-0 trigger and dynamic level sizing — so the comparison is policy for
+ * policy; level 1's base size is RocksDB's rule of thumb, the level-0 trigger times the
+ * memtable size (256 MiB at the default 64 MiB memtable, RocksDB's own default).
  */
 final class RocksDbAdapter implements BenchEngine {
     static final String NAME = "rocksdb";
@@ -65,6 +73,7 @@ final class RocksDbAdapter implements BenchEngine {
                 .setStatistics(statistics)
                 .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
                 .setTableFormatConfig(table);
+        String shape = matchLeveledPreset(options, config);
         writeOptions = new WriteOptions().setSync(false).setDisableWAL(false);
         try {
             db = RocksDB.open(options, dir.toString());
@@ -72,10 +81,37 @@ final class RocksDbAdapter implements BenchEngine {
             close(false);
             throw new IllegalStateException("cannot open rocksdb in " + dir + ": " + e.getMessage(), e);
         }
-        description = String.format("rocksdb %s leveled (defaults), write_buffer_size=%d, max_write_buffer_number=%d, "
+        description = String.format("rocksdb %s leveled (%s), write_buffer_size=%d, max_write_buffer_number=%d, "
                         + "LRU block cache %d bytes, block_size=%d, bloom %d bits/key, max_background_jobs=%d, "
-                        + "no compression", RocksDB.rocksdbVersion(), config.memtableBytes(), writeBuffers,
+                        + "no compression", RocksDB.rocksdbVersion(), shape, config.memtableBytes(), writeBuffers,
                 config.blockCacheBytes(), config.pageSize(), config.bloomBitsPerKey(), config.backgroundThreads());
+    }
+
+    /**
+     * Gives RocksDB the tree shape of Strata's leveled design-space preset, if that is its
+     * policy; returns how the shape was chosen, for the description.
+     */
+    static String matchLeveledPreset(Options options, StoreConfig config) {
+        String policy = config.mergePolicy();
+        if (!policy.equals("design-space") && !DesignSpacePresets.allPresetNames().contains(policy)) {
+            return "defaults";
+        }
+        DesignSpaceConfig ds = DesignSpacePresets.config(policy, config.mergePolicyParams());
+        Layout.Kind layout = ds.layout().kind();
+        if (layout != Layout.Kind.LEVELING && layout != Layout.Kind.ONE_LEVELING) {
+            return "defaults";
+        }
+        long fileBytes = ds.targetFileBytes() > 0 ? ds.targetFileBytes() : config.memtableBytes();
+        long levelBase = (long) ds.level1RunTrigger() * config.memtableBytes();
+        options.setTargetFileSizeBase(fileBytes)
+                .setMaxBytesForLevelMultiplier(ds.sizeRatio())
+                .setLevel0FileNumCompactionTrigger(ds.level1RunTrigger())
+                .setLevelCompactionDynamicLevelBytes(ds.dynamicLevelBytes())
+                .setMaxBytesForLevelBase(levelBase);
+        return String.format("shaped as Strata's %s: target_file_size_base=%d, max_bytes_for_level_multiplier=%d, "
+                        + "level0_file_num_compaction_trigger=%d, level_compaction_dynamic_level_bytes=%b, "
+                        + "max_bytes_for_level_base=%d", policy, fileBytes, ds.sizeRatio(), ds.level1RunTrigger(),
+                ds.dynamicLevelBytes(), levelBase);
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.strata.lsm.Cursor;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.wal.WalSyncMode;
 
 import java.nio.file.Path;
@@ -90,6 +91,7 @@ final class StrataAdapter implements BenchEngine {
         m.put("walBytesWritten", s.walBytesWritten());
         m.put("flushBytesWritten", s.flushBytesWritten());
         m.put("mergeBytesWritten", s.mergeBytesWritten());
+        m.put("mergeBytesRead", s.io().bytesRead(IoPurpose.MERGE));
         m.put("bytesWrittenByLevel", s.bytesWrittenByLevel());
         m.put("tableFileBytes", s.tableFileBytes());
         m.put("liveComponentBytes", s.liveComponentBytes());

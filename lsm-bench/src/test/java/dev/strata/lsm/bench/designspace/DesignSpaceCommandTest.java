@@ -58,4 +58,43 @@ class DesignSpaceCommandTest {
         assertTrue(err.toString().contains("unknown preset 'lo3'"), err.toString());
         assertFalse(Files.exists(tmp.resolve("d")));
     }
+
+    @Test
+    void aPresetMayCarryItsOwnParameters(@TempDir Path tmp) throws Exception {
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new DesignSpaceCommand());
+        cli.setOut(new PrintWriter(out));
+        Path json = tmp.resolve("r.json");
+        int code = cli.execute("--presets", "spooky:x-offset=0+size-ratio=4,one-leveling:size-ratio=5", "--records",
+                "40000", "--memtable", "262144", "--delete-share", "0", "--lookups", "100", "--range-queries", "5",
+                "--dir", tmp.resolve("stores").toString(), "--json", json.toString());
+        assertEquals(0, code, out.toString());
+        JsonNode results = new ObjectMapper().readTree(json.toFile()).path("results");
+        JsonNode full = results.get(0);
+        assertEquals("spooky:x-offset=0+size-ratio=4", full.path("preset").asText());
+        assertEquals("spooky", full.path("policy").asText());
+        assertEquals("0", full.path("params").path("x-offset").asText());
+        assertEquals("4", full.path("params").path("size-ratio").asText());
+        assertEquals("5", results.get(1).path("params").path("size-ratio").asText(),
+                "a preset's own value overrides the experiment's T = 10");
+        JsonNode inserts = full.path("phases").get(0);
+        assertTrue(inserts.path("peakDirectoryMegabytes").asDouble() > 40000 * 128 / 1e6,
+                "the directory held at least the data: " + inserts);
+        assertEquals(inserts.path("mergeBytesWritten").asDouble() / (40000 * 128.0),
+                inserts.path("compactionWriteAmplification").asDouble(), 1e-9);
+    }
+
+    @Test
+    void aPresetsBadParameterIsRejectedBeforeAnyRun(@TempDir Path tmp) {
+        for (String bad : new String[] {"spooky:x-offset", "spooky:x-offset=-3", "spooky:no-such=1"}) {
+            StringWriter err = new StringWriter();
+            CommandLine cli = new CommandLine(new DesignSpaceCommand());
+            cli.setErr(new PrintWriter(err));
+            int code = cli.execute("--presets", "full," + bad, "--dir", tmp.resolve("d").toString());
+            assertEquals(2, code, bad);
+            assertTrue(err.toString().contains(bad.contains("=") ? "preset '" + bad + "'" : "bad parameter 'x-offset'"),
+                    err.toString());
+            assertFalse(Files.exists(tmp.resolve("d")));
+        }
+    }
 }

@@ -8,14 +8,34 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** An in-memory engine whose gets take a set time, to test what the driver measures. */
+/**
+ * An in-memory engine whose gets take a set time, and whose puts may take a set time and
+ * stall periodically, to test what the driver measures.
+ */
 final class FakeEngine implements BenchEngine {
     private final ConcurrentSkipListMap<byte[], byte[]> map = new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
     private final long getMillis;
     final AtomicLong gets = new AtomicLong();
 
+    private final long putNanos;
+    private final long stallMillis;
+    private final long stallPeriodNanos;
+    private long nextStall;
+
     FakeEngine(long getMillis) {
+        this(getMillis, 0, 0, 0);
+    }
+
+    /**
+     * Puts take {@code putNanos} (spinning), and the first put after every
+     * {@code stallPeriodNanos} (counted from the first put, then from the stall's end)
+     * stalls {@code stallMillis} more.
+     */
+    FakeEngine(long getMillis, long putNanos, long stallMillis, long stallPeriodNanos) {
         this.getMillis = getMillis;
+        this.putNanos = putNanos;
+        this.stallMillis = stallMillis;
+        this.stallPeriodNanos = stallPeriodNanos;
     }
 
     @Override
@@ -36,18 +56,39 @@ final class FakeEngine implements BenchEngine {
     @Override
     public void put(byte[] key, byte[] value) {
         map.put(key, value);
+        if (putNanos == 0 && stallPeriodNanos == 0) {
+            return;
+        }
+        synchronized (this) {
+            long start = System.nanoTime();
+            while (System.nanoTime() - start < putNanos) {
+                Thread.onSpinWait();
+            }
+            if (stallPeriodNanos > 0) {
+                if (nextStall == 0) {
+                    nextStall = start + stallPeriodNanos;
+                } else if (System.nanoTime() >= nextStall) {
+                    sleep(stallMillis);
+                    nextStall = System.nanoTime() + stallPeriodNanos;
+                }
+            }
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            TimeUnit.MILLISECONDS.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override
     public byte[] get(byte[] key) {
         gets.incrementAndGet();
         if (getMillis > 0) {
-            try {
-                TimeUnit.MILLISECONDS.sleep(getMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+            sleep(getMillis);
         }
         return map.get(key);
     }
