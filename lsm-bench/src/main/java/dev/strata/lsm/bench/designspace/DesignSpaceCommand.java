@@ -69,6 +69,11 @@ public final class DesignSpaceCommand implements Callable<Integer> {
             + "keys per new key (default ${DEFAULT-VALUE})")
     int updatesPerInsert;
 
+    @Option(names = "--update-keys", defaultValue = "uniform", description = "keys the update mix updates: uniform, "
+            + "or zipf-hot (Zipf 0.99 over a hot set of 10%% of the keys, contiguous in key order, moving to another "
+            + "place every fifth of the phase; needs --delete-share 0) (default ${DEFAULT-VALUE})")
+    String updateKeys;
+
     @Option(names = "--update-ops", description = "operations of the update mix (default: --records)")
     Long updateOps;
 
@@ -114,6 +119,14 @@ public final class DesignSpaceCommand implements Callable<Integer> {
                     "need --records >= 1, --entry-bytes >= --key-size, --delete-share in [0, 1], --updates-per-insert >= 0");
         }
         params.putIfAbsent("size-ratio", "10"); // the paper's T
+        if (!updateKeys.equals("uniform") && !updateKeys.equals("zipf-hot")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--update-keys must be uniform or zipf-hot, got '"
+                    + updateKeys + "'");
+        }
+        if (updateKeys.equals("zipf-hot") && deleteShare != 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--update-keys zipf-hot needs --delete-share 0 "
+                    + "(its hot set may hold deleted keys otherwise)");
+        }
         List<PresetSpec> runs = new ArrayList<>();
         for (String p : presets) {
             PresetSpec run;
@@ -139,7 +152,8 @@ public final class DesignSpaceCommand implements Callable<Integer> {
             runs.add(run);
         }
         DesignSpaceRun.Settings settings = new DesignSpaceRun.Settings(records, keySize, entryBytes, memtableBytes,
-                deleteShare, updatesPerInsert, updateOps == null ? records : updateOps, lookups, rangeQueries,
+                deleteShare, updatesPerInsert, updateKeys.equals("zipf-hot"), updateOps == null ? records : updateOps,
+                lookups, rangeQueries,
                 rangeLength, sampleMillis, seed, params);
         Path parent = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("strata-design-space");
         List<DesignSpaceRun.Result> results = new ArrayList<>();

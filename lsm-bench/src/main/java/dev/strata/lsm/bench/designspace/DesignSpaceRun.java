@@ -7,6 +7,7 @@ import dev.strata.lsm.StoreListener;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.bench.workload.RandomPermutation;
 import dev.strata.lsm.bench.workload.RecordFormat;
+import dev.strata.lsm.bench.workload.ZipfianGenerator;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.policy.designspace.DesignSpacePresets;
 import org.HdrHistogram.Histogram;
@@ -37,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class DesignSpaceRun {
     /** The experiment's fixed shape. */
     record Settings(long records, int keySize, int entryBytes, long memtableBytes, double deleteShare,
-                    int updatesPerInsert, long updateOps, long lookups, int rangeQueries, int rangeLength,
+                    int updatesPerInsert, boolean zipfHotUpdates, long updateOps, long lookups, int rangeQueries, int rangeLength,
                     long sampleMillis, long seed, Map<String, String> params) {
     }
 
@@ -47,7 +48,7 @@ final class DesignSpaceRun {
                  double compactionP50Millis, double compactionP99Millis, double dataMovement, double writeAmplification,
                  double peakSpaceAmplification, double meanSpaceAmplification, long tombstonesLeft, int[] componentsPerLevel,
                  long flushBytesWritten, long mergeBytesRead, long mergeBytesWritten, double compactionWriteAmplification,
-                 double peakDirectorySpaceAmplification, double peakDirectoryMegabytes) {
+                 double peakDirectorySpaceAmplification, double peakDirectoryMegabytes, long[] bytesWrittenByLevel) {
     }
 
     /** Everything about one strategy. */
@@ -138,6 +139,8 @@ final class DesignSpaceRun {
             long[] nextNew = {s.records()};
             long deletedBelow = deletes;
             int every = s.updatesPerInsert() + 1;
+            HotSet hot = s.zipfHotUpdates() ? new HotSet(s.records(), s.updateOps(), new SplittableRandom(s.seed() + 5))
+                    : null;
             phases.add(phase(store, "updates", s.updateOps(), i -> {
                 if (i % every == s.updatesPerInsert()) {
                     long r = nextNew[0]++;
@@ -145,7 +148,8 @@ final class DesignSpaceRun {
                     liveKeys.incrementAndGet();
                 } else {
                     // An existing key: one not deleted (victims' first `deletes` positions are gone).
-                    long r = victims.apply(deletedBelow + random.nextLong(s.records() - deletedBelow));
+                    long r = hot != null ? hot.next(i)
+                            : victims.apply(deletedBelow + random.nextLong(s.records() - deletedBelow));
                     store.put(format.key(r), format.value(r, 2 + i));
                 }
             }));
@@ -174,6 +178,41 @@ final class DesignSpaceRun {
             }
         } finally {
             sampler.shutdownNow();
+        }
+    }
+
+    /**
+     * Zipf 0.99 updates over a hot set of a tenth of the first {@code records} keys, a
+     * contiguous key range (so that only the groups of a partitioned merge covering it receive
+     * data), moving to a new random place every fifth of the phase; ranks are scrambled
+     * within the range so the hottest keys are not neighbours.
+     */
+    static final class HotSet {
+        private final long records;
+        private final long window;
+        private final long opsPerMove;
+        private final SplittableRandom random;
+        private final ZipfianGenerator zipf;
+        private long start;
+        private long moves = -1;
+
+        HotSet(long records, long ops, SplittableRandom random) {
+            this.records = records;
+            this.window = Math.max(1, records / 10);
+            this.opsPerMove = Math.max(1, ops / 5);
+            this.random = random;
+            this.zipf = new ZipfianGenerator(0.99, random);
+            zipf.prepare(window);
+        }
+
+        long next(long op) {
+            long move = op / opsPerMove;
+            if (move != moves) {
+                moves = move;
+                start = random.nextLong(records - window + 1);
+            }
+            long rank = zipf.next(window);
+            return start + Math.floorMod(rank * 0x9E3779B97F4A7C15L, window);
         }
     }
 
@@ -232,7 +271,16 @@ final class DesignSpaceRun {
                 moves.get() - movesBefore, mean, p50, p99, (mergeRead + mergeWritten) / ingested,
                 flushWritten == 0 ? Double.NaN : (double) (flushWritten + mergeWritten) / flushWritten, peak, meanSa,
                 after.liveTombstones(), after.componentsPerLevel(), flushWritten, mergeRead, mergeWritten,
-                mergeWritten / ingested, peakDir, peakDirMb / 1e6);
+                mergeWritten / ingested, peakDir, peakDirMb / 1e6, minus(after.bytesWrittenByLevel(),
+                before.bytesWrittenByLevel()));
+    }
+
+    private static long[] minus(long[] after, long[] before) {
+        long[] d = after.clone();
+        for (int i = 0; i < Math.min(after.length, before.length); i++) {
+            d[i] -= before[i];
+        }
+        return d;
     }
 
     /** Table bytes over the live logical bytes the driver knows it holds. */
