@@ -38,8 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class DesignSpaceRun {
     /** The experiment's fixed shape. */
     record Settings(long records, int keySize, int entryBytes, long memtableBytes, double deleteShare,
-                    int updatesPerInsert, boolean zipfHotUpdates, long updateOps, long lookups, int rangeQueries, int rangeLength,
-                    long sampleMillis, long seed, Map<String, String> params) {
+                    int updatesPerInsert, boolean zipfHotUpdates, long updateOps, long lookups, int rangeQueries,
+                    int rangeLength, long sampleMillis, long seed, Map<String, String> params) {
     }
 
     /** Figures of one phase. */
