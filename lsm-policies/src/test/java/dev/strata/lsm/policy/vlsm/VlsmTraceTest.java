@@ -35,6 +35,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *       minimal (without its last one it would hold less than S_M). The average merge
  *       amplification (level-2 bytes read ÷ level-1 bytes moved) and the share of merges
  *       of poor vSSTs are printed: measured, not asserted (they fail VL3's figures).</li>
+ *   <li>VL5's structural bound: every level-0 → level-1 merge reads at most S_M + level 1's
+ *       bytes ≤ (f + 1)·S_M, plus one SST of slack; the mean bytes a level-1 → level-2 merge
+ *       reads is printed beside the same bound (it fails it with VL3's figures).</li>
  * </ul>
  */
 class VlsmTraceTest {
@@ -51,9 +54,18 @@ class VlsmTraceTest {
         long[] l1Moved = {0};
         long[] l2Read = {0};
         int[] counts = new int[3];
+        long[] l0MergeMaxRead = {0};
         KeyRangeSimulator.of("vlsm", Map.of("sst-bytes", "256KiB", "growth", Integer.toString(F)), w, ENTRY, SST)
-                .onMerge(e -> check(e, problems, l1Moved, l2Read, counts))
+                .onMerge(e -> {
+                    check(e, problems, l1Moved, l2Read, counts);
+                    if (e.inputLevels().contains(0)) {
+                        l0MergeMaxRead[0] = Math.max(l0MergeMaxRead[0], inputBytes(e));
+                    }
+                })
                 .run(1_500);
+        // VL5: a level-0 -> level-1 merge reads one SST and level 1, at most (f + 1) S_M plus one SST of slack.
+        assertTrue(l0MergeMaxRead[0] <= (F + 2) * SST, "largest L0->L1 merge read " + l0MergeMaxRead[0] + " bytes > "
+                + (F + 2) + " S_M");
         assertTrue(counts[0] > 100 && counts[1] > 10, "merges out of L0 and L1: " + counts[0] + ", " + counts[1]);
         assertTrue(problems.isEmpty(), problems.size() + " violations, first: " + problems.subList(0,
                 Math.min(5, problems.size())));
@@ -62,8 +74,10 @@ class VlsmTraceTest {
         // range, so almost no vSST reaches O <= f (see docs/policies.md, "vLSM").
         double amplification = (double) l2Read[0] / Math.max(1, l1Moved[0]);
         System.out.printf("vlsm %s: %d L0->L1, %d L1->L2 merges, L1->L2 amplification %.2f (f = %d), "
-                        + "merges of poor vSSTs (no good one in level 1) %d (%.0f%%)%n", workload, counts[0], counts[1],
-                amplification, F, counts[2], 100.0 * counts[2] / Math.max(1, counts[1]));
+                        + "merges of poor vSSTs (no good one in level 1) %d (%.0f%%); largest L0->L1 read %.2f S_M, "
+                        + "mean L1->L2 read %.2f S_M (VL5 bound %d S_M)%n", workload, counts[0], counts[1],
+                amplification, F, counts[2], 100.0 * counts[2] / Math.max(1, counts[1]),
+                (double) l0MergeMaxRead[0] / SST, (double) (l1Moved[0] + l2Read[0]) / Math.max(1, counts[1]) / SST, F + 1);
     }
 
     private static void check(KeyRangeSimulator.MergeEvent e, List<String> problems, long[] l1Moved, long[] l2Read,
@@ -156,6 +170,12 @@ class VlsmTraceTest {
                 }
             }
         }
+    }
+
+    private static long inputBytes(KeyRangeSimulator.MergeEvent e) {
+        Set<ComponentId> inputs = new HashSet<>(e.task().inputs());
+        return e.before().components().stream().filter(c -> inputs.contains(c.id()))
+                .mapToLong(ComponentView::sizeBytes).sum();
     }
 
     private static List<ComponentView> files(TreeView tree, int level) {
