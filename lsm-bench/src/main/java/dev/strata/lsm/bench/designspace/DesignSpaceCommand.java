@@ -1,5 +1,7 @@
 package dev.strata.lsm.bench.designspace;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.strata.lsm.policy.MergePolicies;
@@ -108,12 +110,26 @@ public final class DesignSpaceCommand implements Callable<Integer> {
     @Option(names = "--json", description = "write every figure as JSON to FILE")
     Path json;
 
+    @Option(names = "--replot", description = "draw the --plot charts from FILE, written by an earlier run's --json, "
+            + "and run nothing")
+    Path replot;
+
     @Option(names = "--plot", description = "write PNG charts into DIR: data movement per preset, space over time")
     Path plot;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        if (replot != null) {
+            if (plot == null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--replot needs --plot DIR");
+            }
+            JsonNode saved = new ObjectMapper().readTree(replot.toFile()).path("results");
+            plots(new ObjectMapper().convertValue(saved, new TypeReference<List<DesignSpaceRun.Result>>() { }), plot);
+            out.printf("wrote the charts of %s into %s%n", replot, plot);
+            out.flush();
+            return 0;
+        }
         if (records < 1 || entryBytes < keySize || deleteShare < 0 || deleteShare > 1 || updatesPerInsert < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "need --records >= 1, --entry-bytes >= --key-size, --delete-share in [0, 1], --updates-per-insert >= 0");
@@ -223,8 +239,10 @@ public final class DesignSpaceCommand implements Callable<Integer> {
         int phases = results.get(0).phases().size();
         for (int p = 0; p < phases; p++) {
             int phase = p;
+            // A phase with no ingest (merges finishing after the previous one) has no finite data movement.
             movement.addSeries(results.get(0).phases().get(p).name(), results.stream().map(r -> r.preset()).toList(),
-                    results.stream().map(r -> (Number) r.phases().get(phase).dataMovement()).toList());
+                    results.stream().map(r -> r.phases().get(phase).dataMovement())
+                            .map(d -> (Number) (Double.isFinite(d) ? d : 0.0)).toList());
         }
         BitmapEncoder.saveBitmap(movement, into.resolve("data-movement.png").toString(), BitmapEncoder.BitmapFormat.PNG);
         XYChart space = new XYChartBuilder().width(1000).height(600).title("Physical size over time")

@@ -131,10 +131,12 @@ final class DesignSpaceRun {
 
             long deletes = Math.round(s.records() * s.deleteShare());
             RandomPermutation victims = new RandomPermutation(s.records(), s.seed() + 1);
-            phases.add(phase(store, "deletes", deletes, i -> {
-                store.delete(format.key(victims.apply(i)));
-                liveKeys.decrementAndGet();
-            }));
+            if (deletes > 0) { // with --delete-share 0 there is no deletes phase
+                phases.add(phase(store, "deletes", deletes, i -> {
+                    store.delete(format.key(victims.apply(i)));
+                    liveKeys.decrementAndGet();
+                }));
+            }
 
             long[] nextNew = {s.records()};
             long deletedBelow = deletes;

@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -82,6 +83,15 @@ class DesignSpaceCommandTest {
                 "the directory held at least the data: " + inserts);
         assertEquals(inserts.path("mergeBytesWritten").asDouble() / (40000 * 128.0),
                 inserts.path("compactionWriteAmplification").asDouble(), 1e-9);
+        assertEquals(List.of("inserts", "updates"), List.of(full.path("phases").get(0).path("name").asText(),
+                full.path("phases").get(1).path("name").asText()), "no deletes phase without deletes");
+
+        // The charts can be drawn again from the saved JSON.
+        CommandLine again = new CommandLine(new DesignSpaceCommand());
+        again.setOut(new PrintWriter(new StringWriter()));
+        assertEquals(0, again.execute("--replot", json.toString(), "--plot", tmp.resolve("replot").toString()));
+        assertTrue(Files.exists(tmp.resolve("replot/data-movement.png"))
+                && Files.exists(tmp.resolve("replot/space-over-time.png")));
     }
 
     @Test
