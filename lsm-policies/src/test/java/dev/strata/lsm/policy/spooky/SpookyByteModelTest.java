@@ -1,0 +1,226 @@
+package dev.strata.lsm.policy.spooky;
+
+import dev.strata.lsm.policy.sim.KeyRangeSimulator;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * SP1's last clause: the byte-level WA of the key-range trace equals a reference model of
+ * the rule (FAMILIES.md §1.2–1.5) with the same inputs to within 1%. The reference keeps
+ * nothing but bytes per level — no key ranges, no files — and applies the rule literally:
+ * α flushes in level 0 go to the smallest q &lt; X with N_0 + … + N_q &lt; C_q, else into X
+ * (the whole of levels 0..X rewritten); N_X ≥ C_X starts a pass into z (the smallest level
+ * with N_X + … + N_z &lt; C_z, else L) that rewrites all of levels X..z (under uniform inserts
+ * every group receives data); after a pass N_L ≥ C_L adds a level by a free move; C_L is
+ * stored (T·α·B at first) and C_i = N_L / T^(L−i) below it, N_L taken when a pass began.
+ * Decisions are made, as in the simulator, after every flush until none is left, a pass's
+ * start and a merge out of level 0 on the same sizes.
+ */
+class SpookyByteModelTest {
+    private static final double ENTRY = 128;
+    private static final long MEMTABLE = 64 << 10;
+    private static final int ALPHA = 4;
+
+    @ParameterizedTest(name = "T = {0}, x-offset {1}, {2} flushes")
+    @CsvSource({"5, 2, 3000", "5, 0, 3000", "3, 2, 3000", "10, 2, 3000", "5, 1, 2000"})
+    void theTracesWriteAmplificationIsTheRulesArithmetic(int t, int xOffset, int flushes) {
+        KeyRangeSimulator.Result trace = KeyRangeSimulator.of("spooky", Map.of("size-ratio", Integer.toString(t),
+                "x-offset", Integer.toString(xOffset)), KeyRangeSimulator.Workload.inserts(), ENTRY, MEMTABLE)
+                .run(flushes);
+        Model model = new Model(t, xOffset);
+        for (int i = 0; i < flushes; i++) {
+            model.flush(MEMTABLE);
+        }
+        double modelWa = model.written / model.flushed;
+        System.out.printf("SP1 byte model, T = %d, x-offset %d, %d flushes: trace WA_model %.4f, reference %.4f "
+                + "(%+.2f%%), deepest level %d / merged into %d%n", t, xOffset, flushes, trace.waModel(), modelWa,
+                100 * (trace.waModel() / modelWa - 1), trace.mergeBytesByLevel().length - 1, model.largest());
+        assertTrue(Math.abs(trace.waModel() / modelWa - 1) <= 0.01, "trace " + trace.waModel() + " vs reference "
+                + modelWa);
+        // The deepest level merged into in the trace exists in the model (a level added by the
+        // last free move has had no merge bytes yet).
+        int merged = trace.mergeBytesByLevel().length - 1;
+        assertTrue(model.largest() == merged || model.largest() == merged + 1, "levels " + model.largest() + " / "
+                + merged);
+    }
+
+    /** The rule on bytes per level. */
+    private static final class Model {
+        final int t;
+        final int xOffset;
+        final double[] n = new double[32];
+        int level0Files;
+        double written;
+        double flushed;
+        int capacityLevel;
+        double capacityBytes;
+        double memtable;
+        boolean passActive;
+        int passTarget;
+        double passBasis;
+
+        Model(int t, int xOffset) {
+            this.t = t;
+            this.xOffset = xOffset;
+        }
+
+        int largest() {
+            int deepest = 1;
+            for (int i = 1; i < n.length; i++) {
+                if (n[i] > 0) {
+                    deepest = i;
+                }
+            }
+            return deepest;
+        }
+
+        int x() {
+            return Math.max(1, largest() - xOffset);
+        }
+
+        double capacity(int level) {
+            int largest = largest();
+            if (level >= largest) {
+                return capacityBytes * Math.pow(t, largest - capacityLevel);
+            }
+            double basis = passActive ? passBasis : n[largest];
+            if (basis == 0) {
+                basis = capacityBytes * Math.pow(t, largest - capacityLevel);
+            }
+            return Math.max(1, Math.floor(basis * Math.pow(t, level - largest)));
+        }
+
+        void flush(double bytes) {
+            n[0] += bytes;
+            level0Files++;
+            flushed += bytes;
+            memtable = Math.max(memtable, bytes);
+            if (capacityLevel == 0) {
+                capacityLevel = 1;
+                capacityBytes = (double) t * ALPHA * memtable;
+            }
+            while (decide()) {
+                // one decision round after another until the rule asks for nothing
+            }
+        }
+
+        /** One round; true if it did something. */
+        private boolean decide() {
+            int largest = largest();
+            int x = x();
+            if (passActive && passFinished(x)) {
+                passActive = false;
+            }
+            if (!passActive && n[largest] > 0) { // evolution (§1.2), a free move
+                double cl = capacity(largest);
+                if (n[largest] >= cl) {
+                    n[largest + 1] = n[largest];
+                    n[largest] = 0;
+                    return true;
+                }
+                if (largest >= 2 && n[largest] < cl / t && n[largest - 1] == 0) {
+                    n[largest - 1] = n[largest];
+                    n[largest] = 0;
+                    return true;
+                }
+            }
+            // Both merges are decided on the sizes before either runs.
+            Runnable pass = partitioned(x, largest);
+            Runnable upper = level0(x, largest);
+            if (pass != null) {
+                pass.run();
+            }
+            if (upper != null) {
+                upper.run();
+            }
+            return pass != null || upper != null;
+        }
+
+        private boolean passFinished(int x) {
+            int z = Math.min(passTarget, largest());
+            for (int i = x; i < z; i++) {
+                if (n[i] > 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private Runnable partitioned(int x, int largest) {
+            if (x >= largest) {
+                return null;
+            }
+            if (!passActive) {
+                if (n[x] == 0 || n[x] < capacity(x)) {
+                    return null;
+                }
+                int z = largest;
+                double sum = n[x];
+                for (int q = x + 1; q < largest; q++) {
+                    sum += n[q];
+                    if (sum < capacity(q)) {
+                        z = q;
+                        break;
+                    }
+                }
+                passActive = true;
+                passTarget = z;
+                passBasis = n[largest];
+            }
+            int z = Math.min(passTarget, largest);
+            if (z <= x) {
+                passActive = false;
+                return null;
+            }
+            boolean levelsAboveEmpty = true;
+            for (int i = x; i < z; i++) {
+                levelsAboveEmpty &= n[i] == 0;
+            }
+            if (levelsAboveEmpty) {
+                return null; // the pass is over; the next round ends it
+            }
+            return () -> {
+                double sum = 0;
+                for (int i = x; i <= z; i++) {
+                    sum += n[i];
+                    n[i] = 0;
+                }
+                n[z] = sum;
+                written += sum;
+            };
+        }
+
+        private Runnable level0(int x, int largest) {
+            if (level0Files < ALPHA) {
+                return null;
+            }
+            double sum = n[0];
+            for (int q = 1; q < x; q++) {
+                sum += n[q];
+                if (sum < capacity(q)) {
+                    int target = q;
+                    return () -> mergeInto(target);
+                }
+            }
+            if (passActive) {
+                return null; // merges into X wait for the pass
+            }
+            return () -> mergeInto(x);
+        }
+
+        private void mergeInto(int q) {
+            double sum = 0;
+            for (int i = 0; i <= q; i++) {
+                sum += n[i];
+                n[i] = 0;
+            }
+            n[q] = sum;
+            written += sum;
+            level0Files = 0;
+        }
+    }
+}
