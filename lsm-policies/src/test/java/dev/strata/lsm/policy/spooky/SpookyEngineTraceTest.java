@@ -1,0 +1,204 @@
+package dev.strata.lsm.policy.spooky;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.LevelView;
+import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.MergeMode;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.TreeView;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static dev.strata.lsm.policy.spooky.SpookyTraceTest.bytes;
+import static dev.strata.lsm.policy.spooky.SpookyTraceTest.files;
+import static dev.strata.lsm.policy.spooky.SpookyTraceTest.ids;
+import static dev.strata.lsm.policy.spooky.SpookyTraceTest.largest;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * SP1 and SP5 on the engine: {@code spooky} runs inside a store (merges on background
+ * threads, decisions on views with running merges) under unique uniform inserts, and every
+ * decision it makes is checked against the rule on the view it was made on, with the pass
+ * state the policy held when it began deciding:
+ * <ul>
+ *   <li>a merge out of level 0 goes to the smallest q &lt; X with N_0 + … + N_q &lt; C_q
+ *       (C_q = N_L / T^(L−q), N_L from the pass's start while one runs), else into X, and
+ *       takes exactly the files of levels 0..q; into X below L its output is cut at level
+ *       L's files;</li>
+ *   <li>no merge into X is decided together with a partitioned merge or while a pass runs;
+ *       at most one partitioned merge per decision;</li>
+ *   <li>a pass begins only when N_X ≥ C_X, and its merges go to the pass's target;</li>
+ *   <li>on every view, each file of levels X..L−1 overlaps at most one level-L file.</li>
+ * </ul>
+ */
+class SpookyEngineTraceTest {
+    private static final int T = 5;
+
+    @Test
+    void everyDecisionInTheEngineFollowsTheRule(@TempDir Path dir) throws Exception {
+        RecordingSpookyFactory.DECISIONS.clear();
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).maxImmutableMemtables(1)
+                .blockCacheBytes(1 << 20).mergePolicy(RecordingSpookyFactory.NAME, Map.of("size-ratio",
+                        Integer.toString(T)))
+                .build();
+        SplittableRandom random = new SplittableRandom(7);
+        byte[] value = new byte[112];
+        long entries = 700_000; // 128-byte entries: ~1,400 flushes of 64 KiB, L = 4
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (long i = 0; i < entries; i++) {
+                byte[] key = ByteBuffer.allocate(16).putLong(random.nextLong()).putLong(i).array();
+                random.nextBytes(value);
+                store.put(key, value);
+            }
+            store.awaitMerges();
+            assertEquals(0, store.stats().policyErrors());
+        }
+        List<String> problems = new ArrayList<>();
+        int[] kinds = new int[3];
+        int maxLargest = 0;
+        for (RecordingSpookyFactory.Decision d : RecordingSpookyFactory.DECISIONS) {
+            maxLargest = Math.max(maxLargest, check(d, problems, kinds));
+        }
+        System.out.printf("spooky on the engine: %d decisions, %d full preemptive, %d into X, %d partitioned "
+                + "merges, L up to %d, %d violations%n", RecordingSpookyFactory.DECISIONS.size(), kinds[0], kinds[1],
+                kinds[2], maxLargest, problems.size());
+        assertTrue(problems.isEmpty(), problems.size() + " violations, first: "
+                + problems.subList(0, Math.min(5, problems.size())));
+        assertTrue(maxLargest >= 4 && kinds[0] > 5 && kinds[1] > 5 && kinds[2] > 5,
+                "every kind of merge happened: " + java.util.Arrays.toString(kinds) + ", L " + maxLargest);
+    }
+
+    private static int check(RecordingSpookyFactory.Decision d, List<String> problems, int[] kinds) {
+        TreeView v = d.view();
+        int largest = largest(v);
+        int x = Math.max(1, largest - 2);
+        String where = "view after flush " + v.flushCounter() + ", state " + d.before();
+        // SP5: files at X..L-1 each within one level-L file.
+        List<ComponentView> bottom = files(v, largest);
+        for (int level = x; level < largest; level++) {
+            for (ComponentView c : files(v, level)) {
+                long overlapping = bottom.stream().filter(b -> b.overlaps(c)).count();
+                if (overlapping > 1) {
+                    problems.add("SP5 a level-" + level + " file overlaps " + overlapping + " level-" + largest
+                            + " files: " + where);
+                }
+            }
+        }
+        // A pass whose levels X..z-1 are empty and idle ends as the decision begins.
+        boolean passRuns = d.before().active() && !passFinished(v, x, Math.min(d.before().target(), largest));
+        long basis = passRuns ? d.before().largestBytes() : bytes(v, largest);
+        boolean partitionedHere = false;
+        boolean intoX = false;
+        for (MergeTask task : d.tasks()) {
+            if (task.mode() == MergeMode.MOVE) {
+                continue; // a level added or removed
+            }
+            boolean fromLevel0 = task.inputs().stream().anyMatch(id -> level(v, id) == 0);
+            if (fromLevel0) {
+                int q = x;
+                long sum = bytes(v, 0);
+                for (int level = 1; level < x && basis > 0; level++) {
+                    sum += bytes(v, level);
+                    if (sum < SpookyTraceTest.capacity(basis, largest, level)) {
+                        q = level;
+                        break;
+                    }
+                }
+                if (basis == 0) {
+                    continue; // nothing below level 0 yet: no capacities to check against
+                }
+                if (task.placement().level() != q) {
+                    problems.add("SP1 merge out of level 0 into " + task.placement().level() + ", rule says " + q
+                            + ": " + where + " " + task);
+                }
+                if (!new HashSet<>(task.inputs()).equals(ids(v, 0, q))) {
+                    problems.add("SP1 merge out of level 0 does not take exactly levels 0.." + q + ": " + where);
+                }
+                if (q < x) {
+                    kinds[0]++;
+                } else {
+                    kinds[1]++;
+                    intoX = true;
+                    if (passRuns) {
+                        problems.add("SP1 merge into X while a pass runs: " + where);
+                    }
+                    if (x < largest && task.output().alignToLevel() != largest) {
+                        problems.add("SP1 merge into X not cut at level-" + largest + " files: " + where);
+                    }
+                }
+                continue;
+            }
+            kinds[2]++;
+            if (partitionedHere) {
+                problems.add("SP5 two partitioned merges in one decision: " + where);
+            }
+            partitionedHere = true;
+            int target;
+            if (!passRuns) {
+                if (bytes(v, x) < SpookyTraceTest.capacity(bytes(v, largest), largest, x)) {
+                    problems.add("SP1 a pass began with N_X < C_X: " + where);
+                }
+                target = largest;
+                long sum = bytes(v, x);
+                for (int z = x + 1; z < largest; z++) {
+                    sum += bytes(v, z);
+                    if (sum < SpookyTraceTest.capacity(bytes(v, largest), largest, z)) {
+                        target = z;
+                        break;
+                    }
+                }
+            } else {
+                target = Math.min(d.before().target(), largest);
+            }
+            if (task.placement().level() != target) {
+                problems.add("SP1 partitioned merge into " + task.placement().level() + ", pass target " + target
+                        + ": " + where);
+            }
+        }
+        if (partitionedHere && intoX) {
+            problems.add("SP1 a merge into X decided with a partitioned merge: " + where);
+        }
+        return largest;
+    }
+
+    private static boolean passFinished(TreeView v, int x, int z) {
+        for (int level = x; level <= Math.max(x, z); level++) {
+            for (RunView r : v.level(level).runs()) {
+                if (r.busy()) {
+                    return false;
+                }
+            }
+        }
+        for (int level = x; level < z; level++) {
+            if (v.level(level).componentCount() > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int level(TreeView v, ComponentId id) {
+        for (LevelView l : v.levels()) {
+            for (RunView r : l.runs()) {
+                for (ComponentView c : r.components()) {
+                    if (c.id().equals(id)) {
+                        return l.index();
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+}
