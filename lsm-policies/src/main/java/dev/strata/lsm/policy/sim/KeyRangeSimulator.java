@@ -50,21 +50,60 @@ public final class KeyRangeSimulator {
     /** Steps per output file when an output is cut (the cut precision, about a data block). */
     private static final int STEPS_PER_FILE = 256;
 
-    /** The workload: unique inserts, or updates of {@code keys} keys (0 for inserts). */
-    public record Workload(double keys) {
+    /**
+     * The workload: unique inserts, or updates of {@code keys} keys (0 for inserts) spread
+     * over the whole key space or, for a hot set, after {@code uniformFlushes} flushes over
+     * the whole key space, over a window {@code hotWidth} wide that moves to another place
+     * every {@code moveEvery} flushes (0: never). The space figures of a hot-set run count
+     * live bytes as if updates covered every key (an upper bound).
+     */
+    public record Workload(double keys, double hotWidth, long moveEvery, long uniformFlushes) {
+        public Workload {
+            if (!(hotWidth > 0 && hotWidth <= 1) || moveEvery < 0 || uniformFlushes < 0) {
+                throw new IllegalArgumentException("need a hot width in (0, 1], moveEvery >= 0 and uniformFlushes >= 0, "
+                        + "got " + hotWidth + ", " + moveEvery + " and " + uniformFlushes);
+            }
+        }
+
         public static Workload inserts() {
-            return new Workload(0);
+            return new Workload(0, 1, 0, 0);
         }
 
         public static Workload updates(long keys) {
             if (keys <= 0) {
                 throw new IllegalArgumentException("updates need a positive key count, got " + keys);
             }
-            return new Workload(keys);
+            return new Workload(keys, 1, 0, 0);
+        }
+
+        /**
+         * Updates of {@code keys} keys: {@code uniformFlushes} flushes over the whole key space,
+         * then each flush within a window of {@code width} of it, moving every {@code moveEvery}.
+         */
+        public static Workload hotSetUpdates(long keys, long uniformFlushes, double width, long moveEvery) {
+            if (keys <= 0) {
+                throw new IllegalArgumentException("updates need a positive key count, got " + keys);
+            }
+            return new Workload(keys, width, moveEvery, uniformFlushes);
+        }
+
+        /** The width of flush {@code t}'s key range. */
+        double width(long t) {
+            return t <= uniformFlushes ? 1 : hotWidth;
         }
 
         boolean updates() {
             return keys > 0;
+        }
+
+        /** Where flush {@code t} (from 1) starts: 0, or the hot window's place for that flush. */
+        double windowStart(long t) {
+            if (width(t) >= 1) {
+                return 0;
+            }
+            long segment = moveEvery == 0 ? 0 : (t - uniformFlushes - 1) / moveEvery;
+            double golden = segment * 0.6180339887498949;
+            return (golden - Math.floor(golden)) * (1 - hotWidth);
         }
     }
 
@@ -163,8 +202,10 @@ public final class KeyRangeSimulator {
         for (long t = 1; t <= flushes; t++) {
             long now = t * flushIntervalMillis;
             TreeView view = tree.view(t - 1, state, now);
-            KeyDensity flushDensity = KeyDensity.uniform(0, 1, workload.updates()
-                    ? workload.keys() * (1 - Math.pow(1 - 1 / workload.keys(), flushEntries)) : flushEntries);
+            double windowKeys = workload.keys() * workload.width(t);
+            double lo = workload.windowStart(t);
+            KeyDensity flushDensity = KeyDensity.uniform(lo, lo + workload.width(t), workload.updates()
+                    ? windowKeys * (1 - Math.pow(1 - 1 / windowKeys, flushEntries)) : flushEntries);
             RangedTree.Part flush = new RangedTree.Part(new ComponentId(ids[0]++, 0), flushDensity, t, t, ids[0],
                     now, entryBytes);
             flushed += flush.bytes();

@@ -204,7 +204,10 @@ public final class SpookyPolicy implements MergePolicy {
         OutputSpec output;
         long fileMax = s.capacity(s.x);
         if (z == s.largest) {
-            while (last + 1 < groups.size() && projected + groups.get(last + 1).bytes < fileMax) {
+            // Seamless adaptation merges small neighbours, but never pulls in a group the skew
+            // optimization leaves untouched (no new data): SP6 bounds the files a pass rewrites.
+            while (last + 1 < groups.size() && projected + groups.get(last + 1).bytes < fileMax
+                    && eligible(groups.get(last + 1), true)) {
                 last++;
                 inputs.addAll(groups.get(last).members);
                 projected += groups.get(last).bytes;
