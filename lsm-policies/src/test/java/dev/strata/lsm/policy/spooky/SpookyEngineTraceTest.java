@@ -8,6 +8,7 @@ import dev.strata.lsm.policy.LevelView;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.RecordingPolicyFactory;
 import dev.strata.lsm.policy.TreeView;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,7 +69,7 @@ class SpookyEngineTraceTest {
         List<String> problems = new ArrayList<>();
         int[] kinds = new int[3];
         int maxLargest = 0;
-        for (RecordingSpookyFactory.Decision d : RecordingSpookyFactory.DECISIONS) {
+        for (RecordingPolicyFactory.Decision<RecordingSpookyFactory.PassState> d : RecordingSpookyFactory.DECISIONS) {
             maxLargest = Math.max(maxLargest, check(d, problems, kinds));
         }
         System.out.printf("spooky on the engine: %d decisions, %d full preemptive, %d into X, %d partitioned "
@@ -80,7 +81,8 @@ class SpookyEngineTraceTest {
                 "every kind of merge happened: " + java.util.Arrays.toString(kinds) + ", L " + maxLargest);
     }
 
-    private static int check(RecordingSpookyFactory.Decision d, List<String> problems, int[] kinds) {
+    private static int check(RecordingPolicyFactory.Decision<RecordingSpookyFactory.PassState> d,
+                             List<String> problems, int[] kinds) {
         TreeView v = d.view();
         int largest = largest(v);
         int x = Math.max(1, largest - 2);

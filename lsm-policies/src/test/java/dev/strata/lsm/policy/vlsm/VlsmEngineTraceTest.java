@@ -6,7 +6,7 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
-import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.RecordingPolicyFactory;
 import dev.strata.lsm.policy.TreeView;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,7 +55,7 @@ class VlsmEngineTraceTest {
         }
         List<String> problems = new ArrayList<>();
         int[] counts = new int[2];
-        for (RecordingVlsmFactory.Decision d : RecordingVlsmFactory.DECISIONS) {
+        for (RecordingPolicyFactory.Decision<Void> d : RecordingVlsmFactory.DECISIONS) {
             for (MergeTask task : d.tasks()) {
                 check(d.view(), task, problems, counts);
             }
@@ -74,7 +74,7 @@ class VlsmEngineTraceTest {
         }
         String where = "view after flush " + v.flushCounter() + ": " + task;
         Set<ComponentId> inputs = new HashSet<>(task.inputs());
-        List<ComponentView> level0 = files(v, 0);
+        List<ComponentView> level0 = VlsmTraceTest.files(v, 0);
         List<ComponentView> taken0 = level0.stream().filter(c -> inputs.contains(c.id())).toList();
         if (!taken0.isEmpty()) {
             counts[0]++;
@@ -85,12 +85,12 @@ class VlsmEngineTraceTest {
             }
             return;
         }
-        List<ComponentView> level1 = files(v, 1);
+        List<ComponentView> level1 = VlsmTraceTest.files(v, 1);
         if (level1.stream().noneMatch(c -> inputs.contains(c.id()))) {
             return; // deeper levels: ordinary leveled merges
         }
         counts[1]++;
-        List<ComponentView> level2 = files(v, 2);
+        List<ComponentView> level2 = VlsmTraceTest.files(v, 2);
         double maxTaken = 0;
         long takenBytes = 0;
         long largestRatioBytes = 0;
@@ -98,7 +98,7 @@ class VlsmEngineTraceTest {
         boolean idleGood = false;
         List<Double> goodLeft = new ArrayList<>();
         for (ComponentView c : level1) {
-            double ratio = (double) overlap(level2, c) / Math.max(1, c.sizeBytes());
+            double ratio = (double) VlsmTraceTest.overlapBytes(level2, c) / Math.max(1, c.sizeBytes());
             if (inputs.contains(c.id())) {
                 maxTaken = Math.max(maxTaken, ratio);
                 takenBytes += c.sizeBytes();
@@ -122,23 +122,5 @@ class VlsmEngineTraceTest {
         if (takenBytes - largestRatioBytes >= SST) {
             problems.add("VL3 not minimal (" + takenBytes + " bytes, the last " + largestRatioBytes + "): " + where);
         }
-    }
-
-    private static List<ComponentView> files(TreeView v, int level) {
-        List<ComponentView> out = new ArrayList<>();
-        for (RunView r : v.level(level).runs()) {
-            out.addAll(r.components());
-        }
-        return out;
-    }
-
-    private static long overlap(List<ComponentView> level, ComponentView c) {
-        long sum = 0;
-        for (ComponentView o : level) {
-            if (o.overlaps(c)) {
-                sum += o.sizeBytes();
-            }
-        }
-        return sum;
     }
 }

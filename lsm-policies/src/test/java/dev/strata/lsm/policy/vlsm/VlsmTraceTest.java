@@ -178,7 +178,7 @@ class VlsmTraceTest {
                 .mapToLong(ComponentView::sizeBytes).sum();
     }
 
-    private static List<ComponentView> files(TreeView tree, int level) {
+    static List<ComponentView> files(TreeView tree, int level) {
         List<ComponentView> out = new ArrayList<>();
         for (RunView r : tree.level(level).runs()) {
             out.addAll(r.components());
@@ -186,7 +186,7 @@ class VlsmTraceTest {
         return out;
     }
 
-    private static long overlapBytes(List<ComponentView> level, ComponentView v) {
+    static long overlapBytes(List<ComponentView> level, ComponentView v) {
         long sum = 0;
         for (ComponentView c : level) {
             if (c.overlaps(v)) {
