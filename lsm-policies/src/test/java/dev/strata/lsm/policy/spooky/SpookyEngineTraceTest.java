@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 import static dev.strata.lsm.policy.spooky.SpookyTraceTest.bytes;
-import static dev.strata.lsm.policy.spooky.SpookyTraceTest.files;
 import static dev.strata.lsm.policy.spooky.SpookyTraceTest.ids;
 import static dev.strata.lsm.policy.spooky.SpookyTraceTest.largest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -87,17 +86,7 @@ class SpookyEngineTraceTest {
         int largest = largest(v);
         int x = Math.max(1, largest - 2);
         String where = "view after flush " + v.flushCounter() + ", state " + d.before();
-        // SP5: files at X..L-1 each within one level-L file.
-        List<ComponentView> bottom = files(v, largest);
-        for (int level = x; level < largest; level++) {
-            for (ComponentView c : files(v, level)) {
-                long overlapping = bottom.stream().filter(b -> b.overlaps(c)).count();
-                if (overlapping > 1) {
-                    problems.add("SP5 a level-" + level + " file overlaps " + overlapping + " level-" + largest
-                            + " files: " + where);
-                }
-            }
-        }
+        SpookyTraceTest.withinOneLevelLFile(v, largest, x, where, problems);
         // A pass whose levels X..z-1 are empty and idle ends as the decision begins.
         boolean passRuns = d.before().active() && !passFinished(v, x, Math.min(d.before().target(), largest));
         long basis = passRuns ? d.before().largestBytes() : bytes(v, largest);

@@ -217,16 +217,7 @@ class SpookyTraceTest {
 
         /** SP5 throughout: files at X..L−1 within one level-L file; file count bound. */
         private void structure(TreeView d, int largest, int x, String where) {
-            List<ComponentView> bottom = files(d, largest);
-            for (int level = x; level < largest; level++) {
-                for (ComponentView c : files(d, level)) {
-                    long overlapping = bottom.stream().filter(b -> b.overlaps(c)).count();
-                    if (overlapping > 1) {
-                        problems.add("SP5 a level-" + level + " file overlaps " + overlapping + " level-" + largest
-                                + " files: " + where);
-                    }
-                }
-            }
+            withinOneLevelLFile(d, largest, x, where, problems);
             // Level-L files hold C_X/2..C_X (so up to 2 T^(L-X) of them), each of X..L-1 is cut at their
             // starts, 1..X-1 hold one file each: Eq. 12 with halved files and level L counted.
             int eq12 = (largest - x) * (int) Math.pow(T, largest - x) + (x - 1);
@@ -253,6 +244,20 @@ class SpookyTraceTest {
                 sizesChecked++;
                 if (size > cap + MEMTABLE || size < cap / 2 / (1 + Math.pow(T, -(largest - x))) - MEMTABLE) {
                     oddSizes++;
+                }
+            }
+        }
+    }
+
+    /** SP5: every file of levels X..L−1 overlaps at most one level-L file; adds a problem for each that does not. */
+    static void withinOneLevelLFile(TreeView d, int largest, int x, String where, List<String> problems) {
+        List<ComponentView> bottom = files(d, largest);
+        for (int level = x; level < largest; level++) {
+            for (ComponentView c : files(d, level)) {
+                long overlapping = bottom.stream().filter(b -> b.overlaps(c)).count();
+                if (overlapping > 1) {
+                    problems.add("SP5 a level-" + level + " file overlaps " + overlapping + " level-" + largest
+                            + " files: " + where);
                 }
             }
         }
