@@ -156,11 +156,8 @@ public final class DesignSpaceCommand implements Callable<Integer> {
                         + "'; available: " + DesignSpacePresets.allPresetNames() + " and the other registered policies "
                         + MergePolicies.names());
             }
-            Map<String, String> all = new LinkedHashMap<>(DesignSpacePresets.allPresetNames().contains(run.policy())
-                    ? params : Map.of());
-            all.putAll(run.params());
             try {
-                MergePolicies.create(run.policy(), all); // bad parameters fail here, before any run
+                MergePolicies.create(run.policy(), run.paramsWith(params)); // bad parameters fail here, before any run
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "preset '" + run.label() + "': "
                         + e.getMessage());
@@ -179,7 +176,7 @@ public final class DesignSpaceCommand implements Callable<Integer> {
                     : "design-space-" + run.policy() + "-" + i);
             deleteTree(storeDir);
             System.err.printf(Locale.ROOT, "design-space: %s ...%n", run.label());
-            results.add(new DesignSpaceRun(run.label(), run.policy(), run.params(), settings, storeDir).run());
+            results.add(new DesignSpaceRun(run.label(), run.policy(), run.paramsWith(params), settings, storeDir).run());
             deleteTree(storeDir);
         }
         String tables = tables(results);
@@ -278,6 +275,17 @@ public final class DesignSpaceCommand implements Callable<Integer> {
                 params.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
             }
             return new PresetSpec(t, t.substring(0, colon).trim(), Collections.unmodifiableMap(params));
+        }
+
+        /**
+         * The parameters this run's policy gets: the experiment's ({@code --param}, design-space
+         * presets only; another policy runs with its defaults) overridden by the run's own.
+         */
+        Map<String, String> paramsWith(Map<String, String> experiment) {
+            Map<String, String> all = new LinkedHashMap<>(DesignSpacePresets.allPresetNames().contains(policy)
+                    ? experiment : Map.of());
+            all.putAll(params);
+            return all;
         }
     }
 

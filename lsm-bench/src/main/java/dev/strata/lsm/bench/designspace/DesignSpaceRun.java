@@ -5,19 +5,16 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreListener;
 import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.bench.workload.DiskUsage;
 import dev.strata.lsm.bench.workload.RandomPermutation;
 import dev.strata.lsm.bench.workload.RecordFormat;
 import dev.strata.lsm.bench.workload.ZipfianGenerator;
 import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.policy.designspace.DesignSpacePresets;
 import org.HdrHistogram.Histogram;
 
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -59,7 +56,7 @@ final class DesignSpaceRun {
 
     private final String preset;
     private final String policy;
-    private final Map<String, String> presetParams;
+    private final Map<String, String> params;
     private final Settings s;
     private final Path dir;
     private final RecordFormat format;
@@ -79,23 +76,18 @@ final class DesignSpaceRun {
      * @param preset the label, as given: a policy name, optionally followed by
      *               {@code :name=value+name=value} parameters of this preset only
      * @param policy the registered policy name
-     * @param presetParams parameters of this preset, overriding {@code settings.params()}
+     * @param params every parameter the policy runs with
      */
-    DesignSpaceRun(String preset, String policy, Map<String, String> presetParams, Settings settings, Path dir) {
+    DesignSpaceRun(String preset, String policy, Map<String, String> params, Settings settings, Path dir) {
         this.preset = preset;
         this.policy = policy;
-        this.presetParams = Map.copyOf(presetParams);
+        this.params = Map.copyOf(params);
         this.s = settings;
         this.dir = dir;
         this.format = new RecordFormat(settings.keySize(), settings.entryBytes() - settings.keySize(), settings.seed());
     }
 
     Result run() {
-        // The experiment's parameters are the design-space presets'; another policy runs with its defaults
-        // and the parameters given with its own name.
-        Map<String, String> params = DesignSpacePresets.allPresetNames().contains(policy)
-                ? new LinkedHashMap<>(s.params()) : new LinkedHashMap<>();
-        params.putAll(presetParams);
         StoreListener listener = new StoreListener() {
             @Override
             public void merged(int inputs, long bytesWritten, long nanos) {
@@ -175,7 +167,7 @@ final class DesignSpaceRun {
             double rangeRate = s.rangeQueries() / ((System.nanoTime() - t0) / 1e9);
             sampler.shutdownNow();
             synchronized (spaceOverTime) {
-                return new Result(preset, policy, Map.copyOf(params), phases, lookupRate, rangeRate, hits,
+                return new Result(preset, policy, params, phases, lookupRate, rangeRate, hits,
                         List.copyOf(spaceOverTime));
             }
         } finally {
@@ -309,20 +301,12 @@ final class DesignSpaceRun {
         }
     }
 
-    /** Bytes of every file in the store's directory now (files vanishing meanwhile count 0). */
+    /** Bytes of every file in the store's directory now (its apparent size), or 0 if it cannot be listed. */
     private long directoryBytes() {
-        long total = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path f : files) {
-                try {
-                    total += Files.size(f);
-                } catch (IOException gone) {
-                    // deleted between the listing and the stat
-                }
-            }
-        } catch (IOException e) {
+        try {
+            return DiskUsage.apparentBytesOf(dir);
+        } catch (UncheckedIOException e) {
             return 0;
         }
-        return total;
     }
 }

@@ -24,6 +24,15 @@ public record DiskUsage(long allocatedBytes, long apparentBytes) {
         return new DiskUsage(allocated(dir), apparent(dir));
     }
 
+    /**
+     * The apparent size alone (no {@code du} process): cheap enough to sample every second.
+     *
+     * @throws UncheckedIOException if the directory cannot be listed
+     */
+    public static long apparentBytesOf(Path dir) {
+        return apparent(dir);
+    }
+
     /** Allocated bytes when known, else the apparent size. */
     public long bytes() {
         return allocatedBytes >= 0 ? allocatedBytes : apparentBytes;

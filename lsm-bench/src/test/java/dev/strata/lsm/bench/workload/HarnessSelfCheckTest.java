@@ -20,21 +20,6 @@ class HarnessSelfCheckTest {
     private static final long MS = 1_000_000;
     private static final long SECOND = 1_000 * MS;
 
-    /** A clock that moves only when the pacer waits or the fake store works. */
-    private static final class FakeClock implements Pacer.Clock {
-        long now;
-
-        @Override
-        public long nanoTime() {
-            return now;
-        }
-
-        @Override
-        public void waitNanos(long nanos) {
-            now += nanos;
-        }
-    }
-
     /**
      * Runs requests for {@code seconds} of fake time against a store that serves one in
      * {@code serviceNanos} and stalls {@code stallNanos} at the first request it starts after

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,24 +16,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class OpenLoopTest {
     private static final long MS = 1_000_000;
-
-    /** Time that moves only when told; records every wait the pacer asks for. */
-    private static final class FakeClock implements Pacer.Clock {
-        long now;
-        final List<Long> waits = new ArrayList<>();
-
-        @Override
-        public long nanoTime() {
-            return now;
-        }
-
-        @Override
-        public void waitNanos(long nanos) {
-            assertTrue(nanos > 0, "waits only when early");
-            waits.add(nanos);
-            now += nanos;
-        }
-    }
 
     /** Runs {@code n} requests that each take {@code serviceNanos}; returns each latency as the driver records it. */
     private static long[] run(Pacer pacer, FakeClock clock, int n, long serviceNanos) {

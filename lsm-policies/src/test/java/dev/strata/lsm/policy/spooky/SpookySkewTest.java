@@ -73,7 +73,8 @@ class SpookySkewTest {
             int x = Math.max(1, l - 2);
             state.load(d.policyState());
             // A pass begins when the policy held none, or held one whose levels X..z-1 had emptied.
-            boolean newPass = !state.passActive || emptyBetween(d, x, Math.min(state.passTarget, l) - 1);
+            boolean newPass = !state.passActive
+                    || SpookyTraceTest.emptyBetween(d, x, Math.min(state.passTarget, l) - 1);
             if (newPass || !open || l != largest) {
                 close();
                 if (e.task().placement().level() != l || e.flush() <= UNIFORM_FLUSHES) {
@@ -111,7 +112,6 @@ class SpookySkewTest {
                 worstRewritten = rewritten;
                 groupsAtWorst = groupsWithData;
             }
-            // A group below C_X absorbs its neighbours (seamless adaptation): at most one more file each side.
             if (rewritten > groupsWithData) {
                 problems.add("pass " + count + ": " + rewritten + " level-L files rewritten, " + groupsWithData
                         + " groups with data");
@@ -131,15 +131,6 @@ class SpookySkewTest {
                 n += data ? 1 : 0;
             }
             return n;
-        }
-
-        private static boolean emptyBetween(TreeView d, int from, int to) {
-            for (int level = from; level <= to; level++) {
-                if (d.level(level).componentCount() > 0) {
-                    return false;
-                }
-            }
-            return true;
         }
     }
 }
