@@ -5,7 +5,9 @@ package dev.strata.lsm.policy.spooky;
  *
  * @param sizeRatio T, the capacity ratio of adjacent levels (paper: 5)
  * @param xOffset d = L − X: dividing merges go into level X = max(1, L − d); 0 is Full Merge
- * @param layout the layout of the levels; only {@code leveling} is built so far
+ * @param layout the layout of the levels: {@code leveling} (one run per level),
+ *     {@code lazy-leveling} (runs accumulate at levels 1..L−1, one run at L) or {@code tiering}
+ *     (runs accumulate at every level, L too) — FAMILIES.md §1.8
  * @param l0CompactionTrigger α: level-0 files that start a merge (RocksDB's level0_file_num_compaction_trigger)
  * @param l0SlowdownTrigger β: level-0 files at which writes slow down
  * @param l0StopTrigger γ: level-0 files at which writes stop while a merge runs
@@ -13,6 +15,9 @@ package dev.strata.lsm.policy.spooky;
  */
 public record SpookyConfig(int sizeRatio, int xOffset, String layout, int l0CompactionTrigger, int l0SlowdownTrigger,
                            int l0StopTrigger, boolean skewOptimizations) {
+    /** The values of {@code layout}. */
+    public static final java.util.List<String> LAYOUTS = java.util.List.of("leveling", "lazy-leveling", "tiering");
+
     public SpookyConfig {
         if (sizeRatio < 2) {
             throw new IllegalArgumentException("spooky: size-ratio must be >= 2, got " + sizeRatio);
@@ -20,8 +25,8 @@ public record SpookyConfig(int sizeRatio, int xOffset, String layout, int l0Comp
         if (xOffset < 0) {
             throw new IllegalArgumentException("spooky: x-offset must be >= 0, got " + xOffset);
         }
-        if (!"leveling".equals(layout)) {
-            throw new IllegalArgumentException("spooky: layout '" + layout + "' is not built yet; only 'leveling' is");
+        if (!LAYOUTS.contains(layout)) {
+            throw new IllegalArgumentException("spooky: layout must be one of " + LAYOUTS + ", got '" + layout + "'");
         }
         if (l0CompactionTrigger < 1) {
             throw new IllegalArgumentException("spooky: l0-compaction-trigger must be >= 1, got "
@@ -36,6 +41,19 @@ public record SpookyConfig(int sizeRatio, int xOffset, String layout, int l0Comp
                     + ") must be >= l0-compaction-trigger (" + l0CompactionTrigger + "), or writers would stop "
                     + "before a merge is due");
         }
+    }
+
+    /**
+     * Whether {@code level} (≥ 1) holds several runs, each merge into it adding one, when the
+     * largest level is {@code largest}: every level under tiering, the levels above the largest
+     * under lazy leveling, none under leveling.
+     */
+    boolean tiered(int level, int largest) {
+        return switch (layout) {
+            case "tiering" -> level >= 1;
+            case "lazy-leveling" -> level >= 1 && level < largest;
+            default -> false;
+        };
     }
 
     /** The paper's headline configuration: T = 5, X = L − 2, leveling, α = β = 4, γ = 9, skew optimizations on. */

@@ -17,8 +17,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Spooky's partitioned merge (seed 000; the rule is FAMILIES.md §1), leveled layout, as one
- * picker over the policy SPI.
+ * Spooky's partitioned merge (seed 000; the rule is FAMILIES.md §1) as one picker over the
+ * policy SPI, for leveling, lazy leveling and tiering.
  *
  * <p>Level 0 holds flushed files (the RocksDB build's rLevel 0); levels 1..L are leveled,
  * L the deepest level holding data. X = max(1, L − {@code x-offset}). When level 0 has α
@@ -42,6 +42,23 @@ import java.util.List;
  * whose projected output exceeds C_X is cut into the fewest equal files of at most C_X: two
  * halves in the paper's steady state. Not built: the intra-L0 merge of §1.7 and the
  * flush-as-own-file skew option of §1.4 (flushes always land in level 0).
+ *
+ * <p>Lazy leveling and tiering (§1.8, seed 000 §4.4, Fig. 12): a level above the largest
+ * (lazy leveling), or any level (tiering), is tiered — a merge into it adds a new run and reads
+ * none of its runs. A full preemptive merge into a tiered q merges levels 0..q−1 into a new run
+ * at q (same choice of q); a dividing merge makes levels 0..X−1 a new run at X, cut at the
+ * files of the oldest run at L; a pass into a tiered z takes, group by group in key order, the
+ * slice of every run at X..z−1 and extends one new run at z, cut the same way (the paper's
+ * "add one run to level L"); into a leveled L (lazy leveling) a group takes its slice of every
+ * run with the level-L file, as under leveling. Groups are always the slices of the oldest run
+ * at L. [NOT IN PAPER] What tiering does when L fills: when L holds several runs and
+ * N_L ≥ C_L (or N_L &lt; C_L / T) a bottom pass merges levels X..L−1 and L's runs, slice by
+ * slice, into one new run of L with files of at most C_X (as a pass into a leveled L); the
+ * level is then added or removed by a move as under leveling. Classic tiering merges a full
+ * level into a new run one level down; the bottom pass does the same group by group, so its
+ * transient space stays one group's, and taking X..L−1 with it keeps every file above L inside
+ * one slice of the new oldest run. A pass's output run is told apart from older runs by
+ * creation order (components created after the pass began; only the pass writes to X..L).
  *
  * <p>Concurrency (§1.6): at most one merge out of level 0 and one partitioned merge run at
  * once, and no merge into X starts while a pass is in progress, so at most three files are
@@ -113,10 +130,19 @@ public final class SpookyPolicy implements MergePolicy {
             return null;
         }
         List<RunView> runs = s.tree.level(s.largest).runs();
+        long capacity = s.capacity(s.largest);
+        if (runs.size() > 1 && s.tiered(s.largest)) {
+            // Tiering: the largest level's runs are merged into one new run of it, group by group
+            // (a bottom pass, see partitioned), when the level is full or has shrunk below C_L / T;
+            // with one run left the level is then added or removed as under leveling.
+            if (s.bytes(s.largest) >= capacity || s.bytes(s.largest) < capacity / config.sizeRatio()) {
+                state.beginPass(s.largest, s.bytes(s.largest), true, s.maxCreationOrder());
+            }
+            return null;
+        }
         if (runs.size() != 1 || s.bytes(s.largest) == 0) {
             return null;
         }
-        long capacity = s.capacity(s.largest);
         List<ComponentId> ids = ids(runs.get(0).components());
         if (s.bytes(s.largest) >= capacity) {
             return MergeTask.move(ids, Placement.newRun(s.largest + 1), String.format(
@@ -145,6 +171,11 @@ public final class SpookyPolicy implements MergePolicy {
                 if (s.busyBetween(1, q)) {
                     return null;
                 }
+                if (s.tiered(q)) {
+                    return MergeTask.rewrite(s.inputs(0, q - 1), Placement.newRun(q), OutputSpec.singleFile(),
+                            String.format("spooky: full preemptive merge of levels 0..%d into a new run at %d (%d < C_%d=%d)",
+                                    q - 1, q, sum, q, s.capacity(q)));
+                }
                 return MergeTask.rewrite(s.inputs(0, q), Placement.newRun(q), OutputSpec.singleFile(), String.format(
                         "spooky: full preemptive merge of levels 0..%d into %d (%d < C_%d=%d)", q, q, sum, q,
                         s.capacity(q)));
@@ -152,6 +183,15 @@ public final class SpookyPolicy implements MergePolicy {
         }
         if (state.passActive || s.busyBetween(1, s.x)) {
             return null; // merges into X wait for the partitioned pass out of X (§1.6)
+        }
+        if (s.tiered(s.x)) {
+            // Lazy leveling and tiering (§1.8): levels 0..X−1 become a new run at X, cut at the
+            // files of the oldest run at L (one file when X is L itself).
+            OutputSpec cut = s.x >= s.largest ? OutputSpec.singleFile()
+                    : OutputSpec.singleFile().withCutKeys(s.sliceStarts());
+            return MergeTask.rewrite(s.inputs(0, s.x - 1), Placement.newRun(s.x), cut, String.format(
+                    "spooky: dividing merge of levels 0..%d into a new run at X=%d%s", s.x - 1, s.x,
+                    s.x >= s.largest ? " (X = L)" : ", cut at the oldest level-" + s.largest + " run's files"));
         }
         if (s.x >= s.largest) {
             return MergeTask.rewrite(s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile(), String.format(
@@ -165,24 +205,25 @@ public final class SpookyPolicy implements MergePolicy {
     // ---- partitioned merges out of X (§1.5) ----
 
     private MergeTask partitioned(Shape s) {
-        if (s.x >= s.largest) {
-            return null;
-        }
         if (!state.passActive) {
-            if (s.bytes(s.x) == 0 || s.bytes(s.x) < s.capacity(s.x) || s.busyBetween(s.x, s.x)) {
+            if (s.x >= s.largest || s.bytes(s.x) == 0 || s.bytes(s.x) < s.capacity(s.x) || s.busyBetween(s.x, s.x)) {
                 return null;
             }
-            state.beginPass(targetLevel(s), s.bytes(s.largest));
+            state.beginPass(targetLevel(s), s.bytes(s.largest), false, s.maxCreationOrder());
         }
-        int z = Math.min(state.passTarget, s.largest);
-        if (z <= s.x) {
+        int from = s.x;
+        int z = state.passBottom ? s.largest : Math.min(state.passTarget, s.largest);
+        if (!state.passBottom && z <= s.x) {
             state.endPass();
             return null;
         }
-        if (s.busyBetween(s.x, z)) {
+        if (s.busyBetween(from, z)) {
             return null; // one partitioned merge at a time
         }
-        List<Group> groups = groups(s, z);
+        if (s.tiered(z) && !state.passBottom) {
+            return intoNewRun(s, z);
+        }
+        List<Group> groups = groups(s, from, z);
         int first = -1;
         for (int i = 0; i < groups.size() && first < 0; i++) {
             if (eligible(groups.get(i), z == s.largest) && unvisited(groups.get(i))) {
@@ -222,12 +263,49 @@ public final class SpookyPolicy implements MergePolicy {
         } else {
             state.passWrapped = true; // every group visited once; what is left is picked in key order
         }
-        List<ComponentView> targetRun = s.run(z);
-        Placement placement = targetRun.isEmpty() ? Placement.newRun(z)
-                : Placement.intoRunOf(z, targetRun.get(0).id());
+        Placement placement;
+        if (state.passBottom) {
+            placement = s.passOutput(z);
+        } else {
+            List<ComponentView> targetRun = s.run(z);
+            placement = targetRun.isEmpty() ? Placement.newRun(z) : Placement.intoRunOf(z, targetRun.get(0).id());
+        }
         return MergeTask.rewrite(ids(inputs), placement, output, String.format(
-                "spooky: partitioned merge of levels %d..%d, groups %d..%d of %d into %d (%d bytes, file max %d)",
-                s.x, z, first + 1, last + 1, groups.size(), z, projected, fileMax));
+                "spooky: partitioned merge of %s, groups %d..%d of %d into %s (%d bytes, file max %d)",
+                state.passBottom ? "levels " + s.x + ".." + z + " with the runs of level " + z : "levels " + s.x + ".." + z, first + 1, last + 1,
+                groups.size(), state.passBottom ? "a new run at " + z : Integer.toString(z), projected, fileMax));
+    }
+
+    /**
+     * A partitioned merge into a tiered level z (§1.8): the next group of levels X..z−1 (every
+     * run) in key order becomes part of one new run at z, which the pass extends group by
+     * group; z's older runs are not read. Outputs are cut at the oldest level-L run's files.
+     */
+    private MergeTask intoNewRun(Shape s, int z) {
+        List<Group> groups = groups(s, s.x, z);
+        Group g = null;
+        int index = 0;
+        for (int i = 0; i < groups.size() && g == null; i++) {
+            if (unvisited(groups.get(i))) {
+                g = groups.get(i);
+                index = i;
+            }
+        }
+        if (g == null && !groups.isEmpty()) {
+            g = groups.get(0); // data before the cursor (a restart): picked in key order
+        }
+        if (g == null) {
+            return null;
+        }
+        if (index + 1 < groups.size()) {
+            state.passCursor = groups.get(index + 1).from.clone();
+        } else {
+            state.passWrapped = true;
+        }
+        return MergeTask.rewrite(ids(g.members), s.passOutput(z), OutputSpec.singleFile().withCutKeys(s.sliceStarts()),
+                String.format("spooky: partitioned merge of levels %d..%d, group %d of %d into a new run at %d "
+                        + "(%d bytes, cut at the oldest level-%d run's files)", s.x, z - 1, index + 1, groups.size(),
+                        z, g.bytes, s.largest));
     }
 
     /** Groups with new data always; into L without skew optimizations also the others (rewritten alone). */
@@ -246,8 +324,15 @@ public final class SpookyPolicy implements MergePolicy {
         return g.from != null && Arrays.compareUnsigned(g.from, state.passCursor) >= 0;
     }
 
-    /** Whether levels X..z−1 are empty (and, without skew optimizations, every group was visited). */
+    /**
+     * Whether levels X..z−1 are empty (and, without skew optimizations, every group was
+     * visited); for a bottom pass, whether only its new run is left at L.
+     */
     private boolean passFinished(Shape s) {
+        if (state.passBottom) {
+            return !s.busyBetween(s.x, s.largest) && s.oldComponents(s.largest).isEmpty()
+                    && (s.x >= s.largest || s.emptyBetween(s.x, s.largest - 1));
+        }
         int z = Math.min(state.passTarget, s.largest);
         if (s.busyBetween(s.x, Math.max(s.x, z))) {
             return false;
@@ -257,7 +342,7 @@ public final class SpookyPolicy implements MergePolicy {
                 return false;
             }
         }
-        return config.skewOptimizations() || state.passWrapped;
+        return config.skewOptimizations() || state.passWrapped || s.tiered(z);
     }
 
     /** z: the smallest level in X+1..L with N_X + … + N_z &lt; C_z, else L. */
@@ -278,7 +363,7 @@ public final class SpookyPolicy implements MergePolicy {
      * its key range touches, and slices sharing a file form one group. With z = L, every
      * level-L file is in its slice's group, so a group may hold no new data.
      */
-    private List<Group> groups(Shape s, int z) {
+    private List<Group> groups(Shape s, int from, int z) {
         List<ComponentView> bottom = s.run(s.largest);
         int slices = Math.max(1, bottom.size());
         byte[][] starts = new byte[slices][];
@@ -294,14 +379,22 @@ public final class SpookyPolicy implements MergePolicy {
         for (int i = 0; i < slices; i++) {
             bySlice.add(new ArrayList<>());
         }
-        for (int level = s.x; level <= z; level++) {
+        // A bottom pass groups levels X..L−1 and the largest level's runs from before the pass
+        // (all of it new data to the pass's run); a pass into a tiered level leaves that level's
+        // runs alone.
+        boolean bottomPass = state.passBottom;
+        int deepest = s.tiered(z) && !bottomPass ? z - 1 : z;
+        for (int level = from; level <= deepest; level++) {
             for (RunView run : s.tree.level(level).runs()) {
                 for (ComponentView c : run.components()) {
+                    if (bottomPass && c.creationOrder() > state.passStartOrder) {
+                        continue; // the pass's own output
+                    }
                     int a = slice(starts, c.minKey());
                     int b = slice(starts, c.maxKey());
                     bySlice.get(a).add(c);
                     reach[a] = Math.max(reach[a], b);
-                    fresh[a] |= level < z;
+                    fresh[a] |= level < z || bottomPass;
                 }
             }
         }
@@ -440,6 +533,67 @@ public final class SpookyPolicy implements MergePolicy {
                 }
             }
             return false;
+        }
+
+        boolean emptyBetween(int from, int to) {
+            for (int l = from; l <= to; l++) {
+                if (bytes(l) > 0 || tree.level(l).componentCount() > 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        boolean tiered(int level) {
+            return config.tiered(level, largest);
+        }
+
+        /** The first keys of the oldest level-L run's files but the first: where partitions start. */
+        List<byte[]> sliceStarts() {
+            List<ComponentView> bottom = run(largest);
+            List<byte[]> starts = new ArrayList<>();
+            for (int i = 1; i < bottom.size(); i++) {
+                starts.add(bottom.get(i).minKey());
+            }
+            return starts;
+        }
+
+        long maxCreationOrder() {
+            long max = 0;
+            for (ComponentView c : tree.components()) {
+                max = Math.max(max, c.creationOrder());
+            }
+            return max;
+        }
+
+        /** Components of {@code level} created before the pass began. */
+        List<ComponentView> oldComponents(int level) {
+            List<ComponentView> old = new ArrayList<>();
+            for (RunView r : tree.level(level).runs()) {
+                for (ComponentView c : r.components()) {
+                    if (c.creationOrder() <= state.passStartOrder) {
+                        old.add(c);
+                    }
+                }
+            }
+            return old;
+        }
+
+        /**
+         * Where a pass into a new run at {@code level} writes: the newest run there once it
+         * holds a component the pass created (only the pass writes to X..L while it runs), else
+         * a new newest run.
+         */
+        Placement passOutput(int level) {
+            List<RunView> runs = tree.level(level).runs();
+            if (!runs.isEmpty()) {
+                for (ComponentView c : runs.get(0).components()) {
+                    if (c.creationOrder() > state.passStartOrder) {
+                        return Placement.intoRunOf(level, c.id());
+                    }
+                }
+            }
+            return Placement.newRun(level);
         }
 
         boolean busyFrom(int from) {

@@ -34,8 +34,9 @@ public final class SpookyPolicyFactory implements MergePolicyFactory {
                         + "(seed 000: 5)"),
                 PolicyParameter.ofInt("x-offset", D.xOffset(), 0, 64, "d: dividing merges go into X = L - d; 0 gives "
                         + "Full Merge (seed 000 recommends X = L - 2)"),
-                PolicyParameter.ofChoice("layout", D.layout(), List.of("leveling"), "the levels' layout (seed 000 "
-                        + "section 4.4; lazy leveling and tiering are not built yet)"),
+                PolicyParameter.ofChoice("layout", D.layout(), SpookyConfig.LAYOUTS, "the levels' layout: leveling, "
+                        + "lazy-leveling (runs accumulate above the largest level) or tiering (at every level; "
+                        + "seed 000 section 4.4)"),
                 PolicyParameter.ofInt("l0-compaction-trigger", D.l0CompactionTrigger(), 1, 1000, "alpha: level-0 "
                         + "files that start a merge (seed 000's RocksDB build: 4)"),
                 PolicyParameter.ofInt("l0-slowdown-trigger", D.l0SlowdownTrigger(), 1, 1000, "beta: level-0 files "

@@ -10,10 +10,14 @@ import java.util.Arrays;
  * this state), and the partitioned pass in progress (its target level z, N_L when it began,
  * and the key where the next group starts). Encoded as: a version byte (0x53), memtable
  * bytes (8), capacity level (4), capacity bytes (8), flags (1: bit 0 pass active, bit 1 every
- * group visited), z (4), pass N_L (8), cursor length (4, −1 for none) and cursor bytes.
+ * group visited, bit 2 a pass of the largest level into a new run of it), z (4), pass N_L (8),
+ * cursor length (4, −1 for none), cursor bytes, and (from version 0x54) the largest creation
+ * order in the tree when the pass began (8: components created after it are the pass's output).
+ * State of version 0x53 (leveling only, before tiered layouts) is read with that order 0.
  */
 final class SpookyState {
-    private static final byte VERSION = 0x53;
+    private static final byte VERSION = 0x54;
+    private static final byte VERSION_LEVELING_ONLY = 0x53;
 
     long memtableBytes;
     int capacityLevel;
@@ -23,6 +27,8 @@ final class SpookyState {
     long passLargestBytes;
     byte[] passCursor;
     boolean passWrapped;
+    boolean passBottom;
+    long passStartOrder;
     private byte[] loadedFrom;
 
     /** Adopts {@code encoded} unless it is what this state last produced or loaded. */
@@ -31,7 +37,8 @@ final class SpookyState {
             return;
         }
         ByteBuffer b = ByteBuffer.wrap(encoded);
-        if (encoded.length < 38 || b.get() != VERSION) {
+        byte version = encoded.length < 38 ? 0 : b.get();
+        if (version != VERSION && version != VERSION_LEVELING_ONLY) {
             return; // another policy's state (the store switched policies): start afresh
         }
         memtableBytes = Math.max(memtableBytes, b.getLong());
@@ -40,6 +47,7 @@ final class SpookyState {
         byte flags = b.get();
         passActive = (flags & 1) != 0;
         passWrapped = (flags & 2) != 0;
+        passBottom = (flags & 4) != 0;
         passTarget = b.getInt();
         passLargestBytes = b.getLong();
         int n = b.getInt();
@@ -47,24 +55,32 @@ final class SpookyState {
         if (passCursor != null) {
             b.get(passCursor);
         }
+        passStartOrder = version == VERSION && b.remaining() >= 8 ? b.getLong() : 0;
         loadedFrom = encoded.clone();
     }
 
     byte[] encode() {
         int n = passCursor == null ? 0 : passCursor.length;
-        ByteBuffer b = ByteBuffer.allocate(1 + 8 + 4 + 8 + 1 + 4 + 8 + 4 + n);
+        ByteBuffer b = ByteBuffer.allocate(1 + 8 + 4 + 8 + 1 + 4 + 8 + 4 + n + 8);
         b.put(VERSION).putLong(memtableBytes).putInt(capacityLevel).putLong(capacityBytes)
-                .put((byte) ((passActive ? 1 : 0) | (passWrapped ? 2 : 0))).putInt(passTarget).putLong(passLargestBytes)
+                .put((byte) ((passActive ? 1 : 0) | (passWrapped ? 2 : 0) | (passBottom ? 4 : 0))).putInt(passTarget).putLong(passLargestBytes)
                 .putInt(passCursor == null ? -1 : n);
         if (passCursor != null) {
             b.put(passCursor);
         }
+        b.putLong(passStartOrder);
         loadedFrom = b.array().clone();
         return b.array();
     }
 
-    void beginPass(int z, long largestBytes) {
+    /**
+     * Begins a pass into level {@code z}; {@code bottom} for the tiered largest level's runs
+     * merged into one new run of it; {@code startOrder} the largest creation order in the tree.
+     */
+    void beginPass(int z, long largestBytes, boolean bottom, long startOrder) {
         passActive = true;
+        passBottom = bottom;
+        passStartOrder = startOrder;
         passTarget = z;
         passLargestBytes = largestBytes;
         passCursor = null;
@@ -73,6 +89,8 @@ final class SpookyState {
 
     void endPass() {
         passActive = false;
+        passBottom = false;
+        passStartOrder = 0;
         passTarget = 0;
         passLargestBytes = 0;
         passCursor = null;

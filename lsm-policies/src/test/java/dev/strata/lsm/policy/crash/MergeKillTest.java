@@ -25,7 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * SIGKILL in the middle of one kind of merge (issue 12): Spooky's partitioned and dividing
- * merges and vLSM's level-0 → level-1 vSST merge. The child (the writer of
+ * merges (leveling), its bottom pass under tiering (the largest level's runs merged into a new
+ * run of it) and its partitioned merges under lazy leveling, and vLSM's level-0 → level-1 vSST
+ * merge. The child (the writer of
  * {@link PolicyKillTest}) reports on stdout when a merge starts and ends
  * ({@link StoreListener#mergeStarted}, {@link StoreListener#mergeEnded}); when a merge of the
  * wanted kind starts, the parent kills the child 0–3 ms later. A kill counts as landing in
@@ -62,7 +64,8 @@ class MergeKillTest {
     }
 
     @ParameterizedTest(name = "{0}: {1}")
-    @CsvSource({"spooky, partitioned merge", "spooky, dividing merge", "vlsm, into level 1"})
+    @CsvSource({"spooky, partitioned merge", "spooky, dividing merge", "spooky:tiering, with the runs of level",
+            "spooky:lazy-leveling, partitioned merge", "vlsm, into level 1"})
     void killedInTheMiddleOfAMergeLosesNothing(String policy, String kind) throws Exception {
         long seed = Long.getLong("strata.seed", System.nanoTime());
         Random rnd = new Random(seed);

@@ -48,10 +48,13 @@ class PolicyKillTest {
     @TempDir
     Path logs;
 
-    static StoreConfig config(String policy) {
+    /** A policy name, or {@code spooky:LAYOUT} for spooky with that layout. */
+    static StoreConfig config(String policyAndLayout) {
+        String policy = policyAndLayout.startsWith("spooky:") ? "spooky" : policyAndLayout;
+        String layout = policy.equals(policyAndLayout) ? "leveling" : policyAndLayout.substring("spooky:".length());
         Map<String, String> params = switch (policy) {
             case "spooky" -> Map.of("size-ratio", "3", "l0-compaction-trigger", "2", "l0-slowdown-trigger", "4",
-                    "l0-stop-trigger", "6");
+                    "l0-stop-trigger", "6", "layout", layout);
             case "vlsm" -> Map.of("sst-bytes", "64KiB", "growth", "4");
             default -> Map.of("size-ratio", "4");
         };
@@ -100,7 +103,7 @@ class PolicyKillTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"spooky", "vlsm", "blockdb", "one-leveling"})
+    @ValueSource(strings = {"spooky", "spooky:tiering", "vlsm", "blockdb", "one-leveling"})
     void acknowledgedWritesSurviveKills(String policy) throws Exception {
         long seed = Long.getLong("strata.seed", System.nanoTime());
         Random rnd = new Random(seed);

@@ -7,6 +7,8 @@ import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.StoreContents;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -19,17 +21,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Spooky in the engine: a store under random puts and deletes agrees with a map, across a reopen. */
+/** Spooky in the engine, each layout: a store under random puts and deletes agrees with a map, across a reopen. */
 class SpookyStoreTest {
 
-    @Test
-    void aStoreOnSpookyAgreesWithAMapAndGrowsLevels(@TempDir Path dir) {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"leveling", "lazy-leveling", "tiering"})
+    void aStoreOnSpookyAgreesWithAMapAndGrowsLevels(String layout, @TempDir Path dir) {
         long seed = Long.getLong("strata.spooky.seed", 42);
         Random random = new Random(seed);
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).blockCacheBytes(1 << 20)
                 .mergePolicy("spooky", Map.of("size-ratio", "3", "l0-compaction-trigger", "2",
-                        "l0-slowdown-trigger", "4", "l0-stop-trigger", "6"))
+                        "l0-slowdown-trigger", "4", "l0-stop-trigger", "6", "layout", layout))
                 .build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             for (int i = 0; i < 40_000; i++) {
@@ -46,7 +49,7 @@ class SpookyStoreTest {
             }
             store.awaitMerges();
             StoreStats stats = store.stats();
-            assertEquals(0, stats.policyErrors(), "policy errors (seed " + seed + "): " + stats);
+            assertEquals(0, stats.policyErrors(), layout + ": policy errors (seed " + seed + "): " + stats);
             assertTrue(stats.mergeCount() > 0, "merges ran: " + stats);
             assertTrue(stats.componentsPerLevel().length >= 3, "levels were added: " + stats);
             StoreContents.assertSame(model, store, "seed " + seed);
@@ -64,7 +67,7 @@ class SpookyStoreTest {
         assertTrue(e.getMessage().contains("l0-slowdown-trigger") && e.getMessage().contains("l0-stop-trigger"),
                 e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> MergePolicies.create("spooky",
-                Map.of("layout", "tiering")));
-        assertTrue(e.getMessage().contains("layout"), e.getMessage());
+                Map.of("layout", "tiered")));
+        assertTrue(e.getMessage().contains("layout") && e.getMessage().contains("lazy-leveling"), e.getMessage());
     }
 }
