@@ -6,26 +6,46 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * A standard bloom filter over user keys with {@code k} probes derived from one 64-bit
- * hash by double hashing (Kirsch and Mitzenmacher). Serialized as described in
- * docs/format.md. Immutable once built; {@link #mightContain} is thread safe.
+ * A bloom filter over user keys. Filters this code builds are cache-line blocked (extent
+ * version 2): a key's k probes all fall into one 512-bit block chosen by the hash's high 32
+ * bits, and the probe positions come from its low 32 bits by repeated multiplication (the
+ * scheme of RocksDB's FastLocalBloom), so building and probing touch one cache line per key
+ * and need no division. Filters of extent version 1 — a standard filter whose k probes are
+ * spread over the whole bit array by double hashing (Kirsch and Mitzenmacher) — are still
+ * read, probed and extended in place. Serialized as described in docs/format.md. Immutable
+ * once built; {@link #mightContain} is thread safe.
  */
 public final class BloomFilter {
-    static final int FORMAT_VERSION = 1;
+    /** The extent version this code writes: blocked. */
+    static final int FORMAT_VERSION = 2;
+    /** The extent version of standard (unblocked) filters, still read. */
+    static final int FORMAT_VERSION_STANDARD = 1;
     static final int HEADER_SIZE = 16;
+    /** Bits per block of a blocked filter: one 64-byte cache line. */
+    static final int BLOCK_BITS = 512;
 
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long P1 = 0x9E3779B185EBCA87L;
     private static final long P2 = 0xC2B2AE3D27D4EB4FL;
+    private static final int GOLDEN32 = 0x9E3779B9;
 
     private final long[] words;
     private final long numBits;
     private final int numHashes;
+    private final boolean blocked;
+    private final long numBlocks;
 
-    private BloomFilter(long[] words, int numHashes) {
+    private BloomFilter(long[] words, int numHashes, boolean blocked) {
         this.words = words;
         this.numBits = (long) words.length * 64;
         this.numHashes = numHashes;
+        this.blocked = blocked;
+        this.numBlocks = numBits / BLOCK_BITS;
+    }
+
+    /** Whether the filter is cache-line blocked (extent version 2) rather than standard (version 1). */
+    public boolean blocked() {
+        return blocked;
     }
 
     /** Number of probes per key. */
@@ -43,9 +63,29 @@ public final class BloomFilter {
         return Math.max(1, Math.min(30, (int) Math.round(bitsPerKey * Math.log(2))));
     }
 
-    /** Theoretical false-positive rate (1 - e^(-kn/m))^k. */
+    /** Theoretical false-positive rate (1 - e^(-kn/m))^k of a standard filter. */
     public static double expectedFalsePositiveRate(long keys, long bits, int hashes) {
         return Math.pow(1 - Math.exp(-(double) hashes * keys / bits), hashes);
+    }
+
+    /**
+     * Theoretical false-positive rate of a blocked filter: a block's load is Poisson with
+     * mean λ = 512 · keys / bits, and a block holding j keys answers yes with probability
+     * (1 − e^(−k·j/512))^k. Above a standard filter's rate (about 0.95% against 0.82% at 10
+     * bits per key and k = 7), the price of one cache line per probe.
+     */
+    public static double expectedBlockedFalsePositiveRate(long keys, long bits, int hashes) {
+        double lambda = (double) BLOCK_BITS * keys / bits;
+        double rate = 0;
+        double p = Math.exp(-lambda); // Poisson(j = 0)
+        int top = (int) Math.ceil(lambda + 12 * Math.sqrt(lambda) + 12);
+        for (int j = 0; j <= top; j++) {
+            if (j > 0) {
+                p *= lambda / j;
+            }
+            rate += p * Math.pow(1 - Math.exp(-(double) hashes * j / BLOCK_BITS), hashes);
+        }
+        return rate;
     }
 
     /** Builds a filter from the 64-bit hashes ({@link #hash}) of {@code count} keys. */
@@ -62,13 +102,13 @@ public final class BloomFilter {
         if (capacity < count) {
             throw new IllegalArgumentException("bloom capacity " + capacity + " is below the " + count + " keys");
         }
-        long bits = Math.max(64, capacity * bitsPerKey);
-        long wordCount = (bits + 63) / 64;
+        long bits = Math.max(BLOCK_BITS, capacity * bitsPerKey);
+        long wordCount = (bits + BLOCK_BITS - 1) / BLOCK_BITS * (BLOCK_BITS / 64);
         if (wordCount > Integer.MAX_VALUE / 8 - HEADER_SIZE) {
             throw new IllegalArgumentException("bloom filter for " + capacity + " keys at " + bitsPerKey
                     + " bits per key is too large");
         }
-        BloomFilter f = new BloomFilter(new long[(int) wordCount], optimalHashes(bitsPerKey));
+        BloomFilter f = new BloomFilter(new long[(int) wordCount], optimalHashes(bitsPerKey), true);
         for (int i = 0; i < count; i++) {
             f.add(hashes[i]);
         }
@@ -77,11 +117,21 @@ public final class BloomFilter {
 
     /** A mutable copy of this filter, for a table version that adds keys to it. */
     BloomFilter copyForAppend() {
-        return new BloomFilter(words.clone(), numHashes);
+        return new BloomFilter(words.clone(), numHashes, blocked);
     }
 
     /** Sets the bits of the key with hash {@code h}; only on a filter not yet shared. */
     void add(long h) {
+        if (blocked) {
+            int base = blockWord(h);
+            int x = (int) h;
+            for (int i = 0; i < numHashes; i++) {
+                int bit = x >>> 23; // the top 9 bits: a position in the 512-bit block
+                words[base + (bit >>> 6)] |= 1L << bit;
+                x *= GOLDEN32;
+            }
+            return;
+        }
         long delta = Long.rotateLeft(h, 31) | 1;
         for (int i = 0; i < numHashes; i++) {
             long bit = Long.remainderUnsigned(h, numBits);
@@ -96,6 +146,18 @@ public final class BloomFilter {
     }
 
     boolean mightContainHash(long h) {
+        if (blocked) {
+            int base = blockWord(h);
+            int x = (int) h;
+            for (int i = 0; i < numHashes; i++) {
+                int bit = x >>> 23;
+                if ((words[base + (bit >>> 6)] & (1L << bit)) == 0) {
+                    return false;
+                }
+                x *= GOLDEN32;
+            }
+            return true;
+        }
         long delta = Long.rotateLeft(h, 31) | 1;
         for (int i = 0; i < numHashes; i++) {
             long bit = Long.remainderUnsigned(h, numBits);
@@ -105,6 +167,12 @@ public final class BloomFilter {
             h += delta;
         }
         return true;
+    }
+
+    /** The first word of the block of hash {@code h}: the high 32 bits scaled to the block count (no division). */
+    private int blockWord(long h) {
+        long block = ((h >>> 32) * numBlocks) >>> 32;
+        return (int) block << 3;
     }
 
     /** The 64-bit key hash the filter is built from (a multiply-rotate hash with a murmur3 finalizer). */
@@ -136,7 +204,7 @@ public final class BloomFilter {
     /** Serialized form: 16-byte header then the bit array as big-endian u64 words. */
     byte[] encode() {
         byte[] out = new byte[HEADER_SIZE + words.length * 8];
-        out[0] = (byte) FORMAT_VERSION;
+        out[0] = (byte) (blocked ? FORMAT_VERSION : FORMAT_VERSION_STANDARD);
         PageFormat.putShort(out, 2, numHashes);
         PageFormat.putLong(out, 8, numBits);
         for (int i = 0; i < words.length; i++) {
@@ -147,25 +215,28 @@ public final class BloomFilter {
 
     /** Decodes {@link #encode()}'s output; returns null if the bytes are not a valid filter. */
     static BloomFilter decode(byte[] in) {
-        if (in.length < HEADER_SIZE + 8 || in[0] != FORMAT_VERSION) {
+        if (in.length < HEADER_SIZE + 8 || (in[0] != FORMAT_VERSION && in[0] != FORMAT_VERSION_STANDARD)) {
             return null;
         }
+        boolean blocked = in[0] == FORMAT_VERSION;
         int hashes = PageFormat.getShort(in, 2);
         long bits = PageFormat.getLong(in, 8);
-        if (hashes < 1 || hashes > 30 || bits <= 0 || bits % 64 != 0 || bits / 64 != (in.length - HEADER_SIZE) / 8
-                || (in.length - HEADER_SIZE) % 8 != 0) {
+        if (hashes < 1 || hashes > 30 || bits <= 0 || bits % (blocked ? BLOCK_BITS : 64) != 0
+                || bits / 64 != (in.length - HEADER_SIZE) / 8 || (in.length - HEADER_SIZE) % 8 != 0
+                || (blocked && bits / BLOCK_BITS > 0xFFFF_FFFFL)) {
             return null;
         }
         long[] words = new long[(int) (bits / 64)];
         for (int i = 0; i < words.length; i++) {
             words[i] = PageFormat.getLong(in, HEADER_SIZE + i * 8);
         }
-        return new BloomFilter(words, hashes);
+        return new BloomFilter(words, hashes, blocked);
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof BloomFilter b && b.numHashes == numHashes && Arrays.equals(b.words, words);
+        return o instanceof BloomFilter b && b.numHashes == numHashes && b.blocked == blocked
+                && Arrays.equals(b.words, words);
     }
 
     @Override
