@@ -63,6 +63,8 @@ import java.util.concurrent.TimeUnit;
 public final class Engine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
 
+    /** Sweeps of obsolete tables queued on the merge pool and not yet finished ({@link #awaitMerges}). */
+    private final java.util.concurrent.atomic.AtomicInteger queuedSweeps = new java.util.concurrent.atomic.AtomicInteger();
     private final Path dir;
     private final StoreConfig config;
     private final CountingStorageIO io;
@@ -144,7 +146,18 @@ public final class Engine implements AutoCloseable {
         this.reads = new ReadPath(memtables, versions, mutex);
         versions.onVersionReleased(() -> {
             if (!threads.mergePool.isShutdown()) {
-                threads.mergePool.execute(obsolete::deleteObsoleteTables);
+                queuedSweeps.incrementAndGet();
+                try {
+                    threads.mergePool.execute(() -> {
+                        try {
+                            obsolete.deleteObsoleteTables();
+                        } finally {
+                            queuedSweeps.decrementAndGet();
+                        }
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    queuedSweeps.decrementAndGet(); // shutting down: close sweeps what is left
+                }
             }
         });
     }
@@ -366,11 +379,16 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** Waits until no flush or merge runs and the policy wants no more merges. */
+    /**
+     * Waits until no flush or merge runs, the policy wants no more merges, and the sweeps of
+     * obsolete tables queued by released versions have run (so that the directory then holds
+     * no table a merge made obsolete, unless a batch threshold or a reader still keeps it).
+     */
     public void awaitMerges() {
         mutex.lock();
         try {
-            while (flushLane.running() || !memtables.set().immutable().isEmpty() || scheduler.active()) {
+            while (flushLane.running() || !memtables.set().immutable().isEmpty() || scheduler.active()
+                    || queuedSweeps.get() > 0) {
                 mutex.checkOpen();
                 mutex.awaitBackground(100);
             }

@@ -7,6 +7,7 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,11 +97,8 @@ class LazyDeletionTest {
             write(store, 0, 20_000);
             store.flush();
             store.awaitMerges();
-            // The sweep after the last merge runs on the merge pool; wait for it briefly.
+            // awaitMerges waited for the sweeps the merges queued on the merge pool.
             long[] live = store.stats().liveTableFileNumbers();
-            for (int i = 0; i < 200 && tableFiles().size() > live.length + 2; i++) {
-                sleep();
-            }
             Set<Long> onDisk = tableFiles();
             // Below one batch may stay (an obsolete table or two smaller than 100 KiB together).
             assertTrue(onDisk.size() <= live.length + 2, "deleted in batches: " + onDisk + " live "
@@ -108,11 +106,26 @@ class LazyDeletionTest {
         }
     }
 
-    private static void sleep() {
-        try {
-            Thread.sleep(10);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /** Without batching, {@code awaitMerges} returns after the sweep of what the merges made obsolete. */
+    @RepeatedTest(5)
+    void awaitMergesWaitsForTheSweep(@TempDir Path store) throws IOException {
+        mergeLevelZeroAtThreeRuns();
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME).build();
+        try (LsmStore s = LsmStore.open(store, config)) {
+            for (int round = 0; round < 4; round++) {
+                write(s, round * 5_000, (round + 1) * 5_000);
+                s.flush();
+                s.awaitMerges();
+                Set<Long> onDisk;
+                try (Stream<Path> files = Files.list(store)) {
+                    onDisk = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".sst"))
+                            .map(n -> Long.parseLong(n.substring(0, n.length() - 4)))
+                            .collect(Collectors.toCollection(TreeSet::new));
+                }
+                assertEquals(set(s.stats().liveTableFileNumbers()), onDisk, "round " + round
+                        + ": right after awaitMerges the directory holds the live tables only");
+            }
         }
     }
+
 }
