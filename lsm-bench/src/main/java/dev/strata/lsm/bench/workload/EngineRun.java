@@ -71,7 +71,7 @@ public final class EngineRun {
         ProcessIo ioAtOpen = ProcessIo.read();
         List<WorkloadResult> results = new ArrayList<>();
         Timeline timeline;
-        try (Monitor monitor = new Monitor(engine.name(), ioAtOpen, ioSource, progress)) {
+        try (Monitor monitor = new Monitor(engine.name(), dir, ioAtOpen, ioSource, progress)) {
             WorkloadDriver driver = new WorkloadDriver(engine, dir, settings, format, keyspace, monitor, ioAtOpen,
                     ioSource);
             List<WorkloadType> workloads = settings.workloads();

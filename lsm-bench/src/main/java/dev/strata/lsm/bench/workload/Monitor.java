@@ -34,12 +34,25 @@ final class Monitor implements AutoCloseable {
     private long lastReportNanos = openNanos;
     private boolean barDrawn;
     private volatile boolean stop;
+    private final java.nio.file.Path dir;
+    // Guarded by this: the largest disk usage sampled since the phase began (-1: none yet).
+    private long peakAllocated = -1;
+    private long peakApparent = -1;
 
     /**
      * @param ioAtOpen process counters when the engine was opened, or null if unavailable
      * @param progress where progress goes, or null for none
      */
     Monitor(String engine, ProcessIo ioAtOpen, String ioSource, PrintStream progress) {
+        this(engine, null, ioAtOpen, ioSource, progress);
+    }
+
+    /**
+     * @param dir the engine's data directory, whose disk usage is sampled once a second for the
+     *     phase's peak ({@link #phasePeakDisk}); null for none
+     */
+    Monitor(String engine, java.nio.file.Path dir, ProcessIo ioAtOpen, String ioSource, PrintStream progress) {
+        this.dir = dir;
         this.engine = engine;
         this.ioAtOpen = ioAtOpen;
         this.ioSource = ioSource;
@@ -58,6 +71,8 @@ final class Monitor implements AutoCloseable {
     synchronized void begin(String workload, long target, List<Recorder> recorders) {
         this.phase = workload;
         this.target = target;
+        this.peakAllocated = -1;
+        this.peakApparent = -1;
         this.recorders = List.copyOf(recorders);
         this.phaseStartNanos = System.nanoTime();
         this.lastReportNanos = phaseStartNanos;
@@ -80,6 +95,30 @@ final class Monitor implements AutoCloseable {
         }
     }
 
+    /** Measures the directory (du for allocated blocks, a walk for file lengths) outside the lock. */
+    private void sampleDisk() {
+        DiskUsage d;
+        try {
+            d = DiskUsage.of(dir);
+        } catch (java.io.UncheckedIOException e) {
+            return; // the engine deleted files while we walked three times over: skip this second
+        }
+        synchronized (this) {
+            peakAllocated = Math.max(peakAllocated, d.allocatedBytes());
+            peakApparent = Math.max(peakApparent, d.apparentBytes());
+        }
+    }
+
+    /**
+     * The largest disk usage sampled (once a second, allocated blocks and file lengths each at
+     * its own peak) since the current phase began, including {@code last} (a measurement at
+     * the phase's end); allocated is -1 where du is unavailable.
+     */
+    synchronized DiskUsage phasePeakDisk(DiskUsage last) {
+        long allocated = last.allocatedBytes() < 0 ? -1 : Math.max(peakAllocated, last.allocatedBytes());
+        return new DiskUsage(allocated, Math.max(peakApparent, last.apparentBytes()));
+    }
+
     /** Cumulative user bytes written since the engine was opened. */
     synchronized long userBytesSinceOpen() {
         long b = completedUserBytes;
@@ -98,6 +137,9 @@ final class Monitor implements AutoCloseable {
                 return;
             }
             tick++;
+            if (dir != null) {
+                sampleDisk();
+            }
             sample(tick % 2 == 0);
         }
     }

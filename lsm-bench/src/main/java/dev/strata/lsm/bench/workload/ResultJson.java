@@ -48,6 +48,9 @@ public final class ResultJson {
             m.put("spaceAmplification", r.spaceAmplification());
             m.put("spaceAmplificationApparent", r.spaceAmplificationApparent());
             m.put("spaceAmplificationSource", r.diskSource());
+            m.put("peakSpaceAmplification", r.peakSpaceAmplification());
+            m.put("peakDiskAllocatedBytes", r.peakAllocatedBytes());
+            m.put("peakDiskApparentBytes", r.peakApparentBytes());
             m.put("settleSeconds", r.settleSeconds());
             m.put("engineCounters", r.engineCounters());
             m.put("perRound", r.perRound());

@@ -7,7 +7,7 @@ import java.util.stream.Collectors;
 
 /** The human-readable report of a {@link Summary}: settings, one table row per engine and workload, counters. */
 public final class ResultTable {
-    private static final String ROW = "%-26s %-8s %12s %9s %9s %9s %9s %9s %10s %6s %6s %7s %8s%n";
+    private static final String ROW = "%-26s %-8s %12s %9s %9s %9s %9s %9s %10s %6s %6s %7s %7s %8s%n";
 
     private ResultTable() {
     }
@@ -27,11 +27,13 @@ public final class ResultTable {
         }
         Summary.Row any = summary.rows().get(0);
         out.printf("WA = bytes this process wrote (/proc/self/io %s) from the workload's start until the engine "
-                + "settled / key+value bytes written; SA = %s of the data directory / live key+value bytes%n",
+                + "settled / key+value bytes written; SA = %s of the data directory / live key+value bytes; peak SA = "
+                + "the directory's largest size sampled once a second during the workload and settling / the "
+                + "same live bytes%n",
                 any.writeSource(), any.diskSource());
         out.println();
         out.printf(Locale.ROOT, ROW, "workload", "engine", "ops/s", "vs " + first, "p50 us", "p90 us", "p99 us",
-                "p99.9 us", "max us", "WA", "SA", "misses", "settle s");
+                "p99.9 us", "max us", "WA", "SA", "peak SA", "misses", "settle s");
         int workloads = summary.rowsOf(first).size();
         for (int w = 0; w < workloads; w++) {
             for (String engine : summary.engines()) {
@@ -41,13 +43,13 @@ public final class ResultTable {
                 out.printf(Locale.ROOT, ROW, name, engine, String.format(Locale.ROOT, "%,.0f", r.opsPerSec()),
                         String.format(Locale.ROOT, "%.2fx", r.ratioToFirst()), us(l.p50()), us(l.p90()), us(l.p99()),
                         us(l.p999()), us(l.max()), num(r.writeAmplification()), num(r.spaceAmplification()),
-                        r.misses(), String.format(Locale.ROOT, "%.1f", r.settleSeconds()));
+                        num(r.peakSpaceAmplification()), r.misses(), String.format(Locale.ROOT, "%.1f", r.settleSeconds()));
                 if (r.byOperation().size() > 1) {
                     for (Map.Entry<Operation, Latency> e : r.byOperation().entrySet()) {
                         Latency o = e.getValue();
                         out.printf(Locale.ROOT, ROW, "", "  " + e.getKey().label(),
                                 String.format(Locale.ROOT, "n=%,d", o.count()), "", us(o.p50()), us(o.p90()),
-                                us(o.p99()), us(o.p999()), us(o.max()), "", "", "", "");
+                                us(o.p99()), us(o.p999()), us(o.max()), "", "", "", "", "");
                     }
                 }
             }

@@ -28,6 +28,10 @@ public record Summary(List<String> engines, int rounds, List<Row> rows, Map<Stri
      *
      * @param ratioToFirst opsPerSec over the first engine's for the same workload
      * @param misses the largest miss count of any round (a correctness signal, not a median)
+     * @param peakSpaceAmplification the directory's peak (sampled once a second, allocated blocks
+     *     where du works) over the live bytes at the end; null when empty
+     * @param peakAllocatedBytes the directory's peak allocated bytes (-1 without du)
+     * @param peakApparentBytes the directory's peak file lengths
      * @param engineCounters numeric counters: medians; others: those of the median-throughput round
      * @param writeSource the /proc/self/io counter behind the write amplification
      * @param diskSource what the space amplification counts
@@ -37,7 +41,8 @@ public record Summary(List<String> engines, int rounds, List<Row> rows, Map<Stri
                       double opsPerSec, double ratioToFirst, Latency latency, Map<Operation, Latency> byOperation,
                       long backgroundOps, long misses, Double writeAmplification,
                       Double cumulativeWriteAmplification, Double spaceAmplification,
-                      Double spaceAmplificationApparent, double settleSeconds, Map<String, Object> engineCounters,
+                      Double spaceAmplificationApparent, Double peakSpaceAmplification, long peakAllocatedBytes,
+                      long peakApparentBytes, double settleSeconds, Map<String, Object> engineCounters,
                       String writeSource, String diskSource, Map<String, List<Double>> perRound, int rounds) {
     }
 
@@ -90,6 +95,9 @@ public record Summary(List<String> engines, int rounds, List<Row> rows, Map<Stri
                 medianOrNull(rounds, WorkloadResult::cumulativeWriteAmplification),
                 medianOrNull(rounds, WorkloadResult::spaceAmplification),
                 medianOrNull(rounds, WorkloadResult::spaceAmplificationApparent),
+                medianOrNull(rounds, WorkloadResult::peakSpaceAmplification),
+                Math.round(median(rounds, r -> r.peakDisk().allocatedBytes())),
+                Math.round(median(rounds, r -> r.peakDisk().apparentBytes())),
                 median(rounds, WorkloadResult::settleSeconds),
                 medianCounters(rounds, medianRound), any.writeSource(), any.disk().source(), perRound(rounds),
                 rounds.size());
@@ -101,6 +109,7 @@ public record Summary(List<String> engines, int rounds, List<Row> rows, Map<Stri
         // Null for a read-only workload's write amplification; Stream.toList keeps nulls.
         m.put("writeAmplification", rounds.stream().map(WorkloadResult::writeAmplification).toList());
         m.put("spaceAmplification", rounds.stream().map(WorkloadResult::spaceAmplification).toList());
+        m.put("peakSpaceAmplification", rounds.stream().map(WorkloadResult::peakSpaceAmplification).toList());
         return m;
     }
 

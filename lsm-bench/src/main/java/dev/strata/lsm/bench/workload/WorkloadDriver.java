@@ -153,10 +153,12 @@ final class WorkloadDriver {
         long liveBytes = keyspace.liveRecords() * format.recordBytes();
         Double sa = liveBytes > 0 ? (double) disk.bytes() / liveBytes : null;
         Double saApparent = liveBytes > 0 ? (double) disk.apparentBytes() / liveBytes : null;
+        DiskUsage peak = monitor.phasePeakDisk(disk);
+        Double peakSa = liveBytes > 0 ? (double) peak.bytes() / liveBytes : null;
         return new WorkloadResult(engine.name(), type.label(), position,
                 distribution == null ? null : distribution.label(), ops, seconds,
                 writer == null ? 0 : writer.ops(), counted, byOperation, misses, userBytes, processBytes,
-                ioSource, wa, cumulativeWa, settleSeconds, disk, liveBytes, sa, saApparent, engine.ownCounters());
+                ioSource, wa, cumulativeWa, settleSeconds, disk, liveBytes, sa, saApparent, peak, peakSa, engine.ownCounters());
     }
 
     private Pacer pacer(long startNanos) {

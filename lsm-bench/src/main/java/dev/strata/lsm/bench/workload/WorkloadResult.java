@@ -28,6 +28,9 @@ import java.util.Map;
  * @param liveBytes key and value bytes of the records present
  * @param spaceAmplification disk bytes (allocated) / live bytes; null when empty
  * @param spaceAmplificationApparent file lengths / live bytes; null when empty
+ * @param peakDisk the data directory's largest usage sampled once a second during the
+ *     workload and its settling (allocated blocks and file lengths, each at its own peak)
+ * @param peakSpaceAmplification peakDisk (allocated where known) / live bytes at the end; null when empty
  * @param engineCounters the engine's own counters after the workload
  */
 public record WorkloadResult(String engine, String workload, int position, String distribution, long ops,
@@ -36,7 +39,7 @@ public record WorkloadResult(String engine, String workload, int position, Strin
                              long processBytesWritten, String writeSource, Double writeAmplification,
                              Double cumulativeWriteAmplification, double settleSeconds, DiskUsage disk,
                              long liveBytes, Double spaceAmplification, Double spaceAmplificationApparent,
-                             Map<String, Object> engineCounters) {
+                             DiskUsage peakDisk, Double peakSpaceAmplification, Map<String, Object> engineCounters) {
 
     /** Requests per second. */
     public double opsPerSec() {
