@@ -12,9 +12,11 @@ package dev.strata.lsm.policy.spooky;
  * @param l0SlowdownTrigger β: level-0 files at which writes slow down
  * @param l0StopTrigger γ: level-0 files at which writes stop while a merge runs
  * @param skewOptimizations leave partitions that received no new data untouched (§4.3, Fig. 11A)
+ * @param intraL0Merge merge α or more idle, equal-sized level-0 files into one while the merge
+ *     out of level 0 waits (the paper's RocksDB build, §5 "Avoiding Stalling")
  */
 public record SpookyConfig(int sizeRatio, int xOffset, String layout, int l0CompactionTrigger, int l0SlowdownTrigger,
-                           int l0StopTrigger, boolean skewOptimizations) {
+                           int l0StopTrigger, boolean skewOptimizations, boolean intraL0Merge) {
     /** The values of {@code layout}. */
     public static final java.util.List<String> LAYOUTS = java.util.List.of("leveling", "lazy-leveling", "tiering");
 
@@ -56,8 +58,8 @@ public record SpookyConfig(int sizeRatio, int xOffset, String layout, int l0Comp
         };
     }
 
-    /** The paper's headline configuration: T = 5, X = L − 2, leveling, α = β = 4, γ = 9, skew optimizations on. */
+    /** The paper's headline configuration: T = 5, X = L − 2, leveling, α = β = 4, γ = 9, skew optimizations and the intra-L0 merge on. */
     public static SpookyConfig defaults() {
-        return new SpookyConfig(5, 2, "leveling", 4, 4, 9, true);
+        return new SpookyConfig(5, 2, "leveling", 4, 4, 9, true, true);
     }
 }

@@ -40,8 +40,9 @@ import java.util.List;
  * are the prose's (Σ N_i &lt; C_q), the evolution steps run after a complete pass, and the
  * C_X cap applies only when z = L (below L outputs are cut at level-L boundaries). A group
  * whose projected output exceeds C_X is cut into the fewest equal files of at most C_X: two
- * halves in the paper's steady state. Not built: the intra-L0 merge of §1.7 and the
- * flush-as-own-file skew option of §1.4 (flushes always land in level 0).
+ * halves in the paper's steady state. The intra-L0 merge of §1.7 is built
+ * ({@code intra-l0-merge}); the flush-as-own-file skew option of §1.4 is not (flushes always
+ * land in level 0).
  *
  * <p>Lazy leveling and tiering (§1.8, seed 000 §4.4, Fig. 12): a level above the largest
  * (lazy leveling), or any level (tiering), is tiered — a merge into it adds a new run and reads
@@ -160,6 +161,48 @@ public final class SpookyPolicy implements MergePolicy {
     // ---- merges out of level 0 (§1.3, §1.4) ----
 
     private MergeTask mergeLevel0(Shape s) {
+        MergeTask down = mergeLevel0Down(s);
+        return down != null ? down : intraLevel0(s);
+    }
+
+    /**
+     * The intra-L0 merge of the paper's RocksDB build (§5 "Avoiding Stalling", FAMILIES.md
+     * §1.7): while a merge out of level 0 cannot start — one is running, or its target is
+     * busy, or a pass holds X — α or more idle level-0 files of about equal size (largest ≤ 2 ×
+     * smallest), created consecutively (the newest ones), are merged into one file that takes
+     * the newest one's place in level 0. Writers then wait for fewer files.
+     */
+    private MergeTask intraLevel0(Shape s) {
+        if (!config.intraL0Merge()) {
+            return null;
+        }
+        List<RunView> runs = s.tree.level(0).runs();
+        List<ComponentView> picked = new ArrayList<>();
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        for (RunView r : runs) { // newest first
+            if (r.busy() || r.components().size() != 1) {
+                break;
+            }
+            ComponentView c = r.components().get(0);
+            long lo = Math.min(min, c.sizeBytes());
+            long hi = Math.max(max, c.sizeBytes());
+            if (hi > 2 * lo) {
+                break;
+            }
+            min = lo;
+            max = hi;
+            picked.add(c);
+        }
+        if (picked.size() < config.l0CompactionTrigger()) {
+            return null;
+        }
+        return MergeTask.rewrite(ids(picked), Placement.intoRunOf(0, picked.get(0).id()), OutputSpec.singleFile(),
+                String.format("spooky: intra-L0 merge of %d idle level-0 files (%d..%d bytes) while level 0 waits",
+                        picked.size(), min, max));
+    }
+
+    private MergeTask mergeLevel0Down(Shape s) {
         List<ComponentView> level0 = s.tree.level(0).runs().stream().flatMap(r -> r.components().stream()).toList();
         if (level0.size() < config.l0CompactionTrigger() || s.anyBusy(level0)) {
             return null;

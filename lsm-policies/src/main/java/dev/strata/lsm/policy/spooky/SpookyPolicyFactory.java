@@ -44,7 +44,10 @@ public final class SpookyPolicyFactory implements MergePolicyFactory {
                 PolicyParameter.ofInt("l0-stop-trigger", D.l0StopTrigger(), 1, 1000, "gamma: level-0 files at which "
                         + "writes stop while a merge runs (seed 000: 9)"),
                 PolicyParameter.ofBoolean("skew-optimizations", D.skewOptimizations(), "leave partitions that "
-                        + "received no new data untouched (seed 000 section 4.3)"));
+                        + "received no new data untouched (seed 000 section 4.3)"),
+                PolicyParameter.ofBoolean("intra-l0-merge", D.intraL0Merge(), "merge alpha or more idle level-0 "
+                        + "files of about equal size into one while the merge out of level 0 waits (seed 000 "
+                        + "section 5, avoiding stalls)"));
     }
 
     @Override
@@ -52,6 +55,6 @@ public final class SpookyPolicyFactory implements MergePolicyFactory {
         return new SpookyPolicy(new SpookyConfig(params.getInt("size-ratio"), params.getInt("x-offset"),
                 params.getString("layout"), params.getInt("l0-compaction-trigger"),
                 params.getInt("l0-slowdown-trigger"), params.getInt("l0-stop-trigger"),
-                params.getBoolean("skew-optimizations")));
+                params.getBoolean("skew-optimizations"), params.getBoolean("intra-l0-merge")));
     }
 }

@@ -40,11 +40,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *   <li>no merge into X is decided together with a partitioned merge or while a pass runs;
  *       at most one partitioned merge per decision;</li>
  *   <li>a pass begins only when N_X ≥ C_X, and its merges go to the pass's target;</li>
- *   <li>on every view, each file of levels X..L−1 overlaps at most one level-L file.</li>
+ *   <li>on every view, each file of levels X..L−1 overlaps at most one level-L file;</li>
+ *   <li>an intra-L0 merge comes only while the merge out of level 0 cannot start, takes the
+ *       newest α or more idle level-0 files of about equal size and stays in level 0.</li>
  * </ul>
  */
 class SpookyEngineTraceTest {
     private static final int T = 5;
+    private static final int ALPHA = 4;
 
     @Test
     void everyDecisionInTheEngineFollowsTheRule(@TempDir Path dir) throws Exception {
@@ -66,14 +69,14 @@ class SpookyEngineTraceTest {
             assertEquals(0, store.stats().policyErrors());
         }
         List<String> problems = new ArrayList<>();
-        int[] kinds = new int[3];
+        int[] kinds = new int[4];
         int maxLargest = 0;
         for (RecordingPolicyFactory.Decision<RecordingSpookyFactory.PassState> d : RecordingSpookyFactory.DECISIONS) {
             maxLargest = Math.max(maxLargest, check(d, problems, kinds));
         }
-        System.out.printf("spooky on the engine: %d decisions, %d full preemptive, %d into X, %d partitioned "
-                + "merges, L up to %d, %d violations%n", RecordingSpookyFactory.DECISIONS.size(), kinds[0], kinds[1],
-                kinds[2], maxLargest, problems.size());
+        System.out.printf("spooky on the engine: %d decisions, %d full preemptive, %d into X, %d partitioned, "
+                + "%d intra-L0 merges, L up to %d, %d violations%n", RecordingSpookyFactory.DECISIONS.size(), kinds[0],
+                kinds[1], kinds[2], kinds[3], maxLargest, problems.size());
         assertTrue(problems.isEmpty(), problems.size() + " violations, first: "
                 + problems.subList(0, Math.min(5, problems.size())));
         assertTrue(maxLargest >= 4 && kinds[0] > 5 && kinds[1] > 5 && kinds[2] > 5,
@@ -97,6 +100,11 @@ class SpookyEngineTraceTest {
                 continue; // a level added or removed
             }
             boolean fromLevel0 = task.inputs().stream().anyMatch(id -> level(v, id) == 0);
+            if (fromLevel0 && task.placement().level() == 0) {
+                kinds[3]++;
+                checkIntraLevel0(v, task, x, passRuns, where, problems);
+                continue;
+            }
             if (fromLevel0) {
                 int q = x;
                 long sum = bytes(v, 0);
@@ -162,6 +170,48 @@ class SpookyEngineTraceTest {
             problems.add("SP1 a merge into X decided with a partitioned merge: " + where);
         }
         return largest;
+    }
+
+    /**
+     * The intra-L0 merge (FAMILIES.md §1.7): only while the merge out of level 0 cannot start
+     * (a level-0 file is being merged, a pass holds X, or a level in 1..X is busy), it takes the
+     * newest level-0 files, at least α of them, idle, of sizes within a factor 2, and puts the
+     * output in the newest one's place.
+     */
+    private static void checkIntraLevel0(TreeView v, MergeTask task, int x, boolean passRuns, String where,
+                                         List<String> problems) {
+        List<RunView> runs = v.level(0).runs();
+        boolean blocked = passRuns || runs.stream().anyMatch(RunView::busy);
+        for (int level = 1; level <= x; level++) {
+            blocked |= v.level(level).runs().stream().anyMatch(RunView::busy);
+        }
+        if (!blocked) {
+            problems.add("intra-L0 merge while the merge out of level 0 could start: " + where);
+        }
+        int n = task.inputs().size();
+        if (n < ALPHA || n > runs.size()) {
+            problems.add("intra-L0 merge of " + n + " files: " + where);
+            return;
+        }
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        for (int i = 0; i < n; i++) {
+            RunView r = runs.get(i);
+            ComponentView c = r.components().get(0);
+            if (r.busy() || r.components().size() != 1 || !task.inputs().contains(c.id())) {
+                problems.add("intra-L0 merge does not take the newest idle level-0 files: " + where);
+                return;
+            }
+            min = Math.min(min, c.sizeBytes());
+            max = Math.max(max, c.sizeBytes());
+        }
+        if (max > 2 * min) {
+            problems.add("intra-L0 merge of unequal files (" + min + ".." + max + "): " + where);
+        }
+        if (task.placement().kind() != dev.strata.lsm.policy.Placement.Kind.INTO_RUN_OF
+                || !task.placement().anchor().equals(runs.get(0).components().get(0).id())) {
+            problems.add("intra-L0 output not in the newest input's place: " + where);
+        }
     }
 
     private static boolean passFinished(TreeView v, int x, int z) {
