@@ -14,9 +14,12 @@ package dev.strata.lsm.policy.spooky;
  * @param skewOptimizations leave partitions that received no new data untouched (§4.3, Fig. 11A)
  * @param intraL0Merge merge α or more idle, equal-sized level-0 files into one while the merge
  *     out of level 0 waits (the paper's RocksDB build, §5 "Avoiding Stalling")
+ * @param flushAsOwnFile move level-0 files down instead of merging them when no key ranges
+ *     overlap (§4.3, Fig. 11B; off in the paper's headline runs)
  */
 public record SpookyConfig(int sizeRatio, int xOffset, String layout, int l0CompactionTrigger, int l0SlowdownTrigger,
-                           int l0StopTrigger, boolean skewOptimizations, boolean intraL0Merge) {
+                           int l0StopTrigger, boolean skewOptimizations, boolean intraL0Merge,
+                           boolean flushAsOwnFile) {
     /** The values of {@code layout}. */
     public static final java.util.List<String> LAYOUTS = java.util.List.of("leveling", "lazy-leveling", "tiering");
 
@@ -60,6 +63,6 @@ public record SpookyConfig(int sizeRatio, int xOffset, String layout, int l0Comp
 
     /** The paper's headline configuration: T = 5, X = L − 2, leveling, α = β = 4, γ = 9, skew optimizations and the intra-L0 merge on. */
     public static SpookyConfig defaults() {
-        return new SpookyConfig(5, 2, "leveling", 4, 4, 9, true, true);
+        return new SpookyConfig(5, 2, "leveling", 4, 4, 9, true, true, false);
     }
 }

@@ -41,8 +41,10 @@ import java.util.List;
  * C_X cap applies only when z = L (below L outputs are cut at level-L boundaries). A group
  * whose projected output exceeds C_X is cut into the fewest equal files of at most C_X: two
  * halves in the paper's steady state. The intra-L0 merge of §1.7 is built
- * ({@code intra-l0-merge}); the flush-as-own-file skew option of §1.4 is not (flushes always
- * land in level 0).
+ * ({@code intra-l0-merge}), and so is the flush-as-own-file skew option of §1.4
+ * ({@code flush-as-own-file}, off by default as in the paper's headline runs): flushes land
+ * in level 0, and when the files going down share no key range with each other or with the
+ * target's files, they are moved there instead of merged.
  *
  * <p>Lazy leveling and tiering (§1.8, seed 000 §4.4, Fig. 12): a level above the largest
  * (lazy leveling), or any level (tiering), is tiered — a merge into it adds a new run and reads
@@ -214,6 +216,10 @@ public final class SpookyPolicy implements MergePolicy {
                 if (s.busyBetween(1, q)) {
                     return null;
                 }
+                MergeTask move = moveDisjoint(s, q);
+                if (move != null) {
+                    return move;
+                }
                 if (s.tiered(q)) {
                     return MergeTask.rewrite(s.inputs(0, q - 1), Placement.newRun(q), OutputSpec.singleFile(),
                             String.format("spooky: full preemptive merge of levels 0..%d into a new run at %d (%d < C_%d=%d)",
@@ -226,6 +232,10 @@ public final class SpookyPolicy implements MergePolicy {
         }
         if (state.passActive || s.busyBetween(1, s.x)) {
             return null; // merges into X wait for the partitioned pass out of X (§1.6)
+        }
+        MergeTask move = moveDisjoint(s, s.x);
+        if (move != null) {
+            return move;
         }
         if (s.tiered(s.x)) {
             // Lazy leveling and tiering (§1.8): levels 0..X−1 become a new run at X, cut at the
@@ -243,6 +253,55 @@ public final class SpookyPolicy implements MergePolicy {
         return MergeTask.rewrite(s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile().alignedTo(s.largest),
                 String.format("spooky: dividing merge of levels 0..%d into X=%d, cut at level-%d files", s.x, s.x,
                         s.largest));
+    }
+
+    /**
+     * The flush-as-own-file skew option (§1.4, seed 000 §4.3 and Fig. 11B; {@code
+     * flush-as-own-file}): when the files going down (levels 0..t−1) and the target level t's
+     * files (under leveling) have pairwise disjoint key ranges — sequential inserts — they are
+     * moved into t (metadata only) instead of merged. Into X, each moved file must lie within
+     * one slice of the oldest level-L run, as a dividing merge's outputs do. Null when off or
+     * when anything overlaps.
+     */
+    private MergeTask moveDisjoint(Shape s, int target) {
+        if (!config.flushAsOwnFile()) {
+            return null;
+        }
+        boolean tiered = s.tiered(target);
+        List<ComponentView> moving = new ArrayList<>();
+        for (int l = 0; l < target; l++) {
+            for (RunView r : s.tree.level(l).runs()) {
+                moving.addAll(r.components());
+            }
+        }
+        List<ComponentView> staying = new ArrayList<>();
+        if (!tiered) {
+            for (RunView r : s.tree.level(target).runs()) {
+                staying.addAll(r.components());
+            }
+        }
+        List<ComponentView> all = new ArrayList<>(moving);
+        all.addAll(staying);
+        all.sort((a, b) -> Arrays.compareUnsigned(a.minKey(), b.minKey()));
+        for (int i = 1; i < all.size(); i++) {
+            if (Arrays.compareUnsigned(all.get(i - 1).maxKey(), all.get(i).minKey()) >= 0) {
+                return null;
+            }
+        }
+        if (target >= s.x && s.x < s.largest) {
+            List<byte[]> starts = s.sliceStarts();
+            for (ComponentView c : moving) {
+                for (byte[] start : starts) {
+                    if (Arrays.compareUnsigned(start, c.minKey()) > 0 && Arrays.compareUnsigned(start, c.maxKey()) <= 0) {
+                        return null; // it would span two level-L slices
+                    }
+                }
+            }
+        }
+        Placement p = staying.isEmpty() ? Placement.newRun(target) : Placement.intoRunOf(target, staying.get(0).id());
+        return MergeTask.move(ids(moving), p, String.format(
+                "spooky: flush as its own file: move %d files of levels 0..%d into %d (no key ranges overlap)",
+                moving.size(), target - 1, target));
     }
 
     // ---- partitioned merges out of X (§1.5) ----

@@ -47,7 +47,10 @@ public final class SpookyPolicyFactory implements MergePolicyFactory {
                         + "received no new data untouched (seed 000 section 4.3)"),
                 PolicyParameter.ofBoolean("intra-l0-merge", D.intraL0Merge(), "merge alpha or more idle level-0 "
                         + "files of about equal size into one while the merge out of level 0 waits (seed 000 "
-                        + "section 5, avoiding stalls)"));
+                        + "section 5, avoiding stalls)"),
+                PolicyParameter.ofBoolean("flush-as-own-file", D.flushAsOwnFile(), "move level-0 files down "
+                        + "instead of merging them when their key ranges and the target's do not overlap, as "
+                        + "sequential inserts produce (seed 000 section 4.3, Fig. 11B)"));
     }
 
     @Override
@@ -55,6 +58,7 @@ public final class SpookyPolicyFactory implements MergePolicyFactory {
         return new SpookyPolicy(new SpookyConfig(params.getInt("size-ratio"), params.getInt("x-offset"),
                 params.getString("layout"), params.getInt("l0-compaction-trigger"),
                 params.getInt("l0-slowdown-trigger"), params.getInt("l0-stop-trigger"),
-                params.getBoolean("skew-optimizations"), params.getBoolean("intra-l0-merge")));
+                params.getBoolean("skew-optimizations"), params.getBoolean("intra-l0-merge"),
+                params.getBoolean("flush-as-own-file")));
     }
 }

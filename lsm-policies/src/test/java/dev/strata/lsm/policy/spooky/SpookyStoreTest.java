@@ -60,6 +60,60 @@ class SpookyStoreTest {
         }
     }
 
+    /**
+     * The flush-as-own-file skew option (seed 000 §4.3, Fig. 11B): sequential inserts make
+     * level-0 files whose key ranges overlap nothing, so they are moved down instead of merged;
+     * without the option they are merged on every way down.
+     */
+    @Test
+    void sequentialInsertsAreMovedNotMergedWithFlushAsOwnFile(@TempDir Path dir) {
+        long[] mergeBytes = new long[2];
+        for (int run = 0; run < 2; run++) {
+            boolean option = run == 1;
+            Path store = dir.resolve("run" + run);
+            java.util.concurrent.atomic.AtomicInteger moves = new java.util.concurrent.atomic.AtomicInteger();
+            StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).blockCacheBytes(1 << 20)
+                    .mergePolicy("spooky", Map.of("size-ratio", "3", "l0-compaction-trigger", "2",
+                            "l0-slowdown-trigger", "4", "l0-stop-trigger", "6", "flush-as-own-file",
+                            Boolean.toString(option)))
+                    .listener(new dev.strata.lsm.StoreListener() {
+                        @Override
+                        public void mergeStarted(String reason) {
+                            if (reason.contains("flush as its own file")) {
+                                moves.incrementAndGet();
+                            }
+                        }
+                    })
+                    .build();
+            TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+            try (LsmStore s = LsmStore.open(store, config)) {
+                for (long i = 0; i < 30_000; i++) {
+                    byte[] key = ByteBuffer.allocate(8).putLong(i).array();
+                    byte[] value = ("value-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    s.put(key, value);
+                    model.put(key, value);
+                }
+                s.awaitMerges();
+                StoreStats stats = s.stats();
+                assertEquals(0, stats.policyErrors(), "policy errors: " + stats);
+                assertTrue(stats.componentsPerLevel().length >= 3, "levels were added: " + stats);
+                mergeBytes[run] = stats.mergeBytesWritten();
+                System.out.printf("sequential inserts, flush-as-own-file %s: flush %,d bytes, merge %,d bytes, "
+                        + "%d moves, %s%n", option, stats.flushBytesWritten(), stats.mergeBytesWritten(), moves.get(),
+                        Arrays.toString(stats.componentsPerLevel()));
+                assertEquals(option, moves.get() > 0, "level-0 files moved down only with the option: " + moves);
+                StoreContents.assertSame(model, s, "flush-as-own-file " + option);
+            }
+            try (LsmStore s = LsmStore.open(store, config)) {
+                StoreContents.assertSame(model, s, "flush-as-own-file " + option + " after reopen");
+            }
+        }
+        // What is still merged with the option: the partitioned passes (a pass rewrites the last
+        // level-L file with the new data in its slice) and intra-L0 merges while X is busy.
+        assertTrue(mergeBytes[1] <= 0.6 * mergeBytes[0], "the option saves the merges out of level 0: "
+                + Arrays.toString(mergeBytes));
+    }
+
     @Test
     void badParametersNameTheProblem() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MergePolicies.create("spooky",
