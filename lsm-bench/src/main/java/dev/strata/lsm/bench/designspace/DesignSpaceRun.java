@@ -286,6 +286,9 @@ final class DesignSpaceRun {
             return; // closing
         }
         long dirBytes = directoryBytes();
+        if (dirBytes < 0) {
+            return; // the listing raced with deletions three times: no sample this second (not a zero)
+        }
         double logical = (double) liveKeys.get() * s.entryBytes();
         synchronized (spaceOverTime) {
             spaceOverTime.add(new double[] {(System.nanoTime() - startNanos) / 1e9, st.tableFileBytes() / 1e6,
@@ -301,12 +304,12 @@ final class DesignSpaceRun {
         }
     }
 
-    /** Bytes of every file in the store's directory now (its apparent size), or 0 if it cannot be listed. */
+    /** Bytes of every file in the store's directory now (its apparent size), or -1 if it cannot be listed. */
     private long directoryBytes() {
         try {
             return DiskUsage.apparentBytesOf(dir);
         } catch (UncheckedIOException e) {
-            return 0;
+            return -1;
         }
     }
 }
