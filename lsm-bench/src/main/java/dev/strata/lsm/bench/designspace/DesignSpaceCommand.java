@@ -246,7 +246,9 @@ public final class DesignSpaceCommand implements Callable<Integer> {
                 .xAxisTitle("seconds since the store opened").yAxisTitle("MB in the store's directory").build();
         space.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
         for (DesignSpaceRun.Result r : results) {
-            List<double[]> pts = r.spaceOverTime();
+            // A directory is never empty while its store is open: a zero is a failed listing that
+            // runs before this fix recorded, not a size.
+            List<double[]> pts = r.spaceOverTime().stream().filter(a -> a[2] > 0 || a[0] < 1).toList();
             if (pts.isEmpty()) {
                 continue;
             }
