@@ -65,8 +65,9 @@ import java.util.List;
  *
  * <p>Concurrency (§1.6): at most one merge out of level 0 and one partitioned merge run at
  * once, and no merge into X starts while a pass is in progress, so at most three files are
- * written at any instant (with the flush). Not thread safe; the engine calls it from one
- * thread at a time.
+ * written at any instant (with the flush) — four while an intra-L0 merge runs beside them, the
+ * paper's build's three compactions (§5 "Concurrency"). Not thread safe; the engine calls it
+ * from one thread at a time.
  */
 public final class SpookyPolicy implements MergePolicy {
     private final SpookyConfig config;
