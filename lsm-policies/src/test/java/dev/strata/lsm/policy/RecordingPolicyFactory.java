@@ -1,7 +1,13 @@
 package dev.strata.lsm.policy;
 
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Queue;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -24,6 +30,25 @@ public abstract class RecordingPolicyFactory<S> implements MergePolicyFactory {
     protected RecordingPolicyFactory(MergePolicyFactory delegate, Queue<Decision<S>> decisions) {
         this.delegate = delegate;
         this.decisions = decisions;
+    }
+
+    /**
+     * What an engine trace test runs: {@code entries} puts of random 16-byte keys and 112-byte
+     * values (seeded) into a store at {@code dir}, then waits for its merges; returns the
+     * policy errors the store counted.
+     */
+    public static long fillRandom(Path dir, StoreConfig config, long seed, long entries) {
+        SplittableRandom random = new SplittableRandom(seed);
+        byte[] value = new byte[112];
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (long i = 0; i < entries; i++) {
+                byte[] key = ByteBuffer.allocate(16).putLong(random.nextLong()).putLong(i).array();
+                random.nextBytes(value);
+                store.put(key, value);
+            }
+            store.awaitMerges();
+            return store.stats().policyErrors();
+        }
     }
 
     /** A fresh queue for a subclass's decisions. */

@@ -290,12 +290,10 @@ public final class SpookyPolicy implements MergePolicy {
             }
         }
         if (target >= s.x && s.x < s.largest) {
-            List<byte[]> starts = s.sliceStarts();
+            byte[][] starts = s.sliceTable();
             for (ComponentView c : moving) {
-                for (byte[] start : starts) {
-                    if (Arrays.compareUnsigned(start, c.minKey()) > 0 && Arrays.compareUnsigned(start, c.maxKey()) <= 0) {
-                        return null; // it would span two level-L slices
-                    }
+                if (slice(starts, c.minKey()) != slice(starts, c.maxKey())) {
+                    return null; // it would span two level-L slices
                 }
             }
         }
@@ -433,17 +431,12 @@ public final class SpookyPolicy implements MergePolicy {
      */
     private boolean passFinished(Shape s) {
         if (state.passBottom) {
-            return !s.busyBetween(s.x, s.largest) && s.oldComponents(s.largest).isEmpty()
-                    && (s.x >= s.largest || s.emptyBetween(s.x, s.largest - 1));
+            return !s.busyBetween(s.x, s.largest) && !s.holdsOlderThanPass(s.largest)
+                    && s.emptyBetween(s.x, s.largest - 1);
         }
         int z = Math.min(state.passTarget, s.largest);
-        if (s.busyBetween(s.x, Math.max(s.x, z))) {
+        if (s.busyBetween(s.x, Math.max(s.x, z)) || !s.emptyBetween(s.x, z - 1)) {
             return false;
-        }
-        for (int i = s.x; i < z; i++) {
-            if (s.bytes(i) > 0) {
-                return false;
-            }
         }
         return config.skewOptimizations() || state.passWrapped || s.tiered(z);
     }
@@ -467,12 +460,8 @@ public final class SpookyPolicy implements MergePolicy {
      * level-L file is in its slice's group, so a group may hold no new data.
      */
     private List<Group> groups(Shape s, int from, int z) {
-        List<ComponentView> bottom = s.run(s.largest);
-        int slices = Math.max(1, bottom.size());
-        byte[][] starts = new byte[slices][];
-        for (int i = 1; i < slices; i++) {
-            starts[i] = bottom.get(i).minKey();
-        }
+        byte[][] starts = s.sliceTable();
+        int slices = starts.length;
         int[] reach = new int[slices];
         for (int i = 0; i < slices; i++) {
             reach[i] = i;
@@ -638,9 +627,10 @@ public final class SpookyPolicy implements MergePolicy {
             return false;
         }
 
+        /** Whether levels {@code from..to} hold no component (true when the range is empty). */
         boolean emptyBetween(int from, int to) {
             for (int l = from; l <= to; l++) {
-                if (bytes(l) > 0 || tree.level(l).componentCount() > 0) {
+                if (tree.level(l).componentCount() > 0) {
                     return false;
                 }
             }
@@ -651,14 +641,23 @@ public final class SpookyPolicy implements MergePolicy {
             return config.tiered(level, largest);
         }
 
-        /** The first keys of the oldest level-L run's files but the first: where partitions start. */
-        List<byte[]> sliceStarts() {
+        /**
+         * The partitions of the key space, one per file of the oldest level-L run: entry i is
+         * the first key of its i-th file, entry 0 null (minus infinity); at least one entry.
+         */
+        byte[][] sliceTable() {
             List<ComponentView> bottom = run(largest);
-            List<byte[]> starts = new ArrayList<>();
-            for (int i = 1; i < bottom.size(); i++) {
-                starts.add(bottom.get(i).minKey());
+            byte[][] starts = new byte[Math.max(1, bottom.size())][];
+            for (int i = 1; i < starts.length; i++) {
+                starts[i] = bottom.get(i).minKey();
             }
             return starts;
+        }
+
+        /** Where partitions start: the first keys of the oldest level-L run's files but the first. */
+        List<byte[]> sliceStarts() {
+            byte[][] starts = sliceTable();
+            return Arrays.asList(starts).subList(1, starts.length);
         }
 
         long maxCreationOrder() {
@@ -669,17 +668,16 @@ public final class SpookyPolicy implements MergePolicy {
             return max;
         }
 
-        /** Components of {@code level} created before the pass began. */
-        List<ComponentView> oldComponents(int level) {
-            List<ComponentView> old = new ArrayList<>();
+        /** Whether {@code level} holds a component created before the pass began. */
+        boolean holdsOlderThanPass(int level) {
             for (RunView r : tree.level(level).runs()) {
                 for (ComponentView c : r.components()) {
                     if (c.creationOrder() <= state.passStartOrder) {
-                        old.add(c);
+                        return true;
                     }
                 }
             }
-            return old;
+            return false;
         }
 
         /**

@@ -1,6 +1,5 @@
 package dev.strata.lsm.policy.spooky;
 
-import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
@@ -13,13 +12,11 @@ import dev.strata.lsm.policy.TreeView;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 import static dev.strata.lsm.policy.spooky.SpookyTraceTest.bytes;
 import static dev.strata.lsm.policy.spooky.SpookyTraceTest.ids;
@@ -56,18 +53,8 @@ class SpookyEngineTraceTest {
                 .blockCacheBytes(1 << 20).mergePolicy(RecordingSpookyFactory.NAME, Map.of("size-ratio",
                         Integer.toString(T)))
                 .build();
-        SplittableRandom random = new SplittableRandom(7);
-        byte[] value = new byte[112];
-        long entries = 700_000; // 128-byte entries: ~1,400 flushes of 64 KiB, L = 4
-        try (LsmStore store = LsmStore.open(dir, config)) {
-            for (long i = 0; i < entries; i++) {
-                byte[] key = ByteBuffer.allocate(16).putLong(random.nextLong()).putLong(i).array();
-                random.nextBytes(value);
-                store.put(key, value);
-            }
-            store.awaitMerges();
-            assertEquals(0, store.stats().policyErrors());
-        }
+        // 700,000 128-byte entries: ~1,400 flushes of 64 KiB, L = 4
+        assertEquals(0, RecordingPolicyFactory.fillRandom(dir, config, 7, 700_000));
         List<String> problems = new ArrayList<>();
         int[] kinds = new int[4];
         int maxLargest = 0;

@@ -1,6 +1,5 @@
 package dev.strata.lsm.policy.vlsm;
 
-import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
@@ -11,7 +10,6 @@ import dev.strata.lsm.policy.TreeView;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -19,7 +17,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,17 +39,7 @@ class VlsmEngineTraceTest {
         StoreConfig config = StoreConfig.builder().memtableBytes(SST).maxImmutableMemtables(1).blockCacheBytes(1 << 20)
                 .mergePolicy(RecordingVlsmFactory.NAME, Map.of("sst-bytes", "256KiB", "growth", Integer.toString(F)))
                 .build();
-        SplittableRandom random = new SplittableRandom(11);
-        byte[] value = new byte[112];
-        try (LsmStore store = LsmStore.open(dir, config)) {
-            for (long i = 0; i < 300_000; i++) {
-                byte[] key = ByteBuffer.allocate(16).putLong(random.nextLong()).putLong(i).array();
-                random.nextBytes(value);
-                store.put(key, value);
-            }
-            store.awaitMerges();
-            assertEquals(0, store.stats().policyErrors());
-        }
+        assertEquals(0, RecordingPolicyFactory.fillRandom(dir, config, 11, 300_000));
         List<String> problems = new ArrayList<>();
         int[] counts = new int[2];
         for (RecordingPolicyFactory.Decision<Void> d : RecordingVlsmFactory.DECISIONS) {
