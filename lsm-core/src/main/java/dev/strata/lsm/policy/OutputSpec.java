@@ -15,7 +15,9 @@ import java.util.List;
  *   <li>the key is at or past the next of {@code cutKeys}: cut;</li>
  *   <li>{@code alignToLevel} names a level and the key is at or past the smallest key of the
  *       next file of that level (in the version the merge started from): cut — outputs then
- *       line up with that level's files (dividing merges);</li>
+ *       line up with that level's files (dividing merges). A policy that moves that level's
+ *       files to another level while such a merge is queued leaves it nothing to align with;
+ *       it waits for the merge (the merge may hold no component of that level);</li>
  *   <li>the files of the level below the target that the current output's key range has
  *       passed into hold more than {@code maxOverlapBytes}: cut (LevelDB's grandparent rule);</li>
  *   <li>those overlapped bytes, counting the files the key would pass into, exceed

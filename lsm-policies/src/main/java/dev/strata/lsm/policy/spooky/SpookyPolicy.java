@@ -4,11 +4,13 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.FlushPlan;
 import dev.strata.lsm.policy.LevelView;
+import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.RunningMerge;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.WriteAdmission;
 
@@ -130,7 +132,7 @@ public final class SpookyPolicy implements MergePolicy {
     // ---- tree evolution (§1.2) ----
 
     private MergeTask evolve(Shape s) {
-        if (state.passActive || s.busyFrom(Math.max(1, Math.min(s.x, s.largest - 1)))) {
+        if (state.passActive || s.busyFrom(Math.max(1, Math.min(s.x, s.largest - 1))) || s.writingBelowLevel0()) {
             return null;
         }
         List<RunView> runs = s.tree.level(s.largest).runs();
@@ -231,8 +233,12 @@ public final class SpookyPolicy implements MergePolicy {
                         s.capacity(q)));
             }
         }
-        if (state.passActive || s.busyBetween(1, s.x)) {
-            return null; // merges into X wait for the partitioned pass out of X (§1.6)
+        if (state.passActive || s.busyFrom(1)) {
+            // Merges into X wait for the partitioned pass out of X (§1.6), and for a move of
+            // level L: their cut at L's files is taken when they start, and a level added or
+            // removed meanwhile would leave nothing at the level they name (X may be empty,
+            // so the merge itself holds nothing the move could see).
+            return null;
         }
         MergeTask move = moveDisjoint(s, s.x);
         if (move != null) {
@@ -695,6 +701,19 @@ public final class SpookyPolicy implements MergePolicy {
                 }
             }
             return Placement.newRun(level);
+        }
+
+        /**
+         * Whether a running merge writes into a level below 0: one out of level 0 into an
+         * empty X holds no component of X..L, yet its output is cut at level L's files.
+         */
+        boolean writingBelowLevel0() {
+            for (RunningMerge m : tree.runningMerges()) {
+                if (m.targetLevel() >= 1 && m.mode() != MergeMode.MOVE) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         boolean busyFrom(int from) {

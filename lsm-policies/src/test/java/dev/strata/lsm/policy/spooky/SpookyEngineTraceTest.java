@@ -38,6 +38,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *       at most one partitioned merge per decision;</li>
  *   <li>a pass begins only when N_X ≥ C_X, and its merges go to the pass's target;</li>
  *   <li>on every view, each file of levels X..L−1 overlaps at most one level-L file;</li>
+ *   <li>no merge into X is decided while a level from 1 down is busy (a move of level L would
+ *       change the files its output is cut at);</li>
  *   <li>an intra-L0 merge comes only while the merge out of level 0 cannot start, takes the
  *       newest α or more idle level-0 files of about equal size and stays in level 0.</li>
  * </ul>
@@ -120,6 +122,10 @@ class SpookyEngineTraceTest {
                     if (passRuns) {
                         problems.add("SP1 merge into X while a pass runs: " + where);
                     }
+                    if (busyBelow(v, 1)) {
+                        problems.add("SP5 merge into X while levels X..L are busy (a move of L would change "
+                                + "the files its cut follows): " + where);
+                    }
                     if (x < largest && task.output().alignToLevel() != largest) {
                         problems.add("SP1 merge into X not cut at level-" + largest + " files: " + where);
                     }
@@ -161,7 +167,7 @@ class SpookyEngineTraceTest {
 
     /**
      * The intra-L0 merge (FAMILIES.md §1.7): only while the merge out of level 0 cannot start
-     * (a level-0 file is being merged, a pass holds X, or a level in 1..X is busy), it takes the
+     * (a level-0 file is being merged, a pass holds X, or a level from 1 down is busy), it takes the
      * newest level-0 files, at least α of them, idle, of sizes within a factor 2, and puts the
      * output in the newest one's place.
      */
@@ -169,9 +175,7 @@ class SpookyEngineTraceTest {
                                          List<String> problems) {
         List<RunView> runs = v.level(0).runs();
         boolean blocked = passRuns || runs.stream().anyMatch(RunView::busy);
-        for (int level = 1; level <= x; level++) {
-            blocked |= v.level(level).runs().stream().anyMatch(RunView::busy);
-        }
+        blocked |= busyBelow(v, 1);
         if (!blocked) {
             problems.add("intra-L0 merge while the merge out of level 0 could start: " + where);
         }
@@ -199,6 +203,16 @@ class SpookyEngineTraceTest {
                 || !task.placement().anchor().equals(runs.get(0).components().get(0).id())) {
             problems.add("intra-L0 output not in the newest input's place: " + where);
         }
+    }
+
+    /** Whether a component of level {@code from} or deeper is being merged or moved. */
+    private static boolean busyBelow(TreeView v, int from) {
+        for (LevelView l : v.levels()) {
+            if (l.index() >= from && l.runs().stream().anyMatch(RunView::busy)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean passFinished(TreeView v, int x, int z) {
