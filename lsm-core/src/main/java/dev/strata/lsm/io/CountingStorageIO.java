@@ -55,6 +55,14 @@ public final class CountingStorageIO extends ForwardingStorageIO {
         }
 
         @Override
+        public ByteBuffer writeBehind(ByteBuffer src, long position) throws IOException {
+            int n = src.remaining();
+            ByteBuffer next = delegate().writeBehind(src, position);
+            counters.recordWrite(purpose, n);
+            return next;
+        }
+
+        @Override
         public long append(ByteBuffer src) throws IOException {
             int n = src.remaining();
             long at = super.append(src);

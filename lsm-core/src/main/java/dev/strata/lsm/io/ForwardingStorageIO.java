@@ -90,6 +90,14 @@ public class ForwardingStorageIO implements StorageIO {
             this.delegate = delegate;
         }
 
+        /**
+         * The wrapped file. {@link #writeBehind} is not forwarded: it goes through this
+         * wrapper's {@link #write}, so a subclass that overrides {@code write} sees every write.
+         */
+        protected PageFile delegate() {
+            return delegate;
+        }
+
         @Override
         public Path path() {
             return delegate.path();

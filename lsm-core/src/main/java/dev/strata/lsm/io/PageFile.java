@@ -41,6 +41,23 @@ public interface PageFile extends Closeable {
     void write(ByteBuffer src, long position) throws IOException;
 
     /**
+     * Writes all remaining bytes of {@code src} at {@code position}, possibly after returning,
+     * and hands {@code src} to this file: the caller must not touch it again. Returns the
+     * cleared buffer the caller fills next, of at least {@code src}'s capacity and alignment —
+     * {@code src} itself when the write is done on return (this default, through
+     * {@link #write}), or another one while {@code src} is written behind the caller (a
+     * provider that writes table outputs on a thread of its own saves the copy {@link #write}
+     * needs). A write behind the caller fails at the next call on the file ({@code
+     * writeBehind}, {@link #write}, {@link #force}, {@link #close}, ...); as with {@link
+     * #write}, nothing is durable before {@link #force}.
+     */
+    default ByteBuffer writeBehind(ByteBuffer src, long position) throws IOException {
+        write(src, position);
+        src.clear();
+        return src;
+    }
+
+    /**
      * Writes all remaining bytes of {@code src} at the current end of the file.
      *
      * @return the offset at which the bytes were written

@@ -19,7 +19,8 @@ final class PageSink {
 
     private final PageFile file;
     private final int pageSize;
-    private final ByteBuffer out;
+    /** The buffer pages are gathered in; replaced by the file's at each flush ({@link PageFile#writeBehind}). */
+    private ByteBuffer out;
     private final int firstPage;
     private long writePosition;
     private int nextPage;
@@ -93,14 +94,18 @@ final class PageSink {
         return (int) crc.getValue();
     }
 
-    /** Hands the buffered pages to the file (without forcing it). */
+    /**
+     * Hands the buffered pages to the file (without forcing it), which may write them behind
+     * this sink and give it another buffer to fill.
+     */
     void flush() throws IOException {
         out.flip();
         int n = out.remaining();
         if (n > 0) {
-            file.write(out, writePosition);
+            out = file.writeBehind(out, writePosition);
             writePosition += n;
+        } else {
+            out.clear();
         }
-        out.clear();
     }
 }

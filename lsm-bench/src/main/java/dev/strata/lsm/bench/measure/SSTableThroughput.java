@@ -25,7 +25,7 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code measure sstable}: SSTable build throughput (MB/s of user data, to the OS and
- * durable) and point-lookup rates with the block cache disabled and with every page cached,
+ * durable, and MB/s of the file's bytes, durable) and point-lookup rates with the block cache disabled and with every page cached,
  * each the median of several rounds on one thread. Moved here from lsm-core's tests.
  */
 @Command(name = "sstable", mixinStandardHelpOptions = true,
@@ -80,6 +80,7 @@ public final class SSTableThroughput implements Callable<Integer> {
 
         double[] buildMbps = new double[rounds];
         double[] buildSyncMbps = new double[rounds];
+        double[] fileSyncMbps = new double[rounds];
         Path path = dir.resolve("bench.sst");
         FinishedTable table = null;
         for (int r = 0; r < rounds; r++) {
@@ -100,11 +101,14 @@ public final class SSTableThroughput implements Callable<Integer> {
             long tSynced = System.nanoTime();
             buildMbps[r] = userMb / ((tWritten - t0) / 1e9);
             buildSyncMbps[r] = userMb / ((tSynced - t0) / 1e9);
-            out.printf("  round %d: %.1f MB/s written to the OS, %.1f MB/s including fdatasync (file %.1f MB, height %d)%n",
-                    r + 1, buildMbps[r], buildSyncMbps[r], Files.size(path) / 1e6, table.footer().height());
+            fileSyncMbps[r] = Files.size(path) / 1e6 / ((tSynced - t0) / 1e9);
+            out.printf("  round %d: %.1f MB/s written to the OS, %.1f MB/s including fdatasync (file %.1f MB, height %d; "
+                    + "%.1f MB/s of file bytes, durable)%n", r + 1, buildMbps[r], buildSyncMbps[r], Files.size(path) / 1e6,
+                    table.footer().height(), fileSyncMbps[r]);
         }
-        out.printf("build median: %.1f MB/s (to the OS), %.1f MB/s (durable)%n",
-                Scratch.median(buildMbps), Scratch.median(buildSyncMbps));
+        out.printf("build median: %.1f MB/s (to the OS), %.1f MB/s (durable); %.1f MB/s of file bytes (durable, "
+                + "the figure to set beside dd's)%n", Scratch.median(buildMbps), Scratch.median(buildSyncMbps),
+                Scratch.median(fileSyncMbps));
 
         try (PageFile file = io.open(path, OpenMode.READ, IoPurpose.READ)) {
             double[] uncached = new double[rounds];

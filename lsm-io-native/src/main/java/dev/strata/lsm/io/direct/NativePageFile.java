@@ -63,6 +63,9 @@ final class NativePageFile implements PageFile {
     private CompletableFuture<Void> pending;
     private final ByteBuffer[] behind = new ByteBuffer[2];
     private int nextBehind;
+    /** {@link #writeBehind}: the caller's buffer being written, and the one last written (free). */
+    private ByteBuffer handedOver;
+    private ByteBuffer released;
 
     private NativePageFile(NativeStorageIO owner, Path path, IoPurpose purpose, int fd, int directFd, int alignment,
                            boolean tableOutput, boolean mergeInput, long size) {
@@ -297,7 +300,7 @@ final class NativePageFile implements PageFile {
             reserveAhead(position + length);
         }
         if (directEligible(src, position) && tableOutput) {
-            writeBehind(src, position);
+            copyBehind(src, position);
         } else if (directEligible(src, position)) {
             awaitPending();
             writeAll(directFd, src, position, "pwrite (O_DIRECT)");
@@ -329,8 +332,50 @@ final class NativePageFile implements PageFile {
         }
     }
 
+    /**
+     * Table outputs on the direct descriptor: {@code src} itself is written on the owner's
+     * writer thread, no copy, and the caller gets the buffer of the write before (or a new
+     * one) to fill meanwhile. Anything else is written as {@link #write} does.
+     */
+    @Override
+    public ByteBuffer writeBehind(ByteBuffer src, long position) throws IOException {
+        if (!tableOutput || !directEligible(src, position)) {
+            write(src, position);
+            src.clear();
+            return src;
+        }
+        int length = src.remaining();
+        if (owner.options().preallocate() && !preallocationUnsupported) {
+            reserveAhead(position + length);
+        }
+        awaitPending();
+        ByteBuffer next = released;
+        released = null;
+        if (next == null || next.capacity() < src.capacity()) {
+            next = dev.strata.lsm.io.AlignedBuffers.allocate(src.capacity(), Math.max(alignment, 4096));
+        }
+        handedOver = src;
+        pending = CompletableFuture.runAsync(() -> {
+            try {
+                writeAll(directFd, src, position, "pwrite (O_DIRECT)");
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, owner.writer());
+        owner.countDirect(true, length);
+        long written = position + length;
+        if (written > end) {
+            end = written;
+        }
+        if (written > allocatedEnd) {
+            allocatedEnd = written;
+        }
+        next.clear();
+        return next;
+    }
+
     /** Copies {@code src} into a buffer of this file and writes it on the owner's writer thread. */
-    private void writeBehind(ByteBuffer src, long position) throws IOException {
+    private void copyBehind(ByteBuffer src, long position) throws IOException {
         int length = src.remaining();
         awaitPending();
         ByteBuffer copy = behind[nextBehind];
@@ -368,6 +413,7 @@ final class NativePageFile implements PageFile {
                     interrupted = true;
                 } catch (ExecutionException e) {
                     pending = null;
+                    handedOver = null;
                     Throwable cause = e.getCause();
                     if (cause instanceof java.io.UncheckedIOException u) {
                         throw new IOException(u.getCause().getMessage(), u.getCause());
@@ -381,6 +427,10 @@ final class NativePageFile implements PageFile {
             }
         }
         pending = null;
+        if (handedOver != null) {
+            released = handedOver;
+            handedOver = null;
+        }
     }
 
     private void writeAll(int descriptor, ByteBuffer src, long position, String call) throws IOException {

@@ -2,6 +2,8 @@ package dev.strata.lsm.io.direct;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -356,6 +358,43 @@ class NativeStorageIOTest {
             IOException e = assertThrows(IOException.class, () -> f.force(false));
             assertTrue(e.getMessage().contains("pwrite (O_DIRECT)") && e.getMessage().contains("fail.sst"),
                     e.getMessage());
+        }
+    }
+
+    @Test
+    void writeBehindTakesTheCallersBufferAndReturnsAnother() throws Exception {
+        NativeStorageIO io = new NativeStorageIO();
+        io.createDirectories(tmp);
+        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        Path file = tmp.resolve("handed.sst");
+        byte[] data = random(8 << 20, 11);
+        java.util.Set<ByteBuffer> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        try (PageFile f = io.open(file, OpenMode.CREATE_NEW, IoPurpose.MERGE)) {
+            ByteBuffer chunk = alignedBuffer(1 << 20);
+            for (int off = 0; off < data.length; off += 1 << 20) {
+                chunk.put(data, off, 1 << 20).flip();
+                ByteBuffer handed = chunk;
+                chunk = f.writeBehind(chunk, off);
+                assertNotSame(handed, chunk, "a table output on the direct descriptor is written behind, uncopied");
+                assertEquals(0, chunk.position());
+                assertTrue(chunk.capacity() >= 1 << 20 && chunk.remaining() == chunk.capacity());
+                seen.add(chunk);
+                // The caller scribbles over the buffer it got back while the other is written.
+                chunk.put(new byte[1 << 20]).clear();
+            }
+            assertTrue(seen.size() <= 2, "two buffers alternate: " + seen.size());
+            f.force(false);
+            ByteBuffer all = alignedBuffer(data.length);
+            f.readFully(all, 0);
+            byte[] back = new byte[data.length];
+            all.flip().get(back);
+            assertArrayEquals(data, back);
+        }
+        // Anything else (here: an unaligned length) is written before writeBehind returns.
+        try (PageFile f = io.open(tmp.resolve("small.log"), OpenMode.CREATE_NEW, IoPurpose.WAL)) {
+            ByteBuffer b = ByteBuffer.allocateDirect(100).put(random(100, 3)).flip();
+            assertSame(b, f.writeBehind(b, 0));
+            assertEquals(100, f.size());
         }
     }
 
