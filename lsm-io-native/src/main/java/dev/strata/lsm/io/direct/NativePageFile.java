@@ -20,13 +20,14 @@ import java.util.concurrent.ExecutionException;
  * kernel writes back and invalidates the page cache around direct IO, so the two stay
  * coherent). A heap buffer is copied through a per-thread direct buffer.
  *
- * <p>Write-behind: an aligned write to a table output on the direct descriptor is copied
- * into one of two aligned buffers of the file and written by a background thread while the
- * caller encodes the next megabyte (O_DIRECT writes block until the device has the data,
- * where buffered writes return at once and the kernel writes back behind them). At most
- * one such write is in flight; every other call on the file ({@link #force}, reads,
- * {@link #close}, ...) first waits for it and reports its failure. The table is durable only
- * after {@link #force}, as with any file.
+ * <p>Write-behind: an aligned write to a table output on the direct descriptor is written
+ * by a background thread while the caller encodes the next megabyte (O_DIRECT writes block
+ * until the device has the data, where buffered writes return at once and the kernel writes
+ * back behind them). {@link #writeBehind} takes the caller's buffer itself and hands back
+ * another (up to two such writes in flight); {@link #write} copies into one of two buffers
+ * of the file (one in flight). Every other call on the file ({@link #force}, reads, {@link
+ * #close}, ...) first waits for the writes in flight and reports a failure. The table is
+ * durable only after {@link #force}, as with any file.
  *
  * <p>System calls are not interruptible: an interrupted thread's IO completes and its
  * interrupt status is left alone, as {@link PageFile} requires. EINTR is retried.
@@ -40,6 +41,12 @@ final class NativePageFile implements PageFile {
     private static final long ADVISE_STEP = 4L << 20;
     private static final long MIN_PREALLOCATION = 1L << 20;
     private static final long MAX_PREALLOCATION = 32L << 20;
+    /**
+     * {@link #writeBehind}: how many of the caller's buffers may be in flight at once. Two keep
+     * the device busy across the caller's uneven pace (a pause, a leaf of large values) and the
+     * hand-off between threads.
+     */
+    private static final int MAX_HANDED_IN_FLIGHT = 2;
 
     private final NativeStorageIO owner;
     private final Path path;
@@ -60,12 +67,15 @@ final class NativePageFile implements PageFile {
     private volatile long advisedUpTo;
     private boolean closed;
     /** Write-behind: the write in flight (null when none) and the two buffers it alternates. */
-    private CompletableFuture<Void> pending;
+    private final java.util.ArrayDeque<InFlight> pending = new java.util.ArrayDeque<>();
     private final ByteBuffer[] behind = new ByteBuffer[2];
     private int nextBehind;
-    /** {@link #writeBehind}: the caller's buffer being written, and the one last written (free). */
-    private ByteBuffer handedOver;
-    private ByteBuffer released;
+    /** {@link #writeBehind}: callers' buffers already written, free to hand back. */
+    private final java.util.ArrayDeque<ByteBuffer> released = new java.util.ArrayDeque<>();
+
+    /** A write behind the caller, oldest first; {@code handed} is the caller's buffer it writes (or null: a copy). */
+    private record InFlight(CompletableFuture<Void> done, ByteBuffer handed) {
+    }
 
     private NativePageFile(NativeStorageIO owner, Path path, IoPurpose purpose, int fd, int directFd, int alignment,
                            boolean tableOutput, boolean mergeInput, long size) {
@@ -203,7 +213,7 @@ final class NativePageFile implements PageFile {
 
     @Override
     public void readFully(ByteBuffer dst, long position) throws IOException {
-        if (pending != null) {
+        if (!pending.isEmpty()) {
             awaitPending();
         }
         long reached = position + dst.remaining();
@@ -348,20 +358,18 @@ final class NativePageFile implements PageFile {
         if (owner.options().preallocate() && !preallocationUnsupported) {
             reserveAhead(position + length);
         }
-        awaitPending();
-        ByteBuffer next = released;
-        released = null;
+        awaitPending(MAX_HANDED_IN_FLIGHT - 1);
+        ByteBuffer next = released.poll();
         if (next == null || next.capacity() < src.capacity()) {
             next = dev.strata.lsm.io.AlignedBuffers.allocate(src.capacity(), Math.max(alignment, 4096));
         }
-        handedOver = src;
-        pending = CompletableFuture.runAsync(() -> {
+        pending.add(new InFlight(CompletableFuture.runAsync(() -> {
             try {
                 writeAll(directFd, src, position, "pwrite (O_DIRECT)");
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
-        }, owner.writer());
+        }, owner.writer()), src));
         owner.countDirect(true, length);
         long written = position + length;
         if (written > end) {
@@ -387,49 +395,53 @@ final class NativePageFile implements PageFile {
         copy.clear();
         copy.put(src).flip();
         ByteBuffer out = copy;
-        pending = CompletableFuture.runAsync(() -> {
+        pending.add(new InFlight(CompletableFuture.runAsync(() -> {
             try {
                 writeAll(directFd, out, position, "pwrite (O_DIRECT)");
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
-        }, owner.writer());
+        }, owner.writer()), null));
         owner.countDirect(true, length);
     }
 
-    /** Waits for the write in flight, uninterruptibly, and throws its failure. */
+    /** Waits for every write in flight, uninterruptibly, and throws the first failure. */
     private void awaitPending() throws IOException {
-        CompletableFuture<Void> p = pending;
-        if (p == null) {
-            return;
-        }
+        awaitPending(0);
+    }
+
+    /**
+     * Waits, oldest first and uninterruptibly, until at most {@code inFlight} writes are in
+     * flight; throws the failure of the first one that failed (the others stay queued and are
+     * reported by later calls).
+     */
+    private void awaitPending(int inFlight) throws IOException {
         boolean interrupted = false;
         try {
-            while (true) {
+            while (pending.size() > inFlight) {
+                InFlight w = pending.peekFirst();
                 try {
-                    p.get();
-                    break;
+                    w.done().get();
                 } catch (InterruptedException e) {
                     interrupted = true;
+                    continue;
                 } catch (ExecutionException e) {
-                    pending = null;
-                    handedOver = null;
+                    pending.removeFirst();
                     Throwable cause = e.getCause();
                     if (cause instanceof java.io.UncheckedIOException u) {
                         throw new IOException(u.getCause().getMessage(), u.getCause());
                     }
                     throw new IOException("write of " + path + " failed: " + cause, cause);
                 }
+                pending.removeFirst();
+                if (w.handed() != null) {
+                    released.add(w.handed());
+                }
             }
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-        }
-        pending = null;
-        if (handedOver != null) {
-            released = handedOver;
-            handedOver = null;
         }
     }
 
