@@ -115,6 +115,24 @@ public final class BloomFilter {
         return f;
     }
 
+    /**
+     * {@link #build(long[], int, long, int)} from hashes kept in chunks: the first {@code
+     * count} of them, chunk after chunk, each chunk full but the last.
+     */
+    static BloomFilter build(long[][] chunks, int count, long capacity, int bitsPerKey) {
+        BloomFilter f = build(new long[0], 0, capacity, bitsPerKey);
+        int left = count;
+        for (int c = 0; left > 0; c++) {
+            long[] chunk = chunks[c];
+            int n = Math.min(left, chunk.length);
+            for (int i = 0; i < n; i++) {
+                f.add(chunk[i]);
+            }
+            left -= n;
+        }
+        return f;
+    }
+
     /** A mutable copy of this filter, for a table version that adds keys to it. */
     BloomFilter copyForAppend() {
         return new BloomFilter(words.clone(), numHashes, blocked);

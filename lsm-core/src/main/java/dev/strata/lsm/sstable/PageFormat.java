@@ -1,5 +1,8 @@
 package dev.strata.lsm.sstable;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
@@ -54,6 +57,11 @@ final class PageFormat {
     /** Bytes of an overflow reference after its kind byte: u32 first page, u32 length, u32 CRC32C. */
     static final int OVERFLOW_REF_SIZE = 12;
 
+    /** Big-endian views of a byte array: one load or store per field (an index past the end throws IndexOutOfBoundsException). */
+    private static final VarHandle SHORT_BE = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     private PageFormat() {
     }
 
@@ -83,31 +91,26 @@ final class PageFormat {
     }
 
     static int getInt(byte[] b, int off) {
-        return ((b[off] & 0xff) << 24) | ((b[off + 1] & 0xff) << 16) | ((b[off + 2] & 0xff) << 8) | (b[off + 3] & 0xff);
+        return (int) INT_BE.get(b, off);
     }
 
     static void putInt(byte[] b, int off, int v) {
-        b[off] = (byte) (v >>> 24);
-        b[off + 1] = (byte) (v >>> 16);
-        b[off + 2] = (byte) (v >>> 8);
-        b[off + 3] = (byte) v;
+        INT_BE.set(b, off, v);
     }
 
     static long getLong(byte[] b, int off) {
-        return ((long) getInt(b, off) << 32) | (getInt(b, off + 4) & 0xffffffffL);
+        return (long) LONG_BE.get(b, off);
     }
 
     static void putLong(byte[] b, int off, long v) {
-        putInt(b, off, (int) (v >>> 32));
-        putInt(b, off + 4, (int) v);
+        LONG_BE.set(b, off, v);
     }
 
     static int getShort(byte[] b, int off) {
-        return ((b[off] & 0xff) << 8) | (b[off + 1] & 0xff);
+        return (short) SHORT_BE.get(b, off) & 0xffff;
     }
 
     static void putShort(byte[] b, int off, int v) {
-        b[off] = (byte) (v >>> 8);
-        b[off + 1] = (byte) v;
+        SHORT_BE.set(b, off, (short) v);
     }
 }

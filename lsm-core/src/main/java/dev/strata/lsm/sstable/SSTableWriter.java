@@ -27,7 +27,12 @@ public final class SSTableWriter {
     private final PageSink sink;
     private final TreeBuilder tree;
 
-    private long[] keyHashes = new long[1024];
+    /**
+     * The bloom hashes of the distinct keys, in chunks of {@value #HASH_CHUNK} (the first one
+     * grows to that size): a large table's hashes are never copied to grow.
+     */
+    private static final int HASH_CHUNK = 1 << 14;
+    private long[][] keyHashes = {new long[1024]};
     private int keyHashCount;
     private boolean finished;
 
@@ -80,11 +85,24 @@ public final class SSTableWriter {
             throw new IllegalStateException("SSTable writer for " + file.path() + " is already finished");
         }
         if (tree.add(key, seqno, type, value) && options.bloomBitsPerKey() > 0) {
-            if (keyHashCount == keyHashes.length) {
-                keyHashes = Arrays.copyOf(keyHashes, keyHashCount * 2);
-            }
-            keyHashes[keyHashCount++] = BloomFilter.hash(key);
+            addKeyHash(BloomFilter.hash(key));
         }
+    }
+
+    private void addKeyHash(long hash) {
+        int chunk = keyHashCount / HASH_CHUNK;
+        int at = keyHashCount % HASH_CHUNK;
+        if (chunk == keyHashes.length) {
+            keyHashes = Arrays.copyOf(keyHashes, chunk * 2);
+        }
+        long[] c = keyHashes[chunk];
+        if (c == null) {
+            c = keyHashes[chunk] = new long[HASH_CHUNK];
+        } else if (at == c.length) {
+            c = keyHashes[chunk] = Arrays.copyOf(c, c.length * 2); // the first chunk, still growing
+        }
+        c[at] = hash;
+        keyHashCount++;
     }
 
     /**

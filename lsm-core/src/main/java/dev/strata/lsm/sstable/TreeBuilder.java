@@ -30,6 +30,10 @@ final class TreeBuilder {
     /** A full leaf not yet written (balanced cuts only), or null. */
     private SlottedPageBuilder held;
     private SlottedPageBuilder spare;
+    /** The running summaries of leaf, held and spare, moved with them. */
+    private LeafTally leafTally = new LeafTally();
+    private LeafTally heldTally;
+    private LeafTally spareTally;
     private boolean leafHasOverflow;
     private boolean heldHasOverflow;
     private final List<InteriorLevel> levels = new ArrayList<>();
@@ -61,6 +65,47 @@ final class TreeBuilder {
 
         InteriorLevel(int pageSize) {
             page = new SlottedPageBuilder(pageSize);
+        }
+    }
+
+    /**
+     * The summary of a leaf's cells, kept as they are added so that writing the leaf does not
+     * parse them again; not exact once cells moved between pages (a rebalance), when the
+     * leaf is parsed instead.
+     */
+    private static final class LeafTally {
+        int tombstones;
+        long overflowPages;
+        long userBytes;
+        long minSeqno = Long.MAX_VALUE;
+        long maxSeqno = Long.MIN_VALUE;
+        boolean exact = true;
+
+        void add(int keyLength, long valueLength, long valuePages, long seqno, boolean tombstone) {
+            userBytes += keyLength + valueLength;
+            overflowPages += valuePages;
+            tombstones += tombstone ? 1 : 0;
+            minSeqno = Math.min(minSeqno, seqno);
+            maxSeqno = Math.max(maxSeqno, seqno);
+        }
+
+        LeafSummary summary(SlottedPageBuilder page, int pageSize) {
+            if (!exact) {
+                return LeafSummary.of(page.bytes(), page.count(), pageSize);
+            }
+            LeafSummary s = new LeafSummary(page.count(), tombstones, (int) overflowPages, userBytes, minSeqno,
+                    maxSeqno);
+            assert s.equals(LeafSummary.of(page.bytes(), page.count(), pageSize)) : s;
+            return s;
+        }
+
+        void reset() {
+            tombstones = 0;
+            overflowPages = 0;
+            userBytes = 0;
+            minSeqno = Long.MAX_VALUE;
+            maxSeqno = Long.MIN_VALUE;
+            exact = true;
         }
     }
 
@@ -131,6 +176,8 @@ final class TreeBuilder {
             }
         }
         leaf.endCell();
+        leafTally.add(key.length, tombstone ? 0 : value.length,
+                overflow ? (value.length + (long) pageSize - 1) / pageSize : 0, seqno, tombstone);
         if (!hasLast) {
             firstKey = key.clone();
         }
@@ -180,7 +227,7 @@ final class TreeBuilder {
             writeHeld();
         }
         if (!leaf.isEmpty()) {
-            writeLeaf(leaf);
+            writeLeaf(leaf, leafTally);
             leafHasOverflow = false;
         }
     }
@@ -188,7 +235,7 @@ final class TreeBuilder {
     /** The open leaf is full: write it, or hold it back (balanced cuts) after writing the one held. */
     private void leafFull() throws IOException {
         if (!balancedCuts) {
-            writeLeaf(leaf);
+            writeLeaf(leaf, leafTally);
             leafHasOverflow = false;
             return;
         }
@@ -196,17 +243,23 @@ final class TreeBuilder {
             writeHeld();
         }
         SlottedPageBuilder next = spare != null ? spare : new SlottedPageBuilder(pageSize);
+        LeafTally nextTally = spareTally != null ? spareTally : new LeafTally();
         spare = null;
+        spareTally = null;
         held = leaf;
+        heldTally = leafTally;
         heldHasOverflow = leafHasOverflow;
         leaf = next;
+        leafTally = nextTally;
         leafHasOverflow = false;
     }
 
     private void writeHeld() throws IOException {
-        writeLeaf(held);
+        writeLeaf(held, heldTally);
         spare = held;
+        spareTally = heldTally;
         held = null;
+        heldTally = null;
         heldHasOverflow = false;
     }
 
@@ -227,6 +280,8 @@ final class TreeBuilder {
         int total = bytesOf(held) + bytesOf(leaf);
         held.reset();
         leaf.reset();
+        heldTally.exact = false;
+        leafTally.exact = false;
         int left = 0;
         for (byte[] c : cells) {
             // Fill the left page up to half the bytes, always leaving the right one a cell.
@@ -287,8 +342,8 @@ final class TreeBuilder {
     }
 
     /** Writes leaf {@code leaf} and records it (min and max key, page, summary) in the lowest interior level. */
-    private void writeLeaf(SlottedPageBuilder leaf) throws IOException {
-        LeafSummary s = LeafSummary.of(leaf.bytes(), leaf.count(), pageSize);
+    private void writeLeaf(SlottedPageBuilder leaf, LeafTally tally) throws IOException {
+        LeafSummary s = tally.summary(leaf, pageSize);
         byte[] page = leaf.finish(PageFormat.TYPE_LEAF, 0);
         int pageNo = sink.writePage(page);
         leafCount++;
@@ -304,6 +359,7 @@ final class TreeBuilder {
         addChild(0, page, minOff, TreePages.internalKeyLength(page, minOff), page, maxOff,
                 TreePages.internalKeyLength(page, maxOff), pageNo, s);
         leaf.reset();
+        tally.reset();
     }
 
     /**

@@ -3,6 +3,11 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StallChainStats;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.io.FileChannelStorageIO;
+import dev.strata.lsm.io.ForwardingStorageIO;
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
@@ -12,6 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,7 +62,29 @@ class StallChainsTest {
 
     @Test
     void aStoreStoppedUntilAMergeEndsRecordsThatMergeInItsChain() {
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME).build();
+        // Merges write slowly (each write of a merge output waits 20 ms), so a writer surely
+        // waits for one however fast the machine builds tables.
+        StorageIO slowMerges = new ForwardingStorageIO(new FileChannelStorageIO()) {
+            @Override
+            protected PageFile wrap(PageFile file) {
+                if (file.purpose() != IoPurpose.MERGE) {
+                    return file;
+                }
+                return new ForwardingStorageIO.ForwardingPageFile(file) {
+                    @Override
+                    public void write(ByteBuffer src, long position) throws IOException {
+                        try {
+                            Thread.sleep(20);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        super.write(src, position);
+                    }
+                };
+            }
+        };
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME)
+                .storageIO(slowMerges).build();
         // STOP while level 0 holds two runs; the script merges them into level 1.
         ScriptedPolicy.ADMISSION.set(tree -> tree.level(0).runs().size() >= 2 ? WriteAdmission.STOP : WriteAdmission.GO);
         ScriptedPolicy.STANDING_SCRIPT.set(tree -> {
