@@ -4,6 +4,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A bloom filter over user keys. Filters this code builds are cache-line blocked (extent
@@ -23,6 +26,8 @@ public final class BloomFilter {
     static final int HEADER_SIZE = 16;
     /** Bits per block of a blocked filter: one 64-byte cache line. */
     static final int BLOCK_BITS = 512;
+    /** Filters of at least this many keys are built by two threads. */
+    static final int PARALLEL_BUILD_KEYS = 1 << 18;
 
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long P1 = 0x9E3779B185EBCA87L;
@@ -121,16 +126,44 @@ public final class BloomFilter {
      */
     static BloomFilter build(long[][] chunks, int count, long capacity, int bitsPerKey) {
         BloomFilter f = build(new long[0], 0, capacity, bitsPerKey);
+        if (count < PARALLEL_BUILD_KEYS || Runtime.getRuntime().availableProcessors() < 2) {
+            f.addBlocks(chunks, count, 0, Integer.MAX_VALUE);
+            return f;
+        }
+        // Two threads, each setting the bits of one half of the blocks (disjoint words): the
+        // build is bound by cache misses, and a table's builder has nothing else to do here.
+        // Whoever comes first takes the upper half, so a busy pool never delays the build.
+        int midWord = (int) (f.numBlocks / 2) << 3;
+        AtomicBoolean upperTaken = new AtomicBoolean();
+        CompletableFuture<Void> upper = CompletableFuture.runAsync(() -> {
+            if (upperTaken.compareAndSet(false, true)) {
+                f.addBlocks(chunks, count, midWord, Integer.MAX_VALUE);
+            }
+        }, ForkJoinPool.commonPool());
+        f.addBlocks(chunks, count, 0, midWord);
+        if (upperTaken.compareAndSet(false, true)) {
+            f.addBlocks(chunks, count, midWord, Integer.MAX_VALUE);
+        } else {
+            upper.join();
+        }
+        return f;
+    }
+
+    /** Adds the hashes among the first {@code count} of {@code chunks} whose block starts in words [from, to). */
+    private void addBlocks(long[][] chunks, int count, int fromWord, int toWord) {
         int left = count;
         for (int c = 0; left > 0; c++) {
             long[] chunk = chunks[c];
             int n = Math.min(left, chunk.length);
             for (int i = 0; i < n; i++) {
-                f.add(chunk[i]);
+                long h = chunk[i];
+                int base = blockWord(h);
+                if (base >= fromWord && base < toWord) {
+                    setBlockBits(base, h);
+                }
             }
             left -= n;
         }
-        return f;
     }
 
     /** A mutable copy of this filter, for a table version that adds keys to it. */
@@ -141,13 +174,7 @@ public final class BloomFilter {
     /** Sets the bits of the key with hash {@code h}; only on a filter not yet shared. */
     void add(long h) {
         if (blocked) {
-            int base = blockWord(h);
-            int x = (int) h;
-            for (int i = 0; i < numHashes; i++) {
-                int bit = x >>> 23; // the top 9 bits: a position in the 512-bit block
-                words[base + (bit >>> 6)] |= 1L << bit;
-                x *= GOLDEN32;
-            }
+            setBlockBits(blockWord(h), h);
             return;
         }
         long delta = Long.rotateLeft(h, 31) | 1;
@@ -155,6 +182,15 @@ public final class BloomFilter {
             long bit = Long.remainderUnsigned(h, numBits);
             words[(int) (bit >>> 6)] |= 1L << bit;
             h += delta;
+        }
+    }
+
+    private void setBlockBits(int base, long h) {
+        int x = (int) h;
+        for (int i = 0; i < numHashes; i++) {
+            int bit = x >>> 23; // the top 9 bits: a position in the 512-bit block
+            words[base + (bit >>> 6)] |= 1L << bit;
+            x *= GOLDEN32;
         }
     }
 

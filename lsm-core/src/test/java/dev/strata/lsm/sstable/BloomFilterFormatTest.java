@@ -99,6 +99,29 @@ class BloomFilterFormatTest {
     }
 
     @Test
+    void aLargeFilterBuiltByTwoThreadsIsTheOneBuiltByOne() {
+        int n = BloomFilter.PARALLEL_BUILD_KEYS * 3 + 12_345;
+        long[] flat = new long[n];
+        long[][] chunks = new long[(n + 9_999) / 10_000][];
+        Random rnd = new Random(17);
+        for (int i = 0; i < n; i++) {
+            flat[i] = rnd.nextLong();
+            if (i % 10_000 == 0) {
+                chunks[i / 10_000] = new long[10_000];
+            }
+            chunks[i / 10_000][i % 10_000] = flat[i];
+        }
+        byte[] one = BloomFilter.build(flat, n, n + 1000L, 10).encode();
+        for (int round = 0; round < 3; round++) {
+            assertTrue(java.util.Arrays.equals(one, BloomFilter.build(chunks, n, n + 1000L, 10).encode()),
+                    "round " + round);
+        }
+        // Below the parallel threshold, and the chunks' last one partly filled.
+        assertTrue(java.util.Arrays.equals(BloomFilter.build(flat, 25_001, 25_001, 10).encode(),
+                BloomFilter.build(chunks, 25_001, 25_001, 10).encode()));
+    }
+
+    @Test
     void aStandardFilterStaysStandardWhenExtended() {
         long[] hashes = new long[1000];
         for (int i = 0; i < hashes.length; i++) {

@@ -40,6 +40,10 @@ public final class SSTableThroughput implements Callable<Integer> {
     @Option(names = "--rounds", description = "rounds of each measurement (default ${DEFAULT-VALUE})")
     int rounds = 5;
 
+    @Option(names = "--warmup-rounds", description = "table builds before the measured rounds, printed but not in "
+            + "the medians: the first build runs while the JIT compiles the writer (default ${DEFAULT-VALUE})")
+    int warmupRounds = 1;
+
     @Option(names = "--page-size", description = "page size in bytes (default: the table format's)")
     int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
 
@@ -63,8 +67,8 @@ public final class SSTableThroughput implements Callable<Integer> {
     }
 
     void run(PrintStream out) throws IOException {
-        if (entries < 1 || rounds < 1 || lookups < 0) {
-            throw new IllegalArgumentException("--entries and --rounds must be >= 1, --lookups >= 0");
+        if (entries < 1 || rounds < 1 || lookups < 0 || warmupRounds < 0) {
+            throw new IllegalArgumentException("--entries and --rounds must be >= 1, --lookups and --warmup-rounds >= 0");
         }
         Files.createDirectories(dir);
         TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY);
@@ -83,7 +87,8 @@ public final class SSTableThroughput implements Callable<Integer> {
         double[] fileSyncMbps = new double[rounds];
         Path path = dir.resolve("bench.sst");
         FinishedTable table = null;
-        for (int r = 0; r < rounds; r++) {
+        for (int w = -warmupRounds; w < rounds; w++) {
+            int r = Math.max(0, w);
             Files.deleteIfExists(path);
             long t0 = System.nanoTime();
             long tWritten;
@@ -102,8 +107,9 @@ public final class SSTableThroughput implements Callable<Integer> {
             buildMbps[r] = userMb / ((tWritten - t0) / 1e9);
             buildSyncMbps[r] = userMb / ((tSynced - t0) / 1e9);
             fileSyncMbps[r] = Files.size(path) / 1e6 / ((tSynced - t0) / 1e9);
-            out.printf("  round %d: %.1f MB/s written to the OS, %.1f MB/s including fdatasync (file %.1f MB, height %d; "
-                    + "%.1f MB/s of file bytes, durable)%n", r + 1, buildMbps[r], buildSyncMbps[r], Files.size(path) / 1e6,
+            out.printf("  %s %d: %.1f MB/s written to the OS, %.1f MB/s including fdatasync (file %.1f MB, height %d; "
+                    + "%.1f MB/s of file bytes, durable)%n", w < 0 ? "warm-up" : "round",
+                    w < 0 ? w + warmupRounds + 1 : r + 1, buildMbps[r], buildSyncMbps[r], Files.size(path) / 1e6,
                     table.footer().height(), fileSyncMbps[r]);
         }
         out.printf("build median: %.1f MB/s (to the OS), %.1f MB/s (durable); %.1f MB/s of file bytes (durable, "
