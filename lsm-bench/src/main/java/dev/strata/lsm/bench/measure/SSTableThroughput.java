@@ -5,7 +5,9 @@ import dev.strata.lsm.io.CountingStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.merge.MergingIterator;
 import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.FinishedTable;
 import dev.strata.lsm.sstable.InternalKeys;
 import dev.strata.lsm.sstable.SSTableReader;
@@ -19,7 +21,9 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.Callable;
 
@@ -47,6 +51,11 @@ public final class SSTableThroughput implements Callable<Integer> {
     @Option(names = "--page-size", description = "page size in bytes (default: the table format's)")
     int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
 
+    @Option(names = "--merge-inputs", description = "also merge this many input tables holding the entries "
+            + "between them (key i in table i mod N, read for a merge) into one new table, as a merge does; 0: no "
+            + "merge (default ${DEFAULT-VALUE})")
+    int mergeInputs = 0;
+
     @Option(names = "--lookups", description = "lookups per round (default ${DEFAULT-VALUE})")
     int lookups = 1_000_000;
 
@@ -67,8 +76,9 @@ public final class SSTableThroughput implements Callable<Integer> {
     }
 
     void run(PrintStream out) throws IOException {
-        if (entries < 1 || rounds < 1 || lookups < 0 || warmupRounds < 0) {
-            throw new IllegalArgumentException("--entries and --rounds must be >= 1, --lookups and --warmup-rounds >= 0");
+        if (entries < 1 || rounds < 1 || lookups < 0 || warmupRounds < 0 || mergeInputs < 0 || mergeInputs == 1) {
+            throw new IllegalArgumentException("--entries and --rounds must be >= 1, --lookups and --warmup-rounds "
+                    + ">= 0, --merge-inputs 0 or >= 2");
         }
         Files.createDirectories(dir);
         TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY);
@@ -140,6 +150,85 @@ public final class SSTableThroughput implements Callable<Integer> {
                     + "%.0f/s with every page cached%n", Scratch.median(uncached), Scratch.median(cached));
         }
         Files.deleteIfExists(path);
+        if (mergeInputs >= 2) {
+            merge(out, io, options, values);
+        }
+    }
+
+    /**
+     * The merge measurement: {@code mergeInputs} tables share the entries (key i in table i
+     * mod N), and each round merges them, read through the storage IO as merge inputs, into one
+     * new table, forced: durable MB/s of the output file's bytes, set beside dd's.
+     */
+    private void merge(PrintStream out, CountingStorageIO io, TableOptions options, byte[][] values)
+            throws IOException {
+        List<Path> inputs = new ArrayList<>();
+        List<FinishedTable> inputTables = new ArrayList<>();
+        for (int t = 0; t < mergeInputs; t++) {
+            Path p = dir.resolve("merge-input-" + t + ".sst");
+            Files.deleteIfExists(p);
+            try (PageFile file = io.open(p, OpenMode.CREATE_NEW, IoPurpose.FLUSH)) {
+                SSTableWriter writer = new SSTableWriter(file, options);
+                byte[] key = new byte[KEY_SIZE];
+                for (int i = t; i < entries; i += mergeInputs) {
+                    writeKey(key, i);
+                    writer.add(key, i + 1L, EntryType.PUT, values[i & 1023]);
+                }
+                inputTables.add(writer.finish());
+                file.force(false);
+            }
+            inputs.add(p);
+        }
+        out.printf("merge: %d input tables of %d entries in all into one table%n", mergeInputs, entries);
+        double[] fileMbps = new double[rounds];
+        Path output = dir.resolve("merge-output.sst");
+        for (int w = -warmupRounds; w < rounds; w++) {
+            int r = Math.max(0, w);
+            Files.deleteIfExists(output);
+            List<PageFile> files = new ArrayList<>();
+            long t0 = System.nanoTime();
+            try (PageFile file = io.open(output, OpenMode.CREATE_NEW, IoPurpose.MERGE)) {
+                List<InternalIterator> its = new ArrayList<>();
+                for (int t = 0; t < mergeInputs; t++) {
+                    PageFile in = io.open(inputs.get(t), OpenMode.READ, IoPurpose.MERGE);
+                    files.add(in);
+                    its.add(SSTableReader.open(in, inputTables.get(t).footerOffset(), 10 + t, BlockCache.disabled())
+                            .iterator());
+                }
+                SSTableWriter writer = new SSTableWriter(file, options);
+                try (MergingIterator merged = new MergingIterator(its)) {
+                    merged.seekToFirst();
+                    for (; merged.valid(); merged.next()) {
+                        writer.add(merged.key(), merged.seqno(), merged.type(), merged.value());
+                    }
+                }
+                writer.finish();
+                file.force(false);
+            } finally {
+                for (PageFile f : files) {
+                    f.close();
+                }
+            }
+            long t = System.nanoTime() - t0;
+            fileMbps[r] = Files.size(output) / 1e6 / (t / 1e9);
+            out.printf("  %s %d: %.1f MB/s of output file bytes, durable (%.1f MB read, %.1f MB written)%n",
+                    w < 0 ? "warm-up" : "round", w < 0 ? w + warmupRounds + 1 : r + 1, fileMbps[r],
+                    inputs.stream().mapToLong(SSTableThroughput::sizeOf).sum() / 1e6, Files.size(output) / 1e6);
+        }
+        out.printf("merge median: %.1f MB/s of output file bytes (durable, the figure to set beside dd's)%n",
+                Scratch.median(fileMbps));
+        Files.deleteIfExists(output);
+        for (Path p : inputs) {
+            Files.deleteIfExists(p);
+        }
+    }
+
+    private static long sizeOf(Path p) {
+        try {
+            return Files.size(p);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private double lookupRate(SSTableReader reader, int n, int round) throws IOException {

@@ -41,6 +41,20 @@ class MeasureCommandTest {
     }
 
     @Test
+    void sstableMeasurementMergesInputTables() throws Exception {
+        assertEquals(0, BenchCli.run("measure", "sstable", "--entries", "6000", "--rounds", "2", "--lookups", "10",
+                "--merge-inputs", "3", "--dir", tmp.toString()), streams.err());
+        String out = streams.out();
+        assertTrue(out.contains("merge: 3 input tables of 6000 entries") && out.contains("warm-up 1:")
+                && out.contains("round 2:") && out.contains("merge median:"), out);
+        try (var files = Files.list(tmp)) {
+            assertEquals(0, files.count(), "inputs and output deleted");
+        }
+        assertEquals(1, BenchCli.run("measure", "sstable", "--merge-inputs", "1", "--dir", tmp.toString()));
+        assertTrue(streams.err().contains("--merge-inputs 0 or >= 2"), streams.err());
+    }
+
+    @Test
     void missingMeasurementIsAUsageError() {
         assertEquals(2, BenchCli.run("measure"));
         assertTrue(streams.err().contains("store") && streams.err().contains("sstable"), streams.err());
