@@ -40,6 +40,8 @@ final class NativePageFile implements PageFile {
     /** Merge reads drop the pages behind them in steps of this many bytes. */
     private static final long ADVISE_STEP = 4L << 20;
     private static final long MIN_PREALLOCATION = 1L << 20;
+    /** Merge inputs on the direct descriptor are read this many bytes at a time (see {@link #readAhead}). */
+    private static final int READ_AHEAD_BYTES = 1 << 20;
     private static final long MAX_PREALLOCATION = 32L << 20;
     /**
      * {@link #writeBehind}: how many of the caller's buffers may be in flight at once. Two keep
@@ -63,6 +65,10 @@ final class NativePageFile implements PageFile {
     /** How far blocks are allocated, preallocated ones past {@link #end} included; writer only. */
     private long allocatedEnd;
     private boolean preallocationUnsupported;
+    /** Merge inputs on the direct descriptor: the read-ahead window, its file offset and its bytes. */
+    private ByteBuffer window;
+    private long windowStart;
+    private int windowLength;
     /** Merge inputs: the offset up to which pages were dropped. */
     private volatile long advisedUpTo;
     private boolean closed;
@@ -216,6 +222,9 @@ final class NativePageFile implements PageFile {
         if (!pending.isEmpty()) {
             awaitPending();
         }
+        if (mergeInput && directFd >= 0 && dst.remaining() <= READ_AHEAD_BYTES / 2 && readAhead(dst, position)) {
+            return;
+        }
         long reached = position + dst.remaining();
         if (directEligible(dst, position)) {
             // Aligned: straight into the caller's buffer. A read ending at an unaligned end of
@@ -247,6 +256,55 @@ final class NativePageFile implements PageFile {
         if (mergeInput && owner.options().fadvise()) {
             adviseBehind(reached);
         }
+    }
+
+    /**
+     * Merge inputs on the direct descriptor: a merge reads a table page after page, and O_DIRECT
+     * has no kernel read-ahead, so each small read would wait for the device. The file reads
+     * {@value #READ_AHEAD_BYTES} aligned bytes at a time into a window of its own and serves
+     * reads inside it from memory. Returns false when the range is not (all) in the file as
+     * read (the caller's own path then reads it). Synchronized: the sub-tasks of a block
+     * compaction read one input together.
+     */
+    private synchronized boolean readAhead(ByteBuffer dst, long position) throws IOException {
+        int length = dst.remaining();
+        if (window == null || position < windowStart || position + length > windowStart + windowLength) {
+            if (window == null) {
+                window = dev.strata.lsm.io.AlignedBuffers.allocate(READ_AHEAD_BYTES, Math.max(alignment, 4096));
+            }
+            long start = position / alignment * alignment;
+            long addr = address(window.clear());
+            long done = 0;
+            while (done < READ_AHEAD_BYTES) {
+                long n = LibC.pread(directFd, addr + done, READ_AHEAD_BYTES - done, start + done);
+                if (n < 0) {
+                    int errno = NativeStorageIO.lastError();
+                    if (errno == LibC.EINTR) {
+                        continue;
+                    }
+                    windowLength = 0;
+                    throw NativeStorageIO.error("pread (O_DIRECT)", path, errno);
+                }
+                done += n;
+                if (n == 0 || done % alignment != 0) {
+                    break; // the end of the file
+                }
+            }
+            owner.countDirect(false, done);
+            windowStart = start;
+            windowLength = (int) done;
+            if (owner.options().fadvise()) {
+                adviseBehind(start);
+            }
+            if (position + length > windowStart + windowLength) {
+                return false;
+            }
+        }
+        ByteBuffer slice = window.duplicate();
+        int from = (int) (position - windowStart);
+        slice.limit(from + length).position(from);
+        dst.put(slice);
+        return true;
     }
 
     private void readBuffered(ByteBuffer dst, long position) throws IOException {

@@ -399,6 +399,42 @@ class NativeStorageIOTest {
     }
 
     @Test
+    void aMergeInputIsReadAheadAMegabyteAtATime() throws Exception {
+        NativeStorageIO io = new NativeStorageIO();
+        io.createDirectories(tmp);
+        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        Path file = tmp.resolve("input.sst");
+        byte[] data = random((3 << 20) + 1234, 21);
+        Files.write(file, data);
+        try (PageFile f = io.open(file, OpenMode.READ, IoPurpose.MERGE)) {
+            long before = io.directBytesRead();
+            ByteBuffer page = alignedBuffer(4096);
+            byte[] back = new byte[data.length];
+            int pages = data.length / 4096;
+            for (int p = 0; p < pages; p++) {
+                page.clear();
+                f.readFully(page, (long) p * 4096);
+                page.flip().get(back, p * 4096, 4096);
+            }
+            // The unaligned tail past the last whole page, then pages out of order.
+            ByteBuffer tail = ByteBuffer.allocateDirect(data.length - pages * 4096);
+            f.readFully(tail, (long) pages * 4096);
+            tail.flip().get(back, pages * 4096, tail.capacity());
+            assertArrayEquals(data, back);
+            long read = io.directBytesRead() - before;
+            assertTrue(read >= 3 << 20 && read <= data.length + 4096, "whole windows, each byte once: " + read);
+            for (int p : new int[] {700, 3, 699, 256, 255}) {
+                page.clear();
+                f.readFully(page, (long) p * 4096);
+                byte[] one = new byte[4096];
+                page.flip().get(one);
+                assertArrayEquals(java.util.Arrays.copyOfRange(data, p * 4096, p * 4096 + 4096), one, "page " + p);
+            }
+            assertThrows(java.io.EOFException.class, () -> f.readFully(alignedBuffer(8192), data.length - 4096L));
+        }
+    }
+
+    @Test
     void capabilitiesFollowTheFileSystemAndTheParameters() throws Exception {
         NativeStorageIO io = new NativeStorageIO();
         io.createDirectories(tmp);
