@@ -69,6 +69,10 @@ final class NativePageFile implements PageFile {
     private ByteBuffer window;
     private long windowStart;
     private int windowLength;
+    /** The next window, being read on the writer thread (null when none), and where it starts. */
+    private ByteBuffer nextWindow;
+    private CompletableFuture<Integer> nextRead;
+    private long nextStart;
     /** Merge inputs: the offset up to which pages were dropped. */
     private volatile long advisedUpTo;
     private boolean closed;
@@ -261,40 +265,54 @@ final class NativePageFile implements PageFile {
     /**
      * Merge inputs on the direct descriptor: a merge reads a table page after page, and O_DIRECT
      * has no kernel read-ahead, so each small read would wait for the device. The file reads
-     * {@value #READ_AHEAD_BYTES} aligned bytes at a time into a window of its own and serves
-     * reads inside it from memory. Returns false when the range is not (all) in the file as
-     * read (the caller's own path then reads it). Synchronized: the sub-tasks of a block
-     * compaction read one input together.
+     * {@value #READ_AHEAD_BYTES} aligned bytes at a time into a window of its own, serves reads
+     * inside it from memory, and reads the following window on the owner's writer thread
+     * meanwhile, so a merge reading in order seldom waits. Returns false when the range is not
+     * (all) in the file as read (the caller's own path then reads it). Synchronized: the
+     * sub-tasks of a block compaction read one input together.
      */
     private synchronized boolean readAhead(ByteBuffer dst, long position) throws IOException {
         int length = dst.remaining();
         if (window == null || position < windowStart || position + length > windowStart + windowLength) {
             if (window == null) {
                 window = dev.strata.lsm.io.AlignedBuffers.allocate(READ_AHEAD_BYTES, Math.max(alignment, 4096));
+                nextWindow = dev.strata.lsm.io.AlignedBuffers.allocate(READ_AHEAD_BYTES, Math.max(alignment, 4096));
             }
             long start = position / alignment * alignment;
-            long addr = address(window.clear());
-            long done = 0;
-            while (done < READ_AHEAD_BYTES) {
-                long n = LibC.pread(directFd, addr + done, READ_AHEAD_BYTES - done, start + done);
-                if (n < 0) {
-                    int errno = NativeStorageIO.lastError();
-                    if (errno == LibC.EINTR) {
-                        continue;
-                    }
-                    windowLength = 0;
-                    throw NativeStorageIO.error("pread (O_DIRECT)", path, errno);
-                }
-                done += n;
-                if (n == 0 || done % alignment != 0) {
-                    break; // the end of the file
+            CompletableFuture<Integer> prefetch = nextRead;
+            nextRead = null;
+            int read = -1;
+            if (prefetch != null && start == nextStart) {
+                read = awaitRead(prefetch);
+                ByteBuffer w = window;
+                window = nextWindow;
+                nextWindow = w;
+            } else if (prefetch != null) {
+                try {
+                    awaitRead(prefetch); // not wanted, but it reads into nextWindow
+                } catch (IOException ignored) {
+                    // Nothing is taken from it.
                 }
             }
-            owner.countDirect(false, done);
+            if (read < 0) {
+                read = readWindow(window, start);
+            }
             windowStart = start;
-            windowLength = (int) done;
+            windowLength = read;
             if (owner.options().fadvise()) {
                 adviseBehind(start);
+            }
+            if (read == READ_AHEAD_BYTES && !closed) {
+                long next = start + READ_AHEAD_BYTES;
+                ByteBuffer into = nextWindow;
+                nextStart = next;
+                nextRead = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return readWindow(into, next);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }, owner.writer());
             }
             if (position + length > windowStart + windowLength) {
                 return false;
@@ -305,6 +323,52 @@ final class NativePageFile implements PageFile {
         slice.limit(from + length).position(from);
         dst.put(slice);
         return true;
+    }
+
+    /** Reads up to {@value #READ_AHEAD_BYTES} bytes at {@code start} into {@code into} (fewer at the end of the file). */
+    private int readWindow(ByteBuffer into, long start) throws IOException {
+        long addr = address(into.clear());
+        long done = 0;
+        while (done < READ_AHEAD_BYTES) {
+            long n = LibC.pread(directFd, addr + done, READ_AHEAD_BYTES - done, start + done);
+            if (n < 0) {
+                int errno = NativeStorageIO.lastError();
+                if (errno == LibC.EINTR) {
+                    continue;
+                }
+                throw NativeStorageIO.error("pread (O_DIRECT)", path, errno);
+            }
+            done += n;
+            if (n == 0 || done % alignment != 0) {
+                break; // the end of the file
+            }
+        }
+        owner.countDirect(false, done);
+        return (int) done;
+    }
+
+    /** The bytes a window read got, waiting uninterruptibly; its failure as an IOException. */
+    private int awaitRead(CompletableFuture<Integer> read) throws IOException {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return read.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof java.io.UncheckedIOException u) {
+                        throw u.getCause();
+                    }
+                    throw new IOException("read ahead in " + path + " failed: " + cause, cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private void readBuffered(ByteBuffer dst, long position) throws IOException {
@@ -657,6 +721,15 @@ final class NativePageFile implements PageFile {
             awaitPending();
         } catch (IOException e) {
             failure = e;
+        }
+        if (nextRead != null) {
+            // A window read ahead must not run on a closed (and maybe reused) descriptor.
+            try {
+                awaitRead(nextRead);
+            } catch (IOException ignored) {
+                // Never wanted: nothing was read from it.
+            }
+            nextRead = null;
         }
         if (allocatedEnd > end) {
             // KEEP_SIZE blocks past the end stay allocated until the file is truncated
