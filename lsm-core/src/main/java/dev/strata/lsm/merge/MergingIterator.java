@@ -24,10 +24,31 @@ public final class MergingIterator implements InternalIterator {
 
     public MergingIterator(List<? extends InternalIterator> inputs) {
         this.inputs = new ArrayList<>(inputs);
-        this.heap = new PriorityQueue<>(Math.max(1, inputs.size()), (a, b) -> {
-            int c = InternalKeys.compare(a.it.key(), a.it.seqno(), b.it.key(), b.it.seqno());
-            return c != 0 ? c : Integer.compare(a.order, b.order);
-        });
+        this.heap = new PriorityQueue<>(Math.max(1, inputs.size()), MergingIterator::compare);
+    }
+
+    private static int compare(Source a, Source b) {
+        int c = InternalKeys.compare(a.it.key(), a.it.seqno(), b.it.key(), b.it.seqno());
+        return c != 0 ? c : Integer.compare(a.order, b.order);
+    }
+
+    /**
+     * Moves {@code s} (the current source) to its next entry and returns the new current one:
+     * {@code s} again when it still sorts before every other input (a run of entries from one
+     * input, as a merge of a small level into a large one mostly is, costs one comparison
+     * each), else the heap's least.
+     */
+    private Source advance(Source s) throws IOException {
+        s.it.next();
+        if (!s.it.valid()) {
+            return heap.poll();
+        }
+        Source top = heap.peek();
+        if (top == null || compare(s, top) < 0) {
+            return s;
+        }
+        heap.add(s);
+        return heap.poll();
     }
 
     @Override
@@ -65,14 +86,10 @@ public final class MergingIterator implements InternalIterator {
     public void next() throws IOException {
         byte[] key = current.it.key();
         long seq = current.it.seqno();
-        current.it.next();
-        offer(current);
-        current = heap.poll();
+        current = advance(current);
         // Drop exact duplicates of the entry just passed.
         while (current != null && current.it.seqno() == seq && java.util.Arrays.equals(current.it.key(), key)) {
-            current.it.next();
-            offer(current);
-            current = heap.poll();
+            current = advance(current);
         }
     }
 

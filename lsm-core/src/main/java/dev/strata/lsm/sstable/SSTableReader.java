@@ -351,10 +351,19 @@ public final class SSTableReader {
 
     /** Decodes the leaf cell at {@code off}, reading an overflow value if it has one. */
     InternalEntry decodeEntry(byte[] leaf, int pageNo, int off) throws IOException {
+        return decodeEntry(leaf, pageNo, off, null);
+    }
+
+    /**
+     * {@link #decodeEntry(byte[], int, int)} with the cell's user key already copied out
+     * ({@code knownKey}, taken as the entry's key), or null to copy it here.
+     */
+    InternalEntry decodeEntry(byte[] leaf, int pageNo, int off, byte[] knownKey) throws IOException {
         try {
             int keyLen = TreePages.readVarint(leaf, off);
             int keyStart = off + PageFormat.varintSize(keyLen);
-            byte[] key = java.util.Arrays.copyOfRange(leaf, keyStart, keyStart + keyLen);
+            byte[] key = knownKey != null && knownKey.length == keyLen ? knownKey
+                    : java.util.Arrays.copyOfRange(leaf, keyStart, keyStart + keyLen);
             long trailer = PageFormat.getLong(leaf, keyStart + keyLen);
             EntryType type = EntryType.fromCode((int) (trailer & 0xff));
             if (type == null) {

@@ -152,7 +152,7 @@ public final class TableIterator implements InternalIterator {
     public InternalEntry entry() throws IOException {
         checkValid();
         if (current == null) {
-            current = reader.decodeEntry(pages[0], pageNumbers[0], cellOffset());
+            current = reader.decodeEntry(pages[0], pageNumbers[0], cellOffset(), currentKey);
         }
         return current;
     }
