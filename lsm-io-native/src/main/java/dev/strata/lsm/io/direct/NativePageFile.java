@@ -65,11 +65,15 @@ final class NativePageFile implements PageFile {
     /** How far blocks are allocated, preallocated ones past {@link #end} included; writer only. */
     private long allocatedEnd;
     private boolean preallocationUnsupported;
-    /** Merge inputs on the direct descriptor: the read-ahead window, its file offset and its bytes. */
-    private ByteBuffer window;
-    private long windowStart;
-    private int windowLength;
-    /** The next window, being read on the writer thread (null when none), and where it starts. */
+    /** Merge inputs on the direct descriptor: the two read-ahead windows, their file offsets and bytes. */
+    private final ByteBuffer[] windows = new ByteBuffer[2];
+    private final long[] windowStarts = new long[2];
+    private final int[] windowLengths = new int[2];
+    /** Which of the two windows is the newest. */
+    private int newest;
+    /** Where the last read outside the windows ended (-1: none since the last window). */
+    private long jumpEnd = -1;
+    /** The window after the newest, being read on the writer thread (null when none), and where it starts. */
     private ByteBuffer nextWindow;
     private CompletableFuture<Integer> nextRead;
     private long nextStart;
@@ -265,64 +269,111 @@ final class NativePageFile implements PageFile {
     /**
      * Merge inputs on the direct descriptor: a merge reads a table page after page, and O_DIRECT
      * has no kernel read-ahead, so each small read would wait for the device. The file reads
-     * {@value #READ_AHEAD_BYTES} aligned bytes at a time into a window of its own, serves reads
-     * inside it from memory, and reads the following window on the owner's writer thread
-     * meanwhile, so a merge reading in order seldom waits. Returns false when the range is not
-     * (all) in the file as read (the caller's own path then reads it). Synchronized: the
+     * {@value #READ_AHEAD_BYTES} aligned bytes at a time into windows of its own and serves
+     * reads inside them from memory: the two newest windows stay (a tree's leaves and the
+     * interior page written after them, read before them, fall in neighbouring windows), and
+     * the window after the newest is read on the owner's writer thread meanwhile, so a merge
+     * reading in order seldom waits. A read elsewhere (a jump to an upper interior page, a
+     * seek) is not windowed: the caller's own path reads just its range, as it does when the
+     * range is not all in the file. Returns whether the read was served. Synchronized: the
      * sub-tasks of a block compaction read one input together.
      */
     private synchronized boolean readAhead(ByteBuffer dst, long position) throws IOException {
         int length = dst.remaining();
-        if (window == null || position < windowStart || position + length > windowStart + windowLength) {
-            if (window == null) {
-                window = dev.strata.lsm.io.AlignedBuffers.allocate(READ_AHEAD_BYTES, Math.max(alignment, 4096));
-                nextWindow = dev.strata.lsm.io.AlignedBuffers.allocate(READ_AHEAD_BYTES, Math.max(alignment, 4096));
-            }
-            long start = position / alignment * alignment;
-            CompletableFuture<Integer> prefetch = nextRead;
-            nextRead = null;
-            int read = -1;
-            if (prefetch != null && start == nextStart) {
-                read = awaitRead(prefetch);
-                ByteBuffer w = window;
-                window = nextWindow;
-                nextWindow = w;
-            } else if (prefetch != null) {
-                try {
-                    awaitRead(prefetch); // not wanted, but it reads into nextWindow
-                } catch (IOException ignored) {
-                    // Nothing is taken from it.
-                }
-            }
-            if (read < 0) {
-                read = readWindow(window, start);
-            }
-            windowStart = start;
-            windowLength = read;
-            if (owner.options().fadvise()) {
-                adviseBehind(start);
-            }
-            if (read == READ_AHEAD_BYTES && !closed) {
-                long next = start + READ_AHEAD_BYTES;
-                ByteBuffer into = nextWindow;
-                nextStart = next;
-                nextRead = CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return readWindow(into, next);
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                }, owner.writer());
-            }
-            if (position + length > windowStart + windowLength) {
-                return false;
+        for (int w = 0; w < 2; w++) {
+            if (windows[w] != null && position >= windowStarts[w]
+                    && position + length <= windowStarts[w] + windowLengths[w]) {
+                return serve(w, dst, position);
             }
         }
-        ByteBuffer slice = window.duplicate();
-        int from = (int) (position - windowStart);
-        slice.limit(from + length).position(from);
+        int target = 1 - newest; // the older window's slot takes the new one
+        long end = windows[newest] == null ? -1 : windowStarts[newest] + windowLengths[newest];
+        ByteBuffer buffer;
+        long start;
+        int read;
+        if (windows[newest] != null && windowLengths[newest] == READ_AHEAD_BYTES && position >= end
+                && position < end + READ_AHEAD_BYTES) {
+            // The next window in order: the one read ahead (or read now).
+            start = end;
+            if (nextRead != null && nextStart == end) {
+                read = awaitRead(nextRead);
+                buffer = nextWindow;
+                nextWindow = null;
+            } else {
+                discardReadAhead();
+                buffer = newWindow(nextWindow);
+                nextWindow = null;
+                read = readWindow(buffer, start);
+            }
+            nextRead = null;
+        } else if (position == jumpEnd) {
+            // A second read in order outside the windows (after the root and interior pages a
+            // tree iterator reads first, or a seek): a window starts here.
+            discardReadAhead();
+            start = position / alignment * alignment;
+            buffer = newWindow(windows[target]);
+            windows[target] = null;
+            read = readWindow(buffer, start);
+        } else {
+            jumpEnd = position + length;
+            return false; // a jump (or past the end of the file): the caller reads just this range
+        }
+        jumpEnd = -1;
+        if (windows[target] != null) {
+            nextWindow = windows[target]; // the older window's buffer takes the next read ahead
+        }
+        windows[target] = buffer;
+        windowStarts[target] = start;
+        windowLengths[target] = read;
+        newest = target;
+        if (owner.options().fadvise()) {
+            adviseBehind(windowStarts[target]);
+        }
+        if (windowLengths[target] == READ_AHEAD_BYTES && !closed) {
+            if (nextWindow == null) {
+                nextWindow = dev.strata.lsm.io.AlignedBuffers.allocate(READ_AHEAD_BYTES, Math.max(alignment, 4096));
+            }
+            long next = windowStarts[target] + READ_AHEAD_BYTES;
+            ByteBuffer into = nextWindow;
+            nextStart = next;
+            nextRead = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return readWindow(into, next);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, owner.writer());
+        }
+        if (position + length > windowStarts[target] + windowLengths[target]) {
+            return false;
+        }
+        return serve(target, dst, position);
+    }
+
+    /** {@code reuse}, or a new window buffer when null. */
+    private ByteBuffer newWindow(ByteBuffer reuse) {
+        return reuse != null ? reuse
+                : dev.strata.lsm.io.AlignedBuffers.allocate(READ_AHEAD_BYTES, Math.max(alignment, 4096));
+    }
+
+    private boolean serve(int w, ByteBuffer dst, long position) {
+        ByteBuffer slice = windows[w].duplicate();
+        int from = (int) (position - windowStarts[w]);
+        slice.limit(from + dst.remaining()).position(from);
         dst.put(slice);
         return true;
+    }
+
+    /** Waits for a window being read ahead that is not wanted (it reads into {@link #nextWindow}). */
+    private void discardReadAhead() {
+        if (nextRead != null) {
+            try {
+                awaitRead(nextRead);
+            } catch (IOException ignored) {
+                // Nothing is taken from it.
+            }
+            nextRead = null;
+        }
     }
 
     /** Reads up to {@value #READ_AHEAD_BYTES} bytes at {@code start} into {@code into} (fewer at the end of the file). */
@@ -722,15 +773,8 @@ final class NativePageFile implements PageFile {
         } catch (IOException e) {
             failure = e;
         }
-        if (nextRead != null) {
-            // A window read ahead must not run on a closed (and maybe reused) descriptor.
-            try {
-                awaitRead(nextRead);
-            } catch (IOException ignored) {
-                // Never wanted: nothing was read from it.
-            }
-            nextRead = null;
-        }
+        // A window read ahead must not run on a closed (and maybe reused) descriptor.
+        discardReadAhead();
         if (allocatedEnd > end) {
             // KEEP_SIZE blocks past the end stay allocated until the file is truncated
             // (punching past the end is a no-op on ext4); truncating to its own size frees them.

@@ -435,6 +435,39 @@ class NativeStorageIOTest {
     }
 
     @Test
+    void readsAheadOfAMergeInputStayInTheWindowsAndFarJumpsReadOnlyTheirRange() throws Exception {
+        NativeStorageIO io = new NativeStorageIO();
+        io.createDirectories(tmp);
+        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        Path file = tmp.resolve("tree.sst");
+        byte[] data = random(8 << 20, 23);
+        Files.write(file, data);
+        int pages = data.length / 4096;
+        try (PageFile f = io.open(file, OpenMode.READ, IoPurpose.MERGE)) {
+            long before = io.directBytesRead();
+            ByteBuffer page = alignedBuffer(4096);
+            byte[] one = new byte[4096];
+            for (int p = 0; p < pages; p++) {
+                // As a bulk-loaded tree is read: every 60 leaves, the interior page written after
+                // them (read first, ~240 KB ahead), and now and then the root at the end.
+                int[] order = p % 60 == 0 && p + 60 < pages ? new int[] {p + 60, p} : new int[] {p};
+                if (p % 700 == 0) {
+                    order = new int[] {pages - 1, p};
+                }
+                for (int q : order) {
+                    page.clear();
+                    f.readFully(page, (long) q * 4096);
+                    page.flip().get(one);
+                    assertArrayEquals(java.util.Arrays.copyOfRange(data, q * 4096, q * 4096 + 4096), one, "page " + q);
+                }
+            }
+            long read = io.directBytesRead() - before;
+            // Each window once, the one read ahead past the end at most, and the root's jumps alone.
+            assertTrue(read <= data.length + (1 << 20) + 4 * 4096, "no window read twice: " + read);
+        }
+    }
+
+    @Test
     void capabilitiesFollowTheFileSystemAndTheParameters() throws Exception {
         NativeStorageIO io = new NativeStorageIO();
         io.createDirectories(tmp);
