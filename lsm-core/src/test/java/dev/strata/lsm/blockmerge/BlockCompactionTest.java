@@ -9,11 +9,10 @@ import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.merge.VersionRetention;
 import dev.strata.lsm.sstable.BlockMergeResult;
+import dev.strata.lsm.sstable.EntryListIterator;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.FinishedTable;
 import dev.strata.lsm.sstable.InternalEntry;
-import dev.strata.lsm.sstable.InternalIterator;
-import dev.strata.lsm.sstable.InternalKeys;
 import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableIterator;
@@ -54,58 +53,6 @@ class BlockCompactionTest {
         return String.format("k%06d", k).getBytes();
     }
 
-    static final class ListIterator implements InternalIterator {
-        private final List<InternalEntry> entries;
-        private int i;
-
-        ListIterator(List<InternalEntry> entries) {
-            this.entries = entries;
-        }
-
-        @Override
-        public void seekToFirst() {
-            i = 0;
-        }
-
-        @Override
-        public void seek(byte[] userKey) {
-            i = 0;
-            while (i < entries.size() && InternalKeys.compareUserKeys(entries.get(i).key(), userKey) < 0) {
-                i++;
-            }
-        }
-
-        @Override
-        public boolean valid() {
-            return i < entries.size();
-        }
-
-        @Override
-        public void next() {
-            i++;
-        }
-
-        @Override
-        public byte[] key() {
-            return entries.get(i).key();
-        }
-
-        @Override
-        public long seqno() {
-            return entries.get(i).seqno();
-        }
-
-        @Override
-        public EntryType type() {
-            return entries.get(i).type();
-        }
-
-        @Override
-        public byte[] value() {
-            return entries.get(i).value();
-        }
-    }
-
     private FinishedTable writeChild(Path path, int from, int to, Random rnd) throws IOException {
         try (PageFile file = io.open(path, OpenMode.CREATE, IoPurpose.FLUSH)) {
             SSTableWriter w = new SSTableWriter(file, options);
@@ -141,7 +88,7 @@ class BlockCompactionTest {
                 children.add(new BlockCompaction.Child(f, SSTableReader.open(f, tables.get(i).footerOffset(), i,
                         BlockCache.disabled()), options));
             }
-            return BlockCompaction.run(children, () -> new ListIterator(input),
+            return BlockCompaction.run(children, () -> new EntryListIterator(input),
                     () -> new VersionRetention(new long[0], false)::keep, pool);
         } finally {
             for (PageFile f : files) {

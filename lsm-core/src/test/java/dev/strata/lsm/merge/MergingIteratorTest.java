@@ -1,8 +1,8 @@
 package dev.strata.lsm.merge;
 
+import dev.strata.lsm.sstable.EntryListIterator;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.InternalEntry;
-import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.InternalKeys;
 import org.junit.jupiter.api.Test;
 
@@ -50,9 +50,9 @@ class MergingIteratorTest {
                     model.putIfAbsent(order(entry.key(), entry.seqno()), entry);
                 }
             }
-            List<ListIterator> its = new ArrayList<>();
+            List<EntryListIterator> its = new ArrayList<>();
             for (List<InternalEntry> in : inputs) {
-                its.add(new ListIterator(in));
+                its.add(new EntryListIterator(in));
             }
             try (MergingIterator m = new MergingIterator(its)) {
                 m.seekToFirst();
@@ -64,59 +64,6 @@ class MergingIteratorTest {
                 }
                 assertFalse(m.valid(), "round " + round);
             }
-        }
-    }
-
-    /** An input over a sorted list. */
-    private static final class ListIterator implements InternalIterator {
-        private final List<InternalEntry> entries;
-        private int i;
-
-        ListIterator(List<InternalEntry> entries) {
-            this.entries = entries;
-        }
-
-        @Override
-        public void seekToFirst() {
-            i = 0;
-        }
-
-        @Override
-        public void seek(byte[] userKey) {
-            i = 0;
-            while (i < entries.size() && InternalKeys.compareUserKeys(entries.get(i).key(), userKey) < 0) {
-                i++;
-            }
-        }
-
-        @Override
-        public boolean valid() {
-            return i < entries.size();
-        }
-
-        @Override
-        public void next() {
-            i++;
-        }
-
-        @Override
-        public byte[] key() {
-            return entries.get(i).key();
-        }
-
-        @Override
-        public long seqno() {
-            return entries.get(i).seqno();
-        }
-
-        @Override
-        public EntryType type() {
-            return entries.get(i).type();
-        }
-
-        @Override
-        public byte[] value() {
-            return entries.get(i).value();
         }
     }
 

@@ -4,12 +4,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.NoSuchElementException;
 
-/** An {@link InternalIterator} over a list of entries already in internal-key order. */
-final class EntryListIterator implements InternalIterator {
+/** An {@link InternalIterator} over a list of entries already in internal-key order (tests of any package). */
+public final class EntryListIterator implements InternalIterator {
     private final List<InternalEntry> entries;
     private int position;
 
-    EntryListIterator(List<InternalEntry> entries) {
+    public EntryListIterator(List<InternalEntry> entries) {
         this.entries = entries;
     }
 

@@ -237,26 +237,9 @@ final class NativePageFile implements PageFile {
         if (directEligible(dst, position)) {
             // Aligned: straight into the caller's buffer. A read ending at an unaligned end of
             // file comes back short; the rest (none, at the end of the file) is read buffered.
-            long addr = address(dst);
-            int length = dst.remaining();
-            long done = 0;
-            while (done < length) {
-                long n = LibC.pread(directFd, addr + done, length - done, position + done);
-                if (n < 0) {
-                    int errno = NativeStorageIO.lastError();
-                    if (errno == LibC.EINTR) {
-                        continue;
-                    }
-                    throw NativeStorageIO.error("pread (O_DIRECT)", path, errno);
-                }
-                done += n;
-                if (n == 0 || done % alignment != 0) {
-                    break;
-                }
-            }
-            dst.position(dst.position() + (int) done);
+            int done = preadDirect(address(dst), dst.remaining(), position);
+            dst.position(dst.position() + done);
             position += done;
-            owner.countDirect(false, done);
         }
         if (dst.hasRemaining()) {
             readBuffered(dst, position);
@@ -378,10 +361,18 @@ final class NativePageFile implements PageFile {
 
     /** Reads up to {@value #READ_AHEAD_BYTES} bytes at {@code start} into {@code into} (fewer at the end of the file). */
     private int readWindow(ByteBuffer into, long start) throws IOException {
-        long addr = address(into.clear());
+        return preadDirect(address(into.clear()), READ_AHEAD_BYTES, start);
+    }
+
+    /**
+     * Reads up to {@code length} aligned bytes at {@code position} into {@code addr} on the
+     * direct descriptor; returns the bytes read, fewer only at the end of the file (a short,
+     * unaligned read there ends it).
+     */
+    private int preadDirect(long addr, int length, long position) throws IOException {
         long done = 0;
-        while (done < READ_AHEAD_BYTES) {
-            long n = LibC.pread(directFd, addr + done, READ_AHEAD_BYTES - done, start + done);
+        while (done < length) {
+            long n = LibC.pread(directFd, addr + done, length - done, position + done);
             if (n < 0) {
                 int errno = NativeStorageIO.lastError();
                 if (errno == LibC.EINTR) {
@@ -506,13 +497,7 @@ final class NativePageFile implements PageFile {
                 pos += n;
             }
         }
-        long written = position + length;
-        if (written > end) {
-            end = written;
-        }
-        if (written > allocatedEnd) {
-            allocatedEnd = written;
-        }
+        extendTo(position + length);
     }
 
     /**
@@ -536,21 +521,8 @@ final class NativePageFile implements PageFile {
         if (next == null || next.capacity() < src.capacity()) {
             next = dev.strata.lsm.io.AlignedBuffers.allocate(src.capacity(), Math.max(alignment, 4096));
         }
-        pending.add(new InFlight(CompletableFuture.runAsync(() -> {
-            try {
-                writeAll(directFd, src, position, "pwrite (O_DIRECT)");
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }, owner.writer()), src));
-        owner.countDirect(true, length);
-        long written = position + length;
-        if (written > end) {
-            end = written;
-        }
-        if (written > allocatedEnd) {
-            allocatedEnd = written;
-        }
+        submitBehind(src, position, src);
+        extendTo(position + length);
         next.clear();
         return next;
     }
@@ -567,15 +539,33 @@ final class NativePageFile implements PageFile {
         nextBehind ^= 1;
         copy.clear();
         copy.put(src).flip();
-        ByteBuffer out = copy;
+        submitBehind(copy, position, null);
+    }
+
+    /**
+     * Writes {@code buffer} at {@code position} on the owner's writer thread; {@code handed} is
+     * the caller's buffer to hand back once written (null for a copy).
+     */
+    private void submitBehind(ByteBuffer buffer, long position, ByteBuffer handed) {
+        int length = buffer.remaining();
         pending.add(new InFlight(CompletableFuture.runAsync(() -> {
             try {
-                writeAll(directFd, out, position, "pwrite (O_DIRECT)");
+                writeAll(directFd, buffer, position, "pwrite (O_DIRECT)");
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
-        }, owner.writer()), null));
+        }, owner.writer()), handed));
         owner.countDirect(true, length);
+    }
+
+    /** Records that the file now reaches {@code written}. */
+    private void extendTo(long written) {
+        if (written > end) {
+            end = written;
+        }
+        if (written > allocatedEnd) {
+            allocatedEnd = written;
+        }
     }
 
     /** Waits for every write in flight, uninterruptibly, and throws the first failure. */

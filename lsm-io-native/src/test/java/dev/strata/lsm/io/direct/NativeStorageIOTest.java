@@ -64,6 +64,24 @@ class NativeStorageIOTest {
         throw new IOException("no flags in /proc/self/fdinfo/" + fd);
     }
 
+    /** Forces {@code f}, reads it back whole and compares it with {@code data}. */
+    private static void assertHoldsAfterForce(PageFile f, byte[] data) throws IOException {
+        f.force(false);
+        ByteBuffer all = alignedBuffer(data.length);
+        f.readFully(all, 0);
+        byte[] back = new byte[data.length];
+        all.flip().get(back);
+        assertArrayEquals(data, back);
+    }
+
+    /** A provider on {@link #tmp}, or the test skipped where its file system refuses O_DIRECT. */
+    private NativeStorageIO directIo() throws IOException {
+        NativeStorageIO io = new NativeStorageIO();
+        io.createDirectories(tmp);
+        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        return io;
+    }
+
     /** Allocated 512-byte blocks of {@code file} (st_blocks), from stat(1). */
     static long blocks(Path file) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("stat", "-c", "%b", file.toString()).redirectErrorStream(true).start();
@@ -84,9 +102,7 @@ class NativeStorageIOTest {
 
     @Test
     void tableOutputsAndMergeReadsAreOpenedWithODirectAndPointReadsAreNot() throws Exception {
-        NativeStorageIO io = new NativeStorageIO();
-        io.createDirectories(tmp);
-        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        NativeStorageIO io = directIo();
         Path file = tmp.resolve("000001.sst");
         byte[] data = random(3 * 4096, 1);
         try (PageFile out = io.open(file, OpenMode.CREATE_NEW, IoPurpose.FLUSH)) {
@@ -123,9 +139,7 @@ class NativeStorageIOTest {
 
     @Test
     void alignmentIsThePowerOfTwoCoveringStatxAndTheBlockSize() throws Exception {
-        NativeStorageIO io = new NativeStorageIO();
-        io.createDirectories(tmp);
-        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        NativeStorageIO io = directIo();
         try (PageFile out = io.open(tmp.resolve("a.sst"), OpenMode.CREATE_NEW, IoPurpose.MERGE)) {
             NativePageFile f = (NativePageFile) out;
             int a = f.alignment();
@@ -328,9 +342,7 @@ class NativeStorageIOTest {
 
     @Test
     void writeBehindKeepsOrderAndReportsAFailureAtTheNextCall() throws Exception {
-        NativeStorageIO io = new NativeStorageIO();
-        io.createDirectories(tmp);
-        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        NativeStorageIO io = directIo();
         Path file = tmp.resolve("behind.sst");
         byte[] data = random(16 << 20, 9);
         try (PageFile f = io.open(file, OpenMode.CREATE_NEW, IoPurpose.MERGE)) {
@@ -344,12 +356,7 @@ class NativeStorageIOTest {
                 chunk.put(new byte[1 << 20]);
             }
             assertEquals(data.length, f.size());
-            f.force(false);
-            ByteBuffer all = alignedBuffer(data.length);
-            f.readFully(all, 0);
-            byte[] back = new byte[data.length];
-            all.flip().get(back);
-            assertArrayEquals(data, back);
+            assertHoldsAfterForce(f, data);
         }
         // A write that fails in the background (here: a file opened read-only for writing
         // is refused at once, so provoke it with an offset past the largest file size).
@@ -363,9 +370,7 @@ class NativeStorageIOTest {
 
     @Test
     void writeBehindTakesTheCallersBufferAndReturnsAnother() throws Exception {
-        NativeStorageIO io = new NativeStorageIO();
-        io.createDirectories(tmp);
-        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        NativeStorageIO io = directIo();
         Path file = tmp.resolve("handed.sst");
         byte[] data = random(8 << 20, 11);
         java.util.Set<ByteBuffer> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -383,12 +388,7 @@ class NativeStorageIOTest {
                 chunk.put(new byte[1 << 20]).clear();
             }
             assertTrue(seen.size() <= 3, "three buffers rotate (two in flight): " + seen.size());
-            f.force(false);
-            ByteBuffer all = alignedBuffer(data.length);
-            f.readFully(all, 0);
-            byte[] back = new byte[data.length];
-            all.flip().get(back);
-            assertArrayEquals(data, back);
+            assertHoldsAfterForce(f, data);
         }
         // Anything else (here: an unaligned length) is written before writeBehind returns.
         try (PageFile f = io.open(tmp.resolve("small.log"), OpenMode.CREATE_NEW, IoPurpose.WAL)) {
@@ -400,9 +400,7 @@ class NativeStorageIOTest {
 
     @Test
     void aMergeInputIsReadAheadAMegabyteAtATime() throws Exception {
-        NativeStorageIO io = new NativeStorageIO();
-        io.createDirectories(tmp);
-        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        NativeStorageIO io = directIo();
         Path file = tmp.resolve("input.sst");
         byte[] data = random((3 << 20) + 1234, 21);
         Files.write(file, data);
@@ -436,9 +434,7 @@ class NativeStorageIOTest {
 
     @Test
     void readsAheadOfAMergeInputStayInTheWindowsAndFarJumpsReadOnlyTheirRange() throws Exception {
-        NativeStorageIO io = new NativeStorageIO();
-        io.createDirectories(tmp);
-        Assumptions.assumeTrue(io.capabilities(tmp).direct(), "the file system of " + tmp + " refuses O_DIRECT");
+        NativeStorageIO io = directIo();
         Path file = tmp.resolve("tree.sst");
         byte[] data = random(8 << 20, 23);
         Files.write(file, data);
