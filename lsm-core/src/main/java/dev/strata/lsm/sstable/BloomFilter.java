@@ -107,17 +107,22 @@ public final class BloomFilter {
         if (capacity < count) {
             throw new IllegalArgumentException("bloom capacity " + capacity + " is below the " + count + " keys");
         }
+        BloomFilter f = empty(capacity, bitsPerKey);
+        for (int i = 0; i < count; i++) {
+            f.add(hashes[i]);
+        }
+        return f;
+    }
+
+    /** An empty blocked filter sized for {@code capacity} keys. */
+    private static BloomFilter empty(long capacity, int bitsPerKey) {
         long bits = Math.max(BLOCK_BITS, capacity * bitsPerKey);
         long wordCount = (bits + BLOCK_BITS - 1) / BLOCK_BITS * (BLOCK_BITS / 64);
         if (wordCount > Integer.MAX_VALUE / 8 - HEADER_SIZE) {
             throw new IllegalArgumentException("bloom filter for " + capacity + " keys at " + bitsPerKey
                     + " bits per key is too large");
         }
-        BloomFilter f = new BloomFilter(new long[(int) wordCount], optimalHashes(bitsPerKey), true);
-        for (int i = 0; i < count; i++) {
-            f.add(hashes[i]);
-        }
-        return f;
+        return new BloomFilter(new long[(int) wordCount], optimalHashes(bitsPerKey), true);
     }
 
     /**
@@ -125,7 +130,10 @@ public final class BloomFilter {
      * count} of them, chunk after chunk, each chunk full but the last.
      */
     static BloomFilter build(long[][] chunks, int count, long capacity, int bitsPerKey) {
-        BloomFilter f = build(new long[0], 0, capacity, bitsPerKey);
+        if (capacity < count) {
+            throw new IllegalArgumentException("bloom capacity " + capacity + " is below the " + count + " keys");
+        }
+        BloomFilter f = empty(capacity, bitsPerKey);
         if (count < PARALLEL_BUILD_KEYS || Runtime.getRuntime().availableProcessors() < 2) {
             f.addBlocks(chunks, count, 0, Integer.MAX_VALUE);
             return f;

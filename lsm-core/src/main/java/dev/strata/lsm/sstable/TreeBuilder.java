@@ -34,8 +34,6 @@ final class TreeBuilder {
     private LeafTally leafTally = new LeafTally();
     private LeafTally heldTally;
     private LeafTally spareTally;
-    private boolean leafHasOverflow;
-    private boolean heldHasOverflow;
     private final List<InteriorLevel> levels = new ArrayList<>();
     private final byte[] summaryBytes = new byte[LeafSummary.SIZE];
 
@@ -99,6 +97,11 @@ final class TreeBuilder {
             return s;
         }
 
+        /** Whether a cell of the leaf refers to an overflow extent (its extents must stay right before it). */
+        boolean hasOverflow() {
+            return overflowPages > 0;
+        }
+
         void reset() {
             tombstones = 0;
             overflowPages = 0;
@@ -157,7 +160,6 @@ final class TreeBuilder {
             }
             overflowPage = sink.nextPage();
             overflowCrc = sink.writeExtent(value, value.length);
-            leafHasOverflow = true;
         }
         leaf.beginCell();
         leaf.putVarint(key.length);
@@ -220,7 +222,7 @@ final class TreeBuilder {
      */
     void cutLeaf() throws IOException {
         if (held != null) {
-            if (!leaf.isEmpty() && !leafHasOverflow && !heldHasOverflow
+            if (!leaf.isEmpty() && !leafTally.hasOverflow() && !heldTally.hasOverflow()
                     && 2 * bytesOf(leaf) < SlottedPageBuilder.maxCellSize(pageSize)) {
                 rebalance();
             }
@@ -228,7 +230,6 @@ final class TreeBuilder {
         }
         if (!leaf.isEmpty()) {
             writeLeaf(leaf, leafTally);
-            leafHasOverflow = false;
         }
     }
 
@@ -236,7 +237,6 @@ final class TreeBuilder {
     private void leafFull() throws IOException {
         if (!balancedCuts) {
             writeLeaf(leaf, leafTally);
-            leafHasOverflow = false;
             return;
         }
         if (held != null) {
@@ -248,10 +248,8 @@ final class TreeBuilder {
         spareTally = null;
         held = leaf;
         heldTally = leafTally;
-        heldHasOverflow = leafHasOverflow;
         leaf = next;
         leafTally = nextTally;
-        leafHasOverflow = false;
     }
 
     private void writeHeld() throws IOException {
@@ -260,7 +258,6 @@ final class TreeBuilder {
         spareTally = heldTally;
         held = null;
         heldTally = null;
-        heldHasOverflow = false;
     }
 
     /** Bytes a page's cells and slots take. */

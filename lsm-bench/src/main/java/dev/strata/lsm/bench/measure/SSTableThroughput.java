@@ -117,10 +117,9 @@ public final class SSTableThroughput implements Callable<Integer> {
             buildMbps[r] = userMb / ((tWritten - t0) / 1e9);
             buildSyncMbps[r] = userMb / ((tSynced - t0) / 1e9);
             fileSyncMbps[r] = Files.size(path) / 1e6 / ((tSynced - t0) / 1e9);
-            out.printf("  %s %d: %.1f MB/s written to the OS, %.1f MB/s including fdatasync (file %.1f MB, height %d; "
-                    + "%.1f MB/s of file bytes, durable)%n", w < 0 ? "warm-up" : "round",
-                    w < 0 ? w + warmupRounds + 1 : r + 1, buildMbps[r], buildSyncMbps[r], Files.size(path) / 1e6,
-                    table.footer().height(), fileSyncMbps[r]);
+            out.printf("  %s: %.1f MB/s written to the OS, %.1f MB/s including fdatasync (file %.1f MB, height %d; "
+                    + "%.1f MB/s of file bytes, durable)%n", roundName(w), buildMbps[r], buildSyncMbps[r],
+                    Files.size(path) / 1e6, table.footer().height(), fileSyncMbps[r]);
         }
         out.printf("build median: %.1f MB/s (to the OS), %.1f MB/s (durable); %.1f MB/s of file bytes (durable, "
                 + "the figure to set beside dd's)%n", Scratch.median(buildMbps), Scratch.median(buildSyncMbps),
@@ -164,6 +163,7 @@ public final class SSTableThroughput implements Callable<Integer> {
             throws IOException {
         List<Path> inputs = new ArrayList<>();
         List<FinishedTable> inputTables = new ArrayList<>();
+        long inputBytes = 0;
         for (int t = 0; t < mergeInputs; t++) {
             Path p = dir.resolve("merge-input-" + t + ".sst");
             Files.deleteIfExists(p);
@@ -178,6 +178,7 @@ public final class SSTableThroughput implements Callable<Integer> {
                 file.force(false);
             }
             inputs.add(p);
+            inputBytes += Files.size(p);
         }
         out.printf("merge: %d input tables of %d entries in all into one table%n", mergeInputs, entries);
         double[] fileMbps = new double[rounds];
@@ -211,9 +212,8 @@ public final class SSTableThroughput implements Callable<Integer> {
             }
             long t = System.nanoTime() - t0;
             fileMbps[r] = Files.size(output) / 1e6 / (t / 1e9);
-            out.printf("  %s %d: %.1f MB/s of output file bytes, durable (%.1f MB read, %.1f MB written)%n",
-                    w < 0 ? "warm-up" : "round", w < 0 ? w + warmupRounds + 1 : r + 1, fileMbps[r],
-                    inputs.stream().mapToLong(SSTableThroughput::sizeOf).sum() / 1e6, Files.size(output) / 1e6);
+            out.printf("  %s: %.1f MB/s of output file bytes, durable (%.1f MB read, %.1f MB written)%n",
+                    roundName(w), fileMbps[r], inputBytes / 1e6, Files.size(output) / 1e6);
         }
         out.printf("merge median: %.1f MB/s of output file bytes (durable, the figure to set beside dd's)%n",
                 Scratch.median(fileMbps));
@@ -223,12 +223,9 @@ public final class SSTableThroughput implements Callable<Integer> {
         }
     }
 
-    private static long sizeOf(Path p) {
-        try {
-            return Files.size(p);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+    /** "warm-up 1".. for the rounds before the measured ones (w &lt; 0), then "round 1".. */
+    private String roundName(int w) {
+        return w < 0 ? "warm-up " + (w + warmupRounds + 1) : "round " + (w + 1);
     }
 
     private double lookupRate(SSTableReader reader, int n, int round) throws IOException {

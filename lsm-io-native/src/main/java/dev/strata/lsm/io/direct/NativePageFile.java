@@ -313,9 +313,7 @@ final class NativePageFile implements PageFile {
             adviseBehind(windowStarts[target]);
         }
         if (windowLengths[target] == READ_AHEAD_BYTES && !closed) {
-            if (nextWindow == null) {
-                nextWindow = dev.strata.lsm.io.AlignedBuffers.allocate(READ_AHEAD_BYTES, Math.max(alignment, 4096));
-            }
+            nextWindow = newWindow(nextWindow);
             long next = windowStarts[target] + READ_AHEAD_BYTES;
             ByteBuffer into = nextWindow;
             nextStart = next;
@@ -335,8 +333,12 @@ final class NativePageFile implements PageFile {
 
     /** {@code reuse}, or a new window buffer when null. */
     private ByteBuffer newWindow(ByteBuffer reuse) {
-        return reuse != null ? reuse
-                : dev.strata.lsm.io.AlignedBuffers.allocate(READ_AHEAD_BYTES, Math.max(alignment, 4096));
+        return reuse != null ? reuse : aligned(READ_AHEAD_BYTES);
+    }
+
+    /** A new direct buffer of {@code capacity} bytes aligned for this file's direct IO. */
+    private ByteBuffer aligned(int capacity) {
+        return dev.strata.lsm.io.AlignedBuffers.allocate(capacity, Math.max(alignment, 4096));
     }
 
     private boolean serve(int w, ByteBuffer dst, long position) {
@@ -519,7 +521,7 @@ final class NativePageFile implements PageFile {
         awaitPending(MAX_HANDED_IN_FLIGHT - 1);
         ByteBuffer next = released.poll();
         if (next == null || next.capacity() < src.capacity()) {
-            next = dev.strata.lsm.io.AlignedBuffers.allocate(src.capacity(), Math.max(alignment, 4096));
+            next = aligned(src.capacity());
         }
         submitBehind(src, position, src);
         extendTo(position + length);
@@ -533,7 +535,7 @@ final class NativePageFile implements PageFile {
         awaitPending();
         ByteBuffer copy = behind[nextBehind];
         if (copy == null || copy.capacity() < length) {
-            copy = dev.strata.lsm.io.AlignedBuffers.allocate(length, Math.max(alignment, 4096));
+            copy = aligned(length);
             behind[nextBehind] = copy;
         }
         nextBehind ^= 1;
