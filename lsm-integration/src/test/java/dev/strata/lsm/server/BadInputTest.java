@@ -166,13 +166,15 @@ class BadInputTest {
     }
 
     @Test
-    void clientsThatDisconnectMidCommand() throws IOException {
+    void clientsThatDisconnectMidCommand() throws IOException, InterruptedException {
         for (int i = 0; i < 20; i++) {
             try (Socket s = new Socket("127.0.0.1", node.port())) {
                 s.getOutputStream().write(ascii("*3\r\n$3\r\nSET\r\n$8\r\nhalfway" + (i % 10) + "\r\n$100\r\nabc"));
                 s.getOutputStream().flush();
             }
         }
+        // The 20 closed clients fill every slot until the node has seen them go.
+        awaitConnectionsBelow(MAX_CLIENTS);
         stillServes();
         try (Jedis j = new Jedis("127.0.0.1", node.port())) {
             for (int i = 0; i < 10; i++) {
@@ -239,12 +241,7 @@ class BadInputTest {
         List<Jedis> held = new ArrayList<>();
         try {
             // Wait until connections of earlier tests are gone, then fill every slot.
-            for (int i = 0; i < 100 && node.server.store() != null; i++) {
-                if (node.registry.get("strata.server.connections").gauge().value() == 0) {
-                    break;
-                }
-                Thread.sleep(50);
-            }
+            awaitConnectionsBelow(1);
             for (int i = 0; i < MAX_CLIENTS; i++) {
                 Jedis j = new Jedis("127.0.0.1", node.port());
                 j.ping();
@@ -256,12 +253,20 @@ class BadInputTest {
         } finally {
             held.forEach(Jedis::close);
         }
+        awaitConnectionsBelow(MAX_CLIENTS);
+        stillServes();
+    }
+
+    /**
+     * Waits (up to 5 s) until the node counts fewer than {@code n} open connections: a client
+     * that closed its socket holds its slot until the node has seen the close.
+     */
+    private static void awaitConnectionsBelow(int n) throws InterruptedException {
         for (int i = 0; i < 100; i++) {
-            if (node.registry.get("strata.server.connections").gauge().value() < MAX_CLIENTS) {
-                break;
+            if (node.registry.get("strata.server.connections").gauge().value() < n) {
+                return;
             }
             Thread.sleep(50);
         }
-        stillServes();
     }
 }
