@@ -81,6 +81,24 @@ public final class KeySliceIterator implements InternalIterator {
         return in.value();
     }
 
+    @Override
+    public byte[] valueArray() throws IOException {
+        check();
+        return in.valueArray();
+    }
+
+    @Override
+    public int valueOffset() {
+        check();
+        return in.valueOffset();
+    }
+
+    @Override
+    public int valueLength() throws IOException {
+        check();
+        return in.valueLength();
+    }
+
     private void check() {
         if (!valid()) {
             throw new NoSuchElementException("key slice iterator is not positioned at an entry");

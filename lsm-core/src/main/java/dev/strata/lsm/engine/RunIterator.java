@@ -82,4 +82,19 @@ final class RunIterator implements InternalIterator {
     public byte[] value() throws IOException {
         return current.value();
     }
+
+    @Override
+    public byte[] valueArray() throws IOException {
+        return current.valueArray();
+    }
+
+    @Override
+    public int valueOffset() {
+        return current.valueOffset();
+    }
+
+    @Override
+    public int valueLength() throws IOException {
+        return current.valueLength();
+    }
 }

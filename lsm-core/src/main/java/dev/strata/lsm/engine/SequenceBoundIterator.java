@@ -69,6 +69,21 @@ final class SequenceBoundIterator implements InternalIterator {
     }
 
     @Override
+    public byte[] valueArray() throws IOException {
+        return source.valueArray();
+    }
+
+    @Override
+    public int valueOffset() {
+        return source.valueOffset();
+    }
+
+    @Override
+    public int valueLength() throws IOException {
+        return source.valueLength();
+    }
+
+    @Override
     public void close() throws IOException {
         source.close();
     }

@@ -105,10 +105,15 @@ final class TableOutput {
                 byte[] key = it.key();
                 long seq = it.seqno();
                 EntryType type = it.type();
-                byte[] value = type == EntryType.DELETE ? null : it.value();
-                if (value != null && expiry != null && expiry.expired(key, value, now)) {
+                // The value is handed on where the input holds it, not copied out.
+                byte[] value = type == EntryType.DELETE ? null : it.valueArray();
+                int valueOffset = value == null ? 0 : it.valueOffset();
+                int valueLength = value == null ? 0 : it.valueLength();
+                if (value != null && expiry != null
+                        && expiry.expired(key, Arrays.copyOfRange(value, valueOffset, valueOffset + valueLength), now)) {
                     type = EntryType.DELETE;
                     value = null;
+                    valueLength = 0;
                 }
                 if (retention != null && !retention.keep(key, seq, type)) {
                     it.next();
@@ -126,7 +131,7 @@ final class TableOutput {
                     file = io.open(tables.path(fileNumber), OpenMode.CREATE_NEW, purpose);
                     writer = new SSTableWriter(file, tableOptions);
                 }
-                writer.add(key, seq, type, value);
+                writer.add(key, seq, type, value, valueOffset, valueLength);
                 lastKeyWritten = key;
                 it.next();
             }

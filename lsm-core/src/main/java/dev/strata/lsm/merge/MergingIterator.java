@@ -5,112 +5,164 @@ import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.InternalKeys;
 
 import java.io.IOException;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.PriorityQueue;
 
 /**
  * Merges several internal iterators into one stream in internal-key order. When two
  * inputs hold the same (key, seqno) — which a correct tree never produces — the input
  * listed first wins and the other copy is skipped. Not thread safe.
+ *
+ * <p>The inputs play a tournament (a loser tree): each inner node of a binary tree over the
+ * inputs holds the loser of the match played there, so after the winner moves on, only the
+ * matches on its path to the root are replayed, about log2(inputs) comparisons per entry
+ * whatever the order of the inputs. Each input's key and sequence number are fetched once
+ * per position, not at each comparison.
  */
 public final class MergingIterator implements InternalIterator {
-    private final List<InternalIterator> inputs;
-    private final PriorityQueue<Source> heap;
-    private Source current;
-
-    private record Source(InternalIterator it, int order) {
-    }
+    private final InternalIterator[] inputs;
+    /** The current key and sequence number of each input; a null key: the input is exhausted. */
+    private final byte[][] keys;
+    private final long[] seqnos;
+    /**
+     * tree[1..n-1]: the input that lost the match at that inner node (inputs are leaves
+     * n..2n-1, the parent of node j is j/2); tree[0]: the overall winner, the current input.
+     */
+    private final int[] tree;
 
     public MergingIterator(List<? extends InternalIterator> inputs) {
-        this.inputs = new ArrayList<>(inputs);
-        this.heap = new PriorityQueue<>(Math.max(1, inputs.size()), MergingIterator::compare);
+        this.inputs = inputs.toArray(new InternalIterator[0]);
+        int n = this.inputs.length;
+        this.keys = new byte[n][];
+        this.seqnos = new long[n];
+        this.tree = new int[Math.max(1, n)];
     }
 
-    private static int compare(Source a, Source b) {
-        int c = InternalKeys.compare(a.it.key(), a.it.seqno(), b.it.key(), b.it.seqno());
-        return c != 0 ? c : Integer.compare(a.order, b.order);
+    /** Whether input {@code a} sorts strictly before input {@code b} (exhausted inputs last, ties by order). */
+    private boolean before(int a, int b) {
+        byte[] ka = keys[a];
+        byte[] kb = keys[b];
+        if (ka == null || kb == null) {
+            return kb == null && (ka != null || a < b);
+        }
+        int c = InternalKeys.compare(ka, seqnos[a], kb, seqnos[b]);
+        return c != 0 ? c < 0 : a < b;
     }
 
-    /**
-     * Moves {@code s} (the current source) to its next entry and returns the new current one:
-     * {@code s} again when it still sorts before every other input (a run of entries from one
-     * input, as a merge of a small level into a large one mostly is, costs one comparison
-     * each), else the heap's least.
-     */
-    private Source advance(Source s) throws IOException {
-        s.it.next();
-        if (!s.it.valid()) {
-            return heap.poll();
+    /** Records where input {@code i} is now. */
+    private void load(int i) {
+        InternalIterator it = inputs[i];
+        if (it.valid()) {
+            keys[i] = it.key();
+            seqnos[i] = it.seqno();
+        } else {
+            keys[i] = null;
         }
-        Source top = heap.peek();
-        if (top == null || compare(s, top) < 0) {
-            return s;
+    }
+
+    /** Plays every match from the leaves up. */
+    private void build() {
+        int n = inputs.length;
+        if (n == 0) {
+            return;
         }
-        heap.add(s);
-        return heap.poll();
+        int[] winners = new int[2 * n];
+        for (int i = 0; i < n; i++) {
+            winners[n + i] = i;
+        }
+        for (int node = n - 1; node >= 1; node--) {
+            int a = winners[2 * node];
+            int b = winners[2 * node + 1];
+            boolean aWins = before(a, b);
+            winners[node] = aWins ? a : b;
+            tree[node] = aWins ? b : a;
+        }
+        tree[0] = n == 1 ? 0 : winners[1];
+    }
+
+    /** Advances the current input and replays its matches up to the root. */
+    private void advanceWinner() throws IOException {
+        int w = tree[0];
+        inputs[w].next();
+        load(w);
+        for (int node = (w + inputs.length) >>> 1; node >= 1; node >>>= 1) {
+            int other = tree[node];
+            if (before(other, w)) {
+                tree[node] = w;
+                w = other;
+            }
+        }
+        tree[0] = w;
     }
 
     @Override
     public void seekToFirst() throws IOException {
-        heap.clear();
-        for (int i = 0; i < inputs.size(); i++) {
-            inputs.get(i).seekToFirst();
-            offer(new Source(inputs.get(i), i));
+        for (int i = 0; i < inputs.length; i++) {
+            inputs[i].seekToFirst();
+            load(i);
         }
-        current = heap.poll();
+        build();
     }
 
     @Override
     public void seek(byte[] userKey) throws IOException {
-        heap.clear();
-        for (int i = 0; i < inputs.size(); i++) {
-            inputs.get(i).seek(userKey);
-            offer(new Source(inputs.get(i), i));
+        for (int i = 0; i < inputs.length; i++) {
+            inputs[i].seek(userKey);
+            load(i);
         }
-        current = heap.poll();
-    }
-
-    private void offer(Source s) {
-        if (s.it.valid()) {
-            heap.add(s);
-        }
+        build();
     }
 
     @Override
     public boolean valid() {
-        return current != null;
+        return inputs.length > 0 && keys[tree[0]] != null;
     }
 
     @Override
     public void next() throws IOException {
-        byte[] key = current.it.key();
-        long seq = current.it.seqno();
-        current = advance(current);
+        int w = tree[0];
+        byte[] key = keys[w];
+        long seq = seqnos[w];
+        advanceWinner();
         // Drop exact duplicates of the entry just passed.
-        while (current != null && current.it.seqno() == seq && java.util.Arrays.equals(current.it.key(), key)) {
-            current = advance(current);
+        while (keys[tree[0]] != null && seqnos[tree[0]] == seq && Arrays.equals(keys[tree[0]], key)) {
+            advanceWinner();
         }
     }
 
     @Override
     public byte[] key() {
-        return current.it.key();
+        return keys[tree[0]];
     }
 
     @Override
     public long seqno() {
-        return current.it.seqno();
+        return seqnos[tree[0]];
     }
 
     @Override
     public EntryType type() {
-        return current.it.type();
+        return inputs[tree[0]].type();
     }
 
     @Override
     public byte[] value() throws IOException {
-        return current.it.value();
+        return inputs[tree[0]].value();
+    }
+
+    @Override
+    public byte[] valueArray() throws IOException {
+        return inputs[tree[0]].valueArray();
+    }
+
+    @Override
+    public int valueOffset() {
+        return inputs[tree[0]].valueOffset();
+    }
+
+    @Override
+    public int valueLength() throws IOException {
+        return inputs[tree[0]].valueLength();
     }
 
     @Override

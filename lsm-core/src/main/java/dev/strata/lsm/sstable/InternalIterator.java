@@ -32,6 +32,27 @@ public interface InternalIterator extends AutoCloseable {
     /** Value at the current position, null for a tombstone. */
     byte[] value() throws IOException;
 
+    /**
+     * The array holding the value at the current position, from {@link #valueOffset()} for
+     * {@link #valueLength()} bytes; null for a tombstone. A merge hands values on to a table
+     * writer through it without copying them: the array may be the iterator's own page, valid
+     * only until the iterator moves, and must not be modified. The default is {@link #value()}.
+     */
+    default byte[] valueArray() throws IOException {
+        return value();
+    }
+
+    /** Where the value starts in {@link #valueArray()} (call that first). */
+    default int valueOffset() {
+        return 0;
+    }
+
+    /** Length of the value at the current position, -1 for a tombstone. */
+    default int valueLength() throws IOException {
+        byte[] v = value();
+        return v == null ? -1 : v.length;
+    }
+
     /** Releases what the iterator holds; the default holds nothing. */
     @Override
     default void close() throws IOException {

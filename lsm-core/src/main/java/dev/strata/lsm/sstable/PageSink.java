@@ -75,16 +75,21 @@ final class PageSink {
      * the padded extent.
      */
     int writeExtent(byte[] data, int length) throws IOException {
+        return writeExtent(data, 0, length);
+    }
+
+    /** {@link #writeExtent(byte[], int)} of the {@code length} bytes of {@code data} from {@code offset}. */
+    int writeExtent(byte[] data, int offset, int length) throws IOException {
         CRC32C crc = new CRC32C();
-        crc.update(data, 0, length);
-        int off = 0;
-        while (off < length) {
+        crc.update(data, offset, length);
+        int done = 0;
+        while (done < length) {
             if (!out.hasRemaining()) {
                 flush();
             }
-            int n = Math.min(out.remaining(), length - off);
-            out.put(data, off, n);
-            off += n;
+            int n = Math.min(out.remaining(), length - done);
+            out.put(data, offset + done, n);
+            done += n;
         }
         int pad = (pageSize - length % pageSize) % pageSize;
         crc.update(ZEROS, 0, pad);

@@ -359,44 +359,80 @@ public final class SSTableReader {
      * ({@code knownKey}, taken as the entry's key), or null to copy it here.
      */
     InternalEntry decodeEntry(byte[] leaf, int pageNo, int off, byte[] knownKey) throws IOException {
+        LeafCell cell = new LeafCell();
+        parseCell(leaf, pageNo, off, cell);
+        byte[] key = knownKey != null && knownKey.length == cell.keyLength ? knownKey
+                : java.util.Arrays.copyOfRange(leaf, cell.keyStart, cell.keyStart + cell.keyLength);
+        if (cell.type == EntryType.DELETE) {
+            return new InternalEntry(key, cell.seqno(), cell.type, null);
+        }
+        byte[] value = cell.inline()
+                ? java.util.Arrays.copyOfRange(leaf, cell.valueStart, cell.valueStart + cell.valueLength)
+                : overflowValue(cell);
+        return new InternalEntry(key, cell.seqno(), cell.type, value);
+    }
+
+    /**
+     * Finds the fields of the leaf cell at {@code off} of verified leaf {@code pageNo} in
+     * place, into {@code cell}; copies nothing and reads no overflow value.
+     *
+     * @throws CorruptionException if the cell is malformed: an unknown entry type or value
+     *     kind, an overflow reference out of the table's range, or a field past the page's end
+     */
+    void parseCell(byte[] leaf, int pageNo, int off, LeafCell cell) {
         try {
             int keyLen = TreePages.readVarint(leaf, off);
+            if (keyLen < 0) {
+                throw new IndexOutOfBoundsException("key length " + keyLen);
+            }
             int keyStart = off + PageFormat.varintSize(keyLen);
-            byte[] key = knownKey != null && knownKey.length == keyLen ? knownKey
-                    : java.util.Arrays.copyOfRange(leaf, keyStart, keyStart + keyLen);
             long trailer = PageFormat.getLong(leaf, keyStart + keyLen);
             EntryType type = EntryType.fromCode((int) (trailer & 0xff));
             if (type == null) {
                 throw corrupt(pageNo, "unknown entry type " + (trailer & 0xff));
             }
-            long seqno = trailer >>> 8;
+            cell.keyStart = keyStart;
+            cell.keyLength = keyLen;
+            cell.trailer = trailer;
+            cell.type = type;
             if (type == EntryType.DELETE) {
-                return new InternalEntry(key, seqno, type, null);
+                cell.valueKind = -1;
+                cell.valueLength = -1;
+                return;
             }
             int v = keyStart + keyLen + 8;
             byte kind = leaf[v];
-            byte[] value;
             if (kind == PageFormat.VALUE_INLINE) {
                 int len = TreePages.readVarint(leaf, v + 1);
                 int start = v + 1 + PageFormat.varintSize(len);
-                value = java.util.Arrays.copyOfRange(leaf, start, start + len);
+                if (len < 0 || start + len > leaf.length) {
+                    throw new IndexOutOfBoundsException("inline value of " + len + " bytes at " + start);
+                }
+                cell.valueStart = start;
+                cell.valueLength = len;
             } else if (kind == PageFormat.VALUE_OVERFLOW) {
                 int first = PageFormat.getInt(leaf, v + 1);
                 int len = PageFormat.getInt(leaf, v + 5);
-                int crc = PageFormat.getInt(leaf, v + 9);
                 long end = (long) first * pageSize + len;
                 if (first < 0 || len < 0 || end > footerOffset) {
                     throw corrupt(pageNo, "overflow reference to page " + first + " length " + len + " is out of range");
                 }
-                value = readExtent(file, first, len, crc, pageSize, "overflow value");
+                cell.overflowPage = first;
+                cell.valueLength = len;
+                cell.overflowCrc = PageFormat.getInt(leaf, v + 9);
             } else {
                 throw corrupt(pageNo, "unknown value kind " + kind);
             }
-            return new InternalEntry(key, seqno, type, value);
-        } catch (IndexOutOfBoundsException | NegativeArraySizeException | IllegalArgumentException e) {
+            cell.valueKind = kind;
+        } catch (IndexOutOfBoundsException | NegativeArraySizeException e) {
             throw new CorruptionException(file.path(), (long) pageNo * pageSize, "malformed cell at offset " + off
                     + " in page " + pageNo + " of " + file.path(), e);
         }
+    }
+
+    /** Reads and verifies the overflow value of a cell {@link #parseCell} found. */
+    byte[] overflowValue(LeafCell cell) throws IOException {
+        return readExtent(file, cell.overflowPage, cell.valueLength, cell.overflowCrc, pageSize, "overflow value");
     }
 
     private CorruptionException corrupt(int pageNo, String problem) {

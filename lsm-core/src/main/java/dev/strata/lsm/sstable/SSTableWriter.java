@@ -81,10 +81,20 @@ public final class SSTableWriter {
      *     after the previous one (the message names both keys)
      */
     public void add(byte[] key, long seqno, EntryType type, byte[] value) throws IOException {
+        add(key, seqno, type, value, 0, value == null ? 0 : value.length);
+    }
+
+    /**
+     * Adds the next internal entry with its value given as {@code valueLength} bytes of
+     * {@code value} from {@code valueOffset} (null for a tombstone), as a merge hands on a
+     * value still in its input's page; see {@link #add(byte[], long, EntryType, byte[])}.
+     */
+    public void add(byte[] key, long seqno, EntryType type, byte[] value, int valueOffset, int valueLength)
+            throws IOException {
         if (finished) {
             throw new IllegalStateException("SSTable writer for " + file.path() + " is already finished");
         }
-        if (tree.add(key, seqno, type, value) && options.bloomBitsPerKey() > 0) {
+        if (tree.add(key, seqno, type, value, valueOffset, valueLength) && options.bloomBitsPerKey() > 0) {
             addKeyHash(BloomFilter.hash(key));
         }
     }

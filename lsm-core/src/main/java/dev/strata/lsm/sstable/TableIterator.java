@@ -1,7 +1,5 @@
 package dev.strata.lsm.sstable;
 
-import dev.strata.lsm.CorruptionException;
-
 import java.io.IOException;
 import java.util.NoSuchElementException;
 
@@ -19,9 +17,13 @@ public final class TableIterator implements InternalIterator {
     private final int[] pageNumbers;
     private final int[] positions;
     private boolean valid;
-    private InternalEntry current;
-    /** The decoded user key at the current position; merges compare it many times. */
+    /** The current cell's fields, found in place once per position (when {@link #parsed}). */
+    private final LeafCell cell = new LeafCell();
+    private boolean parsed;
+    /** The user key at the current position, copied out once; merges compare it many times. */
     private byte[] currentKey;
+    /** The current overflow value, read once per position. */
+    private byte[] overflowValue;
     /** Holds pages[0]: the leaf is copied here, from the cache or the file, so moving on allocates nothing. */
     private byte[] leaf;
 
@@ -47,8 +49,7 @@ public final class TableIterator implements InternalIterator {
 
     /** Positions at the first entry whose internal key is >= (userKey, seqno). */
     public void seek(byte[] userKey, long seqno) throws IOException {
-        current = null;
-        currentKey = null;
+        moved();
         valid = false;
         if (height == 0) {
             return;
@@ -85,8 +86,7 @@ public final class TableIterator implements InternalIterator {
     @Override
     public void next() throws IOException {
         checkValid();
-        current = null;
-        currentKey = null;
+        moved();
         if (++positions[0] == TreePages.count(pages[0])) {
             nextLeaf();
         }
@@ -116,9 +116,9 @@ public final class TableIterator implements InternalIterator {
     /** The user key at the current position. */
     @Override
     public byte[] key() {
-        checkValid();
+        LeafCell c = cell();
         if (currentKey == null) {
-            currentKey = current != null ? current.key() : TreePages.userKey(pages[0], cellOffset());
+            currentKey = java.util.Arrays.copyOfRange(pages[0], c.keyStart, c.keyStart + c.keyLength);
         }
         return currentKey;
     }
@@ -126,35 +126,77 @@ public final class TableIterator implements InternalIterator {
     /** The sequence number at the current position. */
     @Override
     public long seqno() {
-        checkValid();
-        return TreePages.trailer(pages[0], cellOffset()) >>> 8;
+        return cell().seqno();
     }
 
     /** The entry type at the current position. */
     @Override
     public EntryType type() {
-        checkValid();
-        EntryType t = EntryType.fromCode((int) (TreePages.trailer(pages[0], cellOffset()) & 0xff));
-        if (t == null) {
-            throw new CorruptionException(reader.path(), (long) pageNumbers[0] * reader.footer().pageSize(),
-                    "unknown entry type in page " + pageNumbers[0] + " of " + reader.path());
-        }
-        return t;
+        return cell().type;
     }
 
     /** The value at the current position (null for a tombstone); reads overflow pages if needed. */
     @Override
     public byte[] value() throws IOException {
-        return entry().value();
+        LeafCell c = cell();
+        if (c.type == EntryType.DELETE) {
+            return null;
+        }
+        return c.inline() ? java.util.Arrays.copyOfRange(pages[0], c.valueStart, c.valueStart + c.valueLength)
+                : overflowValue();
+    }
+
+    /**
+     * The current leaf for an inline value (valid until the iterator moves), the overflow
+     * value read once for an overflow one, null for a tombstone.
+     */
+    @Override
+    public byte[] valueArray() throws IOException {
+        LeafCell c = cell();
+        if (c.type == EntryType.DELETE) {
+            return null;
+        }
+        return c.inline() ? pages[0] : overflowValue();
+    }
+
+    @Override
+    public int valueOffset() {
+        LeafCell c = cell();
+        return c.inline() ? c.valueStart : 0;
+    }
+
+    @Override
+    public int valueLength() {
+        return cell().valueLength;
     }
 
     /** The whole entry at the current position. */
     public InternalEntry entry() throws IOException {
-        checkValid();
-        if (current == null) {
-            current = reader.decodeEntry(pages[0], pageNumbers[0], cellOffset(), currentKey);
+        return new InternalEntry(key(), seqno(), type(), value());
+    }
+
+    private byte[] overflowValue() throws IOException {
+        if (overflowValue == null) {
+            overflowValue = reader.overflowValue(cell);
         }
-        return current;
+        return overflowValue;
+    }
+
+    /** The current cell, found in place on first use at each position. */
+    private LeafCell cell() {
+        checkValid();
+        if (!parsed) {
+            reader.parseCell(pages[0], pageNumbers[0], cellOffset(), cell);
+            parsed = true;
+        }
+        return cell;
+    }
+
+    /** Forgets what was found at the previous position. */
+    private void moved() {
+        parsed = false;
+        currentKey = null;
+        overflowValue = null;
     }
 
     /** Page number of the current leaf (for block-level tools and tests). */
@@ -182,8 +224,7 @@ public final class TableIterator implements InternalIterator {
             return reader.leafPage(pageNo, leaf());
         } catch (IOException | RuntimeException e) {
             valid = false;
-            current = null;
-            currentKey = null;
+            moved();
             throw e;
         }
     }

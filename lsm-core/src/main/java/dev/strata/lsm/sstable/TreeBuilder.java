@@ -138,14 +138,20 @@ final class TreeBuilder {
      * @throws IllegalArgumentException if the entry is invalid or out of order
      */
     boolean add(byte[] key, long seqno, EntryType type, byte[] value) throws IOException {
-        checkEntry(key, seqno, type, value);
+        return add(key, seqno, type, value, 0, value == null ? 0 : value.length);
+    }
+
+    /** {@link #add(byte[], long, EntryType, byte[])} with the value at {@code value[valueOffset, valueOffset + valueLength)}. */
+    boolean add(byte[] key, long seqno, EntryType type, byte[] value, int valueOffset, int valueLength)
+            throws IOException {
+        checkEntry(key, seqno, type, value, valueOffset, valueLength);
         int order = hasLast ? Arrays.compareUnsigned(lastKey, 0, lastKeyLength, key, 0, key.length) : -1;
         if (order > 0 || (order == 0 && lastSeqno <= seqno)) {
             throw outOfOrder(key, seqno);
         }
         int keyPart = PageFormat.varintSize(key.length) + key.length + 8;
         boolean tombstone = type == EntryType.DELETE;
-        int inlineCell = tombstone ? keyPart : keyPart + 1 + PageFormat.varintSize(value.length) + value.length;
+        int inlineCell = tombstone ? keyPart : keyPart + 1 + PageFormat.varintSize(valueLength) + valueLength;
         boolean overflow = !tombstone && inlineCell > maxInlineCell;
         int cell = overflow ? keyPart + 1 + PageFormat.OVERFLOW_REF_SIZE : inlineCell;
         if (!leaf.fits(cell) || leaf.count() == 0xffff) {
@@ -159,7 +165,7 @@ final class TreeBuilder {
                 writeHeld();
             }
             overflowPage = sink.nextPage();
-            overflowCrc = sink.writeExtent(value, value.length);
+            overflowCrc = sink.writeExtent(value, valueOffset, valueLength);
         }
         leaf.beginCell();
         leaf.putVarint(key.length);
@@ -169,17 +175,17 @@ final class TreeBuilder {
             if (overflow) {
                 leaf.putByte(PageFormat.VALUE_OVERFLOW);
                 leaf.putInt(overflowPage);
-                leaf.putInt(value.length);
+                leaf.putInt(valueLength);
                 leaf.putInt(overflowCrc);
             } else {
                 leaf.putByte(PageFormat.VALUE_INLINE);
-                leaf.putVarint(value.length);
-                leaf.putBytes(value, 0, value.length);
+                leaf.putVarint(valueLength);
+                leaf.putBytes(value, valueOffset, valueLength);
             }
         }
         leaf.endCell();
-        leafTally.add(key.length, tombstone ? 0 : value.length,
-                overflow ? (value.length + (long) pageSize - 1) / pageSize : 0, seqno, tombstone);
+        leafTally.add(key.length, tombstone ? 0 : valueLength,
+                overflow ? (valueLength + (long) pageSize - 1) / pageSize : 0, seqno, tombstone);
         if (!hasLast) {
             firstKey = key.clone();
         }
@@ -313,7 +319,7 @@ final class TreeBuilder {
                 + "@" + lastSeqno + " (entries must ascend by key, then descend by sequence number)");
     }
 
-    private void checkEntry(byte[] key, long seqno, EntryType type, byte[] value) {
+    private void checkEntry(byte[] key, long seqno, EntryType type, byte[] value, int valueOffset, int valueLength) {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
@@ -331,10 +337,11 @@ final class TreeBuilder {
             if (value == null) {
                 throw new IllegalArgumentException("PUT of key " + InternalKeys.describe(key) + " has a null value");
             }
-            if (value.length > TableOptions.MAX_VALUE_SIZE) {
-                throw new IllegalArgumentException("value of " + value.length + " bytes exceeds the maximum value size of "
+            if (valueLength > TableOptions.MAX_VALUE_SIZE) {
+                throw new IllegalArgumentException("value of " + valueLength + " bytes exceeds the maximum value size of "
                         + TableOptions.MAX_VALUE_SIZE + " bytes");
             }
+            java.util.Objects.checkFromIndexSize(valueOffset, valueLength, value.length);
         }
     }
 

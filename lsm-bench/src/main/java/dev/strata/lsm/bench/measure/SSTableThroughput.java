@@ -200,7 +200,9 @@ public final class SSTableThroughput implements Callable<Integer> {
                 try (MergingIterator merged = new MergingIterator(its)) {
                     merged.seekToFirst();
                     for (; merged.valid(); merged.next()) {
-                        writer.add(merged.key(), merged.seqno(), merged.type(), merged.value());
+                        byte[] value = merged.valueArray();
+                        writer.add(merged.key(), merged.seqno(), merged.type(), value, merged.valueOffset(),
+                                merged.valueLength());
                     }
                 }
                 writer.finish();
