@@ -182,6 +182,8 @@ public final class SSTableThroughput implements Callable<Integer> {
         }
         out.printf("merge: %d input tables of %d entries in all into one table%n", mergeInputs, entries);
         double[] fileMbps = new double[rounds];
+        double[] writeMbps = new double[rounds];
+        double[] copyMbps = new double[rounds];
         Path output = dir.resolve("merge-output.sst");
         for (int w = -warmupRounds; w < rounds; w++) {
             int r = Math.max(0, w);
@@ -213,16 +215,72 @@ public final class SSTableThroughput implements Callable<Integer> {
                 }
             }
             long t = System.nanoTime() - t0;
-            fileMbps[r] = Files.size(output) / 1e6 / (t / 1e9);
-            out.printf("  %s: %.1f MB/s of output file bytes, durable (%.1f MB read, %.1f MB written)%n",
-                    roundName(w), fileMbps[r], inputBytes / 1e6, Files.size(output) / 1e6);
+            long outputBytes = Files.size(output);
+            fileMbps[r] = outputBytes / 1e6 / (t / 1e9);
+            Files.deleteIfExists(output);
+            writeMbps[r] = ioReference(io, List.of(), output, outputBytes);
+            Files.deleteIfExists(output);
+            copyMbps[r] = ioReference(io, inputs, output, outputBytes);
+            out.printf("  %s: %.1f MB/s of output file bytes, durable (%.1f MB read, %.1f MB written); IO alone: "
+                    + "write %.1f MB/s, read inputs while writing %.1f MB/s%n", roundName(w), fileMbps[r],
+                    inputBytes / 1e6, outputBytes / 1e6, writeMbps[r], copyMbps[r]);
         }
         out.printf("merge median: %.1f MB/s of output file bytes (durable, the figure to set beside dd's)%n",
                 Scratch.median(fileMbps));
+        out.printf("IO alone through the same storage, 1 MiB at a time, forced (medians): write %.1f MB/s (dd's "
+                + "figure), read the inputs while writing %.1f MB/s (the merge's IO without its CPU); merge = %.0f%% "
+                + "of the write, %.0f%% of the read-while-write%n", Scratch.median(writeMbps),
+                Scratch.median(copyMbps), 100 * Scratch.median(fileMbps) / Scratch.median(writeMbps),
+                100 * Scratch.median(fileMbps) / Scratch.median(copyMbps));
         Files.deleteIfExists(output);
         for (Path p : inputs) {
             Files.deleteIfExists(p);
         }
+    }
+
+    /**
+     * A merge's IO without its CPU, through {@code io}: writes {@code bytes} to {@code output}
+     * 1 MiB at a time (handing each buffer on as a table writer does) and forces it, reading
+     * {@code inputs} 1 MiB at a time as merge inputs in between (none: a plain write, dd's
+     * pattern); returns the durable MB/s of the bytes written.
+     */
+    private static double ioReference(CountingStorageIO io, List<Path> inputs, Path output, long bytes)
+            throws IOException {
+        int chunk = 1 << 20;
+        java.nio.ByteBuffer writeBuffer = dev.strata.lsm.io.AlignedBuffers.allocate(chunk,
+                dev.strata.lsm.io.AlignedBuffers.PAGE_ALIGNMENT);
+        java.nio.ByteBuffer readBuffer = dev.strata.lsm.io.AlignedBuffers.allocate(chunk,
+                dev.strata.lsm.io.AlignedBuffers.PAGE_ALIGNMENT);
+        List<PageFile> in = new ArrayList<>();
+        long t0 = System.nanoTime();
+        try (PageFile out = io.open(output, OpenMode.CREATE_NEW, IoPurpose.MERGE)) {
+            for (Path p : inputs) {
+                in.add(io.open(p, OpenMode.READ, IoPurpose.MERGE));
+            }
+            long[] readAt = new long[in.size()];
+            int next = 0;
+            for (long written = 0; written < bytes; written += chunk) {
+                // One chunk of the next input that has one left, round robin, per chunk written.
+                for (int tries = 0; tries < in.size(); tries++, next = (next + 1) % in.size()) {
+                    long left = in.get(next).size() - readAt[next];
+                    if (left > 0) {
+                        readBuffer.clear().limit((int) Math.min(chunk, left));
+                        in.get(next).readFully(readBuffer, readAt[next]);
+                        readAt[next] += readBuffer.limit();
+                        next = (next + 1) % in.size();
+                        break;
+                    }
+                }
+                writeBuffer.clear().limit((int) Math.min(chunk, bytes - written));
+                writeBuffer = out.writeBehind(writeBuffer, written);
+            }
+            out.force(false);
+        } finally {
+            for (PageFile f : in) {
+                f.close();
+            }
+        }
+        return bytes / 1e6 / ((System.nanoTime() - t0) / 1e9);
     }
 
     /** "warm-up 1".. for the rounds before the measured ones (w &lt; 0), then "round 1".. */
