@@ -109,12 +109,31 @@ public final class BlockCompaction {
         if (slices.size() != children.size()) {
             throw new IllegalArgumentException(children.size() + " children but " + slices.size() + " slices");
         }
+        List<Supplier<InternalIterator>> inputs = new ArrayList<>();
+        for (Slice slice : slices) {
+            inputs.add(() -> slice.of(input.get()));
+        }
+        return runEach(children, inputs, retention, pool);
+    }
+
+    /**
+     * Merges into each child the entries its own input gives ({@code inputs.get(i)} opens a
+     * new iterator over child {@code i}'s slice of the parents, positioned by the caller's
+     * {@code seekToFirst}), as {@link #run(List, List, Supplier, Supplier, ExecutorService)}
+     * does for a caller that already split the parents' entries.
+     */
+    public static List<BlockMergeResult> runEach(List<Child> children, List<Supplier<InternalIterator>> inputs,
+                                                 Supplier<BlockMergeWriter.Retention> retention, ExecutorService pool)
+            throws IOException {
+        if (inputs.size() != children.size()) {
+            throw new IllegalArgumentException(children.size() + " children but " + inputs.size() + " inputs");
+        }
         List<Future<BlockMergeResult>> futures = new ArrayList<>();
         for (int i = 0; i < children.size(); i++) {
             Child child = children.get(i);
-            Slice slice = slices.get(i);
+            Supplier<InternalIterator> input = inputs.get(i);
             Callable<BlockMergeResult> task = () -> {
-                try (InternalIterator in = slice.of(input.get())) {
+                try (InternalIterator in = input.get()) {
                     in.seekToFirst();
                     BlockMergeResult r = BlockMergeWriter.merge(child.file(), child.table(), child.options(), in,
                             retention.get());

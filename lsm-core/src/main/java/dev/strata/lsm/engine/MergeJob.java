@@ -14,7 +14,10 @@ import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.sstable.BlockMergePlan;
 import dev.strata.lsm.sstable.BlockMergeResult;
+import dev.strata.lsm.sstable.EntryListIterator;
+import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.InternalKeys;
 import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.version.Component;
@@ -59,6 +62,12 @@ final class MergeJob {
     static final double MIDDLE_LEVEL_BLOOM_RESERVE = 0.4;
     /** Bloom reserve of a table merged in place at the last level (BlockDB: 10%). */
     static final double LAST_LEVEL_BLOOM_RESERVE = 0.1;
+    /**
+     * A block compaction whose parents' files hold at most this many bytes keeps their
+     * entries in memory, split by child, and reads the parents once (else once for each
+     * child's plan and again for its merge).
+     */
+    static final long KEPT_PARENT_BYTES = 64L << 20;
 
     MergeJob(StorageIO io, TableFiles tables, VersionSet versions, TableOutput output, ObsoleteFiles obsolete,
              PolicyBridge policy, ReentrantLock mutex, TableOptions tableOptions, ExecutorService blockPool,
@@ -150,14 +159,20 @@ final class MergeJob {
                 bases.add(SSTableReader.open(f, c.id().footerOffset(), c.meta().fileNumber(), tables.cache()));
             }
             List<BlockCompaction.Slice> slices = BlockCompaction.slices(bases);
+            // Each child's slice of the parents' entries, read once for its plan and its merge
+            // while the parents are small enough to keep in memory; else each reads its slice.
+            long parentBytes = parents.stream().mapToLong(c -> c.meta().sizeBytes()).sum();
+            List<List<InternalEntry>> kept = parentBytes <= KEPT_PARENT_BYTES ? keepBySlice(input.get(), slices) : null;
+            java.util.function.IntFunction<InternalIterator> sliceInput = i -> kept != null
+                    ? new EntryListIterator(kept.get(i)) : slices.get(i).of(input.get());
             List<BlockCompaction.Child> inPlace = new ArrayList<>();
-            List<BlockCompaction.Slice> inPlaceSlices = new ArrayList<>();
+            List<Supplier<InternalIterator>> inPlaceInputs = new ArrayList<>();
             List<Component> inPlaceComponents = new ArrayList<>();
             boolean[] rewrite = new boolean[children.size()];
             for (int i = 0; i < children.size(); i++) {
                 SelectiveCompaction.Decision d = SelectiveCompaction.Decision.BLOCK;
                 if (task.selective() != null) {
-                    try (InternalIterator slice = slices.get(i).of(input.get())) {
+                    try (InternalIterator slice = sliceInput.apply(i)) {
                         slice.seekToFirst();
                         d = SelectiveCompaction.decide(BlockMergePlan.of(bases.get(i), slice), task.selective());
                     }
@@ -169,7 +184,8 @@ final class MergeJob {
                             tableOptions.bloomBitsPerKey(),
                             lastLevel ? LAST_LEVEL_BLOOM_RESERVE : MIDDLE_LEVEL_BLOOM_RESERVE);
                     inPlace.add(new BlockCompaction.Child(childFiles.get(i), bases.get(i), options));
-                    inPlaceSlices.add(slices.get(i));
+                    int child = i;
+                    inPlaceInputs.add(() -> sliceInput.apply(child));
                     inPlaceComponents.add(children.get(i));
                 }
             }
@@ -181,13 +197,23 @@ final class MergeJob {
                     while (j + 1 < children.size() && rewrite[j + 1]) {
                         j++;
                     }
+                    InternalIterator groupInput;
+                    if (kept != null) {
+                        List<InternalEntry> entries = new ArrayList<>();
+                        for (int k = i; k <= j; k++) {
+                            entries.addAll(kept.get(k));
+                        }
+                        groupInput = new EntryListIterator(entries);
+                    } else {
+                        groupInput = input.get();
+                    }
                     rewritten.addAll(rewriteChildren(task, children.subList(i, j + 1),
-                            new BlockCompaction.Slice(slices.get(i).from(), slices.get(j).to()), input.get(),
+                            new BlockCompaction.Slice(slices.get(i).from(), slices.get(j).to()), groupInput,
                             bottommost, snaps));
                     i = j;
                 }
             }
-            List<BlockMergeResult> results = BlockCompaction.run(inPlace, inPlaceSlices, input,
+            List<BlockMergeResult> results = BlockCompaction.runEach(inPlace, inPlaceInputs,
                     () -> new VersionRetention(snaps, bottommost)::keep, blockPool);
             List<Component> fresh = new ArrayList<>();
             long bytes = 0;
@@ -212,6 +238,30 @@ final class MergeJob {
             closeAll(handles);
             settle(rewritten, installed);
         }
+    }
+
+    /**
+     * The entries of {@code parents} (closed here) split by key slice: list {@code i} holds
+     * slice {@code i}'s entries in order (slices as {@link BlockCompaction#slices} gives them:
+     * in key order, together covering every key).
+     */
+    private static List<List<InternalEntry>> keepBySlice(InternalIterator parents, List<BlockCompaction.Slice> slices)
+            throws IOException {
+        List<List<InternalEntry>> out = new ArrayList<>();
+        for (int i = 0; i < slices.size(); i++) {
+            out.add(new ArrayList<>());
+        }
+        try (parents) {
+            int s = 0;
+            for (parents.seekToFirst(); parents.valid(); parents.next()) {
+                byte[] key = parents.key();
+                while (s + 1 < slices.size() && InternalKeys.compareUserKeys(key, slices.get(s + 1).from()) >= 0) {
+                    s++;
+                }
+                out.get(s).add(new InternalEntry(key, parents.seqno(), parents.type(), parents.value()));
+            }
+        }
+        return out;
     }
 
     /**

@@ -230,6 +230,64 @@ class ReuseBlocksTest {
     }
 
     /**
+     * The parents of a selective block compaction are read once: every child's plan and merge
+     * takes its slice of their entries from one pass (before, each child's plan and merge read
+     * its slice of the parents again, so they were read about twice).
+     */
+    @Test
+    void aSelectiveBlockCompactionReadsItsParentsOnce() throws Exception {
+        java.util.Map<Path, Long> parentReads = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.Map<Path, Long> parentSizes = new java.util.concurrent.ConcurrentHashMap<>();
+        dev.strata.lsm.io.StorageIO io = new dev.strata.lsm.io.ForwardingStorageIO(
+                new dev.strata.lsm.io.FileChannelStorageIO()) {
+            @Override
+            public dev.strata.lsm.io.PageFile open(Path path, dev.strata.lsm.io.OpenMode mode, IoPurpose purpose)
+                    throws java.io.IOException {
+                dev.strata.lsm.io.PageFile f = super.open(path, mode, purpose);
+                if (mode != dev.strata.lsm.io.OpenMode.READ || purpose != IoPurpose.MERGE) {
+                    return f;
+                }
+                // A merge's read-only inputs; the children of a block compaction are opened to be written.
+                parentSizes.put(path, f.size());
+                return new ForwardingPageFile(f) {
+                    @Override
+                    public void readFully(java.nio.ByteBuffer dst, long position) throws java.io.IOException {
+                        parentReads.merge(path, (long) dst.remaining(), Long::sum);
+                        super.readFully(dst, position);
+                    }
+                };
+            }
+        };
+        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
+                .storageIO(io).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (int i = 0; i < KEYS; i++) {
+                store.put(key(i), value(i, 0));
+            }
+            runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(
+                    ids(tree, 0), Placement.newRun(1), OutputSpec.maxFileBytes(256 << 10), "L0 -> L1")));
+            // One key in a hundred: every level-1 table is a child, and each is merged in place.
+            for (int i = 0; i < KEYS; i += 100) {
+                store.put(key(i), value(i, 1));
+            }
+            parentReads.clear();
+            runScript(store, tree -> reuse(tree, SelectiveThresholds.middleLevel(256 << 10)));
+            StoreStats stats = store.stats();
+            assertEquals(0, stats.policyErrors(), "policy errors: " + stats);
+            BlockCompactionStats block = stats.blockCompaction();
+            assertTrue(block.mergedInPlace() >= 4, "the children are merged in place: " + block);
+            assertEquals(1, parentReads.size(), "one parent table was read: " + parentReads);
+            Path parent = parentReads.keySet().iterator().next();
+            long read = parentReads.get(parent);
+            assertTrue(read > 0 && read <= parentSizes.get(parent), "the parent's " + parentSizes.get(parent)
+                    + " bytes are read at most once: " + read + " bytes read");
+            for (int i = 0; i < KEYS; i++) {
+                assertArrayEquals(value(i, i % 100 == 0 ? 1 : 0), store.get(key(i)), "key " + i);
+            }
+        }
+    }
+
+    /**
      * BL1: random puts, deletes and overwrites (keys inside, between and beyond the level-1
      * tables), each round flushed and block-compacted into level 1 (in place, or selectively);
      * every read and scan equals a map, a snapshot taken midway reads its time's map, and so

@@ -9,11 +9,9 @@ import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.sstable.BlockMergeResult;
 import dev.strata.lsm.sstable.BlockMergeWriter;
-import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.FinishedTable;
+import dev.strata.lsm.sstable.EntryListIterator;
 import dev.strata.lsm.sstable.InternalEntry;
-import dev.strata.lsm.sstable.InternalIterator;
-import dev.strata.lsm.sstable.InternalKeys;
 import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableLiveness;
@@ -40,59 +38,6 @@ class BlockMergeHolePunchTest {
 
     @TempDir
     Path tmp;
-
-    /** An iterator over sorted entries. */
-    private static final class ListIterator implements InternalIterator {
-        private final List<InternalEntry> entries;
-        private int i;
-
-        ListIterator(List<InternalEntry> entries) {
-            this.entries = entries;
-        }
-
-        @Override
-        public void seekToFirst() {
-            i = 0;
-        }
-
-        @Override
-        public void seek(byte[] userKey) {
-            i = 0;
-            while (i < entries.size() && InternalKeys.compareUserKeys(entries.get(i).key(), userKey) < 0) {
-                i++;
-            }
-        }
-
-        @Override
-        public boolean valid() {
-            return i < entries.size();
-        }
-
-        @Override
-        public void next() {
-            i++;
-        }
-
-        @Override
-        public byte[] key() {
-            return entries.get(i).key();
-        }
-
-        @Override
-        public long seqno() {
-            return entries.get(i).seqno();
-        }
-
-        @Override
-        public EntryType type() {
-            return entries.get(i).type();
-        }
-
-        @Override
-        public byte[] value() {
-            return entries.get(i).value();
-        }
-    }
 
     private static byte[] key(int k) {
         return String.format("user%028d", k).getBytes();
@@ -146,7 +91,7 @@ class BlockMergeHolePunchTest {
             }
             try (PageFile file = io.open(path, OpenMode.READ_WRITE, IoPurpose.MERGE)) {
                 SSTableReader base = SSTableReader.open(file, table.footerOffset(), 1, BlockCache.disabled());
-                ListIterator in = new ListIterator(input);
+                EntryListIterator in = new EntryListIterator(input);
                 in.seekToFirst();
                 // Newest version per key only (a middle-level merge without snapshots).
                 byte[][] last = {null};

@@ -1,10 +1,14 @@
 package dev.strata.lsm.sstable;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.NoSuchElementException;
 
-/** An {@link InternalIterator} over a list of entries already in internal-key order (tests of any package). */
+/**
+ * An {@link InternalIterator} over a list of entries already in internal-key order: a block
+ * compaction keeps each child's slice of the parents' entries in memory so that it reads the
+ * parents once for both the plan and the merge; tests feed writers with it. The list is not
+ * copied and must not change while the iterator is used. Not thread safe.
+ */
 public final class EntryListIterator implements InternalIterator {
     private final List<InternalEntry> entries;
     private int position;
@@ -18,12 +22,20 @@ public final class EntryListIterator implements InternalIterator {
         position = 0;
     }
 
+    /** Positions at the first entry whose user key is >= {@code userKey} (a binary search). */
     @Override
     public void seek(byte[] userKey) {
-        position = 0;
-        while (position < entries.size() && Arrays.compareUnsigned(entries.get(position).key(), userKey) < 0) {
-            position++;
+        int lo = 0;
+        int hi = entries.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (InternalKeys.compareUserKeys(entries.get(mid).key(), userKey) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
+        position = lo;
     }
 
     @Override
@@ -33,15 +45,13 @@ public final class EntryListIterator implements InternalIterator {
 
     @Override
     public void next() {
-        if (!valid()) {
-            throw new NoSuchElementException();
-        }
+        current();
         position++;
     }
 
     private InternalEntry current() {
         if (!valid()) {
-            throw new NoSuchElementException();
+            throw new NoSuchElementException("entry list iterator is past its last entry");
         }
         return entries.get(position);
     }
