@@ -43,15 +43,14 @@ class PolicyInvariantsTest {
      * sum of its inputs. At every settled state (the policy wants no more merges) it records
      * the component count and the admission.
      */
-    static final class Recorder implements MergePolicy {
-        private final MergePolicy inner;
+    static final class Recorder extends ForwardingMergePolicy {
         double written;
         double flushed;
         int maxSettledCount;
         final List<String> stopped = new ArrayList<>();
 
         Recorder(MergePolicy inner) {
-            this.inner = inner;
+            super(inner);
         }
 
         private static long sizeOf(TreeView view, ComponentId id) {
@@ -61,7 +60,7 @@ class PolicyInvariantsTest {
 
         @Override
         public FlushPlan planFlush(TreeView tree, ComponentView flushedTable) {
-            FlushPlan plan = inner.planFlush(tree, flushedTable);
+            FlushPlan plan = delegate().planFlush(tree, flushedTable);
             flushed += flushedTable.sizeBytes();
             for (MergeTask t : plan.mergesFirst()) {
                 for (ComponentId id : t.inputs()) {
@@ -77,7 +76,7 @@ class PolicyInvariantsTest {
 
         @Override
         public List<MergeTask> pickMerges(TreeView tree) {
-            List<MergeTask> tasks = inner.pickMerges(tree);
+            List<MergeTask> tasks = delegate().pickMerges(tree);
             for (MergeTask t : tasks) {
                 for (ComponentId id : t.inputs()) {
                     written += sizeOf(tree, id);
@@ -85,21 +84,11 @@ class PolicyInvariantsTest {
             }
             if (tasks.isEmpty()) {
                 maxSettledCount = Math.max(maxSettledCount, tree.componentCount());
-                if (inner.admission(tree) != WriteAdmission.GO) {
+                if (delegate().admission(tree) != WriteAdmission.GO) {
                     stopped.add(tree.toString());
                 }
             }
             return tasks;
-        }
-
-        @Override
-        public WriteAdmission admission(TreeView tree) {
-            return inner.admission(tree);
-        }
-
-        @Override
-        public byte[] persistentState(TreeView tree) {
-            return inner.persistentState(tree);
         }
     }
 

@@ -79,33 +79,13 @@ public abstract class RecordingPolicyFactory<S> implements MergePolicyFactory {
     @Override
     public MergePolicy create(PolicyParameters params) {
         MergePolicy policy = delegate.create(params);
-        return new MergePolicy() {
-            @Override
-            public Placement placeFlush(TreeView tree) {
-                return policy.placeFlush(tree);
-            }
-
-            @Override
-            public FlushPlan planFlush(TreeView tree, ComponentView flushed) {
-                return policy.planFlush(tree, flushed);
-            }
-
+        return new ForwardingMergePolicy(policy) {
             @Override
             public List<MergeTask> pickMerges(TreeView tree) {
                 S before = before(policy, tree);
                 List<MergeTask> tasks = policy.pickMerges(tree);
                 decisions.add(new Decision<>(tree, before, List.copyOf(tasks)));
                 return tasks;
-            }
-
-            @Override
-            public WriteAdmission admission(TreeView tree) {
-                return policy.admission(tree);
-            }
-
-            @Override
-            public byte[] persistentState(TreeView tree) {
-                return policy.persistentState(tree);
             }
         };
     }

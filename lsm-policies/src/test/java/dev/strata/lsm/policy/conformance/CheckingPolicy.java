@@ -3,6 +3,7 @@ package dev.strata.lsm.policy.conformance;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.FlushPlan;
+import dev.strata.lsm.policy.ForwardingMergePolicy;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
@@ -28,16 +29,15 @@ import java.util.Set;
  *       release them).</li>
  * </ul>
  */
-final class CheckingPolicy implements MergePolicy {
+final class CheckingPolicy extends ForwardingMergePolicy {
     private final String name;
-    private final MergePolicy delegate;
     private final int bound;
     private long calls;
     private int maxSeen;
 
     CheckingPolicy(String name, MergePolicy delegate, int bound) {
+        super(delegate);
         this.name = name;
-        this.delegate = delegate;
         this.bound = bound;
     }
 
@@ -54,13 +54,13 @@ final class CheckingPolicy implements MergePolicy {
     @Override
     public Placement placeFlush(TreeView tree) {
         check(tree, "placeFlush");
-        return delegate.placeFlush(tree);
+        return delegate().placeFlush(tree);
     }
 
     @Override
     public FlushPlan planFlush(TreeView tree, ComponentView flushed) {
         check(tree, "planFlush");
-        FlushPlan plan = delegate.planFlush(tree, flushed);
+        FlushPlan plan = delegate().planFlush(tree, flushed);
         Map<ComponentId, ComponentView> byId = index(tree);
         Set<ComponentId> used = new HashSet<>();
         for (MergeTask t : plan.mergesFirst()) {
@@ -78,14 +78,14 @@ final class CheckingPolicy implements MergePolicy {
     @Override
     public List<MergeTask> pickMerges(TreeView tree) {
         check(tree, "pickMerges");
-        List<MergeTask> tasks = delegate.pickMerges(tree);
+        List<MergeTask> tasks = delegate().pickMerges(tree);
         Map<ComponentId, ComponentView> byId = index(tree);
         Set<ComponentId> used = new HashSet<>();
         for (MergeTask t : tasks) {
             checkTask(tree, byId, used, t, "pickMerges");
         }
         if (tasks.isEmpty() && tree.runningMerges().isEmpty()) {
-            WriteAdmission a = delegate.admission(tree);
+            WriteAdmission a = delegate().admission(tree);
             require(a != WriteAdmission.STOP, tree, "the policy wants no merge and none runs, yet it stops "
                     + "writers: they would wait forever");
         }
@@ -95,12 +95,7 @@ final class CheckingPolicy implements MergePolicy {
     @Override
     public WriteAdmission admission(TreeView tree) {
         check(tree, "admission");
-        return delegate.admission(tree);
-    }
-
-    @Override
-    public byte[] persistentState(TreeView tree) {
-        return delegate.persistentState(tree);
+        return delegate().admission(tree);
     }
 
     private void check(TreeView tree, String step) {
