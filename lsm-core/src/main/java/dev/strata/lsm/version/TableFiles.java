@@ -78,11 +78,17 @@ public final class TableFiles {
     /** Closes the handle of a file, drops its cached pages and deletes it. */
     public synchronized void delete(long fileNumber) throws IOException {
         PageFile file = open.remove(fileNumber);
-        lengths.remove(fileNumber);
+        AtomicLong length = lengths.remove(fileNumber);
+        // Pages are cached only through tables opened here, so a file never opened has none.
+        long bytes = length == null ? 0 : length.get();
         if (file != null) {
-            file.close();
+            try {
+                bytes = Math.max(bytes, file.size());
+            } finally {
+                file.close();
+            }
         }
-        cache.invalidateFile(fileNumber);
+        cache.invalidateFile(fileNumber, bytes);
         io.delete(path(fileNumber));
     }
 
