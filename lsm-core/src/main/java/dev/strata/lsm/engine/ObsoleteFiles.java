@@ -233,16 +233,23 @@ final class ObsoleteFiles {
             if (!all && deleteBatchBytes > 0 && obsoleteBytes < deleteBatchBytes) {
                 obsolete.clear(); // not a batch yet
             }
-            for (long n : obsolete) {
-                mutex.lock();
-                try {
-                    // Re-check under the lock: a job may have claimed the number meanwhile.
-                    if (pendingOutputs.contains(n) || versions.liveTableFiles().contains(n)) {
-                        continue;
+            // Re-check under the lock, once for the batch: a job may have claimed a number
+            // between the first look and the listing. A number neither pending nor live now
+            // never becomes either (new outputs take new numbers), so one look serves every
+            // deletion below (computing the live set per file cost O(files²) per sweep).
+            List<Long> doomed = new ArrayList<>();
+            mutex.lock();
+            try {
+                Set<Long> live = versions.liveTableFiles();
+                for (long n : obsolete) {
+                    if (!pendingOutputs.contains(n) && !live.contains(n)) {
+                        doomed.add(n);
                     }
-                } finally {
-                    mutex.unlock();
                 }
+            } finally {
+                mutex.unlock();
+            }
+            for (long n : doomed) {
                 tables.delete(n);
             }
         } catch (IOException e) {
