@@ -351,18 +351,9 @@ public final class SSTableReader {
 
     /** Decodes the leaf cell at {@code off}, reading an overflow value if it has one. */
     InternalEntry decodeEntry(byte[] leaf, int pageNo, int off) throws IOException {
-        return decodeEntry(leaf, pageNo, off, null);
-    }
-
-    /**
-     * {@link #decodeEntry(byte[], int, int)} with the cell's user key already copied out
-     * ({@code knownKey}, taken as the entry's key), or null to copy it here.
-     */
-    InternalEntry decodeEntry(byte[] leaf, int pageNo, int off, byte[] knownKey) throws IOException {
         LeafCell cell = new LeafCell();
         parseCell(leaf, pageNo, off, cell);
-        byte[] key = knownKey != null && knownKey.length == cell.keyLength ? knownKey
-                : java.util.Arrays.copyOfRange(leaf, cell.keyStart, cell.keyStart + cell.keyLength);
+        byte[] key = java.util.Arrays.copyOfRange(leaf, cell.keyStart, cell.keyStart + cell.keyLength);
         if (cell.type == EntryType.DELETE) {
             return new InternalEntry(key, cell.seqno(), cell.type, null);
         }
