@@ -65,9 +65,10 @@ final class MergeJob {
     /**
      * A block compaction whose parents' files hold at most this many bytes keeps their
      * entries in memory, split by child, and reads the parents once (else once for each
-     * child's plan and again for its merge).
+     * child's plan and again for its merge): 64 MiB, or a sixteenth of the heap when that is
+     * less (kept entries take about 1.5 times their file bytes, and two merges may keep at once).
      */
-    static final long KEPT_PARENT_BYTES = 64L << 20;
+    static final long KEPT_PARENT_BYTES = Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 16);
 
     MergeJob(StorageIO io, TableFiles tables, VersionSet versions, TableOutput output, ObsoleteFiles obsolete,
              PolicyBridge policy, ReentrantLock mutex, TableOptions tableOptions, ExecutorService blockPool,
