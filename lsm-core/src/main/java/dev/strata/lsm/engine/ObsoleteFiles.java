@@ -131,6 +131,7 @@ final class ObsoleteFiles {
                             int end = fresh.nextClearBit(page);
                             f.punchHole((long) page * pageSize, (long) (end - page) * pageSize);
                             punchedBytes.add((long) (end - page) * pageSize);
+                            tables.punched(n, (long) (end - page) * pageSize);
                             done.set(page, end);
                             page = end;
                         }

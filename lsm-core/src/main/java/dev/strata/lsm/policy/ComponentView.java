@@ -9,8 +9,8 @@ import java.util.Objects;
  * @param id the component's identity
  * @param sizeBytes logical bytes: what the component's own pages occupy (for a component
  *     that reuses pages of an earlier version of its file, those pages count here)
- * @param physicalBytes bytes its file occupies on disk (all versions of the file; equal to
- *     {@code sizeBytes} for a table written in one piece)
+ * @param physicalBytes bytes its file occupies on disk (all versions of the file, less the
+ *     dead pages punched out of it; equal to {@code sizeBytes} for a table written in one piece)
  * @param entryCount internal entries, tombstones included
  * @param tombstoneCount DELETE entries
  * @param userBytes sum of user key and value lengths

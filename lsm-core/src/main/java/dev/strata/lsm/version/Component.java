@@ -43,8 +43,9 @@ public final class Component {
     }
 
     /**
-     * Bytes of the file that holds this component (every table version appended to it);
-     * {@link ComponentMeta#sizeBytes()} counts only this version's pages.
+     * Bytes of the file that holds this component on disk: every table version appended to
+     * it, less the dead pages punched out of it; {@link ComponentMeta#sizeBytes()} counts only
+     * this version's pages.
      */
     public long physicalBytes() {
         return fileBytes.getAsLong();

@@ -28,6 +28,8 @@ public final class TableFiles {
     private final Map<Long, PageFile> open = new HashMap<>();
     /** Per open file, its length: the end of the newest table version opened in it. */
     private final Map<Long, AtomicLong> lengths = new HashMap<>();
+    /** Per open file, the bytes of dead pages punched out of it (no longer on disk). */
+    private final Map<Long, AtomicLong> holes = new HashMap<>();
 
     public TableFiles(StorageIO io, Path dir, BlockCache cache) {
         this.io = io;
@@ -72,13 +74,45 @@ public final class TableFiles {
         // it longer: the file's length is the end of the newest version opened, for every version.
         AtomicLong length = lengths.computeIfAbsent(meta.fileNumber(), n -> new AtomicLong());
         length.accumulateAndGet(meta.id().footerOffset() + reader.footer().pageSize(), Math::max);
-        return new Component(meta, reader, length::get, new ReadCounter());
+        AtomicLong punched = holes.get(meta.fileNumber());
+        if (punched == null) {
+            punched = new AtomicLong(holesAtOpen(file, reader));
+            holes.put(meta.fileNumber(), punched);
+        }
+        AtomicLong hollow = punched;
+        // On disk: the file's length less the pages punched out of it.
+        return new Component(meta, reader, () -> length.get() - hollow.get(), new ReadCounter());
+    }
+
+    /**
+     * The bytes punched out of a file first opened now: none for a table written whole; for
+     * a file holding reusing versions, what its length exceeds its allocated blocks by (where
+     * the storage can tell; holes punched before a restart count then).
+     */
+    private static long holesAtOpen(PageFile file, SSTableReader reader) throws IOException {
+        if (reader.footer().previousFooterOffset() < 0) {
+            return 0;
+        }
+        long allocated = file.allocatedBytes();
+        return allocated < 0 ? 0 : Math.max(0, file.size() - allocated);
+    }
+
+    /**
+     * Records that {@code bytes} of dead pages were punched out of table file {@code fileNumber}:
+     * its components' {@link Component#physicalBytes()} no longer count them.
+     */
+    public synchronized void punched(long fileNumber, long bytes) {
+        AtomicLong h = holes.get(fileNumber);
+        if (h != null) {
+            h.addAndGet(bytes);
+        }
     }
 
     /** Closes the handle of a file, drops its cached pages and deletes it. */
     public synchronized void delete(long fileNumber) throws IOException {
         PageFile file = open.remove(fileNumber);
         AtomicLong length = lengths.remove(fileNumber);
+        holes.remove(fileNumber);
         // Pages are cached only through tables opened here, so a file never opened has none.
         long bytes = length == null ? 0 : length.get();
         if (file != null) {

@@ -359,7 +359,7 @@ class ReuseBlocksTest {
      * writing zeros, so a live page punched by mistake fails its checksum on the next read.
      */
     @Test
-    void deadPagesArePunchedOnlyWhenNoLiveVersionReadsThem() {
+    void deadPagesArePunchedOnlyWhenNoLiveVersionReadsThem() throws Exception {
         ZeroPunchingStorageIO io = new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO());
         // No block cache: every read goes to the file, so a wrongly punched page is seen.
         StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
@@ -399,6 +399,22 @@ class ReuseBlocksTest {
             assertTrue(io.punched.get() > punchedWhilePinned, "pages punched once the snapshot closed: "
                     + io.punched.get());
             assertEquals(io.punched.get(), store.stats().blockCompaction().bytesPunched(), "each page punched once");
+            // The policy sees the punched pages gone: a file's physical bytes are its length less its holes.
+            java.util.concurrent.atomic.AtomicReference<TreeView> view = new java.util.concurrent.atomic.AtomicReference<>();
+            store.put(key(1), value(1, 0));
+            runScript(store, tree -> {
+                view.set(tree);
+                return List.of();
+            });
+            java.util.Map<Long, Long> physical = new java.util.HashMap<>();
+            view.get().level(1).runs().forEach(r -> r.components().forEach(
+                    c -> physical.put(c.id().fileNumber(), c.physicalBytes())));
+            long lengths = 0;
+            for (long n : physical.keySet()) {
+                lengths += java.nio.file.Files.size(dir.resolve(dev.strata.lsm.version.TableFiles.fileName(n)));
+            }
+            assertEquals(lengths - io.punched.get(), physical.values().stream().mapToLong(Long::longValue).sum(),
+                    "level 1's files on disk: their lengths less the punched pages");
             assertValues(store, 3);
             try (var c = store.scan(null, null)) {
                 int n = 0;
