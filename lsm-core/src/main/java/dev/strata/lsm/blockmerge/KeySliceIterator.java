@@ -1,6 +1,6 @@
 package dev.strata.lsm.blockmerge;
 
-import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.ForwardingInternalIterator;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.InternalKeys;
 
@@ -12,7 +12,7 @@ import java.util.NoSuchElementException;
  * open). {@link #seekToFirst()} seeks the underlying iterator to {@code from}. Not thread safe;
  * closing closes the underlying iterator.
  */
-public final class KeySliceIterator implements InternalIterator {
+public final class KeySliceIterator extends ForwardingInternalIterator {
     private final InternalIterator in;
     private final byte[] from;
     private final byte[] to;
@@ -30,6 +30,12 @@ public final class KeySliceIterator implements InternalIterator {
         this.in = in;
         this.from = from == null ? null : from.clone();
         this.to = to == null ? null : to.clone();
+    }
+
+    @Override
+    protected InternalIterator positioned() {
+        check();
+        return in;
     }
 
     @Override
@@ -55,48 +61,6 @@ public final class KeySliceIterator implements InternalIterator {
     public void next() throws IOException {
         check();
         in.next();
-    }
-
-    @Override
-    public byte[] key() {
-        check();
-        return in.key();
-    }
-
-    @Override
-    public long seqno() {
-        check();
-        return in.seqno();
-    }
-
-    @Override
-    public EntryType type() {
-        check();
-        return in.type();
-    }
-
-    @Override
-    public byte[] value() throws IOException {
-        check();
-        return in.value();
-    }
-
-    @Override
-    public byte[] valueArray() throws IOException {
-        check();
-        return in.valueArray();
-    }
-
-    @Override
-    public int valueOffset() {
-        check();
-        return in.valueOffset();
-    }
-
-    @Override
-    public int valueLength() throws IOException {
-        check();
-        return in.valueLength();
     }
 
     private void check() {

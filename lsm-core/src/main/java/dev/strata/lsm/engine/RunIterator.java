@@ -1,6 +1,6 @@
 package dev.strata.lsm.engine;
 
-import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.ForwardingInternalIterator;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.TableIterator;
 import dev.strata.lsm.version.Component;
@@ -10,13 +10,18 @@ import java.io.IOException;
 import java.util.List;
 
 /** Iterates a sorted run as one stream: its components in key order, opened one at a time. */
-final class RunIterator implements InternalIterator {
+final class RunIterator extends ForwardingInternalIterator {
     private final List<Component> components;
     private int index;
     private TableIterator current;
 
     RunIterator(Run run) {
         this.components = run.components();
+    }
+
+    @Override
+    protected InternalIterator positioned() {
+        return current;
     }
 
     @Override
@@ -63,38 +68,4 @@ final class RunIterator implements InternalIterator {
         skipExhausted();
     }
 
-    @Override
-    public byte[] key() {
-        return current.key();
-    }
-
-    @Override
-    public long seqno() {
-        return current.seqno();
-    }
-
-    @Override
-    public EntryType type() {
-        return current.type();
-    }
-
-    @Override
-    public byte[] value() throws IOException {
-        return current.value();
-    }
-
-    @Override
-    public byte[] valueArray() throws IOException {
-        return current.valueArray();
-    }
-
-    @Override
-    public int valueOffset() {
-        return current.valueOffset();
-    }
-
-    @Override
-    public int valueLength() throws IOException {
-        return current.valueLength();
-    }
 }

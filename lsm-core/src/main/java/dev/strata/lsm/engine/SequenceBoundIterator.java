@@ -1,6 +1,6 @@
 package dev.strata.lsm.engine;
 
-import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.ForwardingInternalIterator;
 import dev.strata.lsm.sstable.InternalIterator;
 
 import java.io.IOException;
@@ -10,13 +10,18 @@ import java.io.IOException;
  * flush writes of a memtable, leaving out any part of a write group that failed half-way
  * (it was never made visible, so it must not become visible through a table either).
  */
-final class SequenceBoundIterator implements InternalIterator {
+final class SequenceBoundIterator extends ForwardingInternalIterator {
     private final InternalIterator source;
     private final long maxSeqno;
 
     SequenceBoundIterator(InternalIterator source, long maxSeqno) {
         this.source = source;
         this.maxSeqno = maxSeqno;
+    }
+
+    @Override
+    protected InternalIterator positioned() {
+        return source;
     }
 
     @Override
@@ -46,41 +51,6 @@ final class SequenceBoundIterator implements InternalIterator {
         while (source.valid() && source.seqno() > maxSeqno) {
             source.next();
         }
-    }
-
-    @Override
-    public byte[] key() {
-        return source.key();
-    }
-
-    @Override
-    public long seqno() {
-        return source.seqno();
-    }
-
-    @Override
-    public EntryType type() {
-        return source.type();
-    }
-
-    @Override
-    public byte[] value() throws IOException {
-        return source.value();
-    }
-
-    @Override
-    public byte[] valueArray() throws IOException {
-        return source.valueArray();
-    }
-
-    @Override
-    public int valueOffset() {
-        return source.valueOffset();
-    }
-
-    @Override
-    public int valueLength() throws IOException {
-        return source.valueLength();
     }
 
     @Override

@@ -26,10 +26,25 @@ public final class TableFiles {
     private final Path dir;
     private final BlockCache cache;
     private final Map<Long, PageFile> open = new HashMap<>();
-    /** Per open file, its length: the end of the newest table version opened in it. */
-    private final Map<Long, AtomicLong> lengths = new HashMap<>();
-    /** Per open file, the bytes of dead pages punched out of it (no longer on disk). */
-    private final Map<Long, AtomicLong> holes = new HashMap<>();
+    /** Per open file, how long it is and what was punched out of it. */
+    private final Map<Long, Extent> extents = new HashMap<>();
+
+    /**
+     * One open file's length (the end of the newest table version opened in it) and the bytes
+     * of dead pages punched out of it (no longer on disk); read without the lock.
+     */
+    private static final class Extent {
+        final AtomicLong length = new AtomicLong();
+        final AtomicLong punched;
+
+        Extent(long punched) {
+            this.punched = new AtomicLong(punched);
+        }
+
+        long onDisk() {
+            return length.get() - punched.get();
+        }
+    }
 
     public TableFiles(StorageIO io, Path dir, BlockCache cache) {
         this.io = io;
@@ -70,18 +85,15 @@ public final class TableFiles {
             open.put(meta.fileNumber(), file);
         }
         SSTableReader reader = SSTableReader.open(file, meta.id().footerOffset(), meta.fileNumber(), cache);
+        Extent extent = extents.get(meta.fileNumber());
+        if (extent == null) {
+            extent = new Extent(holesAtOpen(file, reader));
+            extents.put(meta.fileNumber(), extent);
+        }
         // A table version ends with its footer page, and a later version appended to the file makes
         // it longer: the file's length is the end of the newest version opened, for every version.
-        AtomicLong length = lengths.computeIfAbsent(meta.fileNumber(), n -> new AtomicLong());
-        length.accumulateAndGet(meta.id().footerOffset() + reader.footer().pageSize(), Math::max);
-        AtomicLong punched = holes.get(meta.fileNumber());
-        if (punched == null) {
-            punched = new AtomicLong(holesAtOpen(file, reader));
-            holes.put(meta.fileNumber(), punched);
-        }
-        AtomicLong hollow = punched;
-        // On disk: the file's length less the pages punched out of it.
-        return new Component(meta, reader, () -> length.get() - hollow.get(), new ReadCounter());
+        extent.length.accumulateAndGet(meta.id().footerOffset() + reader.footer().pageSize(), Math::max);
+        return new Component(meta, reader, extent::onDisk, new ReadCounter());
     }
 
     /**
@@ -102,19 +114,18 @@ public final class TableFiles {
      * its components' {@link Component#physicalBytes()} no longer count them.
      */
     public synchronized void punched(long fileNumber, long bytes) {
-        AtomicLong h = holes.get(fileNumber);
-        if (h != null) {
-            h.addAndGet(bytes);
+        Extent extent = extents.get(fileNumber);
+        if (extent != null) {
+            extent.punched.addAndGet(bytes);
         }
     }
 
     /** Closes the handle of a file, drops its cached pages and deletes it. */
     public synchronized void delete(long fileNumber) throws IOException {
         PageFile file = open.remove(fileNumber);
-        AtomicLong length = lengths.remove(fileNumber);
-        holes.remove(fileNumber);
+        Extent extent = extents.remove(fileNumber);
         // Pages are cached only through tables opened here, so a file never opened has none.
-        long bytes = length == null ? 0 : length.get();
+        long bytes = extent == null ? 0 : extent.length.get();
         if (file != null) {
             try {
                 bytes = Math.max(bytes, file.size());
@@ -173,6 +184,6 @@ public final class TableFiles {
             }
         }
         open.clear();
-        lengths.clear();
+        extents.clear();
     }
 }
