@@ -146,22 +146,15 @@ public final class BlockCache {
     }
 
     /**
-     * The smallest page size a table uses (TableOptions' minimum): a file of {@code n} bytes
-     * holds no page numbered {@code n / MIN_PAGE_BYTES} or above.
+     * Drops pages {@code 0 .. pages - 1} of a file (when the file is deleted; the caller
+     * counts the pages the file can hold): each is looked up, so the cost is the file's pages,
+     * not the cache's entries (a scan of the whole cache per deleted file took most of a
+     * merge-heavy load's background CPU).
      */
-    private static final int MIN_PAGE_BYTES = 4096;
-
-    /**
-     * Drops every page of a file of {@code fileBytes} bytes (when the file is deleted): looks up
-     * each page number the file can hold, so the cost is the file's pages, not the cache's
-     * entries (a scan of the whole cache per deleted file took most of a merge-heavy load's
-     * background CPU).
-     */
-    public void invalidateFile(long fileNumber, long fileBytes) {
+    public void invalidateFile(long fileNumber, long pages) {
         if (cache == null) {
             return;
         }
-        long pages = (fileBytes + MIN_PAGE_BYTES - 1) / MIN_PAGE_BYTES;
         for (long page = 0; page < pages; page++) {
             cache.invalidate(new PageKey(fileNumber, page));
         }

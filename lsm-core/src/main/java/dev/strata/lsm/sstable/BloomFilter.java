@@ -104,18 +104,18 @@ public final class BloomFilter {
      * later keys fill ({@link #copyForAppend()}).
      */
     public static BloomFilter build(long[] hashes, int count, long capacity, int bitsPerKey) {
-        if (capacity < count) {
-            throw new IllegalArgumentException("bloom capacity " + capacity + " is below the " + count + " keys");
-        }
-        BloomFilter f = empty(capacity, bitsPerKey);
+        BloomFilter f = empty(count, capacity, bitsPerKey);
         for (int i = 0; i < count; i++) {
             f.add(hashes[i]);
         }
         return f;
     }
 
-    /** An empty blocked filter sized for {@code capacity} keys. */
-    private static BloomFilter empty(long capacity, int bitsPerKey) {
+    /** An empty blocked filter sized for {@code capacity} keys, to hold {@code count} of them. */
+    private static BloomFilter empty(int count, long capacity, int bitsPerKey) {
+        if (capacity < count) {
+            throw new IllegalArgumentException("bloom capacity " + capacity + " is below the " + count + " keys");
+        }
         long bits = Math.max(BLOCK_BITS, capacity * bitsPerKey);
         long wordCount = (bits + BLOCK_BITS - 1) / BLOCK_BITS * (BLOCK_BITS / 64);
         if (wordCount > Integer.MAX_VALUE / 8 - HEADER_SIZE) {
@@ -130,10 +130,7 @@ public final class BloomFilter {
      * count} of them, chunk after chunk, each chunk full but the last.
      */
     static BloomFilter build(long[][] chunks, int count, long capacity, int bitsPerKey) {
-        if (capacity < count) {
-            throw new IllegalArgumentException("bloom capacity " + capacity + " is below the " + count + " keys");
-        }
-        BloomFilter f = empty(capacity, bitsPerKey);
+        BloomFilter f = empty(count, capacity, bitsPerKey);
         if (count < PARALLEL_BUILD_KEYS || Runtime.getRuntime().availableProcessors() < 2) {
             f.addBlocks(chunks, count, 0, Integer.MAX_VALUE);
             return f;

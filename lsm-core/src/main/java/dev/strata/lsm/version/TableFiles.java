@@ -6,6 +6,7 @@ import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.sstable.SSTableReader;
+import dev.strata.lsm.sstable.TableOptions;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -133,7 +134,8 @@ public final class TableFiles {
                 file.close();
             }
         }
-        cache.invalidateFile(fileNumber, bytes);
+        // Every page number a file of this length can hold, at the smallest page size.
+        cache.invalidateFile(fileNumber, (bytes + TableOptions.MIN_PAGE_SIZE - 1) / TableOptions.MIN_PAGE_SIZE);
         io.delete(path(fileNumber));
     }
 

@@ -64,7 +64,7 @@ class BlockCacheTest {
             cache.putPage(1, page, page(page));
             cache.putPage(2, page, page(100 + page));
         }
-        cache.invalidateFile(1, 10L * PAGE);
+        cache.invalidateFile(1, 10);
         byte[] dest = new byte[PAGE];
         for (int page = 0; page < 10; page++) {
             assertFalse(cache.copyPage(1, page, dest));

@@ -266,7 +266,8 @@ final class NativePageFile implements PageFile {
         for (int w = 0; w < 2; w++) {
             if (windows[w] != null && position >= windowStarts[w]
                     && position + length <= windowStarts[w] + windowLengths[w]) {
-                return serve(w, dst, position);
+                serve(w, dst, position);
+                return true;
             }
         }
         int target = 1 - newest; // the older window's slot takes the new one
@@ -328,7 +329,8 @@ final class NativePageFile implements PageFile {
         if (position + length > windowStarts[target] + windowLengths[target]) {
             return false;
         }
-        return serve(target, dst, position);
+        serve(target, dst, position);
+        return true;
     }
 
     /** {@code reuse}, or a new window buffer when null. */
@@ -341,12 +343,12 @@ final class NativePageFile implements PageFile {
         return dev.strata.lsm.io.AlignedBuffers.allocate(capacity, Math.max(alignment, 4096));
     }
 
-    private boolean serve(int w, ByteBuffer dst, long position) {
+    /** Copies {@code dst.remaining()} bytes at {@code position} out of window {@code w}. */
+    private void serve(int w, ByteBuffer dst, long position) {
         ByteBuffer slice = windows[w].duplicate();
         int from = (int) (position - windowStarts[w]);
         slice.limit(from + dst.remaining()).position(from);
         dst.put(slice);
-        return true;
     }
 
     /** Waits for a window being read ahead that is not wanted (it reads into {@link #nextWindow}). */
@@ -393,19 +395,29 @@ final class NativePageFile implements PageFile {
 
     /** The bytes a window read got, waiting uninterruptibly; its failure as an IOException. */
     private int awaitRead(CompletableFuture<Integer> read) throws IOException {
+        try {
+            return getUninterruptibly(read);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof java.io.UncheckedIOException u) {
+                throw u.getCause();
+            }
+            throw new IOException("read ahead in " + path + " failed: " + cause, cause);
+        }
+    }
+
+    /**
+     * The result of {@code f}, waiting through interrupts (the thread's interrupt status is
+     * set again before returning); its failure as an {@link ExecutionException}.
+     */
+    private static <T> T getUninterruptibly(CompletableFuture<T> f) throws ExecutionException {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    return read.get();
+                    return f.get();
                 } catch (InterruptedException e) {
                     interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
-                    if (cause instanceof java.io.UncheckedIOException u) {
-                        throw u.getCause();
-                    }
-                    throw new IOException("read ahead in " + path + " failed: " + cause, cause);
                 }
             }
         } finally {
@@ -581,31 +593,21 @@ final class NativePageFile implements PageFile {
      * reported by later calls).
      */
     private void awaitPending(int inFlight) throws IOException {
-        boolean interrupted = false;
-        try {
-            while (pending.size() > inFlight) {
-                InFlight w = pending.peekFirst();
-                try {
-                    w.done().get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                    continue;
-                } catch (ExecutionException e) {
-                    pending.removeFirst();
-                    Throwable cause = e.getCause();
-                    if (cause instanceof java.io.UncheckedIOException u) {
-                        throw new IOException(u.getCause().getMessage(), u.getCause());
-                    }
-                    throw new IOException("write of " + path + " failed: " + cause, cause);
-                }
+        while (pending.size() > inFlight) {
+            InFlight w = pending.peekFirst();
+            try {
+                getUninterruptibly(w.done());
+            } catch (ExecutionException e) {
                 pending.removeFirst();
-                if (w.handed() != null) {
-                    released.add(w.handed());
+                Throwable cause = e.getCause();
+                if (cause instanceof java.io.UncheckedIOException u) {
+                    throw new IOException(u.getCause().getMessage(), u.getCause());
                 }
+                throw new IOException("write of " + path + " failed: " + cause, cause);
             }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            pending.removeFirst();
+            if (w.handed() != null) {
+                released.add(w.handed());
             }
         }
     }
