@@ -104,11 +104,7 @@ public final class SSTableThroughput implements Callable<Integer> {
             long tWritten;
             try (PageFile file = io.open(path, OpenMode.CREATE_NEW, IoPurpose.FLUSH)) {
                 SSTableWriter writer = new SSTableWriter(file, options);
-                byte[] key = new byte[KEY_SIZE];
-                for (int i = 0; i < entries; i++) {
-                    writeKey(key, i);
-                    writer.add(key, i + 1L, EntryType.PUT, values[i & 1023]);
-                }
+                addEntries(writer, values, 0, 1);
                 table = writer.finish();
                 tWritten = System.nanoTime();
                 file.force(false);
@@ -169,11 +165,7 @@ public final class SSTableThroughput implements Callable<Integer> {
             Files.deleteIfExists(p);
             try (PageFile file = io.open(p, OpenMode.CREATE_NEW, IoPurpose.FLUSH)) {
                 SSTableWriter writer = new SSTableWriter(file, options);
-                byte[] key = new byte[KEY_SIZE];
-                for (int i = t; i < entries; i += mergeInputs) {
-                    writeKey(key, i);
-                    writer.add(key, i + 1L, EntryType.PUT, values[i & 1023]);
-                }
+                addEntries(writer, values, t, mergeInputs);
                 inputTables.add(writer.finish());
                 file.force(false);
             }
@@ -281,6 +273,15 @@ public final class SSTableThroughput implements Callable<Integer> {
             }
         }
         return bytes / 1e6 / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    /** Adds entries {@code first}, {@code first + step}, ... below {@code entries}: key i at sequence number i + 1. */
+    private void addEntries(SSTableWriter writer, byte[][] values, int first, int step) throws IOException {
+        byte[] key = new byte[KEY_SIZE];
+        for (int i = first; i < entries; i += step) {
+            writeKey(key, i);
+            writer.add(key, i + 1L, EntryType.PUT, values[i & 1023]);
+        }
     }
 
     /** "warm-up 1".. for the rounds before the measured ones (w &lt; 0), then "round 1".. */
