@@ -167,13 +167,19 @@ class BadInputTest {
 
     @Test
     void clientsThatDisconnectMidCommand() throws IOException, InterruptedException {
+        double acceptedBefore = node.registry.get("strata.server.connections.accepted").counter().count();
         for (int i = 0; i < 20; i++) {
             try (Socket s = new Socket("127.0.0.1", node.port())) {
                 s.getOutputStream().write(ascii("*3\r\n$3\r\nSET\r\n$8\r\nhalfway" + (i % 10) + "\r\n$100\r\nabc"));
                 s.getOutputStream().flush();
             }
         }
-        // The 20 closed clients fill every slot until the node has seen them go.
+        // The 20 closed clients fill every slot until the node has seen them go; a client still in
+        // the accept queue is not counted yet, so first wait until the node has accepted all 20.
+        for (int i = 0; i < 100 && node.registry.get("strata.server.connections.accepted").counter().count()
+                < acceptedBefore + 20; i++) {
+            Thread.sleep(50);
+        }
         awaitConnectionsBelow(MAX_CLIENTS);
         stillServes();
         try (Jedis j = new Jedis("127.0.0.1", node.port())) {
