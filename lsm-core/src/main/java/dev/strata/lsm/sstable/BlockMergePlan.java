@@ -11,7 +11,8 @@ import java.util.List;
  * The dirty leaves are exactly those {@link BlockMergeWriter} would merge. Immutable.
  *
  * @param leaves leaves of the version
- * @param dirtyLeaves leaves the merge would read and rewrite
+ * @param dirtyLeaves leaves the merge would read and rewrite (dirty ones, and those taking in a
+ *     neighbouring gap's keys: {@link LeafWalk})
  * @param dirtyBytes bytes of the dirty leaves and their overflow extents
  * @param inputEntries entries in the input
  * @param liveBytes bytes the version references (its valid size: {@link Footer#liveBytes()})
@@ -40,40 +41,40 @@ public record BlockMergePlan(int leaves, int dirtyLeaves, long dirtyBytes, long 
     public static BlockMergePlan of(SSTableReader base, InternalIterator input) throws IOException {
         List<LeafRef> leaves = LeafIndex.leaves(base);
         int pageSize = base.footer().pageSize();
-        int dirty = 0;
-        long dirtyBytes = 0;
-        long entries = 0;
-        int i = 0;
-        while (i < leaves.size()) {
-            LeafRef leaf = leaves.get(i);
-            while (input.valid() && InternalKeys.compareUserKeys(input.key(), leaf.minKey()) < 0) {
-                entries++;
+        int[] dirty = {0};
+        long[] dirtyBytes = {0};
+        long[] entries = {0};
+        LeafWalk.walk(leaves, input, pageSize, new LeafWalk.Steps() {
+            @Override
+            public void gapEntry() throws IOException {
+                entries[0]++;
                 input.next();
             }
-            if (!input.valid() || InternalKeys.compareUserKeys(input.key(), leaf.maxKey()) > 0) {
-                i++;
-                continue;
+
+            @Override
+            public int merge(int first) throws IOException {
+                // As the writer merges: the leaf with every following one that continues its last user key.
+                int last = first;
+                while (last + 1 < leaves.size()
+                        && Arrays.equals(leaves.get(last).maxKey(), leaves.get(last + 1).minKey())) {
+                    last++;
+                }
+                for (int j = first; j <= last; j++) {
+                    dirty[0]++;
+                    dirtyBytes[0] += (1L + leaves.get(j).summary().overflowPages()) * pageSize;
+                }
+                while (input.valid() && InternalKeys.compareUserKeys(input.key(), leaves.get(last).maxKey()) <= 0) {
+                    entries[0]++;
+                    input.next();
+                }
+                return last + 1;
             }
-            // Dirty, with every following leaf that continues its last user key (as the writer merges them).
-            int last = i;
-            while (last + 1 < leaves.size() && Arrays.equals(leaves.get(last).maxKey(), leaves.get(last + 1).minKey())) {
-                last++;
+
+            @Override
+            public void keep(LeafRef leaf) {
             }
-            for (int j = i; j <= last; j++) {
-                dirty++;
-                dirtyBytes += (1L + leaves.get(j).summary().overflowPages()) * pageSize;
-            }
-            while (input.valid() && InternalKeys.compareUserKeys(input.key(), leaves.get(last).maxKey()) <= 0) {
-                entries++;
-                input.next();
-            }
-            i = last + 1;
-        }
-        while (input.valid()) {
-            entries++;
-            input.next();
-        }
-        return new BlockMergePlan(leaves.size(), dirty, dirtyBytes, entries, base.footer().liveBytes(),
+        });
+        return new BlockMergePlan(leaves.size(), dirty[0], dirtyBytes[0], entries[0], base.footer().liveBytes(),
                 base.footerOffset() + pageSize);
     }
 }

@@ -16,8 +16,11 @@ import java.util.Set;
  * reading). Clean leaves are referenced in place: their level-1 cells, summaries included,
  * are copied; their pages are neither read nor written. Dirty leaves are read, merged with
  * their new entries and written as one or more new leaves; new entries between, before or
- * after the old leaves form new "gap" leaves (also after the last leaf, which the paper's
- * Alg. 1 forgets). A leaf is cut short before a clean leaf, so new leaves may be small.
+ * after the old leaves go into a neighbouring leaf that has room for them, which is then
+ * merged as a dirty one; otherwise they form new "gap" leaves (also after the last leaf,
+ * which the paper's Alg. 1 forgets). {@link LeafWalk} decides, for the writer and for
+ * {@link BlockMergePlan} alike. A leaf is cut short before a clean leaf, so new leaves may
+ * be small.
  * Then new interior pages, a new bloom filter and a new footer are appended. Nothing is
  * written below the end of the file, so the previous version stays readable; the new one
  * becomes durable when the caller forces the file.
@@ -115,30 +118,30 @@ public final class BlockMergeWriter {
     }
 
     private BlockMergeResult run() throws IOException {
-        int n = leaves.size();
-        int i = 0;
-        while (i < n) {
-            LeafRef leaf = leaves.get(i);
-            while (input.valid() && InternalKeys.compareUserKeys(input.key(), leaf.minKey()) < 0) {
+        LeafWalk.walk(leaves, input, options.pageSize(), new LeafWalk.Steps() {
+            @Override
+            public void gapEntry() throws IOException {
                 emitInput();
             }
-            if (input.valid() && InternalKeys.compareUserKeys(input.key(), leaf.maxKey()) <= 0) {
-                i = mergeDirty(i);
-            } else {
-                tree.addLeaf(leaf);
-                i++;
+
+            @Override
+            public int merge(int first) throws IOException {
+                return mergeDirty(first);
             }
-        }
-        while (input.valid()) {
-            emitInput();
-        }
+
+            @Override
+            public void keep(LeafRef leaf) throws IOException {
+                tree.addLeaf(leaf);
+            }
+        });
         return finish();
     }
 
     /**
-     * Merges dirty leaf {@code first}, and every following leaf whose first user key equals
-     * the previous one's last, with the new entries up to the last such leaf's last user
-     * key; returns the index of the next leaf.
+     * Merges leaf {@code first} (dirty, or taking in a neighbouring gap's keys, see
+     * {@link LeafWalk}), and every following leaf whose first user key equals the previous
+     * one's last, with the new entries up to the last such leaf's last user key (and those
+     * before {@code first}'s first key); returns the index of the next leaf.
      */
     private int mergeDirty(int first) throws IOException {
         int last = first;

@@ -463,7 +463,10 @@ class BlockMergeWriterTest {
         FinishedTable o0 = fixture.write(one, options, small);
         assertEquals(1, o0.footer().height());
         r = mergeInto(one, o0, options, List.of(InternalEntry.put(key(30), 3, new byte[5])), BlockMergeWriter.Retention.keepAll());
-        assertEquals(1, r.leavesReused());
+        // The key after the last leaf fits there: the leaf takes it in (no one-entry gap leaf).
+        assertEquals(0, r.leavesReused());
+        assertEquals(1, r.dirtyLeavesMerged());
+        assertEquals(1, r.leavesWritten());
         assertEquals(List.of(small.get(0), small.get(1), InternalEntry.put(key(30), 3, new byte[5])), readVersion(one, r.table()));
         assertEquals(3, r.table().footer().entryCount());
 
@@ -533,6 +536,65 @@ class BlockMergeWriterTest {
             expected.add(1, InternalEntry.put(key(1), 2, new byte[100]));
             assertEquals(expected, scan(merged));
         }
+    }
+
+    /**
+     * New keys between two leaves kept in place go into a neighbour that has room for them
+     * (the left one first), so that a page-aligned one-entry leaf is written only when both
+     * neighbours are full; the plan predicts each of these merges.
+     */
+    @Test
+    void gapKeysGoIntoANeighbourLeafThatHasRoom() throws IOException {
+        // 1000-byte values: three entries fill a 4 KiB leaf.
+        List<InternalEntry> model = new ArrayList<>();
+        for (int k = 0; k < 60; k += 10) {
+            model.add(InternalEntry.put(key(k), 1, new byte[1000]));
+        }
+        Path path = dir.resolve("gaps.sst");
+        FinishedTable t = fixture.write(path, TableOptions.defaults(), model);
+        assertEquals(2, t.footer().leafCount(), "leaves [0, 10, 20] and [30, 40, 50]");
+        record Step(int key, int dirty, int leaves, String what) {
+        }
+        List<Step> steps = List.of(
+                new Step(25, 0, 3, "both neighbours full: a gap leaf [25]"),
+                new Step(23, 1, 3, "left full, right [25] has room: [23, 25]"),
+                new Step(27, 1, 3, "left [23, 25] has room: [23, 25, 27]"),
+                new Step(28, 0, 4, "both full again: a gap leaf [28]"),
+                new Step(60, 0, 5, "after the last leaf, which is full: a gap leaf [60]"),
+                new Step(70, 1, 5, "after the last leaf [60], which has room: [60, 70]"),
+                new Step(-1, 0, 5, "nothing"));
+        long seq = 2;
+        for (Step step : steps) {
+            List<InternalEntry> input = step.key() < 0 ? List.of()
+                    : List.of(InternalEntry.put(key(step.key()), seq++, new byte[1000]));
+            BlockMergePlan plan;
+            BlockMergeResult r;
+            try (PageFile file = fixture.io.open(path, OpenMode.READ_WRITE, IoPurpose.MERGE)) {
+                SSTableReader reader = SSTableReader.open(file, t.footerOffset(), 1, BlockCache.disabled());
+                EntryListIterator in = new EntryListIterator(input);
+                in.seekToFirst();
+                plan = BlockMergePlan.of(reader, in);
+                in.seekToFirst();
+                r = BlockMergeWriter.merge(file, reader, TableOptions.defaults(), in, BlockMergeWriter.Retention.keepAll());
+            }
+            model.addAll(input);
+            model.sort((a, b) -> InternalKeys.compare(a.key(), a.seqno(), b.key(), b.seqno()));
+            assertEquals(step.dirty(), r.dirtyLeavesMerged(), step.what());
+            assertEquals(plan.dirtyLeaves(), r.dirtyLeavesMerged(), step.what() + ": the plan predicts it");
+            assertEquals(input.isEmpty() ? 0 : 1, r.leavesWritten(), step.what());
+            assertEquals(step.leaves(), r.table().footer().leafCount(), step.what());
+            assertEquals(model, readVersion(path, r.table()), step.what());
+            t = r.table();
+        }
+        // A leaf holding an overflow value never takes gap keys, even with room left.
+        List<InternalEntry> big = List.of(InternalEntry.put(key(0), 1, new byte[3000]), InternalEntry.put(key(10), 1, new byte[10]));
+        Path bigPath = dir.resolve("gaps-big.sst");
+        FinishedTable b = fixture.write(bigPath, TableOptions.defaults(), big);
+        assertEquals(1, b.footer().leafCount());
+        BlockMergeResult r = mergeInto(bigPath, b, TableOptions.defaults(),
+                List.of(InternalEntry.put(key(20), 2, new byte[10])), BlockMergeWriter.Retention.keepAll());
+        assertEquals(0, r.dirtyLeavesMerged());
+        assertEquals(2, r.table().footer().leafCount());
     }
 
     static String hex(byte[] b) {
