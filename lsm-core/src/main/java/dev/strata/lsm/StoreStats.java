@@ -51,6 +51,8 @@ public final class StoreStats {
     private final StallChainStats stallChains;
     private final long[] bytesWrittenByLevel;
     private final long liveTombstones;
+    private final long[] liveBytesByLevel;
+    private final long[] physicalBytesByLevel;
 
     /**
      * @param io IO counters by purpose
@@ -89,15 +91,38 @@ public final class StoreStats {
     }
 
     /**
-     * As the constructor above, with the table bytes flushes and merges wrote into each level
-     * since the store opened ({@code bytesWrittenByLevel}, index = level) and the tombstones
-     * the live components hold ({@code liveTombstones}, -1 if unknown).
+     * As the constructor below, without the bytes per level (empty arrays).
      */
     public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
                       int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
                       long lastSequence, long policyErrors, long[] liveTableFileNumbers,
                       BlockCompactionStats blockCompaction, long tableAllocatedBytes, StallChainStats stallChains,
                       long[] bytesWrittenByLevel, long liveTombstones) {
+        this(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel, flushCount, mergeCount,
+                stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers, blockCompaction,
+                tableAllocatedBytes, stallChains, bytesWrittenByLevel, liveTombstones, new long[0], new long[0]);
+    }
+
+    /**
+     * As the constructors above, with the table bytes flushes and merges wrote into each level
+     * since the store opened ({@code bytesWrittenByLevel}, index = level), the tombstones
+     * the live components hold ({@code liveTombstones}, -1 if unknown), and per level the
+     * bytes its components reference ({@code liveBytesByLevel}) and the bytes their files
+     * occupy ({@code physicalBytesByLevel}: earlier versions' pages included, punched pages
+     * not), each index = level.
+     */
+    public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
+                      int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
+                      long lastSequence, long policyErrors, long[] liveTableFileNumbers,
+                      BlockCompactionStats blockCompaction, long tableAllocatedBytes, StallChainStats stallChains,
+                      long[] bytesWrittenByLevel, long liveTombstones, long[] liveBytesByLevel,
+                      long[] physicalBytesByLevel) {
+        if (liveBytesByLevel.length != physicalBytesByLevel.length) {
+            throw new IllegalArgumentException("live bytes for " + liveBytesByLevel.length + " levels but physical bytes for "
+                    + physicalBytesByLevel.length);
+        }
+        this.liveBytesByLevel = liveBytesByLevel.clone();
+        this.physicalBytesByLevel = physicalBytesByLevel.clone();
         this.bytesWrittenByLevel = bytesWrittenByLevel.clone();
         this.liveTombstones = liveTombstones;
         this.stallChains = stallChains;
@@ -144,6 +169,23 @@ public final class StoreStats {
      */
     public long[] bytesWrittenByLevel() {
         return bytesWrittenByLevel.clone();
+    }
+
+    /**
+     * Per level (index = level; empty if unknown), the bytes the live components reference:
+     * for a table merged in place, its clean leaves of earlier versions too, not its dead pages.
+     */
+    public long[] liveBytesByLevel() {
+        return liveBytesByLevel.clone();
+    }
+
+    /**
+     * Per level (index = level; empty if unknown), the bytes the files of the live components
+     * occupy: their length, less the pages punched out of them. Above
+     * {@link #liveBytesByLevel()} by the dead pages of tables merged in place.
+     */
+    public long[] physicalBytesByLevel() {
+        return physicalBytesByLevel.clone();
     }
 
     /**

@@ -18,6 +18,7 @@ import dev.strata.lsm.repair.RepairReport;
 import dev.strata.lsm.repair.StoreRepair;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.LiveDataEstimate;
+import dev.strata.lsm.version.Run;
 import dev.strata.lsm.version.TableFiles;
 import dev.strata.lsm.version.Version;
 import dev.strata.lsm.version.VersionSet;
@@ -407,6 +408,17 @@ public final class Engine implements AutoCloseable {
                 bytes += c.meta().sizeBytes();
                 tombstones += c.meta().tombstoneCount();
             }
+            int levels = v.levels().size();
+            long[] liveByLevel = new long[levels];
+            long[] physicalByLevel = new long[levels];
+            for (int level = 0; level < levels; level++) {
+                for (Run run : v.levels().get(level)) {
+                    for (Component c : run.components()) {
+                        liveByLevel[level] += c.meta().sizeBytes();
+                        physicalByLevel[level] += c.physicalBytes();
+                    }
+                }
+            }
             // The pinned version's files are open, so the held files are at least its components.
             long fileBytes = Math.max(bytes, tables.fileBytes());
             return new StoreStats(io.counters().snapshot(), fileBytes, bytes, LiveDataEstimate.of(v),
@@ -416,7 +428,7 @@ public final class Engine implements AutoCloseable {
                     new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
                             counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
                             counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
-                    chains(), counters.writtenByLevel(), tombstones);
+                    chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel);
         } finally {
             v.release();
         }

@@ -415,6 +415,12 @@ class ReuseBlocksTest {
             }
             assertEquals(lengths - io.punched.get(), physical.values().stream().mapToLong(Long::longValue).sum(),
                     "level 1's files on disk: their lengths less the punched pages");
+            // The store reports the same per level, beside the bytes the live versions reference.
+            StoreStats stats = store.stats();
+            assertEquals(lengths - io.punched.get(), stats.physicalBytesByLevel()[1], "level 1's physical bytes");
+            assertEquals(view.get().level(1).runs().stream().flatMap(r -> r.components().stream())
+                    .mapToLong(c -> c.sizeBytes()).sum(), stats.liveBytesByLevel()[1], "level 1's live bytes");
+            assertEquals(stats.liveComponentBytes(), java.util.Arrays.stream(stats.liveBytesByLevel()).sum());
             assertValues(store, 3);
             try (var c = store.scan(null, null)) {
                 int n = 0;

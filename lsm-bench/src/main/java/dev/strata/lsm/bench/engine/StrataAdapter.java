@@ -97,6 +97,8 @@ final class StrataAdapter implements BenchEngine {
         m.put("liveComponentBytes", s.liveComponentBytes());
         m.put("liveDataBytesEstimate", Math.round(s.liveLogicalBytes()));
         m.put("componentsPerLevel", s.componentsPerLevel());
+        m.put("liveBytesByLevel", s.liveBytesByLevel());
+        m.put("physicalBytesByLevel", s.physicalBytesByLevel());
         var chains = s.stallChains();
         if (chains.episodes() > 0) {
             m.put("stallEpisodes", chains.episodes());
