@@ -40,7 +40,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code fallocate(PUNCH_HOLE)} when the storage supports it and it is on (the native
  * storage's {@code punch-holes}). Pages past the newest live footer (an in-place merge in
  * progress, or a torn one) are never punched. Each sweep looks only at files merged in
- * place since their last sweep, and forgets a file once one version of it is live.
+ * place since their last sweep, and leaves a file alone once one version of it is live until
+ * it is merged in place again. The pages punched out of a file are remembered while the file
+ * lives, so they are not punched again; where the storage reports allocated blocks, a file's
+ * holes are measured after each punch (its length less its blocks), so that neither the
+ * policy's physical bytes nor the punched-bytes counter count a page twice, not even one
+ * punched before a restart.
  *
  * <p>Locking: the pending set is guarded by the engine's mutex, shared so that a sweep
  * checks "pending or live" atomically with respect to jobs installing their outputs.
@@ -55,8 +60,13 @@ final class ObsoleteFiles {
     private final ReentrantLock mutex;
     /** Table files jobs are writing or have written but not yet installed; guarded by {@link #mutex}. */
     private final Set<Long> pendingOutputs = new HashSet<>();
-    /** Files merged in place whose earlier versions' pages may be unreferenced, with the pages punched so far. */
-    private final Map<Long, BitSet> withDeadPages = new HashMap<>();
+    /** Files merged in place whose earlier versions' pages may be unreferenced; guarded by itself. */
+    private final Set<Long> withDeadPages = new HashSet<>();
+    /**
+     * Pages punched out of each file in this process, kept while the file lives (a file merged
+     * in place again must not have them punched, and counted, twice); guarded by {@link #withDeadPages}.
+     */
+    private final Map<Long, BitSet> punchedPages = new HashMap<>();
     private final LongAdder punchedBytes;
     /** Lazy deletion: obsolete tables wait until together they hold this many bytes (0: delete at once). */
     private final long deleteBatchBytes;
@@ -80,9 +90,7 @@ final class ObsoleteFiles {
             return;
         }
         synchronized (withDeadPages) {
-            for (long n : fileNumbers) {
-                withDeadPages.putIfAbsent(n, new BitSet());
-            }
+            withDeadPages.addAll(fileNumbers);
         }
     }
 
@@ -99,20 +107,17 @@ final class ObsoleteFiles {
     private void punchDeadPagesLocked() {
         List<Long> files;
         synchronized (withDeadPages) {
-            files = List.copyOf(withDeadPages.keySet());
+            files = List.copyOf(withDeadPages);
         }
         for (long n : files) {
             List<Component> live = versions.liveVersionsOf(n);
-            BitSet done;
-            synchronized (withDeadPages) {
-                done = withDeadPages.get(n);
-            }
-            if (done == null) {
-                continue;
-            }
             if (live.isEmpty()) {
                 forget(n); // the file is deleted whole
                 continue;
+            }
+            BitSet done;
+            synchronized (withDeadPages) {
+                done = punchedPages.computeIfAbsent(n, k -> new BitSet());
             }
             try {
                 List<SSTableReader> readers = new ArrayList<>();
@@ -127,18 +132,28 @@ final class ObsoleteFiles {
                 fresh.andNot(done);
                 if (!fresh.isEmpty()) {
                     try (PageFile f = io.open(tables.path(n), OpenMode.READ_WRITE, IoPurpose.MERGE)) {
+                        long punched = 0;
                         for (int page = fresh.nextSetBit(0); page >= 0; page = fresh.nextSetBit(page)) {
                             int end = fresh.nextClearBit(page);
                             f.punchHole((long) page * pageSize, (long) (end - page) * pageSize);
-                            punchedBytes.add((long) (end - page) * pageSize);
-                            tables.punched(n, (long) (end - page) * pageSize);
-                            done.set(page, end);
+                            punched += (long) (end - page) * pageSize;
+                            synchronized (withDeadPages) {
+                                done.set(page, end);
+                            }
                             page = end;
                         }
+                        // What the file system now holds decides, where it can tell: a page punched
+                        // before a restart is punched again (this process did not know it) but
+                        // frees nothing, so it is not counted again.
+                        long allocated = f.allocatedBytes();
+                        punchedBytes.add(allocated < 0 ? tables.punched(n, punched)
+                                : tables.holes(n, Math.max(0, f.size() - allocated)));
                     }
                 }
                 if (live.size() == 1) {
-                    forget(n);
+                    synchronized (withDeadPages) {
+                        withDeadPages.remove(n); // swept: nothing more to punch until it is merged in place again
+                    }
                 }
             } catch (IOException | UnsupportedOperationException e) {
                 // Deleted meanwhile, or the storage refused: the pages stay; counted in file sizes.
@@ -151,6 +166,7 @@ final class ObsoleteFiles {
     private void forget(long fileNumber) {
         synchronized (withDeadPages) {
             withDeadPages.remove(fileNumber);
+            punchedPages.remove(fileNumber);
         }
     }
 
@@ -187,6 +203,7 @@ final class ObsoleteFiles {
                 LOG.log(System.Logger.Level.DEBUG, "keeping table " + fileNumber + " of a failed manifest edit");
             } else {
                 tables.delete(fileNumber);
+                forget(fileNumber);
             }
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "could not delete table " + fileNumber, e);
@@ -252,6 +269,7 @@ final class ObsoleteFiles {
             }
             for (long n : doomed) {
                 tables.delete(n);
+                forget(n);
             }
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "deleting obsolete tables failed", e);

@@ -112,13 +112,24 @@ public final class TableFiles {
 
     /**
      * Records that {@code bytes} of dead pages were punched out of table file {@code fileNumber}:
-     * its components' {@link Component#physicalBytes()} no longer count them.
+     * its components' {@link Component#physicalBytes()} no longer count them. Returns {@code bytes}.
      */
-    public synchronized void punched(long fileNumber, long bytes) {
+    public synchronized long punched(long fileNumber, long bytes) {
         Extent extent = extents.get(fileNumber);
         if (extent != null) {
             extent.punched.addAndGet(bytes);
         }
+        return bytes;
+    }
+
+    /**
+     * Records that table file {@code fileNumber} now has {@code bytes} of holes, as measured
+     * (its length less its allocated blocks), replacing what was counted; returns how many
+     * more bytes that is than before (0 if none, or if the file is not open).
+     */
+    public synchronized long holes(long fileNumber, long bytes) {
+        Extent extent = extents.get(fileNumber);
+        return extent == null ? 0 : Math.max(0, bytes - extent.punched.getAndSet(bytes));
     }
 
     /** Closes the handle of a file, drops its cached pages and deletes it. */

@@ -429,11 +429,67 @@ class ReuseBlocksTest {
                 }
                 assertEquals(KEYS, n);
             }
+            assertEquals(io.distinctPunchedBytes(), io.punched.get(), "no page punched twice");
+
+            assertValues(store, 3);
         } finally {
             store.close();
         }
         try (LsmStore reopened = LsmStore.open(dir, config)) {
             assertValues(reopened, 3);
+        }
+    }
+
+    /**
+     * A file merged in place, swept, and merged in place again: each sweep punches only pages
+     * not punched before, so each dead page is punched and counted once, and the policy sees
+     * every file's length less its holes.
+     */
+    @Test
+    void pagesPunchedBeforeAreNotPunchedOrCountedAgain() throws Exception {
+        ZeroPunchingStorageIO io = new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO());
+        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
+                .storageIO(io).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (int i = 0; i < KEYS; i++) {
+                store.put(key(i), value(i, 0));
+            }
+            runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(
+                    ids(tree, 0), Placement.newRun(1), OutputSpec.maxFileBytes(256 << 10), "L0 -> L1")));
+            for (int round = 1; round <= 3; round++) {
+                long punchedBefore = io.punched.get();
+                for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
+                    store.put(key(i), value(i, round));
+                }
+                runScript(store, ReuseBlocksTest::reuse);
+                store.put(key(UPDATE_FROM), value(UPDATE_FROM, round)); // a flush and a version change: the sweep runs
+                store.flush();
+                store.awaitMerges();
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (io.punched.get() == punchedBefore && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                String where = "round " + round;
+                assertEquals(0, store.stats().policyErrors(), where);
+                assertTrue(io.punched.get() > punchedBefore, where + ": the merge's dead pages are punched");
+                assertEquals(io.distinctPunchedBytes(), io.punched.get(), where + ": no page punched twice");
+                assertEquals(io.distinctPunchedBytes(), store.stats().blockCompaction().bytesPunched(),
+                        where + ": bytes punched, each page once");
+                java.util.concurrent.atomic.AtomicReference<TreeView> view = new java.util.concurrent.atomic.AtomicReference<>();
+                store.put(key(UPDATE_FROM), value(UPDATE_FROM, round)); // the policy is asked after a flush
+                runScript(store, tree -> {
+                    view.set(tree);
+                    return List.of();
+                });
+                for (var run : view.get().level(1).runs()) {
+                    for (ComponentView c : run.components()) {
+                        java.nio.file.Path file = dir.resolve(dev.strata.lsm.version.TableFiles.fileName(c.id().fileNumber()));
+                        assertEquals(java.nio.file.Files.size(file) - io.punchedBytes(file), c.physicalBytes(),
+                                where + ": physical bytes of " + file.getFileName() + ", its length less its holes");
+                    }
+                }
+                assertValues(store, round);
+            }
         }
     }
 
