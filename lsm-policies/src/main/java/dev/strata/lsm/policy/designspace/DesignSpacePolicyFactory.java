@@ -113,7 +113,8 @@ public class DesignSpacePolicyFactory implements MergePolicyFactory {
         ps.add(PolicyParameter.ofPerLevelDouble(DesignSpacePresets.MIN_VALID_RATIO,
                 d.get(DesignSpacePresets.MIN_VALID_RATIO), 0.0, 1.0,
                 "block compaction: a child table less valid than this (valid / file bytes) is rewritten; per level, "
-                        + "levels above the last (not in the paper; FAMILIES.md 2.3 proposes 0.5)"));
+                        + "levels above the last (not in the paper; FAMILIES.md 2.3 proposes 0.5, the default 0.7 keeps "
+                        + "BL5's peak space)"));
         ps.add(PolicyParameter.ofDouble(DesignSpacePresets.LAST_LEVEL_MAX_DIRTY_RATIO,
                 Double.parseDouble(d.get(DesignSpacePresets.LAST_LEVEL_MAX_DIRTY_RATIO)), 0.0, 1.0,
                 "max-dirty-ratio of the last level (not in the paper; FAMILIES.md 2.3 proposes 0.2)"));
