@@ -86,6 +86,15 @@ class ReuseBlocksTest {
         ScriptedPolicy.SCRIPT.set(null);
     }
 
+    /** Puts every key at version 0 and rewrites them from level 0 into level 1 as 256 KiB tables. */
+    private static void loadIntoLevel1(LsmStore store) {
+        for (int i = 0; i < KEYS; i++) {
+            store.put(key(i), value(i, 0));
+        }
+        runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(
+                ids(tree, 0), Placement.newRun(1), OutputSpec.maxFileBytes(256 << 10), "L0 -> L1")));
+    }
+
     /** The block compaction of level 0 into the level-1 tables that overlap it. */
     private static List<MergeTask> reuse(TreeView tree) {
         return reuse(tree, null);
@@ -261,11 +270,7 @@ class ReuseBlocksTest {
         StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
                 .storageIO(io).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
-            for (int i = 0; i < KEYS; i++) {
-                store.put(key(i), value(i, 0));
-            }
-            runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(
-                    ids(tree, 0), Placement.newRun(1), OutputSpec.maxFileBytes(256 << 10), "L0 -> L1")));
+            loadIntoLevel1(store);
             // One key in a hundred: every level-1 table is a child, and each is merged in place.
             for (int i = 0; i < KEYS; i += 100) {
                 store.put(key(i), value(i, 1));
@@ -366,11 +371,7 @@ class ReuseBlocksTest {
                 .blockCacheBytes(0).storageIO(io).build();
         LsmStore store = LsmStore.open(dir, config);
         try {
-            for (int i = 0; i < KEYS; i++) {
-                store.put(key(i), value(i, 0));
-            }
-            runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(
-                    ids(tree, 0), Placement.newRun(1), OutputSpec.maxFileBytes(256 << 10), "L0 -> L1")));
+            loadIntoLevel1(store);
             // An open cursor pins the current version (a snapshot does not: merges keep the entries
             // it needs in the new versions), so the pages of its tables must stay readable.
             dev.strata.lsm.Cursor pinned = store.scan(null, null);
@@ -451,11 +452,7 @@ class ReuseBlocksTest {
         StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
                 .storageIO(io).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
-            for (int i = 0; i < KEYS; i++) {
-                store.put(key(i), value(i, 0));
-            }
-            runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(
-                    ids(tree, 0), Placement.newRun(1), OutputSpec.maxFileBytes(256 << 10), "L0 -> L1")));
+            loadIntoLevel1(store);
             for (int round = 1; round <= 3; round++) {
                 long punchedBefore = io.punched.get();
                 for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
