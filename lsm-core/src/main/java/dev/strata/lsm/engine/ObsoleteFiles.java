@@ -60,8 +60,12 @@ final class ObsoleteFiles {
     private final ReentrantLock mutex;
     /** Table files jobs are writing or have written but not yet installed; guarded by {@link #mutex}. */
     private final Set<Long> pendingOutputs = new HashSet<>();
-    /** Files merged in place whose earlier versions' pages may be unreferenced; guarded by itself. */
-    private final Set<Long> withDeadPages = new HashSet<>();
+    /**
+     * Files merged in place whose earlier versions' pages may be unreferenced, each with a
+     * count of its in-place merges (so a sweep drops a file only if none came meanwhile);
+     * guarded by itself.
+     */
+    private final Map<Long, Long> withDeadPages = new HashMap<>();
     /**
      * Pages punched out of each file in this process, kept while the file lives (a file merged
      * in place again must not have them punched, and counted, twice); guarded by {@link #withDeadPages}.
@@ -90,7 +94,9 @@ final class ObsoleteFiles {
             return;
         }
         synchronized (withDeadPages) {
-            withDeadPages.addAll(fileNumbers);
+            for (long n : fileNumbers) {
+                withDeadPages.merge(n, 1L, Long::sum);
+            }
         }
     }
 
@@ -105,11 +111,11 @@ final class ObsoleteFiles {
     }
 
     private void punchDeadPagesLocked() {
-        List<Long> files;
+        Map<Long, Long> files;
         synchronized (withDeadPages) {
-            files = List.copyOf(withDeadPages);
+            files = Map.copyOf(withDeadPages);
         }
-        for (long n : files) {
+        for (long n : files.keySet()) {
             List<Component> live = versions.liveVersionsOf(n);
             if (live.isEmpty()) {
                 forget(n); // the file is deleted whole
@@ -152,7 +158,8 @@ final class ObsoleteFiles {
                 }
                 if (live.size() == 1) {
                     synchronized (withDeadPages) {
-                        withDeadPages.remove(n); // swept: nothing more to punch until it is merged in place again
+                        // Swept: nothing more to punch until it is merged in place again.
+                        withDeadPages.remove(n, files.get(n));
                     }
                 }
             } catch (IOException | UnsupportedOperationException e) {
