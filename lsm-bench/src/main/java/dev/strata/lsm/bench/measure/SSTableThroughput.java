@@ -36,7 +36,6 @@ import java.util.concurrent.Callable;
         description = "Build one SSTable and look keys up in it; prints MB/s and lookups/s (medians of rounds).")
 public final class SSTableThroughput implements Callable<Integer> {
     private static final int KEY_SIZE = 16;
-    private static final int VALUE_SIZE = 100;
 
     @Option(names = "--entries", description = "entries in the table (default ${DEFAULT-VALUE})")
     int entries = 3_000_000;
@@ -47,6 +46,9 @@ public final class SSTableThroughput implements Callable<Integer> {
     @Option(names = "--warmup-rounds", description = "table builds before the measured rounds, printed but not in "
             + "the medians: the first build runs while the JIT compiles the writer (default ${DEFAULT-VALUE})")
     int warmupRounds = 1;
+
+    @Option(names = "--value-size", description = "bytes of each value (default ${DEFAULT-VALUE})")
+    int valueSize = 100;
 
     @Option(names = "--page-size", description = "page size in bytes (default: the table format's)")
     int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
@@ -76,21 +78,22 @@ public final class SSTableThroughput implements Callable<Integer> {
     }
 
     void run(PrintStream out) throws IOException {
-        if (entries < 1 || rounds < 1 || lookups < 0 || warmupRounds < 0 || mergeInputs < 0 || mergeInputs == 1) {
-            throw new IllegalArgumentException("--entries and --rounds must be >= 1, --lookups and --warmup-rounds "
-                    + ">= 0, --merge-inputs 0 or >= 2");
+        if (entries < 1 || rounds < 1 || lookups < 0 || warmupRounds < 0 || mergeInputs < 0 || mergeInputs == 1
+                || valueSize < 0) {
+            throw new IllegalArgumentException("--entries and --rounds must be >= 1, --lookups, --warmup-rounds and "
+                    + "--value-size >= 0, --merge-inputs 0 or >= 2");
         }
         Files.createDirectories(dir);
         TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY);
         CountingStorageIO io = new CountingStorageIO(dev.strata.lsm.io.StorageIOs.create(storage, storageParams));
-        byte[][] values = new byte[1024][VALUE_SIZE];
+        byte[][] values = new byte[1024][valueSize];
         Random rnd = new Random(42);
         for (byte[] v : values) {
             rnd.nextBytes(v);
         }
-        double userMb = (double) entries * (KEY_SIZE + VALUE_SIZE) / 1e6;
+        double userMb = (double) entries * (KEY_SIZE + valueSize) / 1e6;
         out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages, storage %s %s%n",
-                entries, KEY_SIZE, VALUE_SIZE, userMb, pageSize, storage, storageParams);
+                entries, KEY_SIZE, valueSize, userMb, pageSize, storage, storageParams);
 
         double[] buildMbps = new double[rounds];
         double[] buildSyncMbps = new double[rounds];
