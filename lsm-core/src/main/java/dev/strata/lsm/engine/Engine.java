@@ -404,16 +404,14 @@ public final class Engine implements AutoCloseable {
         try {
             long bytes = 0;
             long tombstones = 0;
-            for (Component c : v.components()) {
-                bytes += c.meta().sizeBytes();
-                tombstones += c.meta().tombstoneCount();
-            }
             int levels = v.levels().size();
             long[] liveByLevel = new long[levels];
             long[] physicalByLevel = new long[levels];
             for (int level = 0; level < levels; level++) {
                 for (Run run : v.levels().get(level)) {
                     for (Component c : run.components()) {
+                        bytes += c.meta().sizeBytes();
+                        tombstones += c.meta().tombstoneCount();
                         liveByLevel[level] += c.meta().sizeBytes();
                         physicalByLevel[level] += c.physicalBytes();
                     }
