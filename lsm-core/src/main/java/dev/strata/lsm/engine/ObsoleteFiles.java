@@ -68,7 +68,8 @@ final class ObsoleteFiles {
     private final Map<Long, Long> withDeadPages = new HashMap<>();
     /**
      * Pages punched out of each file in this process, kept while the file lives (a file merged
-     * in place again must not have them punched, and counted, twice); guarded by {@link #withDeadPages}.
+     * in place again must not have them punched, and counted, twice). The map is guarded by
+     * {@link #withDeadPages}; each set is used only by sweeps, which hold {@link #punchLock}.
      */
     private final Map<Long, BitSet> punchedPages = new HashMap<>();
     private final LongAdder punchedBytes;
@@ -143,17 +144,12 @@ final class ObsoleteFiles {
                             int end = fresh.nextClearBit(page);
                             f.punchHole((long) page * pageSize, (long) (end - page) * pageSize);
                             punched += (long) (end - page) * pageSize;
-                            synchronized (withDeadPages) {
-                                done.set(page, end);
-                            }
+                            done.set(page, end); // only sweeps, one at a time, touch it
                             page = end;
                         }
-                        // What the file system now holds decides, where it can tell: a page punched
-                        // before a restart is punched again (this process did not know it) but
-                        // frees nothing, so it is not counted again.
-                        long allocated = f.allocatedBytes();
-                        punchedBytes.add(allocated < 0 ? tables.punched(n, punched)
-                                : tables.holes(n, Math.max(0, f.size() - allocated)));
+                        // A page punched before a restart is punched again (this process did not
+                        // know it) but frees nothing: TableFiles measures what it frees.
+                        punchedBytes.add(tables.punched(n, f, punched));
                     }
                 }
                 if (live.size() == 1) {

@@ -82,7 +82,7 @@ final class LeafWalk {
      * Whether the input's current entry surely fits in {@code leaf} as an inline cell, judged
      * from the leaf's summary (an upper bound of the bytes its cells take) without reading it.
      */
-    static boolean hasRoom(LeafRef leaf, InternalIterator input, int pageSize) throws IOException {
+    private static boolean hasRoom(LeafRef leaf, InternalIterator input, int pageSize) throws IOException {
         LeafSummary s = leaf.summary();
         if (s.overflowPages() > 0) {
             return false;

@@ -99,37 +99,38 @@ public final class TableFiles {
 
     /**
      * The bytes punched out of a file first opened now: none for a table written whole; for
-     * a file holding reusing versions, what its length exceeds its allocated blocks by (where
-     * the storage can tell; holes punched before a restart count then).
+     * a file holding reusing versions, its measured holes (holes punched before a restart
+     * count then).
      */
     private static long holesAtOpen(PageFile file, SSTableReader reader) throws IOException {
-        if (reader.footer().previousFooterOffset() < 0) {
+        return reader.footer().previousFooterOffset() < 0 ? 0 : Math.max(0, measuredHoles(file));
+    }
+
+    /** What {@code file}'s length exceeds its allocated blocks by, or -1 if the storage cannot tell. */
+    private static long measuredHoles(PageFile file) throws IOException {
+        long allocated = file.allocatedBytes();
+        return allocated < 0 ? -1 : Math.max(0, file.size() - allocated);
+    }
+
+    /**
+     * Records that {@code bytes} of dead pages were just punched out of table file
+     * {@code fileNumber} through {@code file}: its components' {@link Component#physicalBytes()}
+     * no longer count them. Where the storage reports allocated blocks, the file's holes are
+     * measured and replace what was counted, so a page punched twice (once before a restart)
+     * is not counted twice; else {@code bytes} is added. Returns the bytes this frees beyond
+     * what was counted (0 if the file is not open).
+     */
+    public synchronized long punched(long fileNumber, PageFile file, long bytes) throws IOException {
+        Extent extent = extents.get(fileNumber);
+        if (extent == null) {
             return 0;
         }
-        long allocated = file.allocatedBytes();
-        return allocated < 0 ? 0 : Math.max(0, file.size() - allocated);
-    }
-
-    /**
-     * Records that {@code bytes} of dead pages were punched out of table file {@code fileNumber}:
-     * its components' {@link Component#physicalBytes()} no longer count them. Returns {@code bytes}.
-     */
-    public synchronized long punched(long fileNumber, long bytes) {
-        Extent extent = extents.get(fileNumber);
-        if (extent != null) {
+        long holes = measuredHoles(file);
+        if (holes < 0) {
             extent.punched.addAndGet(bytes);
+            return bytes;
         }
-        return bytes;
-    }
-
-    /**
-     * Records that table file {@code fileNumber} now has {@code bytes} of holes, as measured
-     * (its length less its allocated blocks), replacing what was counted; returns how many
-     * more bytes that is than before (0 if none, or if the file is not open).
-     */
-    public synchronized long holes(long fileNumber, long bytes) {
-        Extent extent = extents.get(fileNumber);
-        return extent == null ? 0 : Math.max(0, bytes - extent.punched.getAndSet(bytes));
+        return Math.max(0, holes - extent.punched.getAndSet(holes));
     }
 
     /** Closes the handle of a file, drops its cached pages and deletes it. */
