@@ -106,16 +106,19 @@ public final class LsmStore implements AutoCloseable {
 
     /** Current counters. */
     public StoreStats stats() {
+        engine.checkOpen();
         return engine.stats();
     }
 
     /** The directory of the store. */
     public Path directory() {
+        engine.checkOpen();
         return engine.directory();
     }
 
     /** The configuration the store was opened with. */
     public StoreConfig config() {
+        engine.checkOpen();
         return engine.config();
     }
 
@@ -152,6 +155,7 @@ public final class LsmStore implements AutoCloseable {
 
         @Override
         public long sequenceNumber() {
+            check();
             return seq;
         }
 
@@ -159,6 +163,7 @@ public final class LsmStore implements AutoCloseable {
             if (closed.get()) {
                 throw new StoreClosedException("snapshot is closed");
             }
+            engine.checkOpen();
         }
 
         @Override

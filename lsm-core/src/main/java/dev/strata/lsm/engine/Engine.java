@@ -314,6 +314,11 @@ public final class Engine implements AutoCloseable {
         return reads.scanLatest(from, to);
     }
 
+    /** Throws {@link dev.strata.lsm.StoreClosedException} once the store is closed. */
+    public void checkOpen() {
+        mutex.checkOpen();
+    }
+
     /** The sequence number a new read or snapshot sees. */
     public long visibleSequence() {
         return memtables.visibleSequence();
@@ -388,6 +393,7 @@ public final class Engine implements AutoCloseable {
     public void awaitMerges() {
         mutex.lock();
         try {
+            mutex.checkOpen();
             while (flushLane.running() || !memtables.set().immutable().isEmpty() || scheduler.active()
                     || queuedSweeps.get() > 0) {
                 mutex.checkOpen();

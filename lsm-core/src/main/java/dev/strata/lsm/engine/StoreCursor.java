@@ -40,12 +40,16 @@ final class StoreCursor implements Cursor {
         this.checkStoreOpen = checkStoreOpen;
     }
 
-    @Override
-    public boolean next() {
+    private void checkUsable() {
         if (closed) {
             throw new StoreClosedException("cursor is closed");
         }
         checkStoreOpen.run();
+    }
+
+    @Override
+    public boolean next() {
+        checkUsable();
         try {
             if (!started) {
                 started = true;
@@ -91,6 +95,7 @@ final class StoreCursor implements Cursor {
 
     @Override
     public byte[] key() {
+        checkUsable();
         if (key == null) {
             throw new IllegalStateException("cursor is not positioned at a key");
         }
@@ -99,6 +104,7 @@ final class StoreCursor implements Cursor {
 
     @Override
     public byte[] value() {
+        checkUsable();
         if (key == null) {
             throw new IllegalStateException("cursor is not positioned at a key");
         }
