@@ -9,6 +9,7 @@ import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.basic.SizeTieredPolicyFactory;
 import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.wal.WalWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.nio.file.Path;
@@ -152,6 +153,16 @@ public final class StoreConfig {
     /** Largest key accepted: {@code pageSize / 4 - 32} bytes. */
     public int maxKeyBytes() {
         return TableOptions.maxKeySize(pageSize);
+    }
+
+    /**
+     * The largest {@link #maxValueBytes()} a configuration with {@code pageSize} may set: a put
+     * of the largest key and a value this size still fits one WAL record
+     * ({@link WalWriter#MAX_RECORD_SIZE} less the record's batch header of 12 bytes and one
+     * operation's type byte and two length varints).
+     */
+    public static int maxValueBytesLimit(int pageSize) {
+        return WalWriter.MAX_RECORD_SIZE - 12 - 1 - 5 - 5 - TableOptions.maxKeySize(pageSize);
     }
 
     /** Largest value accepted (default 64 MiB). */
@@ -405,8 +416,10 @@ public final class StoreConfig {
                     "from 1 to 64");
             check(policyTickMillis == 0 || policyTickMillis >= 10 && policyTickMillis <= 86_400_000L, "policyTickMillis",
                     policyTickMillis, "0 (off) or from 10 to 86400000 (one day)");
-            check(maxValueBytes >= 0 && maxValueBytes <= TableOptions.MAX_VALUE_SIZE, "maxValueBytes",
-                    maxValueBytes, "from 0 to " + TableOptions.MAX_VALUE_SIZE);
+            int valueLimit = maxValueBytesLimit(pageSize);
+            check(maxValueBytes >= 0 && maxValueBytes <= valueLimit, "maxValueBytes", maxValueBytes, "from 0 to "
+                    + valueLimit + " (a put of the largest key and value must fit one WAL record of at most "
+                    + WalWriter.MAX_RECORD_SIZE + " bytes at pageSize " + pageSize + ")");
             check(manifestRewriteBytes >= 4096, "manifestRewriteBytes", manifestRewriteBytes, ">= 4096");
             check(obsoleteDeleteBatchBytes >= 0, "obsoleteDeleteBatchBytes", obsoleteDeleteBatchBytes,
                     ">= 0 (0 deletes obsolete files at once)");

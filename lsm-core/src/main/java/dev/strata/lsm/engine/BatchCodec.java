@@ -18,6 +18,27 @@ final class BatchCodec {
     private BatchCodec() {
     }
 
+    /** The bytes a WAL record holding only {@code batch} takes: its header and operations. */
+    static long encodedSize(WriteBatch batch) {
+        long size = 12;
+        for (WriteBatch.Op op : batch.ops()) {
+            size += 1 + varintSize(op.key().length) + op.key().length;
+            if (!op.delete()) {
+                size += varintSize(op.value().length) + op.value().length;
+            }
+        }
+        return size;
+    }
+
+    private static int varintSize(int v) {
+        int n = 1;
+        while ((v & ~0x7F) != 0) {
+            v >>>= 7;
+            n++;
+        }
+        return n;
+    }
+
     /** An upper bound of the encoded size of {@code batches}. */
     static int maxEncodedSize(List<WriteBatch> batches) {
         // An operation takes at most 1 + 5 + key + 5 + value bytes; WriteBatch charges 16 + key + value.

@@ -124,6 +124,12 @@ final class WriteQueue {
                         + " bytes exceeds the maximum value size of " + config.maxValueBytes() + " bytes (maxValueBytes)");
             }
         }
+        long encoded = BatchCodec.encodedSize(batch);
+        if (encoded > WalWriter.MAX_RECORD_SIZE) {
+            throw new IllegalArgumentException("batch of " + batch.size() + " operations takes " + encoded
+                    + " bytes in the WAL, more than one WAL record holds (" + WalWriter.MAX_RECORD_SIZE
+                    + " bytes): split it into smaller batches");
+        }
     }
 
     /** Throws if writes are refused after a failed group (see {@link #writesRefused}). Mutex held. */

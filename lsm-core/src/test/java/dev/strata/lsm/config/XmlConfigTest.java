@@ -138,9 +138,9 @@ class XmlConfigTest {
 
     @Test
     void pageSizeAndMaxValueBytesAcceptUnitsToo() {
-        StoreConfig c = read("<store><sstable pageSize=\"64KiB\"/><limits maxValueBytes=\"1GiB\"/></store>");
+        StoreConfig c = read("<store><sstable pageSize=\"64KiB\"/><limits maxValueBytes=\"1000MiB\"/></store>");
         assertEquals(65536, c.pageSize());
-        assertEquals(1 << 30, c.maxValueBytes());
+        assertEquals(1000 << 20, c.maxValueBytes());
     }
 
     @Test
