@@ -147,6 +147,20 @@ final class Memtables {
         }
     }
 
+    /**
+     * Live keys the memtables hold: per memtable the distinct keys whose newest entry is a
+     * put, less those whose newest entry is a delete (each presumably deletes a key below).
+     * A key in several memtables counts once per memtable.
+     */
+    long estimatedKeyCount() {
+        MemtableSet m = set;
+        long keys = m.active().liveKeyCount() - m.active().deletedKeyCount();
+        for (Memtable imm : m.immutable()) {
+            keys += imm.liveKeyCount() - imm.deletedKeyCount();
+        }
+        return keys;
+    }
+
     /** Approximate bytes held by every memtable. */
     long approximateBytes() {
         MemtableSet m = set;

@@ -56,6 +56,9 @@ final class ArenaSkipList {
     private volatile int size;
     /** Written by the inserting thread only; volatile so that readers see the current figure. */
     private volatile long usedBytes;
+    /** Distinct user keys whose newest entry is a put, and those whose newest entry is a delete (writer only). */
+    private volatile int liveKeys;
+    private volatile int deletedKeys;
 
     // Writer state, confined to the inserting thread (hand-offs between leaders are ordered by the store's mutex).
     private int nodeChunk = -1;
@@ -74,6 +77,16 @@ final class ArenaSkipList {
     /** Entries inserted so far. */
     int size() {
         return size;
+    }
+
+    /** Distinct user keys whose newest entry is a put. */
+    int liveKeys() {
+        return liveKeys;
+    }
+
+    /** Distinct user keys whose newest entry is a delete. */
+    int deletedKeys() {
+        return deletedKeys;
     }
 
     /** Arena bytes the entries occupy: nodes, keys and values. */
@@ -127,6 +140,30 @@ final class ArenaSkipList {
         }
         usedBytes += NODE_FIXED_BYTES + (long) h * Long.BYTES + key.length + valueLength;
         size = size + 1;
+        countKey(preds[0], n[o + NEXT], key, tombstone);
+    }
+
+    /**
+     * Keeps {@link #liveKeys} and {@link #deletedKeys}: the new entry is its key's newest unless
+     * its predecessor holds the same key (a newer sequence number), and replaces the state of
+     * the key's previous newest entry, its successor, if that holds the same key.
+     */
+    private void countKey(long pred, long succ, byte[] key, boolean tombstone) {
+        if (pred != 0 && keyEquals(pred, key)) {
+            return;
+        }
+        if (succ != 0 && keyEquals(succ, key)) {
+            if (type(succ) == EntryType.DELETE) {
+                deletedKeys = deletedKeys - 1;
+            } else {
+                liveKeys = liveKeys - 1;
+            }
+        }
+        if (tombstone) {
+            deletedKeys = deletedKeys + 1;
+        } else {
+            liveKeys = liveKeys + 1;
+        }
     }
 
     /** The first node at or after {@code (key, seqno)} in internal-key order, or 0 if none. */

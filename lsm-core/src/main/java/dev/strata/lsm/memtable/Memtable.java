@@ -58,6 +58,16 @@ public final class Memtable {
         return list.size() == 0;
     }
 
+    /** Distinct keys whose newest entry here is a put (overwritten versions count once). */
+    public int liveKeyCount() {
+        return list.liveKeys();
+    }
+
+    /** Distinct keys whose newest entry here is a delete. */
+    public int deletedKeyCount() {
+        return list.deletedKeys();
+    }
+
     public int entryCount() {
         return list.size();
     }

@@ -36,6 +36,9 @@ final class StoreLayout {
     /** First key after every offset key. */
     static final byte[] OFFSET_END = {META, 'O' + 1};
 
+    /** Bytes a record key adds in front of the user key. */
+    static final int DATA_KEY_PREFIX_BYTES = 1;
+
     /** The first record key. */
     static final byte[] DATA_START = {DATA};
     /** The first key after every record key. */

@@ -78,7 +78,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     /** Uncommitted writes past this many bytes are written to Strata before the next commit. */
     public static final long MAX_UNCOMMITTED_BYTES = 32L << 20;
 
-    /** Records sampled to estimate the mean record size for {@link #approximateNumEntries()}. */
+    /** Stores with fewer records than this are counted exactly by {@link #approximateNumEntries()}. */
     private static final int ENTRY_SIZE_SAMPLE = 256;
 
     private final String name;
@@ -142,6 +142,10 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         if (open) {
             throw new IllegalStateException("store " + name + " is already open");
         }
+        // A store object initialized again (Kafka's recovery path wipes the directory first)
+        // starts from what is on disk, never from writes buffered before an earlier close.
+        uncommitted.clear();
+        position = Position.emptyPosition();
         this.context = stateStoreContext;
         this.taskId = stateStoreContext.taskId();
         Map<String, Object> appConfigs = stateStoreContext.appConfigs();
@@ -279,29 +283,33 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     }
 
     /**
-     * An estimate: the live bytes Strata estimates from its component metadata, plus the
-     * memtables and the uncommitted writes, over the mean record size of a sample of the first
-     * {@value #ENTRY_SIZE_SAMPLE} records. Strata keeps no count of live keys, and counting
-     * them would mean a full scan.
+     * An estimate: Strata's {@link LsmStore#estimateKeyCount()} (memtable key counts and table
+     * entry counts, see there for its bias) less the store's few metadata records, plus the
+     * uncommitted writes (less their deletes). Exact when the store holds fewer than
+     * {@value #ENTRY_SIZE_SAMPLE} records: those are counted.
      */
     @Override
     public synchronized long approximateNumEntries() {
         checkOpen();
-        long sampled = 0;
-        long sampleBytes = 0;
-        try (Cursor c = store.scan(StoreLayout.DATA_START, StoreLayout.DATA_END)) {
-            while (sampled < ENTRY_SIZE_SAMPLE && c.next()) {
-                sampled++;
-                sampleBytes += c.key().length - 1 + c.value().length;
+        try {
+            long counted = 0;
+            try (Cursor c = store.scan(StoreLayout.DATA_START, StoreLayout.DATA_END)) {
+                while (counted < ENTRY_SIZE_SAMPLE && c.next()) {
+                    counted++;
+                }
             }
-            if (sampled < ENTRY_SIZE_SAMPLE) {
+            long pending = uncommitted.size() - 2L * uncommitted.deletes();
+            if (counted < ENTRY_SIZE_SAMPLE) {
                 // The whole store was read: count it, with the uncommitted writes on top.
-                return sampled + uncommitted.size();
+                return Math.max(0, counted + pending);
             }
-            StoreStats stats = store.stats();
-            double bytes = stats.liveLogicalBytes() + stats.memtableBytes();
-            long estimate = (long) (bytes / Math.max(1.0, (double) sampleBytes / sampled)) + uncommitted.size();
-            return Math.max(estimate, sampled);
+            long metadata = 0;
+            try (Cursor c = store.scan(null, StoreLayout.DATA_START)) {
+                while (c.next()) {
+                    metadata++;
+                }
+            }
+            return Math.max(counted, store.estimateKeyCount() - metadata + pending);
         } catch (StoreException e) {
             throw failure("approximateNumEntries", e);
         }
@@ -313,6 +321,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public synchronized void put(Bytes key, byte[] value) {
         Objects.requireNonNull(key, "key cannot be null");
         checkOpen();
+        checkLimits(key, value);
         uncommitted.put(key, value);
         updatePosition();
         maybeSpill();
@@ -332,6 +341,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         checkOpen();
         for (KeyValue<Bytes, byte[]> entry : entries) {
             Objects.requireNonNull(entry.key, "key cannot be null");
+            checkLimits(entry.key, entry.value);
         }
         for (KeyValue<Bytes, byte[]> entry : entries) {
             uncommitted.put(entry.key, entry.value);
@@ -345,6 +355,25 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         byte[] previous = get(key);
         put(key, null);
         return previous;
+    }
+
+    /**
+     * Refuses a record the Strata store could not take, before it is buffered: a buffered
+     * record that no commit can write would fail every later commit.
+     */
+    private void checkLimits(Bytes key, byte[] value) {
+        int maxKey = config.maxKeyBytes() - StoreLayout.DATA_KEY_PREFIX_BYTES;
+        if (key.get().length > maxKey) {
+            throw new ProcessorStateException("Strata store " + name + ": key of " + key.get().length
+                    + " bytes exceeds the maximum key size of " + maxKey + " bytes (the Strata store's "
+                    + config.maxKeyBytes() + " at pageSize " + config.pageSize() + ", less the "
+                    + StoreLayout.DATA_KEY_PREFIX_BYTES + "-byte record prefix); the record was not written");
+        }
+        if (value != null && value.length > config.maxValueBytes()) {
+            throw new ProcessorStateException("Strata store " + name + ": value of " + value.length
+                    + " bytes exceeds the maximum value size of " + config.maxValueBytes()
+                    + " bytes (maxValueBytes); the record was not written");
+        }
     }
 
     private void updatePosition() {
@@ -366,7 +395,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private void write(WriteBatch batch, String action) {
         try {
             store.write(batch);
-        } catch (StoreException e) {
+        } catch (StoreException | IllegalArgumentException e) {
             throw failure(action, e);
         }
     }
@@ -533,18 +562,32 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         for (StrataKeyValueIterator it : List.copyOf(openIterators)) {
             it.close();
         }
+        RuntimeException failure = null;
         try {
             WriteBatch batch = new WriteBatch();
             uncommitted.addTo(batch);
             batch.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.CLOSED});
             store.write(batch);
+        } catch (StoreException | IllegalArgumentException e) {
+            failure = failure("close", e);
+        } finally {
+            // Whatever the last write did, the Strata store is closed and its directory released,
+            // so that the task can open it again; what was not written is the changelog's to restore.
             uncommitted.clear();
-            store.close();
-        } catch (StoreException e) {
-            closeQuietly();
-            throw failure("close", e);
+            try {
+                store.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = failure("close", e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+            store = null;
         }
-        store = null;
+        if (failure != null) {
+            throw failure;
+        }
     }
 
     @Override

@@ -44,6 +44,17 @@ final class UncommittedWrites {
         return writes.isEmpty();
     }
 
+    /** Buffered deletes. */
+    int deletes() {
+        int n = 0;
+        for (byte[] v : writes.values()) {
+            if (v == TOMBSTONE) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     int size() {
         return writes.size();
     }
