@@ -38,7 +38,7 @@ final class RespCommands {
             new ErrorRedisMessage("ERR value is not an integer or out of range");
     static final ErrorRedisMessage NOAUTH = new ErrorRedisMessage("NOAUTH Authentication required.");
     private static final int SCAN_DEFAULT_COUNT = 10;
-    /** Keys sampled from the front of the store to estimate the mean entry size for DBSIZE. */
+    /** DBSIZE counts the keys of a store holding fewer than this many; it estimates above. */
     private static final int DBSIZE_SAMPLE = 512;
 
     private final LsmStore store;
@@ -402,26 +402,23 @@ final class RespCommands {
     }
 
     /**
-     * DBSIZE: an estimate, not a count. The store's live logical bytes divided by the mean
-     * size of the first entries; overwritten versions and tombstones not yet merged away
-     * count too. Exact when the store holds fewer entries than the sample.
+     * DBSIZE: an estimate, not a count, unless the store holds fewer than
+     * {@value #DBSIZE_SAMPLE} keys (then they are counted): the store's
+     * {@link dev.strata.lsm.LsmStore#estimateKeyCount()}, from memtable key counts and table
+     * entry counts. Expired keys not yet dropped count; it errs high while overwritten versions
+     * of a key sit in components not yet merged.
      */
     long approximateKeyCount() {
-        long sampled = 0;
-        long bytes = 0;
+        long counted = 0;
         try (Cursor c = store.scan(null, null)) {
-            while (sampled < DBSIZE_SAMPLE && c.next()) {
-                sampled++;
-                bytes += c.key().length + c.value().length;
+            while (counted < DBSIZE_SAMPLE && c.next()) {
+                counted++;
             }
         }
-        if (sampled < DBSIZE_SAMPLE) {
-            return sampled;
+        if (counted < DBSIZE_SAMPLE) {
+            return counted;
         }
-        double mean = (double) bytes / sampled;
-        var stats = store.stats();
-        double logical = stats.liveLogicalBytes() + stats.memtableBytes();
-        return Math.max(sampled, Math.round(logical / mean));
+        return Math.max(counted, store.estimateKeyCount());
     }
 
     private RedisMessage config(List<byte[]> args) {
