@@ -65,7 +65,7 @@ public final class LsmStore implements AutoCloseable {
 
     /** Sets {@code key} to {@code value}. */
     public void put(byte[] key, byte[] value) {
-        engine.write(new WriteBatch().put(key, value));
+        engine.write(new WriteBatch().put(key, value), WriteOptions.defaults());
     }
 
     /** The value of {@code key}, or null when absent. */
@@ -75,12 +75,34 @@ public final class LsmStore implements AutoCloseable {
 
     /** Removes {@code key} (a no-op if absent). */
     public void delete(byte[] key) {
-        engine.write(new WriteBatch().delete(key));
+        engine.write(new WriteBatch().delete(key), WriteOptions.defaults());
     }
 
     /** Applies every operation of {@code batch} atomically. */
     public void write(WriteBatch batch) {
-        engine.write(batch);
+        engine.write(batch, WriteOptions.defaults());
+    }
+
+    /** Applies every operation of {@code batch} atomically, with {@code options} (see there). */
+    public void write(WriteBatch batch, WriteOptions options) {
+        engine.write(batch, checked(options));
+    }
+
+    /** Sets {@code key} to {@code value}, with {@code options}. */
+    public void put(byte[] key, byte[] value, WriteOptions options) {
+        engine.write(new WriteBatch().put(key, value), checked(options));
+    }
+
+    /** Removes {@code key} (a no-op if absent), with {@code options}. */
+    public void delete(byte[] key, WriteOptions options) {
+        engine.write(new WriteBatch().delete(key), checked(options));
+    }
+
+    private static WriteOptions checked(WriteOptions options) {
+        if (options == null) {
+            throw new IllegalArgumentException("write options must not be null (WriteOptions.defaults())");
+        }
+        return options;
     }
 
     /** A consistent view as of now; close it when done. */

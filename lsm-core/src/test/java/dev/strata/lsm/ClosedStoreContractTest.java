@@ -100,6 +100,9 @@ class ClosedStoreContractTest {
         if (type == WriteBatch.class) {
             return new WriteBatch().put("c".getBytes(), "3".getBytes());
         }
+        if (type == WriteOptions.class) {
+            return WriteOptions.defaults();
+        }
         if (type == Path.class) {
             return dir.resolve("elsewhere");
         }

@@ -8,6 +8,7 @@ import dev.strata.lsm.StoreException;
 import dev.strata.lsm.StoreListener;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.WriteOptions;
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.CountingStorageIO;
 import dev.strata.lsm.io.StorageIOs;
@@ -262,8 +263,17 @@ public final class Engine implements AutoCloseable {
 
     /** Applies {@code batch} atomically; returns once it is as durable as the WAL mode promises. */
     public void write(WriteBatch batch) {
+        write(batch, WriteOptions.defaults());
+    }
+
+    /** Applies {@code batch} atomically with {@code options} (see {@link WriteOptions}). */
+    public void write(WriteBatch batch, WriteOptions options) {
         long t0 = System.nanoTime();
-        writeQueue.write(batch);
+        writeQueue.write(batch, options);
+        if (options.isSync() && config.walMode() == WalSyncMode.NONE && !batch.isEmpty()) {
+            // No WAL to force: the write is made durable by flushing its memtable.
+            flush();
+        }
         metrics.recordWrite(System.nanoTime() - t0);
     }
 

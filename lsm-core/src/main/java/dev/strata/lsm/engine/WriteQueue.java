@@ -3,8 +3,10 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.WriteOptions;
 import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.wal.WalSyncMode;
 import dev.strata.lsm.wal.WalWriter;
 
 import java.nio.file.Path;
@@ -58,12 +60,14 @@ final class WriteQueue {
      */
     static final class Writer {
         final WriteBatch batch;
+        final WriteOptions options;
         final Condition turn;
         boolean done;
         RuntimeException error;
 
-        Writer(WriteBatch batch, Condition turn) {
+        Writer(WriteBatch batch, WriteOptions options, Condition turn) {
             this.batch = batch;
+            this.options = options;
             this.turn = turn;
         }
 
@@ -80,8 +84,11 @@ final class WriteQueue {
         this.control = control;
     }
 
-    /** Applies {@code batch} atomically; returns once it is as durable as the WAL mode promises. */
-    void write(WriteBatch batch) {
+    /**
+     * Applies {@code batch} atomically; returns once it is as durable as the WAL mode promises,
+     * or forced to the device with {@link WriteOptions#isSync()}.
+     */
+    void write(WriteBatch batch, WriteOptions options) {
         validate(batch);
         if (batch.isEmpty()) {
             mutex.checkOpen();
@@ -89,7 +96,7 @@ final class WriteQueue {
         }
         mutex.lock();
         try {
-            Writer w = new Writer(batch, mutex.newCondition());
+            Writer w = new Writer(batch, options, mutex.newCondition());
             writers.addLast(w);
             while (!w.done && writers.peekFirst() != w) {
                 w.turn.awaitUninterruptibly();
@@ -174,7 +181,11 @@ final class WriteQueue {
         return failure;
     }
 
-    /** The leader and the writers behind it that join its group. Called with the mutex held. */
+    /**
+     * The leader and the writers behind it that join its group: those that, like the leader,
+     * write the WAL or, like it, skip it (a sync writer may join a group that is not: the
+     * group is then forced for it). Called with the mutex held.
+     */
     private List<Writer> groupFrom(Writer leader) {
         List<Writer> group = new ArrayList<>();
         group.add(leader);
@@ -183,7 +194,8 @@ final class WriteQueue {
         it.next(); // the leader
         while (it.hasNext()) {
             Writer x = it.next();
-            if (x.isBarrier() || bytes + x.batch.approximateBytes() > MAX_GROUP_BYTES) {
+            if (x.isBarrier() || bytes + x.batch.approximateBytes() > MAX_GROUP_BYTES
+                    || x.options.isWalDisabled() != leader.options.isWalDisabled()) {
                 break;
             }
             group.add(x);
@@ -200,14 +212,17 @@ final class WriteQueue {
      */
     private RuntimeException applyGroup(List<Writer> group) {
         int count = 0;
+        boolean sync = false;
         List<WriteBatch> batches = new ArrayList<>(group.size());
         for (Writer x : group) {
             batches.add(x.batch);
             count += x.batch.size();
+            sync |= x.options.isSync();
         }
         long first = memtables.reserve(count);
         Memtable mem = memtables.set().active();
-        WalWriter log = memtables.wal();
+        // A group of writes without WAL goes to the memtable only (they all skip it: groupFrom).
+        WalWriter log = group.get(0).options.isWalDisabled() ? null : memtables.wal();
         Runnable hook = memtableInsertHook;
         boolean logged = false;
         Throwable error = null;
@@ -216,6 +231,9 @@ final class WriteQueue {
             if (log != null) {
                 byte[] scratch = walScratch(BatchCodec.maxEncodedSize(batches));
                 log.append(scratch, 0, BatchCodec.encode(batches, first, count, scratch));
+                if (sync && log.syncMode() != WalSyncMode.SYNC) {
+                    log.sync();
+                }
             }
             logged = true;
             long seq = first;
@@ -280,7 +298,7 @@ final class WriteQueue {
      * before it is done, and later ones wait. Mutex held; pass the result to {@link #leave}.
      */
     Writer awaitBarrierTurn() {
-        Writer w = new Writer(null, mutex.newCondition());
+        Writer w = new Writer(null, null, mutex.newCondition());
         writers.addLast(w);
         while (writers.peekFirst() != w) {
             w.turn.awaitUninterruptibly();
