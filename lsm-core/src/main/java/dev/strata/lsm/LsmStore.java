@@ -138,6 +138,34 @@ public final class LsmStore implements AutoCloseable {
         return engine.estimateKeyCount();
     }
 
+    /**
+     * Compacts the keys in [{@code fromInclusive}, {@code toExclusive}) ({@code null} bounds are
+     * open), as RocksDB's {@code compactRange}: flushes the memtable, waits for running merges,
+     * then runs the merge policy's plan for the range ({@code MergePolicy.planCompaction}; the
+     * default rewrites the tables overlapping the range, and those overlapping them, into the
+     * deepest level they occupy, dropping overwritten versions and, at the bottom, tombstones)
+     * and returns when it is done. Reads and writes go on meanwhile.
+     *
+     * @throws IllegalArgumentException if {@code fromInclusive} is after {@code toExclusive}
+     * @throws StoreException if the policy's plan is invalid or the merge fails
+     */
+    public void compactRange(byte[] fromInclusive, byte[] toExclusive) {
+        engine.compactRange(fromInclusive, toExclusive);
+    }
+
+    /**
+     * Estimated bytes of the tables for keys in [{@code fromInclusive}, {@code toExclusive})
+     * ({@code null} bounds are open), from each table's interior-page fences, without reading
+     * a leaf; the memtables are not counted (as RocksDB's {@code getApproximateSizes} with
+     * files only).
+     *
+     * @throws IllegalArgumentException if {@code fromInclusive} is after {@code toExclusive}
+     */
+    public long approximateSize(byte[] fromInclusive, byte[] toExclusive) {
+        engine.checkOpen();
+        return engine.approximateSize(fromInclusive, toExclusive);
+    }
+
     /** Current counters. */
     public StoreStats stats() {
         engine.checkOpen();

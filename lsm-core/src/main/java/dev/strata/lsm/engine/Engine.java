@@ -1,5 +1,9 @@
 package dev.strata.lsm.engine;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import dev.strata.lsm.version.ComponentViews;
+import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.BlockCompactionStats;
 import dev.strata.lsm.Cursor;
 import dev.strata.lsm.StallChainStats;
@@ -433,6 +437,113 @@ public final class Engine implements AutoCloseable {
             v.release();
         }
         return Math.max(0, keys);
+    }
+
+    /** At most this many plans of one manual compaction, each made stale by a flush or merge meanwhile. */
+    private static final int MANUAL_COMPACTION_ATTEMPTS = 100;
+
+    /**
+     * Compacts the keys in [from, to) (null bounds are open): flushes the memtable, waits until
+     * no flush or merge runs, asks the policy for its plan ({@link
+     * dev.strata.lsm.policy.MergePolicy#planCompaction}), runs it and returns when it is done.
+     * A plan made stale by a flush or merge while the policy planned is made again.
+     *
+     * @throws IllegalArgumentException if {@code from} is after {@code to}
+     * @throws StoreException if the policy's plan is invalid or fails, or the merge fails
+     */
+    public void compactRange(byte[] from, byte[] to) {
+        checkRange(from, to);
+        mutex.checkOpen();
+        flush();
+        for (int attempt = 1; ; attempt++) {
+            Version seen;
+            dev.strata.lsm.policy.TreeView view;
+            mutex.lock();
+            try {
+                while (flushLane.running() || !memtables.set().immutable().isEmpty() || scheduler.running()) {
+                    mutex.checkOpen();
+                    mutex.awaitBackground(100);
+                }
+                mutex.checkOpen();
+                seen = versions.current();
+                view = scheduler.treeView(seen);
+            } finally {
+                mutex.unlock();
+            }
+            List<MergeTask> tasks;
+            try {
+                tasks = policy.planCompaction(view, from, to);
+            } catch (RuntimeException e) {
+                policy.error("merge policy " + policy.policyName() + " failed to plan a manual compaction", e);
+                throw new StoreException("compactRange: merge policy " + policy.policyName() + " failed to plan it: " + e, e);
+            }
+            if (tasks.isEmpty()) {
+                return;
+            }
+            mutex.lock();
+            try {
+                mutex.checkOpen();
+                if (versions.current() != seen || scheduler.running()) {
+                    if (attempt >= MANUAL_COMPACTION_ATTEMPTS) {
+                        throw new StoreException("compactRange: the tree changed under " + attempt
+                                + " plans in a row (flushes or merges ran meanwhile)");
+                    }
+                    continue;
+                }
+                String problem = scheduler.startManual(tasks);
+                if (problem != null) {
+                    policy.error("rejected manual compaction from policy " + policy.policyName() + ": " + problem, null);
+                    throw new StoreException("compactRange: merge policy " + policy.policyName()
+                            + " planned a merge the store cannot run: " + problem);
+                }
+                List<String> failures = new ArrayList<>();
+                for (MergeTask task : tasks) {
+                    String outcome;
+                    while ((outcome = scheduler.manualOutcome(task)) == null) {
+                        mutex.checkOpen();
+                        mutex.awaitBackground(100);
+                    }
+                    if (!outcome.isEmpty()) {
+                        failures.add(outcome);
+                    }
+                }
+                if (!failures.isEmpty()) {
+                    throw new StoreException("compactRange failed: " + String.join("; ", failures));
+                }
+                return;
+            } finally {
+                mutex.unlock();
+            }
+        }
+    }
+
+    /**
+     * Estimated bytes the tables hold for keys in [from, to) (null bounds are open), from each
+     * table's interior-page fences; the memtables are not counted (flush first to count them).
+     */
+    public long approximateSize(byte[] from, byte[] to) {
+        checkRange(from, to);
+        Version v = versions.acquire();
+        try {
+            if (from != null && to != null && Arrays.equals(from, to)) {
+                return 0;
+            }
+            dev.strata.lsm.policy.TreeView.RangeEstimator estimator = ComponentViews.estimator(v);
+            long bytes = 0;
+            for (Component c : v.components()) {
+                bytes += estimator.bytesInRange(ComponentViews.of(c, false), from, to);
+            }
+            return bytes;
+        } finally {
+            v.release();
+        }
+    }
+
+    private static void checkRange(byte[] from, byte[] to) {
+        if (from != null && to != null && Arrays.compareUnsigned(from, to) > 0) {
+            throw new IllegalArgumentException("range from " + Arrays.toString(from) + " is after to "
+                    + Arrays.toString(to) + ": from must not be after to");
+        }
     }
 
     /** Counters and gauges. */

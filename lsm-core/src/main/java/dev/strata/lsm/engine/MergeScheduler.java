@@ -99,6 +99,12 @@ final class MergeScheduler {
         this.flushRunning = flushRunning;
     }
 
+    /**
+     * Manual merges ({@link #startManual}) and their outcome once they end: null while running,
+     * "" when done, else why they failed.
+     */
+    private final Map<MergeTask, String> manual = new IdentityHashMap<>();
+
     /** The write admission of the last decision. */
     WriteAdmission admission() {
         return admission;
@@ -335,6 +341,50 @@ final class MergeScheduler {
         }
     }
 
+    /**
+     * Validates the tasks of a manual compaction against the current version and, if all are
+     * valid, starts them; they run like the policy's merges but are not retried: their
+     * outcome goes to {@link #manualOutcome}. Mutex held.
+     *
+     * @return null when started, else the problem with the first invalid task (none started)
+     */
+    String startManual(List<MergeTask> tasks) {
+        Version v = versions.current();
+        Set<ComponentId> claimed = new HashSet<>();
+        for (MergeTask task : tasks) {
+            String problem = TaskValidation.problem(v, task, null, busy, claimed, anchored.keySet());
+            if (problem != null) {
+                return problem + " in " + task;
+            }
+            claimed.addAll(task.inputs());
+        }
+        for (MergeTask task : tasks) {
+            manual.put(task, null);
+            long anchorRun = Layouts.runOf(v, task.placement());
+            List<Component> inputs = task.inputs().stream().map(v::find).toList();
+            boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(),
+                    minKey(inputs), maxKey(inputs));
+            long[] snaps = snapshots.live();
+            mergesRunning++;
+            claim(task, task.inputs(), List.of(new RunningMerge(task.inputs(), task.placement(), task.mode(),
+                    bytesOf(inputs), task.reason())), List.of());
+            pool.execute(() -> run(task, inputs, bottommost, snaps, anchorRun));
+        }
+        return null;
+    }
+
+    /**
+     * The outcome of a manual task once it ended ("" done, else the failure), null while it
+     * runs; an ended task's outcome is handed out once. Mutex held.
+     */
+    String manualOutcome(MergeTask task) {
+        String outcome = manual.get(task);
+        if (outcome != null) {
+            manual.remove(task);
+        }
+        return outcome;
+    }
+
     /** Whether {@code task} names a component taken, anchored on or replaced since the policy's view. */
     private boolean stale(MergeTask task, Version now, Version seen, Set<ComponentId> heldSeen) {
         List<ComponentId> named = new ArrayList<>(task.inputs());
@@ -354,6 +404,7 @@ final class MergeScheduler {
 
     private void run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps, long anchorRun) {
         boolean ok = false;
+        String failure = "the merge did not finish";
         long mergeStart = System.nanoTime();
         try {
             listener.mergeStarted(task.reason());
@@ -365,8 +416,10 @@ final class MergeScheduler {
             metrics.recordMerge(nanos);
             listener.merged(inputs.size(), bytes, nanos);
         } catch (Layouts.PolicyError e) {
-            policy.error("merge " + task + " could not be installed: " + e.getMessage(), null);
+            failure = "merge " + task + " could not be installed: " + e.getMessage();
+            policy.error(failure, null);
         } catch (RuntimeException | IOException e) {
+            failure = "merge " + task + " in " + dir + " failed: " + e;
             LOG.log(System.Logger.Level.WARNING, "merge " + task + " in " + dir + " failed; will retry", e);
         } finally {
             listener.mergeEnded(task.reason(), ok);
@@ -374,6 +427,9 @@ final class MergeScheduler {
             try {
                 release(task, task.inputs(), List.of());
                 mergesRunning--;
+                if (manual.containsKey(task)) {
+                    manual.put(task, ok ? "" : failure);
+                }
                 if (ok) {
                     counters.chains.mergeCompleted(task.placement().level(), bytesOf(inputs));
                     failures = 0;

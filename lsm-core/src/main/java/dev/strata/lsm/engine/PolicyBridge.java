@@ -78,6 +78,17 @@ final class PolicyBridge {
         }
     }
 
+    /** The policy's plan of a manual compaction of [from, to); what the policy throws is the caller's to report. */
+    List<MergeTask> planCompaction(TreeView view, byte[] from, byte[] to) {
+        policyLock.lock();
+        try {
+            List<MergeTask> tasks = policy.planCompaction(view, from, to);
+            return tasks == null ? List.of() : tasks;
+        } finally {
+            policyLock.unlock();
+        }
+    }
+
     /** Adopts the state of a decision the engine acted on. */
     void adopt(Decision d) {
         state = d.state() == null ? new byte[0] : d.state();

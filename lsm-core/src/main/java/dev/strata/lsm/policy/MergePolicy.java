@@ -41,6 +41,20 @@ public interface MergePolicy {
     List<MergeTask> pickMerges(TreeView tree);
 
     /**
+     * The merges that carry out a manual compaction of the keys in [{@code from}, {@code to})
+     * ({@code null} bounds are open), asked by {@code LsmStore.compactRange} once the memtable
+     * is flushed and no merge runs; the store runs them and returns when they are done. The
+     * engine validates them like {@link #pickMerges} tasks. The default is
+     * {@link ManualCompaction#intoDeepestLevel}: one rewrite of every component overlapping the
+     * range (and, transitively, every component overlapping those, so that the output overlaps
+     * nothing left behind) into the deepest run they occupy. A policy whose layout that would
+     * upset may shape the plan; an empty list does nothing.
+     */
+    default List<MergeTask> planCompaction(TreeView tree, byte[] from, byte[] to) {
+        return ManualCompaction.intoDeepestLevel(tree, from, to);
+    }
+
+    /**
      * Whether writers may continue. Asked before each flush would be started and after
      * every merge.
      */

@@ -79,6 +79,8 @@ class StoreConformanceTest {
                     String where = "phase " + phase + " op " + i + ": " + replay;
                     if (rnd.nextInt(1000) < 3) {
                         snapshotStep(rnd, store, oracle, snapshots, keySpace, where);
+                    } else if (rnd.nextInt(2000) == 0) {
+                        compactStep(rnd, store, oracle, keySpace, where);
                     } else {
                         step(rnd, store, oracle, keySpace, where);
                     }
@@ -89,6 +91,11 @@ class StoreConformanceTest {
                         checkCursor(h.contents(), c, "snapshot at the end of phase " + phase + ": " + replay);
                     }
                     h.snapshot().close();
+                }
+                if (phase == 1) {
+                    // A full manual compaction through the policy's plan, then the policy's own merges.
+                    store.compactRange(null, null);
+                    assertSameContents(oracle, store, "after a full compactRange in phase " + phase + ": " + replay);
                 }
                 store.awaitMerges();
                 StoreStats stats = store.stats();
@@ -104,6 +111,23 @@ class StoreConformanceTest {
             assertSameContents(oracle, store, "after the final reopen: " + replay);
             assertEquals(0, store.stats().policyErrors(), "policy errors after the final reopen: " + replay);
         }
+    }
+
+    /**
+     * A manual compaction of a random range (sometimes all keys) through the policy's plan:
+     * afterwards the store still holds exactly the oracle's contents.
+     */
+    static void compactStep(Random rnd, LsmStore store, TreeMap<byte[], byte[]> oracle, int keySpace, String where) {
+        byte[] a = rnd.nextInt(3) == 0 ? null : key(rnd, keySpace);
+        byte[] b = a == null || rnd.nextInt(3) == 0 ? null : key(rnd, keySpace);
+        if (a != null && b != null && KEYS.compare(a, b) > 0) {
+            byte[] t = a;
+            a = b;
+            b = t;
+        }
+        store.compactRange(a, b);
+        assertSameContents(oracle, store, "after compactRange(" + (a == null ? "null" : show(a)) + ", "
+                + (b == null ? "null" : show(b)) + ") at " + where);
     }
 
     static void step(Random rnd, LsmStore store, TreeMap<byte[], byte[]> oracle, int keySpace, String where) {
