@@ -139,6 +139,23 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
+     * Writes an openable copy of the store into {@code target}, which must not exist, while
+     * reads, writes and merges go on (RocksDB's {@code Checkpoint}): the memtable is flushed,
+     * then the table files of the current version are hard-linked into {@code target} (copied
+     * where the file system refuses links) beside a manifest naming exactly them. The
+     * checkpoint holds every write acknowledged before the call and opens with
+     * {@code LsmStore.open(target, config)}. A file shared with a checkpoint is never changed
+     * in place (block compaction rewrites it instead; no page of it is punched), so the two
+     * stores stay independent. A crash during the call leaves no {@code target} (at most a
+     * {@code target.checkpoint-tmp} directory, removed by the next checkpoint to that target).
+     *
+     * @throws IllegalArgumentException if {@code target} exists or its parent does not
+     */
+    public void checkpoint(Path target) {
+        engine.checkpoint(target);
+    }
+
+    /**
      * Compacts the keys in [{@code fromInclusive}, {@code toExclusive}) ({@code null} bounds are
      * open), as RocksDB's {@code compactRange}: flushes the memtable, waits for running merges,
      * then runs the merge policy's plan for the range ({@code MergePolicy.planCompaction}; the

@@ -439,6 +439,82 @@ public final class Engine implements AutoCloseable {
         return Math.max(0, keys);
     }
 
+    /**
+     * Writes an openable copy of the store into {@code target}, which must not exist, while
+     * writes and merges go on: flushes the memtable, then pins the current version and puts
+     * each of its table files into a temporary directory beside {@code target} — a hard link,
+     * or a copy (forced) where the file system refuses links — with a manifest naming exactly
+     * them, and renames the directory to {@code target}. The checkpoint holds every write
+     * acknowledged before the call (at the sequence number of that flush) and needs no WAL. A
+     * linked file is never changed in place while it is shared: block compaction rewrites such
+     * a child instead of appending to it, and no page of it is punched (in either store).
+     *
+     * @return bytes copied (0 when every table could be linked)
+     */
+    public long checkpoint(Path target) {
+        if (target == null) {
+            throw new IllegalArgumentException("checkpoint target must not be null");
+        }
+        mutex.checkOpen();
+        Path absolute = target.toAbsolutePath().normalize();
+        if (Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            throw new IllegalArgumentException("checkpoint target " + absolute + " exists; give a path that does not");
+        }
+        Path parent = absolute.getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            throw new IllegalArgumentException("checkpoint target " + absolute + ": its parent directory does not exist");
+        }
+        flush();
+        Path temp = parent.resolve(absolute.getFileName() + ".checkpoint-tmp");
+        long[] copied = {0};
+        try {
+            deleteTree(temp); // a crashed earlier attempt
+            Files.createDirectory(temp);
+            versions.writeCheckpoint(temp, (table, to) -> copied[0] += linkOrCopy(table, to));
+            io.syncDirectory(temp);
+            Files.move(temp, absolute, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            io.syncDirectory(parent);
+            return copied[0];
+        } catch (IOException | RuntimeException e) {
+            try {
+                deleteTree(temp);
+            } catch (IOException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            mutex.checkOpen();
+            if (e instanceof StoreException se) {
+                throw se;
+            }
+            throw new StoreException("checkpoint of " + dir + " into " + absolute + " failed: " + e, e);
+        }
+    }
+
+    /** Hard-links {@code table} as {@code to}, or copies and forces it; returns bytes copied. */
+    private static long linkOrCopy(Path table, Path to) throws IOException {
+        try {
+            Files.createLink(to, table);
+            return 0;
+        } catch (UnsupportedOperationException | java.nio.file.FileSystemException e) {
+            Files.copy(table, to);
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(to,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ch.force(true);
+            }
+            return Files.size(to);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
     /** At most this many plans of one manual compaction, each made stale by a flush or merge meanwhile. */
     private static final int MANUAL_COMPACTION_ATTEMPTS = 100;
 

@@ -179,7 +179,9 @@ final class MergeJob {
                     }
                 }
                 counters.childDecisions[d.ordinal()].increment();
-                rewrite[i] = d.rewrites();
+                // A child whose file a checkpoint shares (a hard link) is never appended to:
+                // it is rewritten into new tables instead, leaving the shared bytes as they are.
+                rewrite[i] = d.rewrites() || tables.sharedWithCheckpoint(children.get(i).meta().fileNumber());
                 if (!rewrite[i]) {
                     TableOptions options = new TableOptions(bases.get(i).footer().pageSize(),
                             tableOptions.bloomBitsPerKey(),

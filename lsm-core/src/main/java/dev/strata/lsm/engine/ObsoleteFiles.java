@@ -122,6 +122,10 @@ final class ObsoleteFiles {
                 forget(n); // the file is deleted whole
                 continue;
             }
+            if (tables.sharedWithCheckpoint(n)) {
+                // A checkpoint links the file and may read any of its pages: punch none while it does.
+                continue;
+            }
             BitSet done;
             synchronized (withDeadPages) {
                 done = punchedPages.computeIfAbsent(n, k -> new BitSet());

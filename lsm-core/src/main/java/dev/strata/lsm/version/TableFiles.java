@@ -74,6 +74,20 @@ public final class TableFiles {
         return dir.resolve(fileName(fileNumber));
     }
 
+    /**
+     * Whether table file {@code fileNumber} has other hard links (a checkpoint's): such a file
+     * must not be changed in place — no block-compaction append, no punched page — since the
+     * other store reads the same bytes. False where the file system reports no link count.
+     */
+    public boolean sharedWithCheckpoint(long fileNumber) {
+        try {
+            Object links = java.nio.file.Files.getAttribute(path(fileNumber), "unix:nlink");
+            return links instanceof Integer n && n > 1;
+        } catch (UnsupportedOperationException | IllegalArgumentException | IOException | SecurityException e) {
+            return false;
+        }
+    }
+
     public BlockCache cache() {
         return cache;
     }

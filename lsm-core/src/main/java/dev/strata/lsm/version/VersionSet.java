@@ -252,6 +252,56 @@ public final class VersionSet {
         return logNumber;
     }
 
+    /** Puts a table file of a checkpoint into the checkpoint's directory (a hard link or a copy). */
+    @FunctionalInterface
+    public interface TableTransfer {
+        void place(Path table, Path target) throws IOException;
+    }
+
+    /**
+     * Writes into the empty directory {@code target} a store holding exactly the current
+     * version: each of its table files handed to {@code transfer}, then a manifest of one
+     * snapshot (the version, its last sequence number and log number, and this set's
+     * counters), forced, and CURRENT. The version stays pinned meanwhile, so none of its
+     * pages is punched and none of its files deleted. The directory holds no WAL segment.
+     *
+     * @return the largest sequence number the checkpoint holds
+     */
+    public long writeCheckpoint(Path target, TableTransfer transfer) throws IOException {
+        Version v;
+        long log;
+        long last;
+        long nextFile;
+        long runId;
+        long order;
+        synchronized (this) {
+            v = acquire();
+            log = logNumber;
+            last = lastSequence;
+            nextFile = nextFileNumber.get();
+            runId = nextRunId.get();
+            order = nextCreationOrder.get();
+        }
+        try {
+            java.util.Set<Long> files = new java.util.TreeSet<>();
+            for (Component c : v.components()) {
+                files.add(c.meta().fileNumber());
+            }
+            for (long n : files) {
+                Path table = tables.path(n);
+                transfer.place(table, target.resolve(table.getFileName()));
+            }
+            // The manifest takes the first number this store has not handed out; the checkpoint
+            // counts on from the one after it (a number of the source is never reused there).
+            VersionEdit snapshot = VersionEdit.snapshot(nextFile + 1, last, log, v.flushCounter(), runId, order,
+                    v.policyState(), v.components().stream().map(Component::meta).toList(), VersionEdit.layoutOf(v));
+            Manifest.create(io, target, nextFile, snapshot).close();
+            return last;
+        } finally {
+            v.release();
+        }
+    }
+
     /** Number of the live manifest. */
     public synchronized long manifestNumber() {
         return manifest.number();

@@ -442,6 +442,59 @@ class ReuseBlocksTest {
     }
 
     /**
+     * A checkpoint hard-links the level-1 tables: block compaction must then neither append to
+     * them nor punch their pages (the checkpoint reads those bytes), so the children it would
+     * merge in place are rewritten into new files, and the checkpoint reads every key after
+     * the source's merges and sweeps.
+     */
+    @Test
+    void filesSharedWithACheckpointAreRewrittenNotMergedInPlaceOrPunched() throws Exception {
+        ZeroPunchingStorageIO io = new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO());
+        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
+                .blockCacheBytes(0).storageIO(io).build();
+        Path checkpoint = dir.resolveSibling(dir.getFileName() + "-checkpoint");
+        long[] linked;
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            loadIntoLevel1(store);
+            linked = fileNumbers(store.stats());
+            store.checkpoint(checkpoint);
+            for (int round = 1; round <= 3; round++) {
+                for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
+                    store.put(key(i), value(i, round));
+                }
+                runScript(store, ReuseBlocksTest::reuse);
+            }
+            store.put(key(0), value(0, 0)); // one more version change: the sweep runs
+            store.flush();
+            store.awaitMerges();
+            assertEquals(0, store.stats().policyErrors());
+            assertValues(store, 3);
+            for (long n : linked) {
+                assertEquals(0, io.punchedBytes(dir.resolve(dev.strata.lsm.version.TableFiles.fileName(n))),
+                        "pages of table " + n + ", shared with the checkpoint, were punched");
+            }
+            long[] now = fileNumbers(store.stats());
+            int kept = 0;
+            for (long n : linked) {
+                kept += Arrays.binarySearch(now, n) >= 0 ? 1 : 0;
+            }
+            assertTrue(kept < linked.length, "the children the updates overlap were rewritten into new files");
+        }
+        StoreConfig plain = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
+                .blockCacheBytes(0).build();
+        try (LsmStore cp = LsmStore.open(checkpoint, plain)) {
+            assertValues(cp, 0);
+        } finally {
+            try (var files = java.nio.file.Files.list(checkpoint)) {
+                for (Path f : files.toList()) {
+                    java.nio.file.Files.delete(f);
+                }
+            }
+            java.nio.file.Files.delete(checkpoint);
+        }
+    }
+
+    /**
      * A file merged in place, swept, and merged in place again: each sweep punches only pages
      * not punched before, so each dead page is punched and counted once, and the policy sees
      * every file's length less its holes.

@@ -1,0 +1,108 @@
+package dev.strata.lsm.policy.conformance;
+
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Checkpoints under every registered policy, taken while a writer runs and merges go on:
+ * each opens and holds a prefix of the write history containing every acknowledged write —
+ * also after the source went on merging (block compaction must not append to, nor punch, a
+ * file a checkpoint links).
+ */
+class CheckpointConformanceTest {
+    private static final int KEYS = 400;
+
+    @TempDir
+    Path tmp;
+
+    static Stream<String> policies() {
+        return RegisteredPolicies.names();
+    }
+
+    private static byte[] key(long i) {
+        return ByteBuffer.allocate(8).putLong(i).array();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("policies")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void checkpointsDuringWritesHoldEveryAcknowledgedWrite(String name) throws Exception {
+        StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).blockCacheBytes(1 << 20)
+                .mergePolicy(name, Map.of()).build();
+        AtomicLong written = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> writerFailure = new AtomicReference<>();
+        long[] acknowledged = new long[2];
+        try (LsmStore store = LsmStore.open(tmp.resolve("source"), config)) {
+            Thread writer = new Thread(() -> {
+                try {
+                    for (long i = 0; !stop.get(); i++) {
+                        store.put(key(i % KEYS), ByteBuffer.allocate(100).putLong(i).array());
+                        written.set(i + 1);
+                    }
+                } catch (Throwable t) {
+                    writerFailure.set(t);
+                }
+            });
+            writer.start();
+            try {
+                for (int c = 0; c < acknowledged.length; c++) {
+                    while (written.get() < (c + 1) * 2500L && writerFailure.get() == null) {
+                        Thread.onSpinWait();
+                    }
+                    acknowledged[c] = written.get();
+                    store.checkpoint(tmp.resolve("cp" + c));
+                }
+                // The source goes on writing and merging over the files the checkpoints link.
+                long more = written.get() + 5000;
+                while (written.get() < more && writerFailure.get() == null) {
+                    Thread.onSpinWait();
+                }
+            } finally {
+                stop.set(true);
+                writer.join();
+            }
+            assertNull(writerFailure.get(), () -> "writer failed: " + writerFailure.get());
+            store.awaitMerges();
+            assertEquals(0, store.stats().policyErrors(), "policy errors in the source");
+        }
+        for (int c = 0; c < acknowledged.length; c++) {
+            checkPrefix(tmp.resolve("cp" + c), config, acknowledged[c], name + " checkpoint " + c);
+        }
+    }
+
+    private static void checkPrefix(Path checkpoint, StoreConfig config, long acknowledged, String what) {
+        try (LsmStore cp = LsmStore.open(checkpoint, config)) {
+            long[] values = new long[KEYS];
+            long newest = -1;
+            for (int k = 0; k < KEYS; k++) {
+                byte[] v = cp.get(key(k));
+                values[k] = v == null ? -1 : ByteBuffer.wrap(v).getLong();
+                newest = Math.max(newest, values[k]);
+            }
+            long n = newest + 1;
+            assertTrue(n >= acknowledged, what + " lost acknowledged writes: holds " + n + " of " + acknowledged);
+            for (int k = 0; k < KEYS; k++) {
+                long expected = n - 1 - Math.floorMod(n - 1 - k, KEYS);
+                assertEquals(expected < 0 ? -1 : expected, values[k], what + ": key " + k + " of " + n + " writes");
+            }
+        }
+    }
+}
