@@ -31,7 +31,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * it may or may not be there — like any write whose call had not returned.
  */
 public final class LsmStore implements AutoCloseable {
-    private final Engine engine;
+    /** The engine; replaced only by {@link #refresh()} of a read-only store. */
+    private volatile Engine engine;
+    /** Set by {@link #close()}, guarded by this. */
+    private boolean closed;
 
     private LsmStore(Engine engine) {
         this.engine = engine;
@@ -47,6 +50,54 @@ public final class LsmStore implements AutoCloseable {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(config, "config");
         return new LsmStore(Engine.open(dir, config));
+    }
+
+    /**
+     * Opens the store in {@code dir} for reading only, beside a writer that may have it open
+     * in another process (RocksDB's secondary instance, as a snapshot): no directory lock is
+     * taken and nothing in {@code dir} is written or deleted. The store reads the state it
+     * found at open — every write the writer had acknowledged by then, in a WAL mode that
+     * writes the WAL (with {@code none}, what it had flushed) — until {@link #refresh()}.
+     *
+     * <p>How: the WAL segments and the manifest are copied and the manifest's tables
+     * hard-linked (copied across file systems) into a staging directory beside {@code dir}
+     * ({@code .NAME.reader-*}, or the system's temporary directory where the parent cannot be
+     * written), which is opened as a store and deleted on close. The writer's deletion of a
+     * merged table or a flushed WAL segment therefore never breaks the reader. While a reader
+     * links a table, the writer's block compaction rewrites that table instead of merging into
+     * it in place. Writes, {@code flush}, {@code compactRange} and {@code checkpoint} throw
+     * {@link UnsupportedOperationException}.
+     *
+     * @throws StoreException if {@code dir} holds no store or cannot be staged
+     */
+    public static LsmStore openReadOnly(Path dir, StoreConfig config) {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(config, "config");
+        return new LsmStore(Engine.openReadOnly(dir, config));
+    }
+
+    /**
+     * For a store opened with {@link #openReadOnly}: catches up with the writer, staging and
+     * opening its state now (its newer manifest, tables and WAL). Cursors and snapshots taken
+     * before belong to the old state, which is closed here: their next call throws
+     * {@link StoreClosedException}; take new ones.
+     *
+     * @throws UnsupportedOperationException if the store was opened for writing
+     */
+    public void refresh() {
+        Engine old = engine;
+        Engine next = old.refreshed();
+        synchronized (this) {
+            if (closed || engine != old) {
+                next.close();
+                if (closed) {
+                    throw new StoreClosedException("store " + old.directory() + " is closed");
+                }
+                throw new StoreException("refresh() ran concurrently with another refresh()");
+            }
+            engine = next;
+        }
+        old.close();
     }
 
     /**
@@ -107,8 +158,9 @@ public final class LsmStore implements AutoCloseable {
 
     /** A consistent view as of now; close it when done. */
     public Snapshot snapshot() {
-        long seq = engine.acquireSnapshot();
-        return new StoreSnapshot(seq);
+        Engine owner = engine;
+        long seq = owner.acquireSnapshot();
+        return new StoreSnapshot(owner, seq);
     }
 
     /** Live keys in [fromInclusive, toExclusive); a null bound is open. Close the cursor. */
@@ -209,14 +261,19 @@ public final class LsmStore implements AutoCloseable {
     /** Waits for running background jobs, closes files and releases the directory. */
     @Override
     public void close() {
+        synchronized (this) {
+            closed = true;
+        }
         engine.close();
     }
 
-    private final class StoreSnapshot implements Snapshot {
+    private static final class StoreSnapshot implements Snapshot {
+        private final Engine engine;
         private final long seq;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        StoreSnapshot(long seq) {
+        StoreSnapshot(Engine engine, long seq) {
+            this.engine = engine;
             this.seq = seq;
         }
 

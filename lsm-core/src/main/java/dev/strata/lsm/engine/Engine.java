@@ -80,6 +80,10 @@ public final class Engine implements AutoCloseable {
     private final ObsoleteFiles obsolete;
     private final BackgroundThreads threads;
     private final DirectoryLock dirLock;
+    /** For a read-only engine ({@link #openReadOnly}): the store it reads, its staging directory and the caller's config. */
+    private volatile Path readOnlySource;
+    private volatile Path staging;
+    private volatile StoreConfig readOnlyConfig;
     private final StoreMetrics metrics;
     private final EngineMutex mutex;
     private final EngineCounters counters = new EngineCounters();
@@ -204,6 +208,84 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
+     * Opens the store in {@code source}, which another process may have open for writing, for
+     * reading only: stages a consistent state of it ({@link ReaderStaging}: WAL copies, the
+     * manifest, hard links of its tables) in a directory beside it (or in the system's
+     * temporary directory where that cannot be written) and opens that with no merge policy.
+     * Nothing in {@code source} is written, locked or deleted. Writes, flushes and manual
+     * compactions are refused; {@link #refreshed()} stages the writer's newer state.
+     */
+    public static Engine openReadOnly(Path source, StoreConfig config) {
+        if (!Files.isDirectory(source)) {
+            throw new StoreException("cannot open " + source + " read-only: no such directory");
+        }
+        Path staging = null;
+        try {
+            staging = stagingDirectory(source);
+            ReaderStaging.stage(StorageIOs.of(config), source, staging);
+            StoreConfig readerConfig = config.toBuilder().mergePolicy("no-merge", java.util.Map.of())
+                    .walMode(WalSyncMode.ASYNC).policyTickMillis(0).build();
+            Engine engine = open(staging, readerConfig);
+            engine.staging = staging;
+            engine.readOnlyConfig = config;
+            engine.readOnlySource = source;
+            return engine;
+        } catch (IOException | RuntimeException e) {
+            if (staging != null) {
+                try {
+                    ReaderStaging.deleteTree(staging);
+                } catch (IOException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            if (e instanceof StoreException se) {
+                throw se;
+            }
+            throw new StoreException("cannot open " + source + " read-only: " + e, e);
+        }
+    }
+
+    private static Path stagingDirectory(Path source) throws IOException {
+        Path absolute = source.toAbsolutePath().normalize();
+        Path parent = absolute.getParent();
+        if (parent != null) {
+            try {
+                return Files.createTempDirectory(parent, "." + absolute.getFileName() + ".reader-");
+            } catch (IOException e) {
+                // the parent is not writable: the system's temporary directory (tables are then copied if on another file system)
+            }
+        }
+        return Files.createTempDirectory("strata-reader-");
+    }
+
+    /**
+     * For a read-only engine: a new read-only engine over the writer's state now; this one
+     * stays open (the caller closes it).
+     */
+    public Engine refreshed() {
+        mutex.checkOpen();
+        if (readOnlySource == null) {
+            throw new UnsupportedOperationException("refresh() is for stores opened with openReadOnly; " + dir
+                    + " is open for writing and always current");
+        }
+        return openReadOnly(readOnlySource, readOnlyConfig);
+    }
+
+    /** Whether this engine was opened with {@link #openReadOnly}. */
+    public boolean readOnly() {
+        return readOnlySource != null;
+    }
+
+    /** Throws if this engine is read-only; {@code what} names the refused call. */
+    private void checkWritable(String what) {
+        mutex.checkOpen();
+        Path source = readOnlySource;
+        if (source != null) {
+            throw new UnsupportedOperationException(what + " refused: store " + source + " is open read-only");
+        }
+    }
+
+    /**
      * Rebuilds the manifest of the store in {@code dir} from its tables (see
      * {@link StoreRepair}). Takes the directory as {@link #open} does, so the store must not
      * be open, here or in another process.
@@ -272,6 +354,7 @@ public final class Engine implements AutoCloseable {
 
     /** Applies {@code batch} atomically with {@code options} (see {@link WriteOptions}). */
     public void write(WriteBatch batch, WriteOptions options) {
+        checkWritable("write");
         long t0 = System.nanoTime();
         writeQueue.write(batch, options);
         if (options.isSync() && config.walMode() == WalSyncMode.NONE && !batch.isEmpty()) {
@@ -363,6 +446,7 @@ public final class Engine implements AutoCloseable {
      * one are flushed. Writes that other threads make meanwhile may or may not be flushed.
      */
     public void flush() {
+        checkWritable("flush");
         mutex.lock();
         try {
             mutex.checkOpen();
@@ -455,7 +539,7 @@ public final class Engine implements AutoCloseable {
         if (target == null) {
             throw new IllegalArgumentException("checkpoint target must not be null");
         }
-        mutex.checkOpen();
+        checkWritable("checkpoint");
         Path absolute = target.toAbsolutePath().normalize();
         if (Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             throw new IllegalArgumentException("checkpoint target " + absolute + " exists; give a path that does not");
@@ -529,7 +613,7 @@ public final class Engine implements AutoCloseable {
      */
     public void compactRange(byte[] from, byte[] to) {
         checkRange(from, to);
-        mutex.checkOpen();
+        checkWritable("compactRange");
         flush();
         for (int attempt = 1; ; attempt++) {
             Version seen;
@@ -685,12 +769,16 @@ public final class Engine implements AutoCloseable {
         return versions.current();
     }
 
+    /** The store's directory (for a read-only engine, the store it reads). */
     public Path directory() {
-        return dir;
+        Path source = readOnlySource;
+        return source != null ? source : dir;
     }
 
+    /** The configuration the store was opened with (for a read-only engine, the caller's). */
     public StoreConfig config() {
-        return config;
+        StoreConfig c = readOnlyConfig;
+        return c != null ? c : config;
     }
 
     /**
@@ -731,6 +819,14 @@ public final class Engine implements AutoCloseable {
         }
         obsolete.deleteObsoleteTables(true); // what lazy deletion still holds
         shutdownQuietly();
+        Path staged = staging;
+        if (staged != null) {
+            try {
+                ReaderStaging.deleteTree(staged);
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "could not delete the reader's staging directory " + staged, e);
+            }
+        }
         if (unflushed != null) {
             throw new StoreException("store " + dir + " is closed without its last writes: WAL mode none keeps them"
                     + " only in memory, and flushing them failed: " + unflushed, unflushed);

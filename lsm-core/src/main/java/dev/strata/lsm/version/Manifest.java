@@ -87,6 +87,26 @@ public final class Manifest implements Closeable {
         return new Manifest(w, number);
     }
 
+    /**
+     * The table files the intact records of the manifest at {@code path} reference (what a
+     * reader opening it needs), for a reader that stages a copy of a live store.
+     *
+     * @throws CorruptionException if the records do not replay
+     */
+    public static java.util.Set<Long> referencedTables(StorageIO io, Path path) {
+        Log log = readLog(io, path);
+        ManifestState state = log.replay(path);
+        java.util.Set<Long> files = new java.util.TreeSet<>();
+        for (List<VersionEdit.RunLayout> level : state.layout()) {
+            for (VersionEdit.RunLayout run : level) {
+                for (dev.strata.lsm.policy.ComponentId id : run.components()) {
+                    files.add(id.fileNumber());
+                }
+            }
+        }
+        return files;
+    }
+
     /** Bytes of whole records handed to the operating system (see {@link WalWriter#writtenEnd()}). */
     public long writtenEnd() {
         return writer.writtenEnd();
