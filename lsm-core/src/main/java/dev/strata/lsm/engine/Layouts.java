@@ -112,19 +112,19 @@ final class Layouts {
 
     /**
      * {@code p} as it applies to {@code base}, for a merge accepted when the anchor's run was
-     * {@code at}. The anchor may since have been consumed by another merge, which does not
-     * move the run: then the output goes into that run, named by another of its components.
-     * If another merge emptied the run (moved or merged its last component away), the output
-     * becomes a new run where that run was: behind the runs of the level that were newer than
-     * it and in front of those that were older. Runs keep their order within a level, and
-     * those created since went in front of all (new newest runs) or behind all (new oldest
-     * runs); only when none of the runs of the level then is left can the two not be told
-     * apart, and the new run goes behind every run (a new run is newer than its level's older
-     * data, and a level's new runs are mostly newest runs: flushes, merges from above). The
-     * layout check at install decides whether the result is stable, as for any placement.
-     * The finished merge is installed, not thrown away (issue 29: a level-0 consolidation
-     * anchored on the only table of the level's oldest run, which the saturation trigger
-     * moved down meanwhile).
+     * {@code at}: the placement names that run, not the component. The anchor may since have
+     * been consumed or moved by another merge, which does not move the run: then the output
+     * goes into that run, named by another of its components. If other merges emptied the run
+     * (merged or moved its last component away), the output becomes a new run where that run
+     * was: behind the runs of the level that were newer than it and in front of those that
+     * were older. Runs keep their order within a level, and those created since went in front
+     * of all (new newest runs) or behind all (new oldest runs); only when none of the level's
+     * runs of then is left can the two not be told apart, and the new run goes behind every
+     * run (a level's new runs are mostly newest runs: flushes, merges from above). The layout
+     * check at install decides whether the result is stable, as for any placement. So the
+     * finished merge is installed, not thrown away (issue 29: a level-0 consolidation anchored
+     * on the only table of the level's oldest run, which the saturation trigger moved down
+     * while the consolidation ran).
      */
     static Target resolve(Version base, Placement p, RunAt at) {
         if (p.kind() != Placement.Kind.INTO_RUN_OF || at.runId() < 0) {
@@ -132,14 +132,12 @@ final class Layouts {
         }
         List<Run> runs = p.level() < base.levels().size() ? base.levels().get(p.level()) : List.of();
         for (Run r : runs) {
-            for (Component c : r.components()) {
-                if (c.id().equals(p.anchor())) {
-                    return Target.of(p);
-                }
-            }
-        }
-        for (Run r : runs) {
             if (r.id() == at.runId() && !r.components().isEmpty()) {
+                for (Component c : r.components()) {
+                    if (c.id().equals(p.anchor())) {
+                        return Target.of(p);
+                    }
+                }
                 return Target.of(Placement.intoRunOf(p.level(), r.components().get(0).id()));
             }
         }

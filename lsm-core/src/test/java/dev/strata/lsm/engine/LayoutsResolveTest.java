@@ -85,6 +85,18 @@ class LayoutsResolveTest {
         assertEquals(List.of(y, out), levels.get(0).get(0).components());
     }
 
+    @Test
+    void anAnchorMovedToAnotherRunOfItsLevelDoesNotTakeTheOutputWithIt() {
+        Component x = comp("a", "b", 1, 10);
+        Component y = comp("c", "d", 1, 10);
+        Component r = comp("e", "f", 20, 30);
+        Version accepted = version(List.of(List.of(run(2, r), run(1, x, y))));
+        Placement p = Placement.intoRunOf(0, x.id());
+        Layouts.RunAt at = Layouts.runAt(accepted, p);
+        Version now = version(List.of(List.of(run(2, r), run(3, x), run(1, y))));
+        assertEquals(Placement.intoRunOf(0, y.id()), Layouts.resolve(now, p, at).placement());
+    }
+
     /**
      * Issue 29: level 0 holds [r, m] with m one table x; the consolidation of r into m's run is
      * accepted, x moves down, a flush f lands in level 0. The output goes where m was: behind
