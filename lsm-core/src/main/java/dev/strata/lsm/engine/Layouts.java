@@ -83,7 +83,8 @@ final class Layouts {
             for (int i = 0; i < runs.size(); i++) {
                 for (Component c : runs.get(i).components()) {
                     if (c.id().equals(p.anchor())) {
-                        return new RunAt(runs.get(i).id(), ids(runs.subList(0, i)), ids(runs.subList(i + 1, runs.size())));
+                        return new RunAt(runs.get(i).id(), ids(runs.subList(0, i)),
+                                ids(runs.subList(i + 1, runs.size())));
                     }
                 }
             }
