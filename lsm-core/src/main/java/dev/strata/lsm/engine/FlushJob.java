@@ -99,7 +99,7 @@ final class FlushJob {
                 MergeTask task = plan.mergesFirst().get(i);
                 long start = System.nanoTime();
                 long bytes = mergeJob.merge(task, claimed.firstInputs.get(i), claimed.firstBottommost.get(i),
-                        claimed.snapshots, null, 0, 0, -1);
+                        claimed.snapshots, null, 0, 0, Layouts.RunAt.NONE);
                 counters.merges.incrementAndGet();
                 counters.wroteIntoLevel(task.placement().level(), bytes);
                 listener.merged(task.inputs().size(), bytes, System.nanoTime() - start);
@@ -126,7 +126,7 @@ final class FlushJob {
                 inputs.add(0, flushed);
                 MergeTask task = MergeTask.rewrite(plan.mergeWith(), plan.placement(), plan.output(), plan.reason());
                 long bytes = mergeJob.merge(task, inputs, claimed.mergeBottommost, claimed.snapshots, flushed,
-                        nextSegment, maxSeq, -1);
+                        nextSegment, maxSeq, Layouts.RunAt.NONE);
                 obsolete.deleteUninstalled(flushed.meta().fileNumber());
                 counters.merges.incrementAndGet();
                 counters.wroteIntoLevel(plan.placement().level(), flushed.meta().sizeBytes() + bytes);

@@ -87,11 +87,12 @@ final class MergeJob {
 
     /**
      * Runs {@code task} on {@code inputs}; returns the bytes written (0 for a move).
-     * {@code anchorRun} is the id of the run its {@code INTO_RUN_OF} placement named when it
-     * was accepted (-1 for none): the output goes there even if another merge has consumed
-     * the anchor meanwhile ({@link Layouts#resolve}).
+     * {@code anchorRun} is where the run its {@code INTO_RUN_OF} placement named was when it
+     * was accepted ({@link Layouts.RunAt#NONE} for none): the output goes into that run even
+     * if another merge has consumed the anchor meanwhile, or where the run was if another
+     * merge has emptied it ({@link Layouts#resolve}).
      */
-    long run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps, long anchorRun)
+    long run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps, Layouts.RunAt anchorRun)
             throws IOException {
         versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
         return switch (task.mode()) {
@@ -117,10 +118,10 @@ final class MergeJob {
      * rewritten tables are deleted.
      */
     private long reuseBlocks(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps,
-                             long anchorRun) throws IOException {
+                             Layouts.RunAt anchorRun) throws IOException {
         Version v = versions.current();
         // The children are inputs, so no other merge changes the target run's part they cover.
-        Set<ComponentId> run = TaskValidation.targetRun(v, Layouts.resolve(v, task.placement(), anchorRun));
+        Set<ComponentId> run = TaskValidation.targetRun(v, Layouts.resolve(v, task.placement(), anchorRun).placement());
         List<Component> children = new ArrayList<>();
         List<Component> parents = new ArrayList<>();
         for (Component c : inputs) {
@@ -269,9 +270,9 @@ final class MergeJob {
 
     /**
      * Replaces the task's inputs by {@code out} at its placement (resolved for a consumed
-     * anchor) in one version edit; with {@code flushed}, the edit also completes that flush.
+     * or emptied anchor) in one version edit; with {@code flushed}, the edit also completes that flush.
      */
-    private void install(MergeTask task, List<Component> inputs, List<Component> out, long anchorRun,
+    private void install(MergeTask task, List<Component> inputs, List<Component> out, Layouts.RunAt anchorRun,
                          Component flushed, long nextSegment, long maxSeq) throws IOException {
         Set<ComponentId> removed = new HashSet<>(task.inputs());
         versions.logAndApply(base -> {
@@ -347,7 +348,7 @@ final class MergeJob {
      * Executes a {@link MergeMode#MOVE}: the inputs' files go to the task's placement by a
      * version edit alone; nothing is read or written but the manifest record.
      */
-    private long move(MergeTask task, long anchorRun) throws IOException {
+    private long move(MergeTask task, Layouts.RunAt anchorRun) throws IOException {
         Set<ComponentId> removed = new HashSet<>(task.inputs());
         versions.logAndApply(base -> {
             List<Component> moved = task.inputs().stream().map(base::find).toList();
@@ -366,7 +367,7 @@ final class MergeJob {
      * number to {@code nextSegment} and the last sequence number to {@code maxSeq}.
      */
     long merge(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps,
-               Component flushed, long nextSegment, long maxSeq, long anchorRun) throws IOException {
+               Component flushed, long nextSegment, long maxSeq, Layouts.RunAt anchorRun) throws IOException {
         List<Component> outputs = List.of();
         List<PageFile> handles = new ArrayList<>();
         boolean installed = false;

@@ -66,7 +66,8 @@ final class MergeScheduler {
      * Placement anchors of running flushes that are not their inputs, with how many anchor on
      * each: no merge may consume one while the flush runs (a flush must install), so views
      * show them busy. (A merge's anchor is not held: the merge installs into the run its
-     * anchor was in when it was accepted, see {@link Layouts#resolve}.)
+     * anchor was in when it was accepted, or where that run was if another merge emptied it,
+     * see {@link Layouts#resolve}.)
      */
     private final Map<ComponentId, Integer> anchored = new HashMap<>();
     /** Merges being executed, by the job that runs them (a merge task, or a flush's claim). */
@@ -316,7 +317,7 @@ final class MergeScheduler {
                 continue;
             }
             claimed.addAll(task.inputs());
-            long anchorRun = Layouts.runOf(v, task.placement());
+            Layouts.RunAt anchorRun = Layouts.runAt(v, task.placement());
             List<Component> inputs = task.inputs().stream().map(v::find).toList();
             boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(),
                     minKey(inputs), maxKey(inputs));
@@ -402,7 +403,8 @@ final class MergeScheduler {
         return false;
     }
 
-    private void run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps, long anchorRun) {
+    private void run(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps,
+                     Layouts.RunAt anchorRun) {
         boolean ok = false;
         String failure = "the merge did not finish";
         long mergeStart = System.nanoTime();
