@@ -361,7 +361,7 @@ final class MergeScheduler {
         }
         for (MergeTask task : tasks) {
             manual.put(task, null);
-            long anchorRun = Layouts.runOf(v, task.placement());
+            Layouts.RunAt anchorRun = Layouts.runAt(v, task.placement());
             List<Component> inputs = task.inputs().stream().map(v::find).toList();
             boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(),
                     minKey(inputs), maxKey(inputs));
