@@ -208,6 +208,25 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
+     * Bulk-loads tables written by {@link TableWriter} (RocksDB's {@code ingestExternalFile}):
+     * each file is validated (format, page size, checksums, strictly increasing keys, the
+     * store's limits), then all of them get one sequence number, newer than every write
+     * before the call, and are installed at once in one version edit — after a crash either
+     * all of them are in the store or none. The files' key ranges must not overlap each other.
+     * Each table goes where the merge policy places it ({@code MergePolicy.placeIngest}; the
+     * default is the deepest level such that nothing in it or above it overlaps). Writes wait
+     * while the files are ingested: the memtables are flushed first, and each file is copied
+     * into the store (its entries get the sequence number), so the external files stay as
+     * they were (deleted afterwards with {@link IngestOptions#deleteFiles}).
+     *
+     * @throws IllegalArgumentException naming the file and the problem when a file is not a
+     *     valid table for this store, or two files overlap; nothing is changed then
+     */
+    public void ingest(java.util.List<Path> files, IngestOptions options) {
+        engine.ingest(files, options);
+    }
+
+    /**
      * Compacts the keys in [{@code fromInclusive}, {@code toExclusive}) ({@code null} bounds are
      * open), as RocksDB's {@code compactRange}: flushes the memtable, waits for running merges,
      * then runs the merge policy's plan for the range ({@code MergePolicy.planCompaction}; the

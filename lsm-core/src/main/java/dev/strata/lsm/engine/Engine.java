@@ -1,5 +1,7 @@
 package dev.strata.lsm.engine;
 
+import java.util.Set;
+import dev.strata.lsm.policy.Placement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import dev.strata.lsm.version.ComponentViews;
@@ -80,6 +82,7 @@ public final class Engine implements AutoCloseable {
     private final ObsoleteFiles obsolete;
     private final BackgroundThreads threads;
     private final DirectoryLock dirLock;
+    private final TableOutput output;
     /** For a read-only engine ({@link #openReadOnly}): the store it reads, its staging directory and the caller's config. */
     private volatile Path readOnlySource;
     private volatile Path staging;
@@ -139,7 +142,7 @@ public final class Engine implements AutoCloseable {
         this.metrics = boundMetrics;
         this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex, counters.punchedBytes,
                 config.obsoleteDeleteBatchBytes());
-        TableOutput output = new TableOutput(io, dir, tables, versions, obsolete, config.tableOptions(),
+        this.output = new TableOutput(io, dir, tables, versions, obsolete, config.tableOptions(),
                 config.valueExpiry());
         this.memtables = new Memtables(io, dir, config.walMode(), versions);
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
@@ -596,6 +599,142 @@ public final class Engine implements AutoCloseable {
             for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
+        }
+    }
+
+    /**
+     * Bulk ingest (see {@code LsmStore.ingest}): validates every file, then with the write
+     * queue held (writers wait) flushes the memtables, takes one sequence number, writes each
+     * file into a store table whose entries carry it, waits until no merge runs, asks the
+     * policy where the tables go and installs them all in one version edit. A failure before
+     * the edit deletes the tables written; a crash leaves them unnamed (deleted at open).
+     */
+    public void ingest(List<Path> files, dev.strata.lsm.IngestOptions options) {
+        checkWritable("ingest");
+        if (files == null || files.isEmpty()) {
+            throw new IllegalArgumentException("ingest needs at least one table file");
+        }
+        if (options == null) {
+            throw new IllegalArgumentException("ingest options must not be null (IngestOptions.defaults())");
+        }
+        if (files.stream().map(p -> p.toAbsolutePath().normalize()).distinct().count() != files.size()) {
+            throw new IllegalArgumentException("ingest lists a file twice: " + files);
+        }
+        List<IngestJob.External> external = new ArrayList<>();
+        try {
+            for (Path p : files) {
+                external.add(IngestJob.validate(io, p, config));
+            }
+            String overlap = IngestJob.overlap(external);
+            if (overlap != null) {
+                throw new IllegalArgumentException("ingest: the key ranges of " + overlap + " overlap; files ingested "
+                        + "together must not (ingest them one call after the other)");
+            }
+            ingestValidated(external);
+        } finally {
+            IngestJob.closeAll(external);
+        }
+        if (options.isDeleteFiles()) {
+            for (Path p : files) {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.WARNING, "ingested " + p + " but could not delete it", e);
+                }
+            }
+        }
+    }
+
+    private void ingestValidated(List<IngestJob.External> external) {
+        List<Component> written = new ArrayList<>();
+        boolean installed = false;
+        mutex.lock();
+        try {
+            mutex.checkOpen();
+            WriteQueue.Writer turn = writeQueue.awaitBarrierTurn();
+            try {
+                // Every earlier write goes into tables first: the ingest's sequence number is then
+                // above everything the WAL could still replay, and its tables are the newest data.
+                if (!memtables.set().active().isEmpty()) {
+                    writeControl.switchMemtable();
+                }
+                awaitImmutableFlushed();
+                long seq = memtables.reserve(1);
+                mutex.unlock();
+                try {
+                    for (IngestJob.External t : external) {
+                        written.addAll(IngestJob.write(output, t, seq));
+                    }
+                } finally {
+                    mutex.lock();
+                }
+                // No merge runs from the view the policy sees to the edit: the placement holds.
+                while (scheduler.running() || flushLane.running()) {
+                    mutex.checkOpen();
+                    mutex.awaitBackground(100);
+                }
+                mutex.checkOpen();
+                Version v = versions.current();
+                List<dev.strata.lsm.policy.ComponentView> views = written.stream()
+                        .map(c -> ComponentViews.of(c, false)).toList();
+                Placement placement;
+                try {
+                    placement = policy.placeIngest(scheduler.treeView(v, written.toArray(new Component[0])), views);
+                } catch (RuntimeException e) {
+                    policy.error("merge policy " + policy.policyName() + " failed to place ingested tables", e);
+                    placement = Placement.newRun(0);
+                }
+                Placement chosen = placement;
+                versions.logAndApply(base -> {
+                    List<List<Run>> levels;
+                    try {
+                        levels = Layouts.apply(base, Set.of(), written, chosen, versions::newRunId);
+                        Layouts.checkChange(base, written, written, levels);
+                    } catch (Layouts.PolicyError e) {
+                        policy.error("merge policy " + policy.policyName() + " placed ingested tables badly ("
+                                + e.getMessage() + "); using a new newest run of level 0", null);
+                        levels = Layouts.apply(base, Set.of(), written, Placement.newRun(0), versions::newRunId);
+                    }
+                    return new VersionSet.Change(levels, written, List.of(), base.flushCounter(), policy.state(),
+                            versions.logNumber(), seq);
+                });
+                installed = true;
+                memtables.publish();
+                counters.wroteIntoLevel(chosen.level(), written.stream().mapToLong(c -> c.meta().sizeBytes()).sum());
+                scheduler.scheduleMerges();
+            } finally {
+                writeQueue.leave(turn);
+            }
+        } catch (IOException e) {
+            throw new StoreException("ingest into " + dir + " failed: " + e, e);
+        } finally {
+            try {
+                for (Component c : written) {
+                    if (installed) {
+                        obsolete.settled(c.meta().fileNumber());
+                    } else {
+                        obsolete.deleteUninstalled(c.meta().fileNumber());
+                    }
+                }
+            } finally {
+                mutex.unlock();
+            }
+        }
+    }
+
+    /** Waits (mutex held, at the head of the write queue) until every immutable memtable is flushed. */
+    private void awaitImmutableFlushed() {
+        int kicks = 0;
+        while (!memtables.set().immutable().isEmpty()) {
+            mutex.checkOpen();
+            Throwable flushError = flushLane.error();
+            if (flushError != null && !flushLane.running()) {
+                if (kicks++ > 0) {
+                    throw new StoreException("flush of " + dir + " failed: " + flushError, flushError);
+                }
+                flushLane.schedule();
+            }
+            mutex.awaitBackground(100);
         }
     }
 

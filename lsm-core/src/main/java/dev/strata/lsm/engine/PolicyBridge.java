@@ -89,6 +89,16 @@ final class PolicyBridge {
         }
     }
 
+    /** The policy's placement of ingested tables; what the policy throws is the caller's to report. */
+    Placement placeIngest(TreeView view, List<dev.strata.lsm.policy.ComponentView> tables) {
+        policyLock.lock();
+        try {
+            return policy.placeIngest(view, tables);
+        } finally {
+            policyLock.unlock();
+        }
+    }
+
     /** Adopts the state of a decision the engine acted on. */
     void adopt(Decision d) {
         state = d.state() == null ? new byte[0] : d.state();

@@ -55,6 +55,18 @@ public interface MergePolicy {
     }
 
     /**
+     * Where tables bulk-ingested by {@code LsmStore.ingest} land, given the tree and the
+     * tables (which overlap each other nowhere and hold data newer than every component).
+     * The default is {@link IngestPlacement#deepestFree}: the deepest level such that nothing
+     * in it or above it overlaps them. A placement the engine cannot use (one that would
+     * put them below a component they overlap) is a policy error, and the tables then become
+     * a new newest run of level 0.
+     */
+    default Placement placeIngest(TreeView tree, List<ComponentView> tables) {
+        return IngestPlacement.deepestFree(tree, tables);
+    }
+
+    /**
      * Whether writers may continue. Asked before each flush would be started and after
      * every merge.
      */

@@ -231,8 +231,11 @@ public final class StoreRepair {
         }
     }
 
-    /** The table version whose footer is the file's last page, trying every legal page size. */
-    private static SSTableReader openAtLastFooter(PageFile f, long n) throws IOException {
+    /**
+     * The table version whose footer is the file's last page, trying every legal page size
+     * (also for tables written outside a store, which bulk ingest reads).
+     */
+    public static SSTableReader openAtLastFooter(PageFile f, long n) throws IOException {
         long size = f.size();
         IOException firstFailure = null;
         for (int pageSize = TableOptions.MIN_PAGE_SIZE; pageSize <= TableOptions.MAX_PAGE_SIZE; pageSize <<= 1) {

@@ -1,0 +1,182 @@
+package dev.strata.lsm;
+
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.OpenMode;
+import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.io.StorageIOs;
+import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.FinishedTable;
+import dev.strata.lsm.sstable.SSTableWriter;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Writes a table file outside any store, for {@link LsmStore#ingest} (RocksDB's
+ * {@code SstFileWriter}): keys in strictly increasing unsigned order, each a put or a delete,
+ * in the table format and with the page size, bloom density and limits of a
+ * {@link StoreConfig}. Not thread safe. Close it: a writer closed before {@link #finish()}
+ * deletes its file.
+ *
+ * <pre>{@code
+ * try (TableWriter w = TableWriter.create(Path.of("part-0.sst"), config)) {
+ *     w.put(k1, v1);
+ *     w.delete(k2);
+ *     w.finish();
+ * }
+ * store.ingest(List.of(Path.of("part-0.sst")), IngestOptions.defaults());
+ * }</pre>
+ */
+public final class TableWriter implements AutoCloseable {
+    private final Path path;
+    private final StoreConfig config;
+    private final PageFile file;
+    private final SSTableWriter writer;
+    private byte[] lastKey;
+    private long entries;
+    private boolean finished;
+    private boolean closed;
+
+    private TableWriter(Path path, StoreConfig config, PageFile file, SSTableWriter writer) {
+        this.path = path;
+        this.config = config;
+        this.file = file;
+        this.writer = writer;
+    }
+
+    /**
+     * Creates {@code path}, which must not exist, for a table written with {@code config}'s
+     * table options through its storage IO.
+     */
+    public static TableWriter create(Path path, StoreConfig config) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(config, "config");
+        if (Files.exists(path)) {
+            throw new IllegalArgumentException("table file " + path + " exists; TableWriter writes a new file");
+        }
+        StorageIO io = StorageIOs.of(config);
+        PageFile f = null;
+        try {
+            f = io.open(path, OpenMode.CREATE_NEW, IoPurpose.FLUSH);
+            return new TableWriter(path, config, f, new SSTableWriter(f, config.tableOptions()));
+        } catch (IOException e) {
+            if (f != null) {
+                try {
+                    f.close();
+                } catch (IOException ignored) {
+                    // already failing
+                }
+            }
+            throw new StoreException("cannot create table file " + path + ": " + e, e);
+        }
+    }
+
+    /** Adds {@code key} = {@code value}; {@code key} must sort after every key added before. */
+    public TableWriter put(byte[] key, byte[] value) {
+        if (value == null) {
+            throw new IllegalArgumentException("value must not be null (use delete)");
+        }
+        if (value.length > config.maxValueBytes()) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes exceeds the maximum value size of "
+                    + config.maxValueBytes() + " bytes (maxValueBytes)");
+        }
+        add(key, EntryType.PUT, value);
+        return this;
+    }
+
+    /** Adds a deletion of {@code key}; {@code key} must sort after every key added before. */
+    public TableWriter delete(byte[] key) {
+        add(key, EntryType.DELETE, null);
+        return this;
+    }
+
+    private void add(byte[] key, EntryType type, byte[] value) {
+        if (closed || finished) {
+            throw new IllegalStateException("table writer for " + path + " is " + (closed ? "closed" : "finished"));
+        }
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        if (key.length > config.maxKeyBytes()) {
+            throw new IllegalArgumentException("key of " + key.length + " bytes exceeds the maximum key size of "
+                    + config.maxKeyBytes() + " bytes");
+        }
+        if (lastKey != null && Arrays.compareUnsigned(key, lastKey) <= 0) {
+            throw new IllegalArgumentException("keys must be added in strictly increasing order: "
+                    + LsmStoreKeys.show(key) + " after " + LsmStoreKeys.show(lastKey) + " in " + path);
+        }
+        try {
+            writer.add(key, 0, type, value);
+        } catch (IOException e) {
+            throw new StoreException("cannot write table file " + path + ": " + e, e);
+        }
+        lastKey = key.clone();
+        entries++;
+    }
+
+    /** Entries added so far. */
+    public long entryCount() {
+        return entries;
+    }
+
+    /**
+     * Writes the table's interior pages, bloom filter and footer and forces the file; returns
+     * its size in bytes.
+     *
+     * @throws IllegalStateException if no entry was added (an empty table cannot be ingested)
+     */
+    public long finish() {
+        if (entries == 0) {
+            throw new IllegalStateException("table writer for " + path + " holds no entry: nothing to finish");
+        }
+        if (finished || closed) {
+            throw new IllegalStateException("table writer for " + path + " is already " + (closed ? "closed" : "finished"));
+        }
+        try {
+            FinishedTable t = writer.finishDurably();
+            finished = true;
+            return t.endOffset();
+        } catch (IOException e) {
+            throw new StoreException("cannot finish table file " + path + ": " + e, e);
+        }
+    }
+
+    /** Closes the file; deletes it unless {@link #finish()} succeeded. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (!finished) {
+            try {
+                file.close();
+            } catch (IOException ignored) {
+                // deleted next
+            }
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException e) {
+                throw new StoreException("cannot delete unfinished table file " + path + ": " + e, e);
+            }
+        }
+    }
+
+    /** Shows keys in messages. */
+    static final class LsmStoreKeys {
+        private LsmStoreKeys() {
+        }
+
+        static String show(byte[] key) {
+            StringBuilder b = new StringBuilder("0x");
+            for (int i = 0; i < Math.min(key.length, 32); i++) {
+                b.append(String.format("%02x", key[i]));
+            }
+            return key.length > 32 ? b + "… (" + key.length + " bytes)" : b.toString();
+        }
+    }
+}

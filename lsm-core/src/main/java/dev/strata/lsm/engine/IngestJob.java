@@ -1,0 +1,189 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.CorruptionException;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.OpenMode;
+import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.merge.OutputCutter;
+import dev.strata.lsm.policy.OutputSpec;
+import dev.strata.lsm.repair.StoreRepair;
+import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.ForwardingInternalIterator;
+import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.SSTableReader;
+import dev.strata.lsm.sstable.TableIterator;
+import dev.strata.lsm.version.Component;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Bulk ingest's file work: validating external tables (written by {@code TableWriter}) and
+ * writing each into the store as a table whose every entry carries the sequence number the
+ * ingest was given. Strata's cells carry their own sequence numbers, so an external table is
+ * rewritten (one sequential read and write) rather than linked: a global sequence number in
+ * the manifest would avoid that copy, and is not done.
+ */
+final class IngestJob {
+    /** An external table that passed validation: its reader and key range. */
+    record External(Path path, PageFile file, SSTableReader reader, byte[] minKey, byte[] maxKey, long entries) {
+    }
+
+    private IngestJob() {
+    }
+
+    /**
+     * Opens {@code path} at its last footer and reads every entry: the format, the checksums
+     * (each page is checked as it is read), strictly increasing user keys (one entry per key),
+     * puts and deletes only, and the store's key and value limits.
+     *
+     * @throws IllegalArgumentException naming the file and what is wrong with it
+     */
+    static External validate(StorageIO io, Path path, StoreConfig config) {
+        if (!Files.isRegularFile(path)) {
+            throw new IllegalArgumentException("ingest: " + path + " is not a file");
+        }
+        PageFile f = null;
+        try {
+            f = io.open(path, OpenMode.READ, IoPurpose.READ);
+            SSTableReader reader = StoreRepair.openAtLastFooter(f, 0);
+            if (reader.footer().pageSize() != config.pageSize()) {
+                throw new IllegalArgumentException("ingest: " + path + " has " + reader.footer().pageSize()
+                        + "-byte pages; the store writes " + config.pageSize() + "-byte pages (pageSize)");
+            }
+            byte[] first = null;
+            byte[] last = null;
+            long entries = 0;
+            try (TableIterator it = reader.iterator()) {
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    byte[] key = it.key();
+                    if (last != null && Arrays.compareUnsigned(key, last) <= 0) {
+                        throw new IllegalArgumentException("ingest: " + path + " holds key " + hex(key) + " after "
+                                + hex(last) + (Arrays.equals(key, last) ? " (a duplicate key)" : " (keys out of order)"));
+                    }
+                    if (key.length > config.maxKeyBytes()) {
+                        throw new IllegalArgumentException("ingest: " + path + " holds a key of " + key.length
+                                + " bytes, over the store's maximum key size of " + config.maxKeyBytes());
+                    }
+                    EntryType type = it.type();
+                    if (type != EntryType.PUT && type != EntryType.DELETE) {
+                        throw new IllegalArgumentException("ingest: " + path + " holds an entry of type " + type);
+                    }
+                    if (type == EntryType.PUT && it.valueLength() > config.maxValueBytes()) {
+                        throw new IllegalArgumentException("ingest: " + path + " holds a value of " + it.valueLength()
+                                + " bytes, over the store's maxValueBytes of " + config.maxValueBytes());
+                    }
+                    it.valueArray(); // reads (and checks) overflow pages too
+                    if (first == null) {
+                        first = key;
+                    }
+                    last = key;
+                    entries++;
+                }
+            }
+            if (entries == 0) {
+                throw new IllegalArgumentException("ingest: " + path + " holds no entry");
+            }
+            if (entries != reader.footer().entryCount()) {
+                throw new IllegalArgumentException("ingest: " + path + " holds " + entries + " entries; its footer says "
+                        + reader.footer().entryCount());
+            }
+            return new External(path, f, reader, first, last, entries);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(f);
+            if (e instanceof IllegalArgumentException iae) {
+                throw iae;
+            }
+            String what = e instanceof CorruptionException ? "is corrupt" : "is not a readable Strata table";
+            throw new IllegalArgumentException("ingest: " + path + " " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes {@code table}'s entries with sequence number {@code seq} into new store tables (pending outputs). */
+    static List<Component> write(TableOutput output, External table, long seq) throws IOException {
+        TableIterator source = table.reader().iterator();
+        InternalIterator withSeq = new ForwardingInternalIterator() {
+            @Override
+            protected InternalIterator positioned() {
+                return source;
+            }
+
+            @Override
+            public long seqno() {
+                return seq;
+            }
+
+            @Override
+            public boolean valid() {
+                return source.valid();
+            }
+
+            @Override
+            public void seekToFirst() throws IOException {
+                source.seekToFirst();
+            }
+
+            @Override
+            public void seek(byte[] userKey) throws IOException {
+                source.seek(userKey);
+            }
+
+            @Override
+            public void next() throws IOException {
+                source.next();
+            }
+
+            @Override
+            public void close() throws IOException {
+                source.close();
+            }
+        };
+        try (withSeq) {
+            withSeq.seekToFirst();
+            return output.write(withSeq, IoPurpose.FLUSH, new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()),
+                    null);
+        }
+    }
+
+    static void closeAll(List<External> tables) {
+        for (External t : tables) {
+            closeQuietly(t.file());
+        }
+    }
+
+    private static void closeQuietly(PageFile f) {
+        if (f != null) {
+            try {
+                f.close();
+            } catch (IOException ignored) {
+                // nothing was written
+            }
+        }
+    }
+
+    private static String hex(byte[] key) {
+        StringBuilder b = new StringBuilder("0x");
+        for (int i = 0; i < Math.min(key.length, 32); i++) {
+            b.append(String.format("%02x", key[i]));
+        }
+        return key.length > 32 ? b + "…" : b.toString();
+    }
+
+    /** Whether two of the (validated) tables overlap in key range; names them, or null. */
+    static String overlap(List<External> tables) {
+        List<External> sorted = new ArrayList<>(tables);
+        sorted.sort((a, b) -> Arrays.compareUnsigned(a.minKey(), b.minKey()));
+        for (int i = 1; i < sorted.size(); i++) {
+            if (Arrays.compareUnsigned(sorted.get(i).minKey(), sorted.get(i - 1).maxKey()) <= 0) {
+                return sorted.get(i - 1).path() + " and " + sorted.get(i).path();
+            }
+        }
+        return null;
+    }
+}
