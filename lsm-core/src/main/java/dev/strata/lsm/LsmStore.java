@@ -124,6 +124,25 @@ public final class LsmStore implements AutoCloseable {
         return engine.getLatest(key);
     }
 
+    /**
+     * Records {@code operand} for {@code key}: reads see the key's value combined with it by
+     * the store's merge operator ({@link StoreConfig.Builder#mergeOperator}; {@code uint64add}
+     * adds 8-byte big-endian unsigned operands to an 8-byte big-endian value, a missing value
+     * counting as 0), without the read-modify-write a get then put would take. Flushes and
+     * merges combine operands where the operator allows.
+     *
+     * @throws IllegalArgumentException if the store has no merge operator or the operator
+     *     refuses the operand (nothing is written)
+     */
+    public void merge(byte[] key, byte[] operand) {
+        engine.write(new WriteBatch().merge(key, operand), WriteOptions.defaults());
+    }
+
+    /** {@link #merge(byte[], byte[])} with {@code options}. */
+    public void merge(byte[] key, byte[] operand, WriteOptions options) {
+        engine.write(new WriteBatch().merge(key, operand), checked(options));
+    }
+
     /** Removes {@code key} (a no-op if absent). */
     public void delete(byte[] key) {
         engine.write(new WriteBatch().delete(key), WriteOptions.defaults());

@@ -45,6 +45,7 @@ public final class StoreConfig {
     private final long manifestRewriteBytes;
     private final long obsoleteDeleteBatchBytes;
     private final String mergePolicy;
+    private final String mergeOperator;
     private final Map<String, String> mergePolicyParams;
     private final MeterRegistry meterRegistry;
     private final StorageIO storageIO;
@@ -66,6 +67,7 @@ public final class StoreConfig {
         this.manifestRewriteBytes = b.manifestRewriteBytes;
         this.obsoleteDeleteBatchBytes = b.obsoleteDeleteBatchBytes;
         this.mergePolicy = b.mergePolicy;
+        this.mergeOperator = b.mergeOperator;
         this.mergePolicyParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.mergePolicyParams));
         this.meterRegistry = b.meterRegistry;
         this.storageIO = b.storageIO;
@@ -110,6 +112,7 @@ public final class StoreConfig {
         b.manifestRewriteBytes = manifestRewriteBytes;
         b.obsoleteDeleteBatchBytes = obsoleteDeleteBatchBytes;
         b.mergePolicy = mergePolicy;
+        b.mergeOperator = mergeOperator;
         b.mergePolicyParams = new LinkedHashMap<>(mergePolicyParams);
         b.meterRegistry = meterRegistry;
         b.storageIO = storageIO;
@@ -210,6 +213,14 @@ public final class StoreConfig {
         return mergePolicy;
     }
 
+    /**
+     * Name of the merge operator {@code LsmStore.merge} operands are combined with (see
+     * {@link dev.strata.lsm.mergeop.MergeOperator}), or null for none (default): merges are then refused.
+     */
+    public String mergeOperator() {
+        return mergeOperator;
+    }
+
     /** Raw parameters of the merge policy, validated against its declaration. */
     public Map<String, String> mergePolicyParams() {
         return mergePolicyParams;
@@ -254,7 +265,7 @@ public final class StoreConfig {
                 + ", walMode=" + walMode + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
                 + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
-                + ", mergePolicy=" + mergePolicy + mergePolicyParams
+                + ", mergePolicy=" + mergePolicy + mergePolicyParams + ", mergeOperator=" + mergeOperator
                 + ", storageIO=" + (storageIO != null ? storageIO.getClass().getSimpleName() : storageIOName + storageIOParams)
                 + "]";
     }
@@ -274,6 +285,7 @@ public final class StoreConfig {
         private long obsoleteDeleteBatchBytes;
         private String mergePolicy = SizeTieredPolicyFactory.NAME;
         private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
+        private String mergeOperator;
         private MeterRegistry meterRegistry;
         private StorageIO storageIO;
         private String storageIOName = FileChannelStorageIOFactory.NAME;
@@ -353,6 +365,16 @@ public final class StoreConfig {
             return mergePolicy(name, Map.of());
         }
 
+        /**
+         * The merge operator {@code merge} operands are combined with, by its registered name
+         * ({@code uint64add}, {@code stringappend}, or one a jar registers); null for none.
+         * An unknown name fails {@link #build()} with the names known.
+         */
+        public Builder mergeOperator(String name) {
+            this.mergeOperator = name;
+            return this;
+        }
+
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = registry;
             return this;
@@ -423,6 +445,9 @@ public final class StoreConfig {
             check(manifestRewriteBytes >= 4096, "manifestRewriteBytes", manifestRewriteBytes, ">= 4096");
             check(obsoleteDeleteBatchBytes >= 0, "obsoleteDeleteBatchBytes", obsoleteDeleteBatchBytes,
                     ">= 0 (0 deletes obsolete files at once)");
+            if (mergeOperator != null) {
+                dev.strata.lsm.mergeop.MergeOperators.find(mergeOperator);
+            }
             if (mergePolicy == null) {
                 throw new ConfigException("merge policy name must not be null; available: " + MergePolicies.names());
             }

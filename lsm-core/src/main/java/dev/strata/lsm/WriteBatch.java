@@ -5,14 +5,21 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Puts and deletes applied atomically by {@link LsmStore#write}: after a crash either all
+ * Puts, deletes and merge operands applied atomically by {@link LsmStore#write}: after a crash either all
  * of them are there or none, and no reader ever sees part of a batch. Not thread safe; the
  * store copies nothing, so do not modify the arrays after adding them.
  */
 public final class WriteBatch {
 
-    /** One operation of a batch. */
-    public record Op(boolean delete, byte[] key, byte[] value) {
+    /**
+     * One operation of a batch: a put, a delete ({@code delete}, no value) or a merge operand
+     * ({@code merge}, the operand as its value).
+     */
+    public record Op(boolean delete, byte[] key, byte[] value, boolean merge) {
+        /** A put or a delete. */
+        public Op(boolean delete, byte[] key, byte[] value) {
+            this(delete, key, value, false);
+        }
     }
 
     private final List<Op> ops = new ArrayList<>();
@@ -28,6 +35,22 @@ public final class WriteBatch {
         }
         ops.add(new Op(false, key, value));
         approximateBytes += key.length + value.length + 16;
+        return this;
+    }
+
+    /**
+     * Records {@code operand} for {@code key}, combined with the key's value by the store's
+     * merge operator (see {@link LsmStore#merge}).
+     */
+    public WriteBatch merge(byte[] key, byte[] operand) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        if (operand == null) {
+            throw new IllegalArgumentException("merge operand must not be null");
+        }
+        ops.add(new Op(false, key, operand, true));
+        approximateBytes += key.length + operand.length + 16;
         return this;
     }
 

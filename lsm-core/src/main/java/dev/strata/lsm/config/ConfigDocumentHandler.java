@@ -111,6 +111,16 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 check(e);
             }
             case "mergePolicy" -> startPolicy(e);
+            case "mergeOperator" -> {
+                String name = e.text("name").orElseThrow();
+                try {
+                    dev.strata.lsm.mergeop.MergeOperators.find(name);
+                } catch (ConfigException ex) {
+                    throw e.at.error(ex.getMessage(), ex);
+                }
+                builder.mergeOperator(name);
+                check(e);
+            }
             case "storageIO" -> startStorage(e);
             case "param" -> {
                 if (storageElement != null) {

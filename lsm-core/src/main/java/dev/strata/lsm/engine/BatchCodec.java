@@ -11,8 +11,8 @@ import java.util.List;
 /**
  * Encodes write groups as WAL record payloads and replays them into a memtable. Layout
  * (docs/format.md, "WAL batch record"): u64 first sequence number, u32 operation count,
- * then per operation u8 type (0 delete, 1 put), varint key length, key, and for a put
- * varint value length and value. Operation i has sequence number first + i.
+ * then per operation u8 type (0 delete, 1 put, 2 merge operand), varint key length, key, and
+ * for a put or merge varint value length and value. Operation i has sequence number first + i.
  */
 final class BatchCodec {
     private BatchCodec() {
@@ -62,7 +62,8 @@ final class BatchCodec {
         p = putInt(out, p, count);
         for (WriteBatch b : batches) {
             for (WriteBatch.Op op : b.ops()) {
-                out[p++] = (byte) (op.delete() ? EntryType.DELETE.code() : EntryType.PUT.code());
+                out[p++] = (byte) (op.delete() ? EntryType.DELETE.code()
+                        : op.merge() ? EntryType.MERGE.code() : EntryType.PUT.code());
                 p = putVarint(out, p, op.key().length);
                 System.arraycopy(op.key(), 0, out, p, op.key().length);
                 p += op.key().length;
@@ -98,12 +99,12 @@ final class BatchCodec {
                     if (seq + i > durable) {
                         mem.add(key, seq + i, EntryType.DELETE, null);
                     }
-                } else if (type == EntryType.PUT.code()) {
+                } else if (type == EntryType.PUT.code() || type == EntryType.MERGE.code()) {
                     int vlen = getVarint(rec, pos);
                     byte[] value = java.util.Arrays.copyOfRange(rec, pos[0], pos[0] + vlen);
                     pos[0] += vlen;
                     if (seq + i > durable) {
-                        mem.add(key, seq + i, EntryType.PUT, value);
+                        mem.add(key, seq + i, EntryType.fromCode(type), value);
                     }
                 } else {
                     throw new IllegalArgumentException("unknown operation type " + type);

@@ -143,7 +143,8 @@ public final class Engine implements AutoCloseable {
         this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex, counters.punchedBytes,
                 config.obsoleteDeleteBatchBytes());
         this.output = new TableOutput(io, dir, tables, versions, obsolete, config.tableOptions(),
-                config.valueExpiry());
+                config.valueExpiry(), config.mergeOperator() == null ? null
+                        : dev.strata.lsm.mergeop.MergeOperators.find(config.mergeOperator()));
         this.memtables = new Memtables(io, dir, config.walMode(), versions);
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
         MergeJob mergeJob = new MergeJob(io, tables, versions, output, obsolete, policy, mutex, config.tableOptions(),
@@ -156,7 +157,8 @@ public final class Engine implements AutoCloseable {
                 snapshots, threads.flushThread, counters, metrics);
         this.writeControl = new WriteControl(dir, config, mutex, memtables, flushLane, scheduler, counters);
         this.writeQueue = new WriteQueue(dir, config, mutex, memtables, writeControl);
-        this.reads = new ReadPath(memtables, versions, mutex);
+        this.reads = new ReadPath(memtables, versions, mutex, config.mergeOperator() == null ? null
+                : dev.strata.lsm.mergeop.MergeOperators.find(config.mergeOperator()));
         versions.onVersionReleased(() -> {
             if (!threads.mergePool.isShutdown()) {
                 queuedSweeps.incrementAndGet();

@@ -1,5 +1,6 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.Cursor;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.memtable.Memtable;
@@ -26,11 +27,14 @@ final class ReadPath {
     private final Memtables memtables;
     private final VersionSet versions;
     private final EngineMutex mutex;
+    /** The store's merge operator, or null. */
+    private final dev.strata.lsm.mergeop.MergeOperator operator;
 
-    ReadPath(Memtables memtables, VersionSet versions, EngineMutex mutex) {
+    ReadPath(Memtables memtables, VersionSet versions, EngineMutex mutex, dev.strata.lsm.mergeop.MergeOperator operator) {
         this.memtables = memtables;
         this.versions = versions;
         this.mutex = mutex;
+        this.operator = operator;
     }
 
     /** The value of {@code key} at {@code seq}, or null. */
@@ -63,21 +67,73 @@ final class ReadPath {
                 v.release();
             }
         }
+        if (e != null && e.type() == EntryType.MERGE) {
+            return resolveMerge(key, seq, m);
+        }
         return e == null || e.isTombstone() ? null : e.value();
+    }
+
+    /**
+     * The value of {@code key} whose newest visible version is a merge operand: every source
+     * merged from the key on, the visible operands collected down to the first put or
+     * tombstone, combined by the operator.
+     */
+    private byte[] resolveMerge(byte[] key, long seq, MemtableSet m) {
+        Version v = versions.acquire();
+        try (MergingIterator it = new MergingIterator(sources(m, v))) {
+            it.seek(key);
+            List<byte[]> operands = new ArrayList<>();
+            byte[] base = null;
+            while (it.valid() && java.util.Arrays.equals(it.key(), key)) {
+                if (it.seqno() <= seq) {
+                    EntryType t = it.type();
+                    if (t == EntryType.MERGE) {
+                        operands.add(it.value());
+                    } else {
+                        if (t == EntryType.PUT) {
+                            base = it.value();
+                        }
+                        break;
+                    }
+                }
+                it.next();
+            }
+            java.util.Collections.reverse(operands);
+            return MergeResolvingIterator.fullMerge(operator, key, base, operands);
+        } catch (IOException ex) {
+            mutex.checkOpen();
+            throw new StoreException("read of " + InternalKeys.describe(key) + " failed: " + ex, ex);
+        } finally {
+            v.release();
+        }
+    }
+
+    private static List<InternalIterator> sources(MemtableSet m, Version v) {
+        List<InternalIterator> sources = new ArrayList<>();
+        sources.add(m.active().iterator());
+        for (Memtable imm : m.immutable()) {
+            sources.add(imm.iterator());
+        }
+        for (List<Run> level : v.levels()) {
+            for (Run run : level) {
+                sources.add(new RunIterator(run));
+            }
+        }
+        return sources;
     }
 
     /** A cursor over live keys in [from, to) at {@code seq}. */
     Cursor scan(byte[] from, byte[] to, long seq) {
         MemtableSet m = memtables.set();
         Version v = versions.acquire();
-        return scan(m, v, seq, from, to, v::release, mutex::checkOpen);
+        return scan(m, v, seq, from, to, v::release, mutex::checkOpen, operator);
     }
 
     /** A cursor over the newest data, read after the memtables and version (see {@link #getLatest}). */
     Cursor scanLatest(byte[] from, byte[] to) {
         MemtableSet m = memtables.set();
         Version v = versions.acquire();
-        return scan(m, v, memtables.visibleSequence(), from, to, v::release, mutex::checkOpen);
+        return scan(m, v, memtables.visibleSequence(), from, to, v::release, mutex::checkOpen, operator);
     }
 
     /** The newest entry of {@code key} at or below {@code seq} in the memtables, or null. */
@@ -117,17 +173,11 @@ final class ReadPath {
      * once the store is closed.
      */
     private static Cursor scan(MemtableSet m, Version v, long seq, byte[] from, byte[] to, Runnable release,
-                       Runnable checkOpen) {
-        List<InternalIterator> sources = new ArrayList<>();
-        sources.add(m.active().iterator());
-        for (Memtable imm : m.immutable()) {
-            sources.add(imm.iterator());
-        }
-        for (List<Run> level : v.levels()) {
-            for (Run run : level) {
-                sources.add(new RunIterator(run));
-            }
-        }
-        return new StoreCursor(new MergingIterator(sources), seq, from, to, release, checkOpen);
+                       Runnable checkOpen, dev.strata.lsm.mergeop.MergeOperator operator) {
+        InternalIterator merged = new MergingIterator(sources(m, v));
+        // With an operator, operands are combined below the cursor; without one, the cursor
+        // refuses any operand it meets (MergeResolvingIterator.fullMerge's error).
+        return new StoreCursor(operator == null ? merged : new MergeResolvingIterator(merged, seq, operator), seq,
+                from, to, release, checkOpen);
     }
 }

@@ -3,7 +3,7 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.Cursor;
 import dev.strata.lsm.StoreClosedException;
 import dev.strata.lsm.StoreException;
-import dev.strata.lsm.merge.MergingIterator;
+import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.EntryType;
 
 import java.io.IOException;
@@ -16,7 +16,7 @@ import java.util.Arrays;
  * {@link StoreClosedException}, like every other call on the store.
  */
 final class StoreCursor implements Cursor {
-    private final MergingIterator it;
+    private final InternalIterator it;
     private final long readSeq;
     private final byte[] from;
     private final byte[] to;
@@ -31,7 +31,7 @@ final class StoreCursor implements Cursor {
      * @param onClose runs once when the cursor is closed
      * @param checkStoreOpen throws {@link StoreClosedException} once the store is closed
      */
-    StoreCursor(MergingIterator it, long readSeq, byte[] from, byte[] to, Runnable onClose, Runnable checkStoreOpen) {
+    StoreCursor(InternalIterator it, long readSeq, byte[] from, byte[] to, Runnable onClose, Runnable checkStoreOpen) {
         this.it = it;
         this.readSeq = readSeq;
         this.from = from;
@@ -72,6 +72,9 @@ final class StoreCursor implements Cursor {
                 if (it.seqno() > readSeq) {
                     it.next();
                     continue;
+                }
+                if (it.type() == EntryType.MERGE) {
+                    MergeResolvingIterator.fullMerge(null, k, null, java.util.List.of()); // throws: no operator
                 }
                 if (it.type() == EntryType.DELETE) {
                     while (it.valid() && Arrays.equals(it.key(), k)) {

@@ -41,10 +41,13 @@ final class TableOutput {
     private final ObsoleteFiles obsolete;
     private final TableOptions tableOptions;
     private final ValueExpiry expiry;
+    /** The store's merge operator, or null: with one, operands are combined as they are written. */
+    private final dev.strata.lsm.mergeop.MergeOperator operator;
 
     TableOutput(StorageIO io, Path dir, TableFiles tables, VersionSet versions, ObsoleteFiles obsolete,
-                TableOptions tableOptions, ValueExpiry expiry) {
+                TableOptions tableOptions, ValueExpiry expiry, dev.strata.lsm.mergeop.MergeOperator operator) {
         this.expiry = expiry;
+        this.operator = operator;
         this.io = io;
         this.dir = dir;
         this.tables = tables;
@@ -94,6 +97,10 @@ final class TableOutput {
      */
     List<Component> write(InternalIterator it, IoPurpose purpose, OutputCutter cutter, VersionRetention retention)
             throws IOException {
+        if (operator != null && retention != null) {
+            // The operands of a key are combined first; retention then sees their results.
+            it = MergeCollapsingIterator.atInput(it, retention, operator);
+        }
         List<Component> out = new ArrayList<>();
         long fileNumber = -1;
         PageFile file = null;
@@ -109,7 +116,7 @@ final class TableOutput {
                 byte[] value = type == EntryType.DELETE ? null : it.valueArray();
                 int valueOffset = value == null ? 0 : it.valueOffset();
                 int valueLength = value == null ? 0 : it.valueLength();
-                if (value != null && expiry != null
+                if (value != null && type == EntryType.PUT && expiry != null
                         && expiry.expired(key, Arrays.copyOfRange(value, valueOffset, valueOffset + valueLength), now)) {
                     type = EntryType.DELETE;
                     value = null;

@@ -41,6 +41,8 @@ final class WriteQueue {
     private final EngineMutex mutex;
     private final Memtables memtables;
     private final WriteControl control;
+    /** The store's merge operator, or null when merges are refused. */
+    private final dev.strata.lsm.mergeop.MergeOperator mergeOperator;
 
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
     /** Test hook run before each memtable insert of a write group. */
@@ -82,6 +84,8 @@ final class WriteQueue {
         this.mutex = mutex;
         this.memtables = memtables;
         this.control = control;
+        this.mergeOperator = config.mergeOperator() == null ? null
+                : dev.strata.lsm.mergeop.MergeOperators.find(config.mergeOperator());
     }
 
     /**
@@ -127,8 +131,16 @@ final class WriteQueue {
                         + maxKey + " bytes (pageSize " + config.pageSize() + " / 4 - 32)");
             }
             if (!op.delete() && op.value().length > config.maxValueBytes()) {
-                throw new IllegalArgumentException("value of " + op.value().length
+                throw new IllegalArgumentException((op.merge() ? "merge operand of " : "value of ") + op.value().length
                         + " bytes exceeds the maximum value size of " + config.maxValueBytes() + " bytes (maxValueBytes)");
+            }
+            if (op.merge()) {
+                if (mergeOperator == null) {
+                    throw new IllegalArgumentException("merge refused: store " + dir + " has no merge operator "
+                            + "(StoreConfig.Builder.mergeOperator, <mergeOperator name=\"...\"/>; available: "
+                            + dev.strata.lsm.mergeop.MergeOperators.names() + ")");
+                }
+                mergeOperator.checkOperand(op.key(), op.value());
             }
         }
         long encoded = BatchCodec.encodedSize(batch);
@@ -242,7 +254,8 @@ final class WriteQueue {
                     if (hook != null) {
                         hook.run();
                     }
-                    mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : EntryType.PUT, op.value());
+                    mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : op.merge() ? EntryType.MERGE
+                            : EntryType.PUT, op.value());
                 }
             }
         } catch (Throwable t) {

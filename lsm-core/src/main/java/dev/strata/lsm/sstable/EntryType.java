@@ -5,7 +5,12 @@ public enum EntryType {
     /** The key was deleted; the entry is a tombstone without a value. */
     DELETE(0),
     /** The key was set to a value. */
-    PUT(1);
+    PUT(1),
+    /**
+     * A merge operand: combined with the versions below it by the store's merge operator
+     * ({@code LsmStore.merge}); carries the operand as its value.
+     */
+    MERGE(2);
 
     private final int code;
 
@@ -23,6 +28,7 @@ public enum EntryType {
         return switch (code) {
             case 0 -> DELETE;
             case 1 -> PUT;
+            case 2 -> MERGE;
             default -> null;
         };
     }

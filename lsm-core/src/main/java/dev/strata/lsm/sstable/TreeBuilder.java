@@ -333,9 +333,9 @@ final class TreeBuilder {
         if (type == null) {
             throw new IllegalArgumentException("entry type must not be null");
         }
-        if (type == EntryType.PUT) {
+        if (type != EntryType.DELETE) {
             if (value == null) {
-                throw new IllegalArgumentException("PUT of key " + InternalKeys.describe(key) + " has a null value");
+                throw new IllegalArgumentException(type + " of key " + InternalKeys.describe(key) + " has a null value");
             }
             if (valueLength > TableOptions.MAX_VALUE_SIZE) {
                 throw new IllegalArgumentException("value of " + valueLength + " bytes exceeds the maximum value size of "
