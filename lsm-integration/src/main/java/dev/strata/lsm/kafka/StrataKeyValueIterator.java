@@ -6,10 +6,9 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.ListIterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.function.Consumer;
@@ -22,8 +21,8 @@ import java.util.function.Consumer;
  * <p>Both directions stream the cursor: a reverse iterator starts at the cursor's last entry
  * ({@link Cursor#seekToLast()}) and steps back with {@link Cursor#prev()}, so it holds one
  * record of the committed part at a time whatever the size of the range. Only the
- * uncommitted writes of the range are copied (they are in memory already), and walked
- * backwards for a reverse iterator.
+ * uncommitted writes of the range are copied (they are in memory already); a reverse
+ * iterator walks that copy from its end.
  *
  * <p>Not thread safe. Close it; the store closes what is left open when it closes.
  */
@@ -53,13 +52,7 @@ final class StrataKeyValueIterator implements KeyValueIterator<Bytes, byte[]> {
         this.forward = forward;
         this.onClose = onClose;
         this.committed = new CursorIterator(cursor, forward);
-        if (forward) {
-            this.uncommitted = uncommitted.iterator();
-        } else {
-            List<Map.Entry<Bytes, byte[]>> reversed = new ArrayList<>(uncommitted);
-            Collections.reverse(reversed);
-            this.uncommitted = reversed.iterator();
-        }
+        this.uncommitted = forward ? uncommitted.iterator() : descending(uncommitted);
         this.committedHead = this.committed.hasNext() ? this.committed.next() : null;
         this.uncommittedHead = this.uncommitted.hasNext() ? this.uncommitted.next() : null;
     }
@@ -129,6 +122,22 @@ final class StrataKeyValueIterator implements KeyValueIterator<Bytes, byte[]> {
             cursor.close();
             onClose.accept(this);
         }
+    }
+
+    /** The elements of {@code list} from the last to the first. */
+    private static <T> Iterator<T> descending(List<T> list) {
+        ListIterator<T> it = list.listIterator(list.size());
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return it.hasPrevious();
+            }
+
+            @Override
+            public T next() {
+                return it.previous();
+            }
+        };
     }
 
     /** The records of a Strata cursor over record keys, as user keys, ascending or descending. */
