@@ -17,6 +17,12 @@ public final class KeySliceIterator extends ForwardingInternalIterator {
     private final InternalIterator in;
     private final byte[] from;
     private final byte[] to;
+    /**
+     * Whether the underlying iterator may stand below {@code from}: only after a backward move
+     * (forward seeks start at {@code from} or later and {@code next} only goes up), so a forward
+     * pass — every merge — compares with one bound only.
+     */
+    private boolean mayBeBelowFrom;
 
     /**
      * @param in the underlying iterator
@@ -41,6 +47,7 @@ public final class KeySliceIterator extends ForwardingInternalIterator {
 
     @Override
     public void seekToFirst() throws IOException {
+        mayBeBelowFrom = false;
         if (from == null) {
             in.seekToFirst();
         } else {
@@ -51,6 +58,7 @@ public final class KeySliceIterator extends ForwardingInternalIterator {
     /** Positions at the last entry whose user key is below {@code to}. */
     @Override
     public void seekToLast() throws IOException {
+        mayBeBelowFrom = from != null;
         if (to == null) {
             in.seekToLast();
         } else {
@@ -64,6 +72,7 @@ public final class KeySliceIterator extends ForwardingInternalIterator {
 
     @Override
     public void seek(byte[] userKey, long seqno) throws IOException {
+        mayBeBelowFrom = false;
         if (from != null && InternalKeys.compareUserKeys(userKey, from) < 0) {
             in.seek(from);
         } else {
@@ -76,6 +85,7 @@ public final class KeySliceIterator extends ForwardingInternalIterator {
         if (to != null && InternalKeys.compareUserKeys(userKey, to) >= 0) {
             seekToLast();
         } else {
+            mayBeBelowFrom = from != null;
             in.seekForPrev(userKey, seqno);
         }
     }
@@ -87,18 +97,21 @@ public final class KeySliceIterator extends ForwardingInternalIterator {
         }
         byte[] k = in.key();
         return (to == null || InternalKeys.compareUserKeys(k, to) < 0)
-                && (from == null || InternalKeys.compareUserKeys(k, from) >= 0);
+                && (!mayBeBelowFrom || InternalKeys.compareUserKeys(k, from) >= 0);
     }
 
     @Override
     public void next() throws IOException {
         check();
+        // At or above from now, and next only goes up.
+        mayBeBelowFrom = false;
         in.next();
     }
 
     @Override
     public void prev() throws IOException {
         check();
+        mayBeBelowFrom = from != null;
         in.prev();
     }
 

@@ -66,8 +66,15 @@ final class RunIterator extends ForwardingInternalIterator {
         }
     }
 
-    /** Opens component {@code i}; none (null) when {@code i} is outside the run. */
+    /**
+     * Opens component {@code i} (keeps the table iterator if it is already open, as after a
+     * seek within the same table or a change of direction); none (null) when {@code i} is
+     * outside the run.
+     */
     private void open(int i) {
+        if (i == index && current != null) {
+            return;
+        }
         index = i;
         current = i >= 0 && i < components.size() ? components.get(i).reader().iterator() : null;
     }
