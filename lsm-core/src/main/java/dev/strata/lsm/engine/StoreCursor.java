@@ -5,37 +5,53 @@ import dev.strata.lsm.StoreClosedException;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.merge.MergingIterator;
 import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.InternalKeys;
 
 import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * A {@link Cursor} over a merged internal stream: for each user key in range it yields
- * the newest version visible at the read sequence number, skipping tombstones. It pins
- * the version it reads until closed. Once its store is closed it throws
- * {@link StoreClosedException}, like every other call on the store.
+ * A {@link Cursor} over a merged internal stream (LevelDB's DBIter): for each user key in
+ * range it yields the newest version visible at the read sequence number, skipping
+ * tombstones, in both directions. It pins the version it reads until closed. Once its store
+ * is closed it throws {@link StoreClosedException}, like every other call on the store.
+ *
+ * <p>Where the merged iterator stands depends on the direction of the last move, as in
+ * DBIter. Going forward it is on the entry whose value is shown (the newest visible version
+ * of {@link #key}), so the next key is found by skipping the rest of that key's versions.
+ * Going backwards it stands before every entry of {@link #key} (on an entry of a smaller
+ * user key, or invalid), because finding a key's newest visible version backwards means
+ * passing all its versions: the key and value shown are copies saved on the way
+ * ({@link #findPrevUserEntry}).
  */
 final class StoreCursor implements Cursor {
+    /** Where the cursor is: before the first entry, on one, or after the last. */
+    private enum Position { BEFORE_FIRST, ON_ENTRY, AFTER_LAST }
+
     private final MergingIterator it;
     private final long readSeq;
     private final byte[] from;
     private final byte[] to;
     private final Runnable onClose;
     private final Runnable checkStoreOpen;
-    private boolean started;
     private boolean closed;
+    private Position position = Position.BEFORE_FIRST;
+    /** Whether the last move went backwards (meaningful on an entry): see the class comment. */
+    private boolean reverse;
     private byte[] key;
     private byte[] value;
 
     /**
+     * @param from smallest key included, null for none
+     * @param to first key excluded, null for none
      * @param onClose runs once when the cursor is closed
      * @param checkStoreOpen throws {@link StoreClosedException} once the store is closed
      */
     StoreCursor(MergingIterator it, long readSeq, byte[] from, byte[] to, Runnable onClose, Runnable checkStoreOpen) {
         this.it = it;
         this.readSeq = readSeq;
-        this.from = from;
-        this.to = to;
+        this.from = from == null ? null : from.clone();
+        this.to = to == null ? null : to.clone();
         this.onClose = onClose;
         this.checkStoreOpen = checkStoreOpen;
     }
@@ -47,45 +63,15 @@ final class StoreCursor implements Cursor {
         checkStoreOpen.run();
     }
 
-    @Override
-    public boolean next() {
+    /** A move of the merged iterator, which may read tables. */
+    private interface Move {
+        boolean run() throws IOException;
+    }
+
+    private boolean move(Move m) {
         checkUsable();
         try {
-            if (!started) {
-                started = true;
-                if (from == null) {
-                    it.seekToFirst();
-                } else {
-                    it.seek(from);
-                }
-            } else if (key != null) {
-                // Skip the remaining (older) versions of the key just returned.
-                while (it.valid() && Arrays.equals(it.key(), key)) {
-                    it.next();
-                }
-            }
-            while (it.valid()) {
-                byte[] k = it.key();
-                if (to != null && Arrays.compareUnsigned(k, to) >= 0) {
-                    break;
-                }
-                if (it.seqno() > readSeq) {
-                    it.next();
-                    continue;
-                }
-                if (it.type() == EntryType.DELETE) {
-                    while (it.valid() && Arrays.equals(it.key(), k)) {
-                        it.next();
-                    }
-                    continue;
-                }
-                key = k;
-                value = it.value();
-                return true;
-            }
-            key = null;
-            value = null;
-            return false;
+            return m.run();
         } catch (IOException e) {
             // The store may have closed the files under this cursor meanwhile.
             checkStoreOpen.run();
@@ -94,9 +80,202 @@ final class StoreCursor implements Cursor {
     }
 
     @Override
+    public boolean next() {
+        return move(() -> switch (position) {
+            case BEFORE_FIRST -> first();
+            case AFTER_LAST -> false;
+            case ON_ENTRY -> {
+                if (reverse) {
+                    // The merged iterator is before every entry of key: step onto them and past them.
+                    if (it.valid()) {
+                        it.next();
+                    } else {
+                        seekLowerBound();
+                    }
+                    while (it.valid() && InternalKeys.compareUserKeys(it.key(), key) <= 0) {
+                        it.next();
+                    }
+                } else {
+                    // Skip the remaining (older) versions of the key shown.
+                    while (it.valid() && Arrays.equals(it.key(), key)) {
+                        it.next();
+                    }
+                }
+                yield findNextUserEntry();
+            }
+        });
+    }
+
+    @Override
+    public boolean prev() {
+        return move(() -> switch (position) {
+            case BEFORE_FIRST -> false;
+            case AFTER_LAST -> last();
+            case ON_ENTRY -> {
+                if (!reverse) {
+                    // The merged iterator is on a version of key: step back before all of them.
+                    while (it.valid() && InternalKeys.compareUserKeys(it.key(), key) >= 0) {
+                        it.prev();
+                    }
+                }
+                yield findPrevUserEntry();
+            }
+        });
+    }
+
+    @Override
+    public boolean seek(byte[] target) {
+        byte[] t = target.clone();
+        return move(() -> {
+            if (from != null && InternalKeys.compareUserKeys(t, from) < 0) {
+                return first();
+            }
+            if (to != null && InternalKeys.compareUserKeys(t, to) >= 0) {
+                return off(Position.AFTER_LAST);
+            }
+            it.seek(t);
+            return findNextUserEntry();
+        });
+    }
+
+    @Override
+    public boolean seekForPrev(byte[] target) {
+        byte[] t = target.clone();
+        return move(() -> {
+            if (to != null && InternalKeys.compareUserKeys(t, to) >= 0) {
+                return last();
+            }
+            if (from != null && InternalKeys.compareUserKeys(t, from) < 0) {
+                return off(Position.BEFORE_FIRST);
+            }
+            it.seekForPrev(t);
+            return findPrevUserEntry();
+        });
+    }
+
+    @Override
+    public boolean seekToFirst() {
+        return move(this::first);
+    }
+
+    @Override
+    public boolean seekToLast() {
+        return move(this::last);
+    }
+
+    private boolean first() throws IOException {
+        if (emptyRange()) {
+            return off(Position.BEFORE_FIRST);
+        }
+        seekLowerBound();
+        return findNextUserEntry();
+    }
+
+    private boolean last() throws IOException {
+        if (emptyRange()) {
+            return off(Position.AFTER_LAST);
+        }
+        if (to == null) {
+            it.seekToLast();
+        } else {
+            // (to, MAX_SEQNO) is the smallest internal key of `to`: what lies at or before it is
+            // below the bound (findPrevUserEntry skips an entry of `to` itself, had one that seqno).
+            it.seekForPrev(to, InternalKeys.MAX_SEQNO);
+        }
+        return findPrevUserEntry();
+    }
+
+    private boolean emptyRange() {
+        return from != null && to != null && InternalKeys.compareUserKeys(from, to) >= 0;
+    }
+
+    private void seekLowerBound() throws IOException {
+        if (from == null) {
+            it.seekToFirst();
+        } else {
+            it.seek(from);
+        }
+    }
+
+    /**
+     * From the merged iterator's entry onwards, finds the first user key below the upper bound
+     * whose newest visible version is a put, and stands on that version.
+     */
+    private boolean findNextUserEntry() throws IOException {
+        while (it.valid()) {
+            byte[] k = it.key();
+            if (to != null && InternalKeys.compareUserKeys(k, to) >= 0) {
+                break;
+            }
+            if (it.seqno() > readSeq) {
+                it.next();
+                continue;
+            }
+            if (it.type() == EntryType.DELETE) {
+                while (it.valid() && Arrays.equals(it.key(), k)) {
+                    it.next();
+                }
+                continue;
+            }
+            return on(k, it.value(), false);
+        }
+        return off(Position.AFTER_LAST);
+    }
+
+    /**
+     * From the merged iterator's entry backwards, finds the last user key not below the lower
+     * bound whose newest visible version is a put (LevelDB's DBIter::FindPrevUserEntry).
+     * Backwards a key's versions come oldest first, so each visible version replaces the
+     * candidate; the candidate is settled when a visible entry of a smaller key comes up,
+     * and the merged iterator is left there, before every entry of the key shown.
+     */
+    private boolean findPrevUserEntry() throws IOException {
+        byte[] candidate = null;
+        byte[] candidateValue = null;
+        while (it.valid()) {
+            byte[] k = it.key();
+            if (from != null && InternalKeys.compareUserKeys(k, from) < 0) {
+                break;
+            }
+            if (it.seqno() <= readSeq && (to == null || InternalKeys.compareUserKeys(k, to) < 0)) {
+                if (candidate != null && InternalKeys.compareUserKeys(k, candidate) < 0) {
+                    break;
+                }
+                if (it.type() == EntryType.DELETE) {
+                    candidate = null;
+                    candidateValue = null;
+                } else {
+                    candidate = k;
+                    candidateValue = it.value();
+                }
+            }
+            it.prev();
+        }
+        if (candidate == null) {
+            return off(Position.BEFORE_FIRST);
+        }
+        return on(candidate, candidateValue, true);
+    }
+
+    private boolean on(byte[] k, byte[] v, boolean backwards) {
+        key = k;
+        value = v;
+        reverse = backwards;
+        position = Position.ON_ENTRY;
+        return true;
+    }
+
+    private boolean off(Position p) {
+        key = null;
+        value = null;
+        position = p;
+        return false;
+    }
+
+    @Override
     public byte[] key() {
         checkUsable();
-        if (key == null) {
+        if (position != Position.ON_ENTRY) {
             throw new IllegalStateException("cursor is not positioned at a key");
         }
         return key;
@@ -105,7 +284,7 @@ final class StoreCursor implements Cursor {
     @Override
     public byte[] value() {
         checkUsable();
-        if (key == null) {
+        if (position != Position.ON_ENTRY) {
             throw new IllegalStateException("cursor is not positioned at a key");
         }
         return value;
