@@ -182,7 +182,10 @@ public final class LsmStore implements AutoCloseable {
         return new StoreSnapshot(owner, seq);
     }
 
-    /** Live keys in [fromInclusive, toExclusive); a null bound is open. Close the cursor. */
+    /**
+     * A cursor over the live keys in [fromInclusive, toExclusive) as of now; a null bound is
+     * open. It moves both ways (see {@link Cursor}). Close the cursor.
+     */
     public Cursor scan(byte[] fromInclusive, byte[] toExclusive) {
         return engine.scanLatest(fromInclusive, toExclusive);
     }

@@ -8,7 +8,11 @@ public interface Snapshot extends AutoCloseable {
     /** The value of {@code key} at the snapshot, or null. */
     byte[] get(byte[] key);
 
-    /** Live keys in [fromInclusive, toExclusive) at the snapshot; null bounds are open. */
+    /**
+     * A cursor over the live keys in [fromInclusive, toExclusive) at the snapshot; null bounds
+     * are open. It moves both ways (see {@link Cursor}) and stays usable after the snapshot
+     * closes. Close the cursor.
+     */
     Cursor scan(byte[] fromInclusive, byte[] toExclusive);
 
     /** The sequence number this snapshot reads at. */

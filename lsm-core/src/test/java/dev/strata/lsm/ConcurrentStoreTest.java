@@ -118,6 +118,33 @@ class ConcurrentStoreTest {
                                     }
                                     assertTrue(present == 0 || present == GROUP_SIZE, "partial group: " + present);
                                 }
+                            } else if (rnd.nextBoolean()) {
+                                // Backwards, with a change of direction half-way: the memtable's
+                                // predecessor searches run while the writers insert.
+                                byte[] from = key(writer, group, 0);
+                                byte[] to = key(writer, group + 1, 0);
+                                try (Cursor c = store.scan(from, to)) {
+                                    Long gen = null;
+                                    int present = 0;
+                                    byte[] after = null;
+                                    for (boolean on = c.seekToLast(); on; on = c.prev()) {
+                                        present++;
+                                        assertTrue(after == null || Arrays.compareUnsigned(c.key(), after) < 0,
+                                                "backward scan out of order");
+                                        if (present == GROUP_SIZE / 2) {
+                                            byte[] here = c.key();
+                                            assertTrue(c.next(), "next after prev");
+                                            assertTrue(c.prev(), "prev after next");
+                                            assertArrayEquals(here, c.key(), "a change of direction and back");
+                                        }
+                                        long g = generation(c.value());
+                                        assertTrue(gen == null || gen == g, "torn batch seen by backward scan");
+                                        gen = g;
+                                        after = c.key();
+                                    }
+                                    assertTrue(present == 0 || present == GROUP_SIZE,
+                                            "partial group in backward scan: " + present);
+                                }
                             } else {
                                 byte[] from = key(writer, group, 0);
                                 byte[] to = key(writer, group + 1, 0);

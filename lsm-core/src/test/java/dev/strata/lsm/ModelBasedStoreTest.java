@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.LongStream;
@@ -24,7 +25,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Random operation histories against a TreeMap oracle: puts, deletes, batches, gets,
- * scans, snapshots, flushes, merges and close/reopen under random small configurations.
+ * scans, random cursor walks both ways (seek, seekForPrev, seekToFirst, seekToLast, next,
+ * prev, with bounds, with writes in between that the cursor must not see, see
+ * {@link CursorModel}), snapshots, flushes, merges and close/reopen under random small
+ * configurations.
  * Replay one history with {@code -Dstrata.seed=N}; run more with {@code -Dstrata.seeds=N}.
  */
 class ModelBasedStoreTest {
@@ -94,7 +98,18 @@ class ModelBasedStoreTest {
                 } else if (op < 900) {
                     byte[] from = rnd.nextInt(5) == 0 ? null : key(rnd, keySpace);
                     byte[] to = rnd.nextInt(5) == 0 ? null : key(rnd, keySpace);
-                    checkScan(oracle, from, to, store.scan(from, to), "scan at op " + i);
+                    if (rnd.nextBoolean()) {
+                        checkScan(oracle, from, to, store.scan(from, to), "scan at op " + i);
+                    } else {
+                        // A random walk both ways; writes in between must not show.
+                        LsmStore s = store;
+                        NavigableMap<byte[], byte[]> view = CursorModel.copy(CursorModel.bounded(oracle, from, to));
+                        try (Cursor c = store.scan(from, to)) {
+                            CursorModel.walk(c, view, rnd, 10 + rnd.nextInt(60), () -> seekTarget(rnd, keySpace),
+                                    () -> writeSome(rnd, keySpace, s, oracle),
+                                    "seed " + seed + ": walk [" + show(from) + ", " + show(to) + ") at op " + i);
+                        }
+                    }
                 } else if (op < 920) {
                     if (snaps.size() < 4) {
                         snaps.add(new OpenSnapshot(store.snapshot(), new TreeMap<>(oracle)));
@@ -106,6 +121,16 @@ class ModelBasedStoreTest {
                         assertArrayEquals(s.view.get(k), s.snapshot.get(k), "snapshot get at op " + i);
                         if (rnd.nextBoolean()) {
                             checkScan(s.view, null, null, s.snapshot.scan(null, null), "snapshot scan at op " + i);
+                        }
+                        if (rnd.nextBoolean()) {
+                            byte[] from = rnd.nextInt(3) == 0 ? null : key(rnd, keySpace);
+                            byte[] to = rnd.nextInt(3) == 0 ? null : key(rnd, keySpace);
+                            LsmStore st = store;
+                            try (Cursor c = s.snapshot.scan(from, to)) {
+                                CursorModel.walk(c, CursorModel.bounded(s.view, from, to), rnd, 10 + rnd.nextInt(60),
+                                        () -> seekTarget(rnd, keySpace), () -> writeSome(rnd, keySpace, st, oracle),
+                                        "seed " + seed + ": snapshot walk [" + show(from) + ", " + show(to) + ") at op " + i);
+                            }
                         }
                         if (rnd.nextInt(3) == 0) {
                             s.snapshot.close();
@@ -128,16 +153,25 @@ class ModelBasedStoreTest {
             store.awaitMerges();
             System.out.println("  " + config.mergePolicy() + config.mergePolicyParams() + ": " + store.stats());
             checkScan(oracle, null, null, store.scan(null, null), "final scan");
+            try (Cursor c = store.scan(null, null)) {
+                CursorModel.checkReverse(c, oracle, "seed " + seed + ": final reverse scan");
+            }
             for (Map.Entry<byte[], byte[]> e : oracle.entrySet()) {
                 assertArrayEquals(e.getValue(), store.get(e.getKey()));
             }
             for (OpenSnapshot s : snaps) {
                 checkScan(s.view, null, null, s.snapshot.scan(null, null), "final snapshot scan");
+                try (Cursor c = s.snapshot.scan(null, null)) {
+                    CursorModel.checkReverse(c, s.view, "seed " + seed + ": final snapshot reverse scan");
+                }
                 s.snapshot.close();
             }
             store.close();
             store = LsmStore.open(dir, config);
             checkScan(oracle, null, null, store.scan(null, null), "scan after reopen");
+            try (Cursor c = store.scan(null, null)) {
+                CursorModel.checkReverse(c, oracle, "seed " + seed + ": reverse scan after reopen");
+            }
             assertEquals(0, store.stats().policyErrors(), "policy errors");
         } finally {
             store.close();
@@ -163,6 +197,38 @@ class ModelBasedStoreTest {
     static byte[] key(Random rnd, int keySpace) {
         int k = rnd.nextInt(keySpace);
         return rnd.nextInt(50) == 0 ? new byte[] {(byte) k} : String.format("key-%06d", k).getBytes();
+    }
+
+    /**
+     * A seek target: a key of the key space, or one of its prefixes (the empty key among
+     * them), or a key with a byte appended — so targets fall between, before and after keys.
+     */
+    static byte[] seekTarget(Random rnd, int keySpace) {
+        byte[] k = key(rnd, keySpace);
+        return switch (rnd.nextInt(6)) {
+            case 0 -> Arrays.copyOf(k, rnd.nextInt(k.length + 1));
+            case 1 -> Arrays.copyOf(k, k.length + 1);
+            default -> k;
+        };
+    }
+
+    /** A few puts and deletes on {@code store}, recorded in {@code oracle}. */
+    static void writeSome(Random rnd, int keySpace, LsmStore store, TreeMap<byte[], byte[]> oracle) {
+        for (int n = 1 + rnd.nextInt(20); n > 0; n--) {
+            byte[] k = key(rnd, keySpace);
+            if (rnd.nextInt(4) == 0) {
+                store.delete(k);
+                oracle.remove(k);
+            } else {
+                byte[] v = value(rnd);
+                store.put(k, v);
+                oracle.put(k, v);
+            }
+        }
+    }
+
+    static String show(byte[] k) {
+        return CursorModel.show(k);
     }
 
     static byte[] value(Random rnd) {

@@ -9,13 +9,20 @@ import java.util.NoSuchElementException;
 
 /**
  * The entries of another iterator whose user keys lie in {@code [from, to)} (null bounds are
- * open). {@link #seekToFirst()} seeks the underlying iterator to {@code from}. Not thread safe;
+ * open). {@link #seekToFirst()} seeks the underlying iterator to {@code from}, {@link #seekToLast()}
+ * to the last entry below {@code to}. Not thread safe;
  * closing closes the underlying iterator.
  */
 public final class KeySliceIterator extends ForwardingInternalIterator {
     private final InternalIterator in;
     private final byte[] from;
     private final byte[] to;
+    /**
+     * Whether the underlying iterator may stand below {@code from}: only after a backward move
+     * (forward seeks start at {@code from} or later and {@code next} only goes up), so a forward
+     * pass — every merge — compares with one bound only.
+     */
+    private boolean mayBeBelowFrom;
 
     /**
      * @param in the underlying iterator
@@ -40,6 +47,7 @@ public final class KeySliceIterator extends ForwardingInternalIterator {
 
     @Override
     public void seekToFirst() throws IOException {
+        mayBeBelowFrom = false;
         if (from == null) {
             in.seekToFirst();
         } else {
@@ -47,20 +55,64 @@ public final class KeySliceIterator extends ForwardingInternalIterator {
         }
     }
 
+    /** Positions at the last entry whose user key is below {@code to}. */
     @Override
-    public void seek(byte[] userKey) throws IOException {
-        in.seek(from != null && InternalKeys.compareUserKeys(userKey, from) < 0 ? from : userKey);
+    public void seekToLast() throws IOException {
+        mayBeBelowFrom = from != null;
+        if (to == null) {
+            in.seekToLast();
+        } else {
+            // (to, MAX_SEQNO) is the smallest internal key of `to`: the last entry before it is below to.
+            in.seekForPrev(to, InternalKeys.MAX_SEQNO);
+            if (in.valid() && InternalKeys.compareUserKeys(in.key(), to) >= 0) {
+                in.prev();
+            }
+        }
+    }
+
+    @Override
+    public void seek(byte[] userKey, long seqno) throws IOException {
+        mayBeBelowFrom = false;
+        if (from != null && InternalKeys.compareUserKeys(userKey, from) < 0) {
+            in.seek(from);
+        } else {
+            in.seek(userKey, seqno);
+        }
+    }
+
+    @Override
+    public void seekForPrev(byte[] userKey, long seqno) throws IOException {
+        if (to != null && InternalKeys.compareUserKeys(userKey, to) >= 0) {
+            seekToLast();
+        } else {
+            mayBeBelowFrom = from != null;
+            in.seekForPrev(userKey, seqno);
+        }
     }
 
     @Override
     public boolean valid() {
-        return in.valid() && (to == null || InternalKeys.compareUserKeys(in.key(), to) < 0);
+        if (!in.valid()) {
+            return false;
+        }
+        byte[] k = in.key();
+        return (to == null || InternalKeys.compareUserKeys(k, to) < 0)
+                && (!mayBeBelowFrom || InternalKeys.compareUserKeys(k, from) >= 0);
     }
 
     @Override
     public void next() throws IOException {
         check();
+        // At or above from now, and next only goes up.
+        mayBeBelowFrom = false;
         in.next();
+    }
+
+    @Override
+    public void prev() throws IOException {
+        check();
+        mayBeBelowFrom = from != null;
+        in.prev();
     }
 
     private void check() {

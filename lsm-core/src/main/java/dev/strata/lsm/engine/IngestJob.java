@@ -130,13 +130,23 @@ final class IngestJob {
             }
 
             @Override
-            public void seek(byte[] userKey) throws IOException {
-                source.seek(userKey);
+            public void seekToLast() throws IOException {
+                source.seekToLast();
+            }
+
+            @Override
+            public void seek(byte[] userKey, long seqno) throws IOException {
+                source.seek(userKey, seqno);
             }
 
             @Override
             public void next() throws IOException {
                 source.next();
+            }
+
+            @Override
+            public void prev() throws IOException {
+                source.prev();
             }
 
             @Override

@@ -59,11 +59,23 @@ final class MergeCollapsingIterator implements InternalIterator {
     }
 
     @Override
-    public void seek(byte[] userKey) throws IOException {
-        in.seek(userKey);
+    public void seek(byte[] userKey, long seqno) throws IOException {
+        in.seek(userKey, seqno);
         buffered.clear();
         lastKey = null;
         settle();
+    }
+
+    /** Not supported: a flush's or merge's input is read forward only. */
+    @Override
+    public void seekToLast() {
+        throw new UnsupportedOperationException("combined merge operands are read forward only");
+    }
+
+    /** Not supported: a flush's or merge's input is read forward only. */
+    @Override
+    public void prev() {
+        throw new UnsupportedOperationException("combined merge operands are read forward only");
     }
 
     @Override
@@ -179,7 +191,7 @@ final class MergeCollapsingIterator implements InternalIterator {
         if (base != null || (keyEnds && bottommost)) {
             byte[] existing = base != null && base.type() == EntryType.PUT ? base.value() : null;
             buffered.add(new Entry(key, newest, EntryType.PUT,
-                    MergeResolvingIterator.fullMerge(operator, key, existing, operands)));
+                    MergeOperands.fullMerge(operator, key, existing, operands)));
         } else {
             byte[] combined = operands.size() > 1 ? operator.partialMerge(key, operands) : null;
             if (combined != null) {

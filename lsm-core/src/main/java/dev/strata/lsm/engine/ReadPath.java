@@ -99,7 +99,7 @@ final class ReadPath {
                 it.next();
             }
             java.util.Collections.reverse(operands);
-            return MergeResolvingIterator.fullMerge(operator, key, base, operands);
+            return MergeOperands.fullMerge(operator, key, base, operands);
         } catch (IOException ex) {
             mutex.checkOpen();
             throw new StoreException("read of " + InternalKeys.describe(key) + " failed: " + ex, ex);
@@ -174,10 +174,6 @@ final class ReadPath {
      */
     private static Cursor scan(MemtableSet m, Version v, long seq, byte[] from, byte[] to, Runnable release,
                        Runnable checkOpen, dev.strata.lsm.mergeop.MergeOperator operator) {
-        InternalIterator merged = new MergingIterator(sources(m, v));
-        // With an operator, operands are combined below the cursor; without one, the cursor
-        // refuses any operand it meets (MergeResolvingIterator.fullMerge's error).
-        return new StoreCursor(operator == null ? merged : new MergeResolvingIterator(merged, seq, operator), seq,
-                from, to, release, checkOpen);
+        return new StoreCursor(new MergingIterator(sources(m, v)), seq, from, to, release, checkOpen, operator);
     }
 }

@@ -31,9 +31,21 @@ final class SequenceBoundIterator extends ForwardingInternalIterator {
     }
 
     @Override
-    public void seek(byte[] userKey) throws IOException {
-        source.seek(userKey);
+    public void seekToLast() throws IOException {
+        source.seekToLast();
+        skipInvisibleBackward();
+    }
+
+    @Override
+    public void seek(byte[] userKey, long seqno) throws IOException {
+        source.seek(userKey, seqno);
         skipInvisible();
+    }
+
+    @Override
+    public void seekForPrev(byte[] userKey, long seqno) throws IOException {
+        source.seekForPrev(userKey, seqno);
+        skipInvisibleBackward();
     }
 
     @Override
@@ -47,9 +59,21 @@ final class SequenceBoundIterator extends ForwardingInternalIterator {
         skipInvisible();
     }
 
+    @Override
+    public void prev() throws IOException {
+        source.prev();
+        skipInvisibleBackward();
+    }
+
     private void skipInvisible() throws IOException {
         while (source.valid() && source.seqno() > maxSeqno) {
             source.next();
+        }
+    }
+
+    private void skipInvisibleBackward() throws IOException {
+        while (source.valid() && source.seqno() > maxSeqno) {
+            source.prev();
         }
     }
 

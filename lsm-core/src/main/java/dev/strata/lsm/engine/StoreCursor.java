@@ -3,39 +3,63 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.Cursor;
 import dev.strata.lsm.StoreClosedException;
 import dev.strata.lsm.StoreException;
+import dev.strata.lsm.mergeop.MergeOperator;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.InternalKeys;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 
 /**
- * A {@link Cursor} over a merged internal stream: for each user key in range it yields
- * the newest version visible at the read sequence number, skipping tombstones. It pins
- * the version it reads until closed. Once its store is closed it throws
- * {@link StoreClosedException}, like every other call on the store.
+ * A {@link Cursor} over a merged internal stream (LevelDB's DBIter): for each user key in
+ * range it yields the newest version visible at the read sequence number, skipping
+ * tombstones, in both directions. It pins the version it reads until closed. Once its store
+ * is closed it throws {@link StoreClosedException}, like every other call on the store.
+ *
+ * <p>Where the merged iterator stands depends on the direction of the last move, as in
+ * DBIter. Going forward it is on the entry whose value is shown (the newest visible version
+ * of {@link #key}), so the next key is found by skipping the rest of that key's versions.
+ * Going backwards it stands before every entry of {@link #key} (on an entry of a smaller
+ * user key, or invalid), because finding a key's newest visible version backwards means
+ * passing all its versions: the key and value shown are copies saved on the way
+ * ({@link #findPrevUserEntry}).
  */
 final class StoreCursor implements Cursor {
+    /** Where the cursor is: before the first entry, on one, or after the last. */
+    private enum Position { BEFORE_FIRST, ON_ENTRY, AFTER_LAST }
+
     private final InternalIterator it;
+    /** The store's merge operator (null: none, and an operand met is an error). */
+    private final MergeOperator operator;
     private final long readSeq;
     private final byte[] from;
     private final byte[] to;
     private final Runnable onClose;
     private final Runnable checkStoreOpen;
-    private boolean started;
     private boolean closed;
+    private Position position = Position.BEFORE_FIRST;
+    /** Whether the last move went backwards (meaningful on an entry): see the class comment. */
+    private boolean reverse;
     private byte[] key;
     private byte[] value;
 
     /**
+     * @param from smallest key included, null for none
+     * @param to first key excluded, null for none
      * @param onClose runs once when the cursor is closed
      * @param checkStoreOpen throws {@link StoreClosedException} once the store is closed
      */
-    StoreCursor(InternalIterator it, long readSeq, byte[] from, byte[] to, Runnable onClose, Runnable checkStoreOpen) {
+    StoreCursor(InternalIterator it, long readSeq, byte[] from, byte[] to, Runnable onClose, Runnable checkStoreOpen,
+                MergeOperator operator) {
         this.it = it;
+        this.operator = operator;
         this.readSeq = readSeq;
-        this.from = from;
-        this.to = to;
+        this.from = from == null ? null : from.clone();
+        this.to = to == null ? null : to.clone();
         this.onClose = onClose;
         this.checkStoreOpen = checkStoreOpen;
     }
@@ -47,48 +71,15 @@ final class StoreCursor implements Cursor {
         checkStoreOpen.run();
     }
 
-    @Override
-    public boolean next() {
+    /** A move of the merged iterator, which may read tables. */
+    private interface Move {
+        boolean run() throws IOException;
+    }
+
+    private boolean move(Move m) {
         checkUsable();
         try {
-            if (!started) {
-                started = true;
-                if (from == null) {
-                    it.seekToFirst();
-                } else {
-                    it.seek(from);
-                }
-            } else if (key != null) {
-                // Skip the remaining (older) versions of the key just returned.
-                while (it.valid() && Arrays.equals(it.key(), key)) {
-                    it.next();
-                }
-            }
-            while (it.valid()) {
-                byte[] k = it.key();
-                if (to != null && Arrays.compareUnsigned(k, to) >= 0) {
-                    break;
-                }
-                if (it.seqno() > readSeq) {
-                    it.next();
-                    continue;
-                }
-                if (it.type() == EntryType.MERGE) {
-                    MergeResolvingIterator.fullMerge(null, k, null, java.util.List.of()); // throws: no operator
-                }
-                if (it.type() == EntryType.DELETE) {
-                    while (it.valid() && Arrays.equals(it.key(), k)) {
-                        it.next();
-                    }
-                    continue;
-                }
-                key = k;
-                value = it.value();
-                return true;
-            }
-            key = null;
-            value = null;
-            return false;
+            return m.run();
         } catch (IOException e) {
             // The store may have closed the files under this cursor meanwhile.
             checkStoreOpen.run();
@@ -97,9 +88,248 @@ final class StoreCursor implements Cursor {
     }
 
     @Override
+    public boolean next() {
+        return move(() -> switch (position) {
+            case BEFORE_FIRST -> first();
+            case AFTER_LAST -> false;
+            case ON_ENTRY -> {
+                if (reverse) {
+                    // The merged iterator is before every entry of key: step onto them and past them.
+                    if (it.valid()) {
+                        it.next();
+                    } else {
+                        seekLowerBound();
+                    }
+                    while (it.valid() && InternalKeys.compareUserKeys(it.key(), key) <= 0) {
+                        it.next();
+                    }
+                } else {
+                    // Skip the remaining (older) versions of the key shown.
+                    while (it.valid() && Arrays.equals(it.key(), key)) {
+                        it.next();
+                    }
+                }
+                yield findNextUserEntry();
+            }
+        });
+    }
+
+    @Override
+    public boolean prev() {
+        return move(() -> switch (position) {
+            case BEFORE_FIRST -> false;
+            case AFTER_LAST -> last();
+            case ON_ENTRY -> {
+                if (!reverse) {
+                    // The merged iterator is on a version of key or past them (merge operands
+                    // were read ahead): step back before all of them.
+                    if (!it.valid()) {
+                        it.seekToLast();
+                    }
+                    while (it.valid() && InternalKeys.compareUserKeys(it.key(), key) >= 0) {
+                        it.prev();
+                    }
+                }
+                yield findPrevUserEntry();
+            }
+        });
+    }
+
+    @Override
+    public boolean seek(byte[] target) {
+        byte[] t = target.clone();
+        return move(() -> {
+            if (from != null && InternalKeys.compareUserKeys(t, from) < 0) {
+                return first();
+            }
+            if (to != null && InternalKeys.compareUserKeys(t, to) >= 0) {
+                return off(Position.AFTER_LAST);
+            }
+            it.seek(t);
+            return findNextUserEntry();
+        });
+    }
+
+    @Override
+    public boolean seekForPrev(byte[] target) {
+        byte[] t = target.clone();
+        return move(() -> {
+            if (to != null && InternalKeys.compareUserKeys(t, to) >= 0) {
+                return last();
+            }
+            if (from != null && InternalKeys.compareUserKeys(t, from) < 0) {
+                return off(Position.BEFORE_FIRST);
+            }
+            it.seekForPrev(t);
+            return findPrevUserEntry();
+        });
+    }
+
+    @Override
+    public boolean seekToFirst() {
+        return move(this::first);
+    }
+
+    @Override
+    public boolean seekToLast() {
+        return move(this::last);
+    }
+
+    private boolean first() throws IOException {
+        if (emptyRange()) {
+            return off(Position.BEFORE_FIRST);
+        }
+        seekLowerBound();
+        return findNextUserEntry();
+    }
+
+    private boolean last() throws IOException {
+        if (emptyRange()) {
+            return off(Position.AFTER_LAST);
+        }
+        if (to == null) {
+            it.seekToLast();
+        } else {
+            // (to, MAX_SEQNO) is the smallest internal key of `to`: what lies at or before it is
+            // below the bound (findPrevUserEntry skips an entry of `to` itself, had one that seqno).
+            it.seekForPrev(to, InternalKeys.MAX_SEQNO);
+        }
+        return findPrevUserEntry();
+    }
+
+    private boolean emptyRange() {
+        return from != null && to != null && InternalKeys.compareUserKeys(from, to) >= 0;
+    }
+
+    private void seekLowerBound() throws IOException {
+        if (from == null) {
+            it.seekToFirst();
+        } else {
+            it.seek(from);
+        }
+    }
+
+    /**
+     * From the merged iterator's entry onwards, finds the first user key below the upper bound
+     * whose newest visible version is a put, and stands on that version.
+     */
+    private boolean findNextUserEntry() throws IOException {
+        while (it.valid()) {
+            byte[] k = it.key();
+            if (to != null && InternalKeys.compareUserKeys(k, to) >= 0) {
+                break;
+            }
+            if (it.seqno() > readSeq) {
+                it.next();
+                continue;
+            }
+            if (it.type() == EntryType.DELETE) {
+                while (it.valid() && Arrays.equals(it.key(), k)) {
+                    it.next();
+                }
+                continue;
+            }
+            if (it.type() == EntryType.MERGE) {
+                return on(k, mergeForward(k), false);
+            }
+            return on(k, it.value(), false);
+        }
+        return off(Position.AFTER_LAST);
+    }
+
+    /**
+     * With the merged iterator on the newest visible version of {@code k}, an operand: reads
+     * the visible operands down to the first put or tombstone and returns their full merge;
+     * the iterator is left on a later version of {@code k} or past them.
+     */
+    private byte[] mergeForward(byte[] k) throws IOException {
+        List<byte[]> operands = new ArrayList<>();
+        byte[] base = null;
+        while (it.valid() && Arrays.equals(it.key(), k)) {
+            if (it.seqno() <= readSeq) {
+                EntryType t = it.type();
+                if (t != EntryType.MERGE) {
+                    base = t == EntryType.PUT ? it.value() : null;
+                    break;
+                }
+                operands.add(it.value());
+            }
+            it.next();
+        }
+        Collections.reverse(operands);
+        return MergeOperands.fullMerge(operator, k, base, operands);
+    }
+
+    /**
+     * From the merged iterator's entry backwards, finds the last user key not below the lower
+     * bound whose newest visible version is a put (LevelDB's DBIter::FindPrevUserEntry).
+     * Backwards a key's versions come oldest first, so each visible version replaces the
+     * candidate; the candidate is settled when a visible entry of a smaller key comes up,
+     * and the merged iterator is left there, before every entry of the key shown.
+     */
+    private boolean findPrevUserEntry() throws IOException {
+        byte[] current = null;       // the key whose versions are being read
+        boolean present = false;     // whether its newest visible version so far leaves it present
+        byte[] base = null;          // its newest visible put's value below the operands
+        List<byte[]> operands = null; // visible operands above that, oldest first
+        while (it.valid()) {
+            byte[] k = it.key();
+            if (from != null && InternalKeys.compareUserKeys(k, from) < 0) {
+                break;
+            }
+            if (it.seqno() <= readSeq && (to == null || InternalKeys.compareUserKeys(k, to) < 0)) {
+                if (current != null && InternalKeys.compareUserKeys(k, current) < 0) {
+                    if (present) {
+                        break;
+                    }
+                    operands = null;
+                    base = null;
+                }
+                current = k;
+                EntryType t = it.type();
+                if (t == EntryType.DELETE) {
+                    present = false;
+                    base = null;
+                    operands = null;
+                } else if (t == EntryType.MERGE) {
+                    present = true;
+                    if (operands == null) {
+                        operands = new ArrayList<>();
+                    }
+                    operands.add(it.value());
+                } else {
+                    present = true;
+                    base = it.value();
+                    operands = null;
+                }
+            }
+            it.prev();
+        }
+        if (current == null || !present) {
+            return off(Position.BEFORE_FIRST);
+        }
+        return on(current, operands == null ? base : MergeOperands.fullMerge(operator, current, base, operands), true);
+    }
+
+    private boolean on(byte[] k, byte[] v, boolean backwards) {
+        key = k;
+        value = v;
+        reverse = backwards;
+        position = Position.ON_ENTRY;
+        return true;
+    }
+
+    private boolean off(Position p) {
+        key = null;
+        value = null;
+        position = p;
+        return false;
+    }
+
+    @Override
     public byte[] key() {
         checkUsable();
-        if (key == null) {
+        if (position != Position.ON_ENTRY) {
             throw new IllegalStateException("cursor is not positioned at a key");
         }
         return key;
@@ -108,7 +338,7 @@ final class StoreCursor implements Cursor {
     @Override
     public byte[] value() {
         checkUsable();
-        if (key == null) {
+        if (position != Position.ON_ENTRY) {
             throw new IllegalStateException("cursor is not positioned at a key");
         }
         return value;

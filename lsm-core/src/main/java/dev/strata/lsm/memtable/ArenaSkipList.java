@@ -182,6 +182,52 @@ final class ArenaSkipList {
         return next;
     }
 
+    /**
+     * The last node before {@code (key, seqno)} in internal-key order, or 0 if none: the
+     * search LevelDB's skip list calls FindLessThan. A skip list has no backward pointers,
+     * so stepping back is a search from the top (O(log n)), not a pointer chase.
+     */
+    long lessThan(byte[] key, long seqno) {
+        return lastBefore(key, seqno, false);
+    }
+
+    /** The last node at or before {@code (key, seqno)} in internal-key order, or 0 if none. */
+    long atOrBefore(byte[] key, long seqno) {
+        return lastBefore(key, seqno, true);
+    }
+
+    private long lastBefore(byte[] key, long seqno, boolean inclusive) {
+        long prefix0 = prefix(key, 0);
+        long prefix1 = prefix(key, 8);
+        long x = 0;
+        for (int level = height - 1; level >= 0; level--) {
+            long next = next(x, level);
+            while (next != 0) {
+                int c = compare(next, prefix0, prefix1, key, seqno);
+                if (c > 0 || (c == 0 && !inclusive)) {
+                    break;
+                }
+                x = next;
+                next = next(x, level);
+            }
+        }
+        // x is the head (address 0, "none") when every node sorts after the target.
+        return x;
+    }
+
+    /** The last node, or 0 when empty. */
+    long last() {
+        long x = 0;
+        for (int level = height - 1; level >= 0; level--) {
+            long next = next(x, level);
+            while (next != 0) {
+                x = next;
+                next = next(x, level);
+            }
+        }
+        return x;
+    }
+
     /** The first node, or 0 when empty. */
     long first() {
         return next(0, 0);

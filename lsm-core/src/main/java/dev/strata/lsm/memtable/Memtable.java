@@ -3,7 +3,8 @@ package dev.strata.lsm.memtable;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalIterator;
-import dev.strata.lsm.sstable.InternalKeys;
+
+import java.util.NoSuchElementException;
 
 
 /**
@@ -82,7 +83,10 @@ public final class Memtable {
         return new InternalEntry(key, list.seqno(node), type, type == EntryType.DELETE ? null : list.value(node));
     }
 
-    /** A cursor over all entries (weakly consistent: entries added later may or may not appear). */
+    /**
+     * A cursor over all entries, both ways (weakly consistent: entries added later may or may
+     * not appear). Stepping back searches the skip list for the predecessor.
+     */
     public InternalIterator iterator() {
         return new Cursor();
     }
@@ -97,8 +101,18 @@ public final class Memtable {
         }
 
         @Override
-        public void seek(byte[] userKey) {
-            position(list.seek(userKey, InternalKeys.MAX_SEQNO));
+        public void seekToLast() {
+            position(list.last());
+        }
+
+        @Override
+        public void seek(byte[] userKey, long seqno) {
+            position(list.seek(userKey, seqno));
+        }
+
+        @Override
+        public void seekForPrev(byte[] userKey, long seqno) {
+            position(list.atOrBefore(userKey, seqno));
         }
 
         private void position(long at) {
@@ -113,7 +127,21 @@ public final class Memtable {
 
         @Override
         public void next() {
+            checkValid();
             position(list.next(node));
+        }
+
+        /** A search for the predecessor of the current entry: the list has no backward links. */
+        @Override
+        public void prev() {
+            checkValid();
+            position(list.lessThan(key(), list.seqno(node)));
+        }
+
+        private void checkValid() {
+            if (node == 0) {
+                throw new NoSuchElementException("memtable cursor is not positioned at an entry");
+            }
         }
 
         @Override

@@ -18,6 +18,16 @@ import java.util.List;
  * matches on its path to the root are replayed, about log2(inputs) comparisons per entry
  * whatever the order of the inputs. Each input's key and sequence number are fetched once
  * per position, not at each comparison.
+ *
+ * <p>It moves both ways, as LevelDB's MergingIterator. Going backwards the same tree plays
+ * the reverse matches (the larger internal key wins: a max-tournament, the counterpart of a
+ * max-heap), every input positioned at its last entry not after the current one. Changing
+ * direction repositions the inputs that are not current: going forward after {@link #prev()},
+ * each other input is sought to the first entry after the current key; going backwards after
+ * {@link #next()}, to the last entry before it. Then the current input steps and the tree is
+ * played again — a direction change costs a seek per input, a step in one direction costs
+ * about log2(inputs) comparisons. Seeks and {@code seekToFirst} leave it going forward,
+ * {@code seekForPrev} and {@code seekToLast} going backwards.
  */
 public final class MergingIterator implements InternalIterator {
     private final InternalIterator[] inputs;
@@ -29,6 +39,8 @@ public final class MergingIterator implements InternalIterator {
      * n..2n-1, the parent of node j is j/2); tree[0]: the overall winner, the current input.
      */
     private final int[] tree;
+    /** Whether the inputs are positioned for stepping backwards (the tree plays reverse matches). */
+    private boolean reverse;
 
     public MergingIterator(List<? extends InternalIterator> inputs) {
         this.inputs = inputs.toArray(new InternalIterator[0]);
@@ -38,7 +50,11 @@ public final class MergingIterator implements InternalIterator {
         this.tree = new int[Math.max(1, n)];
     }
 
-    /** Whether input {@code a} sorts strictly before input {@code b} (exhausted inputs last, ties by order). */
+    /**
+     * Whether input {@code a} wins over input {@code b}: it sorts strictly before it in the
+     * direction of travel (exhausted inputs last; on equal internal keys the input listed
+     * first, in both directions, so the same copy of a duplicate is the one seen).
+     */
     private boolean before(int a, int b) {
         byte[] ka = keys[a];
         byte[] kb = keys[b];
@@ -46,6 +62,9 @@ public final class MergingIterator implements InternalIterator {
             return kb == null && (ka != null || a < b);
         }
         int c = InternalKeys.compare(ka, seqnos[a], kb, seqnos[b]);
+        if (reverse) {
+            c = -c;
+        }
         return c != 0 ? c < 0 : a < b;
     }
 
@@ -80,10 +99,14 @@ public final class MergingIterator implements InternalIterator {
         tree[0] = n == 1 ? 0 : winners[1];
     }
 
-    /** Advances the current input and replays its matches up to the root. */
+    /** Steps the current input in the direction of travel and replays its matches up to the root. */
     private void advanceWinner() throws IOException {
         int w = tree[0];
-        inputs[w].next();
+        if (reverse) {
+            inputs[w].prev();
+        } else {
+            inputs[w].next();
+        }
         load(w);
         for (int node = (w + inputs.length) >>> 1; node >= 1; node >>>= 1) {
             int other = tree[node];
@@ -97,6 +120,7 @@ public final class MergingIterator implements InternalIterator {
 
     @Override
     public void seekToFirst() throws IOException {
+        reverse = false;
         for (int i = 0; i < inputs.length; i++) {
             inputs[i].seekToFirst();
             load(i);
@@ -105,9 +129,30 @@ public final class MergingIterator implements InternalIterator {
     }
 
     @Override
-    public void seek(byte[] userKey) throws IOException {
+    public void seekToLast() throws IOException {
+        reverse = true;
         for (int i = 0; i < inputs.length; i++) {
-            inputs[i].seek(userKey);
+            inputs[i].seekToLast();
+            load(i);
+        }
+        build();
+    }
+
+    @Override
+    public void seek(byte[] userKey, long seqno) throws IOException {
+        reverse = false;
+        for (int i = 0; i < inputs.length; i++) {
+            inputs[i].seek(userKey, seqno);
+            load(i);
+        }
+        build();
+    }
+
+    @Override
+    public void seekForPrev(byte[] userKey, long seqno) throws IOException {
+        reverse = true;
+        for (int i = 0; i < inputs.length; i++) {
+            inputs[i].seekForPrev(userKey, seqno);
             load(i);
         }
         build();
@@ -123,7 +168,57 @@ public final class MergingIterator implements InternalIterator {
         int w = tree[0];
         byte[] key = keys[w];
         long seq = seqnos[w];
-        advanceWinner();
+        if (reverse) {
+            // Every other input is at its last entry before (key, seq), or exhausted: move each
+            // to its first entry after it (LevelDB's MergingIterator::Next on a direction change).
+            reverse = false;
+            for (int i = 0; i < inputs.length; i++) {
+                if (i != w) {
+                    InternalIterator it = inputs[i];
+                    it.seek(key, seq);
+                    if (it.valid() && it.seqno() == seq && Arrays.equals(it.key(), key)) {
+                        it.next();
+                    }
+                    load(i);
+                }
+            }
+            inputs[w].next();
+            load(w);
+            build();
+        } else {
+            advanceWinner();
+        }
+        // Drop exact duplicates of the entry just passed.
+        while (keys[tree[0]] != null && seqnos[tree[0]] == seq && Arrays.equals(keys[tree[0]], key)) {
+            advanceWinner();
+        }
+    }
+
+    @Override
+    public void prev() throws IOException {
+        int w = tree[0];
+        byte[] key = keys[w];
+        long seq = seqnos[w];
+        if (!reverse) {
+            // Every other input is at its first entry after (key, seq), or exhausted: move each
+            // to its last entry before it.
+            reverse = true;
+            for (int i = 0; i < inputs.length; i++) {
+                if (i != w) {
+                    InternalIterator it = inputs[i];
+                    it.seekForPrev(key, seq);
+                    if (it.valid() && it.seqno() == seq && Arrays.equals(it.key(), key)) {
+                        it.prev();
+                    }
+                    load(i);
+                }
+            }
+            inputs[w].prev();
+            load(w);
+            build();
+        } else {
+            advanceWinner();
+        }
         // Drop exact duplicates of the entry just passed.
         while (keys[tree[0]] != null && seqnos[tree[0]] == seq && Arrays.equals(keys[tree[0]], key)) {
             advanceWinner();

@@ -22,14 +22,20 @@ public final class EntryListIterator implements InternalIterator {
         position = 0;
     }
 
-    /** Positions at the first entry whose user key is >= {@code userKey} (a binary search). */
     @Override
-    public void seek(byte[] userKey) {
+    public void seekToLast() {
+        position = entries.size() - 1;
+    }
+
+    /** Positions at the first entry whose internal key is >= {@code (userKey, seqno)} (a binary search). */
+    @Override
+    public void seek(byte[] userKey, long seqno) {
         int lo = 0;
         int hi = entries.size();
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (InternalKeys.compareUserKeys(entries.get(mid).key(), userKey) < 0) {
+            InternalEntry e = entries.get(mid);
+            if (InternalKeys.compare(e.key(), e.seqno(), userKey, seqno) < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -40,7 +46,7 @@ public final class EntryListIterator implements InternalIterator {
 
     @Override
     public boolean valid() {
-        return position < entries.size();
+        return position >= 0 && position < entries.size();
     }
 
     @Override
@@ -49,9 +55,15 @@ public final class EntryListIterator implements InternalIterator {
         position++;
     }
 
+    @Override
+    public void prev() {
+        current();
+        position--;
+    }
+
     private InternalEntry current() {
         if (!valid()) {
-            throw new NoSuchElementException("entry list iterator is past its last entry");
+            throw new NoSuchElementException("entry list iterator is not positioned at an entry");
         }
         return entries.get(position);
     }

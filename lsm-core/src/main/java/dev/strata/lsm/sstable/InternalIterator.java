@@ -3,22 +3,57 @@ package dev.strata.lsm.sstable;
 import java.io.IOException;
 
 /**
- * A forward cursor over internal entries in internal-key order (user key ascending, then
- * sequence number descending): tables, memtables, runs and merges of them all look alike
- * through it. Not thread safe.
+ * A bidirectional cursor over internal entries in internal-key order (user key ascending,
+ * then sequence number descending): tables, memtables, runs and merges of them all look
+ * alike through it. Not thread safe.
+ *
+ * <p>As LevelDB's internal iterators: a seek positions it (or leaves it not {@link #valid()}
+ * when no entry qualifies); {@link #next()} and {@link #prev()} need a valid position and step
+ * to the neighbouring entry, turning invalid past either end. Once invalid, only a seek
+ * positions it again.
  */
 public interface InternalIterator extends AutoCloseable {
     /** Positions at the first entry. */
     void seekToFirst() throws IOException;
 
+    /** Positions at the last entry. */
+    void seekToLast() throws IOException;
+
     /** Positions at the first entry whose user key is >= {@code userKey}. */
-    void seek(byte[] userKey) throws IOException;
+    default void seek(byte[] userKey) throws IOException {
+        seek(userKey, InternalKeys.MAX_SEQNO);
+    }
+
+    /** Positions at the first entry whose internal key is >= {@code (userKey, seqno)}. */
+    void seek(byte[] userKey, long seqno) throws IOException;
+
+    /** Positions at the last entry whose user key is <= {@code userKey}. */
+    default void seekForPrev(byte[] userKey) throws IOException {
+        // (userKey, 0) is the largest internal key of userKey.
+        seekForPrev(userKey, 0);
+    }
+
+    /**
+     * Positions at the last entry whose internal key is <= {@code (userKey, seqno)}. The
+     * default seeks forward to the first entry >= it and steps back once if that is greater.
+     */
+    default void seekForPrev(byte[] userKey, long seqno) throws IOException {
+        seek(userKey, seqno);
+        if (!valid()) {
+            seekToLast();
+        } else if (InternalKeys.compare(key(), seqno(), userKey, seqno) > 0) {
+            prev();
+        }
+    }
 
     /** Whether the iterator is positioned at an entry. */
     boolean valid();
 
-    /** Advances; {@link #valid()} turns false past the last entry. */
+    /** Advances; {@link #valid()} turns false past the last entry. Needs a valid position. */
     void next() throws IOException;
+
+    /** Steps back; {@link #valid()} turns false before the first entry. Needs a valid position. */
+    void prev() throws IOException;
 
     /** User key at the current position. */
     byte[] key();

@@ -4,10 +4,11 @@ import java.io.IOException;
 import java.util.NoSuchElementException;
 
 /**
- * A forward cursor over one table's internal entries in internal-key order. It keeps the
- * path from the root to the current leaf (one page per level) and moves to the next leaf
- * through that path, so it needs no sibling links. Start with {@link #seekToFirst()} or a
- * seek; then {@link #valid()}, the accessors and {@link #next()}. Not thread safe.
+ * A cursor over one table's internal entries in internal-key order, both ways. It keeps the
+ * path from the root to the current leaf (one page per level) and moves to the next or the
+ * previous leaf through that path, so it needs no sibling links. Start with
+ * {@link #seekToFirst()}, {@link #seekToLast()} or a seek; then {@link #valid()}, the
+ * accessors, {@link #next()} and {@link #prev()}. Not thread safe.
  */
 public final class TableIterator implements InternalIterator {
     private final SSTableReader reader;
@@ -41,13 +42,31 @@ public final class TableIterator implements InternalIterator {
         seek(new byte[0], InternalKeys.MAX_SEQNO);
     }
 
-    /** Positions at the first entry whose user key is >= {@code userKey}. */
+    /** Positions at the last entry of the table. */
     @Override
-    public void seek(byte[] userKey) throws IOException {
-        seek(userKey, InternalKeys.MAX_SEQNO);
+    public void seekToLast() throws IOException {
+        moved();
+        valid = false;
+        if (height == 0) {
+            return;
+        }
+        int pageNo = reader.footer().rootPage();
+        for (int level = height - 1; level >= 1; level--) {
+            InteriorPage page = reader.interiorPage(pageNo, level);
+            int i = page.count() - 1;
+            pages[level] = page.bytes();
+            pageNumbers[level] = pageNo;
+            positions[level] = i;
+            pageNo = page.child(i);
+        }
+        pages[0] = loadLeaf(pageNo);
+        pageNumbers[0] = pageNo;
+        positions[0] = TreePages.count(pages[0]) - 1;
+        valid = true;
     }
 
     /** Positions at the first entry whose internal key is >= (userKey, seqno). */
+    @Override
     public void seek(byte[] userKey, long seqno) throws IOException {
         moved();
         valid = false;
@@ -89,6 +108,39 @@ public final class TableIterator implements InternalIterator {
         moved();
         if (++positions[0] == TreePages.count(pages[0])) {
             nextLeaf();
+        }
+    }
+
+    /** Moves to the previous entry; {@link #valid()} turns false before the first one. */
+    @Override
+    public void prev() throws IOException {
+        checkValid();
+        moved();
+        if (positions[0]-- == 0) {
+            prevLeaf();
+        }
+    }
+
+    /** Moves to the last entry of the leaf before the current one, through the path. */
+    private void prevLeaf() throws IOException {
+        int level = 1;
+        while (level < height && positions[level] == 0) {
+            level++;
+        }
+        if (level >= height) {
+            valid = false;
+            return;
+        }
+        positions[level]--;
+        for (; level >= 1; level--) {
+            int child = TreePages.child(pages[level], TreePages.cellOffset(pages[level], positions[level]), level);
+            if (level > 1) {
+                pages[level - 1] = reader.interiorPage(child, level - 1).bytes();
+            } else {
+                pages[0] = loadLeaf(child);
+            }
+            pageNumbers[level - 1] = child;
+            positions[level - 1] = TreePages.count(pages[level - 1]) - 1;
         }
     }
 

@@ -48,4 +48,19 @@ public record Run(long id, List<Component> components) {
         }
         return lo;
     }
+
+    /** Index of the last component whose min key is <= {@code key} (-1 if none). */
+    public int lastStartingAtOrBefore(byte[] key) {
+        int lo = 0;
+        int hi = components.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Arrays.compareUnsigned(components.get(mid).meta().minKey(), key) <= 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo - 1;
+    }
 }

@@ -4,6 +4,7 @@ import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.InternalKeys;
+import dev.strata.lsm.sstable.IteratorWalk;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -131,6 +132,42 @@ class MemtableTest {
     }
 
     @Test
+    void movesBothWaysLikeASortedList() throws Exception {
+        Random r = new Random(43);
+        for (int round = 0; round < 4; round++) {
+            Memtable m = new Memtable(1);
+            TreeMap<IKey, Val> model = new TreeMap<>();
+            List<byte[]> keys = new ArrayList<>();
+            int n = round == 0 ? 0 : round == 1 ? 1 : 5_000 * round;
+            for (long seq = 1; seq <= n; seq++) {
+                // Prefix-heavy keys, and many versions of a few of them.
+                byte[] key = keys.isEmpty() || r.nextInt(3) > 0 ? randomKey(r) : keys.get(r.nextInt(Math.min(keys.size(), 20)));
+                keys.add(key);
+                boolean delete = r.nextInt(5) == 0;
+                byte[] value = new byte[r.nextInt(50)];
+                r.nextBytes(value);
+                m.add(key, seq, delete ? EntryType.DELETE : EntryType.PUT, delete ? null : value);
+                model.put(new IKey(key.clone(), seq), new Val(delete ? EntryType.DELETE : EntryType.PUT,
+                        delete ? null : value.clone()));
+            }
+            List<InternalEntry> expected = new ArrayList<>();
+            model.forEach((k, v) -> expected.add(new InternalEntry(k.key(), k.seqno(), v.type(), v.value())));
+            int entries = n;
+            IteratorWalk.walk(m.iterator(), expected, r, 20_000, new IteratorWalk.Targets() {
+                @Override
+                public byte[] key(Random rnd) {
+                    return keys.isEmpty() || rnd.nextInt(3) == 0 ? randomKey(rnd) : keys.get(rnd.nextInt(keys.size()));
+                }
+
+                @Override
+                public long seqno(Random rnd) {
+                    return rnd.nextInt(10) == 0 ? InternalKeys.MAX_SEQNO : rnd.nextInt(entries + 2);
+                }
+            }, "memtable of " + n + " entries");
+        }
+    }
+
+    @Test
     void readersSeeSortedCompleteEntriesWhileOneThreadAdds() throws Exception {
         Memtable m = new Memtable(1);
         int n = 200_000;
@@ -163,6 +200,25 @@ class MemtableTest {
                                 }
                             }
                             prev = key;
+                        }
+                        // Backwards: each step searches for the predecessor while nodes are linked in.
+                        it.seekForPrev(from);
+                        byte[] after = null;
+                        for (int i = 0; i < 1000 && it.valid(); i++, it.prev()) {
+                            byte[] key = it.key();
+                            if (after != null && Arrays.compareUnsigned(key, after) >= 0) {
+                                throw new AssertionError("out of order backwards");
+                            }
+                            if (Arrays.compareUnsigned(key, from) > 0) {
+                                throw new AssertionError("seekForPrev landed after its target");
+                            }
+                            byte[] value = it.value();
+                            for (byte b : value) {
+                                if (b != key[0]) {
+                                    throw new AssertionError("value does not belong to its key");
+                                }
+                            }
+                            after = key;
                         }
                     }
                 } catch (Throwable e) {

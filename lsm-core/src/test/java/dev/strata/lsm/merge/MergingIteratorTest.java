@@ -4,6 +4,7 @@ import dev.strata.lsm.sstable.EntryListIterator;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalKeys;
+import dev.strata.lsm.sstable.IteratorWalk;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -63,6 +64,60 @@ class MergingIteratorTest {
                     m.next();
                 }
                 assertFalse(m.valid(), "round " + round);
+            }
+        }
+    }
+
+    /**
+     * Random walks both ways over the same kind of inputs: seeks by user and internal key,
+     * seekForPrev, seekToFirst/Last, and next/prev with direction changes anywhere (each
+     * change repositions every other input) show the model's entries, each (key, seqno) once
+     * and the copy of the first input holding it, whichever way the iterator came.
+     */
+    @Test
+    void walksBothWaysWithDirectionChangesAndDuplicates() throws IOException {
+        Random rnd = new Random(6);
+        for (int round = 0; round < 200; round++) {
+            int n = rnd.nextInt(6);
+            List<List<InternalEntry>> inputs = new ArrayList<>();
+            TreeMap<String, InternalEntry> model = new TreeMap<>();
+            for (int i = 0; i < n; i++) {
+                TreeMap<String, InternalEntry> sorted = new TreeMap<>();
+                int entries = rnd.nextInt(round % 3 == 0 ? 300 : 30);
+                int base = rnd.nextInt(100);
+                for (int e = 0; e < entries; e++) {
+                    int k = rnd.nextBoolean() ? base + e : rnd.nextInt(300);
+                    long seq = 1 + rnd.nextInt(4);
+                    byte[] key = String.format("k%04d", k).getBytes();
+                    EntryType type = rnd.nextInt(6) == 0 ? EntryType.DELETE : EntryType.PUT;
+                    InternalEntry entry = new InternalEntry(key, seq, type,
+                            type == EntryType.DELETE ? null : ("v" + i + "-" + e).getBytes());
+                    sorted.putIfAbsent(order(key, seq), entry);
+                }
+                List<InternalEntry> list = new ArrayList<>(sorted.values());
+                inputs.add(list);
+                for (InternalEntry entry : list) {
+                    model.putIfAbsent(order(entry.key(), entry.seqno()), entry);
+                }
+            }
+            List<EntryListIterator> its = new ArrayList<>();
+            for (List<InternalEntry> in : inputs) {
+                its.add(new EntryListIterator(in));
+            }
+            try (MergingIterator m = new MergingIterator(its)) {
+                IteratorWalk.walk(m, new ArrayList<>(model.values()), rnd, 400, new IteratorWalk.Targets() {
+                    @Override
+                    public byte[] key(Random r) {
+                        int k = r.nextInt(420) - 10;
+                        String s = String.format("k%04d", Math.max(0, k));
+                        return (r.nextInt(5) == 0 ? s.substring(0, r.nextInt(s.length() + 1)) : s).getBytes();
+                    }
+
+                    @Override
+                    public long seqno(Random r) {
+                        return r.nextInt(6);
+                    }
+                }, "round " + round + " (" + n + " inputs)");
             }
         }
     }

@@ -6,10 +6,9 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.ListIterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.function.Consumer;
@@ -19,9 +18,11 @@ import java.util.function.Consumer;
  * with a copy of the uncommitted writes of the range, which win on equal keys (a deleted key
  * is skipped). Both sources are fixed when the iterator is made.
  *
- * <p>Forward iteration streams the cursor. Strata's public API has forward cursors only, so
- * a reverse iterator reads the committed part of its range into memory when made and walks
- * it backwards: a reverse range costs memory in proportion to its size.
+ * <p>Both directions stream the cursor: a reverse iterator starts at the cursor's last entry
+ * ({@link Cursor#seekToLast()}) and steps back with {@link Cursor#prev()}, so it holds one
+ * record of the committed part at a time whatever the size of the range. Only the
+ * uncommitted writes of the range are copied (they are in memory already); a reverse
+ * iterator walks that copy from its end.
  *
  * <p>Not thread safe. Close it; the store closes what is left open when it closes.
  */
@@ -50,19 +51,8 @@ final class StrataKeyValueIterator implements KeyValueIterator<Bytes, byte[]> {
         this.cursor = cursor;
         this.forward = forward;
         this.onClose = onClose;
-        Iterator<KeyValue<Bytes, byte[]>> fromCursor = new CursorIterator(cursor);
-        if (forward) {
-            this.committed = fromCursor;
-            this.uncommitted = uncommitted.iterator();
-        } else {
-            List<KeyValue<Bytes, byte[]>> all = new ArrayList<>();
-            fromCursor.forEachRemaining(all::add);
-            Collections.reverse(all);
-            this.committed = all.iterator();
-            List<Map.Entry<Bytes, byte[]>> reversed = new ArrayList<>(uncommitted);
-            Collections.reverse(reversed);
-            this.uncommitted = reversed.iterator();
-        }
+        this.committed = new CursorIterator(cursor, forward);
+        this.uncommitted = forward ? uncommitted.iterator() : descending(uncommitted);
         this.committedHead = this.committed.hasNext() ? this.committed.next() : null;
         this.uncommittedHead = this.uncommitted.hasNext() ? this.uncommitted.next() : null;
     }
@@ -134,20 +124,50 @@ final class StrataKeyValueIterator implements KeyValueIterator<Bytes, byte[]> {
         }
     }
 
-    /** The records of a Strata cursor over record keys, as user keys. */
+    /** The elements of {@code list} from the last to the first. */
+    private static <T> Iterator<T> descending(List<T> list) {
+        ListIterator<T> it = list.listIterator(list.size());
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return it.hasPrevious();
+            }
+
+            @Override
+            public T next() {
+                return it.previous();
+            }
+        };
+    }
+
+    /** The records of a Strata cursor over record keys, as user keys, ascending or descending. */
     private static final class CursorIterator implements Iterator<KeyValue<Bytes, byte[]>> {
         private final Cursor cursor;
+        private final boolean forward;
+        private boolean started;
         private KeyValue<Bytes, byte[]> next;
         private boolean done;
 
-        CursorIterator(Cursor cursor) {
+        CursorIterator(Cursor cursor, boolean forward) {
             this.cursor = cursor;
+            this.forward = forward;
+        }
+
+        private boolean step() {
+            if (forward) {
+                return cursor.next();
+            }
+            if (!started) {
+                started = true;
+                return cursor.seekToLast();
+            }
+            return cursor.prev();
         }
 
         @Override
         public boolean hasNext() {
             if (next == null && !done) {
-                if (cursor.next()) {
+                if (step()) {
                     next = KeyValue.pair(Bytes.wrap(StoreLayout.userKey(cursor.key())), cursor.value());
                 } else {
                     done = true;

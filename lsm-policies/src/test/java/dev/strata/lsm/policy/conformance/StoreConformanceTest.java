@@ -32,8 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Conformance, part (b): every registered policy with its default parameters runs a real
  * store with a small memtable under a random history of puts, deletes, batches, gets and
- * scans checked against a {@link TreeMap} oracle, with snapshots held across flushes and
- * merges, and a reopen in the middle and at the end. After each phase the store holds
+ * scans (each read forwards, then backwards) checked against a {@link TreeMap} oracle, with
+ * snapshots held across flushes and merges, and a reopen in the middle and at the end. After each phase the store holds
  * exactly the oracle's contents, counts no policy error (a rejected decision or a policy
  * exception) and has not merged in a loop (at most {@link #MAX_MERGES_PER_FLUSH} merges per
  * flush); a policy that never lets merges finish fails on the timeout instead of hanging
@@ -207,6 +207,14 @@ class StoreConformanceTest {
             assertArrayEquals(e.getValue(), c.value(), where + ": value of " + show(e.getKey()));
         }
         assertFalse(c.next(), where + ": an extra key");
+        // Then back from after the last entry to before the first: every policy's layout
+        // (runs of several tables, levels) read backwards.
+        for (Map.Entry<byte[], byte[]> e : expected.descendingMap().entrySet()) {
+            assertTrue(c.prev(), where + " backwards: missing " + show(e.getKey()));
+            assertArrayEquals(e.getKey(), c.key(), where + " backwards");
+            assertArrayEquals(e.getValue(), c.value(), where + " backwards: value of " + show(e.getKey()));
+        }
+        assertFalse(c.prev(), where + " backwards: an extra key");
     }
 
     private static byte[] key(Random rnd, int keySpace) {
