@@ -51,6 +51,29 @@ class MergeOperatorTest {
             }
             assertFalse(c.next(), where + ": extra keys in the scan");
         }
+        // Backwards, and a seek into the middle then both ways.
+        try (Cursor c = snapshot == null ? store.scan(null, null) : snapshot.scan(null, null)) {
+            boolean on = c.seekToLast();
+            for (Map.Entry<Integer, byte[]> e : model.descendingMap().entrySet()) {
+                assertTrue(on, where + ": backward scan ends before " + e.getKey());
+                assertArrayEquals(key(e.getKey()), c.key(), where);
+                assertArrayEquals(e.getValue(), c.value(), where + ": backward " + e.getKey());
+                on = c.prev();
+            }
+            assertFalse(on, where + ": extra keys backwards");
+            if (!model.isEmpty()) {
+                int middle = model.keySet().stream().skip(model.size() / 2).findFirst().orElseThrow();
+                assertTrue(c.seek(key(middle)));
+                assertArrayEquals(model.get(middle), c.value(), where + ": seek " + middle);
+                Map.Entry<Integer, byte[]> lower = model.lowerEntry(middle);
+                assertEquals(lower != null, c.prev(), where);
+                if (lower != null) {
+                    assertArrayEquals(lower.getValue(), c.value(), where + ": prev of " + middle);
+                    assertTrue(c.next());
+                    assertArrayEquals(model.get(middle), c.value(), where + ": next after prev");
+                }
+            }
+        }
     }
 
     @Test

@@ -108,11 +108,19 @@ final class ReadPath {
         }
     }
 
+    /**
+     * The sources of a merged read, newest first: the memtables, then the runs. An immutable
+     * memtable whose writes {@code v} already holds (a flush installed between reading the
+     * memtable set and pinning the version) is left out: read twice, a key's merge operands
+     * would be combined twice.
+     */
     private static List<InternalIterator> sources(MemtableSet m, Version v) {
         List<InternalIterator> sources = new ArrayList<>();
         sources.add(m.active().iterator());
         for (Memtable imm : m.immutable()) {
-            sources.add(imm.iterator());
+            if (imm.isEmpty() || imm.maxSeqno() > v.lastSequence()) {
+                sources.add(imm.iterator());
+            }
         }
         for (List<Run> level : v.levels()) {
             for (Run run : level) {

@@ -20,10 +20,22 @@ public final class Version {
     private final Map<ComponentId, Component> byId;
     private final long flushCounter;
     private final byte[] policyState;
+    /** The largest sequence number its components hold data up to (flushed writes), 0 when unknown. */
+    private final long lastSequence;
     private final AtomicInteger refs = new AtomicInteger(1);
     private volatile Runnable onUnreferenced;
 
     public Version(List<List<Run>> levels, long flushCounter, byte[] policyState) {
+        this(levels, flushCounter, policyState, 0);
+    }
+
+    /**
+     * @param lastSequence every write up to this sequence number is in the components (the
+     *     manifest's {@code lastSequence} as of this version): a memtable whose writes all lie
+     *     at or below it has been flushed into them
+     */
+    public Version(List<List<Run>> levels, long flushCounter, byte[] policyState, long lastSequence) {
+        this.lastSequence = lastSequence;
         List<List<Run>> copy = new ArrayList<>(levels.size());
         for (List<Run> l : levels) {
             copy.add(List.copyOf(l));
@@ -51,6 +63,11 @@ public final class Version {
     /** Levels, each a list of runs newest first. */
     public List<List<Run>> levels() {
         return levels;
+    }
+
+    /** Every write up to this sequence number is in the components (see the constructor). */
+    public long lastSequence() {
+        return lastSequence;
     }
 
     public long flushCounter() {

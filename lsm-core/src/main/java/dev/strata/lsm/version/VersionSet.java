@@ -156,7 +156,7 @@ public final class VersionSet {
             }
             levels.add(runs);
         }
-        return new Version(levels, last.flushCounter(), last.policyState());
+        return new Version(levels, last.flushCounter(), last.policyState(), last.lastSequence());
     }
 
     /**
@@ -319,9 +319,9 @@ public final class VersionSet {
     public synchronized Version logAndApply(Function<Version, Change> change) {
         Version base = current;
         Change c = change.apply(base);
-        Version next = new Version(c.levels(), c.flushCounter(), c.policyState());
         long newLog = Math.max(logNumber, c.logNumber());
         long newLast = Math.max(lastSequence, c.lastSequence());
+        Version next = new Version(c.levels(), c.flushCounter(), c.policyState(), newLast);
         boolean snapshot = manifestBroken || manifest.size() > manifestRewriteBytes;
         long writtenBefore = manifest.writtenEnd();
         try {

@@ -67,7 +67,7 @@ class StoreConformanceTest {
         String replay = name + " (replay with -Dstrata.conformance.seed=" + seed + ")";
         Random rnd = new Random(seed ^ name.hashCode());
         StoreConfig config = StoreConfig.builder().memtableBytes(MEMTABLE_BYTES).blockCacheBytes(1 << 20)
-                .mergePolicy(name, Map.of()).build();
+                .mergePolicy(name, Map.of()).mergeOperator("stringappend").build();
         Path dir = tmp.resolve(name);
         TreeMap<byte[], byte[]> oracle = new TreeMap<>(KEYS);
         int keySpace = 4000;
@@ -132,11 +132,25 @@ class StoreConformanceTest {
 
     static void step(Random rnd, LsmStore store, TreeMap<byte[], byte[]> oracle, int keySpace, String where) {
         int op = rnd.nextInt(100);
-        if (op < 55) {
+        if (op < 50) {
             byte[] k = key(rnd, keySpace);
             byte[] v = value(rnd);
             store.put(k, v);
             oracle.put(k, v);
+        } else if (op < 55) {
+            // A merge operand (stringappend): the value gains ",operand".
+            byte[] k = key(rnd, keySpace);
+            byte[] operand = value(rnd);
+            store.merge(k, operand);
+            byte[] old = oracle.get(k);
+            if (old == null) {
+                oracle.put(k, operand);
+            } else {
+                byte[] joined = Arrays.copyOf(old, old.length + 1 + operand.length);
+                joined[old.length] = ',';
+                System.arraycopy(operand, 0, joined, old.length + 1, operand.length);
+                oracle.put(k, joined);
+            }
         } else if (op < 67) {
             byte[] k = key(rnd, keySpace);
             store.delete(k);
