@@ -59,7 +59,7 @@ class PolicySwitchConformanceTest {
         String[] phases = {before, next};
         for (int phase = 0; phase < 2; phase++) {
             StoreConfig config = StoreConfig.builder().memtableBytes(MEMTABLE_BYTES).blockCacheBytes(1 << 20)
-                    .mergePolicy(phases[phase], Map.of()).build();
+                    .mergePolicy(phases[phase], Map.of()).mergeOperator("stringappend").build();
             try (LsmStore store = LsmStore.open(dir, config)) {
                 StoreConformanceTest.assertSameContents(oracle, store, "after opening with " + phases[phase] + ": "
                         + replay);
