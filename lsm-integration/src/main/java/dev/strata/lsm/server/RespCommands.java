@@ -38,6 +38,12 @@ final class RespCommands {
             new ErrorRedisMessage("ERR value is not an integer or out of range");
     static final ErrorRedisMessage NOAUTH = new ErrorRedisMessage("NOAUTH Authentication required.");
     private static final int SCAN_DEFAULT_COUNT = 10;
+    /**
+     * Glob steps one SCAN call may spend before it returns a cursor, whatever its COUNT: a
+     * long pattern over long keys costs up to key length x pattern length per key, and the
+     * command thread serves other connections too. About 10 to 50 ms of matching.
+     */
+    static final long SCAN_MATCH_STEPS = 20_000_000;
     /** Keys sampled from the front of the store to estimate the mean entry size for DBSIZE. */
     private static final int DBSIZE_SAMPLE = 512;
 
@@ -390,7 +396,7 @@ final class RespCommands {
                         && StoredValue.decode(c.value(), now) != null) {
                     keys.add(bulk(k));
                 }
-                if (examined >= count) {
+                if (examined >= count || (match != null && match.steps() > SCAN_MATCH_STEPS)) {
                     exhausted = false;
                     break;
                 }

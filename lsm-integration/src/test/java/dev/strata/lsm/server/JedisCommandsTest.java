@@ -27,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every command of the node through Jedis, an independently written Redis client. */
@@ -219,6 +220,36 @@ class JedisCommandsTest {
 
             JedisDataException e = assertThrows(JedisDataException.class, () -> j.scan("12345"));
             assertTrue(e.getMessage().contains("invalid cursor"), e.getMessage());
+        }
+    }
+
+    /**
+     * SCAN MATCH with the pattern of CVE-2022-36021 over keys of 900 {@code a}s ends (a
+     * backtracking matcher would spin for ever on the command thread), and another client is
+     * served meanwhile. The timeout only stops the test if matching is exponential.
+     */
+    @Test
+    void scanWithAPathologicalPatternEnds() {
+        try (Jedis j = client(); Jedis other = client()) {
+            Pipeline p = j.pipelined();
+            for (int i = 0; i < 200; i++) {
+                p.set("a".repeat(900) + i, "v");
+            }
+            p.set("a".repeat(900) + "b", "v");
+            p.sync();
+            assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> {
+                Set<String> found = new HashSet<>();
+                String cursor = "0";
+                int calls = 0;
+                do {
+                    ScanResult<String> r = j.scan(cursor, new ScanParams().match("*a*a*a*a*a*a*a*a*a*a*b").count(1000));
+                    found.addAll(r.getResult());
+                    cursor = r.getCursor();
+                    calls++;
+                } while (!cursor.equals("0") && calls < 100_000);
+                assertEquals(Set.of("a".repeat(900) + "b"), found);
+                assertEquals("PONG", other.ping());
+            });
         }
     }
 
