@@ -2,9 +2,11 @@ package dev.strata.lsm.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
@@ -118,6 +120,21 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             metrics.record("SET", each);
             ctx.write(reply);
         }
+    }
+
+    /**
+     * The client half-closed (sent a FIN): it will send nothing more, but every command it
+     * sent before is executed and answered (they were run before this event, in order), and
+     * the connection is closed once those replies are written.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            runPendingSets(ctx);
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     @Override
