@@ -53,12 +53,15 @@ final class RespCommands {
     private final KeyLocks locks = new KeyLocks(4096);
     private final ScanCursors cursors = new ScanCursors(65_536);
     private final LongSupplier clock;
+    /** The largest value a client may store (the store's limit less the node's header). */
+    private final int maxValueBytes;
 
     RespCommands(LsmStore store, ServerInfo info, String requirePass, LongSupplier clock) {
         this.store = store;
         this.info = info;
         this.requirePass = requirePass == null ? null : requirePass.getBytes(StandardCharsets.UTF_8);
         this.clock = clock;
+        this.maxValueBytes = StoredValue.clientLimit(store.config().maxValueBytes());
     }
 
     /** Whether connections start authenticated (no password is required). */
@@ -133,19 +136,22 @@ final class RespCommands {
         if (sets.size() == 1) {
             return List.of(execute(session, sets.get(0)));
         }
-        Map<ByteBuffer, byte[]> last = new LinkedHashMap<>();
-        for (List<byte[]> args : sets) {
-            last.put(ByteBuffer.wrap(args.get(1)), args.get(2));
-        }
-        List<byte[]> keys = new ArrayList<>(last.size());
-        WriteBatch batch = new WriteBatch();
-        for (Map.Entry<ByteBuffer, byte[]> e : last.entrySet()) {
-            byte[] key = e.getKey().array();
-            keys.add(key);
-            batch.put(key, new StoredValue(e.getValue(), StoredValue.NEVER).encode());
-        }
-        try (KeyLocks.Held ignored = locks.lockAll(keys)) {
-            store.write(batch);
+        try {
+            Map<ByteBuffer, byte[]> last = new LinkedHashMap<>();
+            for (List<byte[]> args : sets) {
+                // Every value is checked, also those a later SET of the same key replaces.
+                last.put(ByteBuffer.wrap(args.get(1)), stored(args.get(2), StoredValue.NEVER));
+            }
+            List<byte[]> keys = new ArrayList<>(last.size());
+            WriteBatch batch = new WriteBatch();
+            for (Map.Entry<ByteBuffer, byte[]> e : last.entrySet()) {
+                byte[] key = e.getKey().array();
+                keys.add(key);
+                batch.put(key, e.getValue());
+            }
+            try (KeyLocks.Held ignored = locks.lockAll(keys)) {
+                store.write(batch);
+            }
             return Collections.nCopies(sets.size(), OK);
         } catch (IllegalArgumentException | StoreException | IllegalStateException refused) {
             List<RedisMessage> out = new ArrayList<>(sets.size());
@@ -154,6 +160,20 @@ final class RespCommands {
             }
             return out;
         }
+    }
+
+    /**
+     * The stored form of a client's value, checked against the client's limit: the store's
+     * {@code maxValueBytes} less the room {@link RespServer#storeConfig} added for the header.
+     *
+     * @throws IllegalArgumentException naming the client's size and limit when it is over
+     */
+    private byte[] stored(byte[] payload, long expireAt) {
+        if (payload.length > maxValueBytes) {
+            throw new IllegalArgumentException("value of " + payload.length
+                    + " bytes exceeds the maximum value size of " + maxValueBytes + " bytes");
+        }
+        return new StoredValue(payload, expireAt).encode();
     }
 
     private RedisMessage get(byte[] key) {
@@ -224,7 +244,7 @@ final class RespCommands {
                 // EXAT/PXAT in the past: Redis sets and expires at once, which is a delete.
                 store.delete(key);
             } else {
-                store.put(key, new StoredValue(value, expireAt).encode());
+                store.put(key, stored(value, expireAt));
             }
             return returnOld ? skipped : OK;
         }
@@ -283,7 +303,7 @@ final class RespCommands {
         try (KeyLocks.Held ignored = locks.lockAll(keys)) {
             WriteBatch batch = new WriteBatch();
             for (int i = 0; i < kv.size(); i += 2) {
-                batch.put(kv.get(i), new StoredValue(kv.get(i + 1), StoredValue.NEVER).encode());
+                batch.put(kv.get(i), stored(kv.get(i + 1), StoredValue.NEVER));
             }
             store.write(batch);
             return OK;
@@ -318,7 +338,7 @@ final class RespCommands {
             }
             // INCR keeps the key's time to live, as Redis does.
             long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
-            store.put(key, new StoredValue(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt).encode());
+            store.put(key, stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
             return new IntegerRedisMessage(next);
         }
     }

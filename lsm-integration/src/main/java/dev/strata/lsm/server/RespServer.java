@@ -75,9 +75,14 @@ public final class RespServer implements AutoCloseable {
         }
     }
 
-    /** The store configuration the node needs on top of the user's: values expire in merges. */
+    /**
+     * The store configuration the node needs on top of the user's: values expire in merges,
+     * and the store's value limit has room for the node's value header, so that the user's
+     * {@code maxValueBytes} is what a client may send (at most {@code 2^30 - 9} bytes).
+     */
     public static dev.strata.lsm.StoreConfig storeConfig(dev.strata.lsm.StoreConfig user) {
-        return user.toBuilder().valueExpiry(StoredValue.EXPIRY).build();
+        return user.toBuilder().valueExpiry(StoredValue.EXPIRY)
+                .maxValueBytes(StoredValue.storeLimit(user.maxValueBytes())).build();
     }
 
     private void bind() {

@@ -1,6 +1,7 @@
 package dev.strata.lsm.server;
 
 import dev.strata.lsm.ValueExpiry;
+import dev.strata.lsm.sstable.TableOptions;
 
 import java.util.Arrays;
 
@@ -29,6 +30,19 @@ record StoredValue(byte[] payload, long expireAtMillis) {
     /** What flushes and merges consult: an expiring value whose time has come. */
     static final ValueExpiry EXPIRY = (key, value, now) -> value.length >= EXPIRING_HEADER_BYTES
             && value[0] == EXPIRING && readLong(value, 1) <= now;
+
+    /**
+     * The store's {@code maxValueBytes} for a node whose clients may store values of up to
+     * {@code clientLimit} bytes: room for the longest header on top (as far as the store allows).
+     */
+    static int storeLimit(int clientLimit) {
+        return (int) Math.min((long) clientLimit + EXPIRING_HEADER_BYTES, TableOptions.MAX_VALUE_SIZE);
+    }
+
+    /** The largest client value that fits a store limit set by {@link #storeLimit}. */
+    static int clientLimit(int storeLimit) {
+        return Math.max(0, storeLimit - EXPIRING_HEADER_BYTES);
+    }
 
     /** The stored form. */
     byte[] encode() {
