@@ -1,18 +1,12 @@
 package dev.strata.lsm.server;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
-import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
-import io.netty.handler.codec.redis.InlineCommandRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
-import io.netty.util.ReferenceCountUtil;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -56,36 +50,27 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             if (!ctx.channel().isOpen()) {
                 return;
             }
-            List<byte[]> args = arguments(msg);
-            if (args == null) {
-                runPendingSets(ctx);
-            }
-            RedisMessage reply;
-            String name = "";
+            @SuppressWarnings("unchecked")
+            List<byte[]> args = (List<byte[]>) msg;
             long start = System.nanoTime();
-            if (args == null) {
-                reply = new ErrorRedisMessage("ERR Protocol error: a command is an array of bulk strings");
-            } else if (args.isEmpty()) {
+            String name = new String(args.get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+            if (name.equals("SET") && args.size() == 3 && session.authenticated) {
+                // Run later, with the SETs that follow it in this read, as one batch; the reply
+                // is written then, still in order: any other command runs the batch first.
+                pendingSets.add(args);
+                if (pendingSets.size() >= MAX_SET_BATCH) {
+                    runPendingSets(ctx);
+                }
                 return;
+            }
+            runPendingSets(ctx);
+            RedisMessage reply;
+            if (name.equals("HELLO")) {
+                // RESP3 is not spoken: clients that try HELLO fall back to RESP2 on this error.
+                reply = new ErrorRedisMessage("ERR unknown command 'HELLO', with args beginning with: "
+                        + (args.size() > 1 ? "'" + new String(args.get(1), StandardCharsets.UTF_8) + "' " : ""));
             } else {
-                name = new String(args.get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
-                if (name.equals("SET") && args.size() == 3 && session.authenticated) {
-                    // Run later, with the SETs that follow it in this read, as one batch; the reply
-                    // is written then, still in order: any other command runs the batch first.
-                    pendingSets.add(args);
-                    if (pendingSets.size() >= MAX_SET_BATCH) {
-                        runPendingSets(ctx);
-                    }
-                    return;
-                }
-                runPendingSets(ctx);
-                if (name.equals("HELLO")) {
-                    // RESP3 is not spoken: clients that try HELLO fall back to RESP2 on this error.
-                    reply = new ErrorRedisMessage("ERR unknown command 'HELLO', with args beginning with: "
-                            + (args.size() > 1 ? "'" + new String(args.get(1), StandardCharsets.UTF_8) + "' " : ""));
-                } else {
-                    reply = commands.execute(session, args);
-                }
+                reply = commands.execute(session, args);
             }
             metrics.record(name, System.nanoTime() - start);
             if (session.closeAfterReply) {
@@ -94,7 +79,6 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
                 ctx.write(reply);
             }
         } finally {
-            ReferenceCountUtil.release(msg);
             if (session.pending.decrementAndGet() == RESUME_BELOW && ctx.channel().isWritable()) {
                 ctx.channel().config().setAutoRead(true);
             }
@@ -148,34 +132,5 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         // Connection resets and the like: nothing to answer, just let the connection go.
         ctx.close();
-    }
-
-    /** The command's arguments, or null when the message is not a command. */
-    private static List<byte[]> arguments(Object msg) {
-        if (msg instanceof ArrayRedisMessage a) {
-            if (a.isNull()) {
-                return List.of();
-            }
-            List<byte[]> args = new ArrayList<>(a.children().size());
-            for (RedisMessage m : a.children()) {
-                if (!(m instanceof FullBulkStringRedisMessage b) || b.isNull()) {
-                    return null;
-                }
-                ByteBuf content = b.content();
-                // A copy: a SET's arguments outlive the message (released at once) until its batch runs.
-                args.add(ByteBufUtil.getBytes(content, content.readerIndex(), content.readableBytes(), true));
-            }
-            return args;
-        }
-        if (msg instanceof InlineCommandRedisMessage inline) {
-            List<byte[]> args = new ArrayList<>();
-            for (String part : inline.content().trim().split("[ \t]+")) {
-                if (!part.isEmpty()) {
-                    args.add(part.getBytes(StandardCharsets.UTF_8));
-                }
-            }
-            return args;
-        }
-        return null;
     }
 }

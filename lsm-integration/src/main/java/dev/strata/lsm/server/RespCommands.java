@@ -512,7 +512,15 @@ final class RespCommands {
                 if (args.size() != 3) {
                     yield arity("client|setname");
                 }
-                session.name = new String(args.get(2), StandardCharsets.UTF_8);
+                byte[] given = args.get(2);
+                for (byte b : given) {
+                    // As Redis: the name shows in CLIENT LIST, whose fields are separated by spaces.
+                    if (b < '!' || b > '~') {
+                        yield new ErrorRedisMessage(
+                                "ERR Client names cannot contain spaces, newlines or special characters.");
+                    }
+                }
+                session.name = given.length == 0 ? null : new String(given, StandardCharsets.US_ASCII);
                 yield OK;
             }
             case "GETNAME" -> session.name == null ? NIL : bulk(session.name.getBytes(StandardCharsets.UTF_8));

@@ -16,10 +16,6 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
-import io.netty.handler.codec.redis.FixedRedisMessagePool;
-import io.netty.handler.codec.redis.RedisArrayAggregator;
-import io.netty.handler.codec.redis.RedisBulkStringAggregator;
-import io.netty.handler.codec.redis.RedisDecoder;
 import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -125,14 +121,9 @@ public final class RespServer implements AutoCloseable {
         clients.add(ch);
         Session session = new Session(nextClientId.incrementAndGet(), String.valueOf(ch.remoteAddress()),
                 commands.openAccess());
-        InputGuard guard = new InputGuard(options);
         ch.pipeline()
                 .addLast("encoder", new RedisEncoder())
-                .addLast("bytes-in", guard.bytesIn())
-                .addLast("decoder", new RedisDecoder(options.maxInlineBytes(), FixedRedisMessagePool.INSTANCE, true))
-                .addLast("limits", guard)
-                .addLast("bulk", new RedisBulkStringAggregator())
-                .addLast("array", new RedisArrayAggregator())
+                .addLast("decoder", new RespDecoder(options))
                 .addLast("backpressure", new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
