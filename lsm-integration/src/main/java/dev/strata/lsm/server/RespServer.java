@@ -61,7 +61,14 @@ public final class RespServer implements AutoCloseable {
      * @throws java.io.UncheckedIOException if the address cannot be bound (nothing is left running)
      */
     public static RespServer start(LsmStore store, ServerOptions options, MeterRegistry registry) {
-        RespServer s = new RespServer(store, options, registry);
+        loadLogging();
+        int fit = DescriptorBudget.maxClients(options.maxClients(), DescriptorBudget.processLimit(),
+                DescriptorBudget.openNow(), DescriptorBudget.filesIn(store.directory()));
+        if (fit < 1) {
+            throw new IllegalStateException("the file descriptor limit (" + DescriptorBudget.processLimit()
+                    + ") leaves no room for connections beside the store's files; raise it (ulimit -n)");
+        }
+        RespServer s = new RespServer(store, options.withMaxClients(fit), registry);
         try {
             s.bind();
             return s;
@@ -69,6 +76,23 @@ public final class RespServer implements AutoCloseable {
             s.shutdownThreads();
             throw e;
         }
+    }
+
+    /**
+     * Loads what the first log record needs while descriptors are plentiful: JUL's formatter
+     * reads the JDK's time-zone data from a file, and a node out of descriptors (when the
+     * first warning is logged) could not open it; the failure would kill the logging thread.
+     */
+    private static void loadLogging() {
+        java.util.TimeZone.getDefault();
+        new java.util.logging.SimpleFormatter().format(
+                new java.util.logging.LogRecord(java.util.logging.Level.INFO, "strata-server"));
+        io.netty.util.internal.logging.InternalLoggerFactory.getInstance(RespServer.class);
+    }
+
+    /** The connections served at once: the configured number, lowered to fit the descriptor limit. */
+    public int maxClients() {
+        return options.maxClients();
     }
 
     /**
