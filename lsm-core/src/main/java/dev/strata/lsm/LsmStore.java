@@ -73,6 +73,17 @@ public final class LsmStore implements AutoCloseable {
         return engine.getLatest(key);
     }
 
+    /**
+     * The values of {@code keys}, null where absent, in the order of {@code keys}: a
+     * multi-get. All are read at one sequence number (as one {@link #snapshot} would, without
+     * taking one), in one pass through the read path in ascending key order, which costs
+     * less than a {@link #get} per key. A key may appear more than once.
+     */
+    public byte[][] getAll(byte[]... keys) {
+        Objects.requireNonNull(keys, "keys");
+        return engine.getLatestAll(keys);
+    }
+
     /** Removes {@code key} (a no-op if absent). */
     public void delete(byte[] key) {
         engine.write(new WriteBatch().delete(key));
