@@ -1,5 +1,6 @@
 package dev.strata.lsm.server;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -7,6 +8,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -14,108 +17,78 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Runs one connection's commands, in the order they arrived, on the command thread the
- * connection is bound to (store calls block, so never on the event loop), and writes each
- * reply in order; replies are flushed when the input read so far has been answered, so a
- * pipeline of commands goes out in few packets. Reading pauses while too many commands
- * wait, so a pipelining client cannot make the node buffer without bound.
+ * Runs one connection's commands in the order they arrived and writes their replies in
+ * order. The event loop collects the commands decoded from one read and hands them to the
+ * connection's command thread as one task (store calls block, so they never run on the
+ * event loop); the command thread runs them — consecutive plain SETs as one write batch,
+ * consecutive GETs as one multi-get — and writes every reply of the batch into one buffer,
+ * sent with one write and flush. So a pipeline costs one hand-off and one write per read,
+ * not one per command. Reading pauses while too many commands wait or while the client
+ * does not read its replies, so a pipelining client cannot make the node buffer without bound.
+ *
+ * <p>Threads: {@link #incoming} is the event loop's; {@link Session} is the command
+ * thread's, except {@link Session#pending}, which both update.
  */
 final class CommandHandler extends ChannelInboundHandlerAdapter {
-    private final RespCommands commands;
-    private final ServerMetrics metrics;
-    private final Session session;
     /** Reading pauses at this many unanswered commands and resumes below {@link #RESUME_BELOW}. */
     static final int PAUSE_AT = 4096;
     static final int RESUME_BELOW = 1024;
-    /** Most plain SETs applied as one write batch. */
-    static final int MAX_SET_BATCH = 256;
-    /** Plain SETs read but not yet run: a pipeline's consecutive SETs become one write batch. */
-    private final List<List<byte[]>> pendingSets = new ArrayList<>();
+    /** Most commands handed to the command thread as one task. */
+    static final int MAX_HAND_OFF = 1024;
+    /** Most plain SETs applied as one write batch, and GETs read as one multi-get. */
+    static final int MAX_RUN = 256;
+    /** Replies are written out once this many bytes of them are collected. */
+    private static final int WRITE_AT_BYTES = 256 << 10;
 
-    CommandHandler(RespCommands commands, ServerMetrics metrics, Session session) {
+    private final RespCommands commands;
+    private final ServerMetrics metrics;
+    private final Session session;
+    private final EventExecutor commandThread;
+    /** Commands read and not yet handed to the command thread (event loop only). */
+    private List<Object> incoming = new ArrayList<>();
+
+    CommandHandler(RespCommands commands, ServerMetrics metrics, Session session, EventExecutor commandThread) {
         this.commands = commands;
         this.metrics = metrics;
         this.session = session;
+        this.commandThread = commandThread;
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        try {
-            if (msg instanceof ProtocolViolation v) {
-                runPendingSets(ctx);
-                metrics.protocolErrors.increment();
-                ctx.writeAndFlush(new ErrorRedisMessage("ERR " + v.message())).addListener(ChannelFutureListener.CLOSE);
-                return;
-            }
-            if (!ctx.channel().isOpen()) {
-                return;
-            }
-            @SuppressWarnings("unchecked")
-            List<byte[]> args = (List<byte[]>) msg;
-            long start = System.nanoTime();
-            String name = new String(args.get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
-            if (name.equals("SET") && args.size() == 3 && session.authenticated) {
-                // Run later, with the SETs that follow it in this read, as one batch; the reply
-                // is written then, still in order: any other command runs the batch first.
-                pendingSets.add(args);
-                if (pendingSets.size() >= MAX_SET_BATCH) {
-                    runPendingSets(ctx);
-                }
-                return;
-            }
-            runPendingSets(ctx);
-            RedisMessage reply;
-            if (name.equals("HELLO")) {
-                // RESP3 is not spoken: clients that try HELLO fall back to RESP2 on this error.
-                reply = new ErrorRedisMessage("ERR unknown command 'HELLO', with args beginning with: "
-                        + (args.size() > 1 ? "'" + new String(args.get(1), StandardCharsets.UTF_8) + "' " : ""));
-            } else {
-                reply = commands.execute(session, args);
-            }
-            metrics.record(name, System.nanoTime() - start);
-            if (session.closeAfterReply) {
-                ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
-            } else {
-                ctx.write(reply);
-            }
-        } finally {
-            if (session.pending.decrementAndGet() == RESUME_BELOW && ctx.channel().isWritable()) {
-                ctx.channel().config().setAutoRead(true);
-            }
+        incoming.add(msg);
+        if (session.pending.incrementAndGet() >= PAUSE_AT) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        if (incoming.size() >= MAX_HAND_OFF) {
+            handOff(ctx);
         }
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        runPendingSets(ctx);
-        ctx.flush();
+        handOff(ctx);
     }
 
-    /** Runs the waiting SETs as one write batch and writes their replies. */
-    private void runPendingSets(ChannelHandlerContext ctx) {
-        if (pendingSets.isEmpty()) {
+    private void handOff(ChannelHandlerContext ctx) {
+        if (incoming.isEmpty()) {
             return;
         }
-        long start = System.nanoTime();
-        List<RedisMessage> replies = commands.setAll(session, pendingSets);
-        long each = (System.nanoTime() - start) / pendingSets.size();
-        pendingSets.clear();
-        for (RedisMessage reply : replies) {
-            metrics.record("SET", each);
-            ctx.write(reply);
-        }
+        List<Object> batch = incoming;
+        incoming = new ArrayList<>();
+        commandThread.execute(() -> run(ctx, batch));
     }
 
     /**
      * The client half-closed (sent a FIN): it will send nothing more, but every command it
-     * sent before is executed and answered (they were run before this event, in order), and
-     * the connection is closed once those replies are written.
+     * sent before is executed and answered, and the connection is closed once those replies
+     * are written (the close is queued on the command thread behind them).
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof ChannelInputShutdownEvent) {
-            runPendingSets(ctx);
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            handOff(ctx);
+            commandThread.execute(() -> ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE));
             return;
         }
         ctx.fireUserEventTriggered(evt);
@@ -132,5 +105,164 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         // Connection resets and the like: nothing to answer, just let the connection go.
         ctx.close();
+    }
+
+    /** On the command thread: runs {@code batch} in order and sends its replies. */
+    private void run(ChannelHandlerContext ctx, List<Object> batch) {
+        ByteBuf out = ctx.alloc().ioBuffer(Math.min(64 << 10, 64 * batch.size()));
+        boolean close = false;
+        try {
+            int i = 0;
+            while (i < batch.size() && ctx.channel().isOpen()) {
+                Object msg = batch.get(i);
+                if (msg instanceof ProtocolViolation v) {
+                    metrics.protocolErrors.increment();
+                    ReplyWriter.write(out, new ErrorRedisMessage("ERR " + v.message()));
+                    close = true;
+                    break;
+                }
+                @SuppressWarnings("unchecked")
+                List<byte[]> args = (List<byte[]>) msg;
+                if (session.authenticated && isPlainSet(args)) {
+                    i = runSets(batch, i, out);
+                } else if (session.authenticated && isGet(args)) {
+                    i = runGets(batch, i, out);
+                } else {
+                    long start = System.nanoTime();
+                    String name = new String(args.get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+                    RedisMessage reply = name.equals("HELLO")
+                            // RESP3 is not spoken: clients that try HELLO fall back to RESP2 on this error.
+                            ? new ErrorRedisMessage("ERR unknown command 'HELLO', with args beginning with: "
+                                    + (args.size() > 1 ? "'" + new String(args.get(1), StandardCharsets.UTF_8) + "' " : ""))
+                            : commands.execute(session, args);
+                    metrics.record(name, System.nanoTime() - start);
+                    ReplyWriter.write(out, reply);
+                    ReferenceCountUtil.release(reply);
+                    i++;
+                    if (session.closeAfterReply) {
+                        close = true;
+                        break;
+                    }
+                }
+                if (out.readableBytes() >= WRITE_AT_BYTES) {
+                    ctx.write(out);
+                    out = ctx.alloc().ioBuffer(64 << 10);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            out.release();
+            ctx.close();
+            throw e;
+        } finally {
+            int before = session.pending.getAndAdd(-batch.size());
+            if (before >= RESUME_BELOW && before - batch.size() < RESUME_BELOW && ctx.channel().isWritable()) {
+                ctx.channel().config().setAutoRead(true);
+            }
+        }
+        if (close) {
+            ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+        } else if (out.isReadable()) {
+            ctx.writeAndFlush(out);
+        } else {
+            out.release();
+            ctx.flush();
+        }
+    }
+
+    /** Runs the plain SETs from {@code batch[from]} on as one write batch; returns the index after them. */
+    private int runSets(List<Object> batch, int from, ByteBuf out) {
+        int end = from;
+        List<List<byte[]>> sets = new ArrayList<>();
+        while (end < batch.size() && sets.size() < MAX_RUN && batch.get(end) instanceof List<?> l) {
+            @SuppressWarnings("unchecked")
+            List<byte[]> args = (List<byte[]>) l;
+            if (!isPlainSet(args)) {
+                break;
+            }
+            sets.add(args);
+            end++;
+        }
+        long start = System.nanoTime();
+        List<RedisMessage> replies = commands.setAll(session, sets);
+        long each = (System.nanoTime() - start) / sets.size();
+        for (RedisMessage reply : replies) {
+            metrics.record("SET", each);
+            if (reply == RespCommands.OK) {
+                out.writeBytes(ReplyWriter.OK);
+            } else {
+                ReplyWriter.write(out, reply);
+                ReferenceCountUtil.release(reply);
+            }
+        }
+        return end;
+    }
+
+    /** Runs the GETs from {@code batch[from]} on as one multi-get; returns the index after them. */
+    private int runGets(List<Object> batch, int from, ByteBuf out) {
+        int end = from;
+        List<byte[]> keys = new ArrayList<>();
+        while (end < batch.size() && keys.size() < MAX_RUN && batch.get(end) instanceof List<?> l) {
+            @SuppressWarnings("unchecked")
+            List<byte[]> args = (List<byte[]>) l;
+            if (!isGet(args)) {
+                break;
+            }
+            keys.add(args.get(1));
+            end++;
+        }
+        long start = System.nanoTime();
+        byte[][] stored;
+        try {
+            stored = commands.getAll(keys);
+        } catch (RuntimeException e) {
+            // A failed read (a corrupt table, a closing store): each GET answers for itself.
+            for (byte[] key : keys) {
+                RedisMessage reply = commands.execute(session, List.of("GET".getBytes(StandardCharsets.US_ASCII), key));
+                ReplyWriter.write(out, reply);
+                ReferenceCountUtil.release(reply);
+            }
+            return end;
+        }
+        long now = commands.now();
+        for (byte[] value : stored) {
+            int at;
+            try {
+                at = StoredValue.payloadStart(value, now);
+            } catch (IllegalStateException e) {
+                ReplyWriter.write(out, new ErrorRedisMessage("ERR " + e.getMessage()));
+                continue;
+            }
+            if (at < 0) {
+                out.writeBytes(ReplyWriter.NIL);
+            } else {
+                ReplyWriter.bulk(out, value, at);
+            }
+        }
+        long each = (System.nanoTime() - start) / keys.size();
+        for (int k = 0; k < keys.size(); k++) {
+            metrics.record("GET", each);
+        }
+        return end;
+    }
+
+    private static boolean isPlainSet(List<byte[]> args) {
+        return args.size() == 3 && is(args.get(0), "SET");
+    }
+
+    private static boolean isGet(List<byte[]> args) {
+        return args.size() == 2 && is(args.get(0), "GET");
+    }
+
+    /** Whether {@code name} is {@code upper} in any case (ASCII). */
+    private static boolean is(byte[] name, String upper) {
+        if (name.length != upper.length()) {
+            return false;
+        }
+        for (int i = 0; i < name.length; i++) {
+            if ((name[i] & 0xdf) != upper.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 }

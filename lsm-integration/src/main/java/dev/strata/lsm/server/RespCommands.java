@@ -176,6 +176,20 @@ final class RespCommands {
         return new StoredValue(payload, expireAt).encode();
     }
 
+    /**
+     * The stored values of {@code keys} (GETs of a pipeline), null where absent, read in one
+     * pass through the store's read path at one instant; decode with {@link StoredValue#payloadStart}
+     * at {@link #now}.
+     */
+    byte[][] getAll(List<byte[]> keys) {
+        return store.getAll(keys.toArray(new byte[0][]));
+    }
+
+    /** The node's clock, epoch milliseconds. */
+    long now() {
+        return clock.getAsLong();
+    }
+
     private RedisMessage get(byte[] key) {
         StoredValue v = StoredValue.decode(store.get(key), clock.getAsLong());
         return v == null ? NIL : bulk(v.payload());

@@ -146,18 +146,8 @@ public final class RespServer implements AutoCloseable {
         Session session = new Session(nextClientId.incrementAndGet(), String.valueOf(ch.remoteAddress()),
                 commands.openAccess());
         ch.pipeline()
-                .addLast("encoder", new RedisEncoder())
                 .addLast("decoder", new RespDecoder(options))
-                .addLast("backpressure", new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        if (session.pending.incrementAndGet() >= CommandHandler.PAUSE_AT) {
-                            ctx.channel().config().setAutoRead(false);
-                        }
-                        ctx.fireChannelRead(msg);
-                    }
-                })
-                .addLast(commandThreads, "commands", new CommandHandler(commands, metrics, session));
+                .addLast("commands", new CommandHandler(commands, metrics, session, commandThreads.next()));
     }
 
     /** The port the node listens on. */

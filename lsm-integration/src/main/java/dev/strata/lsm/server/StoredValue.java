@@ -85,6 +85,25 @@ record StoredValue(byte[] payload, long expireAtMillis) {
                 + (stored.length == 0 ? "none" : String.valueOf(stored[0] & 0xff)) + ")");
     }
 
+    /**
+     * Where the client's bytes start in {@code stored}, or -1 when there is no value or it
+     * has expired at {@code nowMillis}: a read that only sends the value on needs no copy.
+     *
+     * @throws IllegalStateException if the bytes are not in this format
+     */
+    static int payloadStart(byte[] stored, long nowMillis) {
+        if (stored == null) {
+            return -1;
+        }
+        if (stored.length >= 1 && stored[0] == PLAIN) {
+            return 1;
+        }
+        if (stored.length >= EXPIRING_HEADER_BYTES && stored[0] == EXPIRING) {
+            return readLong(stored, 1) <= nowMillis ? -1 : EXPIRING_HEADER_BYTES;
+        }
+        return decode(stored, nowMillis) == null ? -1 : 0;
+    }
+
     boolean expires() {
         return expireAtMillis != NEVER;
     }
