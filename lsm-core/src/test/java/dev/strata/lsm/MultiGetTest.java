@@ -11,13 +11,37 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** {@link LsmStore#getAll}: the same answers as a get per key, over memtables and tables, in the keys' order. */
+/**
+ * {@link LsmStore#getAll}: the same answers as a get per key, over memtables and tables, in
+ * the keys' order; {@link LsmStore#getFromMemory}: the get's answer whenever it answers, and
+ * an answer for every key whose newest version is in a memtable.
+ */
 class MultiGetTest {
     @TempDir
     Path dir;
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void memoryReadsAnswerForMemtableKeysOnly() {
+        try (LsmStore store = LsmStore.open(dir)) {
+            store.put(b("flushed"), b("1"));
+            store.put(b("deleted-later"), b("1"));
+            store.flush();
+            store.put(b("fresh"), b("2"));
+            store.delete(b("deleted-later"));
+            MemoryRead r = store.getFromMemory(b("fresh"));
+            assertEquals(true, r.answered());
+            assertArrayEquals(b("2"), r.value());
+            r = store.getFromMemory(b("deleted-later"));
+            assertEquals(true, r.answered());
+            assertEquals(null, r.value());
+            assertEquals(false, store.getFromMemory(b("flushed")).answered());
+            assertEquals(false, store.getFromMemory(b("never")).answered());
+            assertArrayEquals(b("1"), store.get(b("flushed")));
+        }
     }
 
     @Test

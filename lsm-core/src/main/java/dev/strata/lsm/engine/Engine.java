@@ -302,6 +302,22 @@ public final class Engine implements AutoCloseable {
         return reads.getLatest(key);
     }
 
+    /**
+     * The newest entry of {@code key} if the memtables hold one, else null (see
+     * {@link ReadPath#latestInMemtables}).
+     */
+    public dev.strata.lsm.sstable.InternalEntry latestInMemtables(byte[] key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        mutex.checkOpen();
+        dev.strata.lsm.sstable.InternalEntry e = reads.latestInMemtables(key);
+        if (e != null) {
+            metrics.recordGet();
+        }
+        return e;
+    }
+
     /** The newest values of {@code keys}, null where absent, read in one pass (see {@link ReadPath#getLatestAll}). */
     public byte[][] getLatestAll(byte[][] keys) {
         for (byte[] key : keys) {

@@ -50,6 +50,15 @@ final class ReadPath {
     }
 
     /**
+     * The newest entry of {@code key} (a value or a tombstone) when the memtables hold one,
+     * else null: then only the tables can answer. Touches memory only (no table, no IO).
+     */
+    InternalEntry latestInMemtables(byte[] key) {
+        MemtableSet m = memtables.set();
+        return fromMemtables(m, key, memtables.visibleSequence());
+    }
+
+    /**
      * The newest values of {@code keys} (null where absent), in the order of {@code keys},
      * read in one pass at one sequence number: the memtable set, the sequence number and (if
      * a key is not in the memtables) the version are taken once, and the keys are looked up
