@@ -46,6 +46,13 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     private final EventExecutor commandThread;
     /** Commands read and not yet handed to the command thread (event loop only). */
     private List<Object> incoming = new ArrayList<>();
+    /**
+     * Batches handed to the command thread whose replies the event loop has not yet written
+     * (event loop only): while one is out, a GET must not be answered ahead of it.
+     */
+    private int batchesOut;
+    /** Replies written by the event loop itself since the last flush (event loop only). */
+    private boolean unflushed;
 
     CommandHandler(RespCommands commands, ServerMetrics metrics, Session session, EventExecutor commandThread) {
         this.commands = commands;
@@ -56,6 +63,9 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (batchesOut == 0 && incoming.isEmpty() && answerFromMemory(ctx, msg)) {
+            return;
+        }
         incoming.add(msg);
         if (session.pending.incrementAndGet() >= PAUSE_AT) {
             ctx.channel().config().setAutoRead(false);
@@ -67,7 +77,52 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (unflushed) {
+            unflushed = false;
+            ctx.flush();
+        }
         handOff(ctx);
+    }
+
+    /**
+     * On the event loop, when nothing of this connection is waiting or running on its command
+     * thread: answers a GET whose key's newest version is in the store's memtables at once,
+     * saving two thread hand-offs (the store reads no file for it, so the event loop does not
+     * block). Returns false, having done nothing, for anything else.
+     */
+    private boolean answerFromMemory(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof List<?> l) || !session.authenticated) {
+            return false;
+        }
+        @SuppressWarnings("unchecked")
+        List<byte[]> args = (List<byte[]>) l;
+        if (!isGet(args)) {
+            return false;
+        }
+        long start = System.nanoTime();
+        byte[] stored;
+        int at;
+        try {
+            dev.strata.lsm.MemoryRead r = commands.getFromMemory(args.get(1));
+            if (!r.answered()) {
+                return false;
+            }
+            stored = r.value();
+            at = StoredValue.payloadStart(stored, commands.now());
+        } catch (RuntimeException e) {
+            // A closing store, a value of another format: the command thread answers with the error.
+            return false;
+        }
+        ByteBuf out = ctx.alloc().ioBuffer(at < 0 ? 8 : stored.length + 16);
+        if (at < 0) {
+            out.writeBytes(ReplyWriter.NIL);
+        } else {
+            ReplyWriter.bulk(out, stored, at);
+        }
+        ctx.write(out);
+        unflushed = true;
+        metrics.record("GET", System.nanoTime() - start);
+        return true;
     }
 
     private void handOff(ChannelHandlerContext ctx) {
@@ -76,7 +131,34 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         }
         List<Object> batch = incoming;
         incoming = new ArrayList<>();
+        batchesOut++;
         commandThread.execute(() -> run(ctx, batch));
+    }
+
+    /**
+     * Sends a batch's replies: on the event loop, in the order the batches were handed off,
+     * and only then counts the batch as done (so a GET answered on the event loop cannot
+     * overtake it).
+     */
+    private void send(ChannelHandlerContext ctx, ByteBuf out, boolean close) {
+        try {
+            ctx.channel().eventLoop().execute(() -> sendNow(ctx, out, close));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The node is shutting down and its event loops are gone: nothing can be sent.
+            out.release();
+        }
+    }
+
+    private void sendNow(ChannelHandlerContext ctx, ByteBuf out, boolean close) {
+        batchesOut--;
+        if (close) {
+            ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+        } else if (out.isReadable()) {
+            ctx.writeAndFlush(out);
+        } else {
+            out.release();
+            ctx.flush();
+        }
     }
 
     /**
@@ -88,7 +170,9 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof ChannelInputShutdownEvent) {
             handOff(ctx);
-            commandThread.execute(() -> ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE));
+            // Queued behind the batches: its close runs on the event loop after their replies were written.
+            batchesOut++;
+            commandThread.execute(() -> send(ctx, Unpooled.EMPTY_BUFFER, true));
             return;
         }
         ctx.fireUserEventTriggered(evt);
@@ -145,12 +229,15 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
                     }
                 }
                 if (out.readableBytes() >= WRITE_AT_BYTES) {
-                    ctx.write(out);
+                    // Sent at once (in order: before the rest of this batch); the batch stays out.
+                    ByteBuf part = out;
+                    ctx.channel().eventLoop().execute(() -> ctx.write(part));
                     out = ctx.alloc().ioBuffer(64 << 10);
                 }
             }
         } catch (RuntimeException | Error e) {
             out.release();
+            ctx.channel().eventLoop().execute(() -> batchesOut--);
             ctx.close();
             throw e;
         } finally {
@@ -159,14 +246,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
                 ctx.channel().config().setAutoRead(true);
             }
         }
-        if (close) {
-            ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
-        } else if (out.isReadable()) {
-            ctx.writeAndFlush(out);
-        } else {
-            out.release();
-            ctx.flush();
-        }
+        send(ctx, out, close);
     }
 
     /** Runs the plain SETs from {@code batch[from]} on as one write batch; returns the index after them. */

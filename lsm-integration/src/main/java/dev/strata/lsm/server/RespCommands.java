@@ -185,6 +185,11 @@ final class RespCommands {
         return store.getAll(keys.toArray(new byte[0][]));
     }
 
+    /** A GET's stored value if the store's memtables answer it (see {@link LsmStore#getFromMemory}). */
+    dev.strata.lsm.MemoryRead getFromMemory(byte[] key) {
+        return store.getFromMemory(key);
+    }
+
     /** The node's clock, epoch milliseconds. */
     long now() {
         return clock.getAsLong();

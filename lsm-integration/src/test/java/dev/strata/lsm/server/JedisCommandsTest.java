@@ -275,6 +275,28 @@ class JedisCommandsTest {
         }
     }
 
+    /**
+     * GETs answered at once on the event loop (their key is in the memtable) never overtake
+     * commands of the same connection still waiting for the command thread: each GET sees the
+     * INCR before it.
+     */
+    @Test
+    void getsAreAnsweredInOrderBehindWrites() {
+        try (Jedis j = client()) {
+            j.set("order:c", "0");
+            Pipeline p = j.pipelined();
+            List<Response<String>> gets = new ArrayList<>();
+            for (int i = 1; i <= 5000; i++) {
+                p.incr("order:c");
+                gets.add(p.get("order:c"));
+            }
+            p.sync();
+            for (int i = 1; i <= 5000; i++) {
+                assertEquals(Integer.toString(i), gets.get(i - 1).get(), "GET after INCR number " + i);
+            }
+        }
+    }
+
     @Test
     void serverCommands() {
         try (Jedis j = client()) {
