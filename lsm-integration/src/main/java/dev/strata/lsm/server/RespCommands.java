@@ -33,8 +33,8 @@ import java.util.function.LongSupplier;
 final class RespCommands {
     static final RedisMessage OK = new SimpleStringRedisMessage("OK");
     private static final RedisMessage NIL = FullBulkStringRedisMessage.NULL_INSTANCE;
-    private static final ErrorRedisMessage SYNTAX = new ErrorRedisMessage("ERR syntax error");
-    private static final ErrorRedisMessage NOT_INTEGER =
+    static final ErrorRedisMessage SYNTAX = new ErrorRedisMessage("ERR syntax error");
+    static final ErrorRedisMessage NOT_INTEGER =
             new ErrorRedisMessage("ERR value is not an integer or out of range");
     static final ErrorRedisMessage NOAUTH = new ErrorRedisMessage("NOAUTH Authentication required.");
     private static final int SCAN_DEFAULT_COUNT = 10;
@@ -53,6 +53,7 @@ final class RespCommands {
     private final KeyLocks locks = new KeyLocks(4096);
     private final ScanCursors cursors = new ScanCursors(65_536);
     private final LongSupplier clock;
+    private final KeyCommands keyCommands;
     /** The largest value a client may store (the store's limit less the node's header). */
     private final int maxValueBytes;
 
@@ -61,6 +62,7 @@ final class RespCommands {
         this.info = info;
         this.requirePass = requirePass == null ? null : requirePass.getBytes(StandardCharsets.UTF_8);
         this.clock = clock;
+        this.keyCommands = new KeyCommands(store, locks, clock);
         this.maxValueBytes = StoredValue.clientLimit(store.config().maxValueBytes());
     }
 
@@ -86,6 +88,18 @@ final class RespCommands {
                 case "GET" -> args.size() == 2 ? get(args.get(1)) : arity("get");
                 case "SET" -> args.size() >= 3 ? set(args) : arity("set");
                 case "DEL" -> args.size() >= 2 ? del(args.subList(1, args.size())) : arity("del");
+                case "UNLINK" -> args.size() >= 2 ? del(args.subList(1, args.size())) : arity("unlink");
+                case "GETDEL" -> args.size() == 2 ? getDel(args.get(1)) : arity("getdel");
+                case "APPEND" -> args.size() == 3 ? append(args.get(1), args.get(2)) : arity("append");
+                case "STRLEN" -> args.size() == 2 ? strlen(args.get(1)) : arity("strlen");
+                case "SETEX" -> args.size() == 4 ? setEx(args) : arity("setex");
+                case "EXPIRE" -> keyCommands.expire(args, 1000, "expire");
+                case "PEXPIRE" -> keyCommands.expire(args, 1, "pexpire");
+                case "PERSIST" -> args.size() == 2 ? keyCommands.persist(args.get(1)) : arity("persist");
+                case "TYPE" -> args.size() == 2 ? keyCommands.type(args.get(1)) : arity("type");
+                case "RENAME" -> args.size() == 3 ? keyCommands.rename(args.get(1), args.get(2)) : arity("rename");
+                case "KEYS" -> args.size() == 2 ? keyCommands.keys(args.get(1)) : arity("keys");
+                case "FLUSHALL" -> keyCommands.flushAll(args);
                 case "EXISTS" -> args.size() >= 2 ? exists(args.subList(1, args.size())) : arity("exists");
                 case "MGET" -> args.size() >= 2 ? mget(args.subList(1, args.size())) : arity("mget");
                 case "MSET" -> args.size() >= 3 && args.size() % 2 == 1 ? mset(args.subList(1, args.size()))
@@ -193,6 +207,54 @@ final class RespCommands {
     /** The node's clock, epoch milliseconds. */
     long now() {
         return clock.getAsLong();
+    }
+
+    /** GETDEL: the value (nil when missing), and the key deleted. */
+    private RedisMessage getDel(byte[] key) {
+        try (KeyLocks.Held ignored = locks.lock(key)) {
+            byte[] stored = store.get(key);
+            StoredValue v = StoredValue.decode(stored, clock.getAsLong());
+            if (stored != null) {
+                store.delete(key);
+            }
+            return v == null ? NIL : bulk(v.payload());
+        }
+    }
+
+    /** APPEND: the value's new length; a missing key starts empty; the time to live is kept. */
+    private RedisMessage append(byte[] key, byte[] suffix) {
+        try (KeyLocks.Held ignored = locks.lock(key)) {
+            StoredValue old = StoredValue.decode(store.get(key), clock.getAsLong());
+            byte[] before = old == null ? new byte[0] : old.payload();
+            long length = (long) before.length + suffix.length;
+            if (length > maxValueBytes) {
+                return new ErrorRedisMessage("ERR string exceeds maximum allowed size (value of " + length
+                        + " bytes exceeds the maximum value size of " + maxValueBytes + " bytes)");
+            }
+            byte[] value = Arrays.copyOf(before, (int) length);
+            System.arraycopy(suffix, 0, value, before.length, suffix.length);
+            store.put(key, stored(value, old == null ? StoredValue.NEVER : old.expireAtMillis()));
+            return new IntegerRedisMessage(length);
+        }
+    }
+
+    /** STRLEN: the value's length in bytes, 0 when missing. */
+    private RedisMessage strlen(byte[] key) {
+        byte[] stored = store.get(key);
+        int at = StoredValue.payloadStart(stored, clock.getAsLong());
+        return new IntegerRedisMessage(at < 0 ? 0 : stored.length - at);
+    }
+
+    /** SETEX key seconds value: SET key value EX seconds. */
+    private RedisMessage setEx(List<byte[]> args) {
+        Long n = parseLong(args.get(2));
+        if (n == null) {
+            return NOT_INTEGER;
+        }
+        if (n <= 0) {
+            return new ErrorRedisMessage("ERR invalid expire time in 'setex' command");
+        }
+        return set(List.of(args.get(0), args.get(1), args.get(3), "EX".getBytes(StandardCharsets.US_ASCII), args.get(2)));
     }
 
     private RedisMessage get(byte[] key) {
@@ -583,7 +645,7 @@ final class RespCommands {
         return new ErrorRedisMessage(sb.toString());
     }
 
-    private static RedisMessage arity(String command) {
+    static RedisMessage arity(String command) {
         return new ErrorRedisMessage("ERR wrong number of arguments for '" + command + "' command");
     }
 
@@ -632,7 +694,7 @@ final class RespCommands {
         return new String(b, StandardCharsets.US_ASCII);
     }
 
-    private static String printable(byte[] b) {
+    static String printable(byte[] b) {
         String s = new String(b, 0, Math.min(b.length, 128), StandardCharsets.UTF_8);
         return oneLine(s);
     }
