@@ -1,9 +1,6 @@
 package dev.strata.lsm.server;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 
 import java.io.ByteArrayOutputStream;
@@ -12,7 +9,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,22 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * A client that sends its commands and then half-closes (shutdown of its sending side, a
  * FIN) still gets every command it sent executed and answered, as redis-server does.
  */
-class HalfCloseTest {
+class HalfCloseTest extends OneNodeTest {
     private static final int COMMANDS = 20_000;
 
-    @TempDir
-    static Path dir;
-    static TestNode node;
-
-    @BeforeAll
-    static void start() {
-        node = new TestNode(dir);
-    }
-
-    @AfterAll
-    static void stop() {
-        node.close();
-    }
 
     @Test
     void commandsSentBeforeAFinAreAllExecutedAndAnswered() throws IOException {

@@ -1,9 +1,6 @@
 package dev.strata.lsm.server;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
@@ -12,7 +9,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -21,21 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * Where redis-server's behaviour is what clients (telnet, nc, scripts) rely on: inline
  * commands ended by a bare LF, quoted inline arguments, and client names.
  */
-class InlineCompatibilityTest {
-    @TempDir
-    static Path dir;
-    static TestNode node;
-
-    @BeforeAll
-    static void start() {
-        node = new TestNode(dir);
-    }
-
-    @AfterAll
-    static void stop() {
-        node.close();
-    }
-
+class InlineCompatibilityTest extends OneNodeTest {
     /**
      * Sends {@code request}, half-closes, and returns everything the node answered until it
      * closed the connection (the node answers what it received before the FIN, then closes).

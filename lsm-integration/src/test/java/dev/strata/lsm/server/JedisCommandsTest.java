@@ -1,9 +1,6 @@
 package dev.strata.lsm.server;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
@@ -31,25 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every command of the node through Jedis, an independently written Redis client. */
-class JedisCommandsTest {
-    @TempDir
-    static Path dir;
-    static TestNode node;
-
-    @BeforeAll
-    static void start() {
-        node = new TestNode(dir);
-    }
-
-    @AfterAll
-    static void stop() {
-        node.close();
-    }
-
-    private static Jedis client() {
-        return new Jedis("127.0.0.1", node.port());
-    }
-
+class JedisCommandsTest extends OneNodeTest {
     @Test
     void pingEchoGetSetDel() {
         try (Jedis j = client()) {

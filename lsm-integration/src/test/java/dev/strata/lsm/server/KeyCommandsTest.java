@@ -1,14 +1,10 @@
 package dev.strata.lsm.server;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.args.ExpiryOption;
 import redis.clients.jedis.exceptions.JedisDataException;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -23,25 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * SETEX through Jedis, with redis-server's answers. Times to live are checked as ranges
  * (the test never waits for a key to expire; a time in the past deletes at once).
  */
-class KeyCommandsTest {
-    @TempDir
-    static Path dir;
-    static TestNode node;
-
-    @BeforeAll
-    static void start() {
-        node = new TestNode(dir);
-    }
-
-    @AfterAll
-    static void stop() {
-        node.close();
-    }
-
-    private static Jedis client() {
-        return new Jedis("127.0.0.1", node.port());
-    }
-
+class KeyCommandsTest extends OneNodeTest {
     private static void assertTtlBetween(long lo, long hi, long ttl) {
         assertTrue(ttl >= lo && ttl <= hi, "ttl " + ttl + " not in [" + lo + ", " + hi + "]");
     }
