@@ -53,6 +53,8 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     private int batchesOut;
     /** Replies written by the event loop itself since the last flush (event loop only). */
     private boolean unflushed;
+    /** The connection closes once its last replies are written: nothing more is read into it (event loop only). */
+    private boolean closing;
 
     CommandHandler(RespCommands commands, ServerMetrics metrics, Session session, EventExecutor commandThread) {
         this.commands = commands;
@@ -63,6 +65,9 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (closing) {
+            return;
+        }
         if (batchesOut == 0 && incoming.isEmpty() && answerFromMemory(ctx, msg)) {
             return;
         }
@@ -152,6 +157,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     private void sendNow(ChannelHandlerContext ctx, ByteBuf out, boolean close) {
         batchesOut--;
         if (close) {
+            closing = true;
             ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
         } else if (out.isReadable()) {
             ctx.writeAndFlush(out);
@@ -197,11 +203,13 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         boolean close = false;
         try {
             int i = 0;
-            while (i < batch.size() && ctx.channel().isOpen()) {
+            // After QUIT or a protocol error nothing more is run, also from batches read after it.
+            while (i < batch.size() && ctx.channel().isOpen() && !session.closeAfterReply) {
                 Object msg = batch.get(i);
                 if (msg instanceof ProtocolViolation v) {
                     metrics.protocolErrors.increment();
                     ReplyWriter.write(out, new ErrorRedisMessage("ERR " + v.message()));
+                    session.closeAfterReply = true;
                     close = true;
                     break;
                 }
