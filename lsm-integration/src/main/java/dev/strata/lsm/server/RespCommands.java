@@ -355,8 +355,8 @@ final class RespCommands {
     private RedisMessage exists(List<byte[]> keys) {
         long now = clock.getAsLong();
         long n = 0;
-        for (byte[] k : keys) {
-            if (StoredValue.decode(store.get(k), now) != null) {
+        for (byte[] stored : getAll(keys)) {
+            if (StoredValue.payloadStart(stored, now) >= 0) {
                 n++;
             }
         }
@@ -365,15 +365,14 @@ final class RespCommands {
 
     private RedisMessage mget(List<byte[]> keys) {
         long now = clock.getAsLong();
-        // One snapshot: the values are read at one instant, as Redis's single thread would.
-        try (dev.strata.lsm.Snapshot snap = store.snapshot()) {
-            List<RedisMessage> out = new ArrayList<>(keys.size());
-            for (byte[] k : keys) {
-                StoredValue v = StoredValue.decode(snap.get(k), now);
-                out.add(v == null ? NIL : bulk(v.payload()));
-            }
-            return new ArrayRedisMessage(out);
+        // One multi-get: the values are read at one instant, as Redis's single thread would.
+        byte[][] stored = getAll(keys);
+        List<RedisMessage> out = new ArrayList<>(keys.size());
+        for (byte[] v : stored) {
+            int at = StoredValue.payloadStart(v, now);
+            out.add(at < 0 ? NIL : bulk(Arrays.copyOfRange(v, at, v.length)));
         }
+        return new ArrayRedisMessage(out);
     }
 
     private RedisMessage mset(List<byte[]> kv) {
