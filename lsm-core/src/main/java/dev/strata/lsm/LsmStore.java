@@ -131,7 +131,10 @@ public final class LsmStore implements AutoCloseable {
      * less than a {@link #get} per key. A key may appear more than once.
      */
     public byte[][] getAll(byte[]... keys) {
-        Objects.requireNonNull(keys, "keys");
+        engine.checkOpen();
+        if (keys == null) {
+            throw new IllegalArgumentException("keys must not be null");
+        }
         return engine.getLatestAll(keys);
     }
 
