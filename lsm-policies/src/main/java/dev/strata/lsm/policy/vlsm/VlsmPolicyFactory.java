@@ -39,7 +39,11 @@ public final class VlsmPolicyFactory implements MergePolicyFactory {
                 PolicyParameter.ofBytes("min-vsst-bytes", 0, 0, 1L << 40, "S_m: smallest vSST; 0 = sst-bytes / "
                         + "growth (seed 002)"),
                 PolicyParameter.ofInt("l0-max-files", DEFAULT_L0_MAX_FILES, 1, 10_000, "level-0 SSTs at which "
-                        + "writers stop while a merge runs (not in the paper; RocksDB's slowdown trigger, 20)"));
+                        + "writers stop while a merge runs (not in the paper; RocksDB's slowdown trigger, 20)"),
+                PolicyParameter.ofChoice("overlap", VlsmConfig.Overlap.COUNT.label(), VlsmConfig.Overlap.labels(),
+                        "how a vSST's overlap with level 2 is read: count = level-2 SSTs its range intersects, good "
+                        + "when <= growth (FAMILIES.md 3.1, corrected); bytes = level-2 bytes per vSST byte (the "
+                        + "earlier reading, for comparison)"));
     }
 
     @Override
@@ -48,6 +52,6 @@ public final class VlsmPolicyFactory implements MergePolicyFactory {
         int growth = params.getInt("growth");
         long min = params.getLong("min-vsst-bytes");
         return new VlsmPolicy(new VlsmConfig(sst, growth, params.getInt("phi"), min == 0 ? Math.max(1, sst / growth)
-                : min, params.getInt("l0-max-files")));
+                : min, params.getInt("l0-max-files"), VlsmConfig.Overlap.parse(params.getString("overlap"))));
     }
 }
