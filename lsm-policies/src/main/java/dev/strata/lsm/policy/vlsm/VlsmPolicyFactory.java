@@ -24,8 +24,8 @@ public final class VlsmPolicyFactory implements MergePolicyFactory {
 
     @Override
     public String description() {
-        return "vLSM (seed 002): level 0 as a FIFO merged one SST at a time, overlap-aware vSSTs at level 1, good "
-                + "vSSTs by least overlap into level 2, fixed-size SSTs leveled below";
+        return "vLSM (seed 002): level 0 as a FIFO merged one SST at a time, overlap-aware vSSTs at level 1, a "
+                + "window of good vSSTs with the least overlap into level 2, fixed-size SSTs leveled below";
     }
 
     @Override
@@ -34,7 +34,7 @@ public final class VlsmPolicyFactory implements MergePolicyFactory {
                 PolicyParameter.ofBytes("sst-bytes", 8L << 20, 4096, 1L << 40, "S_M: SST size below level 1 and "
                         + "largest vSST (seed 002: 8 MiB; set it to the memtable size)"),
                 PolicyParameter.ofInt("growth", 8, 2, 1000, "f: growth factor from level 2 down and the overlap "
-                        + "ratio of a good vSST (seed 002: 8)"),
+                        + "limit of a good vSST (seed 002: 8)"),
                 PolicyParameter.ofInt("phi", 32, 2, 100_000, "Φ: level 2's size over level 1's (seed 002: 32)"),
                 PolicyParameter.ofBytes("min-vsst-bytes", 0, 0, 1L << 40, "S_m: smallest vSST; 0 = sst-bytes / "
                         + "growth (seed 002)"),
