@@ -143,6 +143,36 @@ public final class LsmStore implements AutoCloseable {
         engine.write(new WriteBatch().merge(key, operand), checked(options));
     }
 
+    /**
+     * The values of {@code keys}, null where absent, in the order of {@code keys}: a
+     * multi-get. All are read at one sequence number (as one {@link #snapshot} would, without
+     * taking one), in one pass through the read path in ascending key order, which costs
+     * less than a {@link #get} per key. A key may appear more than once.
+     */
+    public byte[][] getAll(byte[]... keys) {
+        engine.checkOpen();
+        if (keys == null) {
+            throw new IllegalArgumentException("keys must not be null");
+        }
+        return engine.getLatestAll(keys);
+    }
+
+    /**
+     * The value of {@code key} if the store can tell from memory alone, that is when its
+     * newest version is in a memtable: {@link MemoryRead#answered()} is then true and
+     * {@link MemoryRead#value()} the value, or null when that version is a delete. Otherwise
+     * the answer is not answered, and {@link #get} must read the tables. Never reads a file,
+     * so a caller that must not block (an event loop) can try it first.
+     */
+    public MemoryRead getFromMemory(byte[] key) {
+        dev.strata.lsm.sstable.InternalEntry e = engine.latestInMemtables(key);
+        if (e == null || e.type() == dev.strata.lsm.sstable.EntryType.MERGE) {
+            // A merge operand needs the versions below it, which may be in tables.
+            return MemoryRead.NOT_IN_MEMORY;
+        }
+        return e.isTombstone() ? MemoryRead.DELETED : new MemoryRead(true, e.value());
+    }
+
     /** Removes {@code key} (a no-op if absent). */
     public void delete(byte[] key) {
         engine.write(new WriteBatch().delete(key), WriteOptions.defaults());

@@ -97,6 +97,9 @@ class ClosedStoreContractTest {
         if (type == byte[].class) {
             return "a".getBytes();
         }
+        if (type == byte[][].class) {
+            return new byte[][] {"a".getBytes()};
+        }
         if (type == WriteBatch.class) {
             return new WriteBatch().put("c".getBytes(), "3".getBytes());
         }

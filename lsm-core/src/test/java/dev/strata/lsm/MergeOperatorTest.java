@@ -150,6 +150,15 @@ class MergeOperatorTest {
         }
         try (LsmStore store = LsmStore.open(dir, config)) {
             assertArrayEquals("z".getBytes(), store.get("k".getBytes()), "after replaying the WAL");
+            // A multi-get combines operands too; an operand in memory is not an answer from memory alone.
+            store.put("p".getBytes(), "1".getBytes());
+            store.flush();
+            store.merge("p".getBytes(), "2".getBytes());
+            byte[][] all = store.getAll("p".getBytes(), "k".getBytes(), "none".getBytes());
+            assertArrayEquals("1,2".getBytes(), all[0]);
+            assertArrayEquals("z".getBytes(), all[1]);
+            assertNull(all[2]);
+            assertFalse(store.getFromMemory("p".getBytes()).answered(), "an operand needs the table below it");
         }
     }
 

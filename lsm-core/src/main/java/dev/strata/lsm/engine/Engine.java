@@ -404,6 +404,34 @@ public final class Engine implements AutoCloseable {
         return reads.getLatest(key);
     }
 
+    /**
+     * The newest entry of {@code key} if the memtables hold one, else null (see
+     * {@link ReadPath#latestInMemtables}).
+     */
+    public dev.strata.lsm.sstable.InternalEntry latestInMemtables(byte[] key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        mutex.checkOpen();
+        dev.strata.lsm.sstable.InternalEntry e = reads.latestInMemtables(key);
+        if (e != null) {
+            metrics.recordGet();
+        }
+        return e;
+    }
+
+    /** The newest values of {@code keys}, null where absent, read in one pass (see {@link ReadPath#getLatestAll}). */
+    public byte[][] getLatestAll(byte[][] keys) {
+        for (byte[] key : keys) {
+            if (key == null) {
+                throw new IllegalArgumentException("key must not be null");
+            }
+        }
+        mutex.checkOpen();
+        metrics.recordGets(keys.length);
+        return reads.getLatestAll(keys);
+    }
+
     /** A cursor over live keys in [from, to) at {@code seq}. */
     public Cursor scan(byte[] from, byte[] to, long seq) {
         mutex.checkOpen();

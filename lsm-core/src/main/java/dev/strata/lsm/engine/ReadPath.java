@@ -53,6 +53,59 @@ final class ReadPath {
         return lookup(key, memtables.visibleSequence(), m);
     }
 
+    /**
+     * The newest entry of {@code key} (a value or a tombstone) when the memtables hold one,
+     * else null: then only the tables can answer. Touches memory only (no table, no IO).
+     */
+    InternalEntry latestInMemtables(byte[] key) {
+        MemtableSet m = memtables.set();
+        return fromMemtables(m, key, memtables.visibleSequence());
+    }
+
+    /**
+     * The newest values of {@code keys} (null where absent), in the order of {@code keys},
+     * read in one pass at one sequence number: the memtable set, the sequence number and (if
+     * a key is not in the memtables) the version are taken once, and the keys are looked up
+     * in ascending order, so that neighbouring lookups share the memtable's upper levels and
+     * the tables' index and data pages. As {@link #getLatest}, the memtables are read before
+     * the sequence number is taken.
+     */
+    byte[][] getLatestAll(byte[][] keys) {
+        MemtableSet m = memtables.set();
+        long seq = memtables.visibleSequence();
+        Integer[] order = new Integer[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, (a, b) -> java.util.Arrays.compareUnsigned(keys[a], keys[b]));
+        byte[][] values = new byte[keys.length][];
+        Version v = null;
+        try {
+            for (int i : order) {
+                byte[] key = keys[i];
+                InternalEntry e = fromMemtables(m, key, seq);
+                if (e == null) {
+                    if (v == null) {
+                        v = versions.acquire();
+                    }
+                    try {
+                        e = fromVersion(v, key, seq);
+                    } catch (IOException ex) {
+                        mutex.checkOpen();
+                        throw new StoreException("read of " + InternalKeys.describe(key) + " failed: " + ex, ex);
+                    }
+                }
+                values[i] = e != null && e.type() == EntryType.MERGE ? resolveMerge(key, seq, m)
+                        : e == null || e.isTombstone() ? null : e.value();
+            }
+        } finally {
+            if (v != null) {
+                v.release();
+            }
+        }
+        return values;
+    }
+
     private byte[] lookup(byte[] key, long seq, MemtableSet m) {
         InternalEntry e = fromMemtables(m, key, seq);
         if (e == null) {

@@ -68,8 +68,7 @@ final class TableOutput {
         OutputSpec spec = task.output();
         List<OutputCutter.FileBounds> align = spec.alignToLevel() == OutputSpec.NO_LEVEL ? List.of()
                 : levelFiles(v, spec.alignToLevel());
-        List<OutputCutter.FileBounds> below = spec.maxOverlapBytes() == Long.MAX_VALUE
-                && spec.maxOverlapRatio() == Double.POSITIVE_INFINITY ? List.of()
+        List<OutputCutter.FileBounds> below = !spec.usesLevelBelow() ? List.of()
                 : levelFiles(v, task.placement().level() + 1);
         return new OutputCutter(spec, align, below);
     }

@@ -29,7 +29,9 @@ import java.util.Objects;
  *       key moves past its largest key) hold more than {@code maxOverlapBytes}: cut;</li>
  *   <li>the files of the level below with {@code maxKey >= s} and {@code minKey <= k} (those
  *       the output has entered, counting the one {@code k} would enter) hold more than
- *       {@code maxOverlapRatio} times the file's size: cut (vLSM).</li>
+ *       {@code maxOverlapRatio} times the file's size: cut (vLSM, overlap read as bytes);</li>
+ *   <li>those same files — the ones whose range intersects {@code [s, k]} — number more than
+ *       {@code maxOverlapFiles}: cut (vLSM, overlap read as a count of files).</li>
  * </ol>
  * Keys arrive in ascending order, so each rule keeps a moving index: the whole output costs
  * O(keys + files), amortized O(1) per key, after an O(files) setup.
@@ -97,8 +99,7 @@ public final class OutputCutter {
         } else {
             alignStarts = distinctStarts(alignLevelFiles);
         }
-        this.useBelow = spec.maxOverlapBytes() != Long.MAX_VALUE
-                || spec.maxOverlapRatio() != Double.POSITIVE_INFINITY;
+        this.useBelow = spec.usesLevelBelow();
         this.below = useBelow ? checkedLevel(levelBelowTargetFiles) : new FileBounds[0];
         this.prefix = new long[below.length + 1];
         for (int i = 0; i < below.length; i++) {
@@ -159,7 +160,10 @@ public final class OutputCutter {
             return true;
         }
         long entered = firstNotEntered > firstTouched ? prefix[firstNotEntered] - prefix[firstTouched] : 0;
-        return entered > spec.maxOverlapRatio() * currentFileBytes;
+        if (entered > spec.maxOverlapRatio() * currentFileBytes) {
+            return true;
+        }
+        return firstNotEntered - firstTouched > spec.maxOverlapFiles();
     }
 
     /**

@@ -106,6 +106,11 @@ public final class StoreMetrics implements MeterBinder, AutoCloseable {
         gets.increment();
     }
 
+    /** Counts {@code n} gets (a multi-get). */
+    public void recordGets(int n) {
+        gets.add(n);
+    }
+
     /** Records a write (put, delete or batch) that took {@code nanos}. */
     public void recordWrite(long nanos) {
         putTimer.record(nanos, TimeUnit.NANOSECONDS);

@@ -24,28 +24,37 @@ import java.util.List;
  *       {@code maxOverlapRatio} times the current file's size: cut (vLSM's overlap-aware
  *       vSSTs: with {@code minFileBytes} = S_m and {@code maxFileBytes} = S_M, a file whose
  *       overlap ratio is above the limit when it reaches S_m is closed there, a "poor" one,
- *       and a good one grows while its ratio stays within the limit).</li>
+ *       and a good one grows while its ratio stays within the limit);</li>
+ *   <li>the files of the level below the target that the output's key range, extended to
+ *       the key, intersects (those it has entered, counting the one the key would enter)
+ *       number more than {@code maxOverlapFiles}: cut (vLSM's vSSTs with overlap read as a
+ *       count of level-2 SSTs, FAMILIES.md §3.1 step 2: with {@code minFileBytes} = S_m and
+ *       {@code maxFileBytes} = S_M, a file that intersects more than f files when it reaches
+ *       S_m is closed there, a "poor" one, and a good one grows until the next key would make
+ *       it intersect more than f, or until S_M).</li>
  * </ol>
  * Immutable; the wither methods return copies.
  *
  * @param maxFileBytes start a new file once the current one reaches this size;
  *     {@link Long#MAX_VALUE} for no limit
- * @param minFileBytes never cut for rules 3–5 before the current file reaches this size (0: no minimum)
+ * @param minFileBytes never cut for rules 3–7 before the current file reaches this size (0: no minimum)
  * @param cutKeys start a new file before the first key >= each of these keys (sorted ascending here)
  * @param alignToLevel the level whose file boundaries outputs align with, or {@link #NO_LEVEL}
  * @param maxOverlapBytes the most bytes of the level below the target one output file may
  *     overlap; {@link Long#MAX_VALUE} for no limit
  * @param maxOverlapRatio the most bytes of the level below the target one output file may
  *     overlap per byte of its own; {@link Double#POSITIVE_INFINITY} for no limit
+ * @param maxOverlapFiles the most files of the level below the target one output file's key
+ *     range may intersect ({@code >= 1}); {@link Integer#MAX_VALUE} for no limit
  */
 public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutKeys, int alignToLevel,
-                         long maxOverlapBytes, double maxOverlapRatio) {
+                         long maxOverlapBytes, double maxOverlapRatio, int maxOverlapFiles) {
 
     /** {@link #alignToLevel} value meaning "align with no level". */
     public static final int NO_LEVEL = -1;
 
     private static final OutputSpec SINGLE_FILE = new OutputSpec(Long.MAX_VALUE, 0, List.of(), NO_LEVEL,
-            Long.MAX_VALUE, Double.POSITIVE_INFINITY);
+            Long.MAX_VALUE, Double.POSITIVE_INFINITY, Integer.MAX_VALUE);
 
     public OutputSpec {
         if (maxFileBytes <= 0) {
@@ -64,11 +73,21 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
         if (!(maxOverlapRatio > 0)) {
             throw new IllegalArgumentException("maxOverlapRatio must be positive, got " + maxOverlapRatio);
         }
+        if (maxOverlapFiles < 1) {
+            throw new IllegalArgumentException("maxOverlapFiles must be >= 1 (Integer.MAX_VALUE for no limit), got "
+                    + maxOverlapFiles);
+        }
         cutKeys = cutKeys == null ? List.of() : cutKeys.stream().map(byte[]::clone)
                 .sorted(Arrays::compareUnsigned).toList();
     }
 
-    /** A spec without an overlap-ratio limit. */
+    /** A spec without an overlap-file-count limit. */
+    public OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutKeys, int alignToLevel,
+                      long maxOverlapBytes, double maxOverlapRatio) {
+        this(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, maxOverlapRatio, Integer.MAX_VALUE);
+    }
+
+    /** A spec without an overlap-ratio or overlap-file-count limit. */
     public OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutKeys, int alignToLevel,
                       long maxOverlapBytes) {
         this(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, Double.POSITIVE_INFINITY);
@@ -87,32 +106,52 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
     /** A copy with the given maximum file size. */
     public OutputSpec withMaxFileBytes(long bytes) {
         return new OutputSpec(bytes, Math.min(minFileBytes, bytes), cutKeys, alignToLevel, maxOverlapBytes,
-                maxOverlapRatio);
+                maxOverlapRatio, maxOverlapFiles);
     }
 
     /** A copy with the given minimum file size. */
     public OutputSpec withMinFileBytes(long bytes) {
-        return new OutputSpec(maxFileBytes, bytes, cutKeys, alignToLevel, maxOverlapBytes, maxOverlapRatio);
+        return new OutputSpec(maxFileBytes, bytes, cutKeys, alignToLevel, maxOverlapBytes, maxOverlapRatio,
+                maxOverlapFiles);
     }
 
     /** A copy that also cuts before each of {@code keys}. */
     public OutputSpec withCutKeys(List<byte[]> keys) {
-        return new OutputSpec(maxFileBytes, minFileBytes, keys, alignToLevel, maxOverlapBytes, maxOverlapRatio);
+        return new OutputSpec(maxFileBytes, minFileBytes, keys, alignToLevel, maxOverlapBytes, maxOverlapRatio,
+                maxOverlapFiles);
     }
 
     /** A copy whose outputs align with the file boundaries of {@code level}. */
     public OutputSpec alignedTo(int level) {
-        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, level, maxOverlapBytes, maxOverlapRatio);
+        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, level, maxOverlapBytes, maxOverlapRatio,
+                maxOverlapFiles);
     }
 
     /** A copy that limits each output's overlap with the level below the target to {@code bytes}. */
     public OutputSpec withMaxOverlapBytes(long bytes) {
-        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, bytes, maxOverlapRatio);
+        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, bytes, maxOverlapRatio,
+                maxOverlapFiles);
     }
 
     /** A copy that limits each output's overlap with the level below the target to {@code ratio} times its size. */
     public OutputSpec withMaxOverlapRatio(double ratio) {
-        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, ratio);
+        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, ratio,
+                maxOverlapFiles);
+    }
+
+    /**
+     * A copy that limits each output's key range to intersect at most {@code files} files of
+     * the level below the target (rule 7).
+     */
+    public OutputSpec withMaxOverlapFiles(int files) {
+        return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, maxOverlapRatio,
+                files);
+    }
+
+    /** Whether an overlap rule (5, 6 or 7) is set: the cutter then needs the files of the level below the target. */
+    public boolean usesLevelBelow() {
+        return maxOverlapBytes != Long.MAX_VALUE || maxOverlapRatio != Double.POSITIVE_INFINITY
+                || maxOverlapFiles != Integer.MAX_VALUE;
     }
 
     /** Whether this spec can produce more than one file. */
@@ -124,7 +163,7 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
     public boolean equals(Object o) {
         return o instanceof OutputSpec s && s.maxFileBytes == maxFileBytes && s.minFileBytes == minFileBytes
                 && s.alignToLevel == alignToLevel && s.maxOverlapBytes == maxOverlapBytes
-                && Double.compare(s.maxOverlapRatio, maxOverlapRatio) == 0
+                && Double.compare(s.maxOverlapRatio, maxOverlapRatio) == 0 && s.maxOverlapFiles == maxOverlapFiles
                 && s.cutKeys.size() == cutKeys.size() && sameKeys(s.cutKeys, cutKeys);
     }
 
@@ -162,6 +201,9 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
         }
         if (maxOverlapRatio != Double.POSITIVE_INFINITY) {
             sb.append(" overlap-ratio<=").append(maxOverlapRatio);
+        }
+        if (maxOverlapFiles != Integer.MAX_VALUE) {
+            sb.append(" overlap-files<=").append(maxOverlapFiles);
         }
         if (maxOverlapBytes != Long.MAX_VALUE) {
             sb.append(" overlap<=").append(maxOverlapBytes);

@@ -108,6 +108,24 @@ class OutputCutterTest {
     }
 
     @Test
+    void theOverlapCountRuleNeedsTheLevelBelowAndIsValidated() {
+        OutputSpec spec = OutputSpec.maxFileBytes(100).withMinFileBytes(10).withMaxOverlapFiles(3);
+        assertTrue(spec.usesLevelBelow());
+        assertEquals(3, spec.maxOverlapFiles());
+        assertEquals(spec.maxOverlapFiles(), spec.withMaxFileBytes(50).withCutKeys(List.of(key("m"))).alignedTo(2)
+                .withMaxOverlapBytes(7).withMaxOverlapRatio(2).withMinFileBytes(5).maxOverlapFiles(),
+                "every wither keeps the file-count limit");
+        assertTrue(!OutputSpec.maxFileBytes(100).usesLevelBelow());
+        assertEquals(Integer.MAX_VALUE, new OutputSpec(100, 0, List.of(), OutputSpec.NO_LEVEL, 5, 2.0)
+                .maxOverlapFiles(), "the six-argument constructor sets no file-count limit");
+        assertTrue(!spec.equals(spec.withMaxOverlapFiles(4)));
+        assertTrue(spec.toString().contains("overlap-files<=3"), spec.toString());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> OutputSpec.maxFileBytes(100).withMaxOverlapFiles(0));
+        assertTrue(e.getMessage().contains("maxOverlapFiles"), e.getMessage());
+    }
+
+    @Test
     void rejectsBadFileBounds() {
         assertThrows(IllegalArgumentException.class, () -> bounds("b", "a", 1));
         assertThrows(IllegalArgumentException.class, () -> bounds("a", "b", -1));
@@ -181,18 +199,23 @@ class OutputCutterTest {
         }
         long passed = 0;
         long entered = 0;
+        int intersecting = 0;
         for (FileBounds f : below) {
             if (cmp(f.maxKey(), s) >= 0 && cmp(f.maxKey(), k) < 0) {
                 passed += f.bytes();
             }
             if (cmp(f.maxKey(), s) >= 0 && cmp(f.minKey(), k) <= 0) {
                 entered += f.bytes();
+                intersecting++;
             }
         }
         if (spec.maxOverlapBytes() != Long.MAX_VALUE && passed > spec.maxOverlapBytes()) {
             return true;
         }
-        return spec.maxOverlapRatio() != Double.POSITIVE_INFINITY && entered > spec.maxOverlapRatio() * bytes;
+        if (spec.maxOverlapRatio() != Double.POSITIVE_INFINITY && entered > spec.maxOverlapRatio() * bytes) {
+            return true;
+        }
+        return spec.maxOverlapFiles() != Integer.MAX_VALUE && intersecting > spec.maxOverlapFiles();
     }
 
     // ---- random cases ----------------------------------------------------------------------
@@ -232,6 +255,9 @@ class OutputCutterTest {
         }
         if (rnd.nextInt(3) == 0) {
             spec = spec.withMaxOverlapRatio(0.25 + rnd.nextDouble() * 8);
+        }
+        if (rnd.nextInt(3) == 0) {
+            spec = spec.withMaxOverlapFiles(1 + rnd.nextInt(6));
         }
         return new Case(Integer.toString(round), spec, align, below, keys, sizes, null);
     }
@@ -323,6 +349,7 @@ class OutputCutterTest {
         int align = OutputSpec.NO_LEVEL;
         long overlap = Long.MAX_VALUE;
         double ratio = Double.POSITIVE_INFINITY;
+        int files = Integer.MAX_VALUE;
         for (String item : value.split("\\s+")) {
             String[] kv = item.split("=");
             switch (kv[0]) {
@@ -332,10 +359,11 @@ class OutputCutterTest {
                 case "align" -> align = Integer.parseInt(kv[1]);
                 case "overlap" -> overlap = Long.parseLong(kv[1]);
                 case "ratio" -> ratio = Double.parseDouble(kv[1]);
+                case "files" -> files = Integer.parseInt(kv[1]);
                 default -> throw new IllegalArgumentException("golden file: unknown spec field " + kv[0]);
             }
         }
-        return new OutputSpec(max, min, cuts, align, overlap, ratio);
+        return new OutputSpec(max, min, cuts, align, overlap, ratio, files);
     }
 
     private static List<FileBounds> parseFiles(String value) {

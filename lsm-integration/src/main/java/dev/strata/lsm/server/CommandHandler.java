@@ -1,16 +1,15 @@
 package dev.strata.lsm.server;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
-import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
-import io.netty.handler.codec.redis.InlineCommandRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -18,106 +17,171 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Runs one connection's commands, in the order they arrived, on the command thread the
- * connection is bound to (store calls block, so never on the event loop), and writes each
- * reply in order; replies are flushed when the input read so far has been answered, so a
- * pipeline of commands goes out in few packets. Reading pauses while too many commands
- * wait, so a pipelining client cannot make the node buffer without bound.
+ * Runs one connection's commands in the order they arrived and writes their replies in
+ * order. The event loop collects the commands decoded from one read and hands them to the
+ * connection's command thread as one task (store calls block, so they never run on the
+ * event loop); the command thread runs them — consecutive plain SETs as one write batch,
+ * consecutive GETs as one multi-get — and writes every reply of the batch into one buffer,
+ * sent with one write and flush. So a pipeline costs one hand-off and one write per read,
+ * not one per command. Reading pauses while too many commands wait or while the client
+ * does not read its replies, so a pipelining client cannot make the node buffer without bound.
+ *
+ * <p>Threads: {@link #incoming} is the event loop's; {@link Session} is the command
+ * thread's, except {@link Session#pending}, which both update.
  */
 final class CommandHandler extends ChannelInboundHandlerAdapter {
-    private final RespCommands commands;
-    private final ServerMetrics metrics;
-    private final Session session;
     /** Reading pauses at this many unanswered commands and resumes below {@link #RESUME_BELOW}. */
     static final int PAUSE_AT = 4096;
     static final int RESUME_BELOW = 1024;
-    /** Most plain SETs applied as one write batch. */
-    static final int MAX_SET_BATCH = 256;
-    /** Plain SETs read but not yet run: a pipeline's consecutive SETs become one write batch. */
-    private final List<List<byte[]>> pendingSets = new ArrayList<>();
+    /** Most commands handed to the command thread as one task. */
+    static final int MAX_HAND_OFF = 1024;
+    /** Most plain SETs applied as one write batch, and GETs read as one multi-get. */
+    static final int MAX_RUN = 256;
+    /** Replies are written out once this many bytes of them are collected. */
+    private static final int WRITE_AT_BYTES = 256 << 10;
 
-    CommandHandler(RespCommands commands, ServerMetrics metrics, Session session) {
+    private final RespCommands commands;
+    private final ServerMetrics metrics;
+    private final Session session;
+    private final EventExecutor commandThread;
+    /** Commands read and not yet handed to the command thread (event loop only). */
+    private List<Object> incoming = new ArrayList<>();
+    /**
+     * Batches handed to the command thread whose replies the event loop has not yet written
+     * (event loop only): while one is out, a GET must not be answered ahead of it.
+     */
+    private int batchesOut;
+    /** Replies written by the event loop itself since the last flush (event loop only). */
+    private boolean unflushed;
+    /** The connection closes once its last replies are written: nothing more is read into it (event loop only). */
+    private boolean closing;
+
+    CommandHandler(RespCommands commands, ServerMetrics metrics, Session session, EventExecutor commandThread) {
         this.commands = commands;
         this.metrics = metrics;
         this.session = session;
+        this.commandThread = commandThread;
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        try {
-            if (msg instanceof ProtocolViolation v) {
-                runPendingSets(ctx);
-                metrics.protocolErrors.increment();
-                ctx.writeAndFlush(new ErrorRedisMessage("ERR " + v.message())).addListener(ChannelFutureListener.CLOSE);
-                return;
-            }
-            if (!ctx.channel().isOpen()) {
-                return;
-            }
-            List<byte[]> args = arguments(msg);
-            if (args == null) {
-                runPendingSets(ctx);
-            }
-            RedisMessage reply;
-            String name = "";
-            long start = System.nanoTime();
-            if (args == null) {
-                reply = new ErrorRedisMessage("ERR Protocol error: a command is an array of bulk strings");
-            } else if (args.isEmpty()) {
-                return;
-            } else {
-                name = new String(args.get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
-                if (name.equals("SET") && args.size() == 3 && session.authenticated) {
-                    // Run later, with the SETs that follow it in this read, as one batch; the reply
-                    // is written then, still in order: any other command runs the batch first.
-                    pendingSets.add(args);
-                    if (pendingSets.size() >= MAX_SET_BATCH) {
-                        runPendingSets(ctx);
-                    }
-                    return;
-                }
-                runPendingSets(ctx);
-                if (name.equals("HELLO")) {
-                    // RESP3 is not spoken: clients that try HELLO fall back to RESP2 on this error.
-                    reply = new ErrorRedisMessage("ERR unknown command 'HELLO', with args beginning with: "
-                            + (args.size() > 1 ? "'" + new String(args.get(1), StandardCharsets.UTF_8) + "' " : ""));
-                } else {
-                    reply = commands.execute(session, args);
-                }
-            }
-            metrics.record(name, System.nanoTime() - start);
-            if (session.closeAfterReply) {
-                ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
-            } else {
-                ctx.write(reply);
-            }
-        } finally {
-            ReferenceCountUtil.release(msg);
-            if (session.pending.decrementAndGet() == RESUME_BELOW && ctx.channel().isWritable()) {
-                ctx.channel().config().setAutoRead(true);
-            }
+        if (closing) {
+            return;
+        }
+        if (batchesOut == 0 && incoming.isEmpty() && answerFromMemory(ctx, msg)) {
+            return;
+        }
+        incoming.add(msg);
+        if (session.pending.incrementAndGet() >= PAUSE_AT) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        if (incoming.size() >= MAX_HAND_OFF) {
+            handOff(ctx);
         }
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        runPendingSets(ctx);
-        ctx.flush();
+        if (unflushed) {
+            unflushed = false;
+            ctx.flush();
+        }
+        handOff(ctx);
     }
 
-    /** Runs the waiting SETs as one write batch and writes their replies. */
-    private void runPendingSets(ChannelHandlerContext ctx) {
-        if (pendingSets.isEmpty()) {
-            return;
+    /**
+     * On the event loop, when nothing of this connection is waiting or running on its command
+     * thread: answers a GET whose key's newest version is in the store's memtables at once,
+     * saving two thread hand-offs (the store reads no file for it, so the event loop does not
+     * block). Returns false, having done nothing, for anything else.
+     */
+    private boolean answerFromMemory(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof List<?> l) || !session.authenticated) {
+            return false;
+        }
+        @SuppressWarnings("unchecked")
+        List<byte[]> args = (List<byte[]>) l;
+        if (!isGet(args)) {
+            return false;
         }
         long start = System.nanoTime();
-        List<RedisMessage> replies = commands.setAll(session, pendingSets);
-        long each = (System.nanoTime() - start) / pendingSets.size();
-        pendingSets.clear();
-        for (RedisMessage reply : replies) {
-            metrics.record("SET", each);
-            ctx.write(reply);
+        byte[] stored;
+        int at;
+        try {
+            dev.strata.lsm.MemoryRead r = commands.getFromMemory(args.get(1));
+            if (!r.answered()) {
+                return false;
+            }
+            stored = r.value();
+            at = StoredValue.payloadStart(stored, commands.now());
+        } catch (RuntimeException e) {
+            // A closing store, a value of another format: the command thread answers with the error.
+            return false;
         }
+        ByteBuf out = ctx.alloc().ioBuffer(at < 0 ? 8 : stored.length + 16);
+        if (at < 0) {
+            out.writeBytes(ReplyWriter.NIL);
+        } else {
+            ReplyWriter.bulk(out, stored, at);
+        }
+        ctx.write(out);
+        unflushed = true;
+        metrics.record("GET", System.nanoTime() - start);
+        return true;
+    }
+
+    private void handOff(ChannelHandlerContext ctx) {
+        if (incoming.isEmpty()) {
+            return;
+        }
+        List<Object> batch = incoming;
+        incoming = new ArrayList<>();
+        batchesOut++;
+        commandThread.execute(() -> run(ctx, batch));
+    }
+
+    /**
+     * Sends a batch's replies: on the event loop, in the order the batches were handed off,
+     * and only then counts the batch as done (so a GET answered on the event loop cannot
+     * overtake it).
+     */
+    private void send(ChannelHandlerContext ctx, ByteBuf out, boolean close) {
+        try {
+            ctx.channel().eventLoop().execute(() -> sendNow(ctx, out, close));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The node is shutting down and its event loops are gone: nothing can be sent.
+            out.release();
+        }
+    }
+
+    private void sendNow(ChannelHandlerContext ctx, ByteBuf out, boolean close) {
+        batchesOut--;
+        if (close) {
+            closing = true;
+            ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+        } else if (out.isReadable()) {
+            ctx.writeAndFlush(out);
+        } else {
+            out.release();
+            ctx.flush();
+        }
+    }
+
+    /**
+     * The client half-closed (sent a FIN): it will send nothing more, but every command it
+     * sent before is executed and answered, and the connection is closed once those replies
+     * are written (the close is queued on the command thread behind them).
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            handOff(ctx);
+            // Queued behind the batches: its close runs on the event loop after their replies were written.
+            batchesOut++;
+            commandThread.execute(() -> send(ctx, Unpooled.EMPTY_BUFFER, true));
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     @Override
@@ -133,32 +197,160 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    /** The command's arguments, or null when the message is not a command. */
-    private static List<byte[]> arguments(Object msg) {
-        if (msg instanceof ArrayRedisMessage a) {
-            if (a.isNull()) {
-                return List.of();
-            }
-            List<byte[]> args = new ArrayList<>(a.children().size());
-            for (RedisMessage m : a.children()) {
-                if (!(m instanceof FullBulkStringRedisMessage b) || b.isNull()) {
-                    return null;
+    /** On the command thread: runs {@code batch} in order and sends its replies. */
+    private void run(ChannelHandlerContext ctx, List<Object> batch) {
+        ByteBuf out = ctx.alloc().ioBuffer(Math.min(64 << 10, 64 * batch.size()));
+        boolean close = false;
+        try {
+            int i = 0;
+            // After QUIT or a protocol error nothing more is run, also from batches read after it.
+            while (i < batch.size() && ctx.channel().isOpen() && !session.closeAfterReply) {
+                Object msg = batch.get(i);
+                if (msg instanceof ProtocolViolation v) {
+                    metrics.protocolErrors.increment();
+                    ReplyWriter.write(out, new ErrorRedisMessage("ERR " + v.message()));
+                    session.closeAfterReply = true;
+                    close = true;
+                    break;
                 }
-                ByteBuf content = b.content();
-                // A copy: a SET's arguments outlive the message (released at once) until its batch runs.
-                args.add(ByteBufUtil.getBytes(content, content.readerIndex(), content.readableBytes(), true));
-            }
-            return args;
-        }
-        if (msg instanceof InlineCommandRedisMessage inline) {
-            List<byte[]> args = new ArrayList<>();
-            for (String part : inline.content().trim().split("[ \t]+")) {
-                if (!part.isEmpty()) {
-                    args.add(part.getBytes(StandardCharsets.UTF_8));
+                @SuppressWarnings("unchecked")
+                List<byte[]> args = (List<byte[]>) msg;
+                if (session.authenticated && isPlainSet(args)) {
+                    i = runSets(batch, i, out);
+                } else if (session.authenticated && isGet(args)) {
+                    i = runGets(batch, i, out);
+                } else {
+                    long start = System.nanoTime();
+                    String name = new String(args.get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+                    RedisMessage reply = name.equals("HELLO")
+                            // RESP3 is not spoken: clients that try HELLO fall back to RESP2 on this error.
+                            ? new ErrorRedisMessage("ERR unknown command 'HELLO', with args beginning with: "
+                                    + (args.size() > 1 ? "'" + new String(args.get(1), StandardCharsets.UTF_8) + "' " : ""))
+                            : commands.execute(session, args);
+                    metrics.record(name, System.nanoTime() - start);
+                    ReplyWriter.write(out, reply);
+                    ReferenceCountUtil.release(reply);
+                    i++;
+                    if (session.closeAfterReply) {
+                        close = true;
+                        break;
+                    }
+                }
+                if (out.readableBytes() >= WRITE_AT_BYTES) {
+                    // Sent at once (in order: before the rest of this batch); the batch stays out.
+                    ByteBuf part = out;
+                    ctx.channel().eventLoop().execute(() -> ctx.write(part));
+                    out = ctx.alloc().ioBuffer(64 << 10);
                 }
             }
-            return args;
+        } catch (RuntimeException | Error e) {
+            out.release();
+            ctx.channel().eventLoop().execute(() -> batchesOut--);
+            ctx.close();
+            throw e;
+        } finally {
+            int before = session.pending.getAndAdd(-batch.size());
+            if (before >= RESUME_BELOW && before - batch.size() < RESUME_BELOW && ctx.channel().isWritable()) {
+                ctx.channel().config().setAutoRead(true);
+            }
         }
-        return null;
+        send(ctx, out, close);
+    }
+
+    /** Runs the plain SETs from {@code batch[from]} on as one write batch; returns the index after them. */
+    private int runSets(List<Object> batch, int from, ByteBuf out) {
+        int end = from;
+        List<List<byte[]>> sets = new ArrayList<>();
+        while (end < batch.size() && sets.size() < MAX_RUN && batch.get(end) instanceof List<?> l) {
+            @SuppressWarnings("unchecked")
+            List<byte[]> args = (List<byte[]>) l;
+            if (!isPlainSet(args)) {
+                break;
+            }
+            sets.add(args);
+            end++;
+        }
+        long start = System.nanoTime();
+        List<RedisMessage> replies = commands.setAll(session, sets);
+        long each = (System.nanoTime() - start) / sets.size();
+        for (RedisMessage reply : replies) {
+            metrics.record("SET", each);
+            if (reply == RespCommands.OK) {
+                out.writeBytes(ReplyWriter.OK);
+            } else {
+                ReplyWriter.write(out, reply);
+                ReferenceCountUtil.release(reply);
+            }
+        }
+        return end;
+    }
+
+    /** Runs the GETs from {@code batch[from]} on as one multi-get; returns the index after them. */
+    private int runGets(List<Object> batch, int from, ByteBuf out) {
+        int end = from;
+        List<byte[]> keys = new ArrayList<>();
+        while (end < batch.size() && keys.size() < MAX_RUN && batch.get(end) instanceof List<?> l) {
+            @SuppressWarnings("unchecked")
+            List<byte[]> args = (List<byte[]>) l;
+            if (!isGet(args)) {
+                break;
+            }
+            keys.add(args.get(1));
+            end++;
+        }
+        long start = System.nanoTime();
+        byte[][] stored;
+        try {
+            stored = commands.getAll(keys);
+        } catch (RuntimeException e) {
+            // A failed read (a corrupt table, a closing store): each GET answers for itself.
+            for (byte[] key : keys) {
+                RedisMessage reply = commands.execute(session, List.of("GET".getBytes(StandardCharsets.US_ASCII), key));
+                ReplyWriter.write(out, reply);
+                ReferenceCountUtil.release(reply);
+            }
+            return end;
+        }
+        long now = commands.now();
+        for (byte[] value : stored) {
+            int at;
+            try {
+                at = StoredValue.payloadStart(value, now);
+            } catch (IllegalStateException e) {
+                ReplyWriter.write(out, new ErrorRedisMessage("ERR " + e.getMessage()));
+                continue;
+            }
+            if (at < 0) {
+                out.writeBytes(ReplyWriter.NIL);
+            } else {
+                ReplyWriter.bulk(out, value, at);
+            }
+        }
+        long each = (System.nanoTime() - start) / keys.size();
+        for (int k = 0; k < keys.size(); k++) {
+            metrics.record("GET", each);
+        }
+        return end;
+    }
+
+    private static boolean isPlainSet(List<byte[]> args) {
+        return args.size() == 3 && is(args.get(0), "SET");
+    }
+
+    private static boolean isGet(List<byte[]> args) {
+        return args.size() == 2 && is(args.get(0), "GET");
+    }
+
+    /** Whether {@code name} is {@code upper} in any case (ASCII). */
+    private static boolean is(byte[] name, String upper) {
+        if (name.length != upper.length()) {
+            return false;
+        }
+        for (int i = 0; i < name.length; i++) {
+            if ((name[i] & 0xdf) != upper.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -33,11 +33,17 @@ import java.util.function.LongSupplier;
 final class RespCommands {
     static final RedisMessage OK = new SimpleStringRedisMessage("OK");
     private static final RedisMessage NIL = FullBulkStringRedisMessage.NULL_INSTANCE;
-    private static final ErrorRedisMessage SYNTAX = new ErrorRedisMessage("ERR syntax error");
-    private static final ErrorRedisMessage NOT_INTEGER =
+    static final ErrorRedisMessage SYNTAX = new ErrorRedisMessage("ERR syntax error");
+    static final ErrorRedisMessage NOT_INTEGER =
             new ErrorRedisMessage("ERR value is not an integer or out of range");
     static final ErrorRedisMessage NOAUTH = new ErrorRedisMessage("NOAUTH Authentication required.");
     private static final int SCAN_DEFAULT_COUNT = 10;
+    /**
+     * Glob steps one SCAN call may spend before it returns a cursor, whatever its COUNT: a
+     * long pattern over long keys costs up to key length x pattern length per key, and the
+     * command thread serves other connections too. About 10 to 50 ms of matching.
+     */
+    static final long SCAN_MATCH_STEPS = 20_000_000;
     /** DBSIZE counts the keys of a store holding fewer than this many; it estimates above. */
     private static final int DBSIZE_SAMPLE = 512;
 
@@ -47,12 +53,17 @@ final class RespCommands {
     private final KeyLocks locks = new KeyLocks(4096);
     private final ScanCursors cursors = new ScanCursors(65_536);
     private final LongSupplier clock;
+    private final KeyCommands keyCommands;
+    /** The largest value a client may store (the store's limit less the node's header). */
+    private final int maxValueBytes;
 
     RespCommands(LsmStore store, ServerInfo info, String requirePass, LongSupplier clock) {
         this.store = store;
         this.info = info;
         this.requirePass = requirePass == null ? null : requirePass.getBytes(StandardCharsets.UTF_8);
         this.clock = clock;
+        this.keyCommands = new KeyCommands(store, locks, clock);
+        this.maxValueBytes = StoredValue.clientLimit(store.config().maxValueBytes());
     }
 
     /** Whether connections start authenticated (no password is required). */
@@ -77,6 +88,18 @@ final class RespCommands {
                 case "GET" -> args.size() == 2 ? get(args.get(1)) : arity("get");
                 case "SET" -> args.size() >= 3 ? set(args) : arity("set");
                 case "DEL" -> args.size() >= 2 ? del(args.subList(1, args.size())) : arity("del");
+                case "UNLINK" -> args.size() >= 2 ? del(args.subList(1, args.size())) : arity("unlink");
+                case "GETDEL" -> args.size() == 2 ? getDel(args.get(1)) : arity("getdel");
+                case "APPEND" -> args.size() == 3 ? append(args.get(1), args.get(2)) : arity("append");
+                case "STRLEN" -> args.size() == 2 ? strlen(args.get(1)) : arity("strlen");
+                case "SETEX" -> args.size() == 4 ? setEx(args) : arity("setex");
+                case "EXPIRE" -> keyCommands.expire(args, 1000, "expire");
+                case "PEXPIRE" -> keyCommands.expire(args, 1, "pexpire");
+                case "PERSIST" -> args.size() == 2 ? keyCommands.persist(args.get(1)) : arity("persist");
+                case "TYPE" -> args.size() == 2 ? keyCommands.type(args.get(1)) : arity("type");
+                case "RENAME" -> args.size() == 3 ? keyCommands.rename(args.get(1), args.get(2)) : arity("rename");
+                case "KEYS" -> args.size() == 2 ? keyCommands.keys(args.get(1)) : arity("keys");
+                case "FLUSHALL" -> keyCommands.flushAll(args);
                 case "EXISTS" -> args.size() >= 2 ? exists(args.subList(1, args.size())) : arity("exists");
                 case "MGET" -> args.size() >= 2 ? mget(args.subList(1, args.size())) : arity("mget");
                 case "MSET" -> args.size() >= 3 && args.size() % 2 == 1 ? mset(args.subList(1, args.size()))
@@ -127,19 +150,22 @@ final class RespCommands {
         if (sets.size() == 1) {
             return List.of(execute(session, sets.get(0)));
         }
-        Map<ByteBuffer, byte[]> last = new LinkedHashMap<>();
-        for (List<byte[]> args : sets) {
-            last.put(ByteBuffer.wrap(args.get(1)), args.get(2));
-        }
-        List<byte[]> keys = new ArrayList<>(last.size());
-        WriteBatch batch = new WriteBatch();
-        for (Map.Entry<ByteBuffer, byte[]> e : last.entrySet()) {
-            byte[] key = e.getKey().array();
-            keys.add(key);
-            batch.put(key, new StoredValue(e.getValue(), StoredValue.NEVER).encode());
-        }
-        try (KeyLocks.Held ignored = locks.lockAll(keys)) {
-            store.write(batch);
+        try {
+            Map<ByteBuffer, byte[]> last = new LinkedHashMap<>();
+            for (List<byte[]> args : sets) {
+                // Every value is checked, also those a later SET of the same key replaces.
+                last.put(ByteBuffer.wrap(args.get(1)), stored(args.get(2), StoredValue.NEVER));
+            }
+            List<byte[]> keys = new ArrayList<>(last.size());
+            WriteBatch batch = new WriteBatch();
+            for (Map.Entry<ByteBuffer, byte[]> e : last.entrySet()) {
+                byte[] key = e.getKey().array();
+                keys.add(key);
+                batch.put(key, e.getValue());
+            }
+            try (KeyLocks.Held ignored = locks.lockAll(keys)) {
+                store.write(batch);
+            }
             return Collections.nCopies(sets.size(), OK);
         } catch (IllegalArgumentException | StoreException | IllegalStateException refused) {
             List<RedisMessage> out = new ArrayList<>(sets.size());
@@ -148,6 +174,87 @@ final class RespCommands {
             }
             return out;
         }
+    }
+
+    /**
+     * The stored form of a client's value, checked against the client's limit: the store's
+     * {@code maxValueBytes} less the room {@link RespServer#storeConfig} added for the header.
+     *
+     * @throws IllegalArgumentException naming the client's size and limit when it is over
+     */
+    private byte[] stored(byte[] payload, long expireAt) {
+        if (payload.length > maxValueBytes) {
+            throw new IllegalArgumentException("value of " + payload.length
+                    + " bytes exceeds the maximum value size of " + maxValueBytes + " bytes");
+        }
+        return new StoredValue(payload, expireAt).encode();
+    }
+
+    /**
+     * The stored values of {@code keys} (GETs of a pipeline), null where absent, read in one
+     * pass through the store's read path at one instant; decode with {@link StoredValue#payloadStart}
+     * at {@link #now}.
+     */
+    byte[][] getAll(List<byte[]> keys) {
+        return store.getAll(keys.toArray(new byte[0][]));
+    }
+
+    /** A GET's stored value if the store's memtables answer it (see {@link LsmStore#getFromMemory}). */
+    dev.strata.lsm.MemoryRead getFromMemory(byte[] key) {
+        return store.getFromMemory(key);
+    }
+
+    /** The node's clock, epoch milliseconds. */
+    long now() {
+        return clock.getAsLong();
+    }
+
+    /** GETDEL: the value (nil when missing), and the key deleted. */
+    private RedisMessage getDel(byte[] key) {
+        try (KeyLocks.Held ignored = locks.lock(key)) {
+            byte[] stored = store.get(key);
+            StoredValue v = StoredValue.decode(stored, clock.getAsLong());
+            if (stored != null) {
+                store.delete(key);
+            }
+            return v == null ? NIL : bulk(v.payload());
+        }
+    }
+
+    /** APPEND: the value's new length; a missing key starts empty; the time to live is kept. */
+    private RedisMessage append(byte[] key, byte[] suffix) {
+        try (KeyLocks.Held ignored = locks.lock(key)) {
+            StoredValue old = StoredValue.decode(store.get(key), clock.getAsLong());
+            byte[] before = old == null ? new byte[0] : old.payload();
+            long length = (long) before.length + suffix.length;
+            if (length > maxValueBytes) {
+                return new ErrorRedisMessage("ERR string exceeds maximum allowed size (value of " + length
+                        + " bytes exceeds the maximum value size of " + maxValueBytes + " bytes)");
+            }
+            byte[] value = Arrays.copyOf(before, (int) length);
+            System.arraycopy(suffix, 0, value, before.length, suffix.length);
+            store.put(key, stored(value, old == null ? StoredValue.NEVER : old.expireAtMillis()));
+            return new IntegerRedisMessage(length);
+        }
+    }
+
+    /** STRLEN: the value's length in bytes, 0 when missing. */
+    private RedisMessage strlen(byte[] key) {
+        byte[] stored = store.get(key);
+        int at = StoredValue.payloadStart(stored, clock.getAsLong());
+        return new IntegerRedisMessage(at < 0 ? 0 : stored.length - at);
+    }
+
+    /** SETEX key seconds value: SET key value EX seconds. */
+    private RedisMessage setEx(List<byte[]> args) {
+        Long n = parseLong(args.get(2));
+        if (n == null) {
+            return NOT_INTEGER;
+        }
+        if (n <= 0) {
+            return new ErrorRedisMessage("ERR invalid expire time in 'setex' command");
+        }
+        return set(List.of(args.get(0), args.get(1), args.get(3), "EX".getBytes(StandardCharsets.US_ASCII), args.get(2)));
     }
 
     private RedisMessage get(byte[] key) {
@@ -218,7 +325,7 @@ final class RespCommands {
                 // EXAT/PXAT in the past: Redis sets and expires at once, which is a delete.
                 store.delete(key);
             } else {
-                store.put(key, new StoredValue(value, expireAt).encode());
+                store.put(key, stored(value, expireAt));
             }
             return returnOld ? skipped : OK;
         }
@@ -248,8 +355,8 @@ final class RespCommands {
     private RedisMessage exists(List<byte[]> keys) {
         long now = clock.getAsLong();
         long n = 0;
-        for (byte[] k : keys) {
-            if (StoredValue.decode(store.get(k), now) != null) {
+        for (byte[] stored : getAll(keys)) {
+            if (StoredValue.payloadStart(stored, now) >= 0) {
                 n++;
             }
         }
@@ -258,15 +365,14 @@ final class RespCommands {
 
     private RedisMessage mget(List<byte[]> keys) {
         long now = clock.getAsLong();
-        // One snapshot: the values are read at one instant, as Redis's single thread would.
-        try (dev.strata.lsm.Snapshot snap = store.snapshot()) {
-            List<RedisMessage> out = new ArrayList<>(keys.size());
-            for (byte[] k : keys) {
-                StoredValue v = StoredValue.decode(snap.get(k), now);
-                out.add(v == null ? NIL : bulk(v.payload()));
-            }
-            return new ArrayRedisMessage(out);
+        // One multi-get: the values are read at one instant, as Redis's single thread would.
+        byte[][] stored = getAll(keys);
+        List<RedisMessage> out = new ArrayList<>(keys.size());
+        for (byte[] v : stored) {
+            int at = StoredValue.payloadStart(v, now);
+            out.add(at < 0 ? NIL : bulk(Arrays.copyOfRange(v, at, v.length)));
         }
+        return new ArrayRedisMessage(out);
     }
 
     private RedisMessage mset(List<byte[]> kv) {
@@ -277,7 +383,7 @@ final class RespCommands {
         try (KeyLocks.Held ignored = locks.lockAll(keys)) {
             WriteBatch batch = new WriteBatch();
             for (int i = 0; i < kv.size(); i += 2) {
-                batch.put(kv.get(i), new StoredValue(kv.get(i + 1), StoredValue.NEVER).encode());
+                batch.put(kv.get(i), stored(kv.get(i + 1), StoredValue.NEVER));
             }
             store.write(batch);
             return OK;
@@ -312,7 +418,7 @@ final class RespCommands {
             }
             // INCR keeps the key's time to live, as Redis does.
             long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
-            store.put(key, new StoredValue(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt).encode());
+            store.put(key, stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
             return new IntegerRedisMessage(next);
         }
     }
@@ -390,7 +496,7 @@ final class RespCommands {
                         && StoredValue.decode(c.value(), now) != null) {
                     keys.add(bulk(k));
                 }
-                if (examined >= count) {
+                if (examined >= count || (match != null && match.steps() > SCAN_MATCH_STEPS)) {
                     exhausted = false;
                     break;
                 }
@@ -483,7 +589,15 @@ final class RespCommands {
                 if (args.size() != 3) {
                     yield arity("client|setname");
                 }
-                session.name = new String(args.get(2), StandardCharsets.UTF_8);
+                byte[] given = args.get(2);
+                for (byte b : given) {
+                    // As Redis: the name shows in CLIENT LIST, whose fields are separated by spaces.
+                    if (b < '!' || b > '~') {
+                        yield new ErrorRedisMessage(
+                                "ERR Client names cannot contain spaces, newlines or special characters.");
+                    }
+                }
+                session.name = given.length == 0 ? null : new String(given, StandardCharsets.US_ASCII);
                 yield OK;
             }
             case "GETNAME" -> session.name == null ? NIL : bulk(session.name.getBytes(StandardCharsets.UTF_8));
@@ -527,7 +641,7 @@ final class RespCommands {
         return new ErrorRedisMessage(sb.toString());
     }
 
-    private static RedisMessage arity(String command) {
+    static RedisMessage arity(String command) {
         return new ErrorRedisMessage("ERR wrong number of arguments for '" + command + "' command");
     }
 
@@ -576,7 +690,7 @@ final class RespCommands {
         return new String(b, StandardCharsets.US_ASCII);
     }
 
-    private static String printable(byte[] b) {
+    static String printable(byte[] b) {
         String s = new String(b, 0, Math.min(b.length, 128), StandardCharsets.UTF_8);
         return oneLine(s);
     }

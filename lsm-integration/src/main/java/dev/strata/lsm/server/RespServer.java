@@ -16,10 +16,6 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
-import io.netty.handler.codec.redis.FixedRedisMessagePool;
-import io.netty.handler.codec.redis.RedisArrayAggregator;
-import io.netty.handler.codec.redis.RedisBulkStringAggregator;
-import io.netty.handler.codec.redis.RedisDecoder;
 import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -65,7 +61,14 @@ public final class RespServer implements AutoCloseable {
      * @throws java.io.UncheckedIOException if the address cannot be bound (nothing is left running)
      */
     public static RespServer start(LsmStore store, ServerOptions options, MeterRegistry registry) {
-        RespServer s = new RespServer(store, options, registry);
+        loadLogging();
+        int fit = DescriptorBudget.maxClients(options.maxClients(), DescriptorBudget.processLimit(),
+                DescriptorBudget.openNow(), DescriptorBudget.filesIn(store.directory()));
+        if (fit < 1) {
+            throw new IllegalStateException("the file descriptor limit (" + DescriptorBudget.processLimit()
+                    + ") leaves no room for connections beside the store's files; raise it (ulimit -n)");
+        }
+        RespServer s = new RespServer(store, options.withMaxClients(fit), registry);
         try {
             s.bind();
             return s;
@@ -75,9 +78,31 @@ public final class RespServer implements AutoCloseable {
         }
     }
 
-    /** The store configuration the node needs on top of the user's: values expire in merges. */
+    /**
+     * Loads what the first log record needs while descriptors are plentiful: JUL's formatter
+     * reads the JDK's time-zone data from a file, and a node out of descriptors (when the
+     * first warning is logged) could not open it; the failure would kill the logging thread.
+     */
+    private static void loadLogging() {
+        java.util.TimeZone.getDefault();
+        new java.util.logging.SimpleFormatter().format(
+                new java.util.logging.LogRecord(java.util.logging.Level.INFO, "strata-server"));
+        io.netty.util.internal.logging.InternalLoggerFactory.getInstance(RespServer.class);
+    }
+
+    /** The connections served at once: the configured number, lowered to fit the descriptor limit. */
+    public int maxClients() {
+        return options.maxClients();
+    }
+
+    /**
+     * The store configuration the node needs on top of the user's: values expire in merges,
+     * and the store's value limit has room for the node's value header, so that the user's
+     * {@code maxValueBytes} is what a client may send (at most {@code 2^30 - 9} bytes).
+     */
     public static dev.strata.lsm.StoreConfig storeConfig(dev.strata.lsm.StoreConfig user) {
-        return user.toBuilder().valueExpiry(StoredValue.EXPIRY).build();
+        return user.toBuilder().valueExpiry(StoredValue.EXPIRY)
+                .maxValueBytes(StoredValue.storeLimit(user.maxValueBytes())).build();
     }
 
     private void bind() {
@@ -88,6 +113,9 @@ public final class RespServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
+                // A client's FIN ends its input only: the commands it sent before are still
+                // answered (CommandHandler closes the connection once they are).
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -117,24 +145,9 @@ public final class RespServer implements AutoCloseable {
         clients.add(ch);
         Session session = new Session(nextClientId.incrementAndGet(), String.valueOf(ch.remoteAddress()),
                 commands.openAccess());
-        InputGuard guard = new InputGuard(options);
         ch.pipeline()
-                .addLast("encoder", new RedisEncoder())
-                .addLast("bytes-in", guard.bytesIn())
-                .addLast("decoder", new RedisDecoder(options.maxInlineBytes(), FixedRedisMessagePool.INSTANCE, true))
-                .addLast("limits", guard)
-                .addLast("bulk", new RedisBulkStringAggregator())
-                .addLast("array", new RedisArrayAggregator())
-                .addLast("backpressure", new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        if (session.pending.incrementAndGet() >= CommandHandler.PAUSE_AT) {
-                            ctx.channel().config().setAutoRead(false);
-                        }
-                        ctx.fireChannelRead(msg);
-                    }
-                })
-                .addLast(commandThreads, "commands", new CommandHandler(commands, metrics, session));
+                .addLast("decoder", new RespDecoder(options))
+                .addLast("commands", new CommandHandler(commands, metrics, session, commandThreads.next()));
     }
 
     /** The port the node listens on. */

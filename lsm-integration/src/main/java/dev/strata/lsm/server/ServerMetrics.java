@@ -18,6 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ServerMetrics {
     private final MeterRegistry registry;
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    /** The timers by the upper-case names of known commands (the hot path: no case conversion). */
+    private final Map<String, Timer> byCommand = new ConcurrentHashMap<>();
     final AtomicLong connections = new AtomicLong();
     final Counter accepted;
     final Counter refused;
@@ -35,12 +37,19 @@ final class ServerMetrics {
                 .description("connections closed for a protocol error or an input limit").register(registry);
     }
 
+    /** Counts one execution of {@code command} (upper case) that took {@code nanos}. */
     void record(String command, long nanos) {
         commandsProcessed.incrementAndGet();
-        String name = CommandNames.KNOWN.contains(command) ? command.toLowerCase(java.util.Locale.ROOT) : "unknown";
-        timers.computeIfAbsent(name, n -> Timer.builder("strata.server.commands").tag("command", n)
-                .description("commands executed, and their latency").register(registry))
-                .record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        Timer t = byCommand.get(command);
+        if (t == null) {
+            String name = CommandNames.KNOWN.contains(command) ? command.toLowerCase(java.util.Locale.ROOT) : "unknown";
+            t = timers.computeIfAbsent(name, n -> Timer.builder("strata.server.commands").tag("command", n)
+                    .description("commands executed, and their latency").register(registry));
+            if (CommandNames.KNOWN.contains(command)) {
+                byCommand.putIfAbsent(command, t);
+            }
+        }
+        t.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     /** Calls and total microseconds per command name executed so far (for INFO). */

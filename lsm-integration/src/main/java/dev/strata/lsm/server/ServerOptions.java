@@ -74,6 +74,11 @@ public record ServerOptions(String bind, int port, String requirePass, int maxCl
                 maxCommandBytes, commandThreads);
     }
 
+    public ServerOptions withMaxClients(int clients) {
+        return new ServerOptions(bind, port, requirePass, clients, maxBulkBytes, maxArrayLength, maxInlineBytes,
+                maxCommandBytes, commandThreads);
+    }
+
     public ServerOptions withLimits(int clients, int bulkBytes, int arrayLength, int inlineBytes, long commandBytes) {
         return new ServerOptions(bind, port, requirePass, clients, bulkBytes, arrayLength, inlineBytes,
                 commandBytes, commandThreads);

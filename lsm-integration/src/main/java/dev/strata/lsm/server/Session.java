@@ -1,6 +1,10 @@
 package dev.strata.lsm.server;
 
-/** What the node knows about one connection. Used by its command thread only. */
+/**
+ * What the node knows about one connection. Written by its command thread only; the event loop
+ * reads {@link #authenticated} (to answer a GET from memory), where a stale false only sends the
+ * GET to the command thread (it never goes from true to false).
+ */
 final class Session {
     final long id;
     final String remoteAddress;

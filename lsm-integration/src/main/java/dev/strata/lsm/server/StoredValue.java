@@ -1,6 +1,7 @@
 package dev.strata.lsm.server;
 
 import dev.strata.lsm.ValueExpiry;
+import dev.strata.lsm.sstable.TableOptions;
 
 import java.util.Arrays;
 
@@ -29,6 +30,19 @@ record StoredValue(byte[] payload, long expireAtMillis) {
     /** What flushes and merges consult: an expiring value whose time has come. */
     static final ValueExpiry EXPIRY = (key, value, now) -> value.length >= EXPIRING_HEADER_BYTES
             && value[0] == EXPIRING && readLong(value, 1) <= now;
+
+    /**
+     * The store's {@code maxValueBytes} for a node whose clients may store values of up to
+     * {@code clientLimit} bytes: room for the longest header on top (as far as the store allows).
+     */
+    static int storeLimit(int clientLimit) {
+        return (int) Math.min((long) clientLimit + EXPIRING_HEADER_BYTES, TableOptions.MAX_VALUE_SIZE);
+    }
+
+    /** The largest client value that fits a store limit set by {@link #storeLimit}. */
+    static int clientLimit(int storeLimit) {
+        return Math.max(0, storeLimit - EXPIRING_HEADER_BYTES);
+    }
 
     /** The stored form. */
     byte[] encode() {
@@ -69,6 +83,25 @@ record StoredValue(byte[] payload, long expireAtMillis) {
         }
         throw new IllegalStateException("stored value has an unknown header (" + stored.length + " bytes, first "
                 + (stored.length == 0 ? "none" : String.valueOf(stored[0] & 0xff)) + ")");
+    }
+
+    /**
+     * Where the client's bytes start in {@code stored}, or -1 when there is no value or it
+     * has expired at {@code nowMillis}: a read that only sends the value on needs no copy.
+     *
+     * @throws IllegalStateException if the bytes are not in this format
+     */
+    static int payloadStart(byte[] stored, long nowMillis) {
+        if (stored == null) {
+            return -1;
+        }
+        if (stored.length >= 1 && stored[0] == PLAIN) {
+            return 1;
+        }
+        if (stored.length >= EXPIRING_HEADER_BYTES && stored[0] == EXPIRING) {
+            return readLong(stored, 1) <= nowMillis ? -1 : EXPIRING_HEADER_BYTES;
+        }
+        return decode(stored, nowMillis) == null ? -1 : 0;
     }
 
     boolean expires() {

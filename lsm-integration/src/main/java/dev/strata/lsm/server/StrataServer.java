@@ -91,6 +91,11 @@ public final class StrataServer implements Callable<Integer> {
             store.close();
             throw e;
         }
+        if (server.maxClients() < maxClients) {
+            System.out.println("strata-server: --max-clients " + maxClients + " lowered to " + server.maxClients()
+                    + ": the file descriptor limit is " + DescriptorBudget.processLimit()
+                    + " and the store and the JVM need some (raise it with ulimit -n)");
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             server.close();
@@ -100,7 +105,7 @@ public final class StrataServer implements Callable<Integer> {
         System.out.println(READY + ": listening on " + server.address().getAddress().getHostAddress() + ":"
                 + server.port() + " (dir " + store.directory() + ", merge policy " + store.config().mergePolicy()
                 + ", WAL " + store.config().walMode().name().toLowerCase(java.util.Locale.ROOT)
-                + (requirePass != null ? ", password required" : "") + ")");
+                + ", max clients " + server.maxClients() + (requirePass != null ? ", password required" : "") + ")");
         System.out.flush();
         try {
             stopped.await();

@@ -242,6 +242,38 @@ class BadInputTest {
         }
     }
 
+    /**
+     * The value limit applies to the bytes the client sent, whatever the node stores beside
+     * them (its value header, an expiry time), and the error names the client's figures.
+     */
+    @Test
+    void valueLimitCountsTheClientsBytes() {
+        try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+            String atLimit = "v".repeat(2000);
+            assertEquals("OK", j.set("lim:plain", atLimit));
+            assertEquals(atLimit, j.get("lim:plain"));
+            assertEquals("OK", j.set("lim:ex", atLimit, redis.clients.jedis.params.SetParams.setParams().ex(100)));
+            assertEquals(atLimit, j.get("lim:ex"));
+            redis.clients.jedis.Pipeline p = j.pipelined();
+            redis.clients.jedis.Response<String> a = p.set("lim:p1", atLimit);
+            redis.clients.jedis.Response<String> b = p.set("lim:p2", atLimit);
+            p.sync();
+            assertEquals("OK", a.get());
+            assertEquals("OK", b.get());
+            JedisDataException e = org.junit.jupiter.api.Assertions.assertThrows(JedisDataException.class,
+                    () -> j.set("lim:over", atLimit + "v"));
+            assertEquals("ERR value of 2001 bytes exceeds the maximum value size of 2000 bytes", e.getMessage());
+            e = org.junit.jupiter.api.Assertions.assertThrows(JedisDataException.class,
+                    () -> j.set("lim:over", atLimit + "v", redis.clients.jedis.params.SetParams.setParams().px(100_000)));
+            assertEquals("ERR value of 2001 bytes exceeds the maximum value size of 2000 bytes", e.getMessage());
+            e = org.junit.jupiter.api.Assertions.assertThrows(JedisDataException.class,
+                    () -> j.mset("lim:m1", "x", "lim:m2", atLimit + "v"));
+            assertEquals("ERR value of 2001 bytes exceeds the maximum value size of 2000 bytes", e.getMessage());
+            assertNull(j.get("lim:over"));
+            assertNull(j.get("lim:m1"));
+        }
+    }
+
     @Test
     void connectionLimit() throws IOException, InterruptedException {
         List<Jedis> held = new ArrayList<>();

@@ -1,9 +1,6 @@
 package dev.strata.lsm.server;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
@@ -27,28 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every command of the node through Jedis, an independently written Redis client. */
-class JedisCommandsTest {
-    @TempDir
-    static Path dir;
-    static TestNode node;
-
-    @BeforeAll
-    static void start() {
-        node = new TestNode(dir);
-    }
-
-    @AfterAll
-    static void stop() {
-        node.close();
-    }
-
-    private static Jedis client() {
-        return new Jedis("127.0.0.1", node.port());
-    }
-
+class JedisCommandsTest extends OneNodeTest {
     @Test
     void pingEchoGetSetDel() {
         try (Jedis j = client()) {
@@ -222,6 +202,36 @@ class JedisCommandsTest {
         }
     }
 
+    /**
+     * SCAN MATCH with the pattern of CVE-2022-36021 over keys of 900 {@code a}s ends (a
+     * backtracking matcher would spin for ever on the command thread), and another client is
+     * served meanwhile. The timeout only stops the test if matching is exponential.
+     */
+    @Test
+    void scanWithAPathologicalPatternEnds() {
+        try (Jedis j = client(); Jedis other = client()) {
+            Pipeline p = j.pipelined();
+            for (int i = 0; i < 200; i++) {
+                p.set("a".repeat(900) + i, "v");
+            }
+            p.set("a".repeat(900) + "b", "v");
+            p.sync();
+            assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> {
+                Set<String> found = new HashSet<>();
+                String cursor = "0";
+                int calls = 0;
+                do {
+                    ScanResult<String> r = j.scan(cursor, new ScanParams().match("*a*a*a*a*a*a*a*a*a*a*b").count(1000));
+                    found.addAll(r.getResult());
+                    cursor = r.getCursor();
+                    calls++;
+                } while (!cursor.equals("0") && calls < 100_000);
+                assertEquals(Set.of("a".repeat(900) + "b"), found);
+                assertEquals("PONG", other.ping());
+            });
+        }
+    }
+
     @Test
     void pipelining() {
         try (Jedis j = client()) {
@@ -241,6 +251,28 @@ class JedisCommandsTest {
                 assertEquals(Integer.toString(i), gets.get(i).get(), "reply out of order at " + i);
             }
             assertEquals(8L, incr.get());
+        }
+    }
+
+    /**
+     * GETs answered at once on the event loop (their key is in the memtable) never overtake
+     * commands of the same connection still waiting for the command thread: each GET sees the
+     * INCR before it.
+     */
+    @Test
+    void getsAreAnsweredInOrderBehindWrites() {
+        try (Jedis j = client()) {
+            j.set("order:c", "0");
+            Pipeline p = j.pipelined();
+            List<Response<String>> gets = new ArrayList<>();
+            for (int i = 1; i <= 5000; i++) {
+                p.incr("order:c");
+                gets.add(p.get("order:c"));
+            }
+            p.sync();
+            for (int i = 1; i <= 5000; i++) {
+                assertEquals(Integer.toString(i), gets.get(i - 1).get(), "GET after INCR number " + i);
+            }
         }
     }
 

@@ -33,6 +33,8 @@ import java.util.Objects;
  * @param lastLevelMaxDirtyRatio {@code maxDirtyRatio} of the last level
  * @param lastLevelMinValidRatio {@code minValidRatio} of the last level
  * @param maxFileFactor a child whose valid size exceeds this × the target file size is rewritten (split)
+ * @param level1Bytes the static capacity of level 1 (RocksDB's max_bytes_for_level_base), each deeper
+ *     level T times more; 0 = T² memtables (the paper's numbering, see {@link LevelCapacities})
  */
 public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granularity granularity,
                                 DataMovement movement, int filesPerMerge, int sizeRatio, long targetFileBytes,
@@ -40,7 +42,8 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
                                 long fileTtlMillis, int maxSizeAmplificationPercent, int sizeRatioPercent,
                                 int minMergeWidth, boolean dynamicLevelBytes, int level0StopRuns,
                                 boolean blockCompaction, List<Double> maxDirtyRatio, List<Double> minValidRatio,
-                                double lastLevelMaxDirtyRatio, double lastLevelMinValidRatio, double maxFileFactor) {
+                                double lastLevelMaxDirtyRatio, double lastLevelMinValidRatio, double maxFileFactor,
+                                long level1Bytes) {
     public DesignSpaceConfig {
         triggers = List.copyOf(triggers);
         if (triggers.isEmpty()) {
@@ -62,6 +65,9 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
         }
         if (!(maxFileFactor >= 1)) {
             throw new IllegalArgumentException("max-file-factor must be >= 1, got " + maxFileFactor);
+        }
+        if (level1Bytes < 0) {
+            throw new IllegalArgumentException("level1-bytes must be >= 0 (0 = T^2 memtables), got " + level1Bytes);
         }
         if (level0StopRuns < level1RunTrigger) {
             throw new IllegalArgumentException("level0-stop-runs (" + level0StopRuns

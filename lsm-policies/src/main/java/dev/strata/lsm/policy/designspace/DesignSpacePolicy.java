@@ -72,7 +72,7 @@ final class DesignSpacePolicy implements MergePolicy {
         // a flush's file, which spans every key, never goes down alone to merge with the whole
         // level below (seen on the engine: 8 MiB flushes merged with 280 MB of level 1).
         LevelCapacities caps = LevelCapacities.of(t.tree, t.lastLevel, memtableBytes(), cfg.sizeRatio(),
-                cfg.dynamicLevelBytes());
+                cfg.dynamicLevelBytes(), cfg.level1Bytes());
         for (int level = 0; level <= t.lastLevel; level++) {
             if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() > 1 && !drainsFirst(t, caps, level)) {
                 add(tasks, sourceUsed, level, consolidate(t, level));

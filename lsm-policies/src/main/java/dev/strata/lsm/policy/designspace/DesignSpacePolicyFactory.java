@@ -125,6 +125,11 @@ public class DesignSpacePolicyFactory implements MergePolicyFactory {
                 Double.parseDouble(d.get(DesignSpacePresets.MAX_FILE_FACTOR)), 1.0, 1_000_000.0,
                 "block compaction: a child table whose valid size exceeds this x target-file-bytes is rewritten "
                         + "and split (seed 001's MAX_FILE_SIZE; value not in the paper, FAMILIES.md 2.3 proposes 4)"));
+        ps.add(PolicyParameter.ofBytes(DesignSpacePresets.LEVEL1_BYTES,
+                PolicyParameter.parseBytes(d.get(DesignSpacePresets.LEVEL1_BYTES)), 0, Long.MAX_VALUE,
+                "static capacity of level 1, each deeper level size-ratio times more (RocksDB's "
+                        + "max_bytes_for_level_base; with dynamic-level-bytes=true only the deepest level keeps its "
+                        + "static capacity); 0 = size-ratio^2 memtables"));
         return ps;
     }
 

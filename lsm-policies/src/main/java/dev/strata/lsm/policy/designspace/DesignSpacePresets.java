@@ -40,6 +40,7 @@ public final class DesignSpacePresets {
     public static final String LAST_LEVEL_MAX_DIRTY_RATIO = "last-level-max-dirty-ratio";
     public static final String LAST_LEVEL_MIN_VALID_RATIO = "last-level-min-valid-ratio";
     public static final String MAX_FILE_FACTOR = "max-file-factor";
+    public static final String LEVEL1_BYTES = "level1-bytes";
 
     private static final Map<String, String> DEFAULTS = ordered(
             TRIGGERS, "saturation",
@@ -66,7 +67,8 @@ public final class DesignSpacePresets {
             MIN_VALID_RATIO, "0.7",
             LAST_LEVEL_MAX_DIRTY_RATIO, "0.2",
             LAST_LEVEL_MIN_VALID_RATIO, "0.8",
-            MAX_FILE_FACTOR, "4");
+            MAX_FILE_FACTOR, "4",
+            LEVEL1_BYTES, "0");
 
     private static final Map<String, Map<String, String>> PRESETS = new LinkedHashMap<>();
 
@@ -158,7 +160,8 @@ public final class DesignSpacePresets {
                     intIn(v, MIN_MERGE_WIDTH, 2, 1000), bool(v, DYNAMIC_LEVEL_BYTES),
                     intIn(v, LEVEL0_STOP_RUNS, 2, 10_000), bool(v, BLOCK_COMPACTION),
                     ratios(v, MAX_DIRTY_RATIO), ratios(v, MIN_VALID_RATIO), doubleIn(v, LAST_LEVEL_MAX_DIRTY_RATIO, 0, 1),
-                    doubleIn(v, LAST_LEVEL_MIN_VALID_RATIO, 0, 1), doubleIn(v, MAX_FILE_FACTOR, 1, 1_000_000));
+                    doubleIn(v, LAST_LEVEL_MIN_VALID_RATIO, 0, 1), doubleIn(v, MAX_FILE_FACTOR, 1, 1_000_000),
+                    parse(LEVEL1_BYTES, v.get(LEVEL1_BYTES), dev.strata.lsm.policy.PolicyParameter::parseBytes));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("merge policy '" + preset + "': " + e.getMessage(), e);
         }

@@ -442,8 +442,7 @@ public final class KeyRangeSimulator {
         }
         List<OutputCutter.FileBounds> align = spec.alignToLevel() == OutputSpec.NO_LEVEL ? List.of()
                 : bounds(tree.levelFiles(spec.alignToLevel()));
-        List<OutputCutter.FileBounds> below = spec.maxOverlapBytes() == Long.MAX_VALUE
-                && spec.maxOverlapRatio() == Double.POSITIVE_INFINITY ? List.of()
+        List<OutputCutter.FileBounds> below = !spec.usesLevelBelow() ? List.of()
                 : bounds(tree.levelFiles(targetLevel + 1));
         OutputCutter cutter = new OutputCutter(spec, align, below);
         double fileEntries = spec.maxFileBytes() == Long.MAX_VALUE ? all.entries() : spec.maxFileBytes() / entryBytes;

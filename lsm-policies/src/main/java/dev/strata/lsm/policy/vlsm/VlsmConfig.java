@@ -1,15 +1,56 @@
 package dev.strata.lsm.policy.vlsm;
 
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
 /**
  * The parameters of {@code vlsm} (FAMILIES.md §3.1, seed 002).
  *
  * @param sstBytes S_M: the SST size below level 1, the largest vSST and (in the paper) the memtable size
- * @param growth f: the growth factor from level 2 down, and the overlap ratio that makes a vSST good
+ * @param growth f: the growth factor from level 2 down, and the overlap limit that makes a vSST good
  * @param phi Φ: the size ratio of level 2 to level 1
  * @param minVsstBytes S_m: the smallest vSST (paper: S_M / f)
  * @param l0MaxFiles level-0 SSTs at which writers stop while a merge runs (not in the paper)
+ * @param overlap how a vSST's overlap with level 2 is read: a count of level-2 SSTs (the spec's
+ *     corrected reading) or level-2 bytes per vSST byte (the earlier reading, kept for comparison)
  */
-public record VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, int l0MaxFiles) {
+public record VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, int l0MaxFiles, Overlap overlap) {
+
+    /** How overlap with level 2 is measured (parameter {@code overlap}). */
+    public enum Overlap {
+        /** O = the number of level-2 SSTs whose range intersects the vSST's; good when O ≤ f. */
+        COUNT("count"),
+        /** The level-2 bytes the vSST's range intersects over its own bytes; good when ≤ f. */
+        BYTES("bytes");
+
+        private final String label;
+
+        Overlap(String label) {
+            this.label = label;
+        }
+
+        /** The parameter value. */
+        public String label() {
+            return label;
+        }
+
+        /** The parameter values, in declaration order. */
+        public static List<String> labels() {
+            return Arrays.stream(values()).map(Overlap::label).toList();
+        }
+
+        /** @throws IllegalArgumentException naming the allowed values */
+        public static Overlap parse(String s) {
+            for (Overlap o : values()) {
+                if (o.label.equals(s)) {
+                    return o;
+                }
+            }
+            throw new IllegalArgumentException("vlsm: overlap must be one of " + labels() + ", got '" + s + "'");
+        }
+    }
+
     public VlsmConfig {
         if (sstBytes < 1) {
             throw new IllegalArgumentException("vlsm: sst-bytes must be positive, got " + sstBytes);
@@ -24,6 +65,12 @@ public record VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, 
         if (l0MaxFiles < 1) {
             throw new IllegalArgumentException("vlsm: l0-max-files must be >= 1, got " + l0MaxFiles);
         }
+        Objects.requireNonNull(overlap, "overlap");
+    }
+
+    /** The paper's configuration with overlap read as a count of level-2 SSTs. */
+    public VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, int l0MaxFiles) {
+        this(sstBytes, growth, phi, minVsstBytes, l0MaxFiles, Overlap.COUNT);
     }
 
     /** Level 1's capacity: f · S_M. */
@@ -38,5 +85,13 @@ public record VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, 
             c *= phi * Math.pow(growth, level - 2);
         }
         return c >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) c;
+    }
+
+    /**
+     * Whether a vSST of {@code vsstBytes} whose range intersects {@code files} level-2 SSTs
+     * holding {@code overlapBytes} is good (overlap within f in this config's reading).
+     */
+    boolean good(long vsstBytes, int files, long overlapBytes) {
+        return overlap == Overlap.COUNT ? files <= growth : overlapBytes <= (double) growth * Math.max(1, vsstBytes);
     }
 }

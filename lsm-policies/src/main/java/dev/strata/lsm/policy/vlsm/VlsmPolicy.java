@@ -12,9 +12,7 @@ import dev.strata.lsm.policy.WriteAdmission;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -23,22 +21,26 @@ import java.util.Set;
  *
  * <p>Level 0 is a FIFO queue of flushed SSTs: each flush is a new run, and a merge out of
  * level 0 takes exactly one SST, the oldest, with the level-1 vSSTs it overlaps. Its output
- * is cut into vSSTs by overlap with level 2 ({@link OutputSpec#maxOverlapRatio()} = f,
- * sizes in [S_m, S_M]): a vSST whose overlap ratio exceeds f when it reaches S_m is closed
- * there (poor); a good one grows while its ratio stays within f. When level 1 lacks room
- * for the next level-0 SST (N_1 + its size &gt; f·S_M), good vSSTs — overlap with level 2
- * per byte at most f — are taken in ascending overlap ratio until they hold S_M bytes and
- * merged into level 2 (poor vSSTs wait to be re-cut by the next level-0 merge; only when
- * level 1 holds no good vSST are poor ones taken, so level 0 always drains). Level 2 and
- * below are leveled with file granularity: a level over its capacity (level 2: Φ·f·S_M,
- * then f times more per level) merges the file with the least overlap ratio into the next
- * level, or moves it there when it overlaps nothing; outputs are S_M-sized SSTs.
+ * is cut into vSSTs by overlap with level 2, sizes in [S_m, S_M]: with {@code overlap=count}
+ * (the default; {@link OutputSpec#maxOverlapFiles()} = f) O is the number of level-2 SSTs
+ * the vSST's range intersects; with {@code overlap=bytes} ({@link OutputSpec#maxOverlapRatio()}
+ * = f) it is the level-2 bytes it intersects per byte of its own. A vSST whose O exceeds f
+ * when it reaches S_m is closed there (poor); a good one grows while the next entry keeps
+ * O ≤ f and its size ≤ S_M. When level 1 lacks room for the next level-0 SST
+ * (N_1 + its size &gt; f·S_M), one contiguous window of good vSSTs (O ≤ f, same reading)
+ * holding at least S_M bytes — the one whose level-2 overlap in bytes per byte moved is the
+ * lowest — is merged into level 2 (see {@link #level1ToLevel2}). Level 2 and below are leveled
+ * with file granularity: a level over its capacity (level 2: Φ·f·S_M, then f times more per
+ * level) merges the file with the least overlap ratio into the next level, or moves it there
+ * when it overlaps nothing; outputs are S_M-sized SSTs.
  *
- * <p>Decisions on the paper's gaps (FAMILIES.md §5.4): overlap is a ratio of bytes; the
- * level-0 queue limit is a parameter ({@code l0-max-files}); the level-1 → level-2 merge
- * cuts its output before every level-2 file between its inputs that it does not merge, so
- * outputs never overlap level-2 files they did not read. Not thread safe; the engine calls
- * it from one thread at a time.
+ * <p>Decisions on the paper's gaps (FAMILIES.md §5.4, §3.6): overlap is a count of level-2
+ * SSTs (§3.1 step 2, corrected; bytes stay a parameter); the level-1 → level-2 pick is one
+ * contiguous window (scattered picks each drag in their own edge file of level 2); poor vSSTs
+ * are taken only when level 1 holds no idle good vSST, so that level 0 always drains (the paper
+ * re-cuts them, which needs room in level 1); the level-0 queue limit is a parameter
+ * ({@code l0-max-files}); a window reads every level-2 SST its key range intersects, so its
+ * outputs never overlap level-2 files it did not read. Not thread safe; the engine calls it from one thread at a time.
  */
 public final class VlsmPolicy implements MergePolicy {
     private final VlsmConfig config;
@@ -135,56 +137,84 @@ public final class VlsmPolicy implements MergePolicy {
         if (level1 != null) {
             inputs.addAll(level1.overlapping(minKey(oldest), maxKey(oldest)));
         }
-        OutputSpec vssts = OutputSpec.maxFileBytes(config.sstBytes()).withMinFileBytes(config.minVsstBytes())
-                .withMaxOverlapRatio(config.growth());
+        OutputSpec sized = OutputSpec.maxFileBytes(config.sstBytes()).withMinFileBytes(config.minVsstBytes());
+        OutputSpec vssts = config.overlap() == VlsmConfig.Overlap.COUNT ? sized.withMaxOverlapFiles(config.growth())
+                : sized.withMaxOverlapRatio(config.growth());
         return MergeTask.rewrite(ids(inputs), into(level1, 1, inputs), vssts, String.format(
                 "vlsm: oldest level-0 SST %s with %d overlapping vSSTs into level 1", oldest.get(0).id(),
                 inputs.size() - oldest.size()));
     }
 
+    /**
+     * The level-1 → level-2 merge (FAMILIES.md §3.1 step 3, §3.6 VL3): one window of vSSTs
+     * adjacent in key order, none busy nor over a busy level-2 SST, all good when level 1 holds
+     * an idle good vSST (else all poor: the fallback that keeps level 0 draining). From each
+     * vSST a window extends right until it holds S_M bytes or meets a vSST it may not take;
+     * windows that reach S_M come first, then the lowest ratio of the level-2 bytes their key
+     * range intersects to their own bytes, then the leftmost.
+     */
     private MergeTask level1ToLevel2(TreeView tree, RunView level1, Set<ComponentId> claimed, long n1, long incoming) {
         RunView level2 = run(tree, 2);
-        record Candidate(ComponentView vsst, List<ComponentView> below, double ratio) {
+        List<ComponentView> l1 = level1.components();
+        int n = l1.size();
+        boolean[] idle = new boolean[n];
+        boolean[] good = new boolean[n];
+        boolean anyGood = false;
+        for (int i = 0; i < n; i++) {
+            ComponentView v = l1.get(i);
+            List<ComponentView> below = below(level2, v.minKey(), v.maxKey());
+            idle[i] = !claimed.contains(v.id()) && below.stream().noneMatch(c -> claimed.contains(c.id()));
+            good[i] = config.good(v.sizeBytes(), below.size(), bytes(below));
+            anyGood |= idle[i] && good[i];
         }
-        List<Candidate> candidates = new ArrayList<>();
-        for (ComponentView v : level1.components()) {
-            List<ComponentView> below = level2 == null ? List.of() : level2.overlapping(v.minKey(), v.maxKey());
-            if (!claimed.contains(v.id()) && below.stream().noneMatch(c -> claimed.contains(c.id()))) {
-                candidates.add(new Candidate(v, below, (double) bytes(below) / Math.max(1, v.sizeBytes())));
+        int bestFrom = -1;
+        int bestTo = -1;
+        boolean bestFull = false;
+        double bestRatio = Double.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            if (!idle[i] || good[i] != anyGood) {
+                continue;
+            }
+            long taken = 0;
+            int j = i;
+            while (true) {
+                taken += l1.get(j).sizeBytes();
+                if (taken >= config.sstBytes() || j + 1 == n || !idle[j + 1] || good[j + 1] != anyGood) {
+                    break;
+                }
+                j++;
+            }
+            boolean full = taken >= config.sstBytes();
+            List<ComponentView> below = below(level2, l1.get(i).minKey(), l1.get(j).maxKey());
+            if (below.stream().anyMatch(c -> claimed.contains(c.id()))) {
+                continue; // a level-2 SST between two idle vSSTs is busy
+            }
+            double ratio = (double) bytes(below) / Math.max(1, taken);
+            if ((full && !bestFull) || (full == bestFull && ratio < bestRatio)) {
+                bestFrom = i;
+                bestTo = j;
+                bestFull = full;
+                bestRatio = ratio;
             }
         }
-        candidates.sort(Comparator.comparingDouble(Candidate::ratio));
-        boolean anyGood = candidates.stream().anyMatch(c -> c.ratio <= config.growth());
-        List<ComponentView> chosen = new ArrayList<>();
-        Set<ComponentView> below = new LinkedHashSet<>();
-        long taken = 0;
-        for (Candidate c : candidates) {
-            if (taken >= config.sstBytes() || (anyGood && c.ratio > config.growth())) {
-                break;
-            }
-            chosen.add(c.vsst);
-            below.addAll(c.below);
-            taken += c.vsst.sizeBytes();
-        }
-        if (chosen.isEmpty()) {
+        if (bestFrom < 0) {
             return null;
         }
+        List<ComponentView> chosen = l1.subList(bestFrom, bestTo + 1);
+        List<ComponentView> below = below(level2, chosen.get(0).minKey(), chosen.get(chosen.size() - 1).maxKey());
         List<ComponentView> inputs = new ArrayList<>(chosen);
         inputs.addAll(below);
-        byte[] lo = minKey(inputs);
-        byte[] hi = maxKey(inputs);
-        List<byte[]> cuts = new ArrayList<>();
-        if (level2 != null) {
-            for (ComponentView c : level2.overlapping(lo, hi)) {
-                if (!below.contains(c)) {
-                    cuts.add(c.minKey()); // never write across a level-2 file this merge does not read
-                }
-            }
-        }
-        return MergeTask.rewrite(ids(inputs), into(level2, 2, inputs), OutputSpec.maxFileBytes(config.sstBytes())
-                .withCutKeys(cuts), String.format("vlsm: level 1 lacks room (%d + %d > %d): %d %s vSSTs (%d bytes) "
-                        + "with %d level-2 SSTs into level 2", n1, incoming, config.level1Bytes(), chosen.size(),
-                anyGood ? "good" : "poor (no good one)", taken, below.size()));
+        // The window reads every level-2 SST its key range intersects, so no level-2 SST lies
+        // between its inputs unread: its outputs need no cut keys.
+        return MergeTask.rewrite(ids(inputs), into(level2, 2, inputs), OutputSpec.maxFileBytes(config.sstBytes()),
+                String.format("vlsm: level 1 lacks room (%d + %d > %d): a window of %d %s vSSTs "
+                        + "(%d bytes, overlap ratio %.2f) with %d level-2 SSTs into level 2", n1, incoming,
+                config.level1Bytes(), chosen.size(), anyGood ? "good" : "poor (no good one)", bytes(chosen), bestRatio,
+                below.size()));
+    }
+
+    private static List<ComponentView> below(RunView level2, byte[] lo, byte[] hi) {
+        return level2 == null ? List.of() : level2.overlapping(lo, hi);
     }
 
     // ---- level 2 and below: leveled, file granularity, least overlap ratio ----

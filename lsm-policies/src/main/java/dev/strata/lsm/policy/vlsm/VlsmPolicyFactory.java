@@ -24,8 +24,8 @@ public final class VlsmPolicyFactory implements MergePolicyFactory {
 
     @Override
     public String description() {
-        return "vLSM (seed 002): level 0 as a FIFO merged one SST at a time, overlap-aware vSSTs at level 1, good "
-                + "vSSTs by least overlap into level 2, fixed-size SSTs leveled below";
+        return "vLSM (seed 002): level 0 as a FIFO merged one SST at a time, overlap-aware vSSTs at level 1, a "
+                + "window of good vSSTs with the least overlap into level 2, fixed-size SSTs leveled below";
     }
 
     @Override
@@ -34,12 +34,16 @@ public final class VlsmPolicyFactory implements MergePolicyFactory {
                 PolicyParameter.ofBytes("sst-bytes", 8L << 20, 4096, 1L << 40, "S_M: SST size below level 1 and "
                         + "largest vSST (seed 002: 8 MiB; set it to the memtable size)"),
                 PolicyParameter.ofInt("growth", 8, 2, 1000, "f: growth factor from level 2 down and the overlap "
-                        + "ratio of a good vSST (seed 002: 8)"),
+                        + "limit of a good vSST (seed 002: 8)"),
                 PolicyParameter.ofInt("phi", 32, 2, 100_000, "Φ: level 2's size over level 1's (seed 002: 32)"),
                 PolicyParameter.ofBytes("min-vsst-bytes", 0, 0, 1L << 40, "S_m: smallest vSST; 0 = sst-bytes / "
                         + "growth (seed 002)"),
                 PolicyParameter.ofInt("l0-max-files", DEFAULT_L0_MAX_FILES, 1, 10_000, "level-0 SSTs at which "
-                        + "writers stop while a merge runs (not in the paper; RocksDB's slowdown trigger, 20)"));
+                        + "writers stop while a merge runs (not in the paper; RocksDB's slowdown trigger, 20)"),
+                PolicyParameter.ofChoice("overlap", VlsmConfig.Overlap.COUNT.label(), VlsmConfig.Overlap.labels(),
+                        "how a vSST's overlap with level 2 is read: count = level-2 SSTs its range intersects, good "
+                        + "when <= growth (FAMILIES.md 3.1, corrected); bytes = level-2 bytes per vSST byte (the "
+                        + "earlier reading, for comparison)"));
     }
 
     @Override
@@ -48,6 +52,6 @@ public final class VlsmPolicyFactory implements MergePolicyFactory {
         int growth = params.getInt("growth");
         long min = params.getLong("min-vsst-bytes");
         return new VlsmPolicy(new VlsmConfig(sst, growth, params.getInt("phi"), min == 0 ? Math.max(1, sst / growth)
-                : min, params.getInt("l0-max-files")));
+                : min, params.getInt("l0-max-files"), VlsmConfig.Overlap.parse(params.getString("overlap"))));
     }
 }

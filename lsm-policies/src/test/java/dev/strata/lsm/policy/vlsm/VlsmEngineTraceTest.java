@@ -25,9 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * VL1 and VL3's selection on the engine: {@code vlsm} runs inside a store (merges on a
  * background thread, decisions on views with running merges) under unique uniform inserts,
  * and every decision is checked on the view it was made on — a merge out of level 0 takes
- * exactly one level-0 SST, the oldest; a level-1 → level-2 merge takes only good vSSTs
- * (overlap with level 2 ≤ f times their bytes) when an idle good one exists, in ascending
- * overlap ratio, and no more than it needs to reach S_M.
+ * exactly one level-0 SST, the oldest; a level-1 → level-2 merge takes exactly the window of
+ * adjacent vSSTs (good ones — at most f level-2 SSTs under each — when an idle good one
+ * exists) that {@link VlsmWindowTest}'s brute-force reference picks on that view.
  */
 class VlsmEngineTraceTest {
     private static final long SST = 256 << 10;
@@ -78,36 +78,20 @@ class VlsmEngineTraceTest {
         }
         counts[1]++;
         List<ComponentView> level2 = VlsmTraceTest.files(v, 2);
-        double maxTaken = 0;
-        long takenBytes = 0;
-        long largestRatioBytes = 0;
-        double largestRatio = -1;
-        boolean idleGood = false;
-        List<Double> goodLeft = new ArrayList<>();
-        for (ComponentView c : level1) {
-            double ratio = (double) VlsmTraceTest.overlapBytes(level2, c) / Math.max(1, c.sizeBytes());
-            if (inputs.contains(c.id())) {
-                maxTaken = Math.max(maxTaken, ratio);
-                takenBytes += c.sizeBytes();
-                if (ratio >= largestRatio) {
-                    largestRatio = ratio;
-                    largestRatioBytes = c.sizeBytes();
-                }
-            } else if (!c.busy() && ratio <= F) {
-                goodLeft.add(ratio);
+        Set<ComponentId> claimed = new HashSet<>();
+        v.runningMerges().forEach(r -> {
+            if (r.placement().anchor() != null) {
+                claimed.add(r.placement().anchor());
             }
-            idleGood |= !c.busy() && ratio <= F;
+        });
+        VlsmWindowTest.Window want = VlsmWindowTest.reference(level1, level2, true, claimed, SST, F);
+        Set<ComponentId> expected = new HashSet<>();
+        if (want != null) {
+            level1.subList(want.from(), want.to() + 1).forEach(c -> expected.add(c.id()));
+            want.below().forEach(c -> expected.add(c.id()));
         }
-        if (idleGood && maxTaken > F) {
-            problems.add("VL3 a poor vSST taken although a good one was idle: " + where);
-        }
-        for (double r : goodLeft) {
-            if (r < maxTaken - 1e-9 && takenBytes - largestRatioBytes >= SST) {
-                problems.add("VL3 a better good vSST (" + r + " < " + maxTaken + ") left: " + where);
-            }
-        }
-        if (takenBytes - largestRatioBytes >= SST) {
-            problems.add("VL3 not minimal (" + takenBytes + " bytes, the last " + largestRatioBytes + "): " + where);
+        if (!expected.equals(inputs)) {
+            problems.add("VL3 not the reference window " + want + ": " + where);
         }
     }
 }

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Measures the storage node's throughput beside redis-server with redis-benchmark, the way issue 34
+# states the figures: -t set,get -n 300000 -r 300000 -d 100 -c 20, unpipelined and with -P 16,
+# redis-server with appendonly yes / appendfsync no, the node as ./strata-server runs it (async WAL,
+# -Xms1g -Xmx1g). Per round and pipeline depth: redis-server, then the node, each in a fresh
+# directory. Prints one CSV line per figure: server,pipeline,test,rps. (redis-compare.sh measures
+# the issue-14 shape: -n 1000000 -c 50, and memory after 10 million keys.)
+# Needs redis-server, redis-cli and redis-benchmark (apt-get install redis-server redis-tools).
+# The node's jar is built first if needed, then copied, so editing sources meanwhile changes nothing.
+# BASELINE_JAR=path/to/strata-server.jar also measures that jar (an older build), as strata-baseline,
+# after the node in every round.
+# Usage: [BASELINE_JAR=JAR] lsm-integration/redis-throughput.sh [ROUNDS]   (default 1)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-1}
+work=$(mktemp -d /tmp/node-vs-redis.XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+./strata-server --help > /dev/null # builds the jar if it is missing or older than the sources
+cp lsm-integration/target/strata-server.jar "$work/strata-server.jar"
+bench() { # name port pipeline
+  redis-benchmark -p "$2" -t set,get -n 300000 -r 300000 -d 100 -c 20 -P "$3" --csv -q \
+    | tr -d '"' | awk -F, -v s="$1" -v p="$3" '$1=="SET"||$1=="GET"{print s "," p "," $1 "," $2}' \
+    | tee -a "$work/results.csv"
+}
+await() { # port
+  for _ in $(seq 1 600); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "server on port $1 did not start" >&2; exit 1
+}
+node() { # name jar pipeline
+  rm -rf "$work/node"
+  java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -jar "$2" --dir "$work/node" --port 6398 \
+    >"$work/node.log" 2>&1 &
+  local npid=$!
+  await 6398
+  bench "$1" 6398 "$3"
+  kill "$npid"; wait "$npid" 2>/dev/null || true
+}
+for r in $(seq 1 "$rounds"); do
+  for p in 1 16; do
+    rm -rf "$work/redis" && mkdir -p "$work/redis"
+    redis-server --port 6399 --bind 127.0.0.1 --appendonly yes --appendfsync no --save "" \
+      --dir "$work/redis" --daemonize no >"$work/redis.log" 2>&1 &
+    rpid=$!
+    await 6399
+    bench redis-server 6399 "$p"
+    kill "$rpid"; wait "$rpid" 2>/dev/null || true
+    node strata-server "$work/strata-server.jar" "$p"
+    if [ -n "${BASELINE_JAR:-}" ]; then
+      node strata-baseline "$BASELINE_JAR" "$p"
+    fi
+  done
+done
+echo "# medians over $rounds round(s), and the ratio to redis-server's median"
+python3 - "$work/results.csv" <<'EOF'
+import collections, statistics, sys
+runs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    server, pipeline, test, rps = line.strip().split(",")
+    runs[(server, int(pipeline), test)].append(float(rps))
+for (server, pipeline, test), v in sorted(runs.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
+    m = statistics.median(v)
+    anchor = statistics.median(runs[("redis-server", pipeline, test)])
+    print(f"median,{server},{pipeline},{test},{m:.0f},{m / anchor:.2f}x")
+EOF
