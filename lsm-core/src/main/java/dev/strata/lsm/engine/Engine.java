@@ -130,7 +130,7 @@ public final class Engine implements AutoCloseable {
         this.metrics = boundMetrics;
         this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex, counters.punchedBytes,
                 config.obsoleteDeleteBatchBytes());
-        TableOutput output = new TableOutput(io, dir, tables, versions, obsolete, config.tableOptions(),
+        TableOutput output = new TableOutput(io, dir, tables, versions, obsolete, config::tableOptions,
                 config.valueExpiry());
         this.memtables = new Memtables(io, dir, config.walMode(), versions);
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);

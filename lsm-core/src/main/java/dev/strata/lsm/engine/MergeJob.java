@@ -179,7 +179,8 @@ final class MergeJob {
                     }
                 }
                 counters.childDecisions[d.ordinal()].increment();
-                rewrite[i] = d.rewrites();
+                // A compressed (packed) table is never merged in place: it is rewritten.
+                rewrite[i] = d.rewrites() || !bases.get(i).footer().mergeableInPlace();
                 if (!rewrite[i]) {
                     TableOptions options = new TableOptions(bases.get(i).footer().pageSize(),
                             tableOptions.bloomBitsPerKey(),
@@ -314,7 +315,7 @@ final class MergeJob {
             try (MergingIterator merged = new MergingIterator(its)) {
                 merged.seekToFirst();
                 return output.write(merged, IoPurpose.MERGE, TableOutput.cutterFor(versions.current(), task),
-                        new VersionRetention(snaps, bottommost));
+                        new VersionRetention(snaps, bottommost), task.placement().level(), bottommost);
             }
         } finally {
             for (PageFile f : files) {
@@ -379,7 +380,8 @@ final class MergeJob {
             MergingIterator merged = new MergingIterator(its);
             merged.seekToFirst();
             outputs = ComponentTimes.inherit(output.write(merged, IoPurpose.MERGE,
-                    TableOutput.cutterFor(versions.current(), task), new VersionRetention(snaps, bottommost)), inputs);
+                    TableOutput.cutterFor(versions.current(), task), new VersionRetention(snaps, bottommost),
+                    task.placement().level(), bottommost), inputs);
             List<Component> out = outputs;
             install(task, inputs, out, anchorRun, flushed, nextSegment, maxSeq);
             installed = true;

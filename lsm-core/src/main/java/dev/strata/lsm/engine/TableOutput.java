@@ -39,11 +39,17 @@ final class TableOutput {
     private final TableFiles tables;
     private final VersionSet versions;
     private final ObsoleteFiles obsolete;
-    private final TableOptions tableOptions;
+    /** The options of a table written to a level (its codec depends on the level and on being bottommost). */
+    @FunctionalInterface
+    interface LevelOptions {
+        TableOptions at(int level, boolean bottommost);
+    }
+
+    private final LevelOptions tableOptions;
     private final ValueExpiry expiry;
 
     TableOutput(StorageIO io, Path dir, TableFiles tables, VersionSet versions, ObsoleteFiles obsolete,
-                TableOptions tableOptions, ValueExpiry expiry) {
+                LevelOptions tableOptions, ValueExpiry expiry) {
         this.expiry = expiry;
         this.io = io;
         this.dir = dir;
@@ -92,8 +98,9 @@ final class TableOutput {
      * before it is opened and returned; each stays a pending output of {@link ObsoleteFiles}
      * until the caller installs or deletes it.
      */
-    List<Component> write(InternalIterator it, IoPurpose purpose, OutputCutter cutter, VersionRetention retention)
-            throws IOException {
+    List<Component> write(InternalIterator it, IoPurpose purpose, OutputCutter cutter, VersionRetention retention,
+                          int level, boolean bottommost) throws IOException {
+        TableOptions options = tableOptions.at(level, bottommost);
         List<Component> out = new ArrayList<>();
         long fileNumber = -1;
         PageFile file = null;
@@ -129,7 +136,7 @@ final class TableOutput {
                     cutter.fileStarted(key);
                     fileNumber = obsolete.newOutputFile();
                     file = io.open(tables.path(fileNumber), OpenMode.CREATE_NEW, purpose);
-                    writer = new SSTableWriter(file, tableOptions);
+                    writer = new SSTableWriter(file, options);
                 }
                 writer.add(key, seq, type, value, valueOffset, valueLength);
                 lastKeyWritten = key;
