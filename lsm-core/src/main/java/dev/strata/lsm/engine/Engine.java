@@ -434,6 +434,7 @@ public final class Engine implements AutoCloseable {
             int levels = v.levels().size();
             long[] liveByLevel = new long[levels];
             long[] physicalByLevel = new long[levels];
+            long[] logicalByLevel = new long[levels];
             for (int level = 0; level < levels; level++) {
                 for (Run run : v.levels().get(level)) {
                     for (Component c : run.components()) {
@@ -441,6 +442,8 @@ public final class Engine implements AutoCloseable {
                         tombstones += c.meta().tombstoneCount();
                         liveByLevel[level] += c.meta().sizeBytes();
                         physicalByLevel[level] += c.physicalBytes();
+                        logicalByLevel[level] += c.reader() != null ? c.reader().footer().liveBytes()
+                                : c.meta().sizeBytes();
                     }
                 }
             }
@@ -453,7 +456,9 @@ public final class Engine implements AutoCloseable {
                     new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
                             counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
                             counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
-                    chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel);
+                    chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel)
+                    .withCompression(logicalByLevel, tables.cache().decompressions(),
+                            tables.cache().decompressionNanos());
         } finally {
             v.release();
         }
