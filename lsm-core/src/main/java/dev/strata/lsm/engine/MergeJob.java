@@ -171,6 +171,13 @@ final class MergeJob {
             List<Component> inPlaceComponents = new ArrayList<>();
             boolean[] rewrite = new boolean[children.size()];
             for (int i = 0; i < children.size(); i++) {
+                if (!bases.get(i).footer().mergeableInPlace()) {
+                    // A compressed (packed) table is never merged in place: it is rewritten, with
+                    // its neighbours if they are rewritten too. Not a block-compaction decision, so
+                    // not counted among them.
+                    rewrite[i] = true;
+                    continue;
+                }
                 SelectiveCompaction.Decision d = SelectiveCompaction.Decision.BLOCK;
                 if (task.selective() != null) {
                     try (InternalIterator slice = sliceInput.apply(i)) {
@@ -179,8 +186,7 @@ final class MergeJob {
                     }
                 }
                 counters.childDecisions[d.ordinal()].increment();
-                // A compressed (packed) table is never merged in place: it is rewritten.
-                rewrite[i] = d.rewrites() || !bases.get(i).footer().mergeableInPlace();
+                rewrite[i] = d.rewrites();
                 if (!rewrite[i]) {
                     TableOptions options = new TableOptions(bases.get(i).footer().pageSize(),
                             tableOptions.bloomBitsPerKey(),
