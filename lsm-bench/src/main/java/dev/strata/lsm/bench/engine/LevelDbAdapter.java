@@ -65,8 +65,8 @@ final class LevelDbAdapter implements BenchEngine {
         }
         versions = versionSet(db);
         description = String.format("iq80 leveldb 0.12, write_buffer_size=%d, cache %d bytes, block_size=%d, "
-                + "no compression, no bloom filters (not in the port)", writeBuffer, config.blockCacheBytes(),
-                config.pageSize());
+                + "compression %s, no bloom filters (not in the port)", writeBuffer, config.blockCacheBytes(),
+                config.pageSize(), options.compressionType());
     }
 
     /**

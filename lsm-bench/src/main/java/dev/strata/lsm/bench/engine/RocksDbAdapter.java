@@ -86,8 +86,10 @@ final class RocksDbAdapter implements BenchEngine {
         }
         description = String.format("rocksdb %s leveled (%s), write_buffer_size=%d, max_write_buffer_number=%d, "
                         + "LRU block cache %d bytes, block_size=%d, bloom %d bits/key, max_background_jobs=%d, "
-                        + "no compression", RocksDB.rocksdbVersion(), shape, config.memtableBytes(), writeBuffers,
-                config.blockCacheBytes(), config.pageSize(), config.bloomBitsPerKey(), config.backgroundThreads());
+                        + "compression %s%s", RocksDB.rocksdbVersion(), shape, config.memtableBytes(), writeBuffers,
+                config.blockCacheBytes(), config.pageSize(), config.bloomBitsPerKey(), config.backgroundThreads(),
+                rocksCodec(config.compression()), config.bottommostCompression() == null ? ""
+                        : ", bottommost " + rocksCodec(config.bottommostCompression()));
     }
 
     /**
