@@ -7,6 +7,7 @@ import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.basic.SizeTieredPolicyFactory;
+import dev.strata.lsm.sstable.Compression;
 import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.wal.WalSyncMode;
 import dev.strata.lsm.wal.WalWriter;
@@ -38,6 +39,10 @@ public final class StoreConfig {
     private final WalSyncMode walMode;
     private final int pageSize;
     private final int bloomBitsPerKey;
+    private final Compression compression;
+    private final Compression bottommostCompression;
+    private final int compressionLevel;
+    private final java.util.SortedMap<Integer, Compression> levelCompression;
     private final long blockCacheBytes;
     private final int backgroundThreads;
     private final long policyTickMillis;
@@ -60,6 +65,10 @@ public final class StoreConfig {
         this.walMode = b.walMode;
         this.pageSize = b.pageSize;
         this.bloomBitsPerKey = b.bloomBitsPerKey;
+        this.compression = b.compression;
+        this.bottommostCompression = b.bottommostCompression;
+        this.compressionLevel = b.compressionLevel;
+        this.levelCompression = Collections.unmodifiableSortedMap(new java.util.TreeMap<>(b.levelCompression));
         this.blockCacheBytes = b.blockCacheBytes;
         this.backgroundThreads = b.backgroundThreads;
         this.policyTickMillis = b.policyTickMillis;
@@ -105,6 +114,10 @@ public final class StoreConfig {
         b.walMode = walMode;
         b.pageSize = pageSize;
         b.bloomBitsPerKey = bloomBitsPerKey;
+        b.compression = compression;
+        b.bottommostCompression = bottommostCompression;
+        b.compressionLevel = compressionLevel;
+        b.levelCompression = new java.util.TreeMap<>(levelCompression);
         b.blockCacheBytes = blockCacheBytes;
         b.backgroundThreads = backgroundThreads;
         b.policyTickMillis = policyTickMillis;
@@ -148,9 +161,47 @@ public final class StoreConfig {
         return bloomBitsPerKey;
     }
 
-    /** SSTable options derived from the page size and bloom density. */
+    /** SSTable options derived from the page size and bloom density, with the default codec ({@link #compression()}). */
     public TableOptions tableOptions() {
-        return new TableOptions(pageSize, bloomBitsPerKey);
+        return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compression, compressionLevel);
+    }
+
+    /**
+     * SSTable options for a table written to {@code level}: the codec is the bottommost one
+     * when {@code bottommost} (the output holds the oldest data of its key range) and one is
+     * set, else the level's own codec when one is set, else {@link #compression()}.
+     */
+    public TableOptions tableOptions(int level, boolean bottommost) {
+        return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compressionFor(level, bottommost),
+                compressionLevel);
+    }
+
+    /** The codec of new tables written to {@code level} (see {@link #tableOptions(int, boolean)}). */
+    public Compression compressionFor(int level, boolean bottommost) {
+        if (bottommost && bottommostCompression != null) {
+            return bottommostCompression;
+        }
+        return levelCompression.getOrDefault(level, compression);
+    }
+
+    /** The page codec of new tables (default {@link Compression#NONE}). */
+    public Compression compression() {
+        return compression;
+    }
+
+    /** The codec of tables written with the oldest data of their key range, or null to use the level's codec. */
+    public Compression bottommostCompression() {
+        return bottommostCompression;
+    }
+
+    /** The codec level (zstd: 1 to 22, default 3; lz4 and snappy ignore it). */
+    public int compressionLevel() {
+        return compressionLevel;
+    }
+
+    /** Codecs set for single levels (level to codec). */
+    public java.util.SortedMap<Integer, Compression> levelCompression() {
+        return levelCompression;
     }
 
     /** Largest key accepted: {@code pageSize / 4 - 32} bytes. */
@@ -263,6 +314,9 @@ public final class StoreConfig {
     public String toString() {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
                 + ", walMode=" + walMode + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
+                + ", compression=" + compression + (bottommostCompression != null ? ", bottommostCompression="
+                + bottommostCompression : "") + (levelCompression.isEmpty() ? "" : ", levelCompression=" + levelCompression)
+                + ", compressionLevel=" + compressionLevel
                 + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
                 + ", mergePolicy=" + mergePolicy + mergePolicyParams + ", mergeOperator=" + mergeOperator
@@ -277,6 +331,10 @@ public final class StoreConfig {
         private WalSyncMode walMode = WalSyncMode.ASYNC;
         private int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
         private int bloomBitsPerKey = TableOptions.DEFAULT_BLOOM_BITS_PER_KEY;
+        private Compression compression = Compression.NONE;
+        private Compression bottommostCompression;
+        private int compressionLevel = Compression.DEFAULT_LEVEL;
+        private java.util.SortedMap<Integer, Compression> levelCompression = new java.util.TreeMap<>();
         private long blockCacheBytes = DEFAULT_BLOCK_CACHE_BYTES;
         private int backgroundThreads = DEFAULT_BACKGROUND_THREADS;
         private long policyTickMillis = DEFAULT_POLICY_TICK_MILLIS;
@@ -319,6 +377,45 @@ public final class StoreConfig {
         public Builder bloomBitsPerKey(int bits) {
             this.bloomBitsPerKey = bits;
             return this;
+        }
+
+        /** The page codec of new tables: none (the default), lz4, zstd or snappy. */
+        public Builder compression(Compression codec) {
+            this.compression = codec;
+            return this;
+        }
+
+        /** {@link #compression(Compression)} by name; an unknown name is a {@link ConfigException}. */
+        public Builder compression(String codec) {
+            return compression(Compression.fromName(codec));
+        }
+
+        /** The codec of tables holding the oldest data of their key range; null (the default) for the level's codec. */
+        public Builder bottommostCompression(Compression codec) {
+            this.bottommostCompression = codec;
+            return this;
+        }
+
+        /** {@link #bottommostCompression(Compression)} by name. */
+        public Builder bottommostCompression(String codec) {
+            return bottommostCompression(Compression.fromName(codec));
+        }
+
+        /** The codec level: zstd 1 to 22 (default 3); lz4 and snappy ignore it. */
+        public Builder compressionLevel(int level) {
+            this.compressionLevel = level;
+            return this;
+        }
+
+        /** The codec of new tables written to {@code level} (0 and up), overriding {@link #compression(Compression)}. */
+        public Builder levelCompression(int level, Compression codec) {
+            this.levelCompression.put(level, codec);
+            return this;
+        }
+
+        /** {@link #levelCompression(int, Compression)} by name. */
+        public Builder levelCompression(int level, String codec) {
+            return levelCompression(level, Compression.fromName(codec));
         }
 
         public Builder blockCacheBytes(long bytes) {
@@ -433,6 +530,31 @@ public final class StoreConfig {
                     && Integer.bitCount(pageSize) == 1, "pageSize", pageSize, "a power of two from "
                     + TableOptions.MIN_PAGE_SIZE + " to " + TableOptions.MAX_PAGE_SIZE);
             check(bloomBitsPerKey >= 0 && bloomBitsPerKey <= 64, "bloomBitsPerKey", bloomBitsPerKey, "from 0 to 64");
+            if (compression == null) {
+                throw new ConfigException("compression must be one of none, lz4, zstd, snappy");
+            }
+            check(compressionLevel >= Compression.MIN_ZSTD_LEVEL && compressionLevel <= Compression.MAX_ZSTD_LEVEL,
+                    "compressionLevel", compressionLevel, "from " + Compression.MIN_ZSTD_LEVEL + " to "
+                            + Compression.MAX_ZSTD_LEVEL);
+            for (Map.Entry<Integer, Compression> e : levelCompression.entrySet()) {
+                check(e.getKey() != null && e.getKey() >= 0 && e.getKey() <= 64, "compression level index", e.getKey(),
+                        "a level from 0 to 64");
+                if (e.getValue() == null) {
+                    throw new ConfigException("the codec of level " + e.getKey() + " must be one of none, lz4, zstd,"
+                            + " snappy");
+                }
+            }
+            // A codec whose native library cannot load is an error now, never a silent fallback.
+            java.util.Set<Compression> used = java.util.EnumSet.of(compression);
+            used.addAll(levelCompression.values());
+            if (bottommostCompression != null) {
+                used.add(bottommostCompression);
+            }
+            for (Compression c : used) {
+                if (c != Compression.NONE) {
+                    c.checkAvailable();
+                }
+            }
             check(blockCacheBytes >= 0, "blockCacheBytes", blockCacheBytes, ">= 0");
             check(backgroundThreads >= 1 && backgroundThreads <= 64, "backgroundThreads", backgroundThreads,
                     "from 1 to 64");

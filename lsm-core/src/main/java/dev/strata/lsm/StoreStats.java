@@ -53,6 +53,10 @@ public final class StoreStats {
     private final long liveTombstones;
     private final long[] liveBytesByLevel;
     private final long[] physicalBytesByLevel;
+    /** Page compression: uncompressed page bytes per level, decompressions and their time (see {@link #withCompression}). */
+    private long[] logicalBytesByLevel = new long[0];
+    private long decompressions;
+    private long decompressionNanos;
 
     /**
      * @param io IO counters by purpose
@@ -307,6 +311,69 @@ public final class StoreStats {
         return lastSequence;
     }
 
+    /**
+     * A copy of these stats with what page compression (table format 3) did:
+     * {@code logicalBytesByLevel} holds per level the bytes the live components' pages take
+     * uncompressed ({@code livePages·pageSize}, index = level), against
+     * {@link #liveBytesByLevel()}, the bytes they take stored; {@code decompressions} pages
+     * decompressed since open, taking {@code decompressionNanos}.
+     */
+    public StoreStats withCompression(long[] logicalBytesByLevel, long decompressions, long decompressionNanos) {
+        if (logicalBytesByLevel.length != liveBytesByLevel.length) {
+            throw new IllegalArgumentException("logical bytes for " + logicalBytesByLevel.length
+                    + " levels but live bytes for " + liveBytesByLevel.length);
+        }
+        StoreStats s = new StoreStats(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel,
+                flushCount, mergeCount, stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers,
+                blockCompaction, tableAllocatedBytes, stallChains, bytesWrittenByLevel, liveTombstones,
+                liveBytesByLevel, physicalBytesByLevel);
+        s.logicalBytesByLevel = logicalBytesByLevel.clone();
+        s.decompressions = decompressions;
+        s.decompressionNanos = decompressionNanos;
+        return s;
+    }
+
+    /**
+     * Per level, the bytes the live components' pages take uncompressed (index = level; empty
+     * when not reported). Equal to {@link #liveBytesByLevel()} for tables without a codec.
+     */
+    public long[] logicalBytesByLevel() {
+        return logicalBytesByLevel.clone();
+    }
+
+    /** Per level, the bytes the live components take stored (compressed pages at their stored size): {@link #liveBytesByLevel()}. */
+    public long[] storedBytesByLevel() {
+        return liveBytesByLevel.clone();
+    }
+
+    /**
+     * Uncompressed over stored bytes of the live components: 1.0 without compression (or
+     * when nothing is stored), above 1 as compressed tables save space.
+     */
+    public double compressionRatio() {
+        long logical = Arrays.stream(logicalBytesByLevel).sum();
+        long stored = Arrays.stream(liveBytesByLevel).sum();
+        return logical == 0 || stored == 0 ? 1.0 : (double) logical / stored;
+    }
+
+    /** {@link #compressionRatio()} of one level (1.0 when it holds nothing). */
+    public double compressionRatio(int level) {
+        if (level >= logicalBytesByLevel.length || level >= liveBytesByLevel.length || liveBytesByLevel[level] == 0) {
+            return 1.0;
+        }
+        return (double) logicalBytesByLevel[level] / liveBytesByLevel[level];
+    }
+
+    /** Pages of compressed tables decompressed since the store opened (block cache misses on them). */
+    public long decompressions() {
+        return decompressions;
+    }
+
+    /** Time spent decompressing those pages, in nanoseconds. */
+    public long decompressionNanos() {
+        return decompressionNanos;
+    }
+
     @Override
     public String toString() {
         double sa = spaceAmplification();
@@ -316,6 +383,9 @@ public final class StoreStats {
                 Double.isNaN(sa) ? "n/a" : String.format("%.3f", sa), tableFileBytes, liveLogicalBytes,
                 stallNanos / 1e6, walBytesWritten(), flushBytesWritten(), mergeBytesWritten(), manifestBytesWritten())
                 + (tableAllocatedBytes >= 0 ? "[allocated=" + tableAllocatedBytes + "]" : "")
-                + (blockCompaction.equals(BlockCompactionStats.NONE) ? "" : blockCompaction.toString());
+                + (blockCompaction.equals(BlockCompactionStats.NONE) ? "" : blockCompaction.toString())
+                + (compressionRatio() == 1.0 && decompressions == 0 ? "" : String.format(
+                        "[compression ratio=%.3f, decompressions=%d in %.1fms]", compressionRatio(), decompressions,
+                        decompressionNanos / 1e6));
     }
 }

@@ -53,10 +53,44 @@ class ModelBasedStoreTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void historyMatchesOracle(long seed) throws Exception {
-        System.out.println("ModelBasedStoreTest seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        run(seed, null);
+    }
+
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> codecSeeds() {
+        String one = System.getProperty("strata.seed");
+        long base = one != null ? Long.parseLong(one) : System.nanoTime();
+        int n = one != null ? 1 : Integer.getInteger("strata.codecSeeds", 2);
+        List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
+        for (dev.strata.lsm.sstable.Compression c : List.of(dev.strata.lsm.sstable.Compression.LZ4,
+                dev.strata.lsm.sstable.Compression.ZSTD, dev.strata.lsm.sstable.Compression.SNAPPY)) {
+            for (int i = 0; i < n; i++) {
+                out.add(org.junit.jupiter.params.provider.Arguments.of(c, base + i * 7919L));
+            }
+        }
+        return out.stream();
+    }
+
+    /**
+     * The same histories with compressed tables: the store starts with {@code codec}, its
+     * values are half text (so pages compress), and every reopen picks a random codec (none
+     * included), so the store holds tables of several codecs that merges mix.
+     */
+    @ParameterizedTest(name = "{0} seed {1}")
+    @MethodSource("codecSeeds")
+    void compressedHistoryMatchesOracle(dev.strata.lsm.sstable.Compression codec, long seed) throws Exception {
+        run(seed, codec);
+    }
+
+    private void run(long seed, dev.strata.lsm.sstable.Compression codec) throws Exception {
+        System.out.println("ModelBasedStoreTest seed=" + seed + (codec == null ? "" : " codec=" + codec)
+                + " (replay with -Dstrata.seed=" + seed + ")");
         Random rnd = new Random(seed);
-        Path dir = Files.createDirectories(tmp.resolve("s" + seed));
+        Path dir = Files.createDirectories(tmp.resolve("s" + seed + (codec == null ? "" : "-" + codec)));
         StoreConfig config = randomConfig(rnd);
+        if (codec != null) {
+            config = config.toBuilder().compression(codec).build();
+        }
+        boolean text = codec != null;
         TreeMap<byte[], byte[]> oracle = new TreeMap<>(KEYS);
         List<OpenSnapshot> snaps = new ArrayList<>();
         int keySpace = 50 + rnd.nextInt(2000);
@@ -67,7 +101,7 @@ class ModelBasedStoreTest {
                 int op = rnd.nextInt(1000);
                 if (op < 450) {
                     byte[] k = key(rnd, keySpace);
-                    byte[] v = value(rnd);
+                    byte[] v = value(rnd, text);
                     store.put(k, v);
                     oracle.put(k, v);
                 } else if (op < 550) {
@@ -84,7 +118,7 @@ class ModelBasedStoreTest {
                             b.delete(k);
                             after.remove(k);
                         } else {
-                            byte[] v = value(rnd);
+                            byte[] v = value(rnd, text);
                             b.put(k, v);
                             after.put(k, v);
                         }
@@ -147,6 +181,10 @@ class ModelBasedStoreTest {
                     }
                     snaps.clear();
                     store.close();
+                    if (codec != null) {
+                        dev.strata.lsm.sstable.Compression[] all = dev.strata.lsm.sstable.Compression.values();
+                        config = config.toBuilder().compression(all[rnd.nextInt(all.length)]).build();
+                    }
                     store = LsmStore.open(dir, config);
                 }
             }
@@ -232,9 +270,22 @@ class ModelBasedStoreTest {
     }
 
     static byte[] value(Random rnd) {
+        return value(rnd, false);
+    }
+
+    /** A random value; with {@code text}, half of the values repeat a few words (they compress). */
+    static byte[] value(Random rnd, boolean text) {
         int len = rnd.nextInt(100) == 0 ? 3000 + rnd.nextInt(6000) : rnd.nextInt(120);
         byte[] v = new byte[len];
-        rnd.nextBytes(v);
+        if (text && rnd.nextBoolean()) {
+            byte[] words = "strata lsm page tree leaf ".getBytes();
+            int shift = rnd.nextInt(words.length);
+            for (int i = 0; i < len; i++) {
+                v[i] = words[(i + shift) % words.length];
+            }
+        } else {
+            rnd.nextBytes(v);
+        }
         return v;
     }
 

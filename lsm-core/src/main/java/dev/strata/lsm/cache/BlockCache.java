@@ -61,6 +61,9 @@ public final class BlockCache {
     /** Values are page images ({@link PageSlots.Handle}) or {@link Decoded} pages. */
     private final Cache<PageKey, Object> cache;
     private final PageSlots slots = new PageSlots();
+    /** Pages of compressed tables decompressed on their way into the cache (or to a reader), and the time it took. */
+    private final java.util.concurrent.atomic.LongAdder decompressions = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder decompressionNanos = new java.util.concurrent.atomic.LongAdder();
     private final long capacityBytes;
 
     private BlockCache(long capacityBytes) {
@@ -158,6 +161,25 @@ public final class BlockCache {
         for (long page = 0; page < pages; page++) {
             cache.invalidate(new PageKey(fileNumber, page));
         }
+    }
+
+    /**
+     * Counts one page decompression that took {@code nanos}: a page of a compressed table
+     * read from its file (the cache holds pages decompressed, so a hit costs none).
+     */
+    public void recordDecompression(long nanos) {
+        decompressions.increment();
+        decompressionNanos.add(nanos);
+    }
+
+    /** Pages decompressed so far by readers using this cache. */
+    public long decompressions() {
+        return decompressions.sum();
+    }
+
+    /** Nanoseconds spent decompressing those pages. */
+    public long decompressionNanos() {
+        return decompressionNanos.sum();
     }
 
     /** Drops everything. */

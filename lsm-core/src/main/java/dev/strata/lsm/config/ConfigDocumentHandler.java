@@ -50,6 +50,8 @@ final class ConfigDocumentHandler extends DefaultHandler {
     private StorageIOFactory storage;
     private final Map<String, String> storageParams = new LinkedHashMap<>();
     private final Map<String, XmlPosition> storageParamPositions = new LinkedHashMap<>();
+    /** Where each level's {@code <compression>} was given. */
+    private final Map<Integer, XmlPosition> levelCompressionPositions = new LinkedHashMap<>();
 
     ConfigDocumentHandler(String sourceName) {
         this.sourceName = sourceName;
@@ -87,6 +89,23 @@ final class ConfigDocumentHandler extends DefaultHandler {
             case "sstable" -> {
                 e.intBytes("pageSize").ifPresent(builder::pageSize);
                 e.integer("bloomBitsPerKey").ifPresent(builder::bloomBitsPerKey);
+                e.text("compression").ifPresent(c -> builder.compression(codec(e, c)));
+                e.text("bottommostCompression").ifPresent(c -> builder.bottommostCompression(codec(e, c)));
+                e.integer("compressionLevel").ifPresent(builder::compressionLevel);
+                check(e);
+            }
+            case "compression" -> {
+                int level = e.integer("level").orElseThrow();
+                if (levelCompressionPositions.containsKey(level)) {
+                    XmlPosition earlier = levelCompressionPositions.get(level);
+                    throw e.at.error("<compression> for level " + level + " is given twice; first at line "
+                            + earlier.line() + ", column " + earlier.column());
+                }
+                if (level < 0 || level > 64) {
+                    throw e.at.error("<compression>: bad value " + level + " for level: expected a level from 0 to 64");
+                }
+                levelCompressionPositions.put(level, e.at);
+                builder.levelCompression(level, codec(e, e.text("codec").orElseThrow()));
                 check(e);
             }
             case "blockCache" -> {
@@ -218,6 +237,15 @@ final class ConfigDocumentHandler extends DefaultHandler {
         }
         storageParams.put(name, value);
         storageParamPositions.put(name, e.at);
+    }
+
+    /** The codec named {@code name} (the schema has checked it), reported at {@code e} otherwise. */
+    private static dev.strata.lsm.sstable.Compression codec(Element e, String name) {
+        try {
+            return dev.strata.lsm.sstable.Compression.fromName(name);
+        } catch (ConfigException ex) {
+            throw e.at.error("<" + e.name + ">: " + ex.getMessage(), ex);
+        }
     }
 
     /** Builds once to find a value the builder rejects while we still know which element gave it. */

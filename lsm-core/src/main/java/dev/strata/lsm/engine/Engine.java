@@ -142,7 +142,7 @@ public final class Engine implements AutoCloseable {
         this.metrics = boundMetrics;
         this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex, counters.punchedBytes,
                 config.obsoleteDeleteBatchBytes());
-        this.output = new TableOutput(io, dir, tables, versions, obsolete, config.tableOptions(),
+        this.output = new TableOutput(io, dir, tables, versions, obsolete, config::tableOptions,
                 config.valueExpiry(), config.mergeOperator() == null ? null
                         : dev.strata.lsm.mergeop.MergeOperators.find(config.mergeOperator()));
         this.memtables = new Memtables(io, dir, config.walMode(), versions);
@@ -884,6 +884,7 @@ public final class Engine implements AutoCloseable {
             int levels = v.levels().size();
             long[] liveByLevel = new long[levels];
             long[] physicalByLevel = new long[levels];
+            long[] logicalByLevel = new long[levels];
             for (int level = 0; level < levels; level++) {
                 for (Run run : v.levels().get(level)) {
                     for (Component c : run.components()) {
@@ -891,6 +892,8 @@ public final class Engine implements AutoCloseable {
                         tombstones += c.meta().tombstoneCount();
                         liveByLevel[level] += c.meta().sizeBytes();
                         physicalByLevel[level] += c.physicalBytes();
+                        logicalByLevel[level] += c.reader() != null ? c.reader().footer().liveBytes()
+                                : c.meta().sizeBytes();
                     }
                 }
             }
@@ -903,7 +906,9 @@ public final class Engine implements AutoCloseable {
                     new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
                             counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
                             counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
-                    chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel);
+                    chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel)
+                    .withCompression(logicalByLevel, tables.cache().decompressions(),
+                            tables.cache().decompressionNanos());
         } finally {
             v.release();
         }

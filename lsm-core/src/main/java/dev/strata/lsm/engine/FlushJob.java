@@ -73,7 +73,8 @@ final class FlushJob {
         InternalIterator it = new SequenceBoundIterator(m.iterator(), visible);
         it.seekToFirst();
         List<Component> out = output.write(it, IoPurpose.FLUSH,
-                new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()), new VersionRetention(snaps, false));
+                new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()), new VersionRetention(snaps, false),
+                0, false);
         return out.isEmpty() ? null : out.get(0);
     }
 

@@ -156,8 +156,9 @@ final class IngestJob {
         };
         try (withSeq) {
             withSeq.seekToFirst();
+            // Written with level 0's codec: where the tables go is decided once they exist.
             return output.write(withSeq, IoPurpose.FLUSH, new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()),
-                    null);
+                    null, 0, false);
         }
     }
 

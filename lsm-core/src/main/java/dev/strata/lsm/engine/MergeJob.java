@@ -172,6 +172,13 @@ final class MergeJob {
             List<Component> inPlaceComponents = new ArrayList<>();
             boolean[] rewrite = new boolean[children.size()];
             for (int i = 0; i < children.size(); i++) {
+                if (!bases.get(i).footer().mergeableInPlace()) {
+                    // A compressed (packed) table is never merged in place: it is rewritten, with
+                    // its neighbours if they are rewritten too. Not a block-compaction decision, so
+                    // not counted among them.
+                    rewrite[i] = true;
+                    continue;
+                }
                 SelectiveCompaction.Decision d = SelectiveCompaction.Decision.BLOCK;
                 if (task.selective() != null) {
                     try (InternalIterator slice = sliceInput.apply(i)) {
@@ -317,7 +324,7 @@ final class MergeJob {
             try (MergingIterator merged = new MergingIterator(its)) {
                 merged.seekToFirst();
                 return output.write(merged, IoPurpose.MERGE, TableOutput.cutterFor(versions.current(), task),
-                        new VersionRetention(snaps, bottommost));
+                        new VersionRetention(snaps, bottommost), task.placement().level(), bottommost);
             }
         } finally {
             for (PageFile f : files) {
@@ -382,7 +389,8 @@ final class MergeJob {
             MergingIterator merged = new MergingIterator(its);
             merged.seekToFirst();
             outputs = ComponentTimes.inherit(output.write(merged, IoPurpose.MERGE,
-                    TableOutput.cutterFor(versions.current(), task), new VersionRetention(snaps, bottommost)), inputs);
+                    TableOutput.cutterFor(versions.current(), task), new VersionRetention(snaps, bottommost),
+                    task.placement().level(), bottommost), inputs);
             List<Component> out = outputs;
             install(task, inputs, out, anchorRun, flushed, nextSegment, maxSeq);
             installed = true;

@@ -39,13 +39,19 @@ final class TableOutput {
     private final TableFiles tables;
     private final VersionSet versions;
     private final ObsoleteFiles obsolete;
-    private final TableOptions tableOptions;
+    /** The options of a table written to a level (its codec depends on the level and on being bottommost). */
+    @FunctionalInterface
+    interface LevelOptions {
+        TableOptions at(int level, boolean bottommost);
+    }
+
+    private final LevelOptions tableOptions;
     private final ValueExpiry expiry;
     /** The store's merge operator, or null: with one, operands are combined as they are written. */
     private final dev.strata.lsm.mergeop.MergeOperator operator;
 
     TableOutput(StorageIO io, Path dir, TableFiles tables, VersionSet versions, ObsoleteFiles obsolete,
-                TableOptions tableOptions, ValueExpiry expiry, dev.strata.lsm.mergeop.MergeOperator operator) {
+                LevelOptions tableOptions, ValueExpiry expiry, dev.strata.lsm.mergeop.MergeOperator operator) {
         this.expiry = expiry;
         this.operator = operator;
         this.io = io;
@@ -94,8 +100,9 @@ final class TableOutput {
      * before it is opened and returned; each stays a pending output of {@link ObsoleteFiles}
      * until the caller installs or deletes it.
      */
-    List<Component> write(InternalIterator it, IoPurpose purpose, OutputCutter cutter, VersionRetention retention)
-            throws IOException {
+    List<Component> write(InternalIterator it, IoPurpose purpose, OutputCutter cutter, VersionRetention retention,
+                          int level, boolean bottommost) throws IOException {
+        TableOptions options = tableOptions.at(level, bottommost);
         if (operator != null && retention != null) {
             // The operands of a key are combined first; retention then sees their results.
             it = MergeCollapsingIterator.atInput(it, retention, operator);
@@ -135,7 +142,7 @@ final class TableOutput {
                     cutter.fileStarted(key);
                     fileNumber = obsolete.newOutputFile();
                     file = io.open(tables.path(fileNumber), OpenMode.CREATE_NEW, purpose);
-                    writer = new SSTableWriter(file, tableOptions);
+                    writer = new SSTableWriter(file, options);
                 }
                 writer.add(key, seq, type, value, valueOffset, valueLength);
                 lastKeyWritten = key;

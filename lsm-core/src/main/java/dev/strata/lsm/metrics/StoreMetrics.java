@@ -67,8 +67,23 @@ public final class StoreMetrics implements MeterBinder, AutoCloseable {
         meters.add(Gauge.builder("strata.space.amplification", stats, s -> s.get().spaceAmplification())
                 .tags(tags).description("table file bytes / estimated live data bytes; NaN for a store under 64 KiB")
                 .register(r));
+        meters.add(Gauge.builder("strata.compression.ratio", stats, s -> s.get().compressionRatio())
+                .tags(tags).description("uncompressed / stored bytes of the live tables").register(r));
+        meters.add(FunctionCounter.builder("strata.decompressions", cache, BlockCache::decompressions)
+                .tags(tags).description("pages of compressed tables decompressed").register(r));
+        meters.add(FunctionCounter.builder("strata.decompression.time", cache, c -> c.decompressionNanos() / 1e9)
+                .baseUnit("seconds").tags(tags).description("time spent decompressing pages").register(r));
         for (int level = 0; level < LEVEL_GAUGES; level++) {
             int l = level;
+            Tags lt = tags.and("level", String.valueOf(level));
+            meters.add(Gauge.builder("strata.level.logical.bytes", stats, s -> {
+                long[] b = s.get().logicalBytesByLevel();
+                return l < b.length ? b[l] : 0;
+            }).baseUnit("bytes").tags(lt).description("uncompressed page bytes of the level's tables").register(r));
+            meters.add(Gauge.builder("strata.level.stored.bytes", stats, s -> {
+                long[] b = s.get().storedBytesByLevel();
+                return l < b.length ? b[l] : 0;
+            }).baseUnit("bytes").tags(lt).description("stored bytes of the level's tables").register(r));
             meters.add(Gauge.builder("strata.components", stats, s -> {
                 int[] counts = s.get().componentsPerLevel();
                 return l < counts.length ? counts[l] : 0;

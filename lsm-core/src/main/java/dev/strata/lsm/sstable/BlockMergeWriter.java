@@ -78,7 +78,8 @@ public final class BlockMergeWriter {
         this.retention = retention;
         this.leaves = LeafIndex.leaves(base);
         this.sink = new PageSink(file, options.pageSize());
-        this.tree = new TreeBuilder(sink, options, true);
+        // The new version keeps its base's format: the leaves it reuses carry that version.
+        this.tree = new TreeBuilder(sink, options, true, base.footer().formatVersion());
         BloomFilter old = base.bloomFilter();
         this.bloom = old == null || base.footer().bloomCapacity() == 0 ? null : old.copyForAppend();
         this.bloomKeys = base.footer().bloomKeys();
@@ -90,7 +91,7 @@ public final class BlockMergeWriter {
      * is read from, opened for writing. The new footer records {@code base}'s footer as its
      * previous one. On any failure the file is cut back to its size before the call.
      *
-     * @throws IllegalArgumentException if {@code base} is of format version 1, the page sizes
+     * @throws IllegalArgumentException if {@code base} is of format version 1 or compressed, the page sizes
      *     differ, the files differ, or the input is invalid or out of order (nothing is then
      *     left in the file)
      */
@@ -99,6 +100,11 @@ public final class BlockMergeWriter {
         if (!file.path().toAbsolutePath().normalize().equals(base.path().toAbsolutePath().normalize())) {
             throw new IllegalArgumentException("cannot merge in place: the table is read from " + base.path()
                     + " but the output file is " + file.path());
+        }
+        if (base.footer().packed()) {
+            throw new IllegalArgumentException("cannot merge in place: the table at footer offset "
+                    + base.footerOffset() + " of " + base.path() + " has " + base.footer().compression()
+                    + "-compressed pages, which are packed and never merged in place; rewrite it");
         }
         if (options.pageSize() != base.footer().pageSize()) {
             throw new IllegalArgumentException("cannot merge in place: " + base.path() + " has "
@@ -233,7 +239,7 @@ public final class BlockMergeWriter {
         }
         int bloomPages = bloomPage == PageFormat.NO_PAGE ? 0 : sink.nextPage() - bloomPage;
         Footer footer = tree.footer(shape, bloomPage, bloomLength, bloomCrc, bloomPages, keys, capacity,
-                base.footerOffset());
+                base.footerOffset(), null, 0);
         int footerPage = sink.writePage(footer.encode());
         sink.flush();
         FinishedTable table = new FinishedTable((long) footerPage * options.pageSize(), footer);

@@ -36,12 +36,24 @@ import java.nio.file.Path;
  *     included), their overflow extents, its bloom extent and its footer. Times the page
  *     size, the version's logical size; the file's physical size is larger when earlier
  *     versions' pages are still in it.
+ * @param compression (v3) the codec of the version's pages; {@link Compression#NONE} before v3
+ * @param pageMapOffset (v3) byte offset of the page map of a packed (compressed) version; 0
+ *     when its pages lie at {@code pageNo·P}
+ * @param pageMapLength (v3) bytes of the page map (12 per logical page); 0 without one
+ * @param pageMapChecksum (v3) CRC32C of the page map's bytes
+ * @param storedBytes bytes of the file this version references: {@code livePages·P} for an
+ *     unpacked version, from its first page to the end of its footer for a packed one
+ * @param rangeTombstoneOffset (v3) reserved for range tombstones: byte offset of their
+ *     extent, 0 in this version of the format
+ * @param rangeTombstoneLength (v3) reserved for range tombstones: 0 in this version
  */
 public record Footer(int pageSize, int rootPage, int height, int leafCount, long entryCount,
                      long tombstoneCount, long minSeqno, long maxSeqno, int bloomPage, int bloomLength,
                      int bloomChecksum, int overflowPageCount, long userBytes, long previousFooterOffset,
                      int firstPage, byte[] minKey, byte[] maxKey, int formatVersion, long bloomKeys,
-                     long bloomCapacity, long livePages) {
+                     long bloomCapacity, long livePages, Compression compression, long pageMapOffset,
+                     int pageMapLength, int pageMapChecksum, long storedBytes, long rangeTombstoneOffset,
+                     long rangeTombstoneLength) {
 
     /** "STRATSST" in ASCII. */
     public static final long MAGIC = 0x5354524154535354L;
@@ -71,6 +83,16 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
     private static final int OFF_LIVE_PAGES = 124;
     /** Version 2: the key bounds follow the bloom counts and the live page count. */
     private static final int OFF_KEYS_V2 = 132;
+    /** Version 3: codec, leaf encoding, page map, stored bytes and the reserved range-tombstone extent. */
+    private static final int OFF_CODEC = 132;
+    private static final int OFF_LEAF_ENCODING = 133;
+    private static final int OFF_MAP_OFFSET = 136;
+    private static final int OFF_MAP_LENGTH = 144;
+    private static final int OFF_MAP_CRC = 148;
+    private static final int OFF_STORED_BYTES = 152;
+    private static final int OFF_RANGE_TOMBSTONE_OFFSET = 160;
+    private static final int OFF_RANGE_TOMBSTONE_LENGTH = 168;
+    private static final int OFF_KEYS_V3 = 176;
 
     /** Bytes of the file this version references ({@link #livePages()} pages). */
     public long liveBytes() {
@@ -82,13 +104,36 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         return (long) firstPage * pageSize;
     }
 
-    /** Whether this version's leaves carry summaries, so that it can be merged in place. */
+    /** Whether this version's leaves carry summaries (format 2 and later). */
     public boolean hasLeafSummaries() {
-        return formatVersion >= PageFormat.FORMAT_VERSION;
+        return formatVersion >= PageFormat.FORMAT_VERSION_2;
     }
 
-    private int keysOffset() {
-        return formatVersion == PageFormat.FORMAT_VERSION_1 ? OFF_KEYS_V1 : OFF_KEYS_V2;
+    /**
+     * Whether this version can be merged in place (block compaction): its leaves carry
+     * summaries and its pages are not packed. A compressed (packed) version is rewritten
+     * instead.
+     */
+    public boolean mergeableInPlace() {
+        return hasLeafSummaries() && !packed();
+    }
+
+    /** Whether the version's pages are compressed and packed, located through a page map. */
+    public boolean packed() {
+        return pageMapLength > 0;
+    }
+
+    /** Logical pages the page map covers (0 when not packed). */
+    public int mappedPages() {
+        return pageMapLength / PageFormat.MAP_ENTRY_SIZE;
+    }
+
+    private static int keysOffset(int formatVersion) {
+        return switch (formatVersion) {
+            case PageFormat.FORMAT_VERSION_1 -> OFF_KEYS_V1;
+            case PageFormat.FORMAT_VERSION_2 -> OFF_KEYS_V2;
+            default -> OFF_KEYS_V3;
+        };
     }
 
     /** Whether the table has no entries. */
@@ -122,7 +167,17 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
             PageFormat.putLong(p, OFF_BLOOM_CAPACITY, bloomCapacity);
             PageFormat.putLong(p, OFF_LIVE_PAGES, livePages);
         }
-        int off = keysOffset();
+        if (formatVersion >= PageFormat.FORMAT_VERSION) {
+            p[OFF_CODEC] = (byte) compression.id();
+            p[OFF_LEAF_ENCODING] = 0;
+            PageFormat.putLong(p, OFF_MAP_OFFSET, pageMapOffset);
+            PageFormat.putInt(p, OFF_MAP_LENGTH, pageMapLength);
+            PageFormat.putInt(p, OFF_MAP_CRC, pageMapChecksum);
+            PageFormat.putLong(p, OFF_STORED_BYTES, storedBytes);
+            PageFormat.putLong(p, OFF_RANGE_TOMBSTONE_OFFSET, rangeTombstoneOffset);
+            PageFormat.putLong(p, OFF_RANGE_TOMBSTONE_LENGTH, rangeTombstoneLength);
+        }
+        int off = keysOffset(formatVersion);
         PageFormat.putInt(p, off, minKey.length);
         System.arraycopy(minKey, 0, p, off + 4, minKey.length);
         off += 4 + minKey.length;
@@ -160,17 +215,54 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         int version = PageFormat.getShort(p, PageFormat.OFF_VERSION);
         if (!PageFormat.readable(version)) {
             throw new CorruptionException(file, offset, "unsupported SSTable format version " + version
-                    + " in " + where + " (this build reads versions " + PageFormat.FORMAT_VERSION_1 + " and "
+                    + " in " + where + " (this build reads versions " + PageFormat.FORMAT_VERSION_1 + " to "
                     + FORMAT_VERSION + ")");
         }
         boolean v1 = version == PageFormat.FORMAT_VERSION_1;
+        boolean v3 = version >= PageFormat.FORMAT_VERSION;
         int pageSize = PageFormat.getInt(p, OFF_PAGE_SIZE);
         if (pageSize != p.length) {
             throw new CorruptionException(file, offset, "page size " + pageSize + " in " + where
                     + " does not match the " + p.length + " bytes read");
         }
         try {
-            int off = v1 ? OFF_KEYS_V1 : OFF_KEYS_V2;
+            Compression codec = Compression.NONE;
+            long mapOffset = 0;
+            int mapLength = 0;
+            int mapCrc = 0;
+            long rtOffset = 0;
+            long rtLength = 0;
+            long storedSize = -1;
+            if (v3) {
+                codec = Compression.fromId(p[OFF_CODEC] & 0xff);
+                if (codec == null) {
+                    throw new CorruptionException(file, offset, "unknown page codec " + (p[OFF_CODEC] & 0xff)
+                            + " in " + where);
+                }
+                if (p[OFF_LEAF_ENCODING] != 0 || PageFormat.getShort(p, OFF_LEAF_ENCODING + 1) != 0) {
+                    throw new CorruptionException(file, offset, "unsupported leaf encoding " + p[OFF_LEAF_ENCODING]
+                            + " in " + where + " (this build reads leaf encoding 0)");
+                }
+                mapOffset = PageFormat.getLong(p, OFF_MAP_OFFSET);
+                mapLength = PageFormat.getInt(p, OFF_MAP_LENGTH);
+                mapCrc = PageFormat.getInt(p, OFF_MAP_CRC);
+                storedSize = PageFormat.getLong(p, OFF_STORED_BYTES);
+                rtOffset = PageFormat.getLong(p, OFF_RANGE_TOMBSTONE_OFFSET);
+                rtLength = PageFormat.getLong(p, OFF_RANGE_TOMBSTONE_LENGTH);
+                if (rtOffset != 0 || rtLength != 0) {
+                    throw new CorruptionException(file, offset, "a range-tombstone extent (offset " + rtOffset
+                            + ", length " + rtLength + ") in " + where + ": this build reads tables without range"
+                            + " tombstones only");
+                }
+                boolean packed = mapLength != 0;
+                if (packed != (codec != Compression.NONE) || mapLength < 0
+                        || mapLength % PageFormat.MAP_ENTRY_SIZE != 0 || (packed ? mapOffset <= 0 : mapOffset != 0)
+                        || mapOffset + mapLength > offset || storedSize <= 0 || storedSize > offset + pageSize) {
+                    throw new CorruptionException(file, offset, "inconsistent codec " + codec + ", page map ("
+                            + mapOffset + ", " + mapLength + ") or stored size " + storedSize + " in " + where);
+                }
+            }
+            int off = keysOffset(version);
             int minLen = PageFormat.getInt(p, off);
             byte[] minKey = java.util.Arrays.copyOfRange(p, off + 4, off + 4 + checkLength(minLen, p.length));
             off += 4 + minLen;
@@ -187,12 +279,17 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                     v1 ? 0 : PageFormat.getLong(p, OFF_BLOOM_CAPACITY),
                     // A version-1 table never references an earlier version's pages.
                     v1 ? offset / pageSize + 1 - PageFormat.getInt(p, OFF_FIRST_PAGE)
-                            : PageFormat.getLong(p, OFF_LIVE_PAGES));
+                            : PageFormat.getLong(p, OFF_LIVE_PAGES),
+                    codec, mapOffset, mapLength, mapCrc, 0, rtOffset, rtLength);
+            f = f.withStoredBytes(storedSize >= 0 ? storedSize : f.livePages * pageSize);
             if (f.height < 0 || f.height > 64 || (f.height == 0) != (f.rootPage == PageFormat.NO_PAGE)) {
                 throw new CorruptionException(file, offset, "inconsistent root " + f.rootPage
                         + " and height " + f.height + " in " + where);
             }
-            if (f.livePages < 1 || f.livePages > offset / pageSize + 1 || f.bloomKeys < 0 || f.bloomCapacity < 0) {
+            long pageLimit = f.packed() ? f.mappedPages() + 1 : offset / pageSize + 1;
+            if (f.livePages < 1 || f.livePages > pageLimit || f.bloomKeys < 0 || f.bloomCapacity < 0
+                    || (f.packed() && (f.storedBytes % pageSize != 0
+                            || f.firstPage != offset / pageSize + 1 - f.storedBytes / pageSize))) {
                 throw new CorruptionException(file, offset, "impossible live page count " + f.livePages
                         + " or bloom counts " + f.bloomKeys + "/" + f.bloomCapacity + " in " + where);
             }
@@ -200,6 +297,14 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
             throw new CorruptionException(file, offset, "malformed key bounds in " + where, e);
         }
+    }
+
+    /** This footer with {@code storedBytes} (decoding fills it in for versions before 3). */
+    Footer withStoredBytes(long stored) {
+        return new Footer(pageSize, rootPage, height, leafCount, entryCount, tombstoneCount, minSeqno, maxSeqno,
+                bloomPage, bloomLength, bloomChecksum, overflowPageCount, userBytes, previousFooterOffset, firstPage,
+                minKey, maxKey, formatVersion, bloomKeys, bloomCapacity, livePages, compression, pageMapOffset,
+                pageMapLength, pageMapChecksum, stored, rangeTombstoneOffset, rangeTombstoneLength);
     }
 
     private static int checkLength(int len, int pageSize) {
@@ -224,6 +329,8 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         return "Footer[root=" + rootPage + ", height=" + height + ", leaves=" + leafCount + ", entries=" + entryCount
                 + ", tombstones=" + tombstoneCount + ", seqno=" + minSeqno + ".." + maxSeqno + ", keys="
                 + InternalKeys.describe(minKey) + ".." + InternalKeys.describe(maxKey) + ", pageSize=" + pageSize + ", format=" + formatVersion
-                + ", livePages=" + livePages + ", bloomKeys=" + bloomKeys + "/" + bloomCapacity + "]";
+                + ", livePages=" + livePages + ", bloomKeys=" + bloomKeys + "/" + bloomCapacity
+                + (formatVersion >= PageFormat.FORMAT_VERSION ? ", codec=" + compression + ", storedBytes=" + storedBytes : "")
+                + "]";
     }
 }

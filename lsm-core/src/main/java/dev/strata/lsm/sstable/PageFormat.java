@@ -23,17 +23,38 @@ import java.util.zip.CRC32C;
  */
 final class PageFormat {
     /**
-     * The format version this code writes. Version 2 adds a leaf summary to every level-1
-     * interior cell and bloom and page-count fields to the footer (docs/format.md).
+     * The format version this code writes for new tables. Version 3 adds to version 2 the
+     * page codec, a page map (compressed pages packed back to back), the stored size and a
+     * reserved range-tombstone extent to the footer (docs/format.md).
      */
-    static final int FORMAT_VERSION = 2;
+    static final int FORMAT_VERSION = 3;
+    /**
+     * Version 2, still read and still written by in-place merges of version-2 tables (a
+     * version keeps its base's format: its pages and the reused ones must agree). Adds a leaf
+     * summary to every level-1 interior cell and bloom and page-count fields to the footer.
+     */
+    static final int FORMAT_VERSION_2 = 2;
     /** The first format, still read: no leaf summaries, never holds a reusing version. */
     static final int FORMAT_VERSION_1 = 1;
 
     /** Whether this code reads tables of format {@code version}. */
     static boolean readable(int version) {
-        return version == FORMAT_VERSION_1 || version == FORMAT_VERSION;
+        return version >= FORMAT_VERSION_1 && version <= FORMAT_VERSION;
     }
+
+    /**
+     * Header of a page stored in a packed (compressed) table, before its payload:
+     * u32 CRC32C of bytes [4, 16 + payloadLength), u8 payload codec (0 = stored as is),
+     * u8 and u16 reserved zeros, u32 logical page number, u32 payload length.
+     */
+    static final int FRAME_HEADER_SIZE = 16;
+    static final int FRAME_OFF_CODEC = 4;
+    static final int FRAME_OFF_PAGE = 8;
+    static final int FRAME_OFF_LENGTH = 12;
+    /** Bytes of one page map entry: u64 byte offset, u32 stored length. */
+    static final int MAP_ENTRY_SIZE = 12;
+    /** The unit writes of a packed table are aligned to and dead space is punched in. */
+    static final int BLOCK = 4096;
 
     static final byte TYPE_LEAF = 1;
     static final byte TYPE_INTERIOR = 2;

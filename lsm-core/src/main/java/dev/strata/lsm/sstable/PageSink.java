@@ -5,13 +5,23 @@ import dev.strata.lsm.io.PageFile;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
- * Appends whole pages to a table file through an aligned direct buffer, starting at the
- * first page boundary at or after the file's current size, so a new table version never
- * writes over a page of an earlier one. Every write is a whole number of pages at a
- * page-aligned offset (usable with O_DIRECT). Not thread safe.
+ * Appends a table version to a file through an aligned direct buffer, starting at the first
+ * page boundary at or after the file's current size, so a new table version never writes
+ * over a page of an earlier one. Every write is a whole number of 4 KiB blocks at a
+ * block-aligned offset (usable with O_DIRECT). Not thread safe.
+ *
+ * <p>Pages are numbered from the sink's first page. Without a codec each page is written at
+ * byte {@code pageNo·P} (formats 1 to 3, uncompressed). With a codec ({@linkplain #packed()
+ * packed}, format 3) a page number is <em>logical</em>: each tree page is compressed into a
+ * frame (or stored as is when it would not shrink by 1/8), frames and extents are packed
+ * back to back, and a page map, written by {@link #writePageMap()} before the footer, gives
+ * each logical page's byte offset and stored length. Logical numbers advance exactly as the
+ * unpacked layout's page numbers would (one per page, an extent's pages for an extent), so
+ * page counts (overflow pages before a leaf, live pages) mean the same in both layouts.
  */
 final class PageSink {
     private static final int OUTPUT_BUFFER_BYTES = 1 << 20;
@@ -22,10 +32,26 @@ final class PageSink {
     /** The buffer pages are gathered in; replaced by the file's at each flush ({@link PageFile#writeBehind}). */
     private ByteBuffer out;
     private final int firstPage;
+    /** Where the buffer's first byte goes in the file. */
     private long writePosition;
     private int nextPage;
 
+    // Packed layout only (codec != null).
+    private final PageCodec codec;
+    private final byte[] frame;
+    private long[] mapOffsets;
+    private int[] mapLengths;
+    private long pagesCompressed;
+    private long pagesStored;
+    private long logicalPageBytes;
+    private long storedPageBytes;
+
     PageSink(PageFile file, int pageSize) throws IOException {
+        this(file, pageSize, null);
+    }
+
+    /** A sink that compresses tree pages with {@code codec} and packs them (null: unpacked pages). */
+    PageSink(PageFile file, int pageSize, PageCodec codec) throws IOException {
         this.file = file;
         this.pageSize = pageSize;
         long start = (file.size() + pageSize - 1) / pageSize;
@@ -36,6 +62,14 @@ final class PageSink {
         this.nextPage = firstPage;
         this.writePosition = start * pageSize;
         this.out = AlignedBuffers.allocate(Math.max(pageSize, OUTPUT_BUFFER_BYTES), AlignedBuffers.PAGE_ALIGNMENT);
+        this.codec = codec;
+        if (codec != null) {
+            this.frame = new byte[PageFormat.FRAME_HEADER_SIZE + Math.max(pageSize, codec.maxCompressedLength(pageSize))];
+            this.mapOffsets = new long[256];
+            this.mapLengths = new int[256];
+        } else {
+            this.frame = null;
+        }
     }
 
     PageFile file() {
@@ -44,6 +78,16 @@ final class PageSink {
 
     int pageSize() {
         return pageSize;
+    }
+
+    /** Whether pages are compressed and packed (a page map is written). */
+    boolean packed() {
+        return codec != null;
+    }
+
+    /** The codec pages are compressed with; {@link Compression#NONE} for an unpacked sink. */
+    Compression compression() {
+        return codec == null ? Compression.NONE : codec.compression();
     }
 
     /** The first page this sink writes. */
@@ -56,18 +100,67 @@ final class PageSink {
         return nextPage;
     }
 
-    /** Pages written (or buffered) so far. */
+    /** Pages written (or buffered) so far (logical pages when packed). */
     int pagesWritten() {
         return nextPage - firstPage;
     }
 
+    /** Bytes written (or buffered) so far, from the first page. */
+    long bytesWritten() {
+        return writePosition + out.position() - (long) firstPage * pageSize;
+    }
+
+    /** Tree pages compressed (packed sink). */
+    long pagesCompressed() {
+        return pagesCompressed;
+    }
+
+    /** Tree pages stored as they are because they did not shrink by 1/8 (packed sink). */
+    long pagesStored() {
+        return pagesStored;
+    }
+
     /** Buffers one page; returns its page number. */
     int writePage(byte[] page) throws IOException {
+        if (codec != null) {
+            return writeFrame(page);
+        }
         if (out.remaining() < pageSize) {
             flush();
         }
         out.put(page, 0, pageSize);
         return nextPage++;
+    }
+
+    /**
+     * Packed: compresses {@code page} into a frame, or stores it as is when the compressed
+     * form is larger than 7/8 of the page, and appends the frame.
+     */
+    private int writeFrame(byte[] page) throws IOException {
+        int pageNo = nextPage;
+        int payload = codec.compress(page, 0, pageSize, frame, PageFormat.FRAME_HEADER_SIZE);
+        int codecId = codec.compression().id();
+        if (payload > pageSize - pageSize / 8) {
+            System.arraycopy(page, 0, frame, PageFormat.FRAME_HEADER_SIZE, pageSize);
+            payload = pageSize;
+            codecId = Compression.NONE.id();
+            pagesStored++;
+        } else {
+            pagesCompressed++;
+        }
+        frame[PageFormat.FRAME_OFF_CODEC] = (byte) codecId;
+        frame[5] = 0;
+        PageFormat.putShort(frame, 6, 0);
+        PageFormat.putInt(frame, PageFormat.FRAME_OFF_PAGE, pageNo);
+        PageFormat.putInt(frame, PageFormat.FRAME_OFF_LENGTH, payload);
+        int length = PageFormat.FRAME_HEADER_SIZE + payload;
+        PageFormat.putInt(frame, PageFormat.OFF_CRC, PageFormat.pageChecksum(frame, length));
+        mapEntry(pageNo, position(), length);
+        put(frame, 0, length);
+        logicalPageBytes += pageSize;
+        storedPageBytes += length;
+        nextPage++;
+        return pageNo;
     }
 
     /**
@@ -78,10 +171,101 @@ final class PageSink {
         return writeExtent(data, 0, length);
     }
 
-    /** {@link #writeExtent(byte[], int)} of the {@code length} bytes of {@code data} from {@code offset}. */
+    /**
+     * {@link #writeExtent(byte[], int)} of the {@code length} bytes of {@code data} from
+     * {@code offset}. Packed, the extent is not padded (the CRC covers its bytes only) and
+     * takes the logical pages the padded extent would.
+     */
     int writeExtent(byte[] data, int offset, int length) throws IOException {
         CRC32C crc = new CRC32C();
         crc.update(data, offset, length);
+        int pages = (int) (((long) length + pageSize - 1) / pageSize);
+        if (codec != null) {
+            mapEntry(nextPage, position(), length);
+            put(data, offset, length);
+            nextPage += pages;
+            return (int) crc.getValue();
+        }
+        put(data, offset, length);
+        int pad = (pageSize - length % pageSize) % pageSize;
+        crc.update(ZEROS, 0, pad);
+        // The buffer holds whole pages, so the padding never crosses its end.
+        out.put(ZEROS, 0, pad);
+        nextPage += pages;
+        return (int) crc.getValue();
+    }
+
+    /** Where a page map and its checksum were written. */
+    record PageMap(long offset, int length, int crc) {
+    }
+
+    /**
+     * Packed: appends the page map (one {@value PageFormat#MAP_ENTRY_SIZE}-byte entry per
+     * logical page from the first one to the last one written: u64 byte offset, u32 stored
+     * length; 0 and 0 for the second and later pages of an extent).
+     */
+    PageMap writePageMap() throws IOException {
+        int n = nextPage - firstPage;
+        byte[] map = new byte[n * PageFormat.MAP_ENTRY_SIZE];
+        for (int i = 0; i < n; i++) {
+            PageFormat.putLong(map, i * PageFormat.MAP_ENTRY_SIZE, mapOffsets[i]);
+            PageFormat.putInt(map, i * PageFormat.MAP_ENTRY_SIZE + 8, mapLengths[i]);
+        }
+        long offset = position();
+        put(map, 0, map.length);
+        CRC32C crc = new CRC32C();
+        crc.update(map, 0, map.length);
+        return new PageMap(offset, map.length, (int) crc.getValue());
+    }
+
+    /**
+     * Packed: pads the stream with zeros to the next page boundary, where the footer goes;
+     * returns that byte offset. Unpacked: the next page's offset.
+     */
+    long alignForFooter() throws IOException {
+        long pos = position();
+        int pad = (int) ((pageSize - pos % pageSize) % pageSize);
+        put(ZEROS, 0, pad);
+        return position();
+    }
+
+    /** Writes the footer page at a page boundary ({@link #alignForFooter()}); returns its physical page number. */
+    int writeFooter(byte[] page) throws IOException {
+        long pos = alignForFooter();
+        put(page, 0, pageSize);
+        if (codec == null) {
+            nextPage++;
+        }
+        return (int) (pos / pageSize);
+    }
+
+    /** Logical bytes of the tree pages compressed or stored so far (packed). */
+    long logicalPageBytes() {
+        return logicalPageBytes;
+    }
+
+    /** Frame bytes of those pages (packed). */
+    long storedPageBytes() {
+        return storedPageBytes;
+    }
+
+    private long position() {
+        return writePosition + out.position();
+    }
+
+    private void mapEntry(int pageNo, long offset, int length) {
+        int i = pageNo - firstPage;
+        if (i >= mapOffsets.length) {
+            int n = Math.max(i + 1, mapOffsets.length * 2);
+            mapOffsets = Arrays.copyOf(mapOffsets, n);
+            mapLengths = Arrays.copyOf(mapLengths, n);
+        }
+        mapOffsets[i] = offset;
+        mapLengths[i] = length;
+    }
+
+    /** Appends bytes to the stream, handing the buffer to the file each time it is full. */
+    private void put(byte[] data, int offset, int length) throws IOException {
         int done = 0;
         while (done < length) {
             if (!out.hasRemaining()) {
@@ -91,21 +275,20 @@ final class PageSink {
             out.put(data, offset + done, n);
             done += n;
         }
-        int pad = (pageSize - length % pageSize) % pageSize;
-        crc.update(ZEROS, 0, pad);
-        // The buffer holds whole pages, so the padding never crosses its end.
-        out.put(ZEROS, 0, pad);
-        nextPage += (length + pad) / pageSize;
-        return (int) crc.getValue();
     }
 
     /**
      * Hands the buffered pages to the file (without forcing it), which may write them behind
-     * this sink and give it another buffer to fill.
+     * this sink and give it another buffer to fill. The buffered bytes must end at a 4 KiB
+     * boundary: a full buffer, or a stream that ends with a page (the footer).
      */
     void flush() throws IOException {
         out.flip();
         int n = out.remaining();
+        if (n % PageFormat.BLOCK != 0) {
+            throw new IllegalStateException("internal error: flushing " + n + " bytes, not whole 4 KiB blocks, to "
+                    + file.path());
+        }
         if (n > 0) {
             out = file.writeBehind(out, writePosition);
             writePosition += n;

@@ -35,6 +35,17 @@ public final class SSTableReader {
     private static final ThreadLocal<byte[][]> LOOKUP_LEAF = ThreadLocal.withInitial(() -> new byte[
             Integer.numberOfTrailingZeros(TableOptions.MAX_PAGE_SIZE / TableOptions.MIN_PAGE_SIZE) + 1][]);
 
+    /**
+     * Each thread's aligned buffer for reading a packed table's frames: a frame of up to a
+     * page and its header, widened to whole 4 KiB blocks on both sides.
+     */
+    private static final int FRAME_READ_BYTES = TableOptions.MAX_PAGE_SIZE + 3 * PageFormat.BLOCK;
+    private static final ThreadLocal<ByteBuffer> FRAME_BUFFER = ThreadLocal.withInitial(
+            () -> AlignedBuffers.allocate(FRAME_READ_BYTES, AlignedBuffers.PAGE_ALIGNMENT));
+    /** Each thread's copy of the frame being verified and decompressed. */
+    private static final ThreadLocal<byte[]> FRAME_BYTES = ThreadLocal.withInitial(
+            () -> new byte[TableOptions.MAX_PAGE_SIZE + PageFormat.FRAME_HEADER_SIZE]);
+
     private final PageFile file;
     private final long fileNumber;
     private final long footerOffset;
@@ -50,6 +61,13 @@ public final class SSTableReader {
     private volatile UpperPage upperRoot;
     /** The table's fences, read by the first {@link #fences()}; null until then. */
     private volatile TableFences fences;
+    /** Packed (compressed) versions: byte offset and stored length of each logical page from the footer's firstPage; else null. */
+    private final long[] mapOffsets;
+    private final int[] mapLengths;
+    /** The codec of a packed version's compressed frames; null when unpacked. */
+    private final PageCodec codec;
+    /** Byte end of the page numbers this version may reference: the footer offset, or the end of the mapped pages. */
+    private final long pageLimitOffset;
 
     /**
      * An interior page at level 2 or above, held by the reader instead of the block cache.
@@ -71,7 +89,12 @@ public final class SSTableReader {
     }
 
     private SSTableReader(PageFile file, long fileNumber, long footerOffset, BlockCache cache, Footer footer,
-                          BloomFilter bloom) {
+                          BloomFilter bloom, long[] mapOffsets, int[] mapLengths, PageCodec codec) {
+        this.mapOffsets = mapOffsets;
+        this.mapLengths = mapLengths;
+        this.codec = codec;
+        this.pageLimitOffset = mapOffsets == null ? footerOffset
+                : ((long) footer.firstPage() + mapOffsets.length) * footer.pageSize();
         this.file = file;
         this.fileNumber = fileNumber;
         this.footerOffset = footerOffset;
@@ -106,9 +129,45 @@ public final class SSTableReader {
         }
         byte[] page = pageSize == head.length ? head : readBytes(file, footerOffset, pageSize, "footer");
         Footer footer = Footer.decode(page, path, footerOffset);
+        long[] mapOffsets = null;
+        int[] mapLengths = null;
+        PageCodec codec = null;
+        if (footer.packed()) {
+            try {
+                codec = PageCodec.of(footer.compression(), Compression.DEFAULT_LEVEL);
+            } catch (dev.strata.lsm.ConfigException e) {
+                throw new dev.strata.lsm.ConfigException("cannot read " + path + ": " + e.getMessage(), e);
+            }
+            byte[] map = readRange(file, footer.pageMapOffset(), footer.pageMapLength(), "page map");
+            CRC32C crc = new CRC32C();
+            crc.update(map);
+            if ((int) crc.getValue() != footer.pageMapChecksum()) {
+                throw new CorruptionException(path, footer.pageMapOffset(), String.format(
+                        "checksum mismatch in the page map at offset %d (%d bytes) of %s: expected 0x%08x, computed 0x%08x",
+                        footer.pageMapOffset(), map.length, path, footer.pageMapChecksum(), (int) crc.getValue()));
+            }
+            int n = footer.mappedPages();
+            mapOffsets = new long[n];
+            mapLengths = new int[n];
+            long first = footer.firstOffset();
+            for (int i = 0; i < n; i++) {
+                long off = PageFormat.getLong(map, i * PageFormat.MAP_ENTRY_SIZE);
+                int len = PageFormat.getInt(map, i * PageFormat.MAP_ENTRY_SIZE + 8);
+                if ((off != 0 || len != 0) && (off < first || len <= 0 || off + len > footer.pageMapOffset())) {
+                    throw new CorruptionException(path, footer.pageMapOffset(), "page map entry " + i + " (page "
+                            + (footer.firstPage() + i) + ") of " + path + " points outside the table: offset " + off
+                            + ", length " + len);
+                }
+                mapOffsets[i] = off;
+                mapLengths[i] = len;
+            }
+        }
         BloomFilter bloom = null;
         if (footer.bloomPage() != PageFormat.NO_PAGE) {
-            byte[] bytes = readExtent(file, footer.bloomPage(), footer.bloomLength(), footer.bloomChecksum(),
+            byte[] bytes = mapOffsets != null
+                    ? readMappedExtent(file, footer, mapOffsets, mapLengths, footer.bloomPage(), footer.bloomLength(),
+                    footer.bloomChecksum(), "bloom filter")
+                    : readExtent(file, footer.bloomPage(), footer.bloomLength(), footer.bloomChecksum(),
                     pageSize, "bloom filter");
             bloom = BloomFilter.decode(bytes);
             if (bloom == null) {
@@ -116,7 +175,7 @@ public final class SSTableReader {
                         "malformed bloom filter at page " + footer.bloomPage() + " of " + path);
             }
         }
-        return new SSTableReader(file, fileNumber, footerOffset, cache, footer, bloom);
+        return new SSTableReader(file, fileNumber, footerOffset, cache, footer, bloom, mapOffsets, mapLengths, codec);
     }
 
     public Footer footer() {
@@ -292,6 +351,11 @@ public final class SSTableReader {
 
     /** Like {@link #readPage(int, byte, int)}, into {@code page}, a page-sized array; returns it. */
     private byte[] readPage(int pageNo, byte type, int level, byte[] page) throws IOException {
+        if (mapOffsets != null) {
+            readFrame(pageNo, page);
+            verifyPage(page, pageNo, type, level);
+            return page;
+        }
         long offset = (long) pageNo * pageSize;
         if (pageNo < 0 || offset >= footerOffset) {
             throw new CorruptionException(file.path(), footerOffset, "reference to page " + pageNo
@@ -308,6 +372,124 @@ public final class SSTableReader {
         buf.flip().get(page);
         verifyPage(page, pageNo, type, level);
         return page;
+    }
+
+    /**
+     * Packed versions: reads logical page {@code pageNo}'s frame, verifies its checksum (over
+     * the stored, compressed bytes) and header, and decompresses it into {@code page}.
+     */
+    private void readFrame(int pageNo, byte[] page) throws IOException {
+        int i = pageNo - footer.firstPage();
+        if (i < 0 || i >= mapOffsets.length || mapLengths[i] == 0) {
+            throw new CorruptionException(file.path(), footerOffset, "reference to page " + pageNo
+                    + ", which the page map of " + file.path() + " does not hold");
+        }
+        long offset = mapOffsets[i];
+        int length = mapLengths[i];
+        if (length < PageFormat.FRAME_HEADER_SIZE || length > PageFormat.FRAME_HEADER_SIZE + pageSize) {
+            throw corruptFrame(pageNo, offset, "stored length " + length + " is impossible for a "
+                    + pageSize + "-byte page");
+        }
+        byte[] frame = FRAME_BYTES.get();
+        readRange(file, offset, length, frame, "page " + pageNo);
+        int stored = PageFormat.getInt(frame, PageFormat.OFF_CRC);
+        int actual = PageFormat.pageChecksum(frame, length);
+        if (stored != actual) {
+            throw corruptFrame(pageNo, offset, String.format("checksum mismatch over the %d stored bytes: stored "
+                    + "0x%08x, computed 0x%08x", length, stored, actual));
+        }
+        int codecId = frame[PageFormat.FRAME_OFF_CODEC] & 0xff;
+        int payload = PageFormat.getInt(frame, PageFormat.FRAME_OFF_LENGTH);
+        if (PageFormat.getInt(frame, PageFormat.FRAME_OFF_PAGE) != pageNo
+                || payload != length - PageFormat.FRAME_HEADER_SIZE
+                || (codecId != Compression.NONE.id() && codecId != codec.compression().id())
+                || (codecId == Compression.NONE.id() && payload != pageSize)) {
+            throw corruptFrame(pageNo, offset, "frame header names page " + PageFormat.getInt(frame,
+                    PageFormat.FRAME_OFF_PAGE) + ", codec " + codecId + ", " + payload + " payload bytes");
+        }
+        if (codecId == Compression.NONE.id()) {
+            System.arraycopy(frame, PageFormat.FRAME_HEADER_SIZE, page, 0, pageSize);
+            return;
+        }
+        long start = System.nanoTime();
+        try {
+            codec.decompress(frame, PageFormat.FRAME_HEADER_SIZE, payload, page, pageSize);
+        } catch (Exception | LinkageError | AssertionError e) {
+            throw corruptFrame(pageNo, offset, codec.compression() + " cannot decompress it (" + e + ")", e);
+        } finally {
+            cache.recordDecompression(System.nanoTime() - start);
+        }
+    }
+
+    private CorruptionException corruptFrame(int pageNo, long offset, String problem) {
+        return corruptFrame(pageNo, offset, problem, null);
+    }
+
+    private CorruptionException corruptFrame(int pageNo, long offset, String problem, Throwable cause) {
+        String message = "corrupt compressed page " + pageNo + " (offset " + offset + ") of " + file.path() + ": "
+                + problem;
+        return cause == null ? new CorruptionException(file.path(), offset, message)
+                : new CorruptionException(file.path(), offset, message, cause);
+    }
+
+    /**
+     * Reads {@code length} bytes at {@code offset} into a new array through whole aligned
+     * 4 KiB blocks (so an O_DIRECT file reads them directly).
+     */
+    private static byte[] readRange(PageFile file, long offset, int length, String what) throws IOException {
+        byte[] dest = new byte[length];
+        readRange(file, offset, length, dest, what);
+        return dest;
+    }
+
+    /** {@link #readRange(PageFile, long, int, String)} into {@code dest} from index 0. */
+    private static void readRange(PageFile file, long offset, int length, byte[] dest, String what)
+            throws IOException {
+        long start = offset / PageFormat.BLOCK * PageFormat.BLOCK;
+        long end = (offset + length + PageFormat.BLOCK - 1) / PageFormat.BLOCK * PageFormat.BLOCK;
+        ByteBuffer buf = end - start <= FRAME_READ_BYTES ? FRAME_BUFFER.get()
+                : AlignedBuffers.allocate((int) Math.min(end - start, READ_CHUNK), AlignedBuffers.PAGE_ALIGNMENT);
+        long pos = start;
+        try {
+            while (pos < end) {
+                int n = (int) Math.min(buf.capacity(), end - pos);
+                buf.clear().limit(n);
+                file.readFully(buf, pos);
+                long from = Math.max(pos, offset);
+                long to = Math.min(pos + n, offset + length);
+                if (to > from) {
+                    buf.position((int) (from - pos));
+                    buf.get(dest, (int) (from - offset), (int) (to - from));
+                }
+                pos += n;
+            }
+        } catch (EOFException e) {
+            throw new CorruptionException(file.path(), offset, what + " at offset " + offset + " (" + length
+                    + " bytes) of " + file.path() + " lies beyond the end of the file", e);
+        }
+    }
+
+    /**
+     * Packed versions: reads the unpadded extent of {@code length} bytes at logical page
+     * {@code firstPage} and verifies its CRC32C.
+     */
+    private static byte[] readMappedExtent(PageFile file, Footer footer, long[] mapOffsets, int[] mapLengths,
+                                           int firstPage, int length, int expectedCrc, String what)
+            throws IOException {
+        int i = firstPage - footer.firstPage();
+        if (i < 0 || i >= mapOffsets.length || mapLengths[i] != length) {
+            throw new CorruptionException(file.path(), footer.pageMapOffset(), what + " at page " + firstPage
+                    + " of " + file.path() + " (" + length + " bytes) is not in the page map");
+        }
+        byte[] value = readRange(file, mapOffsets[i], length, what);
+        CRC32C crc = new CRC32C();
+        crc.update(value);
+        if ((int) crc.getValue() != expectedCrc) {
+            throw new CorruptionException(file.path(), mapOffsets[i], String.format(
+                    "checksum mismatch in %s at page %d (offset %d, %d bytes) of %s: expected 0x%08x, computed 0x%08x",
+                    what, firstPage, mapOffsets[i], length, file.path(), expectedCrc, (int) crc.getValue()));
+        }
+        return value;
     }
 
     private void verifyPage(byte[] page, int pageNo, byte type, int level) {
@@ -405,7 +587,7 @@ public final class SSTableReader {
                 int first = PageFormat.getInt(leaf, v + 1);
                 int len = PageFormat.getInt(leaf, v + 5);
                 long end = (long) first * pageSize + len;
-                if (first < 0 || len < 0 || end > footerOffset) {
+                if (first < 0 || len < 0 || end > pageLimitOffset) {
                     throw corrupt(pageNo, "overflow reference to page " + first + " length " + len + " is out of range");
                 }
                 cell.overflowPage = first;
@@ -423,6 +605,10 @@ public final class SSTableReader {
 
     /** Reads and verifies the overflow value of a cell {@link #parseCell} found. */
     byte[] overflowValue(LeafCell cell) throws IOException {
+        if (mapOffsets != null) {
+            return readMappedExtent(file, footer, mapOffsets, mapLengths, cell.overflowPage, cell.valueLength,
+                    cell.overflowCrc, "overflow value");
+        }
         return readExtent(file, cell.overflowPage, cell.valueLength, cell.overflowCrc, pageSize, "overflow value");
     }
 

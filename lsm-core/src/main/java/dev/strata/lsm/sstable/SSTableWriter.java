@@ -49,7 +49,8 @@ public final class SSTableWriter {
         this.file = file;
         this.options = options;
         this.previousFooterOffset = previousFooterOffset;
-        this.sink = new PageSink(file, options.pageSize());
+        this.sink = new PageSink(file, options.pageSize(), options.compression() == Compression.NONE ? null
+                : PageCodec.of(options.compression(), options.compressionLevel()));
         this.tree = new TreeBuilder(sink, options);
     }
 
@@ -63,9 +64,22 @@ public final class SSTableWriter {
         return tree.entryCount();
     }
 
-    /** Approximate bytes this table occupies so far, for cutting outputs at a target size. */
+    /**
+     * Approximate bytes this table occupies in its file so far (compressed pages count with
+     * their stored size), for cutting outputs at a target size.
+     */
     public long estimatedBytes() {
-        return (long) (sink.pagesWritten() + 1) * options.pageSize();
+        return sink.bytesWritten() + options.pageSize();
+    }
+
+    /** Tree pages written compressed so far (0 without a codec). */
+    public long pagesCompressed() {
+        return sink.pagesCompressed();
+    }
+
+    /** Tree pages written as they are because compressing them saved less than 1/8 (0 without a codec). */
+    public long pagesStoredUncompressed() {
+        return sink.pagesStored();
     }
 
     /** Adds an entry; see {@link #add(byte[], long, EntryType, byte[])}. */
@@ -151,9 +165,11 @@ public final class SSTableWriter {
             bloomCrc = sink.writeExtent(bloom, bloom.length);
         }
         int bloomPages = bloomPage == PageFormat.NO_PAGE ? 0 : sink.nextPage() - bloomPage;
+        PageSink.PageMap map = sink.packed() ? sink.writePageMap() : null;
+        long footerOffset = sink.alignForFooter();
         Footer footer = tree.footer(shape, bloomPage, bloomLength, bloomCrc, bloomPages,
-                bloomPage == PageFormat.NO_PAGE ? 0 : keyHashCount, capacity, previousFooterOffset);
-        int footerPage = sink.writePage(footer.encode());
+                bloomPage == PageFormat.NO_PAGE ? 0 : keyHashCount, capacity, previousFooterOffset, map, footerOffset);
+        int footerPage = sink.writeFooter(footer.encode());
         sink.flush();
         return new FinishedTable((long) footerPage * options.pageSize(), footer);
     }

@@ -94,11 +94,11 @@ final class SlottedPageBuilder {
      * Writes the header, zeroes the free space and computes the checksum. The returned
      * array is this builder's buffer: copy it out before {@link #reset()}.
      */
-    byte[] finish(byte type, int level) {
+    byte[] finish(byte type, int level, int formatVersion) {
         Arrays.fill(page, dataEnd, pageSize - PageFormat.SLOT_SIZE * count, (byte) 0);
         page[PageFormat.OFF_TYPE] = type;
         page[PageFormat.OFF_LEVEL] = (byte) level;
-        PageFormat.putShort(page, PageFormat.OFF_VERSION, PageFormat.FORMAT_VERSION);
+        PageFormat.putShort(page, PageFormat.OFF_VERSION, formatVersion);
         PageFormat.putInt(page, PageFormat.OFF_COUNT, count);
         PageFormat.putInt(page, PageFormat.OFF_DATA_END, dataEnd);
         PageFormat.putInt(page, PageFormat.OFF_CRC, PageFormat.pageChecksum(page, pageSize));

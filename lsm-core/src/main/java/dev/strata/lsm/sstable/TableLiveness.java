@@ -49,7 +49,9 @@ public final class TableLiveness {
         int pageSize = f.pageSize();
         int footerPage = (int) (version.footerOffset() / pageSize);
         BitSet pages = new BitSet(footerPage + 1);
-        if (!f.hasLeafSummaries()) {
+        if (!f.hasLeafSummaries() || f.packed()) {
+            // A packed (compressed) version is never merged in place, so it is its file's only
+            // version and references everything from its first page to its footer.
             pages.set(f.firstPage(), footerPage + 1);
             return pages;
         }

@@ -11,8 +11,14 @@ package dev.strata.lsm.sstable;
  *     (block merging) can add them to the same filter; once the keys added exceed the
  *     reserve, the filter is rebuilt. BlockDB reserves 0.4 at middle levels and 0.1 at the
  *     last level; 0 (the default) for tables that are never merged in place.
+ * @param compression the page codec of new tables ({@link Compression#NONE} by default);
+ *     a table written with a codec is laid out packed with a page map (format 3,
+ *     docs/format.md) and is never merged in place
+ * @param compressionLevel the codec's level: used by zstd (1 to 22, default 3); lz4 and
+ *     snappy have none and ignore it
  */
-public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve) {
+public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
+                           int compressionLevel) {
     public static final int MIN_PAGE_SIZE = 4 * 1024;
     public static final int MAX_PAGE_SIZE = 64 * 1024;
     public static final int DEFAULT_PAGE_SIZE = 4 * 1024;
@@ -28,6 +34,11 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
         this(pageSize, bloomBitsPerKey, 0);
     }
 
+    /** Options without compression. */
+    public TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve) {
+        this(pageSize, bloomBitsPerKey, bloomReserve, Compression.NONE, Compression.DEFAULT_LEVEL);
+    }
+
     public TableOptions {
         if (pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE || Integer.bitCount(pageSize) != 1) {
             throw new IllegalArgumentException("page size must be a power of two from "
@@ -40,11 +51,28 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
             throw new IllegalArgumentException("bloom reserve must be a fraction from 0 to " + MAX_BLOOM_RESERVE
                     + " of the table's keys, got " + bloomReserve);
         }
+        if (compression == null) {
+            throw new IllegalArgumentException("compression must not be null (use Compression.NONE)");
+        }
+        if (compressionLevel < Compression.MIN_ZSTD_LEVEL || compressionLevel > Compression.MAX_ZSTD_LEVEL) {
+            throw new IllegalArgumentException("compression level must be " + Compression.MIN_ZSTD_LEVEL + " to "
+                    + Compression.MAX_ZSTD_LEVEL + ", got " + compressionLevel);
+        }
+    }
+
+    /** These options with page codec {@code codec} at {@code level} (see {@link #compressionLevel()}). */
+    public TableOptions withCompression(Compression codec, int level) {
+        return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, codec, level);
+    }
+
+    /** These options with page codec {@code codec} at the default level. */
+    public TableOptions withCompression(Compression codec) {
+        return withCompression(codec, compressionLevel);
     }
 
     /** These options with a bloom reserve of {@code reserve} (a fraction of the keys). */
     public TableOptions withBloomReserve(double reserve) {
-        return new TableOptions(pageSize, bloomBitsPerKey, reserve);
+        return new TableOptions(pageSize, bloomBitsPerKey, reserve, compression, compressionLevel);
     }
 
     /** Keys a filter built for {@code keys} distinct keys is sized for: {@code floor(keys·(1 + reserve))}. */

@@ -26,6 +26,8 @@ final class TreeBuilder {
     private final int maxKeySize;
     private final int maxInlineCell;
     private final boolean balancedCuts;
+    /** The format version written into every page and the footer (3, or 2 for an in-place merge of a version-2 table). */
+    private final int formatVersion;
     private SlottedPageBuilder leaf;
     /** A full leaf not yet written (balanced cuts only), or null. */
     private SlottedPageBuilder held;
@@ -116,13 +118,20 @@ final class TreeBuilder {
     record Shape(int root, int height) {
     }
 
-    /** A builder whose leaves are cut only when full (and at the end). */
+    /** A builder of the current format whose leaves are cut only when full (and at the end). */
     TreeBuilder(PageSink sink, TableOptions options) {
-        this(sink, options, false);
+        this(sink, options, false, PageFormat.FORMAT_VERSION);
     }
 
-    /** A builder with or without balanced cuts (see the class comment). */
-    TreeBuilder(PageSink sink, TableOptions options, boolean balancedCuts) {
+    /** A builder with or without balanced cuts (see the class comment) writing format {@code formatVersion} (2 or 3). */
+    TreeBuilder(PageSink sink, TableOptions options, boolean balancedCuts, int formatVersion) {
+        if (formatVersion != PageFormat.FORMAT_VERSION && formatVersion != PageFormat.FORMAT_VERSION_2) {
+            throw new IllegalArgumentException("cannot write format version " + formatVersion);
+        }
+        if (sink.packed() && formatVersion != PageFormat.FORMAT_VERSION) {
+            throw new IllegalArgumentException("compressed pages need format version " + PageFormat.FORMAT_VERSION);
+        }
+        this.formatVersion = formatVersion;
         this.sink = sink;
         this.pageSize = options.pageSize();
         this.maxKeySize = options.maxKeySize();
@@ -348,7 +357,7 @@ final class TreeBuilder {
     /** Writes leaf {@code leaf} and records it (min and max key, page, summary) in the lowest interior level. */
     private void writeLeaf(SlottedPageBuilder leaf, LeafTally tally) throws IOException {
         LeafSummary s = tally.summary(leaf, pageSize);
-        byte[] page = leaf.finish(PageFormat.TYPE_LEAF, 0);
+        byte[] page = leaf.finish(PageFormat.TYPE_LEAF, 0, formatVersion);
         int pageNo = sink.writePage(page);
         leafCount++;
         leavesWritten++;
@@ -400,7 +409,7 @@ final class TreeBuilder {
     private void writeInterior(int index) throws IOException {
         InteriorLevel level = levels.get(index);
         SlottedPageBuilder b = level.page;
-        byte[] page = b.finish(PageFormat.TYPE_INTERIOR, index + 1);
+        byte[] page = b.finish(PageFormat.TYPE_INTERIOR, index + 1, formatVersion);
         int pageNo = sink.writePage(page);
         interiorPages++;
         level.pagesWritten++;
@@ -421,7 +430,7 @@ final class TreeBuilder {
                 return new Shape(TreePages.child(page, level.page.cellOffset(0), index + 1), index + 1);
             }
             if (top && level.pagesWritten == 0) {
-                int root = sink.writePage(level.page.finish(PageFormat.TYPE_INTERIOR, index + 1));
+                int root = sink.writePage(level.page.finish(PageFormat.TYPE_INTERIOR, index + 1, formatVersion));
                 interiorPages++;
                 return new Shape(root, index + 2);
             }
@@ -433,17 +442,27 @@ final class TreeBuilder {
     /**
      * The footer of the finished tree with the given bloom extent and counts; the live page
      * count covers the tree, the leaves' overflow extents, {@code bloomPages} and the footer.
+     * A packed version gives its page map and the byte offset its footer goes to.
      */
     Footer footer(Shape shape, int bloomPage, int bloomLength, int bloomCrc, int bloomPages, long bloomKeys,
-                  long bloomCapacity, long previousFooterOffset) {
+                  long bloomCapacity, long previousFooterOffset, PageSink.PageMap map, long footerOffset) {
         boolean empty = entryCount == 0;
         byte[] noKey = new byte[0];
         long livePages = leafCount + overflowPages + interiorPages + bloomPages + 1;
+        if (map != null && map.length() == 0) {
+            map = null;
+        }
+        long storedBytes = map != null ? footerOffset + pageSize - (long) sink.firstPage() * pageSize
+                : livePages * pageSize;
         return new Footer(pageSize, shape.root(), shape.height(), leafCount, entryCount, tombstoneCount,
                 empty ? 0 : minSeqno, empty ? 0 : maxSeqno, bloomPage, bloomLength, bloomCrc,
                 (int) Math.min(Integer.MAX_VALUE, overflowPages), userBytes, previousFooterOffset, sink.firstPage(),
                 empty ? noKey : firstKey, empty ? noKey : Arrays.copyOf(lastKey, lastKeyLength),
-                PageFormat.FORMAT_VERSION, bloomKeys, bloomCapacity, livePages);
+                // An empty packed version maps no page: it is recorded as unpacked.
+                formatVersion, bloomKeys, bloomCapacity, livePages,
+                map != null && map.length() > 0 ? sink.compression() : Compression.NONE,
+                map == null ? 0 : map.offset(), map == null ? 0 : map.length(), map == null ? 0 : map.crc(),
+                storedBytes, 0, 0);
     }
 
     long entryCount() {

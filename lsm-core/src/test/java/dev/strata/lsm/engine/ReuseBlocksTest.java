@@ -186,6 +186,39 @@ class ReuseBlocksTest {
         }
     }
 
+    /**
+     * Compressed tables are never merged in place: a block compaction into lz4 tables
+     * rewrites the children it would have merged (with the level's codec), and every value
+     * and the snapshot stay right.
+     */
+    @Test
+    void aBlockCompactionIntoCompressedTablesRewritesThem() throws java.io.IOException {
+        StoreConfig lz4 = config().toBuilder().compression(dev.strata.lsm.sstable.Compression.LZ4).build();
+        long[] before;
+        try (LsmStore store = LsmStore.open(dir, lz4)) {
+            loadIntoLevel1(store);
+            before = fileNumbers(store.stats());
+            // Tables are cut at 256 KiB stored: compressed, the level takes fewer of them.
+            assertTrue(before.length >= 2, "several level-1 tables: " + store.stats());
+            for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
+                store.put(key(i), value(i, 1));
+            }
+            runScript(store, ReuseBlocksTest::reuse);
+            StoreStats stats = store.stats();
+            assertEquals(0, stats.policyErrors(), "policy errors: " + stats);
+            assertEquals(0, stats.componentsPerLevel()[0], "level 0 merged away");
+            assertEquals(0, stats.blockCompaction().mergedInPlace(), "nothing merged in place: " + stats);
+            long[] after = fileNumbers(stats);
+            assertTrue(Arrays.stream(before).anyMatch(n -> Arrays.binarySearch(after, n) < 0),
+                    "the overlapped children were rewritten into new files");
+            assertTrue(stats.compressionRatio() > 1.5, "the level stays compressed: " + stats);
+            assertValues(store, 1);
+        }
+        try (LsmStore store = LsmStore.open(dir, lz4)) {
+            assertValues(store, 1);
+        }
+    }
+
     @Test
     void aSecondBlockCompactionStacksAnotherVersionOnTheSameFiles() {
         long[] before;

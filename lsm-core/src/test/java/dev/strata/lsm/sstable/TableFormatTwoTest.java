@@ -46,7 +46,7 @@ class TableFormatTwoTest {
         try (PageFile file = fixture.openForRead(path)) {
             SSTableReader reader = TableFixture.open(file, table, BlockCache.disabled());
             Footer f = reader.footer();
-            assertEquals(2, f.formatVersion());
+            assertEquals(Footer.FORMAT_VERSION, f.formatVersion());
             List<LeafRef> leaves = LeafIndex.leaves(reader);
             assertEquals(f.leafCount(), leaves.size());
             TableIterator it = reader.iterator();

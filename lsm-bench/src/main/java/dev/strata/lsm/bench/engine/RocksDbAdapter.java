@@ -69,10 +69,13 @@ final class RocksDbAdapter implements BenchEngine {
                 .setWriteBufferSize(config.memtableBytes())
                 .setMaxWriteBufferNumber(writeBuffers)
                 .setMaxBackgroundJobs(config.backgroundThreads())
-                .setCompressionType(CompressionType.NO_COMPRESSION)
+                .setCompressionType(rocksCodec(config.compression()))
                 .setStatistics(statistics)
                 .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
                 .setTableFormatConfig(table);
+        if (config.bottommostCompression() != null) {
+            options.setBottommostCompressionType(rocksCodec(config.bottommostCompression()));
+        }
         String shape = matchLeveledPreset(options, config);
         writeOptions = new WriteOptions().setSync(false).setDisableWAL(false);
         try {
@@ -83,14 +86,26 @@ final class RocksDbAdapter implements BenchEngine {
         }
         description = String.format("rocksdb %s leveled (%s), write_buffer_size=%d, max_write_buffer_number=%d, "
                         + "LRU block cache %d bytes, block_size=%d, bloom %d bits/key, max_background_jobs=%d, "
-                        + "no compression", RocksDB.rocksdbVersion(), shape, config.memtableBytes(), writeBuffers,
-                config.blockCacheBytes(), config.pageSize(), config.bloomBitsPerKey(), config.backgroundThreads());
+                        + "compression %s%s", RocksDB.rocksdbVersion(), shape, config.memtableBytes(), writeBuffers,
+                config.blockCacheBytes(), config.pageSize(), config.bloomBitsPerKey(), config.backgroundThreads(),
+                rocksCodec(config.compression()), config.bottommostCompression() == null ? ""
+                        : ", bottommost " + rocksCodec(config.bottommostCompression()));
     }
 
     /**
      * Gives RocksDB the tree shape of Strata's leveled design-space preset, if that is its
      * policy; returns how the shape was chosen, for the description.
      */
+    /** RocksDB's codec for Strata's: the same algorithm (none, LZ4, Zstandard, Snappy). */
+    static CompressionType rocksCodec(dev.strata.lsm.sstable.Compression c) {
+        return switch (c) {
+            case NONE -> CompressionType.NO_COMPRESSION;
+            case LZ4 -> CompressionType.LZ4_COMPRESSION;
+            case ZSTD -> CompressionType.ZSTD_COMPRESSION;
+            case SNAPPY -> CompressionType.SNAPPY_COMPRESSION;
+        };
+    }
+
     static String matchLeveledPreset(Options options, StoreConfig config) {
         String policy = config.mergePolicy();
         if (!policy.equals("design-space") && !DesignSpacePresets.allPresetNames().contains(policy)) {

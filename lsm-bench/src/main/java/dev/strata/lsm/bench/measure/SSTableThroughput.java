@@ -50,6 +50,13 @@ public final class SSTableThroughput implements Callable<Integer> {
     @Option(names = "--value-size", description = "bytes of each value (default ${DEFAULT-VALUE})")
     int valueSize = 100;
 
+    @Option(names = "--compression", description = "page codec: none (default), lz4, zstd or snappy")
+    String compression = "none";
+
+    @Option(names = "--value-compressibility", description = "values compress to about R of their size "
+            + "(db_bench's compression_ratio; default ${DEFAULT-VALUE}: random values)")
+    double valueCompressibility = 1.0;
+
     @Option(names = "--page-size", description = "page size in bytes (default: the table format's)")
     int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
 
@@ -78,22 +85,32 @@ public final class SSTableThroughput implements Callable<Integer> {
     }
 
     void run(PrintStream out) throws IOException {
+        if (!(valueCompressibility > 0 && valueCompressibility <= 1)) {
+            throw new IllegalArgumentException("--value-compressibility must be in (0, 1], got " + valueCompressibility);
+        }
         if (entries < 1 || rounds < 1 || lookups < 0 || warmupRounds < 0 || mergeInputs < 0 || mergeInputs == 1
                 || valueSize < 0) {
             throw new IllegalArgumentException("--entries and --rounds must be >= 1, --lookups, --warmup-rounds and "
                     + "--value-size >= 0, --merge-inputs 0 or >= 2");
         }
         Files.createDirectories(dir);
-        TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY);
+        TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY)
+                .withCompression(dev.strata.lsm.sstable.Compression.fromName(compression));
         CountingStorageIO io = new CountingStorageIO(dev.strata.lsm.io.StorageIOs.create(storage, storageParams));
         byte[][] values = new byte[1024][valueSize];
         Random rnd = new Random(42);
+        java.util.SplittableRandom text = new java.util.SplittableRandom(42);
         for (byte[] v : values) {
-            rnd.nextBytes(v);
+            if (valueCompressibility >= 1.0) {
+                rnd.nextBytes(v);
+            } else {
+                dev.strata.lsm.bench.workload.RecordFormat.fill(v, text, valueCompressibility);
+            }
         }
         double userMb = (double) entries * (KEY_SIZE + valueSize) / 1e6;
-        out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages, storage %s %s%n",
-                entries, KEY_SIZE, valueSize, userMb, pageSize, storage, storageParams);
+        out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages, storage %s %s, "
+                + "compression %s, value compressibility %.2f%n", entries, KEY_SIZE, valueSize, userMb, pageSize, storage,
+                storageParams, options.compression(), valueCompressibility);
 
         double[] buildMbps = new double[rounds];
         double[] buildSyncMbps = new double[rounds];

@@ -66,7 +66,8 @@ public final class EngineRun {
 
     private static Result execute(BenchEngine engine, Path dir, WorkloadSettings settings, PrintStream progress,
                                   String ioSource) throws InterruptedException {
-        RecordFormat format = new RecordFormat(settings.keySize(), settings.valueSize(), settings.seed());
+        RecordFormat format = new RecordFormat(settings.keySize(), settings.valueSize(), settings.seed(),
+                settings.valueCompressibility());
         Keyspace keyspace = new Keyspace(settings.records());
         ProcessIo ioAtOpen = ProcessIo.read();
         List<WorkloadResult> results = new ArrayList<>();

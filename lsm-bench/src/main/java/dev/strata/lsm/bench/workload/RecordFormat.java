@@ -29,6 +29,19 @@ public final class RecordFormat {
      * @param seed seeds the value bytes
      */
     public RecordFormat(int keySize, int valueSize, long seed) {
+        this(keySize, valueSize, seed, 1.0);
+    }
+
+    /**
+     * Values that compress to about {@code compressibility} of their size, as db_bench's
+     * {@code compression_ratio}: below 1 the value pool is made of 100-byte pieces, each a
+     * random printable string of {@code max(1, 100·compressibility)} characters repeated to
+     * 100 bytes (db_bench's {@code CompressibleString}); at 1 (the default) the pool is random
+     * bytes, which no codec shrinks.
+     *
+     * @param compressibility in (0, 1]
+     */
+    public RecordFormat(int keySize, int valueSize, long seed, double compressibility) {
         if (keySize < MIN_KEY_SIZE) {
             throw new IllegalArgumentException("key size must be at least " + MIN_KEY_SIZE + " bytes, got " + keySize);
         }
@@ -37,8 +50,30 @@ public final class RecordFormat {
         }
         this.keySize = keySize;
         this.valueSize = valueSize;
+        if (!(compressibility > 0 && compressibility <= 1)) {
+            throw new IllegalArgumentException("value compressibility must be in (0, 1], got " + compressibility);
+        }
         this.pool = new byte[Math.max(POOL_BYTES, 2 * valueSize)];
-        new SplittableRandom(seed).nextBytes(pool);
+        fill(pool, new SplittableRandom(seed), compressibility);
+    }
+
+    /** Fills {@code dst} with bytes of compressibility {@code ratio} (see the constructor). */
+    public static void fill(byte[] dst, SplittableRandom rnd, double ratio) {
+        if (ratio >= 1.0) {
+            rnd.nextBytes(dst);
+            return;
+        }
+        int raw = Math.max(1, (int) (100 * ratio));
+        byte[] piece = new byte[raw];
+        for (int at = 0; at < dst.length; at += 100) {
+            for (int i = 0; i < raw; i++) {
+                piece[i] = (byte) (' ' + rnd.nextInt(95));
+            }
+            int end = Math.min(dst.length, at + 100);
+            for (int i = at; i < end; i++) {
+                dst[i] = piece[(i - at) % raw];
+            }
+        }
     }
 
     public int keySize() {

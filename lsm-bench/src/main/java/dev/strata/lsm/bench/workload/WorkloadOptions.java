@@ -38,6 +38,18 @@ public final class WorkloadOptions {
     @Option(names = "--value-size", defaultValue = "100", description = "bytes per value (default ${DEFAULT-VALUE})")
     int valueSize;
 
+    @Option(names = "--value-compressibility", defaultValue = "1.0", description = "values compress to about R "
+            + "of their size, as db_bench's compression_ratio (default ${DEFAULT-VALUE}: random values)")
+    double valueCompressibility;
+
+    @Option(names = "--compression", description = "page codec of every engine: none, lz4, zstd or snappy "
+            + "(Strata's compression, RocksDB's CompressionType; LevelDB has snappy only); default: --config's")
+    String compression;
+
+    @Option(names = "--bottommost-compression", description = "codec of the bottommost data of every engine "
+            + "(Strata's bottommostCompression, RocksDB's bottommost_compression); default: --config's")
+    String bottommostCompression;
+
     @Option(names = "--threads", defaultValue = "1",
             description = "worker threads; readwhilewriting adds one writer (default ${DEFAULT-VALUE})")
     int threads;
@@ -97,7 +109,7 @@ public final class WorkloadOptions {
         }
         KeyDistribution d = distribution == null ? null : KeyDistribution.parse(distribution.trim());
         return new WorkloadSettings(types, records, ops == null ? records : ops, keySize, valueSize, threads, seed, d,
-                zipfTheta, rate, maxScanLength, scanLength);
+                zipfTheta, rate, maxScanLength, scanLength, valueCompressibility);
     }
 
     /**
@@ -109,7 +121,18 @@ public final class WorkloadOptions {
         if (config != null && !Files.isRegularFile(config)) {
             throw new IllegalArgumentException("--config " + config + " is not a readable file");
         }
-        return config == null ? StoreConfig.defaults() : StoreConfig.fromXml(config);
+        StoreConfig c = config == null ? StoreConfig.defaults() : StoreConfig.fromXml(config);
+        if (compression != null || bottommostCompression != null) {
+            StoreConfig.Builder b = c.toBuilder();
+            if (compression != null) {
+                b.compression(compression);
+            }
+            if (bottommostCompression != null) {
+                b.bottommostCompression(bottommostCompression);
+            }
+            c = b.build();
+        }
+        return c;
     }
 
     /**

@@ -18,10 +18,21 @@ import java.util.List;
  * @param rate total requests per second for an open-loop run; null for closed loop
  * @param maxScanLength scans of the YCSB workloads read 1..maxScanLength records
  * @param scanLength records seekrandom reads after the key it seeks to
+ * @param valueCompressibility values compress to about this fraction of their size (db_bench's
+ *     {@code compression_ratio}; 1.0, the default, for random values)
  */
 public record WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
                                int threads, long seed, KeyDistribution distribution, double zipfTheta, Double rate,
-                               int maxScanLength, int scanLength) {
+                               int maxScanLength, int scanLength, double valueCompressibility) {
+
+    /** Settings with random (incompressible) values. */
+    public WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
+                            int threads, long seed, KeyDistribution distribution, double zipfTheta, Double rate,
+                            int maxScanLength, int scanLength) {
+        this(workloads, records, ops, keySize, valueSize, threads, seed, distribution, zipfTheta, rate, maxScanLength,
+                scanLength, 1.0);
+    }
+
     /** YCSB's default maximum scan length. */
     public static final int DEFAULT_MAX_SCAN_LENGTH = 100;
     /** seekrandom's default: seek, then 50 nexts (the peer comparison of issue 11). */
@@ -66,6 +77,9 @@ public record WorkloadSettings(List<WorkloadType> workloads, long records, long 
         }
         if (maxScanLength < 1) {
             throw new IllegalArgumentException("the maximum scan length must be at least 1, got " + maxScanLength);
+        }
+        if (!(valueCompressibility > 0 && valueCompressibility <= 1)) {
+            throw new IllegalArgumentException("--value-compressibility must be in (0, 1], got " + valueCompressibility);
         }
         if (scanLength < 0 || scanLength > 1_000_000) {
             throw new IllegalArgumentException("--scan-length must be from 0 to 1000000, got " + scanLength);

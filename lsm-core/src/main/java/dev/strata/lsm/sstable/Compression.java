@@ -1,0 +1,83 @@
+package dev.strata.lsm.sstable;
+
+import dev.strata.lsm.ConfigException;
+
+import java.util.Locale;
+
+/**
+ * The page compression codec of a table (format 3, docs/format.md): {@code none} (the
+ * default) or one of the native codecs LZ4, Zstandard and Snappy. The codec is recorded in
+ * each table's footer (byte 132) and in each compressed page's frame header, so a table is
+ * always read with the codec it was written with, whatever the store is configured with now.
+ */
+public enum Compression {
+    NONE(0, "none"),
+    LZ4(1, "lz4"),
+    ZSTD(2, "zstd"),
+    SNAPPY(3, "snappy");
+
+    /** Zstandard's default level (and the configuration's). */
+    public static final int DEFAULT_LEVEL = 3;
+    /** Levels accepted for Zstandard. */
+    public static final int MIN_ZSTD_LEVEL = 1;
+    public static final int MAX_ZSTD_LEVEL = 22;
+
+    private final int id;
+    private final String configName;
+
+    Compression(int id, String configName) {
+        this.id = id;
+        this.configName = configName;
+    }
+
+    /** The code stored on disk (footer byte 132, frame header byte 4). */
+    public int id() {
+        return id;
+    }
+
+    /** The name used in configuration: none, lz4, zstd or snappy. */
+    public String configName() {
+        return configName;
+    }
+
+    /** The codec with on-disk code {@code id}, or null when there is none. */
+    static Compression fromId(int id) {
+        for (Compression c : values()) {
+            if (c.id == id) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The codec named {@code name} (case-insensitive).
+     *
+     * @throws ConfigException if there is no such codec
+     */
+    public static Compression fromName(String name) {
+        if (name != null) {
+            String n = name.trim().toLowerCase(Locale.ROOT);
+            for (Compression c : values()) {
+                if (c.configName.equals(n)) {
+                    return c;
+                }
+            }
+        }
+        throw new ConfigException("unknown compression codec '" + name + "': expected none, lz4, zstd or snappy");
+    }
+
+    /**
+     * Loads this codec's native library (once per JVM) and checks that it round-trips a page.
+     *
+     * @throws ConfigException naming the codec if its native part cannot be loaded or fails
+     */
+    public void checkAvailable() {
+        PageCodec.of(this, DEFAULT_LEVEL);
+    }
+
+    @Override
+    public String toString() {
+        return configName;
+    }
+}
