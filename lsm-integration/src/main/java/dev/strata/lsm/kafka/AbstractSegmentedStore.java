@@ -128,11 +128,34 @@ abstract class AbstractSegmentedStore implements StateStore {
                     (StreamsMetricsImpl) stateStoreContext.metrics());
         }
         Path dir = directory(stateStoreContext, name);
-        segments = new TimeSegments(name, dir, config, retentionPeriod, segmentInterval);
+        segments = new TimeSegments(name, segmentsDirectory(dir), config, retentionPeriod, segmentInterval);
         segments.openExisting();
+        try {
+            openOthers(dir);
+        } catch (RuntimeException e) {
+            segments.close();
+            throw e;
+        }
         position = readPosition(dir.resolve(POSITION_FILE));
         open = true;
         stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::flush);
+    }
+
+    /** Where the segments are, in the store's directory {@code storeDir}: there by default. */
+    Path segmentsDirectory(Path storeDir) {
+        return storeDir;
+    }
+
+    /** Opens the store's stores other than its segments (none by default); called by init. */
+    void openOthers(Path storeDir) {
+    }
+
+    /** Makes the writes to the other stores durable (flush). */
+    void syncOthers() {
+    }
+
+    /** Closes the other stores; the first failure is thrown after all are closed. */
+    void closeOthers() {
     }
 
     private Position readPosition(Path file) {
@@ -143,8 +166,14 @@ abstract class AbstractSegmentedStore implements StateStore {
             return PositionSerde.deserialize(ByteBuffer.wrap(Files.readAllBytes(file)));
         } catch (IOException | RuntimeException e) {
             segments.close();
+            closeOthers();
             throw new ProcessorStateException("store " + name + ": cannot read its position from " + file, e);
         }
+    }
+
+    /** The store's directory, {@code <task>/strata/<name>}. */
+    Path storeDirectory() {
+        return directory(context, name);
     }
 
     void checkOpen() {
@@ -181,15 +210,20 @@ abstract class AbstractSegmentedStore implements StateStore {
     }
 
     void checkLimits(int storedKeyBytes, int userKeyBytes, byte[] value) {
+        checkLimits(storedKeyBytes, userKeyBytes, value == null ? 0 : value.length);
+    }
+
+    /** Refuses, before anything is written, a record whose Strata key or value is over the Strata limits. */
+    void checkLimits(int storedKeyBytes, int userKeyBytes, int storedValueBytes) {
         if (storedKeyBytes > config.maxKeyBytes()) {
             throw new ProcessorStateException("Strata store " + name + ": key of " + userKeyBytes
                     + " bytes is " + storedKeyBytes + " bytes in a segment (escaped, with its time suffix), over the"
                     + " maximum key size of " + config.maxKeyBytes() + " bytes at pageSize " + config.pageSize()
                     + "; the record was not written");
         }
-        if (value != null && value.length > config.maxValueBytes()) {
-            throw new ProcessorStateException("Strata store " + name + ": value of " + value.length
-                    + " bytes exceeds the maximum value size of " + config.maxValueBytes()
+        if (storedValueBytes > config.maxValueBytes()) {
+            throw new ProcessorStateException("Strata store " + name + ": value of " + storedValueBytes
+                    + " bytes (as stored) exceeds the maximum value size of " + config.maxValueBytes()
                     + " bytes (maxValueBytes); the record was not written");
         }
     }
@@ -222,6 +256,22 @@ abstract class AbstractSegmentedStore implements StateStore {
         } catch (StoreException e) {
             throw failure("get", e);
         }
+    }
+
+    /** Records the current record's input offset in the position. */
+    void positionUpdate() {
+        updatePosition();
+    }
+
+    /** Counts a record dropped for being expired. */
+    void recordDropped() {
+        if (droppedRecords != null) {
+            droppedRecords.record();
+        }
+    }
+
+    boolean consistencyEnabled() {
+        return consistencyEnabled;
     }
 
     private void updatePosition() {
@@ -303,8 +353,9 @@ abstract class AbstractSegmentedStore implements StateStore {
             return;
         }
         segments.sync();
-        Path file = segments.directory().resolve(POSITION_FILE);
-        Path tmp = segments.directory().resolve(POSITION_FILE + ".tmp");
+        syncOthers();
+        Path file = storeDirectory().resolve(POSITION_FILE);
+        Path tmp = storeDirectory().resolve(POSITION_FILE + ".tmp");
         try {
             Files.write(tmp, PositionSerde.serialize(position).array());
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -370,6 +421,15 @@ abstract class AbstractSegmentedStore implements StateStore {
                 failure.addSuppressed(e);
             }
         }
+        try {
+            closeOthers();
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                failure = e;
+            } else {
+                failure.addSuppressed(e);
+            }
+        }
         if (failure != null) {
             throw failure;
         }
@@ -377,6 +437,6 @@ abstract class AbstractSegmentedStore implements StateStore {
 
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "[" + name + (open ? ", open in " + segments.directory() : ", closed") + "]";
+        return getClass().getSimpleName() + "[" + name + (open ? ", open in " + storeDirectory() : ", closed") + "]";
     }
 }

@@ -3,6 +3,7 @@ package dev.strata.lsm.kafka;
 import dev.strata.lsm.StoreConfig;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 import java.time.Duration;
@@ -142,6 +143,58 @@ public final class StrataStores {
         Objects.requireNonNull(config, "config cannot be null");
         long retentionMs = millis(retentionPeriod, "retentionPeriod");
         return new StrataSessionBytesStoreSupplier(name, config, retentionMs, segmentInterval(retentionMs));
+    }
+
+    /**
+     * A versioned key-value store supplier (KIP-889) with {@link #SEGMENT_CONFIG}, as
+     * {@link org.apache.kafka.streams.state.Stores#persistentVersionedKeyValueStore(String, Duration)}:
+     * older versions stay queryable for {@code historyRetention} of stream time (also the grace
+     * period for late writes), in history segments of Kafka's default interval for that
+     * retention (see {@link #versionedSegmentInterval}).
+     *
+     * @throws IllegalArgumentException when the retention is negative or has more than a long's milliseconds
+     */
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name,
+                                                                               Duration historyRetention) {
+        long retentionMs = millis(historyRetention, "historyRetention");
+        return persistentVersionedKeyValueStore(name, historyRetention, Duration.ofMillis(
+                versionedSegmentInterval(retentionMs)), SEGMENT_CONFIG);
+    }
+
+    /**
+     * {@link #persistentVersionedKeyValueStore(String, Duration)} with the given history
+     * segment interval, as Kafka's overload of the same name, and Strata configuration.
+     *
+     * @throws IllegalArgumentException when a duration is negative, the interval is zero, or
+     *         either has more than a long's milliseconds
+     */
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention,
+                                                                               Duration segmentInterval,
+                                                                               StoreConfig config) {
+        Objects.requireNonNull(name, "name cannot be null");
+        Objects.requireNonNull(config, "config cannot be null");
+        long retentionMs = millis(historyRetention, "historyRetention");
+        long intervalMs = millis(segmentInterval, "segmentInterval");
+        if (intervalMs < 1) {
+            throw new IllegalArgumentException("segmentInterval cannot be zero or negative");
+        }
+        return new StrataVersionedBytesStoreSupplier(name, config, retentionMs, intervalMs);
+    }
+
+    /**
+     * Kafka's default history segment interval for a versioned store: a third of a retention up
+     * to a minute (at least 2 s), a fifth up to 5 minutes (at least 20 s), a twelfth up to an
+     * hour (at least a minute), a twenty-fourth beyond (at least 5 minutes).
+     */
+    static long versionedSegmentInterval(long historyRetentionMs) {
+        if (historyRetentionMs <= 60_000L) {
+            return Math.max(historyRetentionMs / 3, 2_000L);
+        } else if (historyRetentionMs <= 300_000L) {
+            return Math.max(historyRetentionMs / 5, 20_000L);
+        } else if (historyRetentionMs <= 3_600_000L) {
+            return Math.max(historyRetentionMs / 12, 60_000L);
+        }
+        return Math.max(historyRetentionMs / 24, 300_000L);
     }
 
     private static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
