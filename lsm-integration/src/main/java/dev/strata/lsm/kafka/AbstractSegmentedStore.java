@@ -4,6 +4,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.WriteBatch;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
@@ -48,7 +49,7 @@ import java.util.function.Function;
  * {@link #managesOffsets()} is false: a commit's writes span several segments, each its own
  * Strata store with its own WAL, and no write batch covers two of them, so the store cannot
  * record changelog offsets atomically with its data. Kafka Streams keeps the offsets in the
- * task's {@code .checkpoint} file, written after {@link #flush()}, which makes every write
+ * task's {@code .checkpoint} file, written after {@link #commit(Map)}, which makes every write
  * durable (a WAL-synced write in each segment written since the last flush). Under
  * exactly-once Kafka Streams removes the checkpoint while the task runs and wipes and
  * restores a store it finds without one, so the store keeps no open/closed marker.
@@ -138,7 +139,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         }
         position = readPosition(dir.resolve(POSITION_FILE));
         open = true;
-        stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::flush);
+        stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::persist);
     }
 
     /** Where the segments are, in the store's directory {@code storeDir}: there by default. */
@@ -346,9 +347,23 @@ abstract class AbstractSegmentedStore implements StateStore {
         }
     }
 
-    /** Makes every write durable and records the position; Kafka Streams checkpoints after it. */
+    /**
+     * Makes every write durable and records the position (the offsets are not the store's:
+     * Kafka Streams checkpoints them after this returns).
+     */
     @Override
-    public synchronized void flush() {
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        persist();
+    }
+
+    /** As {@link #commit(Map)}: for callers of the deprecated {@code StateStore.flush()}. */
+    @Override
+    @Deprecated
+    public void flush() {
+        persist();
+    }
+
+    private synchronized void persist() {
         if (!open) {
             return;
         }
@@ -403,7 +418,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         }
         RuntimeException failure = null;
         try {
-            flush();
+            persist();
         } catch (RuntimeException e) {
             failure = e;
         }

@@ -79,7 +79,7 @@ public class StrataDslStoreSuppliers implements DslStoreSuppliers {
                 || params.dslStoreFormat() == DslStoreFormat.HEADERS) {
             return builtIn.windowStore(params);
         }
-        return params.isTimestamped()
+        return params.dslStoreFormat() == DslStoreFormat.TIMESTAMPED
                 ? StrataStores.persistentTimestampedWindowStore(params.name(), params.retentionPeriod(),
                         params.windowSize(), params.retainDuplicates(), segmentConfig)
                 : StrataStores.persistentWindowStore(params.name(), params.retentionPeriod(), params.windowSize(),

@@ -137,7 +137,7 @@ public class StrataSegmentedStoreQueryTest {
         assertEquals(FailureReason.UNKNOWN_QUERY_TYPE,
                 store.query(WindowRangeQuery.withKey(b("a")), PositionBound.unbounded(), CONFIG).getFailureReason());
 
-        store.flush();
+        store.commit(Map.of());
         store.close();
         stores.remove(store);
         WindowStore<Bytes, byte[]> reopened = init(StrataStores.persistentWindowStore("w", Duration.ofMinutes(10),

@@ -233,6 +233,7 @@ public class StrataVersionedStoreTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation")  // managesOffsets()
     void badArgumentsAreRefused() {
         assertThrows(NullPointerException.class,
                 () -> StrataStores.persistentVersionedKeyValueStore(null, Duration.ofSeconds(1)));

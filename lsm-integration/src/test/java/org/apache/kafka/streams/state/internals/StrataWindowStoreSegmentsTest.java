@@ -214,7 +214,7 @@ public class StrataWindowStoreSegmentsTest {
             windowStore.put(i, "v" + i, start + i * SEGMENT_INTERVAL / 3);
         }
         windowStore.put(0, null, start);  // a delete reaches the changelog as a tombstone
-        windowStore.flush();
+        windowStore.commit(Map.of());
         windowStore.close();
 
         windowStore = build(false);
