@@ -240,6 +240,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private synchronized KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean forward) {
         checkOpen();
         if (from != null && to != null && from.compareTo(to) > 0) {
+            InvalidKeyRange.warn();
             return iterator(StoreLayout.DATA_START, StoreLayout.DATA_START, List.of(), forward);
         }
         byte[] start = from == null ? StoreLayout.DATA_START : StoreLayout.dataKey(from.get());

@@ -2,6 +2,12 @@ package dev.strata.lsm.kafka;
 
 import dev.strata.lsm.StoreConfig;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
+import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
+
+import java.time.Duration;
+import java.util.Objects;
 
 /**
  * Kafka Streams store suppliers backed by Strata, the counterpart of
@@ -13,8 +19,15 @@ import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
  * props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, StrataDslStoreSuppliers.class);
  * }</pre>
  *
- * Each task's store is a Strata store in {@code <state.dir>/<task>/strata/<name>}, opened
- * with the given configuration (by default {@link #DEFAULT_CONFIG}).
+ * Each task's key-value store is a Strata store in {@code <state.dir>/<task>/strata/<name>},
+ * opened with the given configuration (by default {@link #DEFAULT_CONFIG}). Window and session
+ * stores keep one Strata store per time segment in {@code <state.dir>/<task>/strata/<name>/<segment start>}
+ * (by default opened with {@link #SEGMENT_CONFIG}), so that an expired segment is dropped by
+ * deleting its directory.
+ *
+ * <p>The window and session suppliers take the arguments of, and validate them as,
+ * {@link org.apache.kafka.streams.state.Stores}'s: the segment interval is
+ * {@code max(retentionPeriod / 2, 60 s)}, Kafka's rule.
  */
 public final class StrataStores {
     /**
@@ -28,6 +41,21 @@ public final class StrataStores {
             .blockCacheBytes(32L << 20)
             .backgroundThreads(1)
             .build();
+
+    /**
+     * The configuration each time segment of a window or session store opens with when none is
+     * given: a store has about {@code retention / segmentInterval + 1} (usually 3) segments
+     * open per task, so each gets a 4 MiB memtable and an 8 MiB block cache, and one
+     * background thread.
+     */
+    public static final StoreConfig SEGMENT_CONFIG = StoreConfig.builder()
+            .memtableBytes(4L << 20)
+            .blockCacheBytes(8L << 20)
+            .backgroundThreads(1)
+            .build();
+
+    /** The smallest segment interval, Kafka's: 60 s. */
+    static final long MIN_SEGMENT_INTERVAL_MS = 60_000L;
 
     private StrataStores() {
     }
@@ -53,5 +81,155 @@ public final class StrataStores {
     /** A timestamped key-value store supplier whose stores open Strata with {@code config}. */
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStore(String name, StoreConfig config) {
         return new StrataKeyValueBytesStoreSupplier(name, config, true);
+    }
+
+    /**
+     * A window store supplier with {@link #SEGMENT_CONFIG}, as
+     * {@link org.apache.kafka.streams.state.Stores#persistentWindowStore(String, Duration, Duration, boolean)}.
+     *
+     * @param retentionPeriod how long windows are kept (at least {@code windowSize})
+     * @param windowSize the size of the windows (not negative)
+     * @param retainDuplicates whether every put is kept (for joins); a null value is then ignored
+     * @throws IllegalArgumentException when a duration is negative or has more than a long's
+     *         milliseconds, or the window size exceeds the retention period
+     */
+    public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod,
+                                                                 Duration windowSize, boolean retainDuplicates) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, SEGMENT_CONFIG, false);
+    }
+
+    /** {@link #persistentWindowStore(String, Duration, Duration, boolean)} with segments opened with {@code config}. */
+    public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod,
+                                                                 Duration windowSize, boolean retainDuplicates,
+                                                                 StoreConfig config) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, false);
+    }
+
+    /**
+     * A timestamped window store supplier (its stores are {@code TimestampedBytesStore}s) with
+     * {@link #SEGMENT_CONFIG}, as {@code Stores.persistentTimestampedWindowStore}; the arguments
+     * are those of {@link #persistentWindowStore(String, Duration, Duration, boolean)}.
+     */
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
+                                                                            Duration windowSize,
+                                                                            boolean retainDuplicates) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, SEGMENT_CONFIG, true);
+    }
+
+    /** {@link #persistentTimestampedWindowStore(String, Duration, Duration, boolean)} with segments opened with {@code config}. */
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
+                                                                            Duration windowSize,
+                                                                            boolean retainDuplicates,
+                                                                            StoreConfig config) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, true);
+    }
+
+    /**
+     * A session store supplier with {@link #SEGMENT_CONFIG}, as
+     * {@link org.apache.kafka.streams.state.Stores#persistentSessionStore(String, Duration)}.
+     *
+     * @param retentionPeriod how long sessions are kept after they end
+     * @throws IllegalArgumentException when the retention period is negative or has more than
+     *         a long's milliseconds
+     */
+    public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod) {
+        return persistentSessionStore(name, retentionPeriod, SEGMENT_CONFIG);
+    }
+
+    /** {@link #persistentSessionStore(String, Duration)} with segments opened with {@code config}. */
+    public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod,
+                                                                   StoreConfig config) {
+        Objects.requireNonNull(name, "name cannot be null");
+        Objects.requireNonNull(config, "config cannot be null");
+        long retentionMs = millis(retentionPeriod, "retentionPeriod");
+        return new StrataSessionBytesStoreSupplier(name, config, retentionMs, segmentInterval(retentionMs));
+    }
+
+    /**
+     * A versioned key-value store supplier (KIP-889) with {@link #SEGMENT_CONFIG}, as
+     * {@link org.apache.kafka.streams.state.Stores#persistentVersionedKeyValueStore(String, Duration)}:
+     * older versions stay queryable for {@code historyRetention} of stream time (also the grace
+     * period for late writes), in history segments of Kafka's default interval for that
+     * retention (see {@link #versionedSegmentInterval}).
+     *
+     * @throws IllegalArgumentException when the retention is negative or has more than a long's milliseconds
+     */
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name,
+                                                                               Duration historyRetention) {
+        long retentionMs = millis(historyRetention, "historyRetention");
+        return persistentVersionedKeyValueStore(name, historyRetention, Duration.ofMillis(
+                versionedSegmentInterval(retentionMs)), SEGMENT_CONFIG);
+    }
+
+    /**
+     * {@link #persistentVersionedKeyValueStore(String, Duration)} with the given history
+     * segment interval, as Kafka's overload of the same name, and Strata configuration.
+     *
+     * @throws IllegalArgumentException when a duration is negative, the interval is zero, or
+     *         either has more than a long's milliseconds
+     */
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention,
+                                                                               Duration segmentInterval,
+                                                                               StoreConfig config) {
+        Objects.requireNonNull(name, "name cannot be null");
+        Objects.requireNonNull(config, "config cannot be null");
+        long retentionMs = millis(historyRetention, "historyRetention");
+        long intervalMs = millis(segmentInterval, "segmentInterval");
+        if (intervalMs < 1) {
+            throw new IllegalArgumentException("segmentInterval cannot be zero or negative");
+        }
+        return new StrataVersionedBytesStoreSupplier(name, config, retentionMs, intervalMs);
+    }
+
+    /**
+     * Kafka's default history segment interval for a versioned store: a third of a retention up
+     * to a minute (at least 2 s), a fifth up to 5 minutes (at least 20 s), a twelfth up to an
+     * hour (at least a minute), a twenty-fourth beyond (at least 5 minutes).
+     */
+    static long versionedSegmentInterval(long historyRetentionMs) {
+        if (historyRetentionMs <= 60_000L) {
+            return Math.max(historyRetentionMs / 3, 2_000L);
+        } else if (historyRetentionMs <= 300_000L) {
+            return Math.max(historyRetentionMs / 5, 20_000L);
+        } else if (historyRetentionMs <= 3_600_000L) {
+            return Math.max(historyRetentionMs / 12, 60_000L);
+        }
+        return Math.max(historyRetentionMs / 24, 300_000L);
+    }
+
+    private static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
+                                                        boolean retainDuplicates, StoreConfig config,
+                                                        boolean timestamped) {
+        Objects.requireNonNull(name, "name cannot be null");
+        Objects.requireNonNull(config, "config cannot be null");
+        long retentionMs = millis(retentionPeriod, "retentionPeriod");
+        long windowMs = millis(windowSize, "windowSize");
+        if (windowMs > retentionMs) {
+            throw new IllegalArgumentException("The retention period of the window store " + name
+                    + " must be no smaller than its window size. Got size=[" + windowMs + "], retention=["
+                    + retentionMs + "]");
+        }
+        return new StrataWindowBytesStoreSupplier(name, config, retentionMs, windowMs, retainDuplicates,
+                segmentInterval(retentionMs), timestamped);
+    }
+
+    /** Kafka's default segment interval: half the retention period, at least 60 s. */
+    static long segmentInterval(long retentionMs) {
+        return Math.max(retentionMs / 2, MIN_SEGMENT_INTERVAL_MS);
+    }
+
+    private static long millis(Duration d, String what) {
+        Objects.requireNonNull(d, what + " cannot be null");
+        long ms;
+        try {
+            ms = d.toMillis();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(what + " " + d + " cannot be expressed as a long number of milliseconds",
+                    e);
+        }
+        if (ms < 0) {
+            throw new IllegalArgumentException(what + " cannot be negative, was " + d);
+        }
+        return ms;
     }
 }

@@ -166,7 +166,7 @@ class WordCountTopologyTest {
     }
 
     @Test
-    void dslStoreSuppliersDelegateWindowStoresToTheBuiltInRocksDbStore() throws Exception {
+    void dslStoreSuppliersPutWindowStoresOnStrata() throws Exception {
         Properties props = config("strata-windows");
         props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, StrataDslStoreSuppliers.class);
         StreamsBuilder builder = new StreamsBuilder(new org.apache.kafka.streams.TopologyConfig(new StreamsConfig(props)));
@@ -190,9 +190,11 @@ class WordCountTopologyTest {
             try (var dirs = Files.walk(stateDir.resolve("strata-windows"))) {
                 files = dirs.map(p -> stateDir.relativize(p).toString()).toList();
             }
-            assertTrue(files.stream().anyMatch(f -> f.endsWith("CURRENT")), "RocksDB holds the window store: " + files);
-            assertTrue(files.stream().noneMatch(f -> f.contains("strata" + java.io.File.separator + "window-counts")),
-                    "Strata does not: " + files);
+            String segments = "strata" + java.io.File.separator + "window-counts" + java.io.File.separator;
+            assertTrue(files.stream().anyMatch(f -> f.contains(segments + t0.toEpochMilli())),
+                    "Strata holds the window store, a segment per minute: " + files);
+            assertTrue(files.stream().noneMatch(f -> f.contains("rocksdb") || f.contains("window-counts.")),
+                    "RocksDB holds nothing (its segments would be window-counts.<start>): " + files);
         }
     }
 }

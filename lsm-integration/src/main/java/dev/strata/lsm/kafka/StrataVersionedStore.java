@@ -1,0 +1,352 @@
+package dev.strata.lsm.kafka;
+
+import dev.strata.lsm.Cursor;
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreException;
+import dev.strata.lsm.WriteOptions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
+import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.VersionedKeyQuery;
+import org.apache.kafka.streams.state.VersionedKeyValueStore;
+import org.apache.kafka.streams.state.VersionedRecord;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Objects;
+
+/**
+ * A Kafka Streams versioned key-value store (KIP-889) of bytes on Strata, following the
+ * contract of Kafka's RocksDB versioned store: every put of a key is a version valid from its
+ * timestamp until the next version's; {@code get(key)} is the latest version,
+ * {@code get(key, asOf)} the version valid at {@code asOf}; a null value (or a delete) is a
+ * tombstone version.
+ *
+ * <p>Two parts, in {@code <task>/strata/<name>/}:
+ * <ul>
+ *   <li>{@code latest/}: one Strata store holding each key's latest version (timestamp,
+ *       tombstone flag, value), which never expires (as in Kafka).</li>
+ *   <li>{@code history/<segment start>}: the older versions, one Strata store per time
+ *       segment ({@link TimeSegments}), a version in the segment of its {@code validTo}. With
+ *       stream time {@code t}, a version valid only before {@code t - historyRetention} is not
+ *       needed by any allowed query, and the segments of such versions are dropped whole, by
+ *       deleting their directories. In a segment a version's key is the key, then
+ *       {@code validTo}, then {@code validFrom} ({@link SegmentLayout#sessionKey}).</li>
+ * </ul>
+ *
+ * <p>Rules kept from Kafka's store: a put or delete older than stream time less the history
+ * retention (the grace period) is not applied ({@link #PUT_RETURN_CODE_NOT_PUT}, or null for
+ * a delete, and a dropped record counted); {@code get(key, asOf)} with {@code asOf} older than
+ * stream time less the history retention answers only from the latest version. A put returns
+ * its version's {@code validTo}, or {@link #PUT_RETURN_CODE_VALID_TO_UNDEFINED} when it is the
+ * latest. The latest store keeps a tombstone for a deleted key (Kafka's keeps none); such
+ * tombstones are never dropped. Offsets are Kafka's checkpoint's, as for the window stores
+ * ({@link AbstractSegmentedStore}): a put may write the latest store and two segments, which
+ * no Strata batch covers. A restore replays the changelog's puts in order.
+ */
+public class StrataVersionedStore extends AbstractSegmentedStore implements VersionedKeyValueStore<Bytes, byte[]> {
+    private static final byte LIVE = 1;
+    private static final byte TOMBSTONE = 0;
+
+    private final long historyRetention;
+    private LsmStore latest;
+    private boolean latestDirty;
+
+    /**
+     * @param name the store name
+     * @param config the configuration of the latest-value store and of each history segment
+     * @param historyRetention how long, in ms of stream time, older versions stay queryable
+     * @param segmentInterval the time span of one history segment, in ms
+     */
+    public StrataVersionedStore(String name, StoreConfig config, long historyRetention, long segmentInterval) {
+        super(name, config, historyRetention, segmentInterval);
+        this.historyRetention = historyRetention;
+    }
+
+    @Override
+    Path segmentsDirectory(Path storeDir) {
+        return storeDir.resolve("history");
+    }
+
+    @Override
+    void openOthers(Path storeDir) {
+        Path dir = storeDir.resolve("latest");
+        try {
+            Files.createDirectories(dir);
+            latest = LsmStore.open(dir, config);
+        } catch (IOException | StoreException e) {
+            throw new ProcessorStateException("cannot open the latest-value store " + dir + " of Strata store " + name,
+                    e);
+        }
+    }
+
+    @Override
+    void syncOthers() {
+        if (latestDirty) {
+            try {
+                latest.put(SegmentLayout.SYNC_KEY, new byte[0], WriteOptions.defaults().sync(true));
+            } catch (StoreException e) {
+                throw failure("flush", e);
+            }
+            latestDirty = false;
+        }
+    }
+
+    @Override
+    void closeOthers() {
+        if (latest != null) {
+            LsmStore l = latest;
+            latest = null;
+            try {
+                l.close();
+            } catch (RuntimeException e) {
+                throw failure("close", e);
+            }
+        }
+    }
+
+    // ---- encoding: a version's value is its flag (live or tombstone), then the value bytes;
+    // ---- a latest record adds its timestamp between them.
+
+    private static byte[] latestValue(long timestamp, byte[] value) {
+        byte[] v = new byte[1 + Long.BYTES + (value == null ? 0 : value.length)];
+        v[0] = value == null ? TOMBSTONE : LIVE;
+        ByteBuffer.wrap(v, 1, Long.BYTES).putLong(timestamp);
+        if (value != null) {
+            System.arraycopy(value, 0, v, 1 + Long.BYTES, value.length);
+        }
+        return v;
+    }
+
+    private static byte[] historyValue(byte[] value) {
+        byte[] v = new byte[1 + (value == null ? 0 : value.length)];
+        v[0] = value == null ? TOMBSTONE : LIVE;
+        if (value != null) {
+            System.arraycopy(value, 0, v, 1, value.length);
+        }
+        return v;
+    }
+
+    /** A version: valid from {@code validFrom} to {@code validTo} (exclusive; MAX for the latest); null value: tombstone. */
+    private static final class Version {
+        final long validFrom;
+        final long validTo;
+        final byte[] value;
+
+        Version(long validFrom, long validTo, byte[] value) {
+            this.validFrom = validFrom;
+            this.validTo = validTo;
+            this.value = value;
+        }
+    }
+
+    private Version latestOf(Bytes key) {
+        byte[] raw;
+        try {
+            raw = latest.get(StoreLayout.dataKey(key.get()));
+        } catch (StoreException e) {
+            throw failure("get", e);
+        }
+        if (raw == null) {
+            return null;
+        }
+        long ts = ByteBuffer.wrap(raw, 1, Long.BYTES).getLong();
+        return new Version(ts, Long.MAX_VALUE,
+                raw[0] == TOMBSTONE ? null : Arrays.copyOfRange(raw, 1 + Long.BYTES, raw.length));
+    }
+
+    /** The history version of {@code key} with the smallest validTo after {@code time}, or null. */
+    private Version historyAfter(Bytes key, long time) {
+        if (time == Long.MAX_VALUE) {
+            return null;
+        }
+        byte[] start = SegmentLayout.keyTime(key.get(), time + 1);
+        byte[] end = SegmentLayout.keyEnd(key.get());
+        for (TimeSegments.Segment segment : segments.segments(time + 1, Long.MAX_VALUE, true)) {
+            try (Cursor c = segment.store.scan(start, end)) {
+                if (c.next()) {
+                    byte[] stored = c.key();
+                    byte[] raw = c.value();
+                    return new Version(SegmentLayout.sessionStart(stored),
+                            SegmentLayout.firstTime(stored, SegmentLayout.SESSION_SUFFIX_BYTES),
+                            raw[0] == TOMBSTONE ? null : Arrays.copyOfRange(raw, 1, raw.length));
+                }
+            } catch (StoreException e) {
+                throw failure("get", e);
+            }
+        }
+        return null;
+    }
+
+    private void putLatest(Bytes key, long timestamp, byte[] value) {
+        positionUpdate();  // write() does it for the segments' writes
+        try {
+            latest.put(StoreLayout.dataKey(key.get()), latestValue(timestamp, value));
+            latestDirty = true;
+        } catch (StoreException | IllegalArgumentException e) {
+            throw failure("put", e);
+        }
+    }
+
+    private void putHistory(Bytes key, long validFrom, long validTo, byte[] value) {
+        TimeSegments.Segment segment = segments.getOrCreateIfLive(segments.segmentId(validTo), observedStreamTime);
+        if (segment != null) {  // null: valid only before the history retention: no query may see it
+            write(segment, SegmentLayout.sessionKey(key.get(), validFrom, validTo), historyValue(value));
+        }
+    }
+
+    private void deleteHistory(Bytes key, Version v) {
+        TimeSegments.Segment segment = segments.forTime(v.validTo);
+        if (segment != null) {
+            delete(segment, SegmentLayout.sessionKey(key.get(), v.validFrom, v.validTo));
+        }
+    }
+
+    @Override
+    public synchronized long put(Bytes key, byte[] value, long timestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        checkOpen();
+        checkLimits(SegmentLayout.encodedKeyLength(key.get()) + SegmentLayout.SESSION_SUFFIX_BYTES,
+                key.get().length, value == null ? 0 : 1 + Long.BYTES + value.length);
+        if (expired(timestamp)) {
+            recordDropped();
+            positionUpdate();
+            return PUT_RETURN_CODE_NOT_PUT;
+        }
+        return doPut(key, value, timestamp);
+    }
+
+    private boolean expired(long timestamp) {
+        long minLive = observedStreamTime - historyRetention;
+        if (observedStreamTime < 0 && minLive > observedStreamTime) {
+            return false;  // underflow: nothing is expired
+        }
+        return timestamp < minLive;
+    }
+
+    private long doPut(Bytes key, byte[] value, long timestamp) {
+        observedStreamTime = Math.max(observedStreamTime, timestamp);
+        segments.dropExpired(observedStreamTime);
+        Version current = latestOf(key);
+        if (current == null || current.validFrom == timestamp) {
+            putLatest(key, timestamp, value);
+            return PUT_RETURN_CODE_VALID_TO_UNDEFINED;
+        }
+        if (current.validFrom < timestamp) {
+            putHistory(key, current.validFrom, timestamp, current.value);
+            putLatest(key, timestamp, value);
+            return PUT_RETURN_CODE_VALID_TO_UNDEFINED;
+        }
+        Version older = historyAfter(key, timestamp);
+        if (older != null && older.validFrom <= timestamp) {
+            if (older.validFrom < timestamp) {
+                // split the version that was valid at the timestamp
+                deleteHistory(key, older);
+                putHistory(key, older.validFrom, timestamp, older.value);
+            }
+            putHistory(key, timestamp, older.validTo, value);
+            return older.validTo;
+        }
+        // before every version held: valid until the earliest one starts
+        long validTo = older == null ? current.validFrom : older.validFrom;
+        putHistory(key, timestamp, validTo, value);
+        return validTo;
+    }
+
+    @Override
+    public synchronized VersionedRecord<byte[]> delete(Bytes key, long timestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        checkOpen();
+        if (expired(timestamp)) {
+            recordDropped();
+            return null;
+        }
+        VersionedRecord<byte[]> existing = get(key, timestamp);
+        doPut(key, null, timestamp);
+        positionUpdate();
+        return existing;
+    }
+
+    @Override
+    public synchronized VersionedRecord<byte[]> get(Bytes key) {
+        Objects.requireNonNull(key, "key cannot be null");
+        checkOpen();
+        Version v = latestOf(key);
+        return v == null || v.value == null ? null : new VersionedRecord<>(v.value, v.validFrom);
+    }
+
+    @Override
+    public synchronized VersionedRecord<byte[]> get(Bytes key, long asOfTimestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        checkOpen();
+        Version current = latestOf(key);
+        if (current != null && current.validFrom <= asOfTimestamp) {
+            return current.value == null ? null : new VersionedRecord<>(current.value, current.validFrom);
+        }
+        if (expired(asOfTimestamp)) {
+            return null;  // past the history retention only the latest version answers
+        }
+        Version v = historyAfter(key, asOfTimestamp);
+        if (v == null || v.validFrom > asOfTimestamp || v.value == null) {
+            return null;
+        }
+        return new VersionedRecord<>(v.value, v.validFrom, v.validTo);
+    }
+
+    /** Changelog records are puts: key, value (null: tombstone), the record's timestamp. */
+    @Override
+    synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        checkOpen();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled(), position);
+            if (!expired(record.timestamp())) {
+                doPut(Bytes.wrap(record.key()), record.value(), record.timestamp());
+            }
+        }
+    }
+
+    @Override
+    Restored fromChangelogKey(byte[] changelogKey) {
+        throw new UnsupportedOperationException("a versioned store restores puts, not segment keys");
+    }
+
+    /**
+     * Answers {@link VersionedKeyQuery} (the latest version, or the version as of a time), as
+     * Kafka's RocksDB versioned store does; other queries are
+     * {@link FailureReason#UNKNOWN_QUERY_TYPE}.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public synchronized <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        long startNanos = config.isCollectExecutionInfo() ? System.nanoTime() : 0;
+        QueryResult<R> result;
+        if (query instanceof VersionedKeyQuery) {
+            if (!isPermitted(positionBound)) {
+                result = QueryResult.notUpToBound(position, positionBound, partition());
+            } else {
+                VersionedKeyQuery<Bytes, byte[]> q = (VersionedKeyQuery<Bytes, byte[]>) query;
+                VersionedRecord<byte[]> record = q.asOfTimestamp().isPresent()
+                        ? get(q.key(), q.asOfTimestamp().get().toEpochMilli()) : get(q.key());
+                result = (QueryResult<R>) QueryResult.forResult(record);
+                result.setPosition(position.copy());
+            }
+        } else {
+            result = QueryResult.forUnknownQueryType(query, this);
+        }
+        if (config.isCollectExecutionInfo()) {
+            result.addExecutionInfo("Handled in " + getClass() + " in " + (System.nanoTime() - startNanos) + "ns");
+        }
+        return result;
+    }
+}

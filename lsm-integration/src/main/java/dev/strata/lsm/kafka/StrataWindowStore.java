@@ -1,0 +1,231 @@
+package dev.strata.lsm.kafka;
+
+import dev.strata.lsm.StoreConfig;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.kstream.internals.TimeWindow;
+import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.WindowKeyQuery;
+import org.apache.kafka.streams.query.WindowRangeQuery;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A Kafka Streams window store of bytes on Strata: one Strata store per time segment
+ * ({@link TimeSegments}), in {@code <state.dir>/<task>/strata/<name>/<segment start>}, so that
+ * an expired segment is dropped by deleting its directory. A record's Strata key is its key,
+ * window start and sequence number ({@link SegmentLayout}); a window goes to the segment of
+ * its start time, as in Kafka's RocksDB window store, whose contract it follows: records
+ * older than stream time less the retention period are neither written (they count as
+ * dropped records) nor returned; with {@code retainDuplicates} every put is a new record
+ * (numbered, as Kafka numbers them) and a null value is ignored.
+ *
+ * <p>Iterators go segment by segment and by key, then time, inside one; backward fetches
+ * read one segment's part of their range into memory at a time (Strata's cursors go forward
+ * only). Offsets: see {@link AbstractSegmentedStore} (Kafka Streams checkpoints them).
+ */
+public class StrataWindowStore extends AbstractSegmentedStore implements WindowStore<Bytes, byte[]> {
+    private final long windowSize;
+    private final boolean retainDuplicates;
+    private int seqnum;
+
+    /**
+     * @param name the store name
+     * @param config the configuration of each segment's Strata store
+     * @param retentionPeriod how long windows are kept, in ms, after stream time passes their start
+     * @param windowSize the window size in ms (the end of a returned window is its start plus this)
+     * @param retainDuplicates whether every put is kept as a new record
+     * @param segmentInterval the time span of one segment, in ms
+     */
+    public StrataWindowStore(String name, StoreConfig config, long retentionPeriod, long windowSize,
+                             boolean retainDuplicates, long segmentInterval) {
+        super(name, config, retentionPeriod, segmentInterval);
+        if (windowSize < 0) {
+            throw new IllegalArgumentException("windowSize cannot be negative, was " + windowSize);
+        }
+        this.windowSize = windowSize;
+        this.retainDuplicates = retainDuplicates;
+    }
+
+    @Override
+    public synchronized void put(Bytes key, byte[] value, long windowStartTimestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        checkOpen();
+        if (value == null && retainDuplicates) {
+            return;  // a duplicate cannot be addressed to be deleted
+        }
+        checkLimits(SegmentLayout.encodedKeyLength(key.get()) + SegmentLayout.WINDOW_SUFFIX_BYTES, key.get().length,
+                value);
+        if (retainDuplicates) {
+            seqnum = (seqnum + 1) & 0x7FFFFFFF;
+        }
+        TimeSegments.Segment segment = segmentForWrite(windowStartTimestamp);
+        if (segment != null) {
+            write(segment, SegmentLayout.windowKey(key.get(), windowStartTimestamp, seqnum), value);
+        }
+    }
+
+    @Override
+    public synchronized byte[] fetch(Bytes key, long time) {
+        Objects.requireNonNull(key, "key cannot be null");
+        checkOpen();
+        if (time < earliestLiveTime(time)) {
+            return null;
+        }
+        return get(segments.forTime(time), SegmentLayout.windowKey(key.get(), time, seqnum));
+    }
+
+    @Override
+    public WindowStoreIterator<byte[]> fetch(Bytes key, long timeFrom, long timeTo) {
+        return fetch(key, timeFrom, timeTo, true);
+    }
+
+    @Override
+    public WindowStoreIterator<byte[]> backwardFetch(Bytes key, long timeFrom, long timeTo) {
+        return fetch(key, timeFrom, timeTo, false);
+    }
+
+    private synchronized WindowStoreIterator<byte[]> fetch(Bytes key, long timeFrom, long timeTo, boolean forward) {
+        Objects.requireNonNull(key, "key cannot be null");
+        checkOpen();
+        long from = earliestLiveTime(timeFrom);
+        List<TimeSegments.Segment> searched = timeTo < from ? List.of() : segments.segments(from, timeTo, forward);
+        byte[] start = SegmentLayout.keyTime(key.get(), from);
+        byte[] end = timeTo == Long.MAX_VALUE ? SegmentLayout.keyEnd(key.get())
+                : SegmentLayout.keyTime(key.get(), timeTo + 1);
+        return register(new Times(name, searched, start, end, forward, this::unregister));
+    }
+
+    /** A single key's windows, by start time. */
+    private static final class Times extends SegmentIterator<Long> implements WindowStoreIterator<byte[]> {
+        Times(String storeName, List<TimeSegments.Segment> segments, byte[] start, byte[] end, boolean forward,
+              java.util.function.Consumer<SegmentIterator<?>> onClose) {
+            super(storeName, segments, start, end,
+                    stored -> SegmentLayout.firstTime(stored, SegmentLayout.WINDOW_SUFFIX_BYTES), forward, onClose);
+        }
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetch(Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo) {
+        return fetch(keyFrom, keyTo, timeFrom, timeTo, true);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes keyFrom, Bytes keyTo, long timeFrom,
+                                                                    long timeTo) {
+        return fetch(keyFrom, keyTo, timeFrom, timeTo, false);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> all() {
+        return fetch(null, null, Long.MIN_VALUE, Long.MAX_VALUE, true);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardAll() {
+        return fetch(null, null, Long.MIN_VALUE, Long.MAX_VALUE, false);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetchAll(long timeFrom, long timeTo) {
+        return fetch(null, null, timeFrom, timeTo, true);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetchAll(long timeFrom, long timeTo) {
+        return fetch(null, null, timeFrom, timeTo, false);
+    }
+
+    /** Windows of keys in [keyFrom, keyTo] (a null bound is open) starting in [timeFrom, timeTo]. */
+    private synchronized KeyValueIterator<Windowed<Bytes>, byte[]> fetch(Bytes keyFrom, Bytes keyTo, long timeFrom,
+                                                                         long timeTo, boolean forward) {
+        checkOpen();
+        long from = earliestLiveTime(timeFrom);
+        List<TimeSegments.Segment> searched = InvalidKeyRange.check(keyFrom, keyTo) || timeTo < from ? List.of()
+                : segments.segments(from, timeTo, forward);
+        byte[] start = keyFrom == null ? SegmentLayout.DATA_START : SegmentLayout.keyStart(keyFrom.get());
+        byte[] end = keyTo == null ? SegmentLayout.DATA_END : SegmentLayout.keyEnd(keyTo.get());
+        return iterate(searched, start, end, stored -> {
+            long windowStart = SegmentLayout.firstTime(stored, SegmentLayout.WINDOW_SUFFIX_BYTES);
+            if (windowStart < from || windowStart > timeTo) {
+                return null;
+            }
+            return new Windowed<>(Bytes.wrap(SegmentLayout.userKey(stored, SegmentLayout.WINDOW_SUFFIX_BYTES)),
+                    window(windowStart));
+        }, forward);
+    }
+
+    private TimeWindow window(long start) {
+        long end = start + windowSize;
+        return new TimeWindow(start, end < start ? Long.MAX_VALUE : end);
+    }
+
+    /** Kafka's window changelog key: the key, then the window start (8 bytes) and sequence number (4 bytes). */
+    @Override
+    Restored fromChangelogKey(byte[] changelogKey) {
+        if (changelogKey.length < SegmentLayout.WINDOW_SUFFIX_BYTES) {
+            throw new org.apache.kafka.streams.errors.ProcessorStateException("store " + name
+                    + ": changelog key of " + changelogKey.length + " bytes is too short for a window key");
+        }
+        ByteBuffer b = ByteBuffer.wrap(changelogKey);
+        int keyLength = changelogKey.length - SegmentLayout.WINDOW_SUFFIX_BYTES;
+        long start = b.getLong(keyLength);
+        int seq = b.getInt(keyLength + Long.BYTES);
+        byte[] key = java.util.Arrays.copyOf(changelogKey, keyLength);
+        return new Restored(start, SegmentLayout.windowKey(key, start, seq));
+    }
+
+    /**
+     * Answers {@link WindowKeyQuery} (a key's windows in a time range) and
+     * {@link WindowRangeQuery} over a time range (every key's windows), as Kafka's RocksDB
+     * window store does; other queries are {@link FailureReason#UNKNOWN_QUERY_TYPE}.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public synchronized <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        long startNanos = config.isCollectExecutionInfo() ? System.nanoTime() : 0;
+        QueryResult<R> result;
+        if (query instanceof WindowKeyQuery) {
+            if (!isPermitted(positionBound)) {
+                result = QueryResult.notUpToBound(position, positionBound, partition());
+            } else {
+                WindowKeyQuery<Bytes, byte[]> q = (WindowKeyQuery<Bytes, byte[]>) query;
+                if (q.getTimeFrom().isPresent() && q.getTimeTo().isPresent()) {
+                    result = (QueryResult<R>) QueryResult.forResult(fetch(q.getKey(),
+                            q.getTimeFrom().get().toEpochMilli(), q.getTimeTo().get().toEpochMilli()));
+                    result.setPosition(position.copy());
+                } else {
+                    result = QueryResult.forFailure(FailureReason.UNKNOWN_QUERY_TYPE,
+                            "store " + name + " answers WindowKeyQuery with a time range only: " + query);
+                }
+            }
+        } else if (query instanceof WindowRangeQuery) {
+            WindowRangeQuery<Bytes, byte[]> q = (WindowRangeQuery<Bytes, byte[]>) query;
+            if (q.getKey().isPresent() || q.getTimeFrom().isEmpty() || q.getTimeTo().isEmpty()) {
+                result = QueryResult.forFailure(FailureReason.UNKNOWN_QUERY_TYPE,
+                        "store " + name + " answers WindowRangeQuery over a time range only: " + query);
+            } else if (!isPermitted(positionBound)) {
+                result = QueryResult.notUpToBound(position, positionBound, partition());
+            } else {
+                result = (QueryResult<R>) QueryResult.forResult(fetchAll(q.getTimeFrom().get().toEpochMilli(),
+                        q.getTimeTo().get().toEpochMilli()));
+                result.setPosition(position.copy());
+            }
+        } else {
+            result = QueryResult.forUnknownQueryType(query, this);
+        }
+        if (config.isCollectExecutionInfo()) {
+            result.addExecutionInfo("Handled in " + getClass() + " in " + (System.nanoTime() - startNanos) + "ns");
+        }
+        return result;
+    }
+}
