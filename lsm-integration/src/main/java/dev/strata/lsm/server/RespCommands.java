@@ -54,6 +54,7 @@ final class RespCommands {
     private final ScanCursors cursors = new ScanCursors(65_536);
     private final LongSupplier clock;
     private final KeyCommands keyCommands;
+    private final Checkpoints saves;
     /** The largest value a client may store (the store's limit less the node's header). */
     private final int maxValueBytes;
 
@@ -63,6 +64,7 @@ final class RespCommands {
         this.requirePass = requirePass == null ? null : requirePass.getBytes(StandardCharsets.UTF_8);
         this.clock = clock;
         this.keyCommands = new KeyCommands(store, locks, clock);
+        this.saves = new Checkpoints(store, clock);
         this.maxValueBytes = StoredValue.clientLimit(store.config().maxValueBytes());
     }
 
@@ -111,6 +113,8 @@ final class RespCommands {
                 case "TTL" -> args.size() == 2 ? ttl(args.get(1), 1000) : arity("ttl");
                 case "PTTL" -> args.size() == 2 ? ttl(args.get(1), 1) : arity("pttl");
                 case "SCAN" -> args.size() >= 2 ? scan(args) : arity("scan");
+                case "BGSAVE" -> args.size() == 1 ? saves.start() : arity("bgsave");
+                case "LASTSAVE" -> args.size() == 1 ? new IntegerRedisMessage(saves.lastSaveSeconds()) : arity("lastsave");
                 case "DBSIZE" -> args.size() == 1 ? new IntegerRedisMessage(approximateKeyCount()) : arity("dbsize");
                 case "INFO" -> bulk(info.render(args.size() > 1
                         ? new String(args.get(1), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT) : "default",
