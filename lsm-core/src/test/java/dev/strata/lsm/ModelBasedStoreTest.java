@@ -1,5 +1,7 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import dev.strata.lsm.wal.WalSyncMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Random operation histories against a TreeMap oracle: puts, deletes, batches, gets,
  * scans, snapshots, flushes, merges and close/reopen under random small configurations.
- * Replay one history with {@code -Dstrata.seed=N}; run more with {@code -Dstrata.seeds=N}.
+ * Replay one history with {@code -Dstrata.test.seed=N}. The fast lane runs 3 histories; the
+ * slow lane ({@link ModelBasedStoreSlowTest}) runs {@code 3 * strata.test.multiplier}.
  */
 class ModelBasedStoreTest {
     private static final Comparator<byte[]> KEYS = Arrays::compareUnsigned;
@@ -34,11 +37,10 @@ class ModelBasedStoreTest {
     Path tmp;
 
     static LongStream seeds() {
-        String one = System.getProperty("strata.seed");
-        if (one != null) {
-            return LongStream.of(Long.parseLong(one));
+        if (TestSeed.fixed().isPresent()) {
+            return LongStream.of(TestSeed.fixed().getAsLong());
         }
-        int n = Integer.getInteger("strata.seeds", 24);
+        int n = TestScale.scaled(3);
         long base = System.nanoTime();
         return LongStream.range(0, n).map(i -> base + i * 7919);
     }
@@ -49,7 +51,8 @@ class ModelBasedStoreTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void historyMatchesOracle(long seed) throws Exception {
-        System.out.println("ModelBasedStoreTest seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        TestSeed.use(seed);
+        System.out.println("ModelBasedStoreTest seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         Path dir = Files.createDirectories(tmp.resolve("s" + seed));
         StoreConfig config = randomConfig(rnd);
@@ -58,7 +61,7 @@ class ModelBasedStoreTest {
         int keySpace = 50 + rnd.nextInt(2000);
         LsmStore store = LsmStore.open(dir, config);
         try {
-            int ops = Integer.getInteger("strata.ops", 3000);
+            int ops = 3000;
             for (int i = 0; i < ops; i++) {
                 int op = rnd.nextInt(1000);
                 if (op < 450) {

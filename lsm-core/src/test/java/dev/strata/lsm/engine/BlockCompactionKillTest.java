@@ -10,6 +10,7 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -41,7 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with selective rewrites) and punching out dead pages, at random moments: every
  * acknowledged write survives, the store opens, every table file in the directory is live
  * (no orphan), and reads of every key agree with the acknowledged writes. Replay with
- * {@code -Dstrata.seed=N}.
+ * {@code -Dstrata.test.seed=N}.
  */
 @DisabledOnOs(OS.WINDOWS)
 class BlockCompactionKillTest {
@@ -121,8 +122,8 @@ class BlockCompactionKillTest {
 
     @Test
     void acknowledgedWritesSurviveKillsDuringBlockCompactions() throws Exception {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
-        System.out.println("BlockCompactionKillTest seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println("BlockCompactionKillTest seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         long next = 0;
         int inMerge = 0;

@@ -1,6 +1,7 @@
 package dev.strata.lsm.policy.crash;
 
 import dev.strata.lsm.StoreListener;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * that merge when the child died with it started and not ended. After each kill the store is
  * checked as in {@link PolicyKillTest} (every acknowledged write, no orphan file, no policy
  * error); the test asks for {@value #WANTED} kills inside the wanted kind of merge, within
- * {@value #ATTEMPTS} children. Replay with {@code -Dstrata.seed=N}.
+ * {@value #ATTEMPTS} children. Replay with {@code -Dstrata.test.seed=N}.
  */
 @DisabledOnOs(OS.WINDOWS)
 class MergeKillTest {
@@ -67,9 +68,9 @@ class MergeKillTest {
     @CsvSource({"spooky, partitioned merge", "spooky, dividing merge", "spooky:tiering, with the runs of level",
             "spooky:lazy-leveling, partitioned merge", "vlsm, into level 1"})
     void killedInTheMiddleOfAMergeLosesNothing(String policy, String kind) throws Exception {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
+        long seed = TestSeed.orRandom();
         Random rnd = new Random(seed);
-        String where = policy + " (" + kind + "), seed " + seed + " (replay with -Dstrata.seed=" + seed + ")";
+        String where = policy + " (" + kind + "), seed " + seed + " (replay with -Dstrata.test.seed=" + seed + ")";
         long next = 0;
         int landed = 0;
         List<String> misses = new ArrayList<>();

@@ -8,6 +8,7 @@ import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.StoreContents;
 import dev.strata.lsm.policy.sim.KeyRangeSimulator;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,7 +38,7 @@ class BlockDbTest {
 
     @Test
     void aStoreOnBlockDbAgreesWithAMap(@TempDir Path dir) {
-        long seed = Long.getLong("strata.blockdb.seed", 7);
+        long seed = TestSeed.orDefault(7);
         Random random = new Random(seed);
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         TreeMap<byte[], byte[]> atSnapshot = null;
