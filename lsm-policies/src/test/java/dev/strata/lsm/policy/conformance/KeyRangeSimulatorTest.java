@@ -8,6 +8,7 @@ import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.sim.KeyRangeSimulator;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -30,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KeyRangeSimulatorTest {
     private static final double ENTRY_BYTES = 128;
     private static final long FLUSH_BYTES = 64 << 10;
-    private static final int FLUSHES = 400;
+    /** Flushes per policy and workload: 100 in the fast lane, 1,000 in the slow lane ({@link KeyRangeSimulatorSlowTest}). */
+    private static final int FLUSHES = TestScale.scaled(100);
 
     static java.util.stream.Stream<String> policies() {
         return RegisteredPolicies.names();
