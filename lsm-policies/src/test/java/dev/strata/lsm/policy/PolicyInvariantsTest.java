@@ -4,6 +4,7 @@ import dev.strata.lsm.policy.sim.FlushLengths;
 import dev.strata.lsm.policy.sim.Semantics;
 import dev.strata.lsm.policy.sim.SimulationResult;
 import dev.strata.lsm.policy.sim.Simulator;
+import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -99,7 +100,7 @@ class PolicyInvariantsTest {
         PolicyParameters params = PolicyParameters.resolve(policy, f.parameters(), raw);
         Recorder rec = new Recorder(f.create(params));
         SimulationResult r = new Simulator(policy, params, rec, Semantics.MODEL, FlushLengths.parse(lengths, lengthSeed))
-                .run(3000, new long[0]);
+                .run(TestScale.scaled(1000), new long[0]); // 10,000 in the slow lane (PolicyInvariantsSlowTest)
         String what = policy + " " + raw + " " + lengths + " (seed " + seed + ")";
         double recomputed = rec.written / rec.flushed;
         assertEquals(recomputed, r.writeAmplification(), 1e-9 * recomputed, "WA from the decisions, " + what);

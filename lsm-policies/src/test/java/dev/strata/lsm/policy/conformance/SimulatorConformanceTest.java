@@ -7,6 +7,7 @@ import dev.strata.lsm.policy.sim.FlushLengths;
 import dev.strata.lsm.policy.sim.Semantics;
 import dev.strata.lsm.policy.sim.SimulationResult;
 import dev.strata.lsm.policy.sim.Simulator;
+import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -24,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * forever); a policy exception fails the case. Replay with {@code -Dstrata.test.seed=N}.
  */
 class SimulatorConformanceTest {
-    private static final int FLUSHES = 1000;
+    /** Flushes per case: 250 in the fast lane, 2,500 in the slow lane ({@link SimulatorConformanceSlowTest}). */
+    private static final int FLUSHES = TestScale.scaled(250);
 
     static java.util.stream.Stream<String> policies() {
         return RegisteredPolicies.names();
