@@ -22,16 +22,24 @@ public final class SeedOnFailure implements BeforeEachCallback, TestExecutionExc
 
     @Override
     public void handleTestExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        List<Long> seeds = TestSeed.used();
-        if (!seeds.isEmpty()) {
-            long last = seeds.get(seeds.size() - 1);
-            String note = context.getDisplayName() + " failed with seed " + (seeds.size() == 1 ? last : seeds)
-                    + "; replay with -D" + TestSeed.PROPERTY + "=" + last
-                    + (TestScale.multiplier() == 1 ? "" : " -D" + TestScale.PROPERTY + "=" + TestScale.multiplier());
+        String note = note(context.getDisplayName());
+        if (note != null) {
             failure.addSuppressed(new SeedNote(note));
             System.err.println(note);
         }
         throw failure;
+    }
+
+    /** The line that names the seeds the failed test took (the newest to replay), or null if it took none. */
+    static String note(String test) {
+        List<Long> seeds = TestSeed.used();
+        if (seeds.isEmpty()) {
+            return null;
+        }
+        long last = seeds.get(seeds.size() - 1);
+        return test + " failed with seed " + (seeds.size() == 1 ? last : seeds) + "; replay with -D"
+                + TestSeed.PROPERTY + "=" + last
+                + (TestScale.multiplier() == 1 ? "" : " -D" + TestScale.PROPERTY + "=" + TestScale.multiplier());
     }
 
     /** The note added to a failure; no stack trace of its own. */
