@@ -162,10 +162,13 @@ class KeyRangeSimulatorTest {
         // Regression: the design-space stability closure compared sequence ranges only, so a file moved
         // down was pulled back into level 0's run by the next merge there and moved down again: lo1 made
         // 141,184 moves in 400 flushes and wrote 200x its input. The engine's positional rule ends that.
+        // At the size of the report, in both lanes: over fewer flushes a leveled tree is still filling
+        // level 1 and its write amplification is not yet the steady state the bound is for.
+        int flushes = 400;
         for (String name : List.of("lo1", "lo2", "rr", "design-space")) {
             KeyRangeSimulator.Result r = KeyRangeSimulator.of(name, Map.of(), KeyRangeSimulator.Workload.inserts(),
-                    ENTRY_BYTES, FLUSH_BYTES).run(FLUSHES);
-            assertTrue(r.moves() < FLUSHES, name + " moved " + r.moves() + " files in " + FLUSHES + " flushes");
+                    ENTRY_BYTES, FLUSH_BYTES).run(flushes);
+            assertTrue(r.moves() < flushes, name + " moved " + r.moves() + " files in " + flushes + " flushes");
             assertTrue(r.waImpl() < 40, name + " wrote " + r.waImpl() + "x its input: " + r);
         }
     }
