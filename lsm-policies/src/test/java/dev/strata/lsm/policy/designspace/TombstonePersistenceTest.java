@@ -60,7 +60,7 @@ class TombstonePersistenceTest {
                 if (deletesEnd == Long.MAX_VALUE && now >= start + 2 * TTL_MILLIS && deleted > 1_000) {
                     deletesEnd = now;
                 }
-                if (deletesEnd != Long.MAX_VALUE && now >= deletesEnd + TTL_MILLIS + 2 * SLACK_MILLIS) {
+                if (now >= deletesEnd + TTL_MILLIS + 2 * SLACK_MILLIS) {
                     break;
                 }
                 if (now < deletesEnd) {
