@@ -1,5 +1,7 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import dev.strata.lsm.wal.WalSyncMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,8 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * scans, random cursor walks both ways (seek, seekForPrev, seekToFirst, seekToLast, next,
  * prev, with bounds, with writes in between that the cursor must not see, see
  * {@link CursorModel}), snapshots, flushes, merges and close/reopen under random small
- * configurations.
- * Replay one history with {@code -Dstrata.seed=N}; run more with {@code -Dstrata.seeds=N}.
+ * configurations. Replay one history with {@code -Dstrata.test.seed=N}. The fast lane runs 3
+ * histories (and 3 per codec); the slow lane ({@link ModelBasedStoreSlowTest}) runs
+ * {@code 3 * strata.test.multiplier}.
  */
 class ModelBasedStoreTest {
     private static final Comparator<byte[]> KEYS = Arrays::compareUnsigned;
@@ -38,11 +41,10 @@ class ModelBasedStoreTest {
     Path tmp;
 
     static LongStream seeds() {
-        String one = System.getProperty("strata.seed");
-        if (one != null) {
-            return LongStream.of(Long.parseLong(one));
+        if (TestSeed.fixed().isPresent()) {
+            return LongStream.of(TestSeed.fixed().getAsLong());
         }
-        int n = Integer.getInteger("strata.seeds", 24);
+        int n = TestScale.scaled(3);
         long base = System.nanoTime();
         return LongStream.range(0, n).map(i -> base + i * 7919);
     }
@@ -57,9 +59,9 @@ class ModelBasedStoreTest {
     }
 
     static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> codecSeeds() {
-        String one = System.getProperty("strata.seed");
-        long base = one != null ? Long.parseLong(one) : System.nanoTime();
-        int n = one != null ? 1 : Integer.getInteger("strata.codecSeeds", 2);
+        boolean one = TestSeed.fixed().isPresent();
+        long base = one ? TestSeed.fixed().getAsLong() : System.nanoTime();
+        int n = one ? 1 : TestScale.scaled(1);
         List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
         for (dev.strata.lsm.sstable.Compression c : List.of(dev.strata.lsm.sstable.Compression.LZ4,
                 dev.strata.lsm.sstable.Compression.ZSTD, dev.strata.lsm.sstable.Compression.SNAPPY)) {
@@ -82,8 +84,9 @@ class ModelBasedStoreTest {
     }
 
     private void run(long seed, dev.strata.lsm.sstable.Compression codec) throws Exception {
+        TestSeed.use(seed);
         System.out.println("ModelBasedStoreTest seed=" + seed + (codec == null ? "" : " codec=" + codec)
-                + " (replay with -Dstrata.seed=" + seed + ")");
+                + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         Path dir = Files.createDirectories(tmp.resolve("s" + seed + (codec == null ? "" : "-" + codec)));
         StoreConfig config = randomConfig(rnd);
@@ -96,7 +99,7 @@ class ModelBasedStoreTest {
         int keySpace = 50 + rnd.nextInt(2000);
         LsmStore store = LsmStore.open(dir, config);
         try {
-            int ops = Integer.getInteger("strata.ops", 3000);
+            int ops = 3000;
             for (int i = 0; i < ops; i++) {
                 int op = rnd.nextInt(1000);
                 if (op < 450) {

@@ -4,6 +4,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.bench.torture.ExpectedState;
 import dev.strata.lsm.bench.torture.TortureValues;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,7 +37,9 @@ class TortureCommandTest {
 
     @Test
     void aShortRunKillsTheChildAndVerifiesEveryAcknowledgedWrite(@TempDir Path tmp) {
-        int code = execute(new TortureCommand(), "--minutes", "0.4", "--kill-interval", "2.5", "--keys", "3000",
+        // 6 s in the fast lane, the full minute in the slow lane (TortureCommandSlowTest).
+        String minutes = Double.toString(TestScale.scaled(0.1));
+        int code = execute(new TortureCommand(), "--minutes", minutes, "--kill-interval", "2.5", "--keys", "3000",
                 "--seed", "7", "--fault-rate", "0.003", "--dir", tmp.resolve("run").toString(), "--no-progress");
         String out = streams.out();
         assertEquals(0, code, out + "\n" + streams.err());

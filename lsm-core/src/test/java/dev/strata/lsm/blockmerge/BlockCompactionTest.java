@@ -17,6 +17,7 @@ import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableIterator;
 import dev.strata.lsm.sstable.TableOptions;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -99,7 +100,7 @@ class BlockCompactionTest {
 
     @Test
     void eachInputEntryLandsInOneChildAndThePoolSizeDoesNotChangeTheBytes() throws Exception {
-        Random rnd = new Random(Long.getLong("strata.seed", 99));
+        Random rnd = new Random(TestSeed.orDefault(99));
         Path one = Files.createDirectories(dir.resolve("one"));
         Path two = Files.createDirectories(dir.resolve("two"));
         int[][] ranges = {{100, 400}, {500, 800}, {900, 1200}};

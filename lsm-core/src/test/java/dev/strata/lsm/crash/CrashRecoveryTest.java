@@ -3,6 +3,8 @@ package dev.strata.lsm.crash;
 import dev.strata.lsm.Cursor;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -49,9 +51,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@code get} to agree with the scan, and no key of a never-announced write to exist.
  * Whichever way the in-flight write went becomes part of the model for the next round.
  *
- * <p>Replay a run with {@code -Dstrata.crash.seed=N}; the seed fixes the workload and
- * the kill delays, though where a kill lands still depends on timing. Raise the number
- * of kills with {@code -Dstrata.crash.kills=N} (default 20).
+ * <p>Replay a run with {@code -Dstrata.test.seed=N}; the seed fixes the workload and
+ * the kill delays, though where a kill lands still depends on timing. The fast lane kills
+ * 4 times; the slow lane ({@link CrashRecoverySlowTest}) {@code 4 * strata.test.multiplier} times.
  */
 // ProcessHandle.destroyForcibly is SIGKILL only on Unix-like systems; the exit status check relies on it.
 @DisabledOnOs(OS.WINDOWS)
@@ -74,11 +76,10 @@ class CrashRecoveryTest {
 
     @Test
     void acknowledgedWritesSurviveKills() throws Exception {
-        String fixed = System.getProperty("strata.crash.seed");
-        long seed = fixed != null ? Long.parseLong(fixed) : System.nanoTime();
-        int kills = Integer.getInteger("strata.crash.kills", 20);
+        long seed = TestSeed.orDefault(System.nanoTime());
+        int kills = TestScale.scaled(4);
         StoreConfig config = CrashWorkload.config(seed);
-        System.out.println("CrashRecoveryTest seed=" + seed + " kills=" + kills + " (replay with -Dstrata.crash.seed="
+        System.out.println("CrashRecoveryTest seed=" + seed + " kills=" + kills + " (replay with -Dstrata.test.seed="
                 + seed + ")  " + config);
         long t0 = System.nanoTime();
         CrashWorkload workload = new CrashWorkload(seed);

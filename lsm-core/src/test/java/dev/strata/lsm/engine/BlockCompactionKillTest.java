@@ -2,6 +2,10 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.io.ForwardingStorageIO;
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeMode;
@@ -10,6 +14,8 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -19,6 +25,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +37,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -38,15 +46,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Kills (SIGKILL) a process that keeps block-compacting (forced {@code REUSE_BLOCKS}, some
- * with selective rewrites) and punching out dead pages, at random moments: every
- * acknowledged write survives, the store opens, every table file in the directory is live
- * (no orphan), and reads of every key agree with the acknowledged writes. Replay with
- * {@code -Dstrata.seed=N}.
+ * with selective rewrites) and punching out dead pages: every acknowledged write survives,
+ * the store opens, every table file in the directory is live (no orphan), and reads of every
+ * key agree with the acknowledged writes. Every other kill lands inside a block compaction
+ * for certain: the child holds the compaction at a page write the seed picks (one of its
+ * first 32) and says so, and the parent kills it there; the others land at random moments.
+ * The test asserts that the first kind did land inside a compaction. Replay with
+ * {@code -Dstrata.test.seed=N}; two kills in the fast lane, twenty in the slow lane
+ * ({@link BlockCompactionKillSlowTest}).
  */
 @DisabledOnOs(OS.WINDOWS)
 class BlockCompactionKillTest {
     private static final int KEYS = 20_000;
-    private static final int KILLS = Integer.getInteger("strata.block.kills", 6);
+    private static final int KILLS = TestScale.scaled(2);
 
     @TempDir
     Path dir;
@@ -71,13 +83,65 @@ class BlockCompactionKillTest {
         return ("value-" + id + "-" + "v".repeat((int) (id % 90))).getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The child: writes ids from args[1] on, acknowledging each on stdout, block-compacting after every flush. */
+    /**
+     * In the child: holds a block compaction at one of its page writes. Armed when the script
+     * asks for a block compaction, it counts the writes to files opened for merges (the children
+     * merged in place) and, at the one {@code holdAt} picks, prints "P" and never returns: the
+     * compaction stays in progress until the parent's SIGKILL.
+     */
+    static final class HoldingStorageIO extends ForwardingStorageIO {
+        private final PrintStream out;
+        private final AtomicLong left;
+        volatile boolean armed;
+
+        HoldingStorageIO(StorageIO delegate, long holdAt, PrintStream out) {
+            super(delegate);
+            this.out = out;
+            this.left = new AtomicLong(holdAt);
+        }
+
+        @Override
+        protected PageFile wrap(PageFile file) {
+            if (file.purpose() != IoPurpose.MERGE || left.get() < 0) {
+                return file;
+            }
+            return new ForwardingPageFile(file) {
+                @Override
+                public void write(ByteBuffer src, long position) throws IOException {
+                    maybeHold();
+                    super.write(src, position);
+                }
+
+                @Override
+                public long append(ByteBuffer src) throws IOException {
+                    maybeHold();
+                    return super.append(src);
+                }
+            };
+        }
+
+        private void maybeHold() {
+            if (armed && left.getAndDecrement() == 0) {
+                out.println("P");
+                while (true) {
+                    LockSupport.park(this);
+                }
+            }
+        }
+    }
+
+    /**
+     * The child: writes ids from args[1] on, acknowledging each on stdout, block-compacting after
+     * every flush; with args[2] = N ≥ 0 it holds the first block compaction at its N-th page write.
+     */
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         long id = Long.parseLong(args[1]);
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
-        try (LsmStore store = LsmStore.open(dir, config(StorageIOChoice.ZERO_PUNCHING))) {
+        StoreConfig zeroPunching = config(StorageIOChoice.ZERO_PUNCHING);
+        HoldingStorageIO io = new HoldingStorageIO(zeroPunching.storageIO(), Long.parseLong(args[2]), out);
+        try (LsmStore store = LsmStore.open(dir, zeroPunching.toBuilder().storageIO(io).build())) {
             out.println("started");
             for (int round = 0; ; round++) {
                 for (int i = 0; i < 3_000; i++, id++) {
@@ -85,10 +149,15 @@ class BlockCompactionKillTest {
                     out.println("A " + id);
                 }
                 boolean selective = round % 2 == 1;
-                ScriptedPolicy.SCRIPT.set(tree -> script(tree, selective));
+                ScriptedPolicy.SCRIPT.set(tree -> {
+                    List<MergeTask> tasks = script(tree, selective);
+                    io.armed = tasks.stream().anyMatch(t -> t.mode() == MergeMode.REUSE_BLOCKS);
+                    return tasks;
+                });
                 out.println("M");
                 store.flush();
                 store.awaitMerges();
+                io.armed = false;
                 out.println("E");
             }
         }
@@ -121,20 +190,26 @@ class BlockCompactionKillTest {
 
     @Test
     void acknowledgedWritesSurviveKillsDuringBlockCompactions() throws Exception {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
-        System.out.println("BlockCompactionKillTest seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println("BlockCompactionKillTest seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         long next = 0;
+        int held = 0;
         int inMerge = 0;
         for (int kill = 0; kill < KILLS; kill++) {
+            // Even kills: held inside a block compaction; odd ones: at a random moment.
+            boolean hold = kill % 2 == 0;
+            long holdAt = hold ? rnd.nextInt(32) : -1;
             String java = ProcessHandle.current().info().command().orElse(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString());
             Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
                     System.getProperty("java.class.path"), BlockCompactionKillTest.class.getName(), dir.toString(),
-                    Long.toString(next)).redirectError(logs.resolve("child-" + kill + ".err").toFile()).start();
+                    Long.toString(next), Long.toString(holdAt))
+                    .redirectError(logs.resolve("child-" + kill + ".err").toFile()).start();
             AtomicLong acked = new AtomicLong(next - 1);
             boolean[] merging = {false};
             boolean[] started = {false};
+            java.util.concurrent.atomic.AtomicBoolean holding = new java.util.concurrent.atomic.AtomicBoolean();
             Thread reader = new Thread(() -> {
                 try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
                         StandardCharsets.UTF_8))) {
@@ -147,6 +222,8 @@ class BlockCompactionKillTest {
                             merging[0] = false;
                         } else if (line.equals("started")) {
                             started[0] = true;
+                        } else if (line.equals("P")) {
+                            holding.set(true);
                         }
                     }
                 } catch (IOException ignored) {
@@ -159,12 +236,25 @@ class BlockCompactionKillTest {
                 Thread.sleep(5);
             }
             assertTrue(started[0], "child " + kill + " started");
-            Thread.sleep(300 + rnd.nextInt(2_500));
+            if (hold) {
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (!holding.get() && System.nanoTime() < deadline && p.isAlive()) {
+                    Thread.sleep(5);
+                }
+                assertTrue(holding.get(), "seed " + seed + ", child " + kill + " never held a block compaction at write "
+                        + holdAt + "\n" + Files.readString(logs.resolve("child-" + kill + ".err")));
+                held++;
+            } else {
+                Thread.sleep(300 + rnd.nextInt(2_500));
+            }
             assertTrue(p.isAlive(), "child " + kill + " still running");
             p.toHandle().destroyForcibly();
             assertTrue(p.waitFor(30, TimeUnit.SECONDS));
             reader.join(30_000);
-            inMerge += merging[0] ? 1 : 0;
+            boolean killedInMerge = merging[0];
+            inMerge += killedInMerge ? 1 : 0;
+            assertTrue(!hold || killedInMerge, "seed " + seed + ", child " + kill + " held a compaction but was not "
+                    + "inside one when killed");
             String err = Files.readString(logs.resolve("child-" + kill + ".err"));
             assertTrue(!err.contains("SEVERE") && !err.contains("Exception"), "seed " + seed + ", child " + kill
                     + " reported errors:\n" + err);
@@ -197,7 +287,8 @@ class BlockCompactionKillTest {
                 next = lastWritten + 1;
             }
         }
-        System.out.println("BlockCompactionKillTest: " + KILLS + " kills, " + inMerge + " during a merge, " + next
-                + " writes");
+        System.out.println("BlockCompactionKillTest: " + KILLS + " kills, " + held + " held inside a block compaction, "
+                + inMerge + " during a merge in all, " + next + " writes");
+        assertTrue(inMerge >= held && held == (KILLS + 1) / 2, "kills inside a merge: " + inMerge + " of " + KILLS);
     }
 }

@@ -2,6 +2,7 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.testkit.TestSeed;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.ComponentMeta;
 import dev.strata.lsm.version.Run;
@@ -26,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * torture findings, and a randomized comparison with the truth — every key's versions,
  * newest position first, in descending sequence order — in which the check may reject a
  * stable result (it sees ranges, not keys) but must never accept an unstable one.
- * Replay with {@code -Dstrata.seed=N}.
+ * Replay with {@code -Dstrata.test.seed=N}.
  */
 class LayoutsCheckTest {
     private static long nextFile = 1;
@@ -120,7 +121,7 @@ class LayoutsCheckTest {
      */
     @Test
     void neverAcceptsAnUnstableResult() {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
+        long seed = TestSeed.orRandom();
         Random rnd = new Random(seed);
         int accepted = 0;
         for (int trial = 0; trial < 3000; trial++) {
@@ -178,7 +179,7 @@ class LayoutsCheckTest {
             // needed: it holds all of them); for each key, a newer-positioned table's versions must
             // all be newer than an older-positioned one's. Versions are tracked by their source table.
             assertTrue(stableAfterMerge(base, result, inputs, out, keysOf), "accepted an unstable merge of " + inputs
-                    + " into the run of " + anchor + " (replay with -Dstrata.seed=" + seed + ")");
+                    + " into the run of " + anchor + " (replay with -Dstrata.test.seed=" + seed + ")");
             accepted++;
         }
         assertTrue(accepted > 100, "the random cases exercised acceptance: " + accepted);

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -85,6 +86,34 @@ class PolicyTickTest {
         }
     }
 
+    /** The store's flush thread, which also runs the policy tick (docs/engine.md, "Threads"). */
+    private Thread flushThread() {
+        String name = "strata-flush-" + dir.getFileName();
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no thread " + name));
+    }
+
+    /**
+     * Waits (up to 10 s) until the flush thread is idle, blocked in its executor's work queue,
+     * and returns how it waits there: {@code WAITING} when nothing is scheduled (the queue is
+     * empty), {@code TIMED_WAITING} when a task is due later, such as the next policy tick.
+     */
+    private static Thread.State idleState(Thread t) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            Thread.State state = t.getState();
+            boolean inQueue = Arrays.stream(t.getStackTrace())
+                    .anyMatch(f -> f.getClassName().contains("DelayedWorkQueue") && f.getMethodName().equals("take"));
+            // The state read after the stack: still waiting means it was waiting in the queue.
+            if (inQueue && (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+                    && t.getState() == state) {
+                return state;
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("the flush thread never went idle: " + Arrays.toString(t.getStackTrace()));
+    }
+
     @Test
     void withTheTickOffAnIdleStoreIsNotAsked() throws Exception {
         StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
@@ -97,8 +126,26 @@ class PolicyTickTest {
                 asked.add(tree.nowMillis());
                 return List.of();
             });
-            Thread.sleep(300);
+            // The tick is the only timed work of the flush thread: with it off, the idle thread
+            // waits with nothing scheduled, so nothing will ask the policy until a write does.
+            assertEquals(Thread.State.WAITING, idleState(flushThread()), "a task is scheduled on the idle store");
             assertEquals(List.of(), asked, "the policy was consulted with the tick off and nothing happening");
+            // The recording works: a flush does ask the policy.
+            store.put(key('c', 0), key('c', 0));
+            store.flush();
+            store.awaitMerges();
+            assertTrue(!asked.isEmpty(), "a flush did not consult the policy");
+        }
+    }
+
+    @Test
+    void withTheTickOnTheIdleFlushThreadWaitsForTheNextTick() throws Exception {
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
+                .policyTickMillis(60_000).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            fillTwoRuns(store);
+            store.awaitMerges();
+            assertEquals(Thread.State.TIMED_WAITING, idleState(flushThread()), "no tick is scheduled");
         }
     }
 

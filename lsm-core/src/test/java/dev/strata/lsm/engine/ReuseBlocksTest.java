@@ -13,6 +13,7 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -333,7 +334,7 @@ class ReuseBlocksTest {
      */
     @Test
     void randomOperationsWithForcedBlockCompactionsAgreeWithAModel() {
-        long seed = Long.getLong("strata.reuse.seed", 11);
+        long seed = TestSeed.orDefault(11);
         java.util.Random random = new java.util.Random(seed);
         java.util.TreeMap<byte[], byte[]> model = new java.util.TreeMap<>(Arrays::compareUnsigned);
         for (int i = 0; i < KEYS; i++) {

@@ -6,6 +6,7 @@ import dev.strata.lsm.StoreException;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -25,7 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ENOSPC, EIO and torn writes at the write sites of flushes, merges, the WAL and the
  * manifest: the failing operation reports a clear error, the store stays readable, no
  * acknowledged write is lost, and the store recovers once the fault goes away — both in
- * the running process and after a reopen.
+ * the running process and after a reopen. The fault goes to 2 of each purpose's write sites
+ * spread over the workload in the fast lane, to {@code 2 * strata.test.multiplier} (every
+ * site when there are fewer) in the slow lane ({@link StoreFaultInjectionSlowTest}).
  */
 class StoreFaultInjectionTest {
     private static final int WRITES = 1500;
@@ -129,7 +132,7 @@ class StoreFaultInjectionTest {
         int sites = run(tmp.resolve("baseline"), new FaultInjectingStorageIO(new FileChannelStorageIO(), purpose,
                 fault, 0, false));
         assertTrue(sites > 0, "workload has " + purpose + " write sites");
-        int step = Math.max(1, sites / 12);
+        int step = Math.max(1, sites / TestScale.scaled(2));
         int injected = 0;
         for (int site = 1; site <= sites; site += step) {
             boolean persistent = fault == FaultInjectingStorageIO.Fault.ENOSPC;

@@ -5,6 +5,7 @@ import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.InternalKeys;
 import dev.strata.lsm.sstable.IteratorWalk;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -174,8 +175,8 @@ class MemtableTest {
         AtomicBoolean done = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> readers = new ArrayList<>();
-        long seed = Long.getLong("strata.seed", System.nanoTime());
-        System.out.println("readers seed=" + seed + " (replay the readers' keys with -Dstrata.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println("readers seed=" + seed + " (replay the readers' keys with -Dstrata.test.seed=" + seed + ")");
         for (int t = 0; t < 2; t++) {
             long readerSeed = seed + t;
             Thread reader = new Thread(() -> {

@@ -2,6 +2,7 @@ package dev.strata.lsm.merge;
 
 import dev.strata.lsm.merge.OutputCutter.FileBounds;
 import dev.strata.lsm.policy.OutputSpec;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -23,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link OutputCutter}: golden cases (src/test/resources/merge/output_cutter.txt), a
- * brute-force reference compared on random inputs (seed: {@code -DoutputCutter.seed=N}), and
+ * brute-force reference compared on random inputs (seed: {@code -Dstrata.test.seed=N}), and
  * bad input.
  */
 class OutputCutterTest {
@@ -46,14 +47,14 @@ class OutputCutterTest {
 
     @Test
     void matchesTheBruteForceReferenceOnRandomInputs() {
-        long seed = Long.getLong("outputCutter.seed", System.nanoTime());
+        long seed = TestSeed.orRandom();
         Random rnd = new Random(seed);
         for (int round = 0; round < 3000; round++) {
             Case c = randomCase(rnd, round);
             List<Integer> got = cut(c);
             List<Integer> want = reference(c);
             assertEquals(render(c.keys(), want), render(c.keys(), got), () -> "differs from the reference; replay with "
-                    + "-DoutputCutter.seed=" + seed + " (round " + c.name() + ", spec " + c.spec() + ")");
+                    + "-Dstrata.test.seed=" + seed + " (round " + c.name() + ", spec " + c.spec() + ")");
         }
     }
 

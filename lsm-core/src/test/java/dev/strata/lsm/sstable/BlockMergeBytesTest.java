@@ -6,6 +6,7 @@ import dev.strata.lsm.io.IoStats;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.merge.VersionRetention;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +36,7 @@ class BlockMergeBytesTest {
 
     @Test
     void chainOfUniformUpdateMergesAtTheScaledConfiguration() throws IOException {
-        Random rnd = new Random(Long.getLong("strata.seed", 2026));
+        Random rnd = new Random(TestSeed.orDefault(2026));
         TableFixture fixture = new TableFixture();
         TableOptions options = TableOptions.defaults().withBloomReserve(0.4);
         int keys = 2000; // 2000 x ~1.07 KB = about 2 MiB
@@ -105,7 +106,7 @@ class BlockMergeBytesTest {
      */
     @Test
     void chainOfUniformInsertMerges() throws IOException {
-        Random rnd = new Random(Long.getLong("strata.seed", 2027));
+        Random rnd = new Random(TestSeed.orDefault(2027));
         TableFixture fixture = new TableFixture();
         TableOptions options = TableOptions.defaults().withBloomReserve(0.4);
         TreeMap<InternalEntry, InternalEntry> model = BlockMergeWriterTest.model();

@@ -4,6 +4,7 @@ import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Kills (SIGKILL) a process in the middle of in-place merges at random moments: the last
  * version it recorded as committed reads exactly what it must, and a further in-place merge
  * after the crash (appended after whatever torn pages the killed merge left) reads correctly
- * too, the torn pages counting as dead. Replay with {@code -Dstrata.seed=N}.
+ * too, the torn pages counting as dead. Replay with {@code -Dstrata.test.seed=N}.
  */
 class BlockMergeKillTest {
     @TempDir
@@ -32,8 +33,8 @@ class BlockMergeKillTest {
 
     @Test
     void killedMergesLeaveTheCommittedVersionReadable() throws Exception {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
-        System.out.println("BlockMergeKillTest seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println("BlockMergeKillTest seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         TableFixture fixture = new TableFixture();
         int tornSeen = 0;

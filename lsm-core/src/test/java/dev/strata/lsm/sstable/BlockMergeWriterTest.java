@@ -6,6 +6,8 @@ import dev.strata.lsm.io.IoStats;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.merge.VersionRetention;
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,8 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * In-place merges of a table ({@link BlockMergeWriter}) against a model: a chain of versions
  * in one file, each read back equal to the merge of the previous one and the new entries,
- * every earlier version still readable. Replay with {@code -Dstrata.seed=N}; run more
- * histories with {@code -Dstrata.seeds=N}.
+ * every earlier version still readable. Replay with {@code -Dstrata.test.seed=N}; run more
+ * histories with {@code -Dstrata.test.multiplier=N} (6 times N).
  */
 class BlockMergeWriterTest {
     static final int PAGE = 4096;
@@ -44,11 +46,10 @@ class BlockMergeWriterTest {
     private final TableFixture fixture = new TableFixture();
 
     static LongStream seeds() {
-        String one = System.getProperty("strata.seed");
-        if (one != null) {
-            return LongStream.of(Long.parseLong(one));
+        if (TestSeed.fixed().isPresent()) {
+            return LongStream.of(TestSeed.fixed().getAsLong());
         }
-        int n = Integer.getInteger("strata.seeds", 6);
+        int n = TestScale.scaled(6);
         long base = System.nanoTime();
         return LongStream.range(0, n).map(i -> base + i * 7919);
     }
@@ -114,7 +115,8 @@ class BlockMergeWriterTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void chainOfInPlaceMergesReadsAsTheMergeOfOldAndNew(long seed) throws IOException {
-        System.out.println("BlockMergeWriterTest seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        TestSeed.use(seed);
+        System.out.println("BlockMergeWriterTest seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         int keySpace = 3000;
         long[] seq = {1};
@@ -259,7 +261,8 @@ class BlockMergeWriterTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void retentionKeepsWhatEverySnapshotSees(long seed) throws IOException {
-        System.out.println("BlockMergeWriterTest retention seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        TestSeed.use(seed);
+        System.out.println("BlockMergeWriterTest retention seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         int keySpace = 1500;
         long[] seq = {1};

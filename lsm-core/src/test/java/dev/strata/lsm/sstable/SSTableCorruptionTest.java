@@ -3,6 +3,7 @@ package dev.strata.lsm.sstable;
 import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -107,8 +108,8 @@ class SSTableCorruptionTest {
 
     @Test
     void sampledBytesOfATallTableAreProtected() throws IOException {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
-        System.out.println("sampledBytesOfATallTableAreProtected seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println("sampledBytesOfATallTableAreProtected seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         List<InternalEntry> entries = TableFixture.randomEntries(rnd, 6000, 8, 30, 0, 120);
         Path path = dir.resolve("tall.sst");

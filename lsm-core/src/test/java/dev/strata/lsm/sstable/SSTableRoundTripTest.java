@@ -4,6 +4,7 @@ import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -95,8 +96,8 @@ class SSTableRoundTripTest {
     @ParameterizedTest(name = "{0}-byte pages")
     @CsvSource({"4096", "65536"})
     void hundredThousandEntries(int pageSize) throws IOException {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
-        System.out.println("hundredThousandEntries seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println("hundredThousandEntries seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         List<InternalEntry> entries = TableFixture.randomEntries(new Random(seed), 100_000, 1, 24, 0, 200);
         roundTrip(new TableOptions(pageSize, 10), entries);
     }
@@ -104,8 +105,8 @@ class SSTableRoundTripTest {
     @ParameterizedTest(name = "{0}-byte pages")
     @CsvSource({"4096", "65536"})
     void keysFromOneByteToTheMaximum(int pageSize) throws IOException {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
-        System.out.println("keysFromOneByteToTheMaximum seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println("keysFromOneByteToTheMaximum seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         int max = TableOptions.maxKeySize(pageSize);
         List<InternalEntry> entries = TableFixture.randomEntries(new Random(seed), 600, 1, max, 0, 64);
         // Make sure both extremes are present.
@@ -120,8 +121,8 @@ class SSTableRoundTripTest {
 
     @Test
     void largeValuesGoToOverflowPages() throws IOException {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
-        System.out.println("largeValuesGoToOverflowPages seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println("largeValuesGoToOverflowPages seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         List<InternalEntry> entries = TableFixture.randomEntries(rnd, 300, 4, 16, 0, 100);
         List<InternalEntry> mixed = new ArrayList<>();

@@ -2,6 +2,7 @@ package dev.strata.lsm.sstable;
 
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,7 +45,7 @@ class TableFencesTest {
 
     @Test
     void leafFencesAndCoarserFences() throws IOException {
-        long seed = Long.getLong("fences.seed", 7);
+        long seed = TestSeed.orDefault(7);
         List<InternalEntry> entries = TableFixture.randomEntries(new Random(seed), 30_000, 8, 16, 10, 40);
         TableFixture fixture = new TableFixture();
         Path path = dir.resolve("t.sst");

@@ -5,6 +5,7 @@ import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,7 +47,7 @@ class TableLivenessTest {
     /** A file with three versions: a fresh table and two in-place merges. */
     @BeforeEach
     void writeChain() throws IOException {
-        long seed = Long.getLong("strata.seed", 42);
+        long seed = TestSeed.orDefault(42);
         Random rnd = new Random(seed);
         TreeMap<InternalEntry, InternalEntry> model = BlockMergeWriterTest.model();
         long[] seq = {1};
@@ -172,7 +173,7 @@ class TableLivenessTest {
         FinishedTable previous = versions.get(versions.size() - 2);
         long start = previous.endOffset();
         long end = last().endOffset();
-        Random rnd = new Random(Long.getLong("strata.seed", 7));
+        Random rnd = new Random(TestSeed.orDefault(7));
         for (int i = 0; i < 25; i++) {
             long cut = i == 0 ? start : start + (long) (rnd.nextDouble() * (end - start));
             Path torn = dir.resolve("torn-" + i + ".sst");

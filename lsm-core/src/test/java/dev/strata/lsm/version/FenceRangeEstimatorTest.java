@@ -4,6 +4,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,7 +48,7 @@ class FenceRangeEstimatorTest {
 
     @Test
     void fencesBeatInterpolationOnSkewedKeys() {
-        long seed = Long.getLong("fences.seed", 42);
+        long seed = TestSeed.orDefault(42);
         byte[][] keys = skewedKeys(seed);
         try (LsmStore store = LsmStore.open(dir, StoreConfig.builder().memtableBytes(8 << 20)
                 .mergePolicy(ViewProbePolicy.NAME).build())) {

@@ -7,6 +7,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.testkit.TestSeed;
 import dev.strata.lsm.version.VersionEdit.Kind;
 import dev.strata.lsm.version.VersionEdit.RunLayout;
 import org.junit.jupiter.api.Test;
@@ -130,7 +131,7 @@ class ManifestFormatTest {
 
     @Test
     void randomLayoutChangesReplayExactly() throws IOException {
-        long seed = Long.getLong("manifest.seed", System.nanoTime());
+        long seed = TestSeed.orRandom();
         Random rnd = new Random(seed);
         try {
             Version v = new Version(List.of(), 0, new byte[0]);
@@ -149,7 +150,7 @@ class ManifestFormatTest {
                 v = next;
             }
         } catch (AssertionError | ManifestState.InconsistentEdit | RuntimeException e) {
-            throw new AssertionError("failed with -Dmanifest.seed=" + seed + ": " + e, e);
+            throw new AssertionError("failed with -Dstrata.test.seed=" + seed + ": " + e, e);
         }
     }
 

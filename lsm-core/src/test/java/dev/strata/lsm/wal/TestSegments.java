@@ -1,6 +1,7 @@
 package dev.strata.lsm.wal;
 
 import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.testkit.TestSeed;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,13 +31,12 @@ final class TestSegments {
     }
 
     /**
-     * The seed of a randomized test: the system property {@code wal.seed} when set (to
+     * The seed of a randomized test: the system property {@code strata.test.seed} when set (to
      * replay a failure), else a fresh one. Printed either way.
      */
     static long seed(String test) {
-        String fixed = System.getProperty("wal.seed");
-        long seed = fixed != null ? Long.parseLong(fixed) : new Random().nextLong();
-        System.out.println(test + ": seed " + seed + " (replay with -Dwal.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println(test + ": seed " + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         return seed;
     }
 }

@@ -1,5 +1,6 @@
 package dev.strata.lsm.kafka;
 
+import dev.strata.lsm.testkit.TestScale;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -195,8 +196,9 @@ class KafkaClusterTakeoverTest {
 
     @Test
     void theSurvivingInstanceRestoresTheStoppedOnesPartitionsIntoStrataAndCountsExactly() throws Exception {
-        List<String> first = WordCountTopologyTest.lines(1L, 3000);
-        List<String> second = WordCountTopologyTest.lines(2L, 3000);
+        // 1,000 lines per half in the fast lane, 10,000 in the slow lane (KafkaClusterTakeoverSlowTest).
+        List<String> first = WordCountTopologyTest.lines(1L, TestScale.scaled(1000));
+        List<String> second = WordCountTopologyTest.lines(2L, TestScale.scaled(1000));
         Map<TopicPartition, Long> restoredByA = new ConcurrentHashMap<>();
         StateRestoreListener listener = new StateRestoreListener() {
             @Override

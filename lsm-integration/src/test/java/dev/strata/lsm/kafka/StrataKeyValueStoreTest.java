@@ -152,11 +152,11 @@ class StrataKeyValueStoreTest {
         StrataKeyValueStore store = (StrataKeyValueStore) StrataStores.persistentKeyValueStore("counts", small).get();
         store.init(new TestStoreContext(stateDir.toFile(), 0, false), store);
         opened.add(store);
-        long seed = Long.getLong("strata.seed", System.nanoTime());
+        long seed = Long.getLong("strata.test.seed", System.nanoTime());
         java.util.Random rnd = new java.util.Random(seed);
         java.util.TreeMap<Bytes, String> model = new java.util.TreeMap<>();
         for (int op = 0; op < 4_000; op++) {
-            String what = "seed " + seed + " (replay with -Dstrata.seed=" + seed + "), op " + op;
+            String what = "seed " + seed + " (replay with -Dstrata.test.seed=" + seed + "), op " + op;
             int r = rnd.nextInt(100);
             if (r < 55) {
                 Bytes k = randomKey(rnd);

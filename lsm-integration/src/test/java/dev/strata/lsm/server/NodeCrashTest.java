@@ -1,5 +1,7 @@
 package dev.strata.lsm.server;
 
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -24,10 +26,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A node in a child process takes SETs from several client threads and is SIGKILLed at
  * random moments; after each restart every acknowledged SET is there with its value (or
  * with the value of the one SET of that thread that was in flight when the node died).
- * Replay a run with {@code -Dstrata.seed=N}.
+ * Replay a run with {@code -Dstrata.test.seed=N}.
  */
 class NodeCrashTest {
-    private static final int KILLS = 12;
+    /** Node kills: two in the fast lane, twenty in the slow lane ({@link NodeCrashSlowTest}). */
+    private static final int KILLS = TestScale.scaled(2);
     private static final int THREADS = 4;
     private static final int KEYS_PER_THREAD = 400;
 
@@ -40,7 +43,7 @@ class NodeCrashTest {
 
     @Test
     void acknowledgedSetsSurviveSigkill(@TempDir Path dir) throws Exception {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
+        long seed = TestSeed.orRandom();
         Random rnd = new Random(seed);
         ClientLog[] logs = new ClientLog[THREADS];
         for (int t = 0; t < THREADS; t++) {

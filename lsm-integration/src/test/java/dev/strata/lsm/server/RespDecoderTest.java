@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The decoder reads the same commands however the bytes are cut into reads: one byte at a
- * time, random chunks, all at once. Replay with {@code -Dstrata.seed=N}.
+ * time, random chunks, all at once. Replay with {@code -Dstrata.test.seed=N}.
  */
 class RespDecoderTest {
     private static final ServerOptions OPTIONS = ServerOptions.defaults().withLimits(100, 1 << 16, 64, 256, 1 << 20);
@@ -59,7 +59,7 @@ class RespDecoderTest {
 
     @Test
     void sameCommandsWhateverTheReadBoundaries() {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
+        long seed = Long.getLong("strata.test.seed", System.nanoTime());
         Random rnd = new Random(seed);
         ByteArrayOutputStream wire = new ByteArrayOutputStream();
         List<List<byte[]>> expected = commands(rnd, wire);

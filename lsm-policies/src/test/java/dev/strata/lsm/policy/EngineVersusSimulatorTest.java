@@ -8,6 +8,7 @@ import dev.strata.lsm.policy.sim.FlushLengths;
 import dev.strata.lsm.policy.sim.Semantics;
 import dev.strata.lsm.policy.sim.SimulationResult;
 import dev.strata.lsm.policy.sim.Simulator;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -29,8 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The real store and the simulator run the same policy objects. For each stack policy the
- * store ingests unique random keys of equal-size records through {@value #DEFAULT_FLUSHES}
- * flushes of a 256 KiB memtable; the simulator replays the same flush lengths (the store
+ * store ingests unique random keys of equal-size records through 40 flushes of a 256 KiB
+ * memtable (400 in the slow lane, {@link EngineVersusSimulatorSlowTest}); the simulator replays the same flush lengths (the store
  * reports each table's size through a {@link StoreListener}) with the engine's
  * flush-then-merge accounting.
  *
@@ -52,8 +53,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lag is covered by {@code FlowControlTest} and {@code FlowControlStoreTest}.
  */
 class EngineVersusSimulatorTest {
-    private static final int DEFAULT_FLUSHES = 120;
-    private static final int FLUSHES = Integer.getInteger("strata.evs.flushes", DEFAULT_FLUSHES);
+    private static final int FLUSHES = Integer.getInteger("strata.evs.flushes", TestScale.scaled(40));
     private static final long MEMTABLE = Long.getLong("strata.evs.memtable", 256 * 1024);
     private static final long PREFIX_MAX = 4L << 20;
     private static final int PREFIX_TOLERANCE = 4;

@@ -4,6 +4,8 @@ import dev.strata.lsm.policy.sim.FlushLengths;
 import dev.strata.lsm.policy.sim.Semantics;
 import dev.strata.lsm.policy.sim.SimulationResult;
 import dev.strata.lsm.policy.sim.Simulator;
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,14 +27,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * simulator checks both on every step and throws otherwise), the simulator's write
  * amplification equals the bytes ratio recomputed independently from the decisions, once
  * the (instant) merges are done writers are never stopped, and no task uses a component
- * that is already being merged. Seeded from the clock; replay with {@code -Dstrata.seed=N}.
+ * that is already being merged. Seeded from the clock; replay with {@code -Dstrata.test.seed=N}.
  */
 class PolicyInvariantsTest {
     private static final List<String> BOUNDED = List.of("constant", "bigtable", "exploring", "minlatency", "binomial");
 
     private static long seed(String test) {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
-        System.out.println(test + " seed=" + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println(test + " seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         return seed;
     }
 
@@ -98,7 +100,7 @@ class PolicyInvariantsTest {
         PolicyParameters params = PolicyParameters.resolve(policy, f.parameters(), raw);
         Recorder rec = new Recorder(f.create(params));
         SimulationResult r = new Simulator(policy, params, rec, Semantics.MODEL, FlushLengths.parse(lengths, lengthSeed))
-                .run(3000, new long[0]);
+                .run(TestScale.scaled(1000), new long[0]); // 10,000 in the slow lane (PolicyInvariantsSlowTest)
         String what = policy + " " + raw + " " + lengths + " (seed " + seed + ")";
         double recomputed = rec.written / rec.flushed;
         assertEquals(recomputed, r.writeAmplification(), 1e-9 * recomputed, "WA from the decisions, " + what);

@@ -22,7 +22,11 @@ class MonitorDiskTest {
             monitor.begin("fill", 0, List.of());
             Path transientFile = dir.resolve("transient.sst");
             Files.write(transientFile, data);
-            Thread.sleep(2_500); // at least two samples while the file exists
+            // The sampler measures the directory, then appends a timeline sample. The first sample
+            // appended after the write may come from a measurement begun before it; the second
+            // comes from a measurement begun after it, which saw the file.
+            int before = monitor.timeline().samples().size();
+            awaitSamples(monitor, before + 2);
             Files.delete(transientFile);
             DiskUsage end = DiskUsage.of(dir);
             DiskUsage peak = monitor.phasePeakDisk(end);
@@ -33,6 +37,15 @@ class MonitorDiskTest {
             }
             monitor.begin("next", 0, List.of());
             assertEquals(0, monitor.phasePeakDisk(DiskUsage.of(dir)).apparentBytes(), "a new phase starts afresh");
+        }
+    }
+
+    /** Waits (up to 30 s) until the monitor's timeline holds {@code n} samples. */
+    private static void awaitSamples(Monitor monitor, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (monitor.timeline().samples().size() < n) {
+            assertTrue(System.nanoTime() < deadline, "the monitor took fewer than " + n + " samples in 30 s");
+            Thread.sleep(10);
         }
     }
 

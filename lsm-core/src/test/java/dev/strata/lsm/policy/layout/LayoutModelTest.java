@@ -3,6 +3,7 @@ package dev.strata.lsm.policy.layout;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -171,7 +172,7 @@ class LayoutModelTest {
 
     @Test
     void overlapSearchFindsExactlyWhatALinearScanFinds() {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
+        long seed = TestSeed.orRandom();
         Random rnd = new Random(seed);
         for (int trial = 0; trial < 500; trial++) {
             List<ComponentView> cs = new ArrayList<>();

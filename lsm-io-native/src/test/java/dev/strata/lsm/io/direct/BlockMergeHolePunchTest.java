@@ -16,6 +16,7 @@ import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableLiveness;
 import dev.strata.lsm.sstable.TableOptions;
+import dev.strata.lsm.testkit.TestSeed;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,7 +60,7 @@ class BlockMergeHolePunchTest {
         NativeStorageIO io = new NativeStorageIO();
         io.createDirectories(tmp);
         Assumptions.assumeTrue(io.capabilities(tmp).punchHole(), "the file system of " + tmp + " cannot punch holes");
-        Random rnd = new Random(Long.getLong("strata.seed", 11));
+        Random rnd = new Random(TestSeed.orDefault(11));
         TableOptions options = TableOptions.defaults().withBloomReserve(0.4);
         TreeMap<String, InternalEntry> model = new TreeMap<>();
         Path path = tmp.resolve("000001.sst");

@@ -11,6 +11,8 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.io.StorageIOs;
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,14 +63,15 @@ class NativeStoreTest {
         // The instance the XML selected, passed in so that its counters can be read afterwards.
         config = config.toBuilder().storageIO(io).build();
 
-        long seed = Long.getLong("strata.seed", System.nanoTime());
-        System.out.println(variant + " seed " + seed + " (replay with -Dstrata.seed=" + seed + ")");
+        long seed = TestSeed.orRandom();
+        System.out.println(variant + " seed " + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         Path dir = tmp.resolve("db");
         LsmStore store = LsmStore.open(dir, config);
         try {
-            for (int i = 0; i < 6000; i++) {
+            int ops = TestScale.scaled(1_500);
+            for (int i = 0; i < ops; i++) {
                 int op = rnd.nextInt(100);
                 byte[] k = ("key-" + rnd.nextInt(1500)).getBytes(StandardCharsets.UTF_8);
                 if (op < 50) {

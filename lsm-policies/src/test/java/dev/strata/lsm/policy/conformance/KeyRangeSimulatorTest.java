@@ -8,6 +8,7 @@ import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.sim.KeyRangeSimulator;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -30,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KeyRangeSimulatorTest {
     private static final double ENTRY_BYTES = 128;
     private static final long FLUSH_BYTES = 64 << 10;
-    private static final int FLUSHES = 400;
+    /** Flushes per policy and workload: 100 in the fast lane, 1,000 in the slow lane ({@link KeyRangeSimulatorSlowTest}). */
+    private static final int FLUSHES = TestScale.scaled(100);
 
     static java.util.stream.Stream<String> policies() {
         return RegisteredPolicies.names();
@@ -160,10 +162,13 @@ class KeyRangeSimulatorTest {
         // Regression: the design-space stability closure compared sequence ranges only, so a file moved
         // down was pulled back into level 0's run by the next merge there and moved down again: lo1 made
         // 141,184 moves in 400 flushes and wrote 200x its input. The engine's positional rule ends that.
+        // At the size of the report, in both lanes: over fewer flushes a leveled tree is still filling
+        // level 1 and its write amplification is not yet the steady state the bound is for.
+        int flushes = 400;
         for (String name : List.of("lo1", "lo2", "rr", "design-space")) {
             KeyRangeSimulator.Result r = KeyRangeSimulator.of(name, Map.of(), KeyRangeSimulator.Workload.inserts(),
-                    ENTRY_BYTES, FLUSH_BYTES).run(FLUSHES);
-            assertTrue(r.moves() < FLUSHES, name + " moved " + r.moves() + " files in " + FLUSHES + " flushes");
+                    ENTRY_BYTES, FLUSH_BYTES).run(flushes);
+            assertTrue(r.moves() < flushes, name + " moved " + r.moves() + " files in " + flushes + " flushes");
             assertTrue(r.waImpl() < 40, name + " wrote " + r.waImpl() + "x its input: " + r);
         }
     }

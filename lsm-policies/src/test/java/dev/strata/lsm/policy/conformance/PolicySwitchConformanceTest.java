@@ -3,6 +3,11 @@ package dev.strata.lsm.policy.conformance;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * {@code strata-bench torture}, which changes the policy on reopen: thousands of rejected
  * merges (a stack policy merging part of a level-0 run of several components; leveled
  * policies placing merges above older overlapping data). Replay with
- * {@code -Dstrata.conformance.seed=N}.
+ * {@code -Dstrata.test.seed=N}.
  */
 class PolicySwitchConformanceTest {
     private static final long MEMTABLE_BYTES = 32 << 10;
@@ -39,9 +44,25 @@ class PolicySwitchConformanceTest {
     @TempDir
     Path tmp;
 
+    /**
+     * Each registered policy after predecessors of {@code strata.test.multiplier} families: one in
+     * the fast lane (the families taking turns over the policies, so every family is a predecessor
+     * of some), every family in the slow lane ({@link PolicySwitchConformanceSlowTest}).
+     */
     static Stream<Arguments> switches() {
-        return RegisteredPolicies.names().flatMap(next -> Arrays.stream(PREDECESSORS)
-                .filter(before -> !before.equals(next)).map(before -> Arguments.of(before, next)));
+        List<String> names = RegisteredPolicies.names().toList();
+        int perPolicy = TestScale.scaled(1, PREDECESSORS.length);
+        return IntStream.range(0, names.size()).boxed().flatMap(i -> {
+            String next = names.get(i);
+            List<String> before = new ArrayList<>();
+            for (int j = 0; j < PREDECESSORS.length && before.size() < perPolicy; j++) {
+                String candidate = PREDECESSORS[(i + j) % PREDECESSORS.length];
+                if (!candidate.equals(next)) {
+                    before.add(candidate);
+                }
+            }
+            return before.stream().map(b -> Arguments.of(b, next));
+        });
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -49,9 +70,9 @@ class PolicySwitchConformanceTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aPolicyTakesOverATreeAnotherPolicyShaped(String before, String next) {
         RegisteredPolicies.skipKnownGap("switch-from-" + before, next);
-        long seed = Long.getLong("strata.conformance.seed", System.nanoTime());
-        int ops = Integer.getInteger("strata.conformance.ops", 4_000);
-        String replay = before + " -> " + next + " (replay with -Dstrata.conformance.seed=" + seed + ")";
+        long seed = TestSeed.orRandom();
+        int ops = 4_000;
+        String replay = before + " -> " + next + " (replay with -Dstrata.test.seed=" + seed + ")";
         Random rnd = new Random(seed ^ (before + next).hashCode());
         Path dir = tmp.resolve("db");
         TreeMap<byte[], byte[]> oracle = new TreeMap<>(Arrays::compareUnsigned);

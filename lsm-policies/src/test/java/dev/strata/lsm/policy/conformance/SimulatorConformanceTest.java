@@ -7,6 +7,8 @@ import dev.strata.lsm.policy.sim.FlushLengths;
 import dev.strata.lsm.policy.sim.Semantics;
 import dev.strata.lsm.policy.sim.SimulationResult;
 import dev.strata.lsm.policy.sim.Simulator;
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -20,10 +22,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Conformance, part (a): every registered policy with its default parameters runs in the
  * simulator under random flush lengths while {@link CheckingPolicy} checks every view and
  * decision (stability, the component bound, no component in two merges, no writer stopped
- * forever); a policy exception fails the case. Replay with {@code -Dstrata.conformance.seed=N}.
+ * forever); a policy exception fails the case. Replay with {@code -Dstrata.test.seed=N}.
  */
 class SimulatorConformanceTest {
-    private static final int FLUSHES = 1000;
+    /** Flushes per case: 250 in the fast lane, 2,500 in the slow lane ({@link SimulatorConformanceSlowTest}). */
+    private static final int FLUSHES = TestScale.scaled(250);
 
     static java.util.stream.Stream<String> policies() {
         return RegisteredPolicies.names();
@@ -33,7 +36,7 @@ class SimulatorConformanceTest {
     @MethodSource("policies")
     void invariantsHoldAtEveryStep(String name) {
         RegisteredPolicies.skipKnownGap("simulator", name);
-        long seed = Long.getLong("strata.conformance.seed", System.nanoTime());
+        long seed = TestSeed.orRandom();
         Random rnd = new Random(seed ^ name.hashCode());
         MergePolicyFactory f = MergePolicies.find(name);
         PolicyParameters params = PolicyParameters.resolve(name, f.parameters(), Map.of());
@@ -46,7 +49,7 @@ class SimulatorConformanceTest {
                         FlushLengths.parse(lengths, rnd.nextLong())).run(FLUSHES, new long[0]);
             } catch (AssertionError | RuntimeException e) {
                 throw new AssertionError(name + " with flush lengths " + lengths + " failed; replay with "
-                        + "-Dstrata.conformance.seed=" + seed + ": " + e.getMessage(), e);
+                        + "-Dstrata.test.seed=" + seed + ": " + e.getMessage(), e);
             }
             assertEquals(FLUSHES, r.flushes());
             assertTrue(checking.calls() >= FLUSHES, name + ": the policy was consulted " + checking.calls() + " times");

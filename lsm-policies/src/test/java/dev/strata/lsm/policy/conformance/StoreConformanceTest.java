@@ -6,6 +6,8 @@ import dev.strata.lsm.Snapshot;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,8 +39,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * exactly the oracle's contents, counts no policy error (a rejected decision or a policy
  * exception) and has not merged in a loop (at most {@link #MAX_MERGES_PER_FLUSH} merges per
  * flush); a policy that never lets merges finish fails on the timeout instead of hanging
- * the build. Replay one history with
- * {@code -Dstrata.conformance.seed=N}; lengthen it with {@code -Dstrata.conformance.ops=N}.
+ * the build. Replay one history with {@code -Dstrata.test.seed=N}. A history is 4,000
+ * operations, 40,000 in the slow lane ({@link StoreConformanceSlowTest}).
  */
 class StoreConformanceTest {
     private static final Comparator<byte[]> KEYS = Arrays::compareUnsigned;
@@ -62,9 +64,9 @@ class StoreConformanceTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void storeAgreesWithTheOracleAcrossReopens(String name) {
         RegisteredPolicies.skipKnownGap("store", name);
-        long seed = Long.getLong("strata.conformance.seed", System.nanoTime());
-        int ops = Integer.getInteger("strata.conformance.ops", 12_000);
-        String replay = name + " (replay with -Dstrata.conformance.seed=" + seed + ")";
+        long seed = TestSeed.orRandom();
+        int ops = TestScale.scaled(4_000);
+        String replay = name + " (replay with -Dstrata.test.seed=" + seed + ")";
         Random rnd = new Random(seed ^ name.hashCode());
         StoreConfig config = StoreConfig.builder().memtableBytes(MEMTABLE_BYTES).blockCacheBytes(1 << 20)
                 .mergePolicy(name, Map.of()).mergeOperator("stringappend").build();

@@ -5,6 +5,7 @@ import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.LevelView;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -52,7 +53,7 @@ class TreeInvariantsTest {
 
     @Test
     void agreesWithAPairwiseCheckOnRandomTrees() {
-        long seed = Long.getLong("strata.conformance.seed", System.nanoTime());
+        long seed = TestSeed.orRandom();
         Random rnd = new Random(seed);
         int broken = 0;
         for (int round = 0; round < 2000; round++) {

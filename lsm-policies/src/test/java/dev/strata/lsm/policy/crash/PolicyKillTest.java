@@ -2,6 +2,8 @@ package dev.strata.lsm.policy.crash;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,12 +38,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * memtables, so merges run nearly all the time, and is killed at random moments. After every
  * kill: the store opens, every acknowledged write is there (the one in flight applied or
  * not), no table file in the directory is outside the live versions (no orphan), and no
- * policy error was counted. Replay with {@code -Dstrata.seed=N}.
+ * policy error was counted. Replay with {@code -Dstrata.test.seed=N}.
  */
 @DisabledOnOs(OS.WINDOWS)
 class PolicyKillTest {
     private static final int KEYS = 8_000;
-    private static final int KILLS = Integer.getInteger("strata.policy.kills", 5);
+    /** Kills per policy: one in the fast lane, ten in the slow lane ({@link PolicyKillSlowTest}). */
+    private static final int KILLS = TestScale.scaled(1);
 
     @TempDir
     Path dir;
@@ -105,9 +108,9 @@ class PolicyKillTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"spooky", "spooky:tiering", "vlsm", "blockdb", "one-leveling"})
     void acknowledgedWritesSurviveKills(String policy) throws Exception {
-        long seed = Long.getLong("strata.seed", System.nanoTime());
+        long seed = TestSeed.orRandom();
         Random rnd = new Random(seed);
-        String where = policy + ", seed " + seed + " (replay with -Dstrata.seed=" + seed + ")";
+        String where = policy + ", seed " + seed + " (replay with -Dstrata.test.seed=" + seed + ")";
         long next = 0;
         for (int kill = 0; kill < KILLS; kill++) {
             Path err = logs.resolve(policy + "-" + kill + ".err");

@@ -8,6 +8,8 @@ import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.StoreContents;
 import dev.strata.lsm.policy.sim.KeyRangeSimulator;
+import dev.strata.lsm.testkit.TestScale;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,7 +39,7 @@ class BlockDbTest {
 
     @Test
     void aStoreOnBlockDbAgreesWithAMap(@TempDir Path dir) {
-        long seed = Long.getLong("strata.blockdb.seed", 7);
+        long seed = TestSeed.orDefault(7);
         Random random = new Random(seed);
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         TreeMap<byte[], byte[]> atSnapshot = null;
@@ -141,13 +143,15 @@ class BlockDbTest {
         // Seed 001's entries: 32-byte keys, 1 KiB values, so a 4 KiB leaf holds about 4 (B/k < a).
         double entryBytes = 1056;
         long flush = 1 << 20;
+        // 400 flushes in the fast lane, 4,000 in the slow lane (BlockDbSlowTest).
+        int flushes = TestScale.scaled(400);
         KeyRangeSimulator.Result rr = KeyRangeSimulator.of("rr", Map.of(), KeyRangeSimulator.Workload.inserts(),
-                entryBytes, flush).run(2_000);
+                entryBytes, flush).run(flushes);
         long[] reuse = new long[1];
         KeyRangeSimulator.Result blockdb = KeyRangeSimulator.of("blockdb", Map.of(),
                 KeyRangeSimulator.Workload.inserts(), entryBytes, flush)
                 .onMerge(e -> reuse[0] += e.task().mode() == dev.strata.lsm.policy.MergeMode.REUSE_BLOCKS ? 1 : 0)
-                .run(2_000);
+                .run(flushes);
         assertTrue(reuse[0] > 0, "block compactions were asked for");
         System.out.printf("rr WA %.2f peak SA %.3f (%s)%nblockdb WA %.2f peak SA %.3f (%s)%n", rr.waImpl(),
                 rr.peakSpaceAmplification(), rr.tree(), blockdb.waImpl(), blockdb.peakSpaceAmplification(),

@@ -9,6 +9,7 @@ import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.RecordingPolicyFactory;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,8 +56,9 @@ class SpookyEngineTraceTest {
                 .blockCacheBytes(1 << 20).mergePolicy(RecordingSpookyFactory.NAME, Map.of("size-ratio",
                         Integer.toString(T)))
                 .build();
-        // 700,000 128-byte entries: ~1,400 flushes of 64 KiB, L = 4
-        assertEquals(0, RecordingPolicyFactory.fillRandom(dir, config, 7, 700_000));
+        // 350,000 128-byte entries: ~700 flushes of 64 KiB, L = 4 (the slow lane,
+        // SpookyEngineTraceSlowTest: 3,500,000)
+        assertEquals(0, RecordingPolicyFactory.fillRandom(dir, config, 7, TestScale.scaled(350_000)));
         List<String> problems = new ArrayList<>();
         int[] kinds = new int[4];
         int maxLargest = 0;

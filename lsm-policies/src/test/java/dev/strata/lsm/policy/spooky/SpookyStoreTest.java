@@ -5,6 +5,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.StoreContents;
+import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,7 +28,7 @@ class SpookyStoreTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"leveling", "lazy-leveling", "tiering"})
     void aStoreOnSpookyAgreesWithAMapAndGrowsLevels(String layout, @TempDir Path dir) {
-        long seed = Long.getLong("strata.spooky.seed", 42);
+        long seed = TestSeed.orDefault(42);
         Random random = new Random(seed);
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).blockCacheBytes(1 << 20)

@@ -1,5 +1,6 @@
 package dev.strata.lsm.policy.stack;
 
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -13,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * flushes arrive faster than one merge thread can keep up with.
  */
 class FlowControlTest {
-    private static final long FLUSHES = 100_000;
+    /** Simulated flushes: 25,000 in the fast lane, 250,000 in the slow lane ({@link FlowControlSlowTest}). */
+    private static final long FLUSHES = TestScale.scaled(25_000L);
     /**
      * Small components (at most max-mergable-component-size = 256 flushes) prefix may hold
      * with tolerance 5: writers go on only while the run it would merge has fewer than 5; older

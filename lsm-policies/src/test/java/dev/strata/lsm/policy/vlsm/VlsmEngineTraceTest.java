@@ -7,6 +7,7 @@ import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.RecordingPolicyFactory;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,7 +40,8 @@ class VlsmEngineTraceTest {
         StoreConfig config = StoreConfig.builder().memtableBytes(SST).maxImmutableMemtables(1).blockCacheBytes(1 << 20)
                 .mergePolicy(RecordingVlsmFactory.NAME, Map.of("sst-bytes", "256KiB", "growth", Integer.toString(F)))
                 .build();
-        assertEquals(0, RecordingPolicyFactory.fillRandom(dir, config, 11, 300_000));
+        // 150,000 entries (~73 flushes) in the fast lane, 1,500,000 in the slow lane (VlsmEngineTraceSlowTest).
+        assertEquals(0, RecordingPolicyFactory.fillRandom(dir, config, 11, TestScale.scaled(150_000)));
         List<String> problems = new ArrayList<>();
         int[] counts = new int[2];
         for (RecordingPolicyFactory.Decision<Void> d : RecordingVlsmFactory.DECISIONS) {

@@ -6,6 +6,7 @@ import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.sim.KeyRangeSimulator;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -67,7 +68,7 @@ class VlsmTraceTest {
                         l0MergeMaxRead[0] = Math.max(l0MergeMaxRead[0], inputBytes(e));
                     }
                 })
-                .run(1_500);
+                .run(TestScale.scaled(300)); // 3,000 flushes in the slow lane (VlsmTraceSlowTest)
         // VL5: a level-0 -> level-1 merge reads one SST and level 1, at most (f + 1) S_M plus one SST of slack.
         assertTrue(l0MergeMaxRead[0] <= (F + 2) * SST, "largest L0->L1 merge read " + l0MergeMaxRead[0] + " bytes > "
                 + (F + 2) + " S_M");

@@ -1,0 +1,8 @@
+package dev.strata.lsm.policy;
+
+import dev.strata.lsm.testkit.SlowTest;
+
+/** {@link EngineVersusSimulatorTest} at full size (400 flushes per policy), in the slow lane only. */
+@SlowTest
+class EngineVersusSimulatorSlowTest extends EngineVersusSimulatorTest {
+}
