@@ -233,6 +233,9 @@ final class WorkloadDriver {
             bulk.ingest(files);
             end = System.nanoTime();
             rec.recordBatch(Operation.INGEST, end - written, 0, 0);
+        } catch (RuntimeException e) {
+            Comparison.deleteTree(staging); // files a failed ingest left: gigabytes, no diagnosis in them
+            throw e;
         } finally {
             monitor.end(type.label() + " settling");
         }
