@@ -86,6 +86,14 @@ public interface BenchEngine extends AutoCloseable {
      */
     void settle();
 
+    /**
+     * The engine's bulk load of external table files, or null when it has none (then the
+     * {@code ingest} workload reports the engine as not supported).
+     */
+    default BulkIngest bulkIngest() {
+        return null;
+    }
+
     /** The engine's own counters (amplification, stalls, files per level…), by name. */
     Map<String, Object> ownCounters();
 

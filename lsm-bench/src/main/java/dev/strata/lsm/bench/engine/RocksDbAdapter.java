@@ -7,13 +7,16 @@ import dev.strata.lsm.policy.designspace.Layout;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
+import org.rocksdb.EnvOptions;
 import org.rocksdb.FlushOptions;
+import org.rocksdb.IngestExternalFileOptions;
 import org.rocksdb.InfoLogLevel;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.SstFileWriter;
 import org.rocksdb.StatsLevel;
 import org.rocksdb.Statistics;
 import org.rocksdb.TickerType;
@@ -21,6 +24,7 @@ import org.rocksdb.WriteOptions;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -200,6 +204,79 @@ final class RocksDbAdapter implements BenchEngine {
                 || property("rocksdb.num-running-compactions") != 0
                 || property("rocksdb.num-running-flushes") != 0
                 || property("rocksdb.mem-table-flush-pending") != 0);
+    }
+
+    /**
+     * {@code SstFileWriter} with the store's options (block size, bloom filter, no compression),
+     * then {@code ingestExternalFile} with {@code move_files=true}: each file is hard-linked into
+     * the store and its entries take a global sequence number kept in the manifest
+     * ({@code write_global_seqno=false}, the default), so no byte is rewritten.
+     */
+    @Override
+    public BulkIngest bulkIngest() {
+        return new BulkIngest() {
+            @Override
+            public TableFile create(Path file) {
+                if (java.nio.file.Files.exists(file)) {
+                    throw new IllegalArgumentException("external table file " + file + " exists");
+                }
+                EnvOptions env = new EnvOptions();
+                SstFileWriter w = new SstFileWriter(env, options);
+                try {
+                    w.open(file.toString());
+                } catch (RocksDBException e) {
+                    w.close();
+                    env.close();
+                    throw new IllegalStateException("rocksdb SstFileWriter.open " + file + ": " + e.getMessage(), e);
+                }
+                return new TableFile() {
+                    @Override
+                    public void put(byte[] key, byte[] value) {
+                        try {
+                            w.put(key, value);
+                        } catch (RocksDBException e) {
+                            throw new IllegalStateException("rocksdb SstFileWriter.put: " + e.getMessage(), e);
+                        }
+                    }
+
+                    @Override
+                    public long finish() {
+                        try {
+                            w.finish();
+                            return java.nio.file.Files.size(file);
+                        } catch (RocksDBException e) {
+                            throw new IllegalStateException("rocksdb SstFileWriter.finish: " + e.getMessage(), e);
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    }
+
+                    @Override
+                    public void close() {
+                        w.close();
+                        env.close();
+                    }
+                };
+            }
+
+            @Override
+            public void ingest(List<Path> files) {
+                try (IngestExternalFileOptions o = new IngestExternalFileOptions().setMoveFiles(true)) {
+                    db.ingestExternalFile(files.stream().map(Path::toString).toList(), o);
+                } catch (RocksDBException e) {
+                    throw new IllegalStateException("rocksdb ingestExternalFile failed: " + e.getMessage(), e);
+                }
+            }
+
+            @Override
+            public String describe() {
+                try (IngestExternalFileOptions o = new IngestExternalFileOptions().setMoveFiles(true)) {
+                    return "SstFileWriter, then ingestExternalFile(move_files=" + o.moveFiles() + ", write_global_seqno="
+                            + o.writeGlobalSeqno() + ", allow_global_seqno=" + o.allowGlobalSeqNo()
+                            + "): each file hard-linked into the store with a global sequence number";
+                }
+            }
+        };
     }
 
     private long property(String name) {

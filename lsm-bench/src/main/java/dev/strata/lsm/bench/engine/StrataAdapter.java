@@ -1,14 +1,17 @@
 package dev.strata.lsm.bench.engine;
 
 import dev.strata.lsm.Cursor;
+import dev.strata.lsm.IngestOptions;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.TableWriter;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.wal.WalSyncMode;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** Strata's {@link LsmStore} as a {@link BenchEngine}, opened with the given configuration. */
@@ -75,6 +78,49 @@ final class StrataAdapter implements BenchEngine {
     public void settle() {
         store.flush();
         store.awaitMerges();
+    }
+
+    /**
+     * {@link TableWriter} with the store's configuration (page size, bloom density, limits),
+     * then {@link LsmStore#ingest} with {@code deleteFiles}: each file is validated and copied
+     * into a store table whose entries carry the ingest's sequence number, and the external
+     * file is deleted, as RocksDB's {@code move_files} leaves none behind.
+     */
+    @Override
+    public BulkIngest bulkIngest() {
+        return new BulkIngest() {
+            @Override
+            public TableFile create(Path file) {
+                TableWriter w = TableWriter.create(file, store.config());
+                return new TableFile() {
+                    @Override
+                    public void put(byte[] key, byte[] value) {
+                        w.put(key, value);
+                    }
+
+                    @Override
+                    public long finish() {
+                        return w.finish();
+                    }
+
+                    @Override
+                    public void close() {
+                        w.close();
+                    }
+                };
+            }
+
+            @Override
+            public void ingest(List<Path> files) {
+                store.ingest(files, IngestOptions.defaults().deleteFiles(true));
+            }
+
+            @Override
+            public String describe() {
+                return "TableWriter, then LsmStore.ingest(deleteFiles=true): each file validated and copied into "
+                        + "a store table carrying the ingest's sequence number";
+            }
+        };
     }
 
     @Override

@@ -11,7 +11,11 @@ public enum Operation {
     /** A range read of 1..max-scan-length records (YCSB e). */
     SCAN("scan"),
     /** A read followed by a write of the same record, timed as one request (YCSB f). */
-    READ_MODIFY_WRITE("rmw");
+    READ_MODIFY_WRITE("rmw"),
+    /** The ingest workload: writing one external table file, from creating it to its durable finish. */
+    WRITE_FILE("write-file"),
+    /** The ingest workload: the one call that ingests all the external table files. */
+    INGEST("ingest");
 
     private final String label;
 

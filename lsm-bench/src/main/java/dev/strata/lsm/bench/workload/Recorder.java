@@ -41,6 +41,24 @@ final class Recorder {
         }
     }
 
+    /**
+     * Records one latency sample of {@code nanos} for a step that completed {@code records}
+     * records and wrote {@code bytesWritten} user bytes (the ingest workload: one sample per
+     * file written and one for the ingest call, which completes none by itself).
+     */
+    void recordBatch(Operation op, long nanos, long records, long bytesWritten) {
+        Histogram h = histograms[op.ordinal()];
+        if (h == null) {
+            h = new Histogram(SIGNIFICANT_DIGITS);
+            histograms[op.ordinal()] = h;
+        }
+        h.recordValue(Math.max(1, nanos));
+        ops.setRelease(ops.getPlain() + records);
+        if (bytesWritten != 0) {
+            userBytesWritten.setRelease(userBytesWritten.getPlain() + bytesWritten);
+        }
+    }
+
     /** Counts a read that found no value. */
     void miss() {
         misses++;

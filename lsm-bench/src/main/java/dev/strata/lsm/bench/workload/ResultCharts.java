@@ -54,14 +54,21 @@ public final class ResultCharts {
                     "fraction of requests at or below");
             cdf.getStyler().setXAxisLogarithmic(true);
             cdf.getStyler().setLegendPosition(Styler.LegendPosition.InsideSE);
+            int series = 0;
             for (String engine : engines) {
                 Histogram h = new Histogram(Recorder.SIGNIFICANT_DIGITS);
                 int position = w;
                 outcome.rounds().stream().flatMap(List::stream).filter(r -> r.engine().equals(engine))
                         .forEach(r -> h.add(r.workloads().get(position).latency()));
+                if (h.getTotalCount() == 0) {
+                    continue; // an engine that does not support the workload (ingest on leveldb)
+                }
                 addSeries(cdf, engine, cdf(h));
+                series++;
             }
-            written.add(save(cdf, dir.resolve("latency-cdf-" + (w + 1) + "-" + workload + ".png")));
+            if (series > 0) {
+                written.add(save(cdf, dir.resolve("latency-cdf-" + (w + 1) + "-" + workload + ".png")));
+            }
         }
         return written;
     }

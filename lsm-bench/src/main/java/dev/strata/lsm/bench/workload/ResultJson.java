@@ -34,8 +34,16 @@ public final class ResultJson {
             m.put("position", r.position());
             m.put("distribution", r.distribution());
             m.put("ops", r.ops());
+            if (!r.supported()) {
+                m.put("notSupported", r.notSupported());
+                m.put("opsPerSec", null);
+                m.put("opsPerSecRatioToFirst", null);
+                m.put("rounds", r.rounds());
+                results.add(m);
+                continue;
+            }
             m.put("opsPerSec", r.opsPerSec());
-            m.put("opsPerSecRatioToFirst", r.ratioToFirst());
+            m.put("opsPerSecRatioToFirst", Double.isNaN(r.ratioToFirst()) ? null : r.ratioToFirst());
             m.put("latencyMicros", latency(r.latency()));
             Map<String, Object> byOp = new LinkedHashMap<>();
             r.byOperation().forEach((op, l) -> byOp.put(op.label(), latency(l)));
@@ -67,6 +75,9 @@ public final class ResultJson {
                 .append(engine).append(": ").append(d));
         doc.put("durability", durability.toString());
         doc.put("engines", summary.descriptions());
+        if (!summary.ingestMethods().isEmpty()) {
+            doc.put("ingestMethods", summary.ingestMethods());
+        }
         doc.put("settings", settings(settings));
         return doc;
     }
@@ -106,6 +117,7 @@ public final class ResultJson {
         m.put("loop", s.openLoop() ? String.format(Locale.ROOT, "open at %.0f ops/s", s.rate()) : "closed");
         m.put("maxScanLength", s.maxScanLength());
         m.put("scanLength", s.scanLength());
+        m.put("ingestFileRecords", s.ingestFileRecords());
         return m;
     }
 }

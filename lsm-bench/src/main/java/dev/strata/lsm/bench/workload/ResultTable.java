@@ -31,6 +31,16 @@ public final class ResultTable {
                 + "the directory's largest size sampled once a second during the workload and settling / the "
                 + "same live bytes%n",
                 any.writeSource(), any.diskSource());
+        if (settings.workloads().contains(WorkloadType.INGEST)) {
+            out.printf(Locale.ROOT, "ingest = the records in key order written by the engine's own table writer into "
+                    + "external files of %,d records beside the data directory, then one ingest call, on one thread, "
+                    + "on an empty store; ops/s counts both; latency rows: write-file = one file, ingest = the call; "
+                    + "a fill after ingest starts on an empty store too%n", settings.ingestFileRecords());
+            for (String engine : summary.engines()) {
+                String how = summary.ingestMethods().get(engine);
+                out.printf("  %-8s ingest: %s%n", engine, how == null ? "not supported" : how);
+            }
+        }
         out.println();
         out.printf(Locale.ROOT, ROW, "workload", "engine", "ops/s", "vs " + first, "p50 us", "p90 us", "p99 us",
                 "p99.9 us", "max us", "WA", "SA", "peak SA", "misses", "settle s");
@@ -39,9 +49,14 @@ public final class ResultTable {
             for (String engine : summary.engines()) {
                 Summary.Row r = summary.rowsOf(engine).get(w);
                 String name = engine.equals(first) ? label(r) : "";
+                if (!r.supported()) {
+                    out.printf(Locale.ROOT, "%-26s %-8s not supported: %s%n", name, engine, r.notSupported());
+                    continue;
+                }
                 Latency l = r.latency();
                 out.printf(Locale.ROOT, ROW, name, engine, String.format(Locale.ROOT, "%,.0f", r.opsPerSec()),
-                        String.format(Locale.ROOT, "%.2fx", r.ratioToFirst()), us(l.p50()), us(l.p90()), us(l.p99()),
+                        Double.isNaN(r.ratioToFirst()) ? "-"
+                                : String.format(Locale.ROOT, "%.2fx", r.ratioToFirst()), us(l.p50()), us(l.p90()), us(l.p99()),
                         us(l.p999()), us(l.max()), num(r.writeAmplification()), num(r.spaceAmplification()),
                         num(r.peakSpaceAmplification()), r.misses(), String.format(Locale.ROOT, "%.1f", r.settleSeconds()));
                 if (r.byOperation().size() > 1) {
@@ -59,6 +74,9 @@ public final class ResultTable {
                 + " policy's own, (flush + merge bytes) / flush bytes, without the WAL, so it is 1.0 when no merge"
                 + " ran; the table's WA above counts every byte written, WAL included, per key+value byte:");
         for (Summary.Row r : summary.rows()) {
+            if (!r.supported()) {
+                continue;
+            }
             out.printf("  %-8s %-26s %s%n", r.engine(), label(r), r.engineCounters().entrySet().stream()
                     .map(e -> e.getKey() + "=" + value(e.getValue())).collect(Collectors.joining(" ")));
         }

@@ -19,14 +19,16 @@ import java.util.function.ToDoubleFunction;
  * @param rows engine-major: every workload of the first engine, then the next engine
  * @param descriptions each engine's settings, by engine
  * @param durability each engine's durability, by engine
+ * @param ingestMethods how each engine's ingest workload loads files, by engine (engines without one absent)
  */
 public record Summary(List<String> engines, int rounds, List<Row> rows, Map<String, String> descriptions,
-                      Map<String, String> durability) {
+                      Map<String, String> durability, Map<String, String> ingestMethods) {
 
     /**
      * One engine and workload, medians over rounds.
      *
-     * @param ratioToFirst opsPerSec over the first engine's for the same workload
+     * @param ratioToFirst opsPerSec over the first engine's for the same workload; NaN when either
+     *     engine did not support the workload
      * @param misses the largest miss count of any round (a correctness signal, not a median)
      * @param peakSpaceAmplification the directory's peak (sampled once a second, allocated blocks
      *     where du works) over the live bytes at the end; null when empty
@@ -36,6 +38,7 @@ public record Summary(List<String> engines, int rounds, List<Row> rows, Map<Stri
      * @param writeSource the /proc/self/io counter behind the write amplification
      * @param diskSource what the space amplification counts
      * @param perRound opsPerSec, writeAmplification and spaceAmplification of each round, in round order
+     * @param notSupported why the engine could not run the workload (the figures are then empty), or null
      */
     public record Row(String engine, String workload, int position, String distribution, long ops,
                       double opsPerSec, double ratioToFirst, Latency latency, Map<Operation, Latency> byOperation,
@@ -43,13 +46,20 @@ public record Summary(List<String> engines, int rounds, List<Row> rows, Map<Stri
                       Double cumulativeWriteAmplification, Double spaceAmplification,
                       Double spaceAmplificationApparent, Double peakSpaceAmplification, long peakAllocatedBytes,
                       long peakApparentBytes, double settleSeconds, Map<String, Object> engineCounters,
-                      String writeSource, String diskSource, Map<String, List<Double>> perRound, int rounds) {
+                      String writeSource, String diskSource, Map<String, List<Double>> perRound, int rounds,
+                      String notSupported) {
+
+        /** True when the engine ran the workload. */
+        public boolean supported() {
+            return notSupported == null;
+        }
     }
 
     /** Summarises {@code runs}: for each round, the engine runs in any order. */
     public static Summary of(List<String> engines, List<List<EngineRun.Result>> runs) {
         Map<String, String> descriptions = new LinkedHashMap<>();
         Map<String, String> durability = new LinkedHashMap<>();
+        Map<String, String> ingestMethods = new LinkedHashMap<>();
         List<Row> rows = new ArrayList<>();
         Map<Integer, Double> firstEngineOps = new LinkedHashMap<>();
         for (String engine : engines) {
@@ -60,20 +70,25 @@ public record Summary(List<String> engines, int rounds, List<Row> rows, Map<Stri
             }
             descriptions.put(engine, mine.get(0).description());
             durability.put(engine, mine.get(0).durability());
+            if (mine.get(0).ingestMethod() != null) {
+                ingestMethods.put(engine, mine.get(0).ingestMethod());
+            }
             int workloads = mine.get(0).workloads().size();
             for (int w = 0; w < workloads; w++) {
                 int position = w;
                 List<WorkloadResult> rounds = mine.stream().map(r -> r.workloads().get(position)).toList();
                 Row row = row(rounds, firstEngineOps.get(position));
-                firstEngineOps.putIfAbsent(position, row.opsPerSec());
+                firstEngineOps.putIfAbsent(position, row.supported() ? row.opsPerSec() : Double.NaN);
                 rows.add(row);
             }
         }
-        return new Summary(List.copyOf(engines), runs.size(), rows, descriptions, durability);
+        return new Summary(List.copyOf(engines), runs.size(), rows, descriptions, durability, ingestMethods);
     }
 
     private static Row row(List<WorkloadResult> rounds, Double firstOps) {
         WorkloadResult any = rounds.get(0);
+        String notSupported = rounds.stream().map(WorkloadResult::notSupported).filter(Objects::nonNull).findFirst()
+                .orElse(null);
         double ops = median(rounds, WorkloadResult::opsPerSec);
         WorkloadResult medianRound = rounds.stream()
                 .min(Comparator.comparingDouble(r -> Math.abs(r.opsPerSec() - ops))).orElseThrow();
@@ -87,7 +102,8 @@ public record Summary(List<String> engines, int rounds, List<Row> rows, Map<Stri
         }
         return new Row(any.engine(), any.workload(), any.position(), any.distribution(),
                 Math.round(median(rounds, r -> r.ops())), ops,
-                firstOps == null || firstOps == 0 ? 1.0 : ops / firstOps,
+                notSupported != null || (firstOps != null && firstOps.isNaN()) ? Double.NaN
+                        : firstOps == null || firstOps == 0 ? 1.0 : ops / firstOps,
                 medianLatency(rounds.stream().map(r -> Latency.of(r.latency())).toList()), byOperation,
                 Math.round(median(rounds, r -> r.backgroundOps())),
                 rounds.stream().mapToLong(WorkloadResult::misses).max().orElse(0),
@@ -100,7 +116,7 @@ public record Summary(List<String> engines, int rounds, List<Row> rows, Map<Stri
                 Math.round(median(rounds, r -> r.peakDisk().apparentBytes())),
                 median(rounds, WorkloadResult::settleSeconds),
                 medianCounters(rounds, medianRound), any.writeSource(), any.disk().source(), perRound(rounds),
-                rounds.size());
+                rounds.size(), notSupported);
     }
 
     private static Map<String, List<Double>> perRound(List<WorkloadResult> rounds) {

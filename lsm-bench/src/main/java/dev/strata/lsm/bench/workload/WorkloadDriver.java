@@ -1,9 +1,14 @@
 package dev.strata.lsm.bench.workload;
 
 import dev.strata.lsm.bench.engine.BenchEngine;
+import dev.strata.lsm.bench.engine.BulkIngest;
 import org.HdrHistogram.Histogram;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +33,8 @@ final class WorkloadDriver {
     private final ProcessIo ioAtOpen;
     private final String ioSource;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** Counters a workload adds to the engine's in its result (the ingest workload's phases). */
+    private final Map<String, Object> extraCounters = new java.util.LinkedHashMap<>();
 
     WorkloadDriver(BenchEngine engine, Path dir, WorkloadSettings settings, RecordFormat format, Keyspace keyspace,
                    Monitor monitor, ProcessIo ioAtOpen, String ioSource) {
@@ -44,6 +51,9 @@ final class WorkloadDriver {
     /** Runs {@code type}, the {@code position}-th workload of the list, to completion. */
     WorkloadResult run(WorkloadType type, int position) throws InterruptedException {
         failure.set(null);
+        if (type.shape() == WorkloadType.Shape.INGEST) {
+            return ingest(type, position);
+        }
         int threads = settings.threads();
         KeyDistribution distribution = settings.distributionOf(type);
         boolean fill = type.shape() == WorkloadType.Shape.FILL;
@@ -155,10 +165,117 @@ final class WorkloadDriver {
         Double saApparent = liveBytes > 0 ? (double) disk.apparentBytes() / liveBytes : null;
         DiskUsage peak = monitor.phasePeakDisk(disk);
         Double peakSa = liveBytes > 0 ? (double) peak.bytes() / liveBytes : null;
+        Map<String, Object> counters = new java.util.LinkedHashMap<>(engine.ownCounters());
+        counters.putAll(extraCounters);
         return new WorkloadResult(engine.name(), type.label(), position,
                 distribution == null ? null : distribution.label(), ops, seconds,
                 writer == null ? 0 : writer.ops(), counted, byOperation, misses, userBytes, processBytes,
-                ioSource, wa, cumulativeWa, settleSeconds, disk, liveBytes, sa, saApparent, peak, peakSa, engine.ownCounters());
+                ioSource, wa, cumulativeWa, settleSeconds, disk, liveBytes, sa, saApparent, peak, peakSa, counters,
+                null);
+    }
+
+    /** Keys the ingest workload reads back after ingesting (fewer when there are fewer records). */
+    static final int INGEST_VERIFY_SAMPLE = 1000;
+
+    /**
+     * The ingest workload, on one thread: the records in key order into external table files
+     * of {@code ingestFileRecords} records each (written beside the data directory, on the
+     * same file system, by the engine's own table writer, each finished durably), then one
+     * ingest call for all of them. The throughput counts both; the latency samples are one per
+     * file written ({@link Operation#WRITE_FILE}) and one for the call ({@link Operation#INGEST}).
+     * Afterwards, outside the timing, a sample of keys spread over the key space (first and
+     * last included) must read back with the values written, and the key after the last must
+     * be absent; a mismatch fails the run.
+     */
+    private WorkloadResult ingest(WorkloadType type, int position) {
+        BulkIngest bulk = engine.bulkIngest();
+        if (bulk == null) {
+            DiskUsage disk = DiskUsage.of(dir);
+            return new WorkloadResult(engine.name(), type.label(), position, null, 0, 0, 0,
+                    new Histogram(Recorder.SIGNIFICANT_DIGITS), Recorder.emptyByOperation(), 0, 0, -1, ioSource, null,
+                    null, 0, disk, keyspace.liveRecords() * format.recordBytes(), null, null, disk, null,
+                    engine.ownCounters(), engine.name() + " has no ingest of external table files");
+        }
+        long salt = position + 1;
+        long records = keyspace.records();
+        long perFile = settings.ingestFileRecords();
+        long bytesPerRecord = format.recordBytes();
+        Path staging = dir.toAbsolutePath().resolveSibling(dir.getFileName() + ".ingest-files");
+        Comparison.deleteTree(staging);
+        try {
+            Files.createDirectories(staging);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + staging, e);
+        }
+        Recorder rec = new Recorder(true);
+        List<Path> files = new ArrayList<>();
+        long fileBytes = 0;
+        ProcessIo ioBefore = ProcessIo.read();
+        monitor.begin(type.label(), records, List.of(rec));
+        long start = System.nanoTime();
+        long written;
+        long end;
+        try {
+            for (long from = 0; from < records; from += perFile) {
+                long to = Math.min(records, from + perFile);
+                Path file = staging.resolve(String.format("ingest-%06d.sst", files.size()));
+                long t0 = System.nanoTime();
+                try (BulkIngest.TableFile f = bulk.create(file)) {
+                    for (long r = from; r < to; r++) {
+                        f.put(format.key(r), format.value(r, salt));
+                    }
+                    fileBytes += f.finish();
+                }
+                rec.recordBatch(Operation.WRITE_FILE, System.nanoTime() - t0, to - from, (to - from) * bytesPerRecord);
+                files.add(file);
+            }
+            written = System.nanoTime();
+            bulk.ingest(files);
+            end = System.nanoTime();
+            rec.recordBatch(Operation.INGEST, end - written, 0, 0);
+        } catch (RuntimeException e) {
+            Comparison.deleteTree(staging); // files a failed ingest left: gigabytes, no diagnosis in them
+            throw e;
+        } finally {
+            monitor.end(type.label() + " settling");
+        }
+        int verified = verifyIngested(records, salt);
+        long s0 = System.nanoTime();
+        engine.settle();
+        double settleSeconds = (System.nanoTime() - s0) / 1e9;
+        keyspace.markLoaded();
+        Comparison.deleteTree(staging);
+        extraCounters.put("ingestFiles", (long) files.size());
+        extraCounters.put("ingestFileBytes", fileBytes);
+        extraCounters.put("ingestWriteFilesSeconds", (written - start) / 1e9);
+        extraCounters.put("ingestCallSeconds", (end - written) / 1e9);
+        extraCounters.put("ingestVerifiedKeys", (long) verified);
+        try {
+            return measure(type, position, null, List.of(rec), List.of(rec), null, (end - start) / 1e9, settleSeconds,
+                    ioBefore);
+        } finally {
+            extraCounters.clear();
+        }
+    }
+
+    /** Reads back a sample of the ingested records; throws if one is missing or wrong. Returns keys checked. */
+    private int verifyIngested(long records, long salt) {
+        int checked = 0;
+        long samples = Math.min(records, INGEST_VERIFY_SAMPLE);
+        for (long i = 0; i < samples; i++) {
+            long record = samples == 1 ? 0 : i * (records - 1) / (samples - 1);
+            byte[] got = engine.get(format.key(record));
+            if (!Arrays.equals(got, format.value(record, salt))) {
+                throw new IllegalStateException(engine.name() + " ingest: record " + record + " of " + records
+                        + (got == null ? " is missing" : " has a wrong value") + " after the ingest");
+            }
+            checked++;
+        }
+        if (engine.get(format.key(records)) != null) {
+            throw new IllegalStateException(engine.name() + " ingest: record " + records
+                    + ", never written, is present after the ingest");
+        }
+        return checked + 1;
     }
 
     private Pacer pacer(long startNanos) {

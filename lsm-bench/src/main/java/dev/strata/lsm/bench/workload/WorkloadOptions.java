@@ -21,8 +21,9 @@ import java.util.List;
 public final class WorkloadOptions {
 
     @Option(names = "--workload", split = ",", defaultValue = "fillrandom,readrandom",
-            description = "workloads run in order on one store: fillrandom, fillseq, readrandom, seekrandom, overwrite, "
-                    + "readwhilewriting, load, a, b, c, d, e, f (default ${DEFAULT-VALUE})")
+            description = "workloads run in order on one store: fillrandom, fillseq, ingest, readrandom, seekrandom, "
+                    + "overwrite, readwhilewriting, load, a, b, c, d, e, f; ingest, and a fill after it, start on an "
+                    + "empty store (default ${DEFAULT-VALUE})")
     List<String> workloads;
 
     @Option(names = "--records", defaultValue = "1000000",
@@ -77,6 +78,10 @@ public final class WorkloadOptions {
             description = "seekrandom: records read after each seek, db_bench's seek_nexts (default ${DEFAULT-VALUE})")
     int scanLength;
 
+    @Option(names = "--ingest-file-records", defaultValue = "1000000",
+            description = "ingest: records per external table file (default ${DEFAULT-VALUE})")
+    long ingestFileRecords;
+
     @Option(names = "--config", description = "Strata store configuration (XML); the other engines are sized "
             + "from it (default: Strata's defaults)")
     Path config;
@@ -109,7 +114,7 @@ public final class WorkloadOptions {
         }
         KeyDistribution d = distribution == null ? null : KeyDistribution.parse(distribution.trim());
         return new WorkloadSettings(types, records, ops == null ? records : ops, keySize, valueSize, threads, seed, d,
-                zipfTheta, rate, maxScanLength, scanLength, valueCompressibility);
+                zipfTheta, rate, maxScanLength, scanLength, valueCompressibility, ingestFileRecords);
     }
 
     /**

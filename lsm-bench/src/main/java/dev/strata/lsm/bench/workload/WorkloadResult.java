@@ -31,7 +31,10 @@ import java.util.Map;
  * @param peakDisk the data directory's largest usage sampled once a second during the
  *     workload and its settling (allocated blocks and file lengths, each at its own peak)
  * @param peakSpaceAmplification peakDisk (allocated where known) / live bytes at the end; null when empty
- * @param engineCounters the engine's own counters after the workload
+ * @param engineCounters the engine's own counters after the workload (the ingest workload adds its
+ *     phases: {@code ingestFiles}, {@code ingestFileBytes}, {@code ingestWriteFilesSeconds},
+ *     {@code ingestCallSeconds}, {@code ingestVerifiedKeys})
+ * @param notSupported why the engine could not run the workload (nothing was measured), or null
  */
 public record WorkloadResult(String engine, String workload, int position, String distribution, long ops,
                              double seconds, long backgroundOps, Histogram latency,
@@ -39,7 +42,13 @@ public record WorkloadResult(String engine, String workload, int position, Strin
                              long processBytesWritten, String writeSource, Double writeAmplification,
                              Double cumulativeWriteAmplification, double settleSeconds, DiskUsage disk,
                              long liveBytes, Double spaceAmplification, Double spaceAmplificationApparent,
-                             DiskUsage peakDisk, Double peakSpaceAmplification, Map<String, Object> engineCounters) {
+                             DiskUsage peakDisk, Double peakSpaceAmplification, Map<String, Object> engineCounters,
+                             String notSupported) {
+
+    /** True when the engine ran the workload. */
+    public boolean supported() {
+        return notSupported == null;
+    }
 
     /** Requests per second. */
     public double opsPerSec() {

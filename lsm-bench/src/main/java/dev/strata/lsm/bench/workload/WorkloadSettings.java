@@ -20,23 +20,34 @@ import java.util.List;
  * @param scanLength records seekrandom reads after the key it seeks to
  * @param valueCompressibility values compress to about this fraction of their size (db_bench's
  *     {@code compression_ratio}; 1.0, the default, for random values)
+ * @param ingestFileRecords records per external table file of the ingest workload
  */
 public record WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
                                int threads, long seed, KeyDistribution distribution, double zipfTheta, Double rate,
-                               int maxScanLength, int scanLength, double valueCompressibility) {
+                               int maxScanLength, int scanLength, double valueCompressibility, long ingestFileRecords) {
 
     /** Settings with random (incompressible) values. */
     public WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
                             int threads, long seed, KeyDistribution distribution, double zipfTheta, Double rate,
-                            int maxScanLength, int scanLength) {
+                            int maxScanLength, int scanLength, long ingestFileRecords) {
         this(workloads, records, ops, keySize, valueSize, threads, seed, distribution, zipfTheta, rate, maxScanLength,
-                scanLength, 1.0);
+                scanLength, 1.0, ingestFileRecords);
     }
 
     /** YCSB's default maximum scan length. */
     public static final int DEFAULT_MAX_SCAN_LENGTH = 100;
     /** seekrandom's default: seek, then 50 nexts (the peer comparison of issue 11). */
     public static final int DEFAULT_SCAN_LENGTH = 50;
+    /** The ingest workload's default file size in records. */
+    public static final long DEFAULT_INGEST_FILE_RECORDS = 1_000_000;
+
+    /** Settings with the ingest workload's default file size. */
+    public WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
+                            int threads, long seed, KeyDistribution distribution, double zipfTheta, Double rate,
+                            int maxScanLength, int scanLength) {
+        this(workloads, records, ops, keySize, valueSize, threads, seed, distribution, zipfTheta, rate, maxScanLength,
+                scanLength, DEFAULT_INGEST_FILE_RECORDS);
+    }
 
     /** Settings with seekrandom's default scan length. */
     public WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
@@ -84,11 +95,14 @@ public record WorkloadSettings(List<WorkloadType> workloads, long records, long 
         if (scanLength < 0 || scanLength > 1_000_000) {
             throw new IllegalArgumentException("--scan-length must be from 0 to 1000000, got " + scanLength);
         }
+        if (ingestFileRecords < 1) {
+            throw new IllegalArgumentException("--ingest-file-records must be at least 1, got " + ingestFileRecords);
+        }
     }
 
     /** The distribution {@code workload} uses: the override, else its default (null for fills). */
     public KeyDistribution distributionOf(WorkloadType workload) {
-        if (workload.shape() == WorkloadType.Shape.FILL) {
+        if (workload.loads()) {
             return null;
         }
         return distribution != null ? distribution : workload.defaultDistribution();

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * The workloads, by their pinned names: db_bench's {@code fillrandom}, {@code fillseq},
- * {@code readrandom}, {@code overwrite}, {@code readwhilewriting} and {@code seekrandom}, and YCSB's
+ * {@code readrandom}, {@code overwrite}, {@code readwhilewriting} and {@code seekrandom}, RocksDB's bulk
+ * load ({@code ingest}), and YCSB's
  * {@code load} and core workloads {@code a}–{@code f} (Cooper et al., SoCC 2010).
  */
 public enum WorkloadType {
@@ -13,6 +14,13 @@ public enum WorkloadType {
     FILLRANDOM("fillrandom", Shape.FILL, Operation.PUT, true, null, Mix.NONE),
     /** Every record once, in key order. */
     FILLSEQ("fillseq", Shape.FILL, Operation.PUT, false, null, Mix.NONE),
+    /**
+     * Every record once, in key order, written into external table files of
+     * {@code --ingest-file-records} records by the engine's own table writer and bulk-loaded
+     * with one ingest call (engines without one report it as not supported). Always on an
+     * empty store.
+     */
+    INGEST("ingest", Shape.INGEST, null, false, null, Mix.NONE),
     /** Point reads of existing records. */
     READRANDOM("readrandom", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(100, 0, 0, 0, 0)),
     /** New values for existing records. */
@@ -47,7 +55,9 @@ public enum WorkloadType {
         /** Issues --ops requests drawn from the mix, split among the threads. */
         REQUESTS,
         /** REQUESTS on the reader threads, plus one unpaced writer thread. */
-        READ_WHILE_WRITING
+        READ_WHILE_WRITING,
+        /** Writes each of the records once into external table files on one thread, then ingests them. */
+        INGEST
     }
 
     /** Percentages of reads, updates, inserts, scans and read-modify-writes; they sum to 100. */
@@ -126,6 +136,11 @@ public enum WorkloadType {
     /** True when every scan reads the fixed {@code --scan-length} records (seekrandom), not 1..max. */
     public boolean fixedScanLength() {
         return this == SEEKRANDOM;
+    }
+
+    /** True when the workload writes the {@code records} records of the key space: fills and ingest. */
+    public boolean loads() {
+        return shape == Shape.FILL || shape == Shape.INGEST;
     }
 
     /** The pinned names of all workloads. */

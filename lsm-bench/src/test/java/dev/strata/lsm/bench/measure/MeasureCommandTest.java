@@ -55,6 +55,50 @@ class MeasureCommandTest {
     }
 
     @Test
+    void checkpointMeasurementCheckpointsBacksUpRestoresAndChecks() {
+        Path dir = tmp.resolve("cp");
+        assertEquals(0, BenchCli.run("measure", "checkpoint", "--bytes", "3m", "--value-size", "500",
+                "--check-keys", "500", "--config", config().toString(), "--dir", dir.toString()), streams.err());
+        String out = streams.out();
+        assertTrue(out.contains("checkpoint under writes:") && out.contains("bytes copied"), out);
+        assertTrue(out.contains("checkpoint opened:") && out.contains(": ok"), out);
+        assertTrue(out.contains("backup 1 (full): id 1") && out.contains("backup 2 (incremental): id 2"), out);
+        assertTrue(out.contains("restored store:") && out.endsWith(": ok" + System.lineSeparator()), out);
+        // Hard links work on the test's file system: the checkpoint copied no table byte.
+        assertTrue(out.matches("(?s).*checkpoint under writes: [0-9.]+ s; \\d+ table files, [0-9,]+ bytes "
+                + "hard-linked, 0 bytes copied.*"), out);
+        long copied1 = bytesCopied(out, "backup 1 (full)");
+        long copied2 = bytesCopied(out, "backup 2 (incremental)");
+        assertTrue(copied1 > 3_000_000, "the first backup copies the whole store: " + copied1);
+        assertTrue(copied2 < copied1, "the second copies only the changed files: " + copied2 + " < " + copied1);
+        assertFalse(Files.exists(dir), "scratch deleted");
+    }
+
+    private Path config() {
+        // A small memtable, so that 3 MB make several tables and the incremental backup shares some.
+        Path xml = tmp.resolve("small.xml");
+        try {
+            Files.writeString(xml, "<store><memtable bytes=\"256KiB\"/></store>");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return xml;
+    }
+
+    private static long bytesCopied(String out, String what) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(what)
+                + ": id \\d+, [0-9.]+ s, \\d+ files, [0-9,]+ bytes, bytesCopied ([0-9,]+)").matcher(out);
+        assertTrue(m.find(), out);
+        return Long.parseLong(m.group(1).replace(",", ""));
+    }
+
+    @Test
+    void checkpointMeasurementRejectsABadSize() {
+        assertEquals(1, BenchCli.run("measure", "checkpoint", "--bytes", "lots", "--dir", tmp.resolve("x").toString()));
+        assertTrue(streams.err().contains("--bytes must be a positive size"), streams.err());
+    }
+
+    @Test
     void missingMeasurementIsAUsageError() {
         assertEquals(2, BenchCli.run("measure"));
         assertTrue(streams.err().contains("store") && streams.err().contains("sstable"), streams.err());
