@@ -107,7 +107,7 @@ public final class TableWriter implements AutoCloseable {
         }
         if (lastKey != null && Arrays.compareUnsigned(key, lastKey) <= 0) {
             throw new IllegalArgumentException("keys must be added in strictly increasing order: "
-                    + LsmStoreKeys.show(key) + " after " + LsmStoreKeys.show(lastKey) + " in " + path);
+                    + dev.strata.lsm.sstable.InternalKeys.describe(key) + " after " + dev.strata.lsm.sstable.InternalKeys.describe(lastKey) + " in " + path);
         }
         try {
             writer.add(key, 0, type, value);
@@ -163,20 +163,6 @@ public final class TableWriter implements AutoCloseable {
             } catch (IOException e) {
                 throw new StoreException("cannot delete unfinished table file " + path + ": " + e, e);
             }
-        }
-    }
-
-    /** Shows keys in messages. */
-    static final class LsmStoreKeys {
-        private LsmStoreKeys() {
-        }
-
-        static String show(byte[] key) {
-            StringBuilder b = new StringBuilder("0x");
-            for (int i = 0; i < Math.min(key.length, 32); i++) {
-                b.append(String.format("%02x", key[i]));
-            }
-            return key.length > 32 ? b + "… (" + key.length + " bytes)" : b.toString();
         }
     }
 }

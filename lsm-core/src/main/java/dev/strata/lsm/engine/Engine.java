@@ -142,9 +142,10 @@ public final class Engine implements AutoCloseable {
         this.metrics = boundMetrics;
         this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex, counters.punchedBytes,
                 config.obsoleteDeleteBatchBytes());
+        dev.strata.lsm.mergeop.MergeOperator operator = config.mergeOperator() == null ? null
+                : dev.strata.lsm.mergeop.MergeOperators.find(config.mergeOperator());
         this.output = new TableOutput(io, dir, tables, versions, obsolete, config::tableOptions,
-                config.valueExpiry(), config.mergeOperator() == null ? null
-                        : dev.strata.lsm.mergeop.MergeOperators.find(config.mergeOperator()));
+                config.valueExpiry(), operator);
         this.memtables = new Memtables(io, dir, config.walMode(), versions);
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
         MergeJob mergeJob = new MergeJob(io, tables, versions, output, obsolete, policy, mutex, config.tableOptions(),
@@ -156,9 +157,8 @@ public final class Engine implements AutoCloseable {
         this.flushLane = new FlushLane(dir, config.walMode(), mutex, memtables, versions, flushJob, scheduler, obsolete,
                 snapshots, threads.flushThread, counters, metrics);
         this.writeControl = new WriteControl(dir, config, mutex, memtables, flushLane, scheduler, counters);
-        this.writeQueue = new WriteQueue(dir, config, mutex, memtables, writeControl);
-        this.reads = new ReadPath(memtables, versions, mutex, config.mergeOperator() == null ? null
-                : dev.strata.lsm.mergeop.MergeOperators.find(config.mergeOperator()));
+        this.writeQueue = new WriteQueue(dir, config, mutex, memtables, writeControl, operator);
+        this.reads = new ReadPath(memtables, versions, mutex, operator);
         versions.onVersionReleased(() -> {
             if (!threads.mergePool.isShutdown()) {
                 queuedSweeps.incrementAndGet();
@@ -585,7 +585,7 @@ public final class Engine implements AutoCloseable {
         Path temp = parent.resolve(absolute.getFileName() + ".checkpoint-tmp");
         long[] copied = {0};
         try {
-            deleteTree(temp); // a crashed earlier attempt
+            ReaderStaging.deleteTree(temp); // a crashed earlier attempt
             Files.createDirectory(temp);
             versions.writeCheckpoint(temp, (table, to) -> copied[0] += linkOrCopy(table, to));
             io.syncDirectory(temp);
@@ -594,7 +594,7 @@ public final class Engine implements AutoCloseable {
             return copied[0];
         } catch (IOException | RuntimeException e) {
             try {
-                deleteTree(temp);
+                ReaderStaging.deleteTree(temp);
             } catch (IOException cleanup) {
                 e.addSuppressed(cleanup);
             }
@@ -618,17 +618,6 @@ public final class Engine implements AutoCloseable {
                 ch.force(true);
             }
             return Files.size(to);
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 

@@ -12,6 +12,7 @@ import dev.strata.lsm.repair.StoreRepair;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.ForwardingInternalIterator;
 import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.InternalKeys;
 import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.TableIterator;
 import dev.strata.lsm.version.Component;
@@ -64,8 +65,8 @@ final class IngestJob {
                 for (it.seekToFirst(); it.valid(); it.next()) {
                     byte[] key = it.key();
                     if (last != null && Arrays.compareUnsigned(key, last) <= 0) {
-                        throw new IllegalArgumentException("ingest: " + path + " holds key " + hex(key) + " after "
-                                + hex(last) + (Arrays.equals(key, last) ? " (a duplicate key)" : " (keys out of order)"));
+                        throw new IllegalArgumentException("ingest: " + path + " holds key " + InternalKeys.describe(key) + " after "
+                                + InternalKeys.describe(last) + (Arrays.equals(key, last) ? " (a duplicate key)" : " (keys out of order)"));
                     }
                     if (key.length > config.maxKeyBytes()) {
                         throw new IllegalArgumentException("ingest: " + path + " holds a key of " + key.length
@@ -176,14 +177,6 @@ final class IngestJob {
                 // nothing was written
             }
         }
-    }
-
-    private static String hex(byte[] key) {
-        StringBuilder b = new StringBuilder("0x");
-        for (int i = 0; i < Math.min(key.length, 32); i++) {
-            b.append(String.format("%02x", key[i]));
-        }
-        return key.length > 32 ? b + "…" : b.toString();
     }
 
     /** Whether two of the (validated) tables overlap in key range; names them, or null. */

@@ -317,15 +317,7 @@ final class MergeScheduler {
                 continue;
             }
             claimed.addAll(task.inputs());
-            Layouts.RunAt anchorRun = Layouts.runAt(v, task.placement());
-            List<Component> inputs = task.inputs().stream().map(v::find).toList();
-            boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(),
-                    minKey(inputs), maxKey(inputs));
-            long[] snaps = snapshots.live();
-            mergesRunning++;
-            claim(task, task.inputs(), List.of(new RunningMerge(task.inputs(), task.placement(), task.mode(),
-                    bytesOf(inputs), task.reason())), List.of());
-            pool.execute(() -> run(task, inputs, bottommost, snaps, anchorRun));
+            launch(task, v);
         }
         if (admission != WriteAdmission.GO && mergesRunning == 0 && !flushRunning.getAsBoolean() && !decisionAgain) {
             // Nothing running could change the policy's mind: writers held back now would wait
@@ -361,17 +353,25 @@ final class MergeScheduler {
         }
         for (MergeTask task : tasks) {
             manual.put(task, null);
-            Layouts.RunAt anchorRun = Layouts.runAt(v, task.placement());
-            List<Component> inputs = task.inputs().stream().map(v::find).toList();
-            boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(),
-                    minKey(inputs), maxKey(inputs));
-            long[] snaps = snapshots.live();
-            mergesRunning++;
-            claim(task, task.inputs(), List.of(new RunningMerge(task.inputs(), task.placement(), task.mode(),
-                    bytesOf(inputs), task.reason())), List.of());
-            pool.execute(() -> run(task, inputs, bottommost, snaps, anchorRun));
+            launch(task, v);
         }
         return null;
+    }
+
+    /**
+     * Starts validated {@code task} on the merge pool against {@code v}: records its anchor's
+     * run, whether it is bottommost and the live snapshots, and marks its inputs busy. Mutex held.
+     */
+    private void launch(MergeTask task, Version v) {
+        Layouts.RunAt anchorRun = Layouts.runAt(v, task.placement());
+        List<Component> inputs = task.inputs().stream().map(v::find).toList();
+        boolean bottommost = Layouts.isBottommost(v, new HashSet<>(task.inputs()), task.placement(),
+                minKey(inputs), maxKey(inputs));
+        long[] snaps = snapshots.live();
+        mergesRunning++;
+        claim(task, task.inputs(), List.of(new RunningMerge(task.inputs(), task.placement(), task.mode(),
+                bytesOf(inputs), task.reason())), List.of());
+        pool.execute(() -> run(task, inputs, bottommost, snaps, anchorRun));
     }
 
     /**

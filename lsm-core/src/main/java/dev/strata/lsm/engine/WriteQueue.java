@@ -78,14 +78,14 @@ final class WriteQueue {
         }
     }
 
-    WriteQueue(Path dir, StoreConfig config, EngineMutex mutex, Memtables memtables, WriteControl control) {
+    WriteQueue(Path dir, StoreConfig config, EngineMutex mutex, Memtables memtables, WriteControl control,
+               dev.strata.lsm.mergeop.MergeOperator mergeOperator) {
         this.dir = dir;
         this.config = config;
         this.mutex = mutex;
         this.memtables = memtables;
         this.control = control;
-        this.mergeOperator = config.mergeOperator() == null ? null
-                : dev.strata.lsm.mergeop.MergeOperators.find(config.mergeOperator());
+        this.mergeOperator = mergeOperator;
     }
 
     /**
