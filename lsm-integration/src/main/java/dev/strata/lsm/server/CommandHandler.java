@@ -316,6 +316,9 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             int at;
             try {
                 at = StoredValue.payloadStart(value, now);
+            } catch (WrongTypeException e) {
+                ReplyWriter.write(out, RespCommands.WRONGTYPE);
+                continue;
             } catch (IllegalStateException e) {
                 ReplyWriter.write(out, new ErrorRedisMessage("ERR " + e.getMessage()));
                 continue;

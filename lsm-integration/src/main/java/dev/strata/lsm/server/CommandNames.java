@@ -7,7 +7,9 @@ final class CommandNames {
     static final Set<String> KNOWN = Set.of("PING", "ECHO", "GET", "SET", "DEL", "EXISTS", "MGET", "MSET",
             "INCR", "INCRBY", "DECR", "DECRBY", "SCAN", "DBSIZE", "INFO", "CONFIG", "COMMAND", "CLIENT",
             "SELECT", "QUIT", "AUTH", "TTL", "PTTL", "UNLINK", "GETDEL", "APPEND", "STRLEN", "SETEX", "EXPIRE",
-            "PEXPIRE", "PERSIST", "TYPE", "RENAME", "KEYS", "FLUSHALL", "BGSAVE", "LASTSAVE");
+            "PEXPIRE", "PERSIST", "TYPE", "RENAME", "KEYS", "FLUSHALL", "BGSAVE", "LASTSAVE",
+            "HSET", "HSETNX", "HMSET", "HGET", "HMGET", "HDEL", "HGETALL", "HKEYS", "HVALS", "HLEN", "HEXISTS",
+            "HSTRLEN", "HINCRBY", "HSCAN");
 
     private CommandNames() {
     }

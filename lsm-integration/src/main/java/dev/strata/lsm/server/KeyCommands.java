@@ -17,7 +17,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The commands on keys whatever their value: EXPIRE, PEXPIRE, PERSIST, TYPE, RENAME, KEYS
- * and FLUSHALL. Writes hold the {@link KeyLocks} stripes of their keys (the same locks as
+ * and FLUSHALL, on strings and hashes alike (a hash is one key: its metadata record under the
+ * key carries its expiry; KEYS and FLUSHALL see client keys only). Writes hold the {@link KeyLocks} stripes of their keys (the same locks as
  * {@link RespCommands}'s), so they are atomic against any other write of those keys.
  */
 final class KeyCommands {
@@ -29,11 +30,13 @@ final class KeyCommands {
     private final LsmStore store;
     private final KeyLocks locks;
     private final LongSupplier clock;
+    private final HashCommands hashes;
 
-    KeyCommands(LsmStore store, KeyLocks locks, LongSupplier clock) {
+    KeyCommands(LsmStore store, KeyLocks locks, LongSupplier clock, HashCommands hashes) {
         this.store = store;
         this.locks = locks;
         this.clock = clock;
+        this.hashes = hashes;
     }
 
     /**
@@ -79,18 +82,19 @@ final class KeyCommands {
             } catch (ArithmeticException e) {
                 return new ErrorRedisMessage("ERR invalid expire time in '" + command + "' command");
             }
-            StoredValue old = StoredValue.decode(store.get(key), now);
-            if (old == null) {
+            byte[] old = store.get(NodeKeys.stored(key));
+            if (!StoredValue.live(old, now)) {
                 return ZERO;
             }
-            long current = old.expireAtMillis(); // NEVER (Long.MAX_VALUE) is an infinite time to live
-            if ((nx && old.expires()) || (xx && !old.expires()) || (gt && at <= current) || (lt && at >= current)) {
+            long current = StoredValue.expireAt(old); // NEVER (Long.MAX_VALUE) is an infinite time to live
+            boolean expires = current != StoredValue.NEVER;
+            if ((nx && expires) || (xx && !expires) || (gt && at <= current) || (lt && at >= current)) {
                 return ZERO;
             }
             if (at <= now) {
-                store.delete(key);
+                store.delete(NodeKeys.stored(key));
             } else {
-                store.put(key, new StoredValue(old.payload(), at).encode());
+                store.put(NodeKeys.stored(key), StoredValue.withExpiry(old, at));
             }
             return ONE;
         }
@@ -99,35 +103,43 @@ final class KeyCommands {
     /** PERSIST {@code key}: 1 when a time to live was removed, 0 when the key is missing or has none. */
     RedisMessage persist(byte[] key) {
         try (KeyLocks.Held ignored = locks.lock(key)) {
-            StoredValue old = StoredValue.decode(store.get(key), clock.getAsLong());
-            if (old == null || !old.expires()) {
+            byte[] old = store.get(NodeKeys.stored(key));
+            if (!StoredValue.live(old, clock.getAsLong()) || StoredValue.expireAt(old) == StoredValue.NEVER) {
                 return ZERO;
             }
-            store.put(key, new StoredValue(old.payload(), StoredValue.NEVER).encode());
+            store.put(NodeKeys.stored(key), StoredValue.withExpiry(old, StoredValue.NEVER));
             return ONE;
         }
     }
 
-    /** TYPE {@code key}: {@code string}, or {@code none} when missing (strings are the only type). */
+    /** TYPE {@code key}: {@code string}, {@code hash}, or {@code none} when missing. */
     RedisMessage type(byte[] key) {
-        StoredValue v = StoredValue.decode(store.get(key), clock.getAsLong());
-        return new SimpleStringRedisMessage(v == null ? "none" : "string");
+        return new SimpleStringRedisMessage(StoredValue.type(store.get(NodeKeys.stored(key)), clock.getAsLong()));
     }
 
     /**
      * RENAME {@code key newkey}: moves the value and its time to live in one write batch
-     * (atomic), replacing whatever {@code newkey} held.
+     * (atomic), replacing whatever {@code newkey} held. A hash's fields are copied under the
+     * new key (O(fields), as in Apache Kvrocks), in the same batch.
      */
     RedisMessage rename(byte[] from, byte[] to) {
         try (KeyLocks.Held ignored = locks.lockAll(List.of(from, to))) {
-            byte[] stored = store.get(from);
-            if (StoredValue.decode(stored, clock.getAsLong()) == null) {
+            long now = clock.getAsLong();
+            byte[] stored = store.get(NodeKeys.stored(from));
+            if (!StoredValue.live(stored, now)) {
                 return new ErrorRedisMessage("ERR no such key");
             }
             if (java.util.Arrays.equals(from, to)) {
                 return RespCommands.OK;
             }
-            store.write(new WriteBatch().delete(from).put(to, stored));
+            WriteBatch batch = new WriteBatch().delete(NodeKeys.stored(from));
+            HashMeta hash = stored[0] == StoredValue.HASH ? HashMeta.decode(stored, now) : null;
+            if (hash != null) {
+                hashes.rename(from, to, hash, batch);
+            } else {
+                batch.put(NodeKeys.stored(to), stored);
+            }
+            store.write(batch);
             return RespCommands.OK;
         }
     }
@@ -141,11 +153,12 @@ final class KeyCommands {
         byte[] prefix = glob.literalPrefix();
         long now = clock.getAsLong();
         List<RedisMessage> out = new ArrayList<>();
-        try (Cursor c = store.scan(prefix.length == 0 ? null : prefix,
-                prefix.length == 0 ? null : RespCommands.prefixEnd(prefix))) {
+        byte[] end = prefix.length == 0 ? null : RespCommands.prefixEnd(prefix);
+        try (NodeKeys.ClientCursor c = NodeKeys.clientScan(store, prefix.length == 0 ? null : NodeKeys.stored(prefix),
+                end == null ? null : NodeKeys.stored(end))) {
             while (c.next()) {
-                byte[] k = c.key();
-                if ((glob.isPrefixOnly() || glob.matches(k)) && StoredValue.decode(c.value(), now) != null) {
+                byte[] k = NodeKeys.client(c.key());
+                if ((glob.isPrefixOnly() || glob.matches(k)) && StoredValue.live(c.value(), now)) {
                     out.add(RespCommands.bulk(k));
                 }
             }
@@ -154,9 +167,10 @@ final class KeyCommands {
     }
 
     /**
-     * FLUSHALL {@code [ASYNC|SYNC]}: deletes every key, in write batches of {@value #FLUSH_BATCH}
-     * keys, each under the locks of its keys; returns when all are deleted (ASYNC is accepted
-     * and runs the same way). Not atomic: a key written while it runs may survive it.
+     * FLUSHALL {@code [ASYNC|SYNC]}: deletes every key and every hash field (garbage included),
+     * in write batches of {@value #FLUSH_BATCH} records, each under the locks of its client
+     * keys; returns when all are deleted (ASYNC is accepted and runs the same way). The node's
+     * own records (its key-format marker) stay. Not atomic: a key written while it runs may survive it.
      */
     RedisMessage flushAll(List<byte[]> args) {
         if (args.size() > 2) {
@@ -171,22 +185,32 @@ final class KeyCommands {
         byte[] after = null;
         while (true) {
             List<byte[]> keys = new ArrayList<>(FLUSH_BATCH);
+            List<byte[]> clientKeys = new ArrayList<>(FLUSH_BATCH);
+            byte[] last = null;
             try (Cursor c = store.scan(after, null)) {
                 while (keys.size() < FLUSH_BATCH && c.next()) {
-                    keys.add(c.key());
+                    byte[] k = c.key();
+                    last = k;
+                    if (!NodeKeys.internal(k)) {
+                        clientKeys.add(NodeKeys.client(k));
+                        keys.add(k);
+                    } else if (!NodeKeys.nodeRecord(k)) {
+                        keys.add(k);
+                    }
                 }
             }
-            if (keys.isEmpty()) {
+            if (last == null) {
                 return RespCommands.OK;
             }
             WriteBatch batch = new WriteBatch();
             for (byte[] k : keys) {
                 batch.delete(k);
             }
-            try (KeyLocks.Held ignored = locks.lockAll(keys)) {
-                store.write(batch);
+            if (!batch.isEmpty()) {
+                try (KeyLocks.Held ignored = locks.lockAll(clientKeys)) {
+                    store.write(batch);
+                }
             }
-            byte[] last = keys.get(keys.size() - 1);
             after = java.util.Arrays.copyOf(last, last.length + 1);
         }
     }

@@ -36,6 +36,7 @@ final class RespCommands {
     static final ErrorRedisMessage SYNTAX = new ErrorRedisMessage("ERR syntax error");
     static final ErrorRedisMessage NOT_INTEGER =
             new ErrorRedisMessage("ERR value is not an integer or out of range");
+    static final ErrorRedisMessage WRONGTYPE = new ErrorRedisMessage(WrongTypeException.MESSAGE);
     static final ErrorRedisMessage NOAUTH = new ErrorRedisMessage("NOAUTH Authentication required.");
     private static final int SCAN_DEFAULT_COUNT = 10;
     /**
@@ -54,6 +55,7 @@ final class RespCommands {
     private final ScanCursors cursors = new ScanCursors(65_536);
     private final LongSupplier clock;
     private final KeyCommands keyCommands;
+    private final HashCommands hashes;
     private final Checkpoints saves;
     /** The largest value a client may store (the store's limit less the node's header). */
     private final int maxValueBytes;
@@ -63,9 +65,10 @@ final class RespCommands {
         this.info = info;
         this.requirePass = requirePass == null ? null : requirePass.getBytes(StandardCharsets.UTF_8);
         this.clock = clock;
-        this.keyCommands = new KeyCommands(store, locks, clock);
         this.saves = new Checkpoints(store, clock);
         this.maxValueBytes = StoredValue.clientLimit(store.config().maxValueBytes());
+        this.hashes = new HashCommands(store, locks, cursors, clock, maxValueBytes);
+        this.keyCommands = new KeyCommands(store, locks, clock, hashes);
     }
 
     /** Whether connections start authenticated (no password is required). */
@@ -128,8 +131,13 @@ final class RespCommands {
                     yield OK;
                 }
                 case "AUTH" -> auth(session, args);
-                default -> unknown(name, args);
+                default -> {
+                    RedisMessage hash = name.startsWith("H") ? hashes.execute(name, args) : null;
+                    yield hash != null ? hash : unknown(name, args);
+                }
             };
+        } catch (WrongTypeException e) {
+            return WRONGTYPE;
         } catch (IllegalArgumentException e) {
             // The store refuses what it cannot take (an oversized key or value) before changing anything.
             return new ErrorRedisMessage("ERR " + oneLine(e.getMessage()));
@@ -165,7 +173,7 @@ final class RespCommands {
             for (Map.Entry<ByteBuffer, byte[]> e : last.entrySet()) {
                 byte[] key = e.getKey().array();
                 keys.add(key);
-                batch.put(key, e.getValue());
+                batch.put(NodeKeys.stored(key), e.getValue());
             }
             try (KeyLocks.Held ignored = locks.lockAll(keys)) {
                 store.write(batch);
@@ -200,12 +208,16 @@ final class RespCommands {
      * at {@link #now}.
      */
     byte[][] getAll(List<byte[]> keys) {
-        return store.getAll(keys.toArray(new byte[0][]));
+        byte[][] stored = new byte[keys.size()][];
+        for (int i = 0; i < stored.length; i++) {
+            stored[i] = NodeKeys.stored(keys.get(i));
+        }
+        return store.getAll(stored);
     }
 
     /** A GET's stored value if the store's memtables answer it (see {@link LsmStore#getFromMemory}). */
     dev.strata.lsm.MemoryRead getFromMemory(byte[] key) {
-        return store.getFromMemory(key);
+        return store.getFromMemory(NodeKeys.stored(key));
     }
 
     /** The node's clock, epoch milliseconds. */
@@ -216,10 +228,10 @@ final class RespCommands {
     /** GETDEL: the value (nil when missing), and the key deleted. */
     private RedisMessage getDel(byte[] key) {
         try (KeyLocks.Held ignored = locks.lock(key)) {
-            byte[] stored = store.get(key);
+            byte[] stored = store.get(NodeKeys.stored(key));
             StoredValue v = StoredValue.decode(stored, clock.getAsLong());
             if (stored != null) {
-                store.delete(key);
+                store.delete(NodeKeys.stored(key));
             }
             return v == null ? NIL : bulk(v.payload());
         }
@@ -228,7 +240,7 @@ final class RespCommands {
     /** APPEND: the value's new length; a missing key starts empty; the time to live is kept. */
     private RedisMessage append(byte[] key, byte[] suffix) {
         try (KeyLocks.Held ignored = locks.lock(key)) {
-            StoredValue old = StoredValue.decode(store.get(key), clock.getAsLong());
+            StoredValue old = StoredValue.decode(store.get(NodeKeys.stored(key)), clock.getAsLong());
             byte[] before = old == null ? new byte[0] : old.payload();
             long length = (long) before.length + suffix.length;
             if (length > maxValueBytes) {
@@ -237,14 +249,14 @@ final class RespCommands {
             }
             byte[] value = Arrays.copyOf(before, (int) length);
             System.arraycopy(suffix, 0, value, before.length, suffix.length);
-            store.put(key, stored(value, old == null ? StoredValue.NEVER : old.expireAtMillis()));
+            store.put(NodeKeys.stored(key), stored(value, old == null ? StoredValue.NEVER : old.expireAtMillis()));
             return new IntegerRedisMessage(length);
         }
     }
 
     /** STRLEN: the value's length in bytes, 0 when missing. */
     private RedisMessage strlen(byte[] key) {
-        byte[] stored = store.get(key);
+        byte[] stored = store.get(NodeKeys.stored(key));
         int at = StoredValue.payloadStart(stored, clock.getAsLong());
         return new IntegerRedisMessage(at < 0 ? 0 : stored.length - at);
     }
@@ -262,7 +274,7 @@ final class RespCommands {
     }
 
     private RedisMessage get(byte[] key) {
-        StoredValue v = StoredValue.decode(store.get(key), clock.getAsLong());
+        StoredValue v = StoredValue.decode(store.get(NodeKeys.stored(key)), clock.getAsLong());
         return v == null ? NIL : bulk(v.payload());
     }
 
@@ -317,19 +329,22 @@ final class RespCommands {
             return SYNTAX;
         }
         try (KeyLocks.Held ignored = locks.lock(key)) {
-            StoredValue old = nx || xx || keepTtl || returnOld ? StoredValue.decode(store.get(key), now) : null;
+            // SET replaces a key of any type (a hash too), but SET ... GET of a hash is WRONGTYPE.
+            byte[] raw = nx || xx || keepTtl || returnOld ? store.get(NodeKeys.stored(key)) : null;
+            boolean exists = StoredValue.live(raw, now);
+            StoredValue old = returnOld ? StoredValue.decode(raw, now) : null;
             RedisMessage skipped = returnOld ? (old == null ? NIL : bulk(old.payload())) : NIL;
-            if ((nx && old != null) || (xx && old == null)) {
+            if ((nx && exists) || (xx && !exists)) {
                 return skipped;
             }
-            if (keepTtl && old != null) {
-                expireAt = old.expireAtMillis();
+            if (keepTtl && exists) {
+                expireAt = StoredValue.expireAt(raw);
             }
             if (expireAt <= now) {
                 // EXAT/PXAT in the past: Redis sets and expires at once, which is a delete.
-                store.delete(key);
+                store.delete(NodeKeys.stored(key));
             } else {
-                store.put(key, stored(value, expireAt));
+                store.put(NodeKeys.stored(key), stored(value, expireAt));
             }
             return returnOld ? skipped : OK;
         }
@@ -341,12 +356,13 @@ final class RespCommands {
             WriteBatch batch = new WriteBatch();
             long existed = 0;
             for (byte[] k : distinct(keys)) {
-                byte[] stored = store.get(k);
-                if (StoredValue.decode(stored, now) != null) {
+                // A hash too: its metadata record goes, its fields become garbage (docs/server.md).
+                byte[] stored = store.get(NodeKeys.stored(k));
+                if (StoredValue.live(stored, now)) {
                     existed++;
                 }
                 if (stored != null) {
-                    batch.delete(k);
+                    batch.delete(NodeKeys.stored(k));
                 }
             }
             if (!batch.isEmpty()) {
@@ -360,7 +376,7 @@ final class RespCommands {
         long now = clock.getAsLong();
         long n = 0;
         for (byte[] stored : getAll(keys)) {
-            if (StoredValue.payloadStart(stored, now) >= 0) {
+            if (StoredValue.live(stored, now)) {
                 n++;
             }
         }
@@ -373,7 +389,8 @@ final class RespCommands {
         byte[][] stored = getAll(keys);
         List<RedisMessage> out = new ArrayList<>(keys.size());
         for (byte[] v : stored) {
-            int at = StoredValue.payloadStart(v, now);
+            // A key of another type reads as nil, as in Redis.
+            int at = v != null && v.length > 0 && v[0] == StoredValue.HASH ? -1 : StoredValue.payloadStart(v, now);
             out.add(at < 0 ? NIL : bulk(Arrays.copyOfRange(v, at, v.length)));
         }
         return new ArrayRedisMessage(out);
@@ -387,7 +404,7 @@ final class RespCommands {
         try (KeyLocks.Held ignored = locks.lockAll(keys)) {
             WriteBatch batch = new WriteBatch();
             for (int i = 0; i < kv.size(); i += 2) {
-                batch.put(kv.get(i), stored(kv.get(i + 1), StoredValue.NEVER));
+                batch.put(NodeKeys.stored(kv.get(i)), stored(kv.get(i + 1), StoredValue.NEVER));
             }
             store.write(batch);
             return OK;
@@ -405,7 +422,7 @@ final class RespCommands {
     private RedisMessage incrBy(byte[] key, long by) {
         try (KeyLocks.Held ignored = locks.lock(key)) {
             long now = clock.getAsLong();
-            StoredValue old = StoredValue.decode(store.get(key), now);
+            StoredValue old = StoredValue.decode(store.get(NodeKeys.stored(key)), now);
             long current = 0;
             if (old != null) {
                 Long parsed = parseLong(old.payload());
@@ -422,21 +439,22 @@ final class RespCommands {
             }
             // INCR keeps the key's time to live, as Redis does.
             long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
-            store.put(key, stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
+            store.put(NodeKeys.stored(key), stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
             return new IntegerRedisMessage(next);
         }
     }
 
     private RedisMessage ttl(byte[] key, long unitMillis) {
         long now = clock.getAsLong();
-        StoredValue v = StoredValue.decode(store.get(key), now);
-        if (v == null) {
+        byte[] stored = store.get(NodeKeys.stored(key));
+        if (!StoredValue.live(stored, now)) {
             return new IntegerRedisMessage(-2);
         }
-        if (!v.expires()) {
+        long at = StoredValue.expireAt(stored);
+        if (at == StoredValue.NEVER) {
             return new IntegerRedisMessage(-1);
         }
-        long left = v.expireAtMillis() - now;
+        long left = at - now;
         return new IntegerRedisMessage(unitMillis == 1 ? left : (left + 500) / 1000);
     }
 
@@ -450,7 +468,7 @@ final class RespCommands {
         }
         Glob match = null;
         int count = SCAN_DEFAULT_COUNT;
-        boolean stringsOnly = true;
+        String type = null;
         for (int i = 2; i < args.size(); i++) {
             String opt = ascii(args.get(i)).toUpperCase(Locale.ROOT);
             if (i + 1 >= args.size()) {
@@ -468,7 +486,7 @@ final class RespCommands {
                     }
                     count = (int) Math.min(c, 100_000);
                 }
-                case "TYPE" -> stringsOnly = ascii(args.get(++i)).equalsIgnoreCase("string");
+                case "TYPE" -> type = ascii(args.get(++i)).toLowerCase(Locale.ROOT);
                 default -> {
                     return SYNTAX;
                 }
@@ -477,7 +495,7 @@ final class RespCommands {
         byte[] prefix = match == null ? new byte[0] : match.literalPrefix();
         byte[] from;
         if (cursor == 0) {
-            from = prefix.length == 0 ? null : prefix;
+            from = prefix.length == 0 ? null : NodeKeys.stored(prefix);
         } else {
             byte[] after = cursors.lookup(cursor);
             if (after == null) {
@@ -485,19 +503,22 @@ final class RespCommands {
             }
             from = Arrays.copyOf(after, after.length + 1);
         }
-        byte[] to = prefix.length == 0 ? null : prefixEnd(prefix);
+        byte[] prefixEnd = prefix.length == 0 ? null : prefixEnd(prefix);
+        byte[] to = prefixEnd == null ? null : NodeKeys.stored(prefixEnd);
         long now = clock.getAsLong();
         List<RedisMessage> keys = new ArrayList<>();
         byte[] last = null;
         boolean exhausted = true;
-        try (Cursor c = store.scan(from, to)) {
+        // Client keys only: hash fields and the node's records are not keys.
+        try (NodeKeys.ClientCursor c = NodeKeys.clientScan(store, from, to)) {
             int examined = 0;
             while (c.next()) {
-                byte[] k = c.key();
-                last = k;
+                byte[] stored = c.key();
+                byte[] k = NodeKeys.client(stored);
+                last = stored;
                 examined++;
-                if (stringsOnly && (match == null || match.isPrefixOnly() || match.matches(k))
-                        && StoredValue.decode(c.value(), now) != null) {
+                if ((match == null || match.isPrefixOnly() || match.matches(k))
+                        && (type == null ? StoredValue.live(c.value(), now) : type.equals(StoredValue.type(c.value(), now)))) {
                     keys.add(bulk(k));
                 }
                 if (examined >= count || (match != null && match.steps() > SCAN_MATCH_STEPS)) {
@@ -520,7 +541,7 @@ final class RespCommands {
      */
     long approximateKeyCount() {
         long counted = 0;
-        try (Cursor c = store.scan(null, null)) {
+        try (NodeKeys.ClientCursor c = NodeKeys.clientScan(store, null, null)) {
             while (counted < DBSIZE_SAMPLE && c.next()) {
                 counted++;
             }

@@ -62,6 +62,7 @@ public final class RespServer implements AutoCloseable {
      */
     public static RespServer start(LsmStore store, ServerOptions options, MeterRegistry registry) {
         loadLogging();
+        NodeKeys.checkFormat(store);
         int fit = DescriptorBudget.maxClients(options.maxClients(), DescriptorBudget.processLimit(),
                 DescriptorBudget.openNow(), DescriptorBudget.filesIn(store.directory()));
         if (fit < 1) {
