@@ -3,6 +3,7 @@ package dev.strata.lsm.server;
 import dev.strata.lsm.LsmStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.handler.ssl.SslContext;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -37,6 +38,8 @@ public final class RespServer implements AutoCloseable {
     private final ServerMetrics metrics;
     private final RespCommands commands;
     private final ServerInfo info;
+    /** TLS for every connection, or null for plain TCP. */
+    private final SslContext tls;
     private final EventLoopGroup boss = new NioEventLoopGroup(1);
     private final EventLoopGroup workers = new NioEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()));
     private final EventExecutorGroup commandThreads;
@@ -45,8 +48,9 @@ public final class RespServer implements AutoCloseable {
     private Channel serverChannel;
     private boolean closed;
 
-    private RespServer(LsmStore store, ServerOptions options, MeterRegistry registry) {
+    private RespServer(LsmStore store, ServerOptions options, MeterRegistry registry, SslContext tls) {
         this.store = store;
+        this.tls = tls;
         this.options = options;
         this.metrics = new ServerMetrics(registry);
         this.info = new ServerInfo(store, metrics, options);
@@ -61,6 +65,15 @@ public final class RespServer implements AutoCloseable {
      * @throws java.io.UncheckedIOException if the address cannot be bound (nothing is left running)
      */
     public static RespServer start(LsmStore store, ServerOptions options, MeterRegistry registry) {
+        return start(store, options, registry, null);
+    }
+
+    /**
+     * Serves {@code store} as {@link #start(LsmStore, ServerOptions, MeterRegistry)} does, over
+     * TLS when {@code tls} is not null (see {@link NodeTls#serverContext}): every connection
+     * starts with a handshake, and nothing is read from it before.
+     */
+    public static RespServer start(LsmStore store, ServerOptions options, MeterRegistry registry, SslContext tls) {
         loadLogging();
         NodeKeys.checkFormat(store);
         int fit = DescriptorBudget.maxClients(options.maxClients(), DescriptorBudget.processLimit(),
@@ -69,7 +82,7 @@ public final class RespServer implements AutoCloseable {
             throw new IllegalStateException("the file descriptor limit (" + DescriptorBudget.processLimit()
                     + ") leaves no room for connections beside the store's files; raise it (ulimit -n)");
         }
-        RespServer s = new RespServer(store, options.withMaxClients(fit), registry);
+        RespServer s = new RespServer(store, options.withMaxClients(fit), registry, tls);
         try {
             s.bind();
             return s;
@@ -136,6 +149,9 @@ public final class RespServer implements AutoCloseable {
         metrics.accepted.increment();
         long open = metrics.connections.incrementAndGet();
         ch.closeFuture().addListener(f -> metrics.connections.decrementAndGet());
+        if (tls != null) {
+            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+        }
         if (open > options.maxClients()) {
             metrics.refused.increment();
             ch.pipeline().addLast(new RedisEncoder());

@@ -2,7 +2,11 @@ package dev.strata.lsm.server;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -61,36 +65,79 @@ public final class StrataServer implements Callable<Integer> {
             description = "threads running commands; default ${DEFAULT-VALUE}")
     int commandThreads;
 
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "serve TLS with this PEM certificate (chain); needs --tls-key")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "the PEM private key (PKCS#8) of --tls-cert")
+    Path tlsKey;
+
+    @Option(names = "--tls-ca-cert", paramLabel = "FILE",
+            description = "require client certificates signed by this PEM CA certificate")
+    Path tlsCaCert;
+
+    @Option(names = "--metrics-port", paramLabel = "N",
+            description = "serve Prometheus metrics at http://BIND:N/metrics (0 picks a free port); default none")
+    Integer metricsPort;
+
     public static void main(String[] args) {
-        CommandLine cl = new CommandLine(new StrataServer());
-        cl.setExecutionExceptionHandler((ex, line, parsed) -> {
-            System.err.println("strata-server: " + ex.getMessage());
-            return 2;
-        });
-        int rc = cl.execute(args);
+        int rc = commandLine().execute(args);
         if (rc != 0) {
             System.exit(rc);
         }
         // rc 0: the node was stopped by a signal; the JVM is already exiting through the shutdown hook.
     }
 
+    /** The command line: an error while starting is printed as one line and exits with 2. */
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new StrataServer());
+        cl.setExecutionExceptionHandler((ex, line, parsed) -> {
+            line.getErr().println("strata-server: " + ex.getMessage());
+            line.getErr().flush();
+            return 2;
+        });
+        return cl;
+    }
+
     @Override
     public Integer call() {
         ServerOptions options = new ServerOptions(bind, port, requirePass, maxClients, maxBulkBytes, maxArrayLength,
                 maxInlineBytes, maxCommandBytes, commandThreads);
+        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+            throw new IllegalArgumentException("--metrics-port " + metricsPort + " is out of range (0 to 65535)");
+        }
+        // Checked before the store opens: a bad TLS option changes nothing.
+        io.netty.handler.ssl.SslContext tls = NodeTls.serverContext(tlsCert, tlsKey, tlsCaCert);
         StoreConfig user = config == null ? StoreConfig.builder().build() : StoreConfig.fromXml(config);
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        PrometheusMeterRegistry prometheus = metricsPort == null ? null : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        MeterRegistry registry = prometheus != null ? prometheus : new SimpleMeterRegistry();
         if (user.meterRegistry() == null) {
             user = user.toBuilder().meterRegistry(registry).build();
+        } else if (prometheus != null) {
+            // The configuration's registry keeps its meters; the endpoint sees them too.
+            CompositeMeterRegistry both = new CompositeMeterRegistry();
+            both.add(user.meterRegistry());
+            both.add(prometheus);
+            user = user.toBuilder().meterRegistry(both).build();
         }
         LsmStore store = LsmStore.open(dir, RespServer.storeConfig(user));
         RespServer server;
+        MetricsEndpoint endpoint = null;
         try {
-            server = RespServer.start(store, options, user.meterRegistry());
+            server = RespServer.start(store, options, user.meterRegistry(), tls);
         } catch (RuntimeException e) {
             store.close();
             throw e;
         }
+        if (prometheus != null) {
+            try {
+                endpoint = MetricsEndpoint.start(prometheus, bind, metricsPort);
+            } catch (RuntimeException e) {
+                server.close();
+                throw e;
+            }
+        }
+        MetricsEndpoint metrics = endpoint;
         if (server.maxClients() < maxClients) {
             System.out.println("strata-server: --max-clients " + maxClients + " lowered to " + server.maxClients()
                     + ": the file descriptor limit is " + DescriptorBudget.processLimit()
@@ -98,6 +145,9 @@ public final class StrataServer implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
+            if (metrics != null) {
+                metrics.close();
+            }
             server.close();
             stopped.countDown();
         }, "strata-server-shutdown");
@@ -105,7 +155,9 @@ public final class StrataServer implements Callable<Integer> {
         System.out.println(READY + ": listening on " + server.address().getAddress().getHostAddress() + ":"
                 + server.port() + " (dir " + store.directory() + ", merge policy " + store.config().mergePolicy()
                 + ", WAL " + store.config().walMode().name().toLowerCase(java.util.Locale.ROOT)
-                + ", max clients " + server.maxClients() + (requirePass != null ? ", password required" : "") + ")");
+                + ", max clients " + server.maxClients() + (requirePass != null ? ", password required" : "")
+                + (tls != null ? ", TLS" + (tlsCaCert != null ? " with client certificates" : "") : "")
+                + (metrics != null ? ", metrics on http://" + bind + ":" + metrics.port() + "/metrics" : "") + ")");
         System.out.flush();
         try {
             stopped.await();
