@@ -12,8 +12,13 @@ final class TestNode implements AutoCloseable {
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     TestNode(Path dir, StoreConfig config, ServerOptions options) {
+        this(dir, config, options, null);
+    }
+
+    /** A node serving TLS with {@code tls} (null: plain TCP). */
+    TestNode(Path dir, StoreConfig config, ServerOptions options, io.netty.handler.ssl.SslContext tls) {
         LsmStore store = LsmStore.open(dir, RespServer.storeConfig(config));
-        server = RespServer.start(store, options.withPort(0), registry);
+        server = RespServer.start(store, options.withPort(0), registry, tls);
     }
 
     TestNode(Path dir) {
