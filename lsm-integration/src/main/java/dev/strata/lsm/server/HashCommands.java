@@ -249,20 +249,7 @@ final class HashCommands {
             }
             byte[] fieldKey = NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field);
             byte[] old = meta.fields() == 0 ? null : store.get(fieldKey);
-            long current = 0;
-            if (old != null) {
-                Long parsed = RespCommands.parseLong(fieldValue(old));
-                if (parsed == null) {
-                    return HASH_NOT_INTEGER;
-                }
-                current = parsed;
-            }
-            long next;
-            try {
-                next = Math.addExact(current, by);
-            } catch (ArithmeticException e) {
-                return new ErrorRedisMessage("ERR increment or decrement would overflow");
-            }
+            long next = RespCommands.increment(fieldValue(old), by, HASH_NOT_INTEGER);
             WriteBatch batch = new WriteBatch()
                     .put(fieldKey, storedField(Long.toString(next).getBytes(StandardCharsets.US_ASCII)));
             if (old == null) {

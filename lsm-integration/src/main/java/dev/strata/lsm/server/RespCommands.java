@@ -138,6 +138,8 @@ final class RespCommands {
             };
         } catch (WrongTypeException e) {
             return WRONGTYPE;
+        } catch (CommandRefused e) {
+            return e.reply;
         } catch (IllegalArgumentException e) {
             // The store refuses what it cannot take (an oversized key or value) before changing anything.
             return new ErrorRedisMessage("ERR " + oneLine(e.getMessage()));
@@ -423,24 +425,34 @@ final class RespCommands {
         try (KeyLocks.Held ignored = locks.lock(key)) {
             long now = clock.getAsLong();
             StoredValue old = StoredValue.decode(store.get(NodeKeys.stored(key)), now);
-            long current = 0;
-            if (old != null) {
-                Long parsed = parseLong(old.payload());
-                if (parsed == null) {
-                    return NOT_INTEGER;
-                }
-                current = parsed;
-            }
-            long next;
-            try {
-                next = Math.addExact(current, by);
-            } catch (ArithmeticException e) {
-                return new ErrorRedisMessage("ERR increment or decrement would overflow");
-            }
+            long next = increment(old == null ? null : old.payload(), by, NOT_INTEGER);
             // INCR keeps the key's time to live, as Redis does.
             long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
             store.put(NodeKeys.stored(key), stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
             return new IntegerRedisMessage(next);
+        }
+    }
+
+    /**
+     * INCRBY's and HINCRBY's arithmetic: {@code current} (a decimal, null for a missing value:
+     * 0) plus {@code by}.
+     *
+     * @throws CommandRefused with {@code notInteger} when {@code current} is not a strict
+     *     64-bit decimal, or with Redis's overflow error
+     */
+    static long increment(byte[] current, long by, ErrorRedisMessage notInteger) {
+        long base = 0;
+        if (current != null) {
+            Long parsed = parseLong(current);
+            if (parsed == null) {
+                throw new CommandRefused(notInteger);
+            }
+            base = parsed;
+        }
+        try {
+            return Math.addExact(base, by);
+        } catch (ArithmeticException e) {
+            throw new CommandRefused(new ErrorRedisMessage("ERR increment or decrement would overflow"));
         }
     }
 
