@@ -69,8 +69,14 @@ class MetricsEndpointTest {
                 assertEquals(1.0, sample(a, "strata_server_commands_seconds_count", "command=\"hset\""), a);
                 assertTrue(sample(a, "strata_write_seconds_count", "") >= writesBefore + 51, a);
                 assertTrue(sample(a, "strata_memtable_bytes", "") > 0, a);
+                assertTrue(sample(a, "strata_server_connections_accepted_total", "") >= 1, a);
+                j.get("k1");
+                assertTrue(sample(get(endpoint.port(), "/metrics").body(), "strata_gets_total", "") >= 1);
             }
             assertEquals(404, get(endpoint.port(), "/other").statusCode());
+            HttpResponse<String> post = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + endpoint.port()
+                    + "/metrics")).POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(405, post.statusCode());
         }
     }
 }
