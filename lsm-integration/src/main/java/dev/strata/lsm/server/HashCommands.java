@@ -39,13 +39,27 @@ final class HashCommands {
     private final ScanCursors cursors;
     private final LongSupplier clock;
     private final int maxValueBytes;
+    private final HashSweeper sweeper;
 
     HashCommands(LsmStore store, KeyLocks locks, ScanCursors cursors, LongSupplier clock, int maxValueBytes) {
+        this.sweeper = new HashSweeper(store, locks, clock);
         this.store = store;
         this.locks = locks;
         this.cursors = cursors;
         this.clock = clock;
         this.maxValueBytes = maxValueBytes;
+    }
+
+    /** The sweeper of the fields hashes leave behind. */
+    HashSweeper sweeper() {
+        return sweeper;
+    }
+
+    /** A command removed, replaced or set to expire a hash (stored as {@code stored}): its fields will be garbage. */
+    void left(byte[] stored) {
+        if (stored != null && stored.length > 0 && stored[0] == StoredValue.HASH) {
+            sweeper.markDirty();
+        }
     }
 
     /** Runs hash command {@code name} (upper case), or returns null when it is not one. */

@@ -91,6 +91,7 @@ final class KeyCommands {
             if ((nx && expires) || (xx && !expires) || (gt && at <= current) || (lt && at >= current)) {
                 return ZERO;
             }
+            hashes.left(old);
             if (at <= now) {
                 store.delete(NodeKeys.stored(key));
             } else {
@@ -133,6 +134,7 @@ final class KeyCommands {
                 return RespCommands.OK;
             }
             WriteBatch batch = new WriteBatch().delete(NodeKeys.stored(from));
+            hashes.left(store.get(NodeKeys.stored(to)));
             HashMeta hash = stored[0] == StoredValue.HASH ? HashMeta.decode(stored, now) : null;
             if (hash != null) {
                 hashes.rename(from, to, hash, batch);

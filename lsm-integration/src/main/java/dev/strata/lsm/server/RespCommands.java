@@ -71,6 +71,11 @@ final class RespCommands {
         this.keyCommands = new KeyCommands(store, locks, clock, hashes);
     }
 
+    /** The sweeper of hash fields left behind (run by {@link RespServer}). */
+    HashSweeper hashSweeper() {
+        return hashes.sweeper();
+    }
+
     /** Whether connections start authenticated (no password is required). */
     boolean openAccess() {
         return requirePass == null;
@@ -334,6 +339,7 @@ final class RespCommands {
             // SET replaces a key of any type (a hash too), but SET ... GET of a hash is WRONGTYPE.
             byte[] raw = nx || xx || keepTtl || returnOld ? store.get(NodeKeys.stored(key)) : null;
             boolean exists = StoredValue.live(raw, now);
+            hashes.left(raw);
             StoredValue old = returnOld ? StoredValue.decode(raw, now) : null;
             RedisMessage skipped = returnOld ? (old == null ? NIL : bulk(old.payload())) : NIL;
             if ((nx && exists) || (xx && !exists)) {
@@ -365,6 +371,7 @@ final class RespCommands {
                 }
                 if (stored != null) {
                     batch.delete(NodeKeys.stored(k));
+                    hashes.left(stored);
                 }
             }
             if (!batch.isEmpty()) {

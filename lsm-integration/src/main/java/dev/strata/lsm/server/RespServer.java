@@ -43,10 +43,17 @@ public final class RespServer implements AutoCloseable {
     private final EventLoopGroup boss = new NioEventLoopGroup(1);
     private final EventLoopGroup workers = new NioEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()));
     private final EventExecutorGroup commandThreads;
+    /** Runs {@link HashSweeper#tick} (one daemon thread). */
+    private final java.util.concurrent.ScheduledExecutorService sweeperThread =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "strata-server-hash-sweeper");
+                t.setDaemon(true);
+                return t;
+            });
     private final ChannelGroup clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final AtomicLong nextClientId = new AtomicLong();
     private Channel serverChannel;
-    private boolean closed;
+    private volatile boolean closed;
 
     private RespServer(LsmStore store, ServerOptions options, MeterRegistry registry, SslContext tls) {
         this.store = store;
@@ -56,6 +63,9 @@ public final class RespServer implements AutoCloseable {
         this.info = new ServerInfo(store, metrics, options);
         this.commands = new RespCommands(store, info, options.requirePass(), System::currentTimeMillis);
         this.commandThreads = new DefaultEventExecutorGroup(options.commandThreads());
+        HashSweeper sweeper = commands.hashSweeper();
+        io.micrometer.core.instrument.FunctionCounter.builder("strata.server.hash.fields.reclaimed", sweeper,
+                HashSweeper::deletedTotal).description("fields of deleted hashes removed by the sweeper").register(registry);
     }
 
     /**
@@ -85,6 +95,8 @@ public final class RespServer implements AutoCloseable {
         RespServer s = new RespServer(store, options.withMaxClients(fit), registry, tls);
         try {
             s.bind();
+            s.sweeperThread.scheduleWithFixedDelay(s::sweepTick, HashSweeper.TICK_MILLIS, HashSweeper.TICK_MILLIS,
+                    TimeUnit.MILLISECONDS);
             return s;
         } catch (RuntimeException e) {
             s.shutdownThreads();
@@ -167,6 +179,23 @@ public final class RespServer implements AutoCloseable {
                 .addLast("commands", new CommandHandler(commands, metrics, session, commandThreads.next()));
     }
 
+    private void sweepTick() {
+        try {
+            commands.hashSweeper().tick();
+        } catch (RuntimeException e) {
+            // A closing store ends the sweep; anything else is reported and the sweep goes on next tick.
+            if (!closed) {
+                java.util.logging.Logger.getLogger(RespServer.class.getName())
+                        .warning("hash field sweep failed: " + e);
+            }
+        }
+    }
+
+    /** Deletes every hash field no live hash owns, at once (the sweeper does it paced); returns how many. */
+    long sweepHashGarbage() {
+        return commands.hashSweeper().sweepAll();
+    }
+
     /** The port the node listens on. */
     public int port() {
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
@@ -200,6 +229,13 @@ public final class RespServer implements AutoCloseable {
     }
 
     private void shutdownThreads() {
+        // No interrupt: a thread interrupted in file I/O would close the store's channel.
+        sweeperThread.shutdown();
+        try {
+            sweeperThread.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         // Commands already running finish (their writes were acknowledged or will be) before the store closes.
