@@ -1,6 +1,5 @@
 package dev.strata.lsm.server;
 
-import dev.strata.lsm.Cursor;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.WriteBatch;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
@@ -169,10 +168,11 @@ final class KeyCommands {
     }
 
     /**
-     * FLUSHALL {@code [ASYNC|SYNC]}: deletes every key and every hash field (garbage included),
-     * in write batches of {@value #FLUSH_BATCH} records, each under the locks of its client
-     * keys; returns when all are deleted (ASYNC is accepted and runs the same way). The node's
-     * own records (its key-format marker) stay. Not atomic: a key written while it runs may survive it.
+     * FLUSHALL {@code [ASYNC|SYNC]}: deletes every key, in write batches of {@value #FLUSH_BATCH}
+     * keys, each under the locks of its keys, then every hash field no live hash owns (a
+     * {@link HashSweeper} pass); returns when all are deleted (ASYNC is accepted and runs the
+     * same way). The node's own records (its key-format marker) stay. Not atomic: a key written
+     * while it runs may survive it (a hash whole, with its fields).
      */
     RedisMessage flushAll(List<byte[]> args) {
         if (args.size() > 2) {
@@ -188,32 +188,28 @@ final class KeyCommands {
         while (true) {
             List<byte[]> keys = new ArrayList<>(FLUSH_BATCH);
             List<byte[]> clientKeys = new ArrayList<>(FLUSH_BATCH);
-            byte[] last = null;
-            try (Cursor c = store.scan(after, null)) {
+            try (NodeKeys.ClientCursor c = NodeKeys.clientScan(store, after, null)) {
                 while (keys.size() < FLUSH_BATCH && c.next()) {
-                    byte[] k = c.key();
-                    last = k;
-                    if (!NodeKeys.internal(k)) {
-                        clientKeys.add(NodeKeys.client(k));
-                        keys.add(k);
-                    } else if (!NodeKeys.nodeRecord(k)) {
-                        keys.add(k);
-                    }
+                    keys.add(c.key());
+                    clientKeys.add(NodeKeys.client(c.key()));
                 }
             }
-            if (last == null) {
-                return RespCommands.OK;
+            if (keys.isEmpty()) {
+                break;
             }
             WriteBatch batch = new WriteBatch();
             for (byte[] k : keys) {
                 batch.delete(k);
             }
-            if (!batch.isEmpty()) {
-                try (KeyLocks.Held ignored = locks.lockAll(clientKeys)) {
-                    store.write(batch);
-                }
+            try (KeyLocks.Held ignored = locks.lockAll(clientKeys)) {
+                store.write(batch);
             }
+            byte[] last = keys.get(keys.size() - 1);
             after = java.util.Arrays.copyOf(last, last.length + 1);
         }
+        // Every hash is gone but those written since: the sweep deletes the fields no live hash
+        // owns, and never those of a hash written while FLUSHALL ran.
+        hashes.sweeper().sweepAll();
+        return RespCommands.OK;
     }
 }

@@ -61,11 +61,6 @@ final class NodeKeys {
         return stored.length > 0 && stored[0] == ESCAPE && (stored.length == 1 || stored[1] != ESCAPE);
     }
 
-    /** Whether {@code stored} is one of the node's own records (0xFF 0x00 ...), which FLUSHALL keeps. */
-    static boolean nodeRecord(byte[] stored) {
-        return stored.length >= 2 && stored[0] == ESCAPE && stored[1] == 0;
-    }
-
     /**
      * Checks that {@code store} holds the node's key format, and marks a new store with it. A
      * store without the marker that holds keys starting with 0xFF was written before the

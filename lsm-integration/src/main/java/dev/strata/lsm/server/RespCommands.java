@@ -1,6 +1,5 @@
 package dev.strata.lsm.server;
 
-import dev.strata.lsm.Cursor;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.WriteBatch;

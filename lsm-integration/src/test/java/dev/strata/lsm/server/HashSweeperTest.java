@@ -71,6 +71,39 @@ class HashSweeperTest {
     }
 
     @Test
+    void flushAllTakesEveryFieldButLeavesAHashWrittenMeanwhileWhole(@TempDir Path dir) throws Exception {
+        try (TestNode node = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", node.port())) {
+            for (int i = 0; i < 50; i++) {
+                j.hset("h" + i, fields("f", 40));
+            }
+            j.hset("gone", fields("f", 500));
+            j.del("gone");
+            j.set("s", "v");
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread writer = new Thread(() -> {
+                try (Jedis w = new Jedis("127.0.0.1", node.port())) {
+                    for (int round = 0; !stop.get(); round++) {
+                        w.hset("during", fields("r" + round + ":", 10));
+                    }
+                }
+            });
+            writer.start();
+            try {
+                assertEquals("OK", j.flushAll());
+            } finally {
+                stop.set(true);
+                writer.join();
+            }
+            // The hash written while FLUSHALL ran is whole (its count and its fields agree) or gone.
+            assertEquals(j.hlen("during"), j.hgetAll("during").size());
+            assertEquals("OK", j.flushAll());
+            assertEquals(0, fieldRecords(node));
+            assertEquals(0, j.dbSize());
+            assertEquals(0, j.hlen("h1"));
+        }
+    }
+
+    @Test
     void theNodeSweepsOnItsOwn(@TempDir Path dir) throws Exception {
         try (TestNode node = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", node.port())) {
             j.hset("h", fields("f", 5000));
