@@ -61,8 +61,11 @@ public final class NodeTls {
     }
 
     private static void readable(String option, Path file) {
-        if (!Files.isRegularFile(file)) {
+        if (!Files.exists(file)) {
             throw new IllegalArgumentException(option + " " + file + ": no such file");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException(option + " " + file + ": not a file");
         }
         if (!Files.isReadable(file)) {
             throw new IllegalArgumentException(option + " " + file + ": not readable");

@@ -192,6 +192,7 @@ class TlsTest {
         assertStartRefused(dir, "--tls-ca-cert " + missing + ": no such file",
                 "--tls-cert", cert.toString(), "--tls-key", key.toString(), "--tls-ca-cert", missing.toString());
         assertStartRefused(dir, "--tls-key " + garbage, "--tls-cert", cert.toString(), "--tls-key", garbage.toString());
+        assertStartRefused(dir, "--tls-cert " + dir + ": not a file", "--tls-cert", dir.toString(), "--tls-key", key.toString());
         assertStartRefused(dir, "--metrics-port 70000 is out of range", "--metrics-port", "70000");
         Path unreadable = Files.writeString(dir.resolve("unreadable.pem"), Files.readString(key));
         if (unreadable.toFile().setReadable(false, false) && !Files.isReadable(unreadable)) {
