@@ -23,9 +23,10 @@ import java.util.function.LongSupplier;
  *
  * <p>Pacing ({@link #tick}, every {@value #TICK_MILLIS} ms on the node's sweeper thread):
  * {@value #SLICE} records a tick while a pass through the range finds garbage or a command
- * {@link #markDirty marked} some (DEL, UNLINK, RENAME, EXPIRE or SET with options meeting a
- * hash); after a pass that found none, the next pass waits {@value #IDLE_MINUTES} minutes
- * unless marked (a plain SET over a hash is not seen, so its fields wait for that pass).
+ * {@link #markDirty marked} some (DEL, UNLINK, RENAME, EXPIRE, or SET with NX, XX, GET or
+ * KEEPTTL meeting a hash); after a pass that found none, the next pass waits
+ * {@value #IDLE_MINUTES} minutes unless marked (a plain SET, SETEX or MSET over a hash does not
+ * read it, so its fields wait for that pass).
  * Thread safe: the calls that sweep are synchronized.
  */
 final class HashSweeper {

@@ -13,6 +13,7 @@ import java.nio.file.Path;
  * {@code --tls-cert}, {@code --tls-key} and {@code --tls-ca-cert} name them. Every connection
  * then starts with an {@link io.netty.handler.ssl.SslHandler}; with a CA certificate, clients
  * must present a certificate it signed (mutual TLS, as redis-server's {@code tls-auth-clients yes}).
+ * Stateless; the returned context is immutable and shared by every connection.
  */
 public final class NodeTls {
     private NodeTls() {
