@@ -26,6 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A node in a child process takes SETs from several client threads and is SIGKILLed at
  * random moments; after each restart every acknowledged SET is there with its value (or
  * with the value of the one SET of that thread that was in flight when the node died).
+ * Beside them a client writes a hash with HSETs of three fields each: after each restart every
+ * acknowledged HSET's fields are there, an HSET is all or nothing (its three fields agree), and
+ * the hash's field count (HLEN, from its metadata record) is the number of its fields.
  * Replay a run with {@code -Dstrata.test.seed=N}.
  */
 class NodeCrashTest {
@@ -33,6 +36,16 @@ class NodeCrashTest {
     private static final int KILLS = TestScale.scaled(2);
     private static final int THREADS = 4;
     private static final int KEYS_PER_THREAD = 400;
+
+    /** The hash client's log: the last acknowledged value per group of three fields, and the HSET in flight. */
+    private static final class HashLog {
+        final Map<Integer, String> acked = new HashMap<>();
+        volatile int inflightGroup = -1;
+        volatile String inflightValue;
+    }
+
+    private static final String HASH = "crash:hash";
+    private static final int HASH_GROUPS = 300;
 
     /** What one client thread knows: the last acknowledged value per key, and the SET in flight. */
     private static final class ClientLog {
@@ -50,10 +63,13 @@ class NodeCrashTest {
             logs[t] = new ClientLog();
         }
         long totalAcked = 0;
+        HashLog hashLog = new HashLog();
+        long[] hashAcked = new long[1];
         for (int round = 0; round < KILLS; round++) {
             Process node = startNode(dir);
             int port = awaitReady(node);
             verify(port, logs, "seed " + seed + ", after kill " + round);
+            verifyHash(port, hashLog, "seed " + seed + ", after kill " + round);
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> writers = new ArrayList<>();
             long[] acked = new long[THREADS];
@@ -64,6 +80,10 @@ class NodeCrashTest {
                 w.start();
                 writers.add(w);
             }
+            int hashRound = round;
+            Thread hashWriter = new Thread(() -> hashAcked[0] += writeHash(port, hashRound, hashLog, stop));
+            hashWriter.start();
+            writers.add(hashWriter);
             Thread.sleep(300 + rnd.nextInt(900));
             node.destroyForcibly();
             assertTrue(node.waitFor(30, TimeUnit.SECONDS), "node did not die");
@@ -80,11 +100,14 @@ class NodeCrashTest {
         try {
             int port = awaitReady(node);
             verify(port, logs, "seed " + seed + ", final");
+            verifyHash(port, hashLog, "seed " + seed + ", final");
         } finally {
             node.destroy();
             node.waitFor(30, TimeUnit.SECONDS);
         }
-        System.out.println("NodeCrashTest: " + KILLS + " kills, " + totalAcked + " acknowledged SETs, seed " + seed);
+        System.out.println("NodeCrashTest: " + KILLS + " kills, " + totalAcked + " acknowledged SETs, "
+                + hashAcked[0] + " acknowledged HSETs, seed " + seed);
+        assertTrue(hashAcked[0] > KILLS * 20L, "too few HSETs acknowledged to test anything: " + hashAcked[0]);
         assertTrue(totalAcked > KILLS * 50L, "too few writes acknowledged to test anything: " + totalAcked);
     }
 
@@ -105,6 +128,55 @@ class NodeCrashTest {
             // The node was killed under us: the SET in flight may or may not have been applied.
         }
         return n;
+    }
+
+    private static long writeHash(int port, int round, HashLog log, AtomicBoolean stop) {
+        long n = 0;
+        try (Jedis j = new Jedis("127.0.0.1", port, 5000)) {
+            for (int i = 0; !stop.get(); i++) {
+                int group = i % HASH_GROUPS;
+                String value = "r" + round + "-i" + i;
+                log.inflightValue = value;
+                log.inflightGroup = group;
+                j.hset(HASH, Map.of("g" + group + ":a", value, "g" + group + ":b", value, "g" + group + ":c", value));
+                log.acked.put(group, value);
+                log.inflightGroup = -1;
+                n++;
+            }
+        } catch (RuntimeException e) {
+            // The node was killed under us: the HSET in flight may or may not have been applied.
+        }
+        return n;
+    }
+
+    private static void verifyHash(int port, HashLog log, String context) {
+        try (Jedis j = new Jedis("127.0.0.1", port, 10_000)) {
+            Map<String, String> all = j.hgetAll(HASH);
+            assertEquals(all.size(), j.hlen(HASH), context + ": HLEN against the fields stored");
+            Map<Integer, String> present = new HashMap<>();
+            for (int g = 0; g < HASH_GROUPS; g++) {
+                String a = all.get("g" + g + ":a");
+                String b = all.get("g" + g + ":b");
+                String c = all.get("g" + g + ":c");
+                assertTrue(java.util.Objects.equals(a, b) && java.util.Objects.equals(b, c),
+                        context + ": group " + g + " half written: " + a + ", " + b + ", " + c);
+                if (a != null) {
+                    present.put(g, a);
+                }
+            }
+            assertEquals(present.size() * 3, all.size(), context + ": fields outside the groups: " + all.keySet());
+            int inflight = log.inflightGroup;
+            for (int g = 0; g < HASH_GROUPS; g++) {
+                String want = log.acked.get(g);
+                String got = present.get(g);
+                if (g == inflight && log.inflightValue.equals(got)) {
+                    log.acked.put(g, got); // the HSET in flight was applied before the kill
+                    continue;
+                }
+                assertEquals(want, got, context + ": group " + g);
+            }
+            log.inflightGroup = -1;
+        }
     }
 
     private static void verify(int port, ClientLog[] logs, String context) {
