@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Replay a run with {@code -Dstrata.test.seed=N}.
  */
 class NodeCrashTest {
-    /** Node kills: two in the fast lane, twenty in the slow lane ({@link NodeCrashSlowTest}). */
+    /** Node kills: two in the fast lane, six in the slow lane ({@link NodeCrashSlowTest}, multiplier 3). */
     private static final int KILLS = TestScale.scaled(2);
     private static final int THREADS = 4;
     private static final int KEYS_PER_THREAD = 400;
