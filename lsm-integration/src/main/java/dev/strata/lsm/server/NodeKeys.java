@@ -56,10 +56,6 @@ final class NodeKeys {
         return Arrays.copyOfRange(stored, 1, stored.length);
     }
 
-    /** Whether {@code stored} lies in the node's own range (not a client key). */
-    static boolean internal(byte[] stored) {
-        return stored.length > 0 && stored[0] == ESCAPE && (stored.length == 1 || stored[1] != ESCAPE);
-    }
 
     /**
      * Checks that {@code store} holds the node's key format, and marks a new store with it. A
