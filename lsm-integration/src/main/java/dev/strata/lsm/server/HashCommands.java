@@ -26,7 +26,8 @@ import java.util.function.LongSupplier;
  * {@link NodeKeys#hashPrefix}. Every write holds the {@link KeyLocks} stripe of the hash's key
  * (the lock the string commands take for the same key) and changes the fields and the
  * metadata's field count in one {@link WriteBatch}, so it is atomic; reads that return
- * several fields read them from one {@link Snapshot}. Thread safe.
+ * several fields read them from one {@link Snapshot}, HGET, HEXISTS and HSTRLEN (one field)
+ * without one. Thread safe.
  */
 final class HashCommands {
     private static final RedisMessage NIL = FullBulkStringRedisMessage.NULL_INSTANCE;
@@ -155,15 +156,19 @@ final class HashCommands {
         return r instanceof IntegerRedisMessage ? RespCommands.OK : r;
     }
 
+    /**
+     * HGET: two reads and no snapshot (a snapshot takes the engine's mutex). Correct without
+     * one: if the hash is deleted between the reads, its version's fields either are still
+     * there with the values they had when it was deleted, or were swept (nil) — the answers
+     * Redis would give just before or just after that delete.
+     */
     private RedisMessage get(byte[] key, byte[] field) {
-        try (Snapshot s = store.snapshot()) {
-            HashMeta meta = HashMeta.decode(s.get(NodeKeys.stored(key)), clock.getAsLong());
-            if (meta == null) {
-                return NIL;
-            }
-            byte[] v = s.get(NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field));
-            return v == null ? NIL : RespCommands.bulk(fieldValue(v));
+        HashMeta meta = meta(key);
+        if (meta == null) {
+            return NIL;
         }
+        byte[] v = store.get(NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field));
+        return v == null ? NIL : RespCommands.bulk(fieldValue(v));
     }
 
     private RedisMessage strlen(byte[] key, byte[] field) {
