@@ -226,6 +226,28 @@ final class RespCommands {
         return store.getFromMemory(NodeKeys.stored(key));
     }
 
+    /**
+     * An HGET's stored field value if the store's memtables answer both its reads (the hash's
+     * metadata, then the field; see {@link HashCommands}'s HGET), else
+     * {@link dev.strata.lsm.MemoryRead#NOT_IN_MEMORY} — also for a key holding a string, which
+     * the command thread answers with WRONGTYPE.
+     */
+    dev.strata.lsm.MemoryRead hgetFromMemory(byte[] key, byte[] field) {
+        dev.strata.lsm.MemoryRead m = store.getFromMemory(NodeKeys.stored(key));
+        if (!m.answered()) {
+            return m;
+        }
+        long now = clock.getAsLong();
+        if (!StoredValue.live(m.value(), now)) {
+            return dev.strata.lsm.MemoryRead.DELETED;
+        }
+        if (m.value()[0] != StoredValue.HASH) {
+            return dev.strata.lsm.MemoryRead.NOT_IN_MEMORY;
+        }
+        HashMeta meta = HashMeta.decode(m.value(), now);
+        return store.getFromMemory(NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field));
+    }
+
     /** The node's clock, epoch milliseconds. */
     long now() {
         return clock.getAsLong();

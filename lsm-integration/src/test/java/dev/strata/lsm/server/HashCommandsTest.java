@@ -89,6 +89,33 @@ class HashCommandsTest extends OneNodeTest {
     }
 
     @Test
+    void hgetFromMemtablesAndFromTables() {
+        try (Jedis j = client()) {
+            j.hset("m:h", Map.of("a", "1", "b", "2"));
+            j.set("m:s", "v");
+            j.hset("m:gone", "a", "1");
+            j.del("m:gone");
+            // All in the memtable (answered on the event loop).
+            assertEquals("1", j.hget("m:h", "a"));
+            assertNull(j.hget("m:h", "zz"));
+            assertNull(j.hget("m:gone", "a"));
+            assertEquals(WRONGTYPE, assertThrows(JedisDataException.class, () -> j.hget("m:s", "a")).getMessage());
+            node.server.store().flush();
+            // All in tables now; then the metadata in the memtable and an old field in a table.
+            assertEquals("2", j.hget("m:h", "b"));
+            assertNull(j.hget("m:gone", "a"));
+            assertEquals(WRONGTYPE, assertThrows(JedisDataException.class, () -> j.hget("m:s", "a")).getMessage());
+            j.hset("m:h", "c", "3");
+            assertEquals("1", j.hget("m:h", "a"));
+            assertEquals("3", j.hget("m:h", "c"));
+            assertNull(j.hget("m:h", "zz"));
+            j.hdel("m:h", "a");
+            assertNull(j.hget("m:h", "a"));
+            assertEquals(Arrays.asList(null, "2", "3"), j.hmget("m:h", "a", "b", "c"));
+        }
+    }
+
+    @Test
     void wrongType() {
         try (Jedis j = client()) {
             j.hset("w:h", "f", "v");
