@@ -2,7 +2,7 @@ package dev.strata.lsm.server;
 
 import dev.strata.lsm.testkit.SlowTest;
 
-/** {@link NodeCrashTest} at full size (twenty kills), in the slow lane only. */
+/** {@link NodeCrashTest} with three kills (multiplier 3), in the slow lane only. */
 @SlowTest
 class NodeCrashSlowTest extends NodeCrashTest {
 }
