@@ -34,14 +34,12 @@ class TombstonePersistenceTest {
 
     @Test
     void everyTombstoneReachesTheLastLevelWithinTheDeadline(@TempDir Path dir) throws Exception {
-        // 30,000 keys into 32 KiB memtables: the tree of 60,000 into 64 KiB with half the bytes,
-        // and during the deletes a memtable holds a tombstone half as long before its flush.
-        StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).maxImmutableMemtables(1)
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).maxImmutableMemtables(1)
                 .blockCacheBytes(1 << 20).policyTickMillis(100)
                 .mergePolicy(System.getProperty("strata.ds5.policy", "tsa"), Map.of("size-ratio", "4", "tombstone-ttl", TTL_MILLIS + "ms")).build();
         SplittableRandom random = new SplittableRandom(5);
         byte[] value = new byte[112];
-        int keys = 30_000;
+        int keys = 60_000;
         try (LsmStore store = LsmStore.open(dir, config)) {
             for (int i = 0; i < keys; i++) {
                 random.nextBytes(value);
