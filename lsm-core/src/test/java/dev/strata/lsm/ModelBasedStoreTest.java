@@ -31,11 +31,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * prev, with bounds, with writes in between that the cursor must not see, see
  * {@link CursorModel}), snapshots, flushes, merges and close/reopen under random small
  * configurations. Replay one history with {@code -Dstrata.test.seed=N}. The fast lane runs 3
- * histories (and 3 per codec); the slow lane ({@link ModelBasedStoreSlowTest}) runs
- * {@code 3 * strata.test.multiplier}.
+ * histories (and 1 per codec) of {@value #FAST_LANE_OPS} operations; the slow lane
+ * ({@link ModelBasedStoreSlowTest}) runs {@code 3 * strata.test.multiplier} histories (and
+ * {@code strata.test.multiplier} per codec) of {@code FAST_LANE_OPS * strata.test.multiplier}
+ * operations. The memtable sizes shrink with the history, so a short history flushes, merges
+ * and reopens as often per operation as a long one.
  */
 class ModelBasedStoreTest {
     private static final Comparator<byte[]> KEYS = Arrays::compareUnsigned;
+    /** Operations of one fast-lane history (the slow lane's are this times the multiplier). */
+    static final int FAST_LANE_OPS = 1000;
+    /** The history length the memtable sizes of {@link #randomConfig} were chosen for. */
+    private static final int FULL_OPS = 3000;
 
     @TempDir
     Path tmp;
@@ -89,7 +96,8 @@ class ModelBasedStoreTest {
                 + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         Path dir = Files.createDirectories(tmp.resolve("s" + seed + (codec == null ? "" : "-" + codec)));
-        StoreConfig config = randomConfig(rnd);
+        int ops = TestScale.scaled(FAST_LANE_OPS);
+        StoreConfig config = randomConfig(rnd, ops);
         if (codec != null) {
             config = config.toBuilder().compression(codec).build();
         }
@@ -99,7 +107,6 @@ class ModelBasedStoreTest {
         int keySpace = 50 + rnd.nextInt(2000);
         LsmStore store = LsmStore.open(dir, config);
         try {
-            int ops = 3000;
             for (int i = 0; i < ops; i++) {
                 int op = rnd.nextInt(1000);
                 if (op < 450) {
@@ -219,9 +226,15 @@ class ModelBasedStoreTest {
         }
     }
 
-    static StoreConfig randomConfig(Random rnd) {
+    /**
+     * A random small configuration for a history of {@code ops} operations: memtables of 4 to
+     * 64 KiB for {@value #FULL_OPS} operations, proportionally smaller (at least the minimum)
+     * for a shorter history.
+     */
+    static StoreConfig randomConfig(Random rnd, int ops) {
+        long memtable = Math.max(StoreConfig.MIN_MEMTABLE_BYTES, (4096L << rnd.nextInt(5)) * ops / FULL_OPS);
         StoreConfig.Builder b = StoreConfig.builder()
-                .memtableBytes(4096L << rnd.nextInt(5))
+                .memtableBytes(memtable)
                 .maxImmutableMemtables(1 + rnd.nextInt(3))
                 .backgroundThreads(1 + rnd.nextInt(3))
                 .blockCacheBytes(rnd.nextBoolean() ? 0 : 1 << 20)

@@ -37,9 +37,10 @@ class TortureCommandTest {
 
     @Test
     void aShortRunKillsTheChildAndVerifiesEveryAcknowledgedWrite(@TempDir Path tmp) {
-        // 6 s in the fast lane, the full minute in the slow lane (TortureCommandSlowTest).
-        String minutes = Double.toString(TestScale.scaled(0.1));
-        int code = execute(new TortureCommand(), "--minutes", minutes, "--kill-interval", "2.5", "--keys", "3000",
+        // 3.6 s with a kill every 1.2 s or so in the fast lane, 10.8 s in the slow lane
+        // (TortureCommandSlowTest).
+        String minutes = Double.toString(TestScale.scaled(0.06));
+        int code = execute(new TortureCommand(), "--minutes", minutes, "--kill-interval", "1.2", "--keys", "3000",
                 "--seed", "7", "--fault-rate", "0.003", "--dir", tmp.resolve("run").toString(), "--no-progress");
         String out = streams.out();
         assertEquals(0, code, out + "\n" + streams.err());

@@ -141,7 +141,7 @@ class CrashRecoveryTest {
             throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
                 "-cp", System.getProperty("java.class.path"), CrashWriter.class.getName(),
                 dir.toString(), Long.toString(firstId), Long.toString(seed));
         pb.redirectError(stderr.toFile());

@@ -202,7 +202,7 @@ class BlockCompactionKillTest {
             long holdAt = hold ? rnd.nextInt(32) : -1;
             String java = ProcessHandle.current().info().command().orElse(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
+            Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
                     System.getProperty("java.class.path"), BlockCompactionKillTest.class.getName(), dir.toString(),
                     Long.toString(next), Long.toString(holdAt))
                     .redirectError(logs.resolve("child-" + kill + ".err").toFile()).start();

@@ -28,10 +28,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * acknowledged write is lost, and the store recovers once the fault goes away — both in
  * the running process and after a reopen. The fault goes to 2 of each purpose's write sites
  * spread over the workload in the fast lane, to {@code 2 * strata.test.multiplier} (every
- * site when there are fewer) in the slow lane ({@link StoreFaultInjectionSlowTest}).
+ * site when there are fewer) in the slow lane ({@link StoreFaultInjectionSlowTest}). The
+ * workload is {@code 500 * strata.test.multiplier} writes into memtables sized to it (16 KiB
+ * for 1,500 writes, proportionally smaller for fewer), so a fast-lane run flushes and merges as
+ * often as a slow-lane one, with less data. A purpose's write sites are counted once, by a
+ * clean run, and shared by its faults.
  */
 class StoreFaultInjectionTest {
-    private static final int WRITES = 1500;
+    private static final int WRITES = TestScale.scaled(500);
+    private static final long MEMTABLE_BYTES = Math.max(StoreConfig.MIN_MEMTABLE_BYTES, 16L * 1024 * WRITES / 1500);
+    /** Reads every acknowledged key back this often (15 times per workload). */
+    private static final int CHECK_EVERY = WRITES / 15;
+    /** The write sites a clean run of the workload has, per purpose. */
+    private static final Map<IoPurpose, Integer> SITES = new java.util.concurrent.ConcurrentHashMap<>();
 
     @TempDir
     Path tmp;
@@ -48,7 +57,7 @@ class StoreFaultInjectionTest {
 
     private static StoreConfig config(StorageIO io) {
         return StoreConfig.builder()
-                .memtableBytes(16 * 1024)
+                .memtableBytes(MEMTABLE_BYTES)
                 .maxImmutableMemtables(2)
                 .mergePolicy("size-tiered", Map.of("fanout", "2"))
                 .storageIO(io)
@@ -92,7 +101,7 @@ class StoreFaultInjectionTest {
                     acked.remove(k); // the failed write may or may not be there; forget the key
                     expectedUnknown.add(k);
                 }
-                if (i % 97 == 0) {
+                if (i % CHECK_EVERY == 0) {
                     // The store stays readable whatever fails in the background.
                     for (Map.Entry<Integer, byte[]> e : acked.entrySet()) {
                         assertArrayEquals(e.getValue(), store.get(key(e.getKey())), "acked key " + e.getKey());
@@ -128,9 +137,9 @@ class StoreFaultInjectionTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("faults")
     void everyWriteSiteFailsSafely(IoPurpose purpose, FaultInjectingStorageIO.Fault fault) {
-        // A clean run counts the write sites of this purpose.
-        int sites = run(tmp.resolve("baseline"), new FaultInjectingStorageIO(new FileChannelStorageIO(), purpose,
-                fault, 0, false));
+        // A clean run counts the write sites of this purpose (once for all its faults).
+        int sites = SITES.computeIfAbsent(purpose, p -> run(tmp.resolve("baseline"),
+                new FaultInjectingStorageIO(new FileChannelStorageIO(), p, fault, 0, false)));
         assertTrue(sites > 0, "workload has " + purpose + " write sites");
         int step = Math.max(1, sites / TestScale.scaled(2));
         int injected = 0;

@@ -41,7 +41,7 @@ class BlockMergeKillTest {
         for (int run = 0; run < 3; run++) {
             Path sub = Files.createDirectories(dir.resolve("run" + run));
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            Process p = new ProcessBuilder(java, "-Xmx128m", "-XX:+UseSerialGC", "-cp",
+            Process p = new ProcessBuilder(java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
                     System.getProperty("java.class.path"), BlockMergeKillWriter.class.getName(), sub.toString(),
                     Long.toString(seed + run)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))) {

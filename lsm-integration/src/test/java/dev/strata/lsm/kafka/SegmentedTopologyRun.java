@@ -47,11 +47,17 @@ public final class SegmentedTopologyRun implements Callable<Map<String, List<Str
     private final String stateDir;
     private final String dslStoreSuppliers;
     private final long seed;
+    private final int events;
 
-    public SegmentedTopologyRun(String stateDir, String dslStoreSuppliers, long seed) {
+    /**
+     * {@code events} events over the same span of event time (about 35 minutes) whatever their
+     * number, so the windows, sessions and segments made and expired stay the same in kind.
+     */
+    public SegmentedTopologyRun(String stateDir, String dslStoreSuppliers, long seed, int events) {
         this.stateDir = stateDir;
         this.dslStoreSuppliers = dslStoreSuppliers;
         this.seed = seed;
+        this.events = events;
     }
 
     @Override
@@ -85,9 +91,10 @@ public final class SegmentedTopologyRun implements Callable<Map<String, List<Str
                     new StringDeserializer(), new LongDeserializer());
             Random random = new Random(seed);
             long t = 0;
-            for (int i = 0; i < 1_000; i++) {
+            int step = 4_000 * 1_000 / events;
+            for (int i = 0; i < events; i++) {
                 // mostly forward in time, some records late (within and past the grace periods)
-                t += random.nextInt(4_000);
+                t += random.nextInt(step);
                 long time = random.nextInt(10) == 0 ? Math.max(0, t - random.nextInt(90_000)) : t;
                 in.pipeInput("k" + random.nextInt(12), "v", T0.plusMillis(time));
             }

@@ -1,5 +1,6 @@
 package dev.strata.lsm.kafka;
 
+import dev.strata.lsm.testkit.TestScale;
 import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,8 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A topology with a windowed count and a session count ({@link SegmentedTopologyRun}, 1,000
- * events over 12 keys and about 35 minutes, some late) under {@link StrataDslStoreSuppliers}
+ * A topology with a windowed count and a session count ({@link SegmentedTopologyRun},
+ * {@code 400 * strata.test.multiplier} events over 12 keys and about 35 minutes, some late;
+ * 1,200 in the slow lane, {@link SegmentedTopologySlowTest}) under {@link StrataDslStoreSuppliers}
  * gives the output and the final store contents Kafka's in-memory stores give, keeps its
  * window and session stores in Strata segments, drops expired segments, and never loads
  * rocksdbjni: each run is in a class loader of its own (the test classpath, parent the
@@ -29,6 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SegmentedTopologyTest {
     private static final long SEED = 31;
+    /** Events of a run; every run's windowed and session outputs hold more than half as many records. */
+    private static final int EVENTS = TestScale.scaled(400);
 
     @TempDir
     Path stateDir;
@@ -68,8 +72,8 @@ class SegmentedTopologyTest {
             Class<?> runner = loader.loadClass(SegmentedTopologyRun.class.getName());
             assertTrue(runner.getClassLoader() == loader, "the run is isolated");
             Callable<Map<String, List<String>>> call = (Callable<Map<String, List<String>>>) runner
-                    .getConstructor(String.class, String.class, long.class)
-                    .newInstance(stateDir.resolve(name).toString(), suppliers.getName(), SEED);
+                    .getConstructor(String.class, String.class, long.class, int.class)
+                    .newInstance(stateDir.resolve(name).toString(), suppliers.getName(), SEED, EVENTS);
             // Kafka's configs load classes named in them through the context class loader
             ClassLoader previous = Thread.currentThread().getContextClassLoader();
             Thread.currentThread().setContextClassLoader(loader);
@@ -88,8 +92,8 @@ class SegmentedTopologyTest {
         Run strata = run("strata", StrataDslStoreSuppliers.class);
 
         assertFalse(strata.rocksDbLoaded(), "a topology under StrataDslStoreSuppliers loaded org.rocksdb.RocksDB");
-        assertTrue(memory.result().get("windows").size() > 500, "windowed counts: " + memory.result().get("windows").size());
-        assertTrue(memory.result().get("sessions").size() > 500, "session counts: " + memory.result().get("sessions").size());
+        assertTrue(memory.result().get("windows").size() > EVENTS / 2, "windowed counts: " + memory.result().get("windows").size());
+        assertTrue(memory.result().get("sessions").size() > EVENTS / 2, "session counts: " + memory.result().get("sessions").size());
         assertTrue(memory.result().get("sessions").stream().anyMatch(r -> r.endsWith("=null")), "sessions merged");
         for (String part : List.of("windows", "sessions", "windowStore", "sessionStore")) {
             assertEquals(memory.result().get(part), strata.result().get(part), part);
@@ -109,7 +113,7 @@ class SegmentedTopologyTest {
     void theSameRunOnKafkasRocksDbSuppliersLoadsRocksDb() throws Exception {
         Run rocks = run("rocks", BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers.class);
         assertTrue(rocks.rocksDbLoaded(), "the class-loading check sees RocksDB when it is used");
-        assertTrue(rocks.result().get("windows").size() > 500);
+        assertTrue(rocks.result().get("windows").size() > EVENTS / 2);
     }
 
 }

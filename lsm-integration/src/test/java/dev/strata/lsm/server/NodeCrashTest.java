@@ -32,8 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Replay a run with {@code -Dstrata.test.seed=N}.
  */
 class NodeCrashTest {
-    /** Node kills: two in the fast lane, six in the slow lane ({@link NodeCrashSlowTest}, multiplier 3). */
-    private static final int KILLS = TestScale.scaled(2);
+    /** Node kills: one in the fast lane, six in the slow lane ({@link NodeCrashSlowTest}, multiplier 3). */
+    private static final int KILLS = TestScale.multiplier() > 1 ? 2 * TestScale.scaled(1) : 1;
     private static final int THREADS = 4;
     private static final int KEYS_PER_THREAD = 400;
 
@@ -204,7 +204,7 @@ class NodeCrashTest {
 
     private static Process startNode(Path dir) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
                 "-cp", System.getProperty("java.class.path"), StrataServer.class.getName(),
                 "--dir", dir.resolve("data").toString(), "--port", "0", "--command-threads", "8");
         pb.redirectErrorStream(true);

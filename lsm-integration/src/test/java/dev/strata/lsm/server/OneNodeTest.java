@@ -23,7 +23,14 @@ abstract class OneNodeTest {
         node.close();
     }
 
+    /**
+     * A client with a 30 s socket timeout: Jedis's default, 2 s, is shorter than a reply to a
+     * long pipeline (JedisCommandsTest.pipelining sends 40,000 commands) can take on a loaded
+     * machine, and a test here checks what the replies say, not how soon they come.
+     */
     static Jedis client() {
-        return new Jedis("127.0.0.1", node.port());
+        return new Jedis("127.0.0.1", node.port(), CLIENT_TIMEOUT_MILLIS);
     }
+
+    static final int CLIENT_TIMEOUT_MILLIS = 30_000;
 }

@@ -24,12 +24,13 @@ class DesignSpaceCommandTest {
         CommandLine cli = new CommandLine(new DesignSpaceCommand());
         cli.setOut(new PrintWriter(out));
         Path json = tmp.resolve("r.json");
-        int code = cli.execute("--presets", "full,tier", "--records", "60000", "--memtable", "262144", "--lookups",
+        // 15,000 records into 64 KiB memtables: the flushes and merges of 60,000 into 256 KiB.
+        int code = cli.execute("--presets", "full,tier", "--records", "15000", "--memtable", "65536", "--lookups",
                 "2000", "--range-queries", "20", "--dir", tmp.resolve("stores").toString(), "--json", json.toString(),
                 "--plot", tmp.resolve("plots").toString(), "--param", "tombstone-ttl=1m");
         assertEquals(0, code, out.toString());
         String tables = out.toString();
-        for (String heading : new String[] {"### inserts (60,000", "### deletes (6,000", "### updates (60,000",
+        for (String heading : new String[] {"### inserts (15,000", "### deletes (1,500", "### updates (15,000",
                 "### reads at the end"}) {
             assertTrue(tables.contains(heading), heading + " in\n" + tables);
         }

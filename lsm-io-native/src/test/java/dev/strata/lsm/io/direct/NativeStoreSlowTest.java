@@ -2,7 +2,7 @@ package dev.strata.lsm.io.direct;
 
 import dev.strata.lsm.testkit.SlowTest;
 
-/** {@link NativeStoreTest} at full size (15,000 operations per variant), in the slow lane only. */
+/** {@link NativeStoreTest} with 1,800 operations per variant (multiplier 3), in the slow lane only. */
 @SlowTest
 class NativeStoreSlowTest extends NativeStoreTest {
 }

@@ -2,6 +2,7 @@ package dev.strata.lsm.policy.conformance;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -24,10 +26,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Checkpoints under every registered policy, taken while a writer runs and merges go on:
  * each opens and holds a prefix of the write history containing every acknowledged write —
  * also after the source went on merging (block compaction must not append to, nor punch, a
- * file a checkpoint links).
+ * file a checkpoint links). A checkpoint is taken every {@code 625 * strata.test.multiplier}
+ * writes and the source writes twice that after the last, into memtables sized to it (8 KiB
+ * times the multiplier), so the fast lane flushes and merges as often as the slow lane
+ * ({@link CheckpointConformanceSlowTest}) with less data. The main thread waits for the
+ * writer by parking, not spinning: a spinning waiter takes a core from the writer and from the
+ * other test JVM.
  */
 class CheckpointConformanceTest {
     private static final int KEYS = 400;
+    /** Writes between checkpoints. */
+    private static final long WRITES_PER_CHECKPOINT = TestScale.scaled(625L);
 
     @TempDir
     Path tmp;
@@ -44,7 +53,7 @@ class CheckpointConformanceTest {
     @MethodSource("policies")
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void checkpointsDuringWritesHoldEveryAcknowledgedWrite(String name) throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).blockCacheBytes(1 << 20)
+        StoreConfig config = StoreConfig.builder().memtableBytes(TestScale.scaled(8L << 10)).blockCacheBytes(1 << 20)
                 .mergePolicy(name, Map.of()).build();
         AtomicLong written = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
@@ -64,16 +73,16 @@ class CheckpointConformanceTest {
             writer.start();
             try {
                 for (int c = 0; c < acknowledged.length; c++) {
-                    while (written.get() < (c + 1) * 2500L && writerFailure.get() == null) {
-                        Thread.onSpinWait();
+                    while (written.get() < (c + 1) * WRITES_PER_CHECKPOINT && writerFailure.get() == null) {
+                        LockSupport.parkNanos(100_000);
                     }
                     acknowledged[c] = written.get();
                     store.checkpoint(tmp.resolve("cp" + c));
                 }
                 // The source goes on writing and merging over the files the checkpoints link.
-                long more = written.get() + 5000;
+                long more = written.get() + 2 * WRITES_PER_CHECKPOINT;
                 while (written.get() < more && writerFailure.get() == null) {
-                    Thread.onSpinWait();
+                    LockSupport.parkNanos(100_000);
                 }
             } finally {
                 stop.set(true);

@@ -121,6 +121,10 @@ class KeyRangeSimulatorTest {
     void outputsAreCutAsTheirSpecSays() {
         // Every policy whose tasks bound the file size gets files within the bound (one cut step of slack).
         int checked = 0;
+        List<String> checkedNames = new ArrayList<>();
+        // 70 flushes in the fast lane: every policy that cuts by size has cut tasks by then (the
+        // same 14 as over 200 flushes, the size before the lanes, which the slow lane passes).
+        int flushes = TestScale.scaled(70);
         for (String name : RegisteredPolicies.names().toList()) {
             List<String> problems = new ArrayList<>();
             int[] cutTasks = {0};
@@ -147,13 +151,15 @@ class KeyRangeSimulatorTest {
                                 problems.add(out.sizeBytes() + " > " + max);
                             }
                         }
-                    }).run(200);
+                    }).run(flushes);
             if (cutTasks[0] > 0) {
                 checked++;
+                checkedNames.add(name + ":" + cutTasks[0]);
                 assertTrue(problems.isEmpty(), name + ": outputs over their maximum: " + problems.subList(0,
                         Math.min(3, problems.size())));
             }
         }
+        System.out.println("outputsAreCutAsTheirSpecSays over " + flushes + " flushes, tasks cut by size: " + checkedNames);
         assertTrue(checked >= 3, "only " + checked + " policies cut their outputs by size");
     }
 

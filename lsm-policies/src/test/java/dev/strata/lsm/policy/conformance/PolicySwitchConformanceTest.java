@@ -31,14 +31,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * of level-0 runs ({@code binomial}), leveled trees ({@code lo1}, and {@code one-leveling}
  * with a tiered level 0), size tiers ({@code tier}), and partitioned trees ({@code spooky},
  * {@code vlsm}) — and must run
- * without a single policy error while the store keeps the oracle's contents. Found by
+ * without a single policy error while the store keeps the oracle's contents. Each phase is a
+ * history of {@link StoreConformanceTest}'s length and memtable size ({@code 1,500 *
+ * strata.test.multiplier} operations). Found by
  * {@code strata-bench torture}, which changes the policy on reopen: thousands of rejected
  * merges (a stack policy merging part of a level-0 run of several components; leveled
  * policies placing merges above older overlapping data). Replay with
  * {@code -Dstrata.test.seed=N}.
  */
 class PolicySwitchConformanceTest {
-    private static final long MEMTABLE_BYTES = 32 << 10;
     private static final String[] PREDECESSORS = {"binomial", "lo1", "one-leveling", "tier", "spooky", "vlsm"};
 
     @TempDir
@@ -71,15 +72,15 @@ class PolicySwitchConformanceTest {
     void aPolicyTakesOverATreeAnotherPolicyShaped(String before, String next) {
         RegisteredPolicies.skipKnownGap("switch-from-" + before, next);
         long seed = TestSeed.orRandom();
-        int ops = 4_000;
+        int ops = StoreConformanceTest.OPS;
         String replay = before + " -> " + next + " (replay with -Dstrata.test.seed=" + seed + ")";
         Random rnd = new Random(seed ^ (before + next).hashCode());
         Path dir = tmp.resolve("db");
         TreeMap<byte[], byte[]> oracle = new TreeMap<>(Arrays::compareUnsigned);
-        int keySpace = 4000;
+        int keySpace = StoreConformanceTest.KEY_SPACE;
         String[] phases = {before, next};
         for (int phase = 0; phase < 2; phase++) {
-            StoreConfig config = StoreConfig.builder().memtableBytes(MEMTABLE_BYTES).blockCacheBytes(1 << 20)
+            StoreConfig config = StoreConfig.builder().memtableBytes(StoreConformanceTest.MEMTABLE_BYTES).blockCacheBytes(1 << 20)
                     .mergePolicy(phases[phase], Map.of()).mergeOperator("stringappend").build();
             try (LsmStore store = LsmStore.open(dir, config)) {
                 StoreConformanceTest.assertSameContents(oracle, store, "after opening with " + phases[phase] + ": "

@@ -39,12 +39,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * exactly the oracle's contents, counts no policy error (a rejected decision or a policy
  * exception) and has not merged in a loop (at most {@link #MAX_MERGES_PER_FLUSH} merges per
  * flush); a policy that never lets merges finish fails on the timeout instead of hanging
- * the build. Replay one history with {@code -Dstrata.test.seed=N}. A history is 4,000
- * operations, 40,000 in the slow lane ({@link StoreConformanceSlowTest}).
+ * the build. Replay one history with {@code -Dstrata.test.seed=N}. A history is
+ * {@code 1,500 * strata.test.multiplier} operations (4,500 in the slow lane,
+ * {@link StoreConformanceSlowTest}) over as many keys, into memtables sized to it (32 KiB for
+ * 4,000 operations, proportionally smaller for fewer), so a short history flushes and merges
+ * as often per operation as a long one.
  */
 class StoreConformanceTest {
     private static final Comparator<byte[]> KEYS = Arrays::compareUnsigned;
-    private static final long MEMTABLE_BYTES = 32 << 10;
+    /** Operations of a history. */
+    static final int OPS = TestScale.scaled(1_500);
+    /** The memtable: 32 KiB for a history of 4,000 operations, proportionally smaller for fewer. */
+    static final long MEMTABLE_BYTES = Math.max(StoreConfig.MIN_MEMTABLE_BYTES, (32L << 10) * OPS / 4_000);
+    /** The keys a history draws from: as many as it has operations. */
+    static final int KEY_SPACE = OPS;
     /** A policy merging more often than this per flush, on average, is rewriting in a loop. */
     private static final int MAX_MERGES_PER_FLUSH = 20;
 
@@ -65,14 +73,14 @@ class StoreConformanceTest {
     void storeAgreesWithTheOracleAcrossReopens(String name) {
         RegisteredPolicies.skipKnownGap("store", name);
         long seed = TestSeed.orRandom();
-        int ops = TestScale.scaled(4_000);
+        int ops = OPS;
         String replay = name + " (replay with -Dstrata.test.seed=" + seed + ")";
         Random rnd = new Random(seed ^ name.hashCode());
         StoreConfig config = StoreConfig.builder().memtableBytes(MEMTABLE_BYTES).blockCacheBytes(1 << 20)
                 .mergePolicy(name, Map.of()).mergeOperator("stringappend").build();
         Path dir = tmp.resolve(name);
         TreeMap<byte[], byte[]> oracle = new TreeMap<>(KEYS);
-        int keySpace = 4000;
+        int keySpace = KEY_SPACE;
         for (int phase = 0; phase < 2; phase++) {
             try (LsmStore store = LsmStore.open(dir, config)) {
                 assertSameContents(oracle, store, "after opening for phase " + phase + ": " + replay);

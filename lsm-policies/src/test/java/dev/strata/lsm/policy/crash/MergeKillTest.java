@@ -5,6 +5,7 @@ import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.ForwardingStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -44,13 +45,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * part of its output written. A kill counts as landing in the merge when the child died with
  * it started and not ended. After each kill the store is checked as in {@link PolicyKillTest}
  * (every acknowledged write, no orphan file, no policy error); the test asks for
- * {@value #WANTED} kills inside the wanted kind of merge, within {@value #ATTEMPTS} children.
+ * {@code strata.test.multiplier} kills inside the wanted kind of merge (one in the fast lane,
+ * three in the slow lane, {@link MergeKillSlowTest}), within {@value #ATTEMPTS} children.
  * Replay with {@code -Dstrata.test.seed=N}.
  */
 @DisabledOnOs(OS.WINDOWS)
 class MergeKillTest {
-    private static final int WANTED = 2;
-    private static final int ATTEMPTS = 15;
+    private static final int WANTED = TestScale.scaled(1);
+    private static final int ATTEMPTS = WANTED + 13;
 
     @TempDir
     Path dir;

@@ -99,7 +99,7 @@ class PolicyKillTest {
     static Process startChild(Class<?> main, Path err, String... args) throws IOException {
         String java = ProcessHandle.current().info().command().orElse(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
                 System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         return new ProcessBuilder(command).redirectError(err.toFile()).start();

@@ -43,16 +43,19 @@ class BlockDbTest {
         Random random = new Random(seed);
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         TreeMap<byte[], byte[]> atSnapshot = null;
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).blockCacheBytes(1 << 20)
+        // 20,000 operations over 5,000 keys into 32 KiB memtables: the flushes and merges of
+        // 40,000 over 10,000 into 64 KiB, with half the bytes.
+        int ops = 20_000;
+        StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).blockCacheBytes(1 << 20)
                 .mergePolicy("blockdb", Map.of("size-ratio", "4", "dynamic-level-bytes", "false")).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             Snapshot snapshot = null;
-            for (int i = 0; i < 40_000; i++) {
-                if (i == 20_000) {
+            for (int i = 0; i < ops; i++) {
+                if (i == ops / 2) {
                     snapshot = store.snapshot();
                     atSnapshot = new TreeMap<>(model);
                 }
-                byte[] key = ByteBuffer.allocate(8).putLong(random.nextInt(10_000) * 2654435761L).array();
+                byte[] key = ByteBuffer.allocate(8).putLong(random.nextInt(ops / 4) * 2654435761L).array();
                 if (random.nextInt(10) == 0) {
                     store.delete(key);
                     model.remove(key);

@@ -21,13 +21,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * store reports only how many tombstones its components hold, so the check is a bound: at
  * every sample, the tombstones still held are at most the deletes issued within the last
  * D_th plus a slack (a memtable's residence before its flush, the tick, the merges' own time);
- * every older one must be gone. Deletes run for twice D_th interleaved with puts that keep
+ * every older one must be gone. Deletes run for twice D_th (and until 1,001 were issued, so a
+ * loaded machine that issues fewer in the time does not fail the count) interleaved with puts that keep
  * flushes frequent, then the store idles — only the tick moves tombstones then. With
  * {@code -Dstrata.ds5.policy=lo1} (no tombstone trigger) the same run fails: tombstones stay.
  */
 class TombstonePersistenceTest {
     private static final long TTL_MILLIS = 2_000;
     private static final long SLACK_MILLIS = 1_500;
+    /** Deletes issued at least, however long they take. */
+    private static final int MIN_DELETES = 1_001;
 
     @Test
     void everyTombstoneReachesTheLastLevelWithinTheDeadline(@TempDir Path dir) throws Exception {
@@ -52,10 +55,13 @@ class TombstonePersistenceTest {
             long nextSample = start;
             long worstHeld = 0;
             int deleted = 0;
-            long end = start + 2 * TTL_MILLIS + TTL_MILLIS + 2 * SLACK_MILLIS;
-            while (System.currentTimeMillis() < end) {
+            // Deletes for 2 D_th and until MIN_DELETES were issued (a loaded machine issues fewer
+            // in the time), then idles for D_th plus twice the slack after the last one.
+            long deletesEnd = -1;
+            long end = Long.MAX_VALUE;
+            while (true) {
                 long now = System.currentTimeMillis();
-                if (now < start + 2 * TTL_MILLIS) {
+                if (deletesEnd < 0 && (now < start + 2 * TTL_MILLIS || deleted < MIN_DELETES)) {
                     // One delete of a key not deleted before, and puts to keep the memtable flushing.
                     store.delete(key(deleted++ * 7 % keys));
                     deleteTimes.add(now);
@@ -65,6 +71,13 @@ class TombstonePersistenceTest {
                     }
                     Thread.sleep(0, 200_000);
                 } else {
+                    if (deletesEnd < 0) {
+                        deletesEnd = now;
+                        end = deletesEnd + TTL_MILLIS + 2 * SLACK_MILLIS;
+                    }
+                    if (now >= end) {
+                        break;
+                    }
                     Thread.sleep(20);
                 }
                 if (now >= nextSample) {
@@ -80,8 +93,8 @@ class TombstonePersistenceTest {
                 }
             }
             System.out.printf("tsa, D_th %d ms: %d deletes over %d ms, at most %d tombstones held, %d samples over "
-                    + "the bound%n", TTL_MILLIS, deleted, 2 * TTL_MILLIS, worstHeld, violations.size());
-            assertTrue(deleted > 1_000 && worstHeld > 0, "deletes reached the tree: " + deleted + ", " + worstHeld);
+                    + "the bound%n", TTL_MILLIS, deleted, deletesEnd - start, worstHeld, violations.size());
+            assertTrue(deleted >= MIN_DELETES && worstHeld > 0, "deletes reached the tree: " + deleted + ", " + worstHeld);
             assertTrue(violations.isEmpty(), violations.size() + " samples over the bound, first: "
                     + violations.subList(0, Math.min(3, violations.size())));
             assertEquals(0, store.stats().liveTombstones(), "every tombstone dropped at the last level");

@@ -34,12 +34,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@code no-merge} is left out: it never merges, so its growth is unbounded by design.)
  */
 class PolicySpaceBoundTest {
-    private static final int KEYS = 8192;
+    /**
+     * The live data and memtable, a quarter of the issue's 8,192 keys and 1 MiB: the same
+     * flushes per cycle and the same tree, with a quarter of the bytes written and merged.
+     */
+    private static final int KEYS = 2048;
+    private static final long MEMTABLE_BYTES = 256 << 10;
     private static final int KEY_BYTES = 16;
     private static final int VALUE_BYTES = 240;
     private static final long LIVE_BYTES = (long) KEYS * (KEY_BYTES + VALUE_BYTES);
     private static final int CYCLES = 12;
-    private static final int MAX_PUTS_PER_CYCLE = 9_000;
+    private static final int MIN_PUTS_PER_CYCLE = KEYS / 8;
+    private static final int MAX_PUTS_PER_CYCLE = KEYS * 9 / 8;
     /**
      * Table bytes per live byte allowed once merges are done: the bounded-depth policies
      * keep k = 5 components of at most the live data each, plus page and index overhead.
@@ -55,7 +61,7 @@ class PolicySpaceBoundTest {
     @ValueSource(strings = {"constant", "bigtable", "exploring", "minlatency", "binomial", "prefix", "concurrent",
             "size-tiered"})
     void crashCyclesKeepTablesBoundedAndReportedExactly(String policy, @TempDir Path dir) throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy, Map.of()).build();
+        StoreConfig config = StoreConfig.builder().memtableBytes(MEMTABLE_BYTES).mergePolicy(policy, Map.of()).build();
         SplittableRandom random = new SplittableRandom(9);
         byte[] value = new byte[VALUE_BYTES];
         try (LsmStore store = LsmStore.open(dir, config)) {
@@ -66,7 +72,7 @@ class PolicySpaceBoundTest {
         }
         for (int cycle = 0; cycle < CYCLES; cycle++) {
             try (LsmStore store = LsmStore.open(dir, config)) {
-                int puts = 1000 + random.nextInt(MAX_PUTS_PER_CYCLE - 1000);
+                int puts = MIN_PUTS_PER_CYCLE + random.nextInt(MAX_PUTS_PER_CYCLE - MIN_PUTS_PER_CYCLE);
                 for (int i = 0; i < puts; i++) {
                     random.nextBytes(value);
                     store.put(key(random.nextInt(KEYS)), value);

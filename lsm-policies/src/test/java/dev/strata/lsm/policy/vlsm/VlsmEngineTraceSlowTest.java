@@ -2,7 +2,7 @@ package dev.strata.lsm.policy.vlsm;
 
 import dev.strata.lsm.testkit.SlowTest;
 
-/** {@link VlsmEngineTraceTest} at full size (1,500,000 entries), in the slow lane only. */
+/** {@link VlsmEngineTraceTest} with 112,500 entries (multiplier 3), in the slow lane only. */
 @SlowTest
 class VlsmEngineTraceSlowTest extends VlsmEngineTraceTest {
 }

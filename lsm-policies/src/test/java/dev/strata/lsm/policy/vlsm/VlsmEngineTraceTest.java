@@ -31,17 +31,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * exists) that {@link VlsmWindowTest}'s brute-force reference picks on that view.
  */
 class VlsmEngineTraceTest {
-    private static final long SST = 256 << 10;
+    /** Memtable and vSST size: 64 KiB (the shape 256 KiB gives, with a quarter of the bytes). */
+    private static final long SST = 64 << 10;
     private static final int F = 8;
 
     @Test
     void everyDecisionInTheEngineFollowsTheRule(@TempDir Path dir) {
         RecordingVlsmFactory.DECISIONS.clear();
         StoreConfig config = StoreConfig.builder().memtableBytes(SST).maxImmutableMemtables(1).blockCacheBytes(1 << 20)
-                .mergePolicy(RecordingVlsmFactory.NAME, Map.of("sst-bytes", "256KiB", "growth", Integer.toString(F)))
+                .mergePolicy(RecordingVlsmFactory.NAME, Map.of("sst-bytes", "64KiB", "growth", Integer.toString(F)))
                 .build();
-        // 150,000 entries (~73 flushes) in the fast lane, 1,500,000 in the slow lane (VlsmEngineTraceSlowTest).
-        assertEquals(0, RecordingPolicyFactory.fillRandom(dir, config, 11, TestScale.scaled(150_000)));
+        // 37,500 entries (~73 flushes) in the fast lane, 112,500 in the slow lane (VlsmEngineTraceSlowTest).
+        assertEquals(0, RecordingPolicyFactory.fillRandom(dir, config, 11, TestScale.scaled(37_500)));
         List<String> problems = new ArrayList<>();
         int[] counts = new int[2];
         for (RecordingPolicyFactory.Decision<Void> d : RecordingVlsmFactory.DECISIONS) {

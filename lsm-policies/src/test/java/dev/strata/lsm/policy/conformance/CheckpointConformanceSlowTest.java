@@ -1,0 +1,11 @@
+package dev.strata.lsm.policy.conformance;
+
+import dev.strata.lsm.testkit.SlowTest;
+
+/**
+ * {@link CheckpointConformanceTest} at three times its fast-lane size (a checkpoint every 1,875
+ * writes, 24 KiB memtables, at multiplier 3), in the slow lane only.
+ */
+@SlowTest
+class CheckpointConformanceSlowTest extends CheckpointConformanceTest {
+}
