@@ -120,7 +120,7 @@ final class Tree {
     static Tree open(int id, String name, Path dir, StoreConfig config, MergePolicy mergePolicy, Shared shared)
             throws IOException {
         shared.io().createDirectories(dir);
-        TableFiles tables = new TableFiles(shared.io(), dir, shared.cache());
+        TableFiles tables = new TableFiles(shared.io(), dir, shared.cache().namespace(id));
         VersionSet versions = null;
         try {
             versions = VersionSet.open(shared.io(), dir, shared.storeDir(), tables, config.manifestRewriteBytes());
