@@ -180,6 +180,9 @@ public final class Engine implements AutoCloseable {
                 families.add(Tree.open(e.id(), e.name(), dev.strata.lsm.version.FamilyCatalog.familyDirectory(dir, e.id()),
                         familyConfig, Tree.policyOf(familyConfig), shared));
             }
+            for (Tree t : families.all()) {
+                t.meters = metrics.bindFamily(t.name, t::stats);
+            }
         } catch (IOException | RuntimeException | Error e) {
             threads.close();
             for (Tree t : families.all()) {
@@ -463,6 +466,7 @@ public final class Engine implements AutoCloseable {
             }
             created.memtables.start(log.segment());
             families.add(created);
+            created.meters = metrics.bindFamily(name, created::stats);
             return id;
         } finally {
             mutex.unlock();
@@ -510,6 +514,7 @@ public final class Engine implements AutoCloseable {
         } finally {
             mutex.unlock();
         }
+        metrics.unbindFamily(t.meters);
         t.closeFiles();
         try {
             ReaderStaging.deleteTree(t.dir);

@@ -58,6 +58,8 @@ final class Tree {
     final WriteControl writeControl;
     final ReadPath reads;
     private final Shared shared;
+    /** The family's meters ({@code family} tag), removed when it is dropped. */
+    volatile java.util.List<io.micrometer.core.instrument.Meter> meters = java.util.List.of();
     /** Set (mutex held) once the family's drop is durable: no write may reach it any more. */
     volatile boolean dropped;
 

@@ -246,6 +246,33 @@ class ColumnFamilyTest {
     }
 
     @Test
+    void eachFamilyHasItsOwnStatsAndMetersTaggedWithItsName() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        try (LsmStore store = LsmStore.open(tmp.resolve("s"), StoreConfig.builder().meterRegistry(registry).build())) {
+            ColumnFamily f = store.createColumnFamily("f", FamilyOptions.defaults());
+            for (int i = 0; i < 50; i++) {
+                store.put(f, b("k" + i), b("v" + i));
+            }
+            store.flushColumnFamily(f);
+            store.put(f, b("k"), b("v"));
+            store.flushColumnFamily(f);
+            store.put(b("d"), b("v"));
+            assertEquals(2, store.columnFamilyStats(f).flushCount());
+            assertEquals(0, store.stats().flushCount());
+            assertTrue(store.stats().memtableBytes() > 0);
+            assertEquals(0, store.columnFamilyStats(f).memtableBytes());
+            assertEquals(store.columnFamilyStats(f).componentCount(),
+                    registry.get("strata.family.components").tag("family", "f").gauge().value());
+            assertEquals(2.0, registry.get("strata.family.flushes").tag("family", "f").functionCounter().count());
+            assertEquals(0.0, registry.get("strata.family.flushes").tag("family", "default").functionCounter().count());
+            store.dropColumnFamily(f);
+            assertTrue(registry.find("strata.family.components").tag("family", "f").meters().isEmpty(),
+                    "a dropped family's meters are removed");
+        }
+    }
+
+    @Test
     void aStoreWithoutFamiliesKeepsItsOldLayout() throws IOException {
         Path dir = tmp.resolve("s");
         try (LsmStore store = LsmStore.open(dir)) {
