@@ -357,7 +357,7 @@ class ModelBasedStoreTest {
         List<FamilySnapshot> snaps = new ArrayList<>();
         LsmStore store = LsmStore.open(dir, config);
         try {
-            int ops = 1200;
+            int ops = 600;
             for (int i = 0; i < ops; i++) {
                 List<String> names = new ArrayList<>(oracles.keySet());
                 String name = names.get(rnd.nextInt(names.size()));
