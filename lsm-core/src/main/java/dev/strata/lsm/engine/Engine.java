@@ -345,7 +345,18 @@ public final class Engine implements AutoCloseable {
             throw new StoreException("cannot repair " + dir + ": no such directory");
         }
         try (DirectoryLock held = DirectoryLock.acquire(dir)) {
-            return StoreRepair.repair(dir, config);
+            RepairReport root = StoreRepair.repair(dir, config);
+            // Each column family's directory is a tree of its own: rebuilt the same way. Its
+            // log number becomes 0, so the next open replays the store's WAL for it too.
+            dev.strata.lsm.version.FamilyCatalog catalog = dev.strata.lsm.version.FamilyCatalog.read(
+                    StorageIOs.of(config), dir);
+            List<RepairReport> families = new ArrayList<>();
+            for (dev.strata.lsm.version.FamilyCatalog.Entry e : catalog.families()) {
+                Path familyDir = dev.strata.lsm.version.FamilyCatalog.familyDirectory(dir, e.id());
+                Files.createDirectories(familyDir);
+                families.add(StoreRepair.repair(familyDir, config));
+            }
+            return root.withFamilies(families);
         } catch (IOException e) {
             throw new StoreException("cannot repair " + dir + ": " + e, e);
         }

@@ -342,6 +342,42 @@ class ColumnFamilyTest {
         assertTrue(WalSegments.list(new FileChannelStorageIO(), dir).size() >= 1);
     }
 
+    @Test
+    void repairRebuildsEveryFamilysManifest() throws IOException {
+        Path dir = tmp.resolve("s");
+        int id;
+        try (LsmStore store = LsmStore.open(dir)) {
+            ColumnFamily f = store.createColumnFamily("f", FamilyOptions.defaults());
+            id = f.id();
+            for (int i = 0; i < 20; i++) {
+                store.write(new WriteBatch().put(f, b("k" + i), b("f" + i)).put(b("k" + i), b("d" + i)));
+            }
+            store.flushColumnFamily(f);
+            store.put(f, b("late"), b("wal only"));
+        }
+        // Lose the family's manifest: without repair the store does not open.
+        Path familyDir = FamilyCatalog.familyDirectory(dir, id);
+        Files.delete(familyDir.resolve("CURRENT"));
+        try (var files = Files.list(familyDir)) {
+            for (Path p : files.toList()) {
+                if (p.getFileName().toString().startsWith("MANIFEST")) {
+                    Files.delete(p);
+                }
+            }
+        }
+        dev.strata.lsm.repair.RepairReport report = LsmStore.repair(dir, StoreConfig.defaults());
+        assertEquals(1, report.families().size(), report.toString());
+        assertEquals(1, report.families().get(0).tables(), report.toString());
+        try (LsmStore store = LsmStore.open(dir)) {
+            ColumnFamily f = store.columnFamily("f");
+            for (int i = 0; i < 20; i++) {
+                assertEquals("f" + i, s(store.get(f, b("k" + i))));
+                assertEquals("d" + i, s(store.get(b("k" + i))));
+            }
+            assertEquals("wal only", s(store.get(f, b("late"))));
+        }
+    }
+
     private static void copyTree(Path from, Path to) throws IOException {
         Files.createDirectories(to);
         try (var files = Files.list(from)) {
