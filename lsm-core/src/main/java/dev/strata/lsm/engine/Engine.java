@@ -522,6 +522,7 @@ public final class Engine implements AutoCloseable {
             while (t.busy()) {
                 mutex.awaitBackground(100);
             }
+            t.memtables.discard();
         } finally {
             mutex.unlock();
         }

@@ -64,6 +64,14 @@ final class Memtables {
         set = new MemtableSet(new Memtable(segment), imm);
     }
 
+    /**
+     * Drops every memtable, unflushed writes included, for a family that was dropped (its
+     * flush lane then finds nothing to flush, not even on a retry). Mutex held.
+     */
+    void discard() {
+        set = new MemtableSet(new Memtable(log.segment()), List.of());
+    }
+
     /** The oldest immutable memtable. Mutex held. */
     Memtable oldestImmutable() {
         List<Memtable> imm = set.immutable();
