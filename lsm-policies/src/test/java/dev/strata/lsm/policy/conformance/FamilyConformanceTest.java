@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Every registered merge policy running a column family beside another family under the
  * store's default policy: puts, deletes and batches across both families against a TreeMap
  * per family, with flushes, merges and a reopen; both families must agree with their oracle
- * and the policy must report no error. 1,500 operations per policy (scaled in the slow lane).
+ * and the policy must report no error. 600 operations per policy (scaled in the slow lane).
  */
 class FamilyConformanceTest {
     @TempDir
@@ -54,7 +54,7 @@ class FamilyConformanceTest {
         Path dir = tmp.resolve(name);
         TreeMap<byte[], byte[]> inP = new TreeMap<>(Arrays::compareUnsigned);
         TreeMap<byte[], byte[]> inDefault = new TreeMap<>(Arrays::compareUnsigned);
-        int ops = TestScale.scaled(1_500);
+        int ops = TestScale.scaled(600);
         for (int phase = 0; phase < 2; phase++) {
             try (LsmStore store = LsmStore.open(dir, config)) {
                 ColumnFamily p = store.columnFamily("p");
