@@ -22,6 +22,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * Thread safe: any number of threads may read and write concurrently.
  *
+ * <p>Column families: the calls without a {@link ColumnFamily} act on the default family,
+ * the store's only one unless families are created ({@link #createColumnFamily}) or
+ * configured ({@link StoreConfig.Builder#family}); each data call has a form that takes a
+ * family's handle. A store from before families existed opens unchanged.
+ *
  * <p>Errors: the store's failures are {@link StoreException}s (see there); bad arguments — a
  * null key, value or batch, a key or value over the configured size limits — throw
  * {@link IllegalArgumentException} and change nothing. Once closed, every call (also on
@@ -35,9 +40,15 @@ public final class LsmStore implements AutoCloseable {
     private volatile Engine engine;
     /** Set by {@link #close()}, guarded by this. */
     private boolean closed;
+    /** The handles of the live column families by id; the same handle for a family every time. */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, ColumnFamily> handles =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private LsmStore(Engine engine) {
         this.engine = engine;
+        for (Engine.FamilyInfo f : engine.families()) {
+            handles.put(f.id(), new ColumnFamily(f.name(), f.id(), this));
+        }
     }
 
     /** Opens (creating if needed) the store in {@code dir} with the default configuration. */
@@ -114,6 +125,183 @@ public final class LsmStore implements AutoCloseable {
         return Engine.repair(dir, config);
     }
 
+    // ------------------------------------------------------------------ column families
+
+    /**
+     * The default column family's handle: the family every call without a handle uses.
+     */
+    public ColumnFamily defaultColumnFamily() {
+        engine.checkOpen();
+        return handles.get(0);
+    }
+
+    /**
+     * Creates column family {@code name} with {@code options} (options left unset take the
+     * store's) and returns its handle. The family is durable when the call returns: it is in
+     * the store after a crash or reopen, with the options it was created with unless the
+     * store's configuration names it ({@link StoreConfig#familyOptions()}).
+     *
+     * @throws IllegalArgumentException if {@code name} is invalid ({@link ColumnFamily#checkName})
+     *     or taken, or the options are bad; nothing is changed
+     */
+    public ColumnFamily createColumnFamily(String name, FamilyOptions options) {
+        engine.checkOpen();
+        synchronized (handles) {
+            int id = engine.createFamily(name, options);
+            ColumnFamily handle = new ColumnFamily(name, id, this);
+            handles.put(id, handle);
+            return handle;
+        }
+    }
+
+    /**
+     * The handle of the live column family {@code name}.
+     *
+     * @throws IllegalArgumentException if the store has no live family of that name
+     */
+    public ColumnFamily columnFamily(String name) {
+        engine.checkOpen();
+        if (name == null) {
+            throw new IllegalArgumentException("column family name must not be null");
+        }
+        for (ColumnFamily cf : listColumnFamilies()) {
+            if (cf.name().equals(name)) {
+                return cf;
+            }
+        }
+        throw new IllegalArgumentException("store " + engine.directory() + " has no column family \"" + name
+                + "\"; it has " + listColumnFamilies().stream().map(ColumnFamily::name).toList());
+    }
+
+    /** The live column families, the default one first, then in creation order. */
+    public java.util.List<ColumnFamily> listColumnFamilies() {
+        engine.checkOpen();
+        return engine.families().stream().map(f -> handles.get(f.id())).filter(Objects::nonNull).toList();
+    }
+
+    /**
+     * Drops column family {@code family}: once the call returns its handle is refused
+     * everywhere (also in a {@link WriteBatch}), the drop is durable, and the family's tables
+     * are deleted (only after the drop is recorded: a crash in between leaves the family
+     * whole or gone, never half). Its name may then be used for a new family.
+     *
+     * @throws IllegalArgumentException if {@code family} is the default family, dropped, or
+     *     another store's; nothing is changed
+     */
+    public void dropColumnFamily(ColumnFamily family) {
+        engine.checkOpen();
+        check(family);
+        if (family.isDefault()) {
+            throw new IllegalArgumentException("the default column family cannot be dropped");
+        }
+        synchronized (handles) {
+            check(family);
+            engine.dropFamily(family.id());
+            family.markDropped();
+            handles.remove(family.id());
+        }
+    }
+
+    /** Checks a handle: not null, this store's, not dropped. */
+    private ColumnFamily check(ColumnFamily family) {
+        if (family == null) {
+            throw new IllegalArgumentException("column family must not be null (the calls without one use the default"
+                    + " family)");
+        }
+        if (!family.ownedBy(this)) {
+            throw new IllegalArgumentException("the handle of column family \"" + family.name() + "\" belongs to another"
+                    + " store (or an earlier open of this one); get this store's with columnFamily(name)");
+        }
+        if (family.isDropped()) {
+            throw new IllegalArgumentException("column family \"" + family.name() + "\" (id " + family.id()
+                    + ") was dropped");
+        }
+        return family;
+    }
+
+    /** Checks every handle {@code batch} names (see {@link #check}). */
+    private WriteBatch checkFamilies(WriteBatch batch) {
+        if (batch != null) {
+            for (WriteBatch.Op op : batch.ops()) {
+                if (op.family() != null) {
+                    check(op.family());
+                }
+            }
+        }
+        return batch;
+    }
+
+    /** Sets {@code key} to {@code value} in {@code family}. */
+    public void put(ColumnFamily family, byte[] key, byte[] value) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().put(check(family), key, value), WriteOptions.defaults());
+    }
+
+    /** {@link #put(ColumnFamily, byte[], byte[])} with {@code options}. */
+    public void put(ColumnFamily family, byte[] key, byte[] value, WriteOptions options) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().put(check(family), key, value), checked(options));
+    }
+
+    /** The value of {@code key} in {@code family}, or null when absent. */
+    public byte[] get(ColumnFamily family, byte[] key) {
+        engine.checkOpen();
+        return engine.getLatest(check(family).id(), key);
+    }
+
+    /** Removes {@code key} from {@code family} (a no-op if absent). */
+    public void delete(ColumnFamily family, byte[] key) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().delete(check(family), key), WriteOptions.defaults());
+    }
+
+    /** Records a merge {@code operand} for {@code key} in {@code family} (see {@link #merge(byte[], byte[])}). */
+    public void merge(ColumnFamily family, byte[] key, byte[] operand) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().merge(check(family), key, operand), WriteOptions.defaults());
+    }
+
+    /** A cursor over the live keys of {@code family} in [fromInclusive, toExclusive) as of now (see {@link #scan(byte[], byte[])}). */
+    public Cursor scan(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
+        engine.checkOpen();
+        return engine.scanLatest(check(family).id(), fromInclusive, toExclusive);
+    }
+
+    /** Flushes {@code family}'s memtable; returns when it is durable in a table. */
+    public void flushColumnFamily(ColumnFamily family) {
+        engine.checkOpen();
+        engine.flushFamily(check(family).id());
+    }
+
+    /** {@link #compactRange(byte[], byte[])} in {@code family}, as its merge policy plans it. */
+    public void compactRange(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
+        engine.checkOpen();
+        engine.compactRange(check(family).id(), fromInclusive, toExclusive);
+    }
+
+    /** {@link #approximateSize(byte[], byte[])} of {@code family}'s tables. */
+    public long approximateSize(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
+        engine.checkOpen();
+        return engine.approximateSize(check(family).id(), fromInclusive, toExclusive);
+    }
+
+    /** {@link #estimateKeyCount()} of {@code family}. */
+    public long estimateKeyCount(ColumnFamily family) {
+        engine.checkOpen();
+        return engine.estimateKeyCount(check(family).id());
+    }
+
+    /**
+     * The counters and gauges of {@code family}: its tables, levels, memtables, flushes,
+     * merges, stalls and policy errors; the IO counters (one WAL, one device) are the store's.
+     */
+    public StoreStats columnFamilyStats(ColumnFamily family) {
+        engine.checkOpen();
+        return engine.stats(check(family).id());
+    }
+
+    // ------------------------------------------------------------------ default family
+
     /** Sets {@code key} to {@code value}. */
     public void put(byte[] key, byte[] value) {
         engine.write(new WriteBatch().put(key, value), WriteOptions.defaults());
@@ -178,14 +366,22 @@ public final class LsmStore implements AutoCloseable {
         engine.write(new WriteBatch().delete(key), WriteOptions.defaults());
     }
 
-    /** Applies every operation of {@code batch} atomically. */
+    /**
+     * Applies every operation of {@code batch} atomically, across column families too: after
+     * a crash all of it is there or none, and no reader sees part of it.
+     *
+     * @throws IllegalArgumentException if the batch names a dropped family or another store's
+     *     handle; nothing of it is written
+     */
     public void write(WriteBatch batch) {
-        engine.write(batch, WriteOptions.defaults());
+        engine.checkOpen();
+        engine.write(checkFamilies(batch), WriteOptions.defaults());
     }
 
     /** Applies every operation of {@code batch} atomically, with {@code options} (see there). */
     public void write(WriteBatch batch, WriteOptions options) {
-        engine.write(batch, checked(options));
+        engine.checkOpen();
+        engine.write(checkFamilies(batch), checked(options));
     }
 
     /** Sets {@code key} to {@code value}, with {@code options}. */
@@ -209,7 +405,7 @@ public final class LsmStore implements AutoCloseable {
     public Snapshot snapshot() {
         Engine owner = engine;
         long seq = owner.acquireSnapshot();
-        return new StoreSnapshot(owner, seq);
+        return new StoreSnapshot(owner, seq, this);
     }
 
     /**
@@ -341,11 +537,13 @@ public final class LsmStore implements AutoCloseable {
     private static final class StoreSnapshot implements Snapshot {
         private final Engine engine;
         private final long seq;
+        private final LsmStore owner;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        StoreSnapshot(Engine engine, long seq) {
+        StoreSnapshot(Engine engine, long seq, LsmStore owner) {
             this.engine = engine;
             this.seq = seq;
+            this.owner = owner;
         }
 
         @Override
@@ -358,6 +556,33 @@ public final class LsmStore implements AutoCloseable {
         public Cursor scan(byte[] fromInclusive, byte[] toExclusive) {
             check();
             return engine.scan(fromInclusive, toExclusive, seq);
+        }
+
+        @Override
+        public byte[] get(ColumnFamily family, byte[] key) {
+            check();
+            return engine.get(family(family), key, seq);
+        }
+
+        @Override
+        public Cursor scan(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
+            check();
+            return engine.scan(family(family), fromInclusive, toExclusive, seq);
+        }
+
+        private int family(ColumnFamily family) {
+            if (family == null) {
+                throw new IllegalArgumentException("column family must not be null");
+            }
+            if (!family.ownedBy(owner)) {
+                throw new IllegalArgumentException("the handle of column family \"" + family.name() + "\" belongs to"
+                        + " another store (or an earlier open of this one)");
+            }
+            if (family.isDropped()) {
+                throw new IllegalArgumentException("column family \"" + family.name() + "\" (id " + family.id()
+                        + ") was dropped");
+            }
+            return family.id();
         }
 
         @Override

@@ -15,6 +15,18 @@ public interface Snapshot extends AutoCloseable {
      */
     Cursor scan(byte[] fromInclusive, byte[] toExclusive);
 
+    /**
+     * The value of {@code key} in column family {@code family} at the snapshot, or null. A
+     * snapshot reads every family at the same point: a {@link WriteBatch} across families is
+     * seen whole or not at all.
+     *
+     * @throws IllegalArgumentException if {@code family} is null, another store's, or dropped
+     */
+    byte[] get(ColumnFamily family, byte[] key);
+
+    /** {@link #scan(byte[], byte[])} over column family {@code family}. */
+    Cursor scan(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive);
+
     /** The sequence number this snapshot reads at. */
     long sequenceNumber();
 

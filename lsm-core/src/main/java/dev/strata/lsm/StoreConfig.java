@@ -51,6 +51,7 @@ public final class StoreConfig {
     private final long obsoleteDeleteBatchBytes;
     private final String mergePolicy;
     private final String mergeOperator;
+    private final Map<String, FamilyOptions> families;
     private final Map<String, String> mergePolicyParams;
     private final MeterRegistry meterRegistry;
     private final StorageIO storageIO;
@@ -77,6 +78,7 @@ public final class StoreConfig {
         this.obsoleteDeleteBatchBytes = b.obsoleteDeleteBatchBytes;
         this.mergePolicy = b.mergePolicy;
         this.mergeOperator = b.mergeOperator;
+        this.families = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.families));
         this.mergePolicyParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.mergePolicyParams));
         this.meterRegistry = b.meterRegistry;
         this.storageIO = b.storageIO;
@@ -126,6 +128,7 @@ public final class StoreConfig {
         b.obsoleteDeleteBatchBytes = obsoleteDeleteBatchBytes;
         b.mergePolicy = mergePolicy;
         b.mergeOperator = mergeOperator;
+        b.families = new LinkedHashMap<>(families);
         b.mergePolicyParams = new LinkedHashMap<>(mergePolicyParams);
         b.meterRegistry = meterRegistry;
         b.storageIO = storageIO;
@@ -272,6 +275,16 @@ public final class StoreConfig {
         return mergeOperator;
     }
 
+    /**
+     * The options of column families by name ({@code <family name="...">} in XML,
+     * {@link Builder#family}): a family of the store with an entry here runs with these
+     * options (in place of those it was created with), and a family named here that the
+     * store does not have is created when the store opens. Empty by default.
+     */
+    public Map<String, FamilyOptions> familyOptions() {
+        return families;
+    }
+
     /** Raw parameters of the merge policy, validated against its declaration. */
     public Map<String, String> mergePolicyParams() {
         return mergePolicyParams;
@@ -344,6 +357,7 @@ public final class StoreConfig {
         private String mergePolicy = SizeTieredPolicyFactory.NAME;
         private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
         private String mergeOperator;
+        Map<String, FamilyOptions> families = new LinkedHashMap<>();
         private MeterRegistry meterRegistry;
         private StorageIO storageIO;
         private String storageIOName = FileChannelStorageIOFactory.NAME;
@@ -467,6 +481,22 @@ public final class StoreConfig {
          * ({@code uint64add}, {@code stringappend}, or one a jar registers); null for none.
          * An unknown name fails {@link #build()} with the names known.
          */
+        public Builder family(String name, FamilyOptions options) {
+            ColumnFamily.checkName(name);
+            if (ColumnFamily.DEFAULT_NAME.equals(name)) {
+                throw new IllegalArgumentException("the default column family takes the store's own options; "
+                        + "\"" + name + "\" cannot be configured as a family");
+            }
+            if (options == null) {
+                throw new IllegalArgumentException("options of column family \"" + name + "\" must not be null");
+            }
+            if (families.containsKey(name)) {
+                throw new IllegalArgumentException("column family \"" + name + "\" is configured twice");
+            }
+            families.put(name, options);
+            return this;
+        }
+
         public Builder mergeOperator(String name) {
             this.mergeOperator = name;
             return this;
@@ -569,6 +599,23 @@ public final class StoreConfig {
                     ">= 0 (0 deletes obsolete files at once)");
             if (mergeOperator != null) {
                 dev.strata.lsm.mergeop.MergeOperators.find(mergeOperator);
+            }
+            if (!families.isEmpty()) {
+                // Each family's options on top of the store's must make a valid configuration.
+                Map<String, FamilyOptions> held = families;
+                families = new LinkedHashMap<>();
+                try {
+                    StoreConfig base = build();
+                    for (Map.Entry<String, FamilyOptions> e : held.entrySet()) {
+                        try {
+                            e.getValue().applyTo(base);
+                        } catch (ConfigException x) {
+                            throw new ConfigException("column family \"" + e.getKey() + "\": " + x.getMessage(), x);
+                        }
+                    }
+                } finally {
+                    families = held;
+                }
             }
             if (mergePolicy == null) {
                 throw new ConfigException("merge policy name must not be null; available: " + MergePolicies.names());

@@ -15,25 +15,76 @@ public final class WriteBatch {
      * One operation of a batch: a put, a delete ({@code delete}, no value) or a merge operand
      * ({@code merge}, the operand as its value).
      */
-    public record Op(boolean delete, byte[] key, byte[] value, boolean merge) {
-        /** A put or a delete. */
+    public record Op(boolean delete, byte[] key, byte[] value, boolean merge, ColumnFamily family) {
+        /** A put or a delete in the default family. */
         public Op(boolean delete, byte[] key, byte[] value) {
-            this(delete, key, value, false);
+            this(delete, key, value, false, null);
+        }
+
+        /** An operation of the default family. */
+        public Op(boolean delete, byte[] key, byte[] value, boolean merge) {
+            this(delete, key, value, merge, null);
+        }
+
+        /** The id of the operation's column family (0, the default family's, when none was given). */
+        public int familyId() {
+            return family == null ? 0 : family.id();
         }
     }
 
     private final List<Op> ops = new ArrayList<>();
     private long approximateBytes;
 
-    /** Sets {@code key} to {@code value}. */
+    /** Sets {@code key} to {@code value} in the default family. */
     public WriteBatch put(byte[] key, byte[] value) {
+        return add(null, key, value, false);
+    }
+
+    /**
+     * Sets {@code key} to {@code value} in {@code family}. The family's handle is checked when
+     * the batch is written (a dropped family or another store's handle fails the whole batch).
+     */
+    public WriteBatch put(ColumnFamily family, byte[] key, byte[] value) {
+        return add(checkFamily(family), key, value, false);
+    }
+
+    /** Records a merge {@code operand} for {@code key} in {@code family} (see {@link #merge(byte[], byte[])}). */
+    public WriteBatch merge(ColumnFamily family, byte[] key, byte[] operand) {
+        return add(checkFamily(family), key, operand, true);
+    }
+
+    /** Removes {@code key} from {@code family}. */
+    public WriteBatch delete(ColumnFamily family, byte[] key) {
+        return remove(checkFamily(family), key);
+    }
+
+    private static ColumnFamily checkFamily(ColumnFamily family) {
+        if (family == null) {
+            throw new IllegalArgumentException("column family must not be null (the calls without one use the default"
+                    + " family)");
+        }
+        return family;
+    }
+
+    private WriteBatch add(ColumnFamily family, byte[] key, byte[] value, boolean merge) {
+        if (merge) {
+            if (key == null) {
+                throw new IllegalArgumentException("key must not be null");
+            }
+            if (value == null) {
+                throw new IllegalArgumentException("merge operand must not be null");
+            }
+            ops.add(new Op(false, key, value, true, family));
+            approximateBytes += key.length + value.length + 16;
+            return this;
+        }
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
         if (value == null) {
             throw new IllegalArgumentException("value must not be null (use delete to remove a key)");
         }
-        ops.add(new Op(false, key, value));
+        ops.add(new Op(false, key, value, false, family));
         approximateBytes += key.length + value.length + 16;
         return this;
     }
@@ -43,23 +94,19 @@ public final class WriteBatch {
      * merge operator (see {@link LsmStore#merge}).
      */
     public WriteBatch merge(byte[] key, byte[] operand) {
-        if (key == null) {
-            throw new IllegalArgumentException("key must not be null");
-        }
-        if (operand == null) {
-            throw new IllegalArgumentException("merge operand must not be null");
-        }
-        ops.add(new Op(false, key, operand, true));
-        approximateBytes += key.length + operand.length + 16;
-        return this;
+        return add(null, key, operand, true);
     }
 
-    /** Removes {@code key}. */
+    /** Removes {@code key} from the default family. */
     public WriteBatch delete(byte[] key) {
+        return remove(null, key);
+    }
+
+    private WriteBatch remove(ColumnFamily family, byte[] key) {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        ops.add(new Op(true, key, null));
+        ops.add(new Op(true, key, null, false, family));
         approximateBytes += key.length + 16;
         return this;
     }

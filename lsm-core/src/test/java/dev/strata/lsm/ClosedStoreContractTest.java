@@ -30,6 +30,8 @@ class ClosedStoreContractTest {
         LsmStore store = LsmStore.open(dir.resolve("store"));
         store.put("a".getBytes(), "1".getBytes());
         store.put("b".getBytes(), "2".getBytes());
+        family = store.createColumnFamily("cf", FamilyOptions.defaults());
+        store.put(family, "a".getBytes(), "1".getBytes());
         Snapshot snapshot = store.snapshot();
         Cursor storeCursor = store.scan(null, null);
         Cursor snapshotCursor = snapshot.scan(null, null);
@@ -93,7 +95,19 @@ class ClosedStoreContractTest {
         return failures;
     }
 
+    /** A live family of the store under test: the calls that take one get it, not null. */
+    private ColumnFamily family;
+
     private Object argument(Class<?> type) {
+        if (type == ColumnFamily.class) {
+            return family;
+        }
+        if (type == String.class) {
+            return "another";
+        }
+        if (type == FamilyOptions.class) {
+            return FamilyOptions.defaults();
+        }
         if (type == byte[].class) {
             return "a".getBytes();
         }

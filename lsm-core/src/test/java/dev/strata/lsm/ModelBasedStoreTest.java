@@ -23,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -54,6 +55,15 @@ class ModelBasedStoreTest {
         int n = TestScale.scaled(3);
         long base = System.nanoTime();
         return LongStream.range(0, n).map(i -> base + i * 7919);
+    }
+
+    /** One family history in the fast lane (about 5 s), {@code strata.test.multiplier} in the slow one. */
+    static LongStream familySeeds() {
+        if (TestSeed.fixed().isPresent()) {
+            return LongStream.of(TestSeed.fixed().getAsLong());
+        }
+        long base = System.nanoTime();
+        return LongStream.range(0, TestScale.scaled(1)).map(i -> base + i * 7919);
     }
 
     private record OpenSnapshot(Snapshot snapshot, TreeMap<byte[], byte[]> view) {
@@ -325,6 +335,146 @@ class ModelBasedStoreTest {
                 assertArrayEquals(e.getValue(), cursor.value(), what);
             }
             assertFalse(cursor.next(), what + ": extra keys");
+        }
+    }
+
+    /**
+     * Column families against a TreeMap per family: puts, deletes, gets and scans on random
+     * families, batches across families, snapshots read in every family, per-family flushes,
+     * a family created and dropped (and created again under the same name) as the history
+     * goes, and reopens; each family its own memtable size and merge policy.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("familySeeds")
+    void familyHistoryMatchesOracle(long seed) {
+        TestSeed.use(seed);
+        System.out.println("ModelBasedStoreTest families seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
+        Random rnd = new Random(seed);
+        Path dir = tmp.resolve("f" + seed);
+        StoreConfig base = randomConfig(rnd);
+        StoreConfig.Builder cb = base.toBuilder();
+        for (String name : List.of("a", "b")) {
+            StoreConfig own = randomConfig(rnd);
+            cb.family(name, FamilyOptions.builder().memtableBytes(own.memtableBytes())
+                    .mergePolicy(own.mergePolicy(), own.mergePolicyParams()).build());
+        }
+        StoreConfig config = cb.build();
+        int keySpace = 50 + rnd.nextInt(500);
+        // Oracles by family name; "c" comes and goes.
+        Map<String, TreeMap<byte[], byte[]>> oracles = new java.util.LinkedHashMap<>();
+        for (String name : List.of("default", "a", "b")) {
+            oracles.put(name, new TreeMap<>(KEYS));
+        }
+        record FamilySnapshot(Snapshot snapshot, Map<String, TreeMap<byte[], byte[]>> views) {
+        }
+        List<FamilySnapshot> snaps = new ArrayList<>();
+        LsmStore store = LsmStore.open(dir, config);
+        try {
+            int ops = 600;
+            for (int i = 0; i < ops; i++) {
+                List<String> names = new ArrayList<>(oracles.keySet());
+                String name = names.get(rnd.nextInt(names.size()));
+                ColumnFamily cf = store.columnFamily(name);
+                TreeMap<byte[], byte[]> oracle = oracles.get(name);
+                int op = rnd.nextInt(1000);
+                if (op < 400) {
+                    byte[] k = key(rnd, keySpace);
+                    byte[] v = value(rnd);
+                    store.put(cf, k, v);
+                    oracle.put(k, v);
+                } else if (op < 480) {
+                    byte[] k = key(rnd, keySpace);
+                    store.delete(cf, k);
+                    oracle.remove(k);
+                } else if (op < 560) {
+                    // One batch across families: all of it or nothing, seen at once.
+                    WriteBatch b = new WriteBatch();
+                    for (int j = 1 + rnd.nextInt(12); j > 0; j--) {
+                        String n = names.get(rnd.nextInt(names.size()));
+                        ColumnFamily f = store.columnFamily(n);
+                        byte[] k = key(rnd, keySpace);
+                        if (rnd.nextInt(4) == 0) {
+                            b.delete(f, k);
+                            oracles.get(n).remove(k);
+                        } else {
+                            byte[] v = value(rnd);
+                            b.put(f, k, v);
+                            oracles.get(n).put(k, v);
+                        }
+                    }
+                    store.write(b);
+                } else if (op < 780) {
+                    byte[] k = key(rnd, keySpace);
+                    assertArrayEquals(oracle.get(k), store.get(cf, k), "get in " + name + " at op " + i);
+                } else if (op < 830) {
+                    byte[] from = rnd.nextInt(4) == 0 ? null : key(rnd, keySpace);
+                    byte[] to = rnd.nextInt(4) == 0 ? null : key(rnd, keySpace);
+                    checkScan(oracle, from, to, store.scan(cf, from, to), "scan of " + name + " at op " + i);
+                } else if (op < 850) {
+                    if (snaps.size() < 3) {
+                        Map<String, TreeMap<byte[], byte[]>> views = new java.util.HashMap<>();
+                        oracles.forEach((n, o) -> views.put(n, new TreeMap<>(o)));
+                        snaps.add(new FamilySnapshot(store.snapshot(), views));
+                    }
+                } else if (op < 900) {
+                    if (!snaps.isEmpty()) {
+                        FamilySnapshot s = snaps.get(rnd.nextInt(snaps.size()));
+                        TreeMap<byte[], byte[]> view = s.views().get(name);
+                        if (view != null) {
+                            byte[] k = key(rnd, keySpace);
+                            assertArrayEquals(view.get(k), s.snapshot().get(cf, k), "snapshot get in " + name + " at op " + i);
+                            checkScan(view, null, null, s.snapshot().scan(cf, null, null),
+                                    "snapshot scan of " + name + " at op " + i);
+                        }
+                        if (rnd.nextInt(3) == 0) {
+                            s.snapshot().close();
+                            snaps.remove(s);
+                        }
+                    }
+                } else if (op < 940) {
+                    store.flushColumnFamily(cf);
+                } else if (op < 960) {
+                    if (oracles.containsKey("c")) {
+                        ColumnFamily c = store.columnFamily("c");
+                        store.dropColumnFamily(c);
+                        oracles.remove("c");
+                        // A family made later under the name is another one: older snapshots saw none of it.
+                        for (FamilySnapshot s : snaps) {
+                            s.views().remove("c");
+                        }
+                        LsmStore open = store;
+                        byte[] k = key(rnd, keySpace);
+                        assertThrows(IllegalArgumentException.class, () -> open.get(c, k));
+                    } else {
+                        store.createColumnFamily("c", FamilyOptions.builder().memtableBytes(4096L << rnd.nextInt(4))
+                                .build());
+                        oracles.put("c", new TreeMap<>(KEYS));
+                    }
+                } else if (op < 975) {
+                    store.awaitMerges();
+                } else {
+                    for (FamilySnapshot s : snaps) {
+                        s.snapshot().close();
+                    }
+                    snaps.clear();
+                    store.close();
+                    store = LsmStore.open(dir, config);
+                }
+            }
+            store.awaitMerges();
+            for (FamilySnapshot s : snaps) {
+                s.snapshot().close();
+            }
+            store.close();
+            store = LsmStore.open(dir, config);
+            assertEquals(List.copyOf(oracles.keySet()), store.listColumnFamilies().stream().map(ColumnFamily::name).toList());
+            for (Map.Entry<String, TreeMap<byte[], byte[]>> e : oracles.entrySet()) {
+                ColumnFamily cf = store.columnFamily(e.getKey());
+                checkScan(e.getValue(), null, null, store.scan(cf, null, null), "scan of " + e.getKey() + " after reopen");
+                assertEquals(0, store.columnFamilyStats(cf).policyErrors(), "policy errors in " + e.getKey());
+            }
+        } finally {
+            store.close();
         }
     }
 

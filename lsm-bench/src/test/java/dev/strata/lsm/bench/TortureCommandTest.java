@@ -67,7 +67,8 @@ class TortureCommandTest {
                 if (!inBatch && stable != 0 && !ExpectedState.deleted(stable) && state.pending(k) == 0) {
                     try (LsmStore store = LsmStore.open(storeDir, StoreConfig.builder().memtableBytes(1 << 16)
                             .mergePolicy("no-merge").build())) {
-                        store.delete(TortureValues.key(k));
+                        store.delete(store.columnFamily(dev.strata.lsm.bench.torture.TortureFamilies.NAMES.get(k % 3)),
+                                TortureValues.key(k));
                     }
                     sabotaged.set(k);
                     return;
@@ -95,7 +96,8 @@ class TortureCommandTest {
             // Remove every table: one file alone may be an obsolete input a killed merge left behind,
             // which open rightly deletes; with all of them gone, a live table is certainly missing.
             java.util.List<Path> tables;
-            try (var files = Files.list(storeDir)) {
+            // In every column family's directory too (families/<id>/).
+            try (var files = Files.walk(storeDir)) {
                 tables = files.filter(p -> p.getFileName().toString().endsWith(".sst")).toList();
             }
             for (Path table : tables) {

@@ -60,14 +60,27 @@ public final class BlockCache {
 
     /** Values are page images ({@link PageSlots.Handle}) or {@link Decoded} pages. */
     private final Cache<PageKey, Object> cache;
-    private final PageSlots slots = new PageSlots();
+    private final PageSlots slots;
     /** Pages of compressed tables decompressed on their way into the cache (or to a reader), and the time it took. */
-    private final java.util.concurrent.atomic.LongAdder decompressions = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder decompressionNanos = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder decompressions;
+    private final java.util.concurrent.atomic.LongAdder decompressionNanos;
     private final long capacityBytes;
+    /**
+     * Set in the high bits of every file number this view keys pages by: each column family
+     * numbers its table files from 1 in its own directory, so the families' views of one
+     * cache must not share keys. 0 for the default family (keys as before families).
+     */
+    private final long namespaceBits;
+
+    /** Bits of a file number below the namespace: file numbers stay under 2^40. */
+    private static final int NAMESPACE_SHIFT = 40;
 
     private BlockCache(long capacityBytes) {
         this.capacityBytes = capacityBytes;
+        this.slots = new PageSlots();
+        this.decompressions = new java.util.concurrent.atomic.LongAdder();
+        this.decompressionNanos = new java.util.concurrent.atomic.LongAdder();
+        this.namespaceBits = 0;
         this.cache = capacityBytes <= 0 ? null : Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
                 .weigher((PageKey k, Object v) -> weight(v) + ENTRY_OVERHEAD)
@@ -81,6 +94,31 @@ public final class BlockCache {
                 })
                 .recordStats()
                 .build();
+    }
+
+    private BlockCache(BlockCache shared, int namespace) {
+        this.capacityBytes = shared.capacityBytes;
+        this.cache = shared.cache;
+        this.slots = shared.slots;
+        this.decompressions = shared.decompressions;
+        this.decompressionNanos = shared.decompressionNanos;
+        this.namespaceBits = (long) namespace << NAMESPACE_SHIFT;
+    }
+
+    /**
+     * A view of this cache whose keys never meet those of another namespace (a column
+     * family's tables, numbered in their own directory): capacity, contents and counters are
+     * shared; namespace 0 is this cache's own keys.
+     */
+    public BlockCache namespace(int namespace) {
+        if (namespace < 0 || namespace >= 1 << 23) {
+            throw new IllegalArgumentException("cache namespace " + namespace + " outside 0..2^23-1");
+        }
+        return namespace == 0 && namespaceBits == 0 ? this : new BlockCache(this, namespace);
+    }
+
+    private PageKey key(long fileNumber, long pageNumber) {
+        return new PageKey(fileNumber | namespaceBits, pageNumber);
     }
 
     private static int weight(Object value) {
@@ -123,7 +161,7 @@ public final class BlockCache {
     /** Caches a copy of a verified page image; the caller keeps {@code page} and may reuse it. */
     public void putPage(long fileNumber, long pageNumber, byte[] page) {
         if (cache != null) {
-            cache.put(new PageKey(fileNumber, pageNumber), slots.fill(page));
+            cache.put(key(fileNumber, pageNumber), slots.fill(page));
         }
     }
 
@@ -139,12 +177,12 @@ public final class BlockCache {
     }
 
     private Object lookup(long fileNumber, long pageNumber) {
-        return cache == null ? null : cache.getIfPresent(new PageKey(fileNumber, pageNumber));
+        return cache == null ? null : cache.getIfPresent(key(fileNumber, pageNumber));
     }
 
     private void store(long fileNumber, long pageNumber, Object value) {
         if (cache != null) {
-            cache.put(new PageKey(fileNumber, pageNumber), value);
+            cache.put(key(fileNumber, pageNumber), value);
         }
     }
 
@@ -159,7 +197,7 @@ public final class BlockCache {
             return;
         }
         for (long page = 0; page < pages; page++) {
-            cache.invalidate(new PageKey(fileNumber, page));
+            cache.invalidate(key(fileNumber, page));
         }
     }
 

@@ -50,6 +50,13 @@ final class ConfigDocumentHandler extends DefaultHandler {
     private StorageIOFactory storage;
     private final Map<String, String> storageParams = new LinkedHashMap<>();
     private final Map<String, XmlPosition> storageParamPositions = new LinkedHashMap<>();
+    /** The open {@code <family>}, its options so far; null outside it. */
+    private Element familyElement;
+    private dev.strata.lsm.FamilyOptions.Builder family;
+    /** The open family's name (SAX reuses the attributes object, so it is kept here). */
+    private String familyName;
+    /** Where each family was given, by name. */
+    private final Map<String, XmlPosition> familyPositions = new LinkedHashMap<>();
     /** Where each level's {@code <compression>} was given. */
     private final Map<Integer, XmlPosition> levelCompressionPositions = new LinkedHashMap<>();
 
@@ -77,7 +84,21 @@ final class ConfigDocumentHandler extends DefaultHandler {
             case "store" -> {
                 // The root carries nothing itself.
             }
+            case "families" -> {
+                // A container: its <family> children carry everything.
+            }
+            case "family" -> startFamily(e);
             case "memtable" -> {
+                if (family != null) {
+                    try {
+                        e.bytes("bytes").ifPresent(family::memtableBytes);
+                        e.integer("maxImmutable").ifPresent(family::maxImmutableMemtables);
+                    } catch (IllegalArgumentException ex) {
+                        throw e.at.error("<memtable> of family \"" + familyName + "\": "
+                                + ex.getMessage(), ex);
+                    }
+                    return;
+                }
                 e.bytes("bytes").ifPresent(builder::memtableBytes);
                 e.integer("maxImmutable").ifPresent(builder::maxImmutableMemtables);
                 check(e);
@@ -155,7 +176,21 @@ final class ConfigDocumentHandler extends DefaultHandler {
 
     @Override
     public void endElement(String uri, String localName, String qName) {
-        if (localName.equals("mergePolicy")) {
+        if (localName.equals("mergePolicy") && family != null) {
+            family.mergePolicy(policy.name(), policyParams);
+            policyElement = null;
+            policy = null;
+        } else if (localName.equals("family")) {
+            String name = familyName;
+            try {
+                builder.family(name, family.build());
+            } catch (IllegalArgumentException ex) {
+                throw familyElement.at.error("<family name=\"" + name + "\">: " + ex.getMessage(), ex);
+            }
+            check(familyElement);
+            familyElement = null;
+            family = null;
+        } else if (localName.equals("mergePolicy")) {
             builder.mergePolicy(policy.name(), policyParams);
             check(policyElement);
             policyElement = null;
@@ -177,6 +212,23 @@ final class ConfigDocumentHandler extends DefaultHandler {
         } catch (ConfigException ex) {
             throw XmlPosition.of(sourceName, locator).error(ex.getMessage(), ex);
         }
+    }
+
+    private void startFamily(Element e) {
+        String name = e.text("name").orElseThrow();
+        XmlPosition earlier = familyPositions.get(name);
+        if (earlier != null) {
+            throw e.at.error("column family \"" + name + "\" is given twice; first at line " + earlier.line()
+                    + ", column " + earlier.column());
+        }
+        if (dev.strata.lsm.ColumnFamily.DEFAULT_NAME.equals(name)) {
+            throw e.at.error("<family name=\"default\">: the default family takes the store's own settings"
+                    + " (<memtable>, <mergePolicy> outside <families>)");
+        }
+        familyPositions.put(name, e.at);
+        familyElement = e;
+        familyName = name;
+        family = dev.strata.lsm.FamilyOptions.builder();
     }
 
     private void startPolicy(Element e) {

@@ -13,9 +13,28 @@ import java.util.List;
  * (docs/format.md, "WAL batch record"): u64 first sequence number, u32 operation count,
  * then per operation u8 type (0 delete, 1 put, 2 merge operand), varint key length, key, and
  * for a put or merge varint value length and value. Operation i has sequence number first + i.
+ * An operation of a column family other than the default one has bit 7 of its type set
+ * ({@link #FAMILY_FLAG}) and a varint family id right after the type byte; default-family
+ * operations are written exactly as before families existed, so old segments replay unchanged.
  */
 final class BatchCodec {
+    /** Bit 7 of an operation's type byte: a varint column family id follows the type. */
+    static final int FAMILY_FLAG = 0x80;
+
     private BatchCodec() {
+    }
+
+    /** Where replayed operations go: per column family id, a memtable and its durable sequence number. */
+    interface ReplayTarget {
+        /**
+         * The memtable operations of {@code family} go to, or null to skip them (a dropped family).
+         *
+         * @throws IllegalArgumentException if the store never had that family
+         */
+        Memtable memtable(int family);
+
+        /** The family's durable sequence number: its operations at or below it are in its tables already. */
+        long durable(int family);
     }
 
     /** The bytes a WAL record holding only {@code batch} takes: its header and operations. */
@@ -23,6 +42,9 @@ final class BatchCodec {
         long size = 12;
         for (WriteBatch.Op op : batch.ops()) {
             size += 1 + varintSize(op.key().length) + op.key().length;
+            if (op.familyId() != 0) {
+                size += varintSize(op.familyId());
+            }
             if (!op.delete()) {
                 size += varintSize(op.value().length) + op.value().length;
             }
@@ -62,8 +84,15 @@ final class BatchCodec {
         p = putInt(out, p, count);
         for (WriteBatch b : batches) {
             for (WriteBatch.Op op : b.ops()) {
-                out[p++] = (byte) (op.delete() ? EntryType.DELETE.code()
-                        : op.merge() ? EntryType.MERGE.code() : EntryType.PUT.code());
+                int type = op.delete() ? EntryType.DELETE.code() : op.merge() ? EntryType.MERGE.code()
+                        : EntryType.PUT.code();
+                int family = op.familyId();
+                if (family != 0) {
+                    out[p++] = (byte) (type | FAMILY_FLAG);
+                    p = putVarint(out, p, family);
+                } else {
+                    out[p++] = (byte) type;
+                }
                 p = putVarint(out, p, op.key().length);
                 System.arraycopy(op.key(), 0, out, p, op.key().length);
                 p += op.key().length;
@@ -86,12 +115,43 @@ final class BatchCodec {
      *     this means a bug or an incompatible writer)
      */
     static long replay(byte[] rec, Memtable mem, long durable, Path file, long offset) {
+        return replay(rec, new ReplayTarget() {
+            @Override
+            public Memtable memtable(int family) {
+                if (family != 0) {
+                    throw new IllegalArgumentException("operation of column family " + family + " in a store without families");
+                }
+                return mem;
+            }
+
+            @Override
+            public long durable(int family) {
+                return durable;
+            }
+        }, file, offset);
+    }
+
+    /**
+     * Adds the record's operations to the memtables {@code target} names for their families
+     * (skipping those at or below the family's durable sequence number) and returns the
+     * record's last sequence number.
+     *
+     * @throws CorruptionException if the payload is malformed or names a family the store never had
+     */
+    static long replay(byte[] rec, ReplayTarget target, Path file, long offset) {
         try {
             long seq = getLong(rec, 0);
             int count = getInt(rec, 8);
             int[] pos = {12};
             for (int i = 0; i < count; i++) {
-                int type = rec[pos[0]++];
+                int type = rec[pos[0]++] & 0xff;
+                int family = 0;
+                if ((type & FAMILY_FLAG) != 0) {
+                    type &= ~FAMILY_FLAG;
+                    family = getVarint(rec, pos);
+                }
+                Memtable mem = target.memtable(family);
+                long durable = mem == null ? Long.MAX_VALUE : target.durable(family);
                 int klen = getVarint(rec, pos);
                 byte[] key = java.util.Arrays.copyOfRange(rec, pos[0], pos[0] + klen);
                 pos[0] += klen;

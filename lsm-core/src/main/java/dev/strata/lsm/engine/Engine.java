@@ -77,11 +77,22 @@ public final class Engine implements AutoCloseable {
     private final StoreConfig config;
     private final CountingStorageIO io;
     private final BlockCache cache;
+    private final BackgroundThreads threads;
+    private final DirectoryLock dirLock;
+    /** The default family's tree: the store directory's tables and manifest. */
+    private final Tree tree;
+    /** Every live family's tree, the default one's first. */
+    private final Families families = new Families();
+    /** What every tree shares. */
+    private final Tree.Shared shared;
+    /** The one WAL of all families and the sequence numbers. */
+    private final WalLog log;
+    /** The column family catalog as last written; guarded by the mutex. */
+    private dev.strata.lsm.version.FamilyCatalog catalog;
+    /** The default family's parts (what a store was before families existed). */
     private final TableFiles tables;
     private final VersionSet versions;
     private final ObsoleteFiles obsolete;
-    private final BackgroundThreads threads;
-    private final DirectoryLock dirLock;
     private final TableOutput output;
     /** For a read-only engine ({@link #openReadOnly}): the store it reads, its staging directory and the caller's config. */
     private volatile Path readOnlySource;
@@ -89,7 +100,7 @@ public final class Engine implements AutoCloseable {
     private volatile StoreConfig readOnlyConfig;
     private final StoreMetrics metrics;
     private final EngineMutex mutex;
-    private final EngineCounters counters = new EngineCounters();
+    private final EngineCounters counters;
     private final Snapshots snapshots = new Snapshots();
     private final Memtables memtables;
     private final PolicyBridge policy;
@@ -112,13 +123,15 @@ public final class Engine implements AutoCloseable {
         this.mutex = new EngineMutex(dir);
         StoreListener listener = config.listener() != null ? config.listener() : new StoreListener() { };
         this.cache = BlockCache.create(config.blockCacheBytes());
-        this.tables = new TableFiles(io, dir, cache);
+        TableFiles rootTables = new TableFiles(io, dir, cache);
         var mergePolicy = MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
         VersionSet openedVersions = null;
         BackgroundThreads startedThreads = null;
         StoreMetrics boundMetrics = null;
+        dev.strata.lsm.version.FamilyCatalog readCatalog;
         try {
-            openedVersions = VersionSet.open(io, dir, tables, config.manifestRewriteBytes());
+            readCatalog = dev.strata.lsm.version.FamilyCatalog.read(io, dir);
+            openedVersions = VersionSet.open(io, dir, rootTables, config.manifestRewriteBytes());
             startedThreads = new BackgroundThreads(dir, config.backgroundThreads());
             boundMetrics = new StoreMetrics(String.valueOf(dir.getFileName()), io.counters(), this::stats, cache);
             boundMetrics.bindTo(config.meterRegistry() != null ? config.meterRegistry()
@@ -134,52 +147,74 @@ public final class Engine implements AutoCloseable {
                 openedVersions.close();
             }
             // Table handles opened while the manifest was replayed, even if the replay failed.
-            tables.closeAll();
+            rootTables.closeAll();
             throw e;
         }
-        this.versions = openedVersions;
+        this.catalog = readCatalog;
         this.threads = startedThreads;
         this.metrics = boundMetrics;
-        this.obsolete = new ObsoleteFiles(io, dir, tables, versions, mutex, counters.punchedBytes,
-                config.obsoleteDeleteBatchBytes());
         dev.strata.lsm.mergeop.MergeOperator operator = config.mergeOperator() == null ? null
                 : dev.strata.lsm.mergeop.MergeOperators.find(config.mergeOperator());
-        this.output = new TableOutput(io, dir, tables, versions, obsolete, config::tableOptions,
-                config.valueExpiry(), operator);
-        this.memtables = new Memtables(io, dir, config.walMode(), versions);
-        this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
-        MergeJob mergeJob = new MergeJob(io, tables, versions, output, obsolete, policy, mutex, config.tableOptions(),
-                threads.blockMergePool, counters);
-        this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, snapshots, threads.mergePool, threads.decider, counters,
-                metrics, listener, this::flushRunning);
-        this.flushJob = new FlushJob(mutex, versions, output, obsolete, policy, scheduler, mergeJob, snapshots,
-                counters, listener);
-        this.flushLane = new FlushLane(dir, config.walMode(), mutex, memtables, versions, flushJob, scheduler, obsolete,
-                snapshots, threads.flushThread, counters, metrics);
-        this.writeControl = new WriteControl(dir, config, mutex, memtables, flushLane, scheduler, counters);
-        this.writeQueue = new WriteQueue(dir, config, mutex, memtables, writeControl, operator);
-        this.reads = new ReadPath(memtables, versions, mutex, operator);
-        versions.onVersionReleased(() -> {
-            if (!threads.mergePool.isShutdown()) {
-                queuedSweeps.incrementAndGet();
-                try {
-                    threads.mergePool.execute(() -> {
-                        try {
-                            obsolete.deleteObsoleteTables();
-                        } finally {
-                            queuedSweeps.decrementAndGet();
-                        }
-                    });
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    queuedSweeps.decrementAndGet(); // shutting down: close sweeps what is left
-                }
+        this.log = new WalLog(io, dir, config.walMode(), openedVersions);
+        this.shared = new Tree.Shared(dir, io, cache, mutex, threads, metrics, snapshots, listener, operator, log,
+                queuedSweeps, this::walKeepFrom);
+        this.tree = new Tree(0, dev.strata.lsm.ColumnFamily.DEFAULT_NAME, dir, config, rootTables, openedVersions,
+                mergePolicy, shared);
+        families.add(tree);
+        this.tables = tree.tables;
+        this.versions = tree.versions;
+        this.obsolete = tree.obsolete;
+        this.output = tree.output;
+        this.memtables = tree.memtables;
+        this.policy = tree.policy;
+        this.scheduler = tree.scheduler;
+        this.flushJob = tree.flushJob;
+        this.flushLane = tree.flushLane;
+        this.writeControl = tree.writeControl;
+        this.reads = tree.reads;
+        this.counters = tree.counters;
+        this.writeQueue = new WriteQueue(dir, config, mutex, log, families, operator);
+        try {
+            for (dev.strata.lsm.version.FamilyCatalog.Entry e : readCatalog.families()) {
+                StoreConfig familyConfig = familyConfig(e.name(), e.options());
+                families.add(Tree.open(e.id(), e.name(), dev.strata.lsm.version.FamilyCatalog.familyDirectory(dir, e.id()),
+                        familyConfig, Tree.policyOf(familyConfig), shared));
             }
-        });
+            for (Tree t : families.all()) {
+                t.meters = metrics.bindFamily(t.name, t::stats);
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            threads.close();
+            for (Tree t : families.all()) {
+                t.closeFiles();
+            }
+            metrics.close();
+            throw e;
+        }
     }
 
-    /** For the scheduler, which is made before the flush lane. Mutex held. */
-    private boolean flushRunning() {
-        return flushLane.running();
+    /**
+     * The configuration family {@code name} runs with: the store's with the family's options
+     * in place — those the store's configuration gives it ({@code <family>}), else those it
+     * was created with.
+     */
+    private StoreConfig familyConfig(String name, dev.strata.lsm.FamilyOptions recorded) {
+        dev.strata.lsm.FamilyOptions configured = config.familyOptions().get(name);
+        return (configured != null ? configured : recorded).applyTo(config);
+    }
+
+    /**
+     * The oldest WAL segment any family still needs: the smallest log number, where a family
+     * holding no unflushed write needs none (with several families; a store of one family
+     * keeps its log number's segment, as it always did) — never past the segment being written.
+     */
+    private long walKeepFrom() {
+        long keep = log.segment();
+        boolean several = families.several();
+        for (Tree t : families.all()) {
+            keep = Math.min(keep, t.walKeepFrom(several));
+        }
+        return keep;
     }
 
     /**
@@ -202,6 +237,12 @@ public final class Engine implements AutoCloseable {
         try {
             engine = new Engine(dir, config, io, dirLock);
             engine.recover();
+            // Families the configuration names and the store does not have yet.
+            for (var f : config.familyOptions().entrySet()) {
+                if (engine.families.named(f.getKey()) == null) {
+                    engine.createFamily(f.getKey(), f.getValue());
+                }
+            }
             return engine;
         } catch (IOException e) {
             abandonOpen(engine, dirLock);
@@ -223,6 +264,10 @@ public final class Engine implements AutoCloseable {
     public static Engine openReadOnly(Path source, StoreConfig config) {
         if (!Files.isDirectory(source)) {
             throw new StoreException("cannot open " + source + " read-only: no such directory");
+        }
+        if (Files.exists(source.resolve(dev.strata.lsm.version.FamilyCatalog.FILE)) || !config.familyOptions().isEmpty()) {
+            throw new UnsupportedOperationException("cannot open " + source + " read-only: it has had column families"
+                    + " besides the default one, and read-only opens cover the default family only");
         }
         Path staging = null;
         try {
@@ -300,7 +345,18 @@ public final class Engine implements AutoCloseable {
             throw new StoreException("cannot repair " + dir + ": no such directory");
         }
         try (DirectoryLock held = DirectoryLock.acquire(dir)) {
-            return StoreRepair.repair(dir, config);
+            RepairReport root = StoreRepair.repair(dir, config);
+            // Each column family's directory is a tree of its own: rebuilt the same way. Its
+            // log number becomes 0, so the next open replays the store's WAL for it too.
+            dev.strata.lsm.version.FamilyCatalog catalog = dev.strata.lsm.version.FamilyCatalog.read(
+                    StorageIOs.of(config), dir);
+            List<RepairReport> families = new ArrayList<>();
+            for (dev.strata.lsm.version.FamilyCatalog.Entry e : catalog.families()) {
+                Path familyDir = dev.strata.lsm.version.FamilyCatalog.familyDirectory(dir, e.id());
+                Files.createDirectories(familyDir);
+                families.add(StoreRepair.repair(familyDir, config));
+            }
+            return root.withFamilies(families);
         } catch (IOException e) {
             throw new StoreException("cannot repair " + dir + ": " + e, e);
         }
@@ -316,10 +372,13 @@ public final class Engine implements AutoCloseable {
 
     /** Recovers the data, asks the policy for merges, and starts the policy tick. */
     private void recover() throws IOException {
-        new Recovery(io, dir, versions, memtables, flushJob, obsolete, counters).run();
+        new Recovery(io, dir, log, families, catalog.nextId()).run();
+        deleteOrphanFamilies();
         mutex.lock();
         try {
-            scheduler.scheduleMerges();
+            for (Tree t : families.all()) {
+                t.scheduler.scheduleMerges();
+            }
         } finally {
             mutex.unlock();
         }
@@ -339,7 +398,9 @@ public final class Engine implements AutoCloseable {
         mutex.lock();
         try {
             if (!mutex.closed()) {
-                scheduler.scheduleMerges();
+                for (Tree t : families.all()) {
+                    t.scheduler.scheduleMerges();
+                }
                 mutex.signalBackground();
             }
         } catch (RuntimeException e) {
@@ -347,6 +408,149 @@ public final class Engine implements AutoCloseable {
             LOG.log(System.Logger.Level.ERROR, "policy tick in " + dir + " failed", e);
         } finally {
             mutex.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ column families
+
+    /** A live column family: its id and name. */
+    public record FamilyInfo(int id, String name) {
+    }
+
+    /** The live column families, the default one first, then in creation order. */
+    public List<FamilyInfo> families() {
+        mutex.checkOpen();
+        return families.all().stream().map(t -> new FamilyInfo(t.id, t.name)).toList();
+    }
+
+    /**
+     * Creates column family {@code name} with {@code options} and returns its id: makes its
+     * directory and empty manifest, then records it in the catalog (durably); a crash between
+     * leaves a directory the next open deletes.
+     *
+     * @throws IllegalArgumentException if the name is invalid or taken, or the options are bad
+     *     (nothing is changed)
+     */
+    public int createFamily(String name, dev.strata.lsm.FamilyOptions options) {
+        checkWritable("createColumnFamily");
+        dev.strata.lsm.ColumnFamily.checkName(name);
+        if (options == null) {
+            throw new IllegalArgumentException("family options must not be null (FamilyOptions.defaults())");
+        }
+        StoreConfig familyConfig;
+        dev.strata.lsm.policy.MergePolicy familyPolicy;
+        try {
+            familyConfig = options.applyTo(config);
+            familyPolicy = Tree.policyOf(familyConfig);
+        } catch (dev.strata.lsm.ConfigException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("bad options for column family \"" + name + "\": " + e.getMessage(), e);
+        }
+        mutex.lock();
+        try {
+            mutex.checkOpen();
+            if (families.named(name) != null) {
+                throw new IllegalArgumentException("column family \"" + name + "\" exists already in store " + dir);
+            }
+            int id = catalog.nextId();
+            Path familyDir = dev.strata.lsm.version.FamilyCatalog.familyDirectory(dir, id);
+            Tree created = null;
+            try {
+                ReaderStaging.deleteTree(familyDir); // a crashed earlier attempt's
+                created = Tree.open(id, name, familyDir, familyConfig, familyPolicy, shared);
+                // Its data starts in the segment being written, above every sequence number so far.
+                created.flushJob.installNothing(log.segment(), log.visibleSequence());
+                dev.strata.lsm.version.FamilyCatalog next = catalog.with(name, options);
+                next.write(io, dir);
+                catalog = next;
+            } catch (IOException | RuntimeException e) {
+                if (created != null) {
+                    created.closeFiles();
+                }
+                try {
+                    ReaderStaging.deleteTree(familyDir);
+                } catch (IOException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+                mutex.checkOpen();
+                throw e instanceof StoreException se ? se
+                        : new StoreException("creating column family \"" + name + "\" in " + dir + " failed: " + e, e);
+            }
+            created.memtables.start(log.segment());
+            families.add(created);
+            created.meters = metrics.bindFamily(name, created::stats);
+            return id;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /**
+     * Drops column family {@code family}: records the drop in the catalog (durably), so its
+     * writes are refused and the WAL no longer kept for it, waits for its running flush or
+     * merge, and only then deletes its directory (a crash before leaves a directory the next
+     * open deletes; before the catalog write, the family is still there, whole).
+     *
+     * @throws IllegalArgumentException if {@code family} is the default family or not live
+     */
+    public void dropFamily(int family) {
+        checkWritable("dropColumnFamily");
+        if (family == 0) {
+            throw new IllegalArgumentException("the default column family cannot be dropped");
+        }
+        Tree t;
+        mutex.lock();
+        try {
+            mutex.checkOpen();
+            t = tree(family);
+            // No write group is between WAL and memtables while the family goes.
+            WriteQueue.Writer w = writeQueue.awaitBarrierTurn();
+            try {
+                mutex.checkOpen();
+                dev.strata.lsm.version.FamilyCatalog next = catalog.without(family);
+                try {
+                    next.write(io, dir);
+                } catch (IOException e) {
+                    throw new StoreException("dropping column family \"" + t.name + "\" of " + dir
+                            + " failed writing the catalog; the family is still there: " + e, e);
+                }
+                catalog = next;
+                t.dropped = true;
+                families.remove(family);
+            } finally {
+                writeQueue.leave(w);
+            }
+            while (t.busy()) {
+                mutex.awaitBackground(100);
+            }
+            t.memtables.discard();
+        } finally {
+            mutex.unlock();
+        }
+        metrics.unbindFamily(t.meters);
+        t.closeFiles();
+        try {
+            ReaderStaging.deleteTree(t.dir);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not delete the directory " + t.dir + " of dropped column family "
+                    + t.name + "; the next open deletes it", e);
+        }
+    }
+
+    /** After recovery: deletes the directories of families the catalog does not list (dropped, or never recorded). */
+    private void deleteOrphanFamilies() throws IOException {
+        Path parent = dir.resolve(dev.strata.lsm.version.FamilyCatalog.DIRECTORY);
+        if (!Files.isDirectory(parent)) {
+            return;
+        }
+        try (var entries = Files.list(parent)) {
+            for (Path p : entries.toList()) {
+                String n = p.getFileName().toString();
+                boolean live = n.matches("[1-9][0-9]{0,9}") && families.get(Integer.parseInt(n)) != null;
+                if (!live) {
+                    LOG.log(System.Logger.Level.DEBUG, "deleting orphan column family directory {0}", p);
+                    ReaderStaging.deleteTree(p);
+                }
+            }
         }
     }
 
@@ -363,8 +567,13 @@ public final class Engine implements AutoCloseable {
         long t0 = System.nanoTime();
         writeQueue.write(batch, options);
         if (options.isSync() && config.walMode() == WalSyncMode.NONE && !batch.isEmpty()) {
-            // No WAL to force: the write is made durable by flushing its memtable.
-            flush();
+            // No WAL to force: the write is made durable by flushing its families' memtables.
+            for (int family : batch.ops().stream().map(WriteBatch.Op::familyId).distinct().toList()) {
+                Tree t = families.get(family);
+                if (t != null) {
+                    flush(t);
+                }
+            }
         }
         metrics.recordWrite(System.nanoTime() - t0);
     }
@@ -386,22 +595,34 @@ public final class Engine implements AutoCloseable {
 
     /** The value of {@code key} at {@code seq}, or null. */
     public byte[] get(byte[] key, long seq) {
+        return get(0, key, seq);
+    }
+
+    /** The value of {@code key} in column family {@code family} at {@code seq}, or null. */
+    public byte[] get(int family, byte[] key, long seq) {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
         mutex.checkOpen();
+        Tree t = tree(family);
         metrics.recordGet();
-        return reads.get(key, seq);
+        return t.reads.get(key, seq);
     }
 
     /** The newest value of {@code key}, or null (see {@link ReadPath#getLatest}). */
     public byte[] getLatest(byte[] key) {
+        return getLatest(0, key);
+    }
+
+    /** The newest value of {@code key} in column family {@code family}, or null. */
+    public byte[] getLatest(int family, byte[] key) {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
         mutex.checkOpen();
+        Tree t = tree(family);
         metrics.recordGet();
-        return reads.getLatest(key);
+        return t.reads.getLatest(key);
     }
 
     /**
@@ -434,14 +655,38 @@ public final class Engine implements AutoCloseable {
 
     /** A cursor over live keys in [from, to) at {@code seq}. */
     public Cursor scan(byte[] from, byte[] to, long seq) {
+        return scan(0, from, to, seq);
+    }
+
+    /** A cursor over live keys of column family {@code family} in [from, to) at {@code seq}. */
+    public Cursor scan(int family, byte[] from, byte[] to, long seq) {
         mutex.checkOpen();
-        return reads.scan(from, to, seq);
+        return tree(family).reads.scan(from, to, seq);
     }
 
     /** A cursor over the newest data: like {@link #scan(byte[], byte[], long)} at the visible sequence number. */
     public Cursor scanLatest(byte[] from, byte[] to) {
+        return scanLatest(0, from, to);
+    }
+
+    /** A cursor over the newest data of column family {@code family}. */
+    public Cursor scanLatest(int family, byte[] from, byte[] to) {
         mutex.checkOpen();
-        return reads.scanLatest(from, to);
+        return tree(family).reads.scanLatest(from, to);
+    }
+
+    /**
+     * The live tree of column family {@code family}.
+     *
+     * @throws IllegalArgumentException if the store has no such family (dropped, or never created)
+     */
+    private Tree tree(int family) {
+        Tree t = families.get(family);
+        if (t == null || t.dropped) {
+            throw new IllegalArgumentException("column family id " + family + " is not a live family of store " + dir
+                    + " (dropped, or never created)");
+        }
+        return t;
     }
 
     /** Throws {@link dev.strata.lsm.StoreClosedException} once the store is closed. */
@@ -479,7 +724,19 @@ public final class Engine implements AutoCloseable {
      * one are flushed. Writes that other threads make meanwhile may or may not be flushed.
      */
     public void flush() {
+        flush(tree);
+    }
+
+    /** {@link #flush()} for column family {@code family}. */
+    public void flushFamily(int family) {
+        mutex.checkOpen();
+        flush(tree(family));
+    }
+
+    private void flush(Tree t) {
         checkWritable("flush");
+        Memtables memtables = t.memtables;
+        FlushLane flushLane = t.flushLane;
         mutex.lock();
         try {
             mutex.checkOpen();
@@ -488,7 +745,7 @@ public final class Engine implements AutoCloseable {
             try {
                 mutex.checkOpen();
                 if (!memtables.set().active().isEmpty()) {
-                    writeControl.switchMemtable();
+                    t.writeControl.switchMemtable();
                 }
             } finally {
                 writeQueue.leave(w);
@@ -505,7 +762,7 @@ public final class Engine implements AutoCloseable {
                 if (flushError != null && !flushLane.running()) {
                     // One fresh attempt on behalf of this caller; a second failure is reported.
                     if (kicks++ > 0) {
-                        throw new StoreException("flush of " + dir + " failed: " + flushError, flushError);
+                        throw new StoreException("flush of " + t.dir + " failed: " + flushError, flushError);
                     }
                     flushLane.schedule();
                 }
@@ -525,8 +782,8 @@ public final class Engine implements AutoCloseable {
         mutex.lock();
         try {
             mutex.checkOpen();
-            while (flushLane.running() || !memtables.set().immutable().isEmpty() || scheduler.active()
-                    || queuedSweeps.get() > 0) {
+            while (families.all().stream().anyMatch(t -> t.flushLane.running()
+                    || !t.memtables.set().immutable().isEmpty() || t.scheduler.active()) || queuedSweeps.get() > 0) {
                 mutex.checkOpen();
                 mutex.awaitBackground(100);
             }
@@ -544,8 +801,15 @@ public final class Engine implements AutoCloseable {
      * merged), low while tombstones are kept whose keys a merge already dropped. Never below 0.
      */
     public long estimateKeyCount() {
-        long keys = memtables.estimatedKeyCount();
-        Version v = versions.acquire();
+        return estimateKeyCount(0);
+    }
+
+    /** {@link #estimateKeyCount()} of column family {@code family}. */
+    public long estimateKeyCount(int family) {
+        mutex.checkOpen();
+        Tree t = tree(family);
+        long keys = t.memtables.estimatedKeyCount();
+        Version v = t.versions.acquire();
         try {
             for (Component c : v.components()) {
                 keys += c.meta().entryCount() - 2 * c.meta().tombstoneCount();
@@ -573,6 +837,7 @@ public final class Engine implements AutoCloseable {
             throw new IllegalArgumentException("checkpoint target must not be null");
         }
         checkWritable("checkpoint");
+        checkNoFamilies("checkpoint");
         Path absolute = target.toAbsolutePath().normalize();
         if (Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             throw new IllegalArgumentException("checkpoint target " + absolute + " exists; give a path that does not");
@@ -603,6 +868,19 @@ public final class Engine implements AutoCloseable {
                 throw se;
             }
             throw new StoreException("checkpoint of " + dir + " into " + absolute + " failed: " + e, e);
+        }
+    }
+
+    /** Refuses {@code what} on a store that has (or had) column families besides the default one. */
+    private void checkNoFamilies(String what) {
+        mutex.lock();
+        try {
+            if (catalog.nextId() > 1) {
+                throw new UnsupportedOperationException(what + " refused: store " + dir + " has had column families"
+                        + " besides the default one, and " + what + " covers the default family only");
+            }
+        } finally {
+            mutex.unlock();
         }
     }
 
@@ -678,7 +956,7 @@ public final class Engine implements AutoCloseable {
                     writeControl.switchMemtable();
                 }
                 awaitImmutableFlushed();
-                long seq = memtables.reserve(1);
+                long seq = log.reserve(1);
                 mutex.unlock();
                 try {
                     for (IngestJob.External t : external) {
@@ -718,7 +996,7 @@ public final class Engine implements AutoCloseable {
                             versions.logNumber(), seq);
                 });
                 installed = true;
-                memtables.publish();
+                log.publish();
                 counters.wroteIntoLevel(chosen.level(), written.stream().mapToLong(c -> c.meta().sizeBytes()).sum());
                 scheduler.scheduleMerges();
             } finally {
@@ -770,9 +1048,20 @@ public final class Engine implements AutoCloseable {
      * @throws StoreException if the policy's plan is invalid or fails, or the merge fails
      */
     public void compactRange(byte[] from, byte[] to) {
+        compactRange(0, from, to);
+    }
+
+    /** {@link #compactRange(byte[], byte[])} in column family {@code family}, by its policy. */
+    public void compactRange(int family, byte[] from, byte[] to) {
         checkRange(from, to);
         checkWritable("compactRange");
-        flush();
+        Tree t = tree(family);
+        FlushLane flushLane = t.flushLane;
+        Memtables memtables = t.memtables;
+        MergeScheduler scheduler = t.scheduler;
+        PolicyBridge policy = t.policy;
+        VersionSet versions = t.versions;
+        flush(t);
         for (int attempt = 1; ; attempt++) {
             Version seen;
             dev.strata.lsm.policy.TreeView view;
@@ -840,8 +1129,14 @@ public final class Engine implements AutoCloseable {
      * table's interior-page fences; the memtables are not counted (flush first to count them).
      */
     public long approximateSize(byte[] from, byte[] to) {
+        return approximateSize(0, from, to);
+    }
+
+    /** {@link #approximateSize(byte[], byte[])} of column family {@code family}. */
+    public long approximateSize(int family, byte[] from, byte[] to) {
         checkRange(from, to);
-        Version v = versions.acquire();
+        mutex.checkOpen();
+        Version v = tree(family).versions.acquire();
         try {
             if (from != null && to != null && Arrays.equals(from, to)) {
                 return 0;
@@ -864,52 +1159,15 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** Counters and gauges. */
+    /** Counters and gauges of the default family (the IO counters are the store's). */
     public StoreStats stats() {
-        Version v = versions.acquire();
-        try {
-            long bytes = 0;
-            long tombstones = 0;
-            int levels = v.levels().size();
-            long[] liveByLevel = new long[levels];
-            long[] physicalByLevel = new long[levels];
-            long[] logicalByLevel = new long[levels];
-            for (int level = 0; level < levels; level++) {
-                for (Run run : v.levels().get(level)) {
-                    for (Component c : run.components()) {
-                        bytes += c.meta().sizeBytes();
-                        tombstones += c.meta().tombstoneCount();
-                        liveByLevel[level] += c.meta().sizeBytes();
-                        physicalByLevel[level] += c.physicalBytes();
-                        logicalByLevel[level] += c.reader() != null ? c.reader().footer().liveBytes()
-                                : c.meta().sizeBytes();
-                    }
-                }
-            }
-            // The pinned version's files are open, so the held files are at least its components.
-            long fileBytes = Math.max(bytes, tables.fileBytes());
-            return new StoreStats(io.counters().snapshot(), fileBytes, bytes, LiveDataEstimate.of(v),
-                    v.componentCounts(), counters.flushes.get(), counters.merges.get(), counters.stallNanos.sum(),
-                    memtables.approximateBytes(), memtables.visibleSequence(), counters.policyErrors.get(),
-                    v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct().sorted().toArray(),
-                    new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
-                            counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
-                            counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
-                    chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel)
-                    .withCompression(logicalByLevel, tables.cache().decompressions(),
-                            tables.cache().decompressionNanos());
-        } finally {
-            v.release();
-        }
+        return tree.stats();
     }
 
-    private StallChainStats chains() {
-        mutex.lock();
-        try {
-            return counters.chains.stats();
-        } finally {
-            mutex.unlock();
-        }
+    /** Counters and gauges of column family {@code family} (the IO counters are the store's). */
+    public StoreStats stats(int family) {
+        mutex.checkOpen();
+        return tree(family).stats();
     }
 
     /** Merge tasks the policy proposed that the engine rejected. */
@@ -973,14 +1231,16 @@ public final class Engine implements AutoCloseable {
             } finally {
                 writeQueue.leave(w);
             }
-            while (flushLane.running() || scheduler.running()) {
+            while (families.all().stream().anyMatch(Tree::busy)) {
                 mutex.awaitBackground(100);
             }
-            memtables.closeWal();
+            log.close();
         } finally {
             mutex.unlock();
         }
-        obsolete.deleteObsoleteTables(true); // what lazy deletion still holds
+        for (Tree t : families.all()) {
+            t.obsolete.deleteObsoleteTables(true); // what lazy deletion still holds
+        }
         shutdownQuietly();
         Path staged = staging;
         if (staged != null) {
@@ -1002,19 +1262,23 @@ public final class Engine implements AutoCloseable {
      * lost them, or null. Mutex held, at the head of the write queue.
      */
     private Throwable flushForClose() {
-        if (!memtables.set().active().isEmpty()) {
-            writeControl.switchMemtable();
-        }
-        int attempts = 0;
-        while (!memtables.set().immutable().isEmpty()) {
-            Throwable flushError = flushLane.error();
-            if (flushError != null && !flushLane.running()) {
-                if (attempts++ > 0) {
-                    return flushError;
-                }
-                flushLane.schedule();
+        for (Tree t : families.all()) {
+            if (!t.memtables.set().active().isEmpty()) {
+                t.writeControl.switchMemtable();
             }
-            mutex.awaitBackground(100);
+        }
+        for (Tree t : families.all()) {
+            int attempts = 0;
+            while (!t.memtables.set().immutable().isEmpty()) {
+                Throwable flushError = t.flushLane.error();
+                if (flushError != null && !t.flushLane.running()) {
+                    if (attempts++ > 0) {
+                        return flushError;
+                    }
+                    t.flushLane.schedule();
+                }
+                mutex.awaitBackground(100);
+            }
         }
         return null;
     }
@@ -1022,14 +1286,11 @@ public final class Engine implements AutoCloseable {
     private void shutdownQuietly() {
         mutex.markClosed();
         threads.close();
-        try {
-            versions.close();
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "closing manifest failed", e);
+        for (Tree t : families.all()) {
+            t.closeFiles();
         }
         // After a failed open, recovery may have started a WAL segment; after close() this is a no-op.
-        memtables.closeWal();
-        tables.closeAll();
+        log.close();
         metrics.close();
         dirLock.close();
     }

@@ -1,55 +1,30 @@
 package dev.strata.lsm.engine;
 
-import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.memtable.Memtable;
-import dev.strata.lsm.version.VersionSet;
-import dev.strata.lsm.wal.WalSyncMode;
-import dev.strata.lsm.wal.WalWriter;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The memtable set, the WAL segment the active memtable logs to, and the sequence numbers
- * written into them: switching a full memtable out (with a new WAL segment for its
- * successor), continuing in a fresh segment after a WAL write failed, and dropping a
- * flushed memtable.
+ * One column family's memtable set (active + immutable, newest first) and the sequence numbers
+ * written into it: switching a full memtable out (with a new WAL segment of the shared
+ * {@link WalLog} for its successor) and dropping a flushed memtable. The WAL and the sequence
+ * numbers are the store's ({@link WalLog}); the methods here that name them delegate.
  *
- * <p>Locking: everything but the memtable set and the visible sequence number (both
- * volatile, read by readers without a lock) is guarded by the engine's mutex.
+ * <p>Locking: everything but the memtable set (volatile, read by readers without a lock) is
+ * guarded by the engine's mutex.
  */
 final class Memtables {
-    private static final System.Logger LOG = System.getLogger(Memtables.class.getName());
-
-    private final StorageIO io;
-    private final Path dir;
-    private final WalSyncMode walMode;
-    private final VersionSet versions;
+    private final WalLog log;
 
     private volatile MemtableSet set;
-    private volatile long visibleSequence;
-    private long lastSequence;
-    private WalWriter wal;
-    private boolean walFailed;
 
-    Memtables(StorageIO io, Path dir, WalSyncMode walMode, VersionSet versions) {
-        this.io = io;
-        this.dir = dir;
-        this.walMode = walMode;
-        this.versions = versions;
+    Memtables(WalLog log) {
+        this.log = log;
     }
 
-    /**
-     * Starts the store's first memtable after recovery, logging to new segment
-     * {@code segment}, with {@code lastSequence} the newest sequence number recovered.
-     */
-    void start(long segment, long lastSequence) {
-        this.lastSequence = lastSequence;
-        this.visibleSequence = lastSequence;
-        if (walMode != WalSyncMode.NONE) {
-            wal = WalWriter.create(io, dir, segment, walMode);
-        }
+    /** Starts the family's first memtable, logging to segment {@code segment}. */
+    void start(long segment) {
         set = new MemtableSet(new Memtable(segment), List.of());
     }
 
@@ -58,59 +33,43 @@ final class Memtables {
         return set;
     }
 
+    /** The store's WAL and sequence numbers. */
+    WalLog log() {
+        return log;
+    }
+
     /** The sequence number a new read or snapshot sees. */
     long visibleSequence() {
-        return visibleSequence;
+        return log.visibleSequence();
     }
 
-    /** Takes {@code count} sequence numbers for a write group and returns the first. Mutex held. */
-    long reserve(int count) {
-        long first = lastSequence + 1;
-        lastSequence += count;
-        return first;
+    /** Whether the family holds no unflushed write: no immutable memtable and an empty active one. */
+    boolean allEmpty() {
+        MemtableSet m = set;
+        return m.immutable().isEmpty() && m.active().isEmpty();
     }
 
-    /** Every reserved sequence number is now in the memtable: make them visible. Mutex held. */
-    void publish() {
-        visibleSequence = lastSequence;
-    }
-
-    /** The WAL writer new write groups append to, or null in WAL mode none. Mutex held. */
-    WalWriter wal() {
-        return wal;
-    }
-
-    /** A WAL append failed: the segment may end in a torn record. Mutex held. */
-    void walFailed() {
-        walFailed = true;
-    }
-
-    /** After {@link #walFailed}: continue in a new segment; the memtable keeps what it has. Mutex held. */
+    /** After a failed WAL append: continue in a new segment. Mutex held. */
     void rotateWalIfFailed() {
-        if (!walFailed) {
-            return;
-        }
-        long segment = versions.newFileNumber();
-        WalWriter next = WalWriter.create(io, dir, segment, walMode);
-        closeWal();
-        wal = next;
-        walFailed = false;
+        log.rotateIfFailed();
     }
 
     /** Makes the active memtable immutable with a new WAL segment for its successor. Mutex held. */
     void switchActive() {
-        long segment = versions.newFileNumber();
-        if (walMode != WalSyncMode.NONE) {
-            WalWriter next = WalWriter.create(io, dir, segment, walMode);
-            closeWal();
-            wal = next;
-            walFailed = false;
-        }
+        long segment = log.switchSegment();
         MemtableSet m = set;
         List<Memtable> imm = new ArrayList<>(m.immutable().size() + 1);
         imm.add(m.active());
         imm.addAll(m.immutable());
         set = new MemtableSet(new Memtable(segment), imm);
+    }
+
+    /**
+     * Drops every memtable, unflushed writes included, for a family that was dropped (its
+     * flush lane then finds nothing to flush, not even on a retry). Mutex held.
+     */
+    void discard() {
+        set = new MemtableSet(new Memtable(log.segment()), List.of());
     }
 
     /** The oldest immutable memtable. Mutex held. */
@@ -133,18 +92,6 @@ final class Memtables {
         List<Memtable> imm = new ArrayList<>(set.immutable());
         imm.remove(imm.size() - 1);
         set = new MemtableSet(set.active(), imm);
-    }
-
-    /** Closes the WAL writer, if any; its acknowledged records are on disk. Mutex held. */
-    void closeWal() {
-        if (wal != null) {
-            try {
-                wal.close();
-            } catch (RuntimeException e) {
-                // A failed writer reports its failure again on close; its acknowledged records are on disk.
-                LOG.log(System.Logger.Level.DEBUG, "closing WAL segment failed", e);
-            }
-        }
     }
 
     /**

@@ -284,11 +284,25 @@ final class ObsoleteFiles {
         punchDeadPages();
     }
 
-    /** Deletes WAL segments below the version set's log number: components hold their data. */
+    /**
+     * The store's WAL: where its segments are and the oldest segment any column family still
+     * needs (for a store of one family, its version set's log number). Set before use.
+     */
+    private volatile Path walDir;
+    private volatile java.util.function.LongSupplier walKeepFrom;
+
+    /** Sets where the store's WAL segments are and the oldest one still needed (see {@link #walKeepFrom}). */
+    void walRetention(Path walDir, java.util.function.LongSupplier keepFrom) {
+        this.walDir = walDir;
+        this.walKeepFrom = keepFrom;
+    }
+
+    /** Deletes WAL segments below the oldest one a column family still needs: components hold their data. */
     void deleteObsoleteWal() {
-        long logNumber = versions.logNumber();
+        Path wals = walDir != null ? walDir : dir;
+        long logNumber = walKeepFrom != null ? walKeepFrom.getAsLong() : versions.logNumber();
         try {
-            for (Path p : WalSegments.list(io, dir)) {
+            for (Path p : WalSegments.list(io, wals)) {
                 if (WalSegments.parseNumber(p).orElse(Long.MAX_VALUE) < logNumber) {
                     io.delete(p);
                 }
@@ -313,7 +327,7 @@ final class ObsoleteFiles {
         }
         mergedInPlace(derived);
         long manifest = versions.manifestNumber();
-        long logNumber = versions.logNumber();
+        long logNumber = walKeepFrom != null ? walKeepFrom.getAsLong() : versions.logNumber();
         for (Path p : io.list(dir)) {
             String name = p.getFileName().toString();
             long table = TableFiles.parseNumber(name);

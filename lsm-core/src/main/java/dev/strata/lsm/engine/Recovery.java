@@ -3,46 +3,70 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.version.Component;
-import dev.strata.lsm.version.VersionSet;
 import dev.strata.lsm.wal.WalRecovery;
 import dev.strata.lsm.wal.WalSegments;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
- * Opening a store's data (LevelDB's {@code DBImpl::Recover}): replays the WAL segments from
- * the manifest's log number on into a memtable, starts the memtable set with a new segment,
- * flushes what was replayed as the policy plans a flush (retiring the old segments), and
- * deletes orphan files. Records at or below the manifest's last sequence number are in
- * tables already and are skipped (normally there are none; after a repair, which sets the
- * log number to 0, every surviving segment is read).
+ * Opening a store's data (LevelDB's {@code DBImpl::Recover}, RocksDB's per-column-family log
+ * numbers): replays the one WAL from the oldest log number of any column family on, each
+ * operation into its family's memtable unless the family's tables hold it already (its
+ * sequence number at or below the family's last sequence number) — so a family flushed past
+ * a segment loses nothing another family still needs from it; operations of dropped families
+ * are skipped. Then starts the memtables with a new segment, flushes what each family
+ * replayed as its policy plans a flush (moving every family's log number to the new segment)
+ * and deletes orphan files. Normally nothing at or below a family's last sequence number is
+ * replayed; after a repair, which sets the log number to 0, every surviving segment is read.
  */
 final class Recovery {
     private final StorageIO io;
     private final Path dir;
-    private final VersionSet versions;
-    private final Memtables memtables;
-    private final FlushJob flushJob;
-    private final ObsoleteFiles obsolete;
-    private final EngineCounters counters;
+    private final WalLog log;
+    private final Families families;
+    private final int nextFamilyId;
 
-    Recovery(StorageIO io, Path dir, VersionSet versions, Memtables memtables, FlushJob flushJob,
-             ObsoleteFiles obsolete, EngineCounters counters) {
+    Recovery(StorageIO io, Path dir, WalLog log, Families families, int nextFamilyId) {
         this.io = io;
         this.dir = dir;
-        this.versions = versions;
-        this.memtables = memtables;
-        this.flushJob = flushJob;
-        this.obsolete = obsolete;
-        this.counters = counters;
+        this.log = log;
+        this.families = families;
+        this.nextFamilyId = nextFamilyId;
     }
 
     void run() throws IOException {
-        long logNumber = versions.logNumber();
-        Memtable recovered = new Memtable(logNumber);
-        long durable = versions.lastSequence();
-        long maxSeq = durable;
+        List<Tree> trees = families.list();
+        Map<Integer, Memtable> recovered = new HashMap<>();
+        Map<Integer, Long> durable = new HashMap<>();
+        long logNumber = Long.MAX_VALUE;
+        long maxSeq = 0;
+        for (Tree t : trees) {
+            logNumber = Math.min(logNumber, t.versions.logNumber());
+            recovered.put(t.id, new Memtable(t.versions.logNumber()));
+            durable.put(t.id, t.versions.lastSequence());
+            // New sequence numbers must be above every family's tables, or a replay would skip them.
+            maxSeq = Math.max(maxSeq, t.versions.lastSequence());
+        }
+        BatchCodec.ReplayTarget target = new BatchCodec.ReplayTarget() {
+            @Override
+            public Memtable memtable(int family) {
+                Memtable m = recovered.get(family);
+                if (m == null && (family <= 0 || family >= nextFamilyId)) {
+                    throw new IllegalArgumentException("operation of column family " + family
+                            + ", which the store never had (the family catalog's next id is " + nextFamilyId + ")");
+                }
+                return m; // null: a dropped family, whose writes are skipped
+            }
+
+            @Override
+            public long durable(int family) {
+                return durable.get(family);
+            }
+        };
         for (Path segment : WalSegments.list(io, dir)) {
             long n = WalSegments.parseNumber(segment).orElse(-1);
             if (n < logNumber) {
@@ -50,24 +74,33 @@ final class Recovery {
             }
             long[] last = {maxSeq};
             WalRecovery.recover(io, segment, rec ->
-                    last[0] = Math.max(last[0], BatchCodec.replay(rec.payload(), recovered, durable, segment, rec.offset())));
+                    last[0] = Math.max(last[0], BatchCodec.replay(rec.payload(), target, segment, rec.offset())));
             maxSeq = last[0];
         }
-        long newSegment = versions.newFileNumber();
-        memtables.start(newSegment, maxSeq);
-        // Make the replayed writes a component (as the policy plans a flush) and retire the old segments.
-        Component flushed = recovered.isEmpty() ? null : flushJob.write(recovered, new long[0], Long.MAX_VALUE);
-        if (flushed == null) {
-            flushJob.installNothing(newSegment, maxSeq);
-        } else {
-            try {
-                flushJob.install(flushed, newSegment, maxSeq);
-            } catch (RuntimeException | IOException e) {
-                obsolete.deleteUninstalled(flushed.meta().fileNumber());
-                throw e;
-            }
-            counters.flushes.incrementAndGet();
+        long newSegment = trees.get(0).versions.newFileNumber();
+        log.start(newSegment, maxSeq);
+        for (Tree t : trees) {
+            t.memtables.start(newSegment);
         }
-        obsolete.deleteOrphans();
+        // Make each family's replayed writes a component (as its policy plans a flush) and move
+        // its log number past the old segments; they go once every family has.
+        for (Tree t : trees) {
+            Memtable m = recovered.get(t.id);
+            Component flushed = m.isEmpty() ? null : t.flushJob.write(m, new long[0], Long.MAX_VALUE);
+            if (flushed == null) {
+                t.flushJob.installNothing(newSegment, maxSeq);
+            } else {
+                try {
+                    t.flushJob.install(flushed, newSegment, maxSeq);
+                } catch (RuntimeException | IOException e) {
+                    t.obsolete.deleteUninstalled(flushed.meta().fileNumber());
+                    throw e;
+                }
+                t.counters.flushes.incrementAndGet();
+            }
+        }
+        for (Tree t : trees) {
+            t.obsolete.deleteOrphans();
+        }
     }
 }

@@ -36,9 +36,12 @@ final class WriteControl {
      * Called by the write-group leader with the mutex held: waits while the memtable backlog
      * or the policy stops writes, and switches a full memtable out. {@code checkWritable}
      * throws if writes are refused; it is run again after every wait.
+     *
+     * @return whether it waited (or switched a memtable out)
      */
-    void makeRoomForWrite(Runnable checkWritable) {
+    boolean makeRoomForWrite(Runnable checkWritable) {
         boolean slowedDown = false;
+        boolean waited = false;
         while (true) {
             mutex.checkOpen();
             checkWritable.run();
@@ -47,15 +50,17 @@ final class WriteControl {
             WriteAdmission admission = scheduler.admission();
             if (admission == WriteAdmission.SLOW_DOWN && !slowedDown) {
                 slowedDown = true;
+                waited = true;
                 stall(1);
                 continue;
             }
             if (m.active().approximateBytes() < config.memtableBytes()) {
                 counters.chains.stallEnded();
-                return;
+                return waited;
             }
             if (scheduler.decisionPending()) {
                 // The policy is deciding after the last flush or merge: its admission first.
+                waited = true;
                 mutex.awaitBackground(100);
                 continue;
             }
@@ -67,9 +72,11 @@ final class WriteControl {
             }
             if (backlogFull || admission == WriteAdmission.STOP) {
                 counters.chains.stallStarted();
+                waited = true;
                 stall(100);
                 continue;
             }
+            waited = true;
             switchMemtable();
         }
     }

@@ -39,8 +39,8 @@ final class WriteQueue {
     private final Path dir;
     private final StoreConfig config;
     private final EngineMutex mutex;
-    private final Memtables memtables;
-    private final WriteControl control;
+    private final WalLog log;
+    private final Families families;
     /** The store's merge operator, or null when merges are refused. */
     private final dev.strata.lsm.mergeop.MergeOperator mergeOperator;
 
@@ -78,13 +78,13 @@ final class WriteQueue {
         }
     }
 
-    WriteQueue(Path dir, StoreConfig config, EngineMutex mutex, Memtables memtables, WriteControl control,
+    WriteQueue(Path dir, StoreConfig config, EngineMutex mutex, WalLog log, Families families,
                dev.strata.lsm.mergeop.MergeOperator mergeOperator) {
         this.dir = dir;
         this.config = config;
         this.mutex = mutex;
-        this.memtables = memtables;
-        this.control = control;
+        this.log = log;
+        this.families = families;
         this.mergeOperator = mergeOperator;
     }
 
@@ -171,15 +171,16 @@ final class WriteQueue {
         List<Writer> group = List.of(leader);
         RuntimeException failure = null;
         try {
-            control.makeRoomForWrite(this::checkWritable);
+            makeRoomForWrite();
             group = groupFrom(leader);
-            failure = applyGroup(group);
+            List<Writer> live = refuseDropped(group);
+            failure = live.isEmpty() ? null : applyGroup(live);
         } catch (Throwable t) {
             failure = writeError(t);
         } finally {
             for (Writer x : group) {
                 writers.remove(x);
-                x.error = failure;
+                x.error = x.error != null ? x.error : failure;
                 x.done = true;
                 if (x != leader) {
                     x.turn.signal();
@@ -190,7 +191,53 @@ final class WriteQueue {
                 next.turn.signal();
             }
         }
-        return failure;
+        return leader.error;
+    }
+
+    /**
+     * The members of {@code group} whose batches write only live column families; each other
+     * member is told that its family was dropped (its batch is not written, nothing of it).
+     * A drop takes the queue's turn, so no family is dropped from here until the group is done.
+     * Mutex held.
+     */
+    private List<Writer> refuseDropped(List<Writer> group) {
+        List<Writer> live = new ArrayList<>(group.size());
+        for (Writer x : group) {
+            String dropped = null;
+            for (WriteBatch.Op op : x.batch.ops()) {
+                Tree t = families.get(op.familyId());
+                if (t == null || t.dropped) {
+                    dropped = op.family() != null ? "\"" + op.family().name() + "\" (id " + op.familyId() + ")"
+                            : "id " + op.familyId();
+                    break;
+                }
+            }
+            if (dropped == null) {
+                live.add(x);
+            } else {
+                x.error = new IllegalArgumentException("column family " + dropped + " was dropped; nothing of the"
+                        + " batch was written");
+            }
+        }
+        return live;
+    }
+
+    /**
+     * Write admission for every column family: a stall of one family holds the writes of all
+     * (as RocksDB's write stalls do), and each family with a full memtable switches it out.
+     * A family whose admission waited may find another one full again, so the pass is
+     * repeated until one goes through without waiting. Mutex held.
+     */
+    private void makeRoomForWrite() {
+        while (true) {
+            boolean waited = false;
+            for (Tree t : families.all()) {
+                waited |= t.writeControl.makeRoomForWrite(this::checkWritable);
+            }
+            if (!waited || !families.several()) {
+                return;
+            }
+        }
     }
 
     /**
@@ -231,10 +278,16 @@ final class WriteQueue {
             count += x.batch.size();
             sync |= x.options.isSync();
         }
-        long first = memtables.reserve(count);
-        Memtable mem = memtables.set().active();
+        java.util.Map<Integer, Memtable> mems = new java.util.HashMap<>();
+        for (WriteBatch b : batches) {
+            for (WriteBatch.Op op : b.ops()) {
+                mems.computeIfAbsent(op.familyId(), id -> families.get(id).memtables.set().active());
+            }
+        }
+        long first = log.reserve(count);
+        Memtable defaultMem = mems.get(0);
         // A group of writes without WAL goes to the memtable only (they all skip it: groupFrom).
-        WalWriter log = group.get(0).options.isWalDisabled() ? null : memtables.wal();
+        WalWriter log = group.get(0).options.isWalDisabled() ? null : this.log.wal();
         Runnable hook = memtableInsertHook;
         boolean logged = false;
         Throwable error = null;
@@ -254,6 +307,7 @@ final class WriteQueue {
                     if (hook != null) {
                         hook.run();
                     }
+                    Memtable mem = op.family() == null ? defaultMem : mems.get(op.familyId());
                     mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : op.merge() ? EntryType.MERGE
                             : EntryType.PUT, op.value());
                 }
@@ -264,14 +318,14 @@ final class WriteQueue {
             mutex.lock();
         }
         if (error == null) {
-            memtables.publish();
+            this.log.publish();
             return null;
         }
         RuntimeException failure = writeError(error);
         if (!logged) {
             if (log != null) {
                 // The segment may end in a torn record: switch to a fresh one before the next write.
-                memtables.walFailed();
+                this.log.walFailed();
             }
         } else {
             // The memtable holds part of the group, invisible above the visible sequence number,

@@ -116,6 +116,52 @@ public final class StoreMetrics implements MeterBinder, AutoCloseable {
         return t;
     }
 
+    /**
+     * Registers the meters of one column family, tagged {@code store} and {@code family}
+     * (names {@code strata.family.*}: components, table bytes, memtable bytes, flushes,
+     * merges, stall time, policy errors), read from {@code familyStats}; returns them for
+     * {@link #unbindFamily} when the family is dropped. The meters without a family tag are
+     * the store's (its IO, its cache, its timers) and its default family's, as before families.
+     */
+    public List<Meter> bindFamily(String family, Supplier<StoreStats> familyStats) {
+        List<Meter> added = new ArrayList<>();
+        MeterRegistry r = registry;
+        if (r == null) {
+            return added;
+        }
+        Tags t = tags.and("family", family);
+        added.add(Gauge.builder("strata.family.components", familyStats, s -> s.get().componentCount())
+                .tags(t).description("components of the family").register(r));
+        added.add(Gauge.builder("strata.family.table.bytes", familyStats, s -> s.get().liveComponentBytes())
+                .baseUnit("bytes").tags(t).description("bytes of the family's live tables").register(r));
+        added.add(Gauge.builder("strata.family.memtable.bytes", familyStats, s -> s.get().memtableBytes())
+                .baseUnit("bytes").tags(t).register(r));
+        added.add(FunctionCounter.builder("strata.family.flushes", familyStats, s -> s.get().flushCount())
+                .tags(t).register(r));
+        added.add(FunctionCounter.builder("strata.family.merges", familyStats, s -> s.get().mergeCount())
+                .tags(t).register(r));
+        added.add(FunctionCounter.builder("strata.family.stall", familyStats, s -> s.get().stallNanos() / 1e9)
+                .baseUnit("seconds").tags(t).description("time writers waited on the family").register(r));
+        added.add(FunctionCounter.builder("strata.family.policy.errors", familyStats, s -> s.get().policyErrors())
+                .tags(t).register(r));
+        synchronized (meters) {
+            meters.addAll(added);
+        }
+        return added;
+    }
+
+    /** Removes meters {@link #bindFamily} registered. */
+    public void unbindFamily(List<Meter> familyMeters) {
+        if (registry != null) {
+            for (Meter m : familyMeters) {
+                registry.remove(m);
+            }
+        }
+        synchronized (meters) {
+            meters.removeAll(familyMeters);
+        }
+    }
+
     /** Counts a get. */
     public void recordGet() {
         gets.increment();
@@ -148,8 +194,10 @@ public final class StoreMetrics implements MeterBinder, AutoCloseable {
     @Override
     public void close() {
         if (registry != null) {
-            for (Meter m : meters) {
-                registry.remove(m);
+            synchronized (meters) {
+                for (Meter m : meters) {
+                    registry.remove(m);
+                }
             }
             registry.getMeters().stream()
                     .filter(m -> "strata.block.cache".equals(m.getId().getTag("cache"))

@@ -17,7 +17,7 @@ import java.util.List;
  * @param setAside       files moved into {@code lost/}, with the reason for each
  */
 public record RepairReport(Path dir, Path manifest, int intactEdits, int tables, long entries, long lastSequence,
-                           boolean merged, int walSegments, List<SetAside> setAside) {
+                           boolean merged, int walSegments, List<SetAside> setAside, List<RepairReport> families) {
 
     /** A file moved into {@code lost/}. */
     public record SetAside(String file, String reason) {
@@ -25,6 +25,19 @@ public record RepairReport(Path dir, Path manifest, int intactEdits, int tables,
 
     public RepairReport {
         setAside = List.copyOf(setAside);
+        families = List.copyOf(families);
+    }
+
+    /** A report of one tree (a store without column families, or one family's directory). */
+    public RepairReport(Path dir, Path manifest, int intactEdits, int tables, long entries, long lastSequence,
+                        boolean merged, int walSegments, List<SetAside> setAside) {
+        this(dir, manifest, intactEdits, tables, entries, lastSequence, merged, walSegments, setAside, List.of());
+    }
+
+    /** This report with the reports of the store's column family directories. */
+    public RepairReport withFamilies(List<RepairReport> familyReports) {
+        return new RepairReport(dir, manifest, intactEdits, tables, entries, lastSequence, merged, walSegments,
+                setAside, familyReports);
     }
 
     /** A few lines for people. */
@@ -39,6 +52,9 @@ public record RepairReport(Path dir, Path manifest, int intactEdits, int tables,
         for (SetAside s : setAside) {
             b.append(System.lineSeparator()).append("  moved to ").append(StoreRepair.LOST).append('/')
                     .append(s.file()).append(": ").append(s.reason());
+        }
+        for (RepairReport f : families) {
+            b.append(System.lineSeparator()).append("column family: ").append(f);
         }
         return b.toString();
     }

@@ -33,6 +33,8 @@ public final class VersionSet {
 
     private final StorageIO io;
     private final Path dir;
+    /** Where the WAL segments this tree replays from are: the store directory. */
+    private final Path walDir;
     private final TableFiles tables;
     private final long manifestRewriteBytes;
 
@@ -66,9 +68,10 @@ public final class VersionSet {
                          long flushCounter, byte[] policyState, long logNumber, long lastSequence) {
     }
 
-    private VersionSet(StorageIO io, Path dir, TableFiles tables, long manifestRewriteBytes) {
+    private VersionSet(StorageIO io, Path dir, Path walDir, TableFiles tables, long manifestRewriteBytes) {
         this.io = io;
         this.dir = dir;
+        this.walDir = walDir;
         this.tables = tables;
         this.manifestRewriteBytes = manifestRewriteBytes;
     }
@@ -79,7 +82,16 @@ public final class VersionSet {
      */
     public static VersionSet open(StorageIO io, Path dir, TableFiles tables, long manifestRewriteBytes)
             throws IOException {
-        VersionSet vs = new VersionSet(io, dir, tables, manifestRewriteBytes);
+        return open(io, dir, dir, tables, manifestRewriteBytes);
+    }
+
+    /**
+     * Opens the version set of the tree in {@code dir} whose WAL segments are in {@code walDir}
+     * (a column family's: the store directory holds the one WAL of all families).
+     */
+    public static VersionSet open(StorageIO io, Path dir, Path walDir, TableFiles tables, long manifestRewriteBytes)
+            throws IOException {
+        VersionSet vs = new VersionSet(io, dir, walDir, tables, manifestRewriteBytes);
         Path manifestPath = Manifest.readCurrent(io, dir);
         Version version;
         if (manifestPath == null) {
@@ -187,7 +199,7 @@ public final class VersionSet {
                 unreferenced.add(p.getFileName().toString());
             }
         }
-        if (!unreferenced.isEmpty() && !io.exists(WalSegments.path(dir, logNumber))) {
+        if (!unreferenced.isEmpty() && !io.exists(WalSegments.path(walDir, logNumber))) {
             throw new CorruptionException(manifestPath, log.validEnd(), "manifest " + manifestPath
                     + " is damaged at offset " + log.validEnd() + " (" + log.damage() + "), and table files it does not"
                     + " reference exist (" + String.join(", ", unreferenced.subList(0, Math.min(8, unreferenced.size())))

@@ -61,6 +61,7 @@ public final class TortureChild {
     private final BitSet unflushed = new BitSet();
     private final Deque<OpenSnapshot> snapshots = new ArrayDeque<>();
     private LsmStore store;
+    private TortureFamilies families;
     private long reportedFaults;
 
     private record OpenSnapshot(Snapshot snapshot, int from, long[] expected, long openedAtOp) {
@@ -92,8 +93,9 @@ public final class TortureChild {
         }
         this.faults = new FaultInjectingStorageIO(new FileChannelStorageIO(), kinds,
                 Double.parseDouble(args.getOrDefault("fault-rate", "0")), random.nextLong());
-        this.config = StoreConfig.builder()
-                .memtableBytes(Long.parseLong(args.getOrDefault("memtable-bytes", "65536")))
+        long memtable = Long.parseLong(args.getOrDefault("memtable-bytes", "65536"));
+        this.config = TortureFamilies.addTo(StoreConfig.builder(), memtable)
+                .memtableBytes(memtable)
                 .walMode(walMode)
                 .blockCacheBytes(4L << 20)
                 .mergePolicy(required("policy"), PolicyChoice.parseParams(args.getOrDefault("params", "")))
@@ -158,6 +160,7 @@ public final class TortureChild {
         for (int attempt = 1; ; attempt++) {
             try {
                 store = LsmStore.open(Path.of(required("dir")), config);
+                families = new TortureFamilies(store);
                 state.setChildState(ExpectedState.CHILD_OPEN);
                 return;
             } catch (RuntimeException e) {
@@ -216,9 +219,9 @@ public final class TortureChild {
         state.markPending(k, v, delete);
         try {
             if (delete) {
-                store.delete(TortureValues.key(k));
+                store.delete(families.of(k), TortureValues.key(k));
             } else {
-                store.put(TortureValues.key(k), TortureValues.value(k, v));
+                store.put(families.of(k), TortureValues.key(k), TortureValues.value(k, v));
             }
         } catch (RuntimeException e) {
             failed("write of key " + k, e);
@@ -249,9 +252,9 @@ public final class TortureChild {
             boolean delete = random.nextInt(5) == 0;
             if (delete) {
                 deletes |= 1 << i;
-                b.delete(TortureValues.key(keys[i]));
+                b.delete(families.of(keys[i]), TortureValues.key(keys[i]));
             } else {
-                b.put(TortureValues.key(keys[i]), TortureValues.value(keys[i], first + i));
+                b.put(families.of(keys[i]), TortureValues.key(keys[i]), TortureValues.value(keys[i], first + i));
             }
         }
         state.recordBatch(first, keys, n, deletes);
@@ -286,9 +289,20 @@ public final class TortureChild {
         }
     }
 
+    /**
+     * Flushes one family, now and then (WAL mode none: always) every family: in WAL mode none
+     * only a flush of every family makes what was acknowledged stable.
+     */
     private void flush() {
+        boolean all = walMode == WalSyncMode.NONE || random.nextInt(4) == 0;
         try {
-            store.flush();
+            if (all) {
+                for (String name : TortureFamilies.NAMES) {
+                    store.flushColumnFamily(store.columnFamily(name));
+                }
+            } else {
+                store.flushColumnFamily(families.any(random.nextInt(TortureFamilies.NAMES.size())));
+            }
         } catch (RuntimeException e) {
             if (!FaultInjectingStorageIO.causedByInjection(e)) {
                 throw new Failure(EXIT_UNEXPECTED, "flush failed without an injected fault: " + e, e);
@@ -312,7 +326,7 @@ public final class TortureChild {
     private void checkGet(int k) {
         byte[] v;
         try {
-            v = store.get(TortureValues.key(k));
+            v = store.get(families.of(k), TortureValues.key(k));
         } catch (RuntimeException e) {
             readFailed("get of key " + k, e);
             return;
@@ -341,8 +355,10 @@ public final class TortureChild {
         int from = random.nextInt(live.length);
         int len = 1 + random.nextInt(200);
         int to = Math.min(live.length, from + len);
-        try (Cursor c = store.scan(TortureValues.key(from), TortureValues.key(to))) {
-            compareRange(c, from, Arrays.copyOfRange(live, from, to), "scan");
+        byte[] fromKey = TortureValues.key(from);
+        byte[] toKey = TortureValues.key(to);
+        try {
+            compareRange(cf -> store.scan(cf, fromKey, toKey), from, Arrays.copyOfRange(live, from, to), "scan");
         } catch (Failure f) {
             throw f;
         } catch (RuntimeException e) {
@@ -350,11 +366,14 @@ public final class TortureChild {
         }
     }
 
-    private void compareRange(Cursor c, int from, long[] expected, String how) {
+    private void compareRange(java.util.function.Function<dev.strata.lsm.ColumnFamily, Cursor> open, int from,
+                              long[] expected, String how) {
         int next = from;
         int end = from + expected.length;
-        while (c.next()) {
-            int k = TortureValues.index(c.key());
+        for (byte[][] entry : families.entries(open, problem -> {
+            throw new Failure(EXIT_CHECK_FAILED, how + ": " + problem, null);
+        })) {
+            int k = TortureValues.index(entry[0]);
             if (k < next || k >= end) {
                 throw new Failure(EXIT_CHECK_FAILED, how + " of keys " + from + ".." + (end - 1) + " returned key " + k
                         + " out of order or range (expected a key from " + next + ")", null);
@@ -362,7 +381,7 @@ public final class TortureChild {
             for (int skipped = next; skipped < k; skipped++) {
                 expect(skipped, expected[skipped - from], null, how);
             }
-            expect(k, expected[k - from], c.value(), how);
+            expect(k, expected[k - from], entry[1], how);
             next = k + 1;
         }
         for (int skipped = next; skipped < end; skipped++) {
@@ -379,11 +398,12 @@ public final class TortureChild {
                 int len = oldest.expected().length;
                 for (int i = 0; i < 4; i++) {
                     int k = oldest.from() + random.nextInt(len);
-                    expect(k, oldest.expected()[k - oldest.from()], s.get(TortureValues.key(k)), "snapshot get");
+                    expect(k, oldest.expected()[k - oldest.from()], s.get(families.of(k), TortureValues.key(k)),
+                            "snapshot get");
                 }
-                try (Cursor c = s.scan(TortureValues.key(oldest.from()), TortureValues.key(oldest.from() + len))) {
-                    compareRange(c, oldest.from(), oldest.expected(), "snapshot scan");
-                }
+                byte[] fromKey = TortureValues.key(oldest.from());
+                byte[] toKey = TortureValues.key(oldest.from() + len);
+                compareRange(cf -> s.scan(cf, fromKey, toKey), oldest.from(), oldest.expected(), "snapshot scan");
             } catch (Failure f) {
                 throw f;
             } catch (RuntimeException e) {

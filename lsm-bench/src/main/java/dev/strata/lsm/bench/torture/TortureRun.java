@@ -365,7 +365,8 @@ public final class TortureRun {
             }
         }
         PolicyChoice reader = PolicyChoice.random(random, options.policy());
-        StoreConfig config = StoreConfig.builder().memtableBytes(memtable).walMode(mode).blockCacheBytes(8L << 20)
+        StoreConfig config = TortureFamilies.addTo(StoreConfig.builder(), memtable).memtableBytes(memtable).walMode(mode)
+                .blockCacheBytes(8L << 20)
                 .mergePolicy(reader.name(), reader.params()).build();
         LsmStore store;
         try {

@@ -41,8 +41,9 @@ public final class Verifier {
         int acknowledged = 0;
         int pendingKeys = 0;
         int pendingApplied = 0;
+        TortureFamilies families = new TortureFamilies(store);
         for (int k = 0; k < n; k++) {
-            byte[] v = store.get(TortureValues.key(k));
+            byte[] v = store.get(families.of(k), TortureValues.key(k));
             values[k] = v;
             long stable = state.stable(k);
             long pending = state.pending(k);
@@ -89,26 +90,33 @@ public final class Verifier {
                 problemCount++;
             }
         }
-        problemCount += checkScan(store, values, problems);
+        problemCount += checkScan(families, store, values, problems);
         problemCount += checkBatch(state, observed, problems);
         return new Result(n, acknowledged, pendingKeys, pendingApplied, problemCount, List.copyOf(problems), observed);
     }
 
     /** A full scan must return exactly the keys the point reads found, with the same values. */
-    private static long checkScan(LsmStore store, byte[][] values, List<String> problems) {
-        long count = 0;
+    private static long checkScan(TortureFamilies families, LsmStore store, byte[][] values, List<String> problems) {
+        long[] misplaced = {0};
         boolean[] seen = new boolean[values.length];
-        try (Cursor c = store.scan(null, null)) {
+        List<byte[][]> entries = families.entries(cf -> store.scan(cf, null, null), problem -> {
+            misplaced[0]++;
+            if (problems.size() < MAX_DESCRIBED) {
+                problems.add(problem);
+            }
+        });
+        long count = misplaced[0];
+        {
             int previous = -1;
-            while (c.next()) {
-                int k = TortureValues.index(c.key());
+            for (byte[][] entry : entries) {
+                int k = TortureValues.index(entry[0]);
                 String problem = null;
                 if (k < 0 || k >= values.length) {
-                    problem = "scan returned a key outside the key space: " + Arrays.toString(c.key());
+                    problem = "scan returned a key outside the key space: " + Arrays.toString(entry[0]);
                 } else if (k <= previous) {
                     problem = "scan returned key " + k + " after key " + previous;
-                } else if (!Arrays.equals(c.value(), values[k])) {
-                    problem = "scan and get disagree on key " + k + ": scan " + describeValue(k, c.value()) + ", get "
+                } else if (!Arrays.equals(entry[1], values[k])) {
+                    problem = "scan and get disagree on key " + k + ": scan " + describeValue(k, entry[1]) + ", get "
                             + describeValue(k, values[k]);
                 } else {
                     seen[k] = true;

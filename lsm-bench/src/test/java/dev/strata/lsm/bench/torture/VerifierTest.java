@@ -14,12 +14,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class VerifierTest {
 
     private static LsmStore open(Path dir) {
-        return LsmStore.open(dir.resolve("db"), StoreConfig.builder().memtableBytes(1 << 16).mergePolicy("no-merge")
-                .build());
+        return LsmStore.open(dir.resolve("db"), TortureFamilies.addTo(StoreConfig.builder(), 1 << 16)
+                .memtableBytes(1 << 16).mergePolicy("no-merge").build());
     }
 
     private static void put(LsmStore store, int k, long v) {
-        store.put(TortureValues.key(k), TortureValues.value(k, v));
+        store.put(new TortureFamilies(store).of(k), TortureValues.key(k), TortureValues.value(k, v));
+    }
+
+    @Test
+    void aKeyInAFamilyItIsNotWrittenToIsReported(@TempDir Path tmp) throws Exception {
+        try (ExpectedState state = ExpectedState.create(tmp.resolve("state"), 3); LsmStore store = open(tmp)) {
+            put(store, 1, 5);
+            state.settle(1, ExpectedState.word(5, false));
+            // Key 2 belongs to family t2; a copy in the default family is a misplaced write.
+            store.put(TortureValues.key(2), TortureValues.value(2, 6));
+            Verifier.Result r = Verifier.verify(store, state);
+            assertEquals(1, r.problemCount(), r.problems().toString());
+            assertTrue(r.problems().get(0).contains("key 2 found in family default, but it is written only to t2"),
+                    r.problems().get(0));
+        }
     }
 
     @Test

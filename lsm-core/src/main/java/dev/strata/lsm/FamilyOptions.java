@@ -1,0 +1,147 @@
+package dev.strata.lsm;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The options of one column family: its memtable size, memtable backlog and merge policy.
+ * Every option left unset takes the store's ({@link StoreConfig}); everything else (WAL, page
+ * size, compression, cache, threads) is the store's. In XML:
+ * {@code <family name="..."><memtable bytes="..." maxImmutable="..."/><mergePolicy name="...">...</mergePolicy></family>}
+ * inside the store's document.
+ *
+ * <p>Immutable and thread safe; build with {@link #builder()}. Values are checked when the
+ * family is created or opened ({@link StoreConfig.Builder#build} rules apply), with an
+ * {@link IllegalArgumentException} or {@link ConfigException} naming the option.
+ */
+public final class FamilyOptions {
+    private static final FamilyOptions DEFAULTS = new Builder().build();
+
+    private final long memtableBytes;
+    private final int maxImmutableMemtables;
+    private final String mergePolicy;
+    private final Map<String, String> mergePolicyParams;
+
+    private FamilyOptions(Builder b) {
+        this.memtableBytes = b.memtableBytes;
+        this.maxImmutableMemtables = b.maxImmutableMemtables;
+        this.mergePolicy = b.mergePolicy;
+        this.mergePolicyParams = Map.copyOf(b.mergePolicyParams);
+    }
+
+    /** Every option the store's. */
+    public static FamilyOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The memtable size in bytes, or 0 for the store's. */
+    public long memtableBytes() {
+        return memtableBytes;
+    }
+
+    /** The immutable memtable backlog, or 0 for the store's. */
+    public int maxImmutableMemtables() {
+        return maxImmutableMemtables;
+    }
+
+    /** The merge policy's registered name, or null for the store's (with its parameters). */
+    public String mergePolicy() {
+        return mergePolicy;
+    }
+
+    /** The merge policy's parameters (empty when the policy is the store's). */
+    public Map<String, String> mergePolicyParams() {
+        return mergePolicyParams;
+    }
+
+    /**
+     * The store configuration a family with these options runs with: {@code store}'s, with
+     * the options set here in place of its own; checked as {@link StoreConfig.Builder#build} checks.
+     *
+     * @throws ConfigException naming a bad value
+     */
+    public StoreConfig applyTo(StoreConfig store) {
+        StoreConfig.Builder b = store.toBuilder();
+        b.families.clear();
+        if (memtableBytes != 0) {
+            b.memtableBytes(memtableBytes);
+        }
+        if (maxImmutableMemtables != 0) {
+            b.maxImmutableMemtables(maxImmutableMemtables);
+        }
+        if (mergePolicy != null) {
+            b.mergePolicy(mergePolicy, mergePolicyParams);
+        }
+        return b.build();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof FamilyOptions f && f.memtableBytes == memtableBytes
+                && f.maxImmutableMemtables == maxImmutableMemtables && java.util.Objects.equals(f.mergePolicy, mergePolicy)
+                && f.mergePolicyParams.equals(mergePolicyParams);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(memtableBytes, maxImmutableMemtables, mergePolicy, mergePolicyParams);
+    }
+
+    @Override
+    public String toString() {
+        return "FamilyOptions[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
+                + ", mergePolicy=" + mergePolicy + " " + mergePolicyParams + "]";
+    }
+
+    /** Builds {@link FamilyOptions}; not thread safe. */
+    public static final class Builder {
+        private long memtableBytes;
+        private int maxImmutableMemtables;
+        private String mergePolicy;
+        private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
+
+        private Builder() {
+        }
+
+        /** The family's memtable size (0: the store's). */
+        public Builder memtableBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("family memtableBytes must not be negative, was " + bytes);
+            }
+            this.memtableBytes = bytes;
+            return this;
+        }
+
+        /** The family's immutable memtable backlog (0: the store's). */
+        public Builder maxImmutableMemtables(int count) {
+            if (count < 0) {
+                throw new IllegalArgumentException("family maxImmutableMemtables must not be negative, was " + count);
+            }
+            this.maxImmutableMemtables = count;
+            return this;
+        }
+
+        /** The family's merge policy by registered name, with parameters. */
+        public Builder mergePolicy(String name, Map<String, String> params) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("family merge policy name must not be null or blank");
+            }
+            this.mergePolicy = name;
+            this.mergePolicyParams = new LinkedHashMap<>(params == null ? Map.of() : params);
+            return this;
+        }
+
+        /** The family's merge policy by registered name, default parameters. */
+        public Builder mergePolicy(String name) {
+            return mergePolicy(name, Map.of());
+        }
+
+        public FamilyOptions build() {
+            return new FamilyOptions(this);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.BlockCompactionStats;
+import dev.strata.lsm.StallChainStats;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.StoreListener;
+import dev.strata.lsm.StoreStats;
+import dev.strata.lsm.cache.BlockCache;
+import dev.strata.lsm.io.CountingStorageIO;
+import dev.strata.lsm.mergeop.MergeOperator;
+import dev.strata.lsm.metrics.StoreMetrics;
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicy;
+import dev.strata.lsm.version.Component;
+import dev.strata.lsm.version.LiveDataEstimate;
+import dev.strata.lsm.version.Run;
+import dev.strata.lsm.version.TableFiles;
+import dev.strata.lsm.version.Version;
+import dev.strata.lsm.version.VersionSet;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One column family's tree (RocksDB's {@code ColumnFamilyData}): its tables and version set
+ * (its own directory and manifest, which records its tables and its WAL replay point), its
+ * memtables, merge policy, merge scheduler, flush lane, write admission and read path. The
+ * parts every family shares — the WAL and sequence numbers ({@link WalLog}), the mutex, the
+ * threads, the block cache, snapshots, the merge operator — are the {@link Shared} the engine
+ * hands in. The default family's tree is the store directory's, exactly what a store was
+ * before families existed.
+ *
+ * <p>Locking: as the engine's (its parts are guarded by the shared mutex); {@link #dropped}
+ * is set under it.
+ */
+final class Tree {
+    /** What every tree of a store shares. */
+    record Shared(Path storeDir, CountingStorageIO io, BlockCache cache, EngineMutex mutex, BackgroundThreads threads,
+                  StoreMetrics metrics, Snapshots snapshots, StoreListener listener, MergeOperator operator, WalLog log,
+                  AtomicInteger queuedSweeps, java.util.function.LongSupplier walKeepFrom) {
+    }
+
+    final int id;
+    final String name;
+    final Path dir;
+    final StoreConfig config;
+    final TableFiles tables;
+    final VersionSet versions;
+    final EngineCounters counters = new EngineCounters();
+    final ObsoleteFiles obsolete;
+    final TableOutput output;
+    final Memtables memtables;
+    final PolicyBridge policy;
+    final MergeScheduler scheduler;
+    final FlushJob flushJob;
+    final FlushLane flushLane;
+    final WriteControl writeControl;
+    final ReadPath reads;
+    private final Shared shared;
+    /** The family's meters ({@code family} tag), removed when it is dropped. */
+    volatile java.util.List<io.micrometer.core.instrument.Meter> meters = java.util.List.of();
+    /** Set (mutex held) once the family's drop is durable: no write may reach it any more. */
+    volatile boolean dropped;
+
+    /**
+     * Builds the tree over {@code versions} (open, over {@code tables}) with {@code config}, the
+     * store's configuration with the family's options in place ({@link
+     * dev.strata.lsm.FamilyOptions#applyTo}).
+     */
+    Tree(int id, String name, Path dir, StoreConfig config, TableFiles tables, VersionSet versions, MergePolicy mergePolicy,
+         Shared shared) {
+        this.id = id;
+        this.name = name;
+        this.dir = dir;
+        this.config = config;
+        this.tables = tables;
+        this.versions = versions;
+        this.shared = shared;
+        EngineMutex mutex = shared.mutex();
+        BackgroundThreads threads = shared.threads();
+        this.obsolete = new ObsoleteFiles(shared.io(), dir, tables, versions, mutex, counters.punchedBytes,
+                config.obsoleteDeleteBatchBytes());
+        obsolete.walRetention(shared.storeDir(), shared.walKeepFrom());
+        this.output = new TableOutput(shared.io(), dir, tables, versions, obsolete, config::tableOptions,
+                config.valueExpiry(), shared.operator());
+        this.memtables = new Memtables(shared.log());
+        this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
+        MergeJob mergeJob = new MergeJob(shared.io(), tables, versions, output, obsolete, policy, mutex,
+                config.tableOptions(), threads.blockMergePool, counters);
+        this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, shared.snapshots(), threads.mergePool,
+                threads.decider, counters, shared.metrics(), shared.listener(), this::flushRunning);
+        this.flushJob = new FlushJob(mutex, versions, output, obsolete, policy, scheduler, mergeJob, shared.snapshots(),
+                counters, shared.listener());
+        this.flushLane = new FlushLane(dir, config.walMode(), mutex, memtables, versions, flushJob, scheduler, obsolete,
+                shared.snapshots(), threads.flushThread, counters, shared.metrics());
+        this.writeControl = new WriteControl(dir, config, mutex, memtables, flushLane, scheduler, counters);
+        this.reads = new ReadPath(memtables, versions, mutex, shared.operator());
+        AtomicInteger queuedSweeps = shared.queuedSweeps();
+        versions.onVersionReleased(() -> {
+            if (!threads.mergePool.isShutdown()) {
+                queuedSweeps.incrementAndGet();
+                try {
+                    threads.mergePool.execute(() -> {
+                        try {
+                            obsolete.deleteObsoleteTables();
+                        } finally {
+                            queuedSweeps.decrementAndGet();
+                        }
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    queuedSweeps.decrementAndGet(); // shutting down: close sweeps what is left
+                }
+            }
+        });
+    }
+
+    /**
+     * Opens the tree of a non-default family in {@code dir} (created if missing), its WAL
+     * segments being the store's. A failure closes what was opened.
+     */
+    static Tree open(int id, String name, Path dir, StoreConfig config, MergePolicy mergePolicy, Shared shared)
+            throws IOException {
+        shared.io().createDirectories(dir);
+        TableFiles tables = new TableFiles(shared.io(), dir, shared.cache().namespace(id));
+        VersionSet versions = null;
+        try {
+            versions = VersionSet.open(shared.io(), dir, shared.storeDir(), tables, config.manifestRewriteBytes());
+            return new Tree(id, name, dir, config, tables, versions, mergePolicy, shared);
+        } catch (IOException | RuntimeException | Error e) {
+            if (versions != null) {
+                versions.close();
+            }
+            tables.closeAll();
+            throw e;
+        }
+    }
+
+    /** Creates the merge policy {@code config} names (checked: an unknown name or bad parameter throws). */
+    static MergePolicy policyOf(StoreConfig config) {
+        return MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
+    }
+
+    /** For the scheduler, which is made before the flush lane. Mutex held. */
+    private boolean flushRunning() {
+        return flushLane.running();
+    }
+
+    /** A flush or merge of this tree runs. Mutex held. */
+    boolean busy() {
+        return flushLane.running() || scheduler.running();
+    }
+
+    /**
+     * The oldest WAL segment this tree still needs: its version set's log number, or none
+     * ({@link Long#MAX_VALUE}) when {@code idleNeedsNothing} and it holds no unflushed write.
+     */
+    long walKeepFrom(boolean idleNeedsNothing) {
+        if (idleNeedsNothing && memtables.allEmpty()) {
+            return Long.MAX_VALUE;
+        }
+        return versions.logNumber();
+    }
+
+    /** The tree's counters and gauges; the IO counters are the store's (one WAL, one device). */
+    StoreStats stats() {
+        Version v = versions.acquire();
+        try {
+            long bytes = 0;
+            long tombstones = 0;
+            int levels = v.levels().size();
+            long[] liveByLevel = new long[levels];
+            long[] physicalByLevel = new long[levels];
+            long[] logicalByLevel = new long[levels];
+            for (int level = 0; level < levels; level++) {
+                for (Run run : v.levels().get(level)) {
+                    for (Component c : run.components()) {
+                        bytes += c.meta().sizeBytes();
+                        tombstones += c.meta().tombstoneCount();
+                        liveByLevel[level] += c.meta().sizeBytes();
+                        physicalByLevel[level] += c.physicalBytes();
+                        logicalByLevel[level] += c.reader() != null ? c.reader().footer().liveBytes()
+                                : c.meta().sizeBytes();
+                    }
+                }
+            }
+            // The pinned version's files are open, so the held files are at least its components.
+            long fileBytes = Math.max(bytes, tables.fileBytes());
+            return new StoreStats(shared.io().counters().snapshot(), fileBytes, bytes, LiveDataEstimate.of(v),
+                    v.componentCounts(), counters.flushes.get(), counters.merges.get(), counters.stallNanos.sum(),
+                    memtables.approximateBytes(), memtables.visibleSequence(), counters.policyErrors.get(),
+                    v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct().sorted().toArray(),
+                    new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
+                            counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
+                            counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
+                    chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel)
+                    .withCompression(logicalByLevel, tables.cache().decompressions(),
+                            tables.cache().decompressionNanos());
+        } finally {
+            v.release();
+        }
+    }
+
+    private StallChainStats chains() {
+        shared.mutex().lock();
+        try {
+            return counters.chains.stats();
+        } finally {
+            shared.mutex().unlock();
+        }
+    }
+
+    /** Closes the tree's manifest and tables (its jobs have ended). */
+    void closeFiles() {
+        try {
+            versions.close();
+        } catch (RuntimeException e) {
+            System.getLogger(Tree.class.getName()).log(System.Logger.Level.WARNING, "closing manifest of " + dir
+                    + " failed", e);
+        }
+        tables.closeAll();
+    }
+}
