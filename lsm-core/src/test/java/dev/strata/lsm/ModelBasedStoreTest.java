@@ -351,10 +351,10 @@ class ModelBasedStoreTest {
         System.out.println("ModelBasedStoreTest families seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         Path dir = tmp.resolve("f" + seed);
-        StoreConfig base = randomConfig(rnd);
+        StoreConfig base = randomConfig(rnd, 600);
         StoreConfig.Builder cb = base.toBuilder();
         for (String name : List.of("a", "b")) {
-            StoreConfig own = randomConfig(rnd);
+            StoreConfig own = randomConfig(rnd, 600);
             cb.family(name, FamilyOptions.builder().memtableBytes(own.memtableBytes())
                     .mergePolicy(own.mergePolicy(), own.mergePolicyParams()).build());
         }
