@@ -5,20 +5,26 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Puts, deletes and merge operands applied atomically by {@link LsmStore#write}: after a crash either all
+ * Puts, deletes, range deletes and merge operands applied atomically by {@link LsmStore#write}: after a crash either all
  * of them are there or none, and no reader ever sees part of a batch. Not thread safe; the
  * store copies nothing, so do not modify the arrays after adding them.
  */
 public final class WriteBatch {
 
     /**
-     * One operation of a batch: a put, a delete ({@code delete}, no value) or a merge operand
-     * ({@code merge}, the operand as its value).
+     * One operation of a batch: a put, a delete ({@code delete}, no value), a merge operand
+     * ({@code merge}, the operand as its value) or a range delete ({@code rangeDelete}: the keys
+     * from {@code key} inclusive to {@code value} exclusive).
      */
-    public record Op(boolean delete, byte[] key, byte[] value, boolean merge) {
+    public record Op(boolean delete, byte[] key, byte[] value, boolean merge, boolean rangeDelete) {
         /** A put or a delete. */
         public Op(boolean delete, byte[] key, byte[] value) {
-            this(delete, key, value, false);
+            this(delete, key, value, false, false);
+        }
+
+        /** A put, a delete or a merge operand. */
+        public Op(boolean delete, byte[] key, byte[] value, boolean merge) {
+            this(delete, key, value, merge, false);
         }
     }
 
@@ -61,6 +67,29 @@ public final class WriteBatch {
         }
         ops.add(new Op(true, key, null));
         approximateBytes += key.length + 16;
+        return this;
+    }
+
+    /**
+     * Deletes every key in {@code [fromInclusive, toExclusive)} (unsigned lexicographic order,
+     * the store's key order) that was written before this operation, as
+     * {@link LsmStore#deleteRange}: one operation, however many keys the range holds.
+     * {@code fromInclusive == toExclusive} is an empty range (it deletes nothing).
+     *
+     * @throws IllegalArgumentException if a key is null or {@code fromInclusive} sorts after
+     *     {@code toExclusive} (the message names both)
+     */
+    public WriteBatch deleteRange(byte[] fromInclusive, byte[] toExclusive) {
+        if (fromInclusive == null || toExclusive == null) {
+            throw new IllegalArgumentException("deleteRange keys must not be null");
+        }
+        if (java.util.Arrays.compareUnsigned(fromInclusive, toExclusive) > 0) {
+            throw new IllegalArgumentException("deleteRange from " + dev.strata.lsm.sstable.InternalKeys.describe(
+                    fromInclusive) + " is after to " + dev.strata.lsm.sstable.InternalKeys.describe(toExclusive)
+                    + " (keys compare as unsigned bytes)");
+        }
+        ops.add(new Op(false, fromInclusive, toExclusive, false, true));
+        approximateBytes += fromInclusive.length + toExclusive.length + 16;
         return this;
     }
 

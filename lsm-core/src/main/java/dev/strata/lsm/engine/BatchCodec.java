@@ -11,10 +11,15 @@ import java.util.List;
 /**
  * Encodes write groups as WAL record payloads and replays them into a memtable. Layout
  * (docs/format.md, "WAL batch record"): u64 first sequence number, u32 operation count,
- * then per operation u8 type (0 delete, 1 put, 2 merge operand), varint key length, key, and
- * for a put or merge varint value length and value. Operation i has sequence number first + i.
+ * then per operation u8 type (0 delete, 1 put, 2 merge operand, 3 range delete), varint key
+ * length, key, and for a put or merge varint value length and value, for a range delete varint
+ * end key length and end key (the range is [key, end key)). Operation i has sequence number
+ * first + i.
  */
 final class BatchCodec {
+    /** The WAL operation type of a range delete (not an {@link EntryType}: tables never hold it as an entry). */
+    static final int RANGE_DELETE = 3;
+
     private BatchCodec() {
     }
 
@@ -62,7 +67,7 @@ final class BatchCodec {
         p = putInt(out, p, count);
         for (WriteBatch b : batches) {
             for (WriteBatch.Op op : b.ops()) {
-                out[p++] = (byte) (op.delete() ? EntryType.DELETE.code()
+                out[p++] = (byte) (op.delete() ? EntryType.DELETE.code() : op.rangeDelete() ? RANGE_DELETE
                         : op.merge() ? EntryType.MERGE.code() : EntryType.PUT.code());
                 p = putVarint(out, p, op.key().length);
                 System.arraycopy(op.key(), 0, out, p, op.key().length);
@@ -105,6 +110,16 @@ final class BatchCodec {
                     pos[0] += vlen;
                     if (seq + i > durable) {
                         mem.add(key, seq + i, EntryType.fromCode(type), value);
+                    }
+                } else if (type == RANGE_DELETE) {
+                    int elen = getVarint(rec, pos);
+                    byte[] end = java.util.Arrays.copyOfRange(rec, pos[0], pos[0] + elen);
+                    pos[0] += elen;
+                    if (java.util.Arrays.compareUnsigned(key, end) > 0) {
+                        throw new IllegalArgumentException("range delete with its start after its end");
+                    }
+                    if (seq + i > durable) {
+                        mem.addRangeTombstone(key, end, seq + i);
                     }
                 } else {
                     throw new IllegalArgumentException("unknown operation type " + type);

@@ -7,6 +7,7 @@ import dev.strata.lsm.mergeop.MergeOperator;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.InternalKeys;
+import dev.strata.lsm.sstable.RangeTombstones;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -36,6 +37,8 @@ final class StoreCursor implements Cursor {
     /** The store's merge operator (null: none, and an operand met is an error). */
     private final MergeOperator operator;
     private final long readSeq;
+    /** The range tombstones of the read, at or below {@link #readSeq}; null when there are none. */
+    private final RangeTombstones rangeTombstones;
     private final byte[] from;
     private final byte[] to;
     private final Runnable onClose;
@@ -52,10 +55,13 @@ final class StoreCursor implements Cursor {
      * @param to first key excluded, null for none
      * @param onClose runs once when the cursor is closed
      * @param checkStoreOpen throws {@link StoreClosedException} once the store is closed
+     * @param rangeTombstones the range tombstones of every source at or below {@code readSeq}:
+     *     an entry they cover reads as a tombstone
      */
     StoreCursor(InternalIterator it, long readSeq, byte[] from, byte[] to, Runnable onClose, Runnable checkStoreOpen,
-                MergeOperator operator) {
+                MergeOperator operator, RangeTombstones rangeTombstones) {
         this.it = it;
+        this.rangeTombstones = rangeTombstones.isEmpty() ? null : rangeTombstones;
         this.operator = operator;
         this.readSeq = readSeq;
         this.from = from == null ? null : from.clone();
@@ -210,6 +216,17 @@ final class StoreCursor implements Cursor {
     }
 
     /**
+     * The type of the merged iterator's entry as the read sees it: {@link EntryType#DELETE}
+     * when a range tombstone of the read covers it.
+     */
+    private EntryType visibleType() {
+        if (rangeTombstones != null && rangeTombstones.covers(it.key(), it.seqno(), readSeq)) {
+            return EntryType.DELETE;
+        }
+        return it.type();
+    }
+
+    /**
      * From the merged iterator's entry onwards, finds the first user key below the upper bound
      * whose newest visible version is a put, and stands on that version.
      */
@@ -223,13 +240,14 @@ final class StoreCursor implements Cursor {
                 it.next();
                 continue;
             }
-            if (it.type() == EntryType.DELETE) {
+            EntryType type = visibleType();
+            if (type == EntryType.DELETE) {
                 while (it.valid() && Arrays.equals(it.key(), k)) {
                     it.next();
                 }
                 continue;
             }
-            if (it.type() == EntryType.MERGE) {
+            if (type == EntryType.MERGE) {
                 return on(k, mergeForward(k), false);
             }
             return on(k, it.value(), false);
@@ -247,7 +265,7 @@ final class StoreCursor implements Cursor {
         byte[] base = null;
         while (it.valid() && Arrays.equals(it.key(), k)) {
             if (it.seqno() <= readSeq) {
-                EntryType t = it.type();
+                EntryType t = visibleType();
                 if (t != EntryType.MERGE) {
                     base = t == EntryType.PUT ? it.value() : null;
                     break;
@@ -286,7 +304,7 @@ final class StoreCursor implements Cursor {
                     base = null;
                 }
                 current = k;
-                EntryType t = it.type();
+                EntryType t = visibleType();
                 if (t == EntryType.DELETE) {
                     present = false;
                     base = null;
