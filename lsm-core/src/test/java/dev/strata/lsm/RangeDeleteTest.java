@@ -123,6 +123,36 @@ class RangeDeleteTest {
     }
 
     @Test
+    void aMemtableOfRangeTombstonesAloneFlushesToATableOfThem() {
+        try (LsmStore store = LsmStore.open(dir)) {
+            for (int i = 0; i < 50; i++) {
+                store.put(key(i), u64(i));
+            }
+            store.flush();
+            store.deleteRange(key(10), key(20));
+            assertTrue(store.getFromMemory(key(15)).answered(), "a range tombstone in memory answers");
+            assertNull(store.getFromMemory(key(15)).value());
+            assertFalse(store.getFromMemory(key(25)).answered());
+            store.flush();
+            store.deleteRange(key(30), key(40));
+            store.flush();
+            TreeMap<Integer, byte[]> model = new TreeMap<>();
+            for (int i = 0; i < 50; i++) {
+                if (!(i >= 10 && i < 20) && !(i >= 30 && i < 40)) {
+                    model.put(i, u64(i));
+                }
+            }
+            assertSame(model, store, null, 60, "tables of tombstones");
+        }
+        try (LsmStore store = LsmStore.open(dir)) {
+            assertNull(store.get(key(35)));
+            store.compactRange(null, null);
+            assertNull(store.get(key(35)));
+            assertArrayEquals(u64(45), store.get(key(45)));
+        }
+    }
+
+    @Test
     void snapshotsOlderThanTheTombstoneStillSeeTheData() {
         try (LsmStore store = LsmStore.open(dir)) {
             for (int i = 0; i < 100; i++) {

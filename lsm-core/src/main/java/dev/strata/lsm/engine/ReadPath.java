@@ -60,7 +60,14 @@ final class ReadPath {
      */
     InternalEntry latestInMemtables(byte[] key) {
         MemtableSet m = memtables.set();
-        return fromMemtables(m, key, memtables.visibleSequence());
+        long seq = memtables.visibleSequence();
+        InternalEntry e = fromMemtables(m, key, seq);
+        long cover = memtableCover(m, key, seq);
+        if (cover > 0 && (e == null || e.seqno() < cover)) {
+            // A range tombstone in memory is newer than anything in the tables: the key is deleted.
+            return new InternalEntry(key, cover, EntryType.DELETE, null);
+        }
+        return e;
     }
 
     /**
