@@ -120,6 +120,12 @@ final class ReadPath {
     private byte[] lookup(byte[] key, long seq, MemtableSet m, Version[] v) {
         long cover = memtableCover(m, key, seq);
         InternalEntry e = fromMemtables(m, key, seq);
+        if (e == null && cover > 0) {
+            // A range tombstone in a memtable is newer than every table entry (a table entry
+            // newer than it would come from the same memtable, and be found there): deleted,
+            // without reading a table.
+            return null;
+        }
         if (e == null) {
             if (v[0] == null) {
                 v[0] = versions.acquire();
