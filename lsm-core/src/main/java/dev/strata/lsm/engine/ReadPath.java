@@ -131,7 +131,6 @@ final class ReadPath {
                 v[0] = versions.acquire();
             }
             try {
-                cover = Math.max(cover, versionCover(v[0], key, seq));
                 e = fromVersion(v[0], key, seq);
             } catch (IOException ex) {
                 // A read racing close() finds the files closed: report it as what it is.
@@ -268,16 +267,31 @@ final class ReadPath {
         return e;
     }
 
-    /** The newest entry of {@code key} at or below {@code seq} in {@code v}, or null; counts reads per component. */
+    /**
+     * The newest entry of {@code key} at or below {@code seq} in {@code v}, or null; counts
+     * reads per component. Runs are read newest first, and a table's range tombstones are
+     * taken with it: an entry below the newest tombstone covering the key so far reads as a
+     * tombstone, and once one covers the key the walk stops at the end of its run (by the
+     * stability invariant, later runs hold only older data for any key inside a table's
+     * bounds, and a table's bounds cover its tombstones).
+     */
     private static InternalEntry fromVersion(Version v, byte[] key, long seq) throws IOException {
+        boolean rangeTombstones = v.hasRangeTombstones();
+        long cover = 0;
         for (List<Run> level : v.levels()) {
             for (Run run : level) {
                 Component c = run.find(key);
                 if (c != null) {
+                    if (rangeTombstones) {
+                        cover = Math.max(cover, c.reader().rangeTombstones().coveringSeqno(key, seq));
+                    }
                     c.recordRead();
                     InternalEntry e = c.reader().get(key, seq);
                     if (e != null) {
-                        return e;
+                        return e.seqno() < cover ? InternalEntry.delete(key, cover) : e;
+                    }
+                    if (cover > 0) {
+                        return InternalEntry.delete(key, cover);
                     }
                 }
             }
