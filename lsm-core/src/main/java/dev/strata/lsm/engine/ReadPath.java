@@ -307,7 +307,35 @@ final class ReadPath {
     private static Cursor scan(MemtableSet m, Version v, long seq, byte[] from, byte[] to, Runnable release,
                        Runnable checkOpen, dev.strata.lsm.mergeop.MergeOperator operator) {
         return new StoreCursor(new MergingIterator(sources(m, v)), seq, from, to, release, checkOpen, operator,
-                rangeTombstones(m, v, seq));
+                rangeTombstones(m, v, seq), (lo, hi, above) -> mayHoldNewer(m, v, lo, hi, above));
+    }
+
+    /**
+     * Whether a memtable or table of the read may hold an entry in {@code [from, to)} with a
+     * sequence number above {@code seqno}: a memtable whose largest sequence number is above
+     * it and which has any entry there, or a table whose largest one is above it and whose
+     * bounds overlap the range. Errs towards yes.
+     */
+    private static boolean mayHoldNewer(MemtableSet m, Version v, byte[] from, byte[] to, long seqno) {
+        if (m.active().maxSeqno() > seqno && m.active().hasEntryIn(from, to)) {
+            return true;
+        }
+        for (Memtable imm : m.immutable()) {
+            if (imm.maxSeqno() > seqno && imm.hasEntryIn(from, to)) {
+                return true;
+            }
+        }
+        for (List<Run> level : v.levels()) {
+            for (Run run : level) {
+                for (Component c : run.components()) {
+                    if (c.meta().maxSeqno() > seqno && java.util.Arrays.compareUnsigned(c.meta().minKey(), to) < 0
+                            && java.util.Arrays.compareUnsigned(c.meta().maxKey(), from) >= 0) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /**

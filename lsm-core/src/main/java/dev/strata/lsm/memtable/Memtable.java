@@ -69,6 +69,12 @@ public final class Memtable {
         return rangeTombstones;
     }
 
+    /** Whether some entry (of any sequence number) has a key in {@code [from, to)}. */
+    public boolean hasEntryIn(byte[] from, byte[] to) {
+        long node = list.seek(from, dev.strata.lsm.sstable.InternalKeys.MAX_SEQNO);
+        return node != 0 && java.util.Arrays.compareUnsigned(list.key(node), to) < 0;
+    }
+
     /** Largest sequence number added (0 when empty). */
     public long maxSeqno() {
         return maxSeqno;

@@ -195,6 +195,36 @@ public final class RangeTombstones {
         return 0;
     }
 
+    /**
+     * A fragment and one of its tombstones' sequence numbers.
+     *
+     * @param start first key of the fragment
+     * @param end first key after it
+     * @param seqno the sequence number
+     */
+    public record Fragment(byte[] start, byte[] end, long seqno) {
+    }
+
+    /**
+     * The fragment covering {@code key} with its newest sequence number at most
+     * {@code readSeqno}, or null when none covers the key for that reader.
+     */
+    public Fragment covering(byte[] key, long readSeqno) {
+        if (starts.length == 0) {
+            return null;
+        }
+        int f = fragment(key);
+        if (f < 0) {
+            return null;
+        }
+        for (long s : seqnos[f]) {
+            if (s <= readSeqno) {
+                return new Fragment(starts[f], ends[f], s);
+            }
+        }
+        return null;
+    }
+
     /** Whether the entry of {@code key} at {@code seqno} is deleted for a reader at {@code readSeqno}. */
     public boolean covers(byte[] key, long seqno, long readSeqno) {
         return starts.length != 0 && seqno < coveringSeqno(key, readSeqno);
