@@ -87,8 +87,7 @@ public final class RangeTombstones {
                 j++;
             }
             byte[] end = bounds.get(j);
-            long[] seqs = active.stream().mapToLong(Tombstone::seqno).distinct().sorted().toArray();
-            reverse(seqs);
+            long[] seqs = descendingDistinct(active);
             int last = s.size() - 1;
             if (last >= 0 && Arrays.equals(e.get(last), b) && Arrays.equals(q.get(last), seqs)) {
                 e.set(last, end); // same tombstones on both sides of b: one fragment
@@ -101,12 +100,21 @@ public final class RangeTombstones {
         return new RangeTombstones(s.toArray(new byte[0][]), e.toArray(new byte[0][]), q.toArray(new long[0][]));
     }
 
-    private static void reverse(long[] a) {
-        for (int i = 0, j = a.length - 1; i < j; i++, j--) {
-            long x = a[i];
-            a[i] = a[j];
-            a[j] = x;
+    /** The sequence numbers of {@code ts}, descending, each once. */
+    private static long[] descendingDistinct(List<Tombstone> ts) {
+        long[] a = new long[ts.size()];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = ts.get(i).seqno();
         }
+        Arrays.sort(a);
+        long[] out = new long[a.length];
+        int n = 0;
+        for (int i = a.length - 1; i >= 0; i--) {
+            if (n == 0 || a[i] != out[n - 1]) {
+                out[n++] = a[i];
+            }
+        }
+        return Arrays.copyOf(out, n);
     }
 
     /** The union of {@code sets}. */
