@@ -16,6 +16,8 @@ import java.util.zip.CRC32C;
  * per tombstone varint start length, start, varint end length, end, u64 sequence number —
  * sorted by start, non-overlapping but for tombstones of one fragment (same start and end,
  * sequence numbers descending) — and last a u32 CRC32C of every byte before it.
+ *
+ * <p>Stateless and thread safe.
  */
 public final class RangeTombstoneExtent {
     /** The extent's own format version. */
