@@ -28,11 +28,11 @@ class MergeOperatorTest {
     Path dir;
 
     private static byte[] key(int i) {
-        return ByteBuffer.allocate(4).putInt(i).array();
+        return ModelReads.key(i);
     }
 
     private static byte[] u64(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
+        return ModelReads.u64(v);
     }
 
     private record Held(Snapshot snapshot, TreeMap<Integer, byte[]> contents) {

@@ -22,6 +22,11 @@ final class ModelReads {
         return ByteBuffer.allocate(4).putInt(i).array();
     }
 
+    /** An 8-byte big-endian value (uint64add's operands and values). */
+    static byte[] u64(long v) {
+        return ByteBuffer.allocate(8).putLong(v).array();
+    }
+
     /** Every way of reading {@code store} (or {@code snapshot}) over keys 0 .. keySpace - 1 agrees with {@code model}. */
     static void assertMatches(TreeMap<Integer, byte[]> model, LsmStore store, Snapshot snapshot, int keySpace,
                            String where) {

@@ -30,11 +30,11 @@ class RangeDeleteTest {
     Path dir;
 
     private static byte[] key(int i) {
-        return ByteBuffer.allocate(4).putInt(i).array();
+        return ModelReads.key(i);
     }
 
     private static byte[] u64(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
+        return ModelReads.u64(v);
     }
 
     private static void assertSame(TreeMap<Integer, byte[]> model, LsmStore store, Snapshot snapshot, int keySpace,
