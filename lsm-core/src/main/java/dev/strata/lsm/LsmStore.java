@@ -367,6 +367,37 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
+     * Deletes every key in {@code [fromInclusive, toExclusive)} (unsigned lexicographic order,
+     * the store's key order) written before this call, with one range tombstone: one WAL
+     * record and one memtable entry however many keys the range holds (RocksDB's
+     * {@code DeleteRange}). Keys written afterwards are visible; a snapshot taken before still
+     * sees the deleted data. Merges drop the data it covers once no snapshot needs it, and the
+     * tombstone itself at the last level. {@code fromInclusive == toExclusive} is an empty
+     * range: nothing is deleted.
+     *
+     * @throws IllegalArgumentException if a key is null, {@code fromInclusive} sorts after
+     *     {@code toExclusive} (the message names both) or a key exceeds the maximum key size
+     *     (nothing is written)
+     * @throws StoreClosedException if the store is closed
+     */
+    public void deleteRange(byte[] fromInclusive, byte[] toExclusive) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().deleteRange(fromInclusive, toExclusive), WriteOptions.defaults());
+    }
+
+    /**
+     * Deletes every key in {@code [fromInclusive, toExclusive)} of {@code family} (see
+     * {@link #deleteRange(byte[], byte[])}); other families are untouched.
+     *
+     * @throws IllegalArgumentException if the handle is null, dropped or another store's, or
+     *     the range is invalid (nothing is written)
+     */
+    public void deleteRange(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().deleteRange(check(family), fromInclusive, toExclusive), WriteOptions.defaults());
+    }
+
+    /**
      * Applies every operation of {@code batch} atomically, across column families too: after
      * a crash all of it is there or none, and no reader sees part of it.
      *

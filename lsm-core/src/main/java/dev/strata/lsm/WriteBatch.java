@@ -5,25 +5,27 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Puts, deletes and merge operands applied atomically by {@link LsmStore#write}: after a crash either all
+ * Puts, deletes, range deletes and merge operands applied atomically by {@link LsmStore#write}: after a crash either all
  * of them are there or none, and no reader ever sees part of a batch. Not thread safe; the
  * store copies nothing, so do not modify the arrays after adding them.
  */
 public final class WriteBatch {
 
     /**
-     * One operation of a batch: a put, a delete ({@code delete}, no value) or a merge operand
-     * ({@code merge}, the operand as its value).
+     * One operation of a batch: a put, a delete ({@code delete}, no value), a merge operand
+     * ({@code merge}, the operand as its value) or a range delete ({@code rangeDelete}: the keys
+     * from {@code key} inclusive to {@code value} exclusive).
      */
-    public record Op(boolean delete, byte[] key, byte[] value, boolean merge, ColumnFamily family) {
+    public record Op(boolean delete, byte[] key, byte[] value, boolean merge, boolean rangeDelete,
+            ColumnFamily family) {
         /** A put or a delete in the default family. */
         public Op(boolean delete, byte[] key, byte[] value) {
-            this(delete, key, value, false, null);
+            this(delete, key, value, false, false, null);
         }
 
-        /** An operation of the default family. */
+        /** A put, a delete or a merge operand of the default family. */
         public Op(boolean delete, byte[] key, byte[] value, boolean merge) {
-            this(delete, key, value, merge, null);
+            this(delete, key, value, merge, false, null);
         }
 
         /** The id of the operation's column family (0, the default family's, when none was given). */
@@ -74,7 +76,7 @@ public final class WriteBatch {
             if (value == null) {
                 throw new IllegalArgumentException("merge operand must not be null");
             }
-            ops.add(new Op(false, key, value, true, family));
+            ops.add(new Op(false, key, value, true, false, family));
             approximateBytes += key.length + value.length + 16;
             return this;
         }
@@ -84,7 +86,7 @@ public final class WriteBatch {
         if (value == null) {
             throw new IllegalArgumentException("value must not be null (use delete to remove a key)");
         }
-        ops.add(new Op(false, key, value, false, family));
+        ops.add(new Op(false, key, value, false, false, family));
         approximateBytes += key.length + value.length + 16;
         return this;
     }
@@ -106,8 +108,43 @@ public final class WriteBatch {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        ops.add(new Op(true, key, null, false, family));
+        ops.add(new Op(true, key, null, false, false, family));
         approximateBytes += key.length + 16;
+        return this;
+    }
+
+    /**
+     * Deletes every key in {@code [fromInclusive, toExclusive)} (unsigned lexicographic order,
+     * the store's key order) that was written before this operation, as
+     * {@link LsmStore#deleteRange}: one operation, however many keys the range holds.
+     * {@code fromInclusive == toExclusive} is an empty range (it deletes nothing).
+     *
+     * @throws IllegalArgumentException if a key is null or {@code fromInclusive} sorts after
+     *     {@code toExclusive} (the message names both)
+     */
+    public WriteBatch deleteRange(byte[] fromInclusive, byte[] toExclusive) {
+        return rangeDelete(null, fromInclusive, toExclusive);
+    }
+
+    /**
+     * Deletes every key in {@code [fromInclusive, toExclusive)} of {@code family} written before
+     * this operation (see {@link #deleteRange(byte[], byte[])}); other families are untouched.
+     */
+    public WriteBatch deleteRange(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
+        return rangeDelete(checkFamily(family), fromInclusive, toExclusive);
+    }
+
+    private WriteBatch rangeDelete(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
+        if (fromInclusive == null || toExclusive == null) {
+            throw new IllegalArgumentException("deleteRange keys must not be null");
+        }
+        if (java.util.Arrays.compareUnsigned(fromInclusive, toExclusive) > 0) {
+            throw new IllegalArgumentException("deleteRange from " + dev.strata.lsm.sstable.InternalKeys.describe(
+                    fromInclusive) + " is after to " + dev.strata.lsm.sstable.InternalKeys.describe(toExclusive)
+                    + " (keys compare as unsigned bytes)");
+        }
+        ops.add(new Op(false, fromInclusive, toExclusive, false, true, family));
+        approximateBytes += fromInclusive.length + toExclusive.length + 16;
         return this;
     }
 

@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Random operation histories against a TreeMap oracle: puts, deletes, batches, gets,
+ * Random operation histories against a TreeMap oracle: puts, deletes, range deletes (empty,
+ * narrow and wide, alone and in batches), batches, gets,
  * scans, random cursor walks both ways (seek, seekForPrev, seekToFirst, seekToLast, next,
  * prev, with bounds, with writes in between that the cursor must not see, see
  * {@link CursorModel}), snapshots, flushes, merges and close/reopen under random small
@@ -124,17 +125,25 @@ class ModelBasedStoreTest {
                     byte[] v = value(rnd, text);
                     store.put(k, v);
                     oracle.put(k, v);
-                } else if (op < 550) {
+                } else if (op < 530) {
                     byte[] k = key(rnd, keySpace);
                     store.delete(k);
                     oracle.remove(k);
+                } else if (op < 550) {
+                    byte[][] r = range(rnd, keySpace);
+                    store.deleteRange(r[0], r[1]);
+                    oracle.subMap(r[0], true, r[1], false).clear();
                 } else if (op < 600) {
                     WriteBatch b = new WriteBatch();
                     int n = 1 + rnd.nextInt(20);
                     TreeMap<byte[], byte[]> after = new TreeMap<>(oracle);
                     for (int j = 0; j < n; j++) {
                         byte[] k = key(rnd, keySpace);
-                        if (rnd.nextInt(4) == 0) {
+                        if (rnd.nextInt(30) == 0) {
+                            byte[][] r = range(rnd, keySpace);
+                            b.deleteRange(r[0], r[1]);
+                            after.subMap(r[0], true, r[1], false).clear();
+                        } else if (rnd.nextInt(4) == 0) {
                             b.delete(k);
                             after.remove(k);
                         } else {
@@ -256,6 +265,25 @@ class ModelBasedStoreTest {
             default -> b.mergePolicy("size-tiered", Map.of("fanout", "2", "size-ratio", "1000", "max-runs", "6"));
         }
         return b.build();
+    }
+
+    /**
+     * A range to delete, from <= to: mostly a few keys wide, sometimes empty (from == to),
+     * sometimes a tenth of the key space or more, now and then everything.
+     */
+    static byte[][] range(Random rnd, int keySpace) {
+        int kind = rnd.nextInt(20);
+        if (kind == 0) {
+            byte[] k = key(rnd, keySpace);
+            return new byte[][] {k, k};
+        }
+        if (kind == 1) {
+            return new byte[][] {new byte[0], new byte[] {(byte) 0xff, (byte) 0xff}};
+        }
+        int from = rnd.nextInt(keySpace);
+        int width = kind < 5 ? keySpace / 10 + rnd.nextInt(keySpace / 5 + 1) : 1 + rnd.nextInt(8);
+        return new byte[][] {String.format("key-%06d", from).getBytes(),
+                String.format("key-%06d", from + width).getBytes()};
     }
 
     static byte[] key(Random rnd, int keySpace) {

@@ -72,6 +72,7 @@ class ReadmeExampleTest {
         }
         String printed = out.toString(StandardCharsets.UTF_8);
         assertTrue(printed.contains("snapshot still sees Edsger"), printed);
+        assertTrue(printed.contains("session:1 after deleteRange: null"), printed);
         assertTrue(printed.contains("user:1 = Ada") && printed.contains("user:2 = Grace"), printed);
         assertTrue(!printed.contains("user:3 = Edsger"), printed);
         assertTrue(printed.contains("StoreStats[flushes=1"), printed);

@@ -11,15 +11,18 @@ import java.util.List;
 /**
  * Encodes write groups as WAL record payloads and replays them into a memtable. Layout
  * (docs/format.md, "WAL batch record"): u64 first sequence number, u32 operation count,
- * then per operation u8 type (0 delete, 1 put, 2 merge operand), varint key length, key, and
- * for a put or merge varint value length and value. Operation i has sequence number first + i.
- * An operation of a column family other than the default one has bit 7 of its type set
- * ({@link #FAMILY_FLAG}) and a varint family id right after the type byte; default-family
+ * then per operation u8 type (0 delete, 1 put, 2 merge operand, 3 range delete), varint key
+ * length, key, and for a put or merge varint value length and value, for a range delete varint
+ * end key length and end key (the range is [key, end key)). Operation i has sequence number
+ * first + i. An operation of a column family other than the default one has bit 7 of its type
+ * set ({@link #FAMILY_FLAG}) and a varint family id right after the type byte; default-family
  * operations are written exactly as before families existed, so old segments replay unchanged.
  */
 final class BatchCodec {
     /** Bit 7 of an operation's type byte: a varint column family id follows the type. */
     static final int FAMILY_FLAG = 0x80;
+    /** The WAL operation type of a range delete (not an {@link EntryType}: tables never hold it as an entry). */
+    static final int RANGE_DELETE = 3;
 
     private BatchCodec() {
     }
@@ -84,8 +87,8 @@ final class BatchCodec {
         p = putInt(out, p, count);
         for (WriteBatch b : batches) {
             for (WriteBatch.Op op : b.ops()) {
-                int type = op.delete() ? EntryType.DELETE.code() : op.merge() ? EntryType.MERGE.code()
-                        : EntryType.PUT.code();
+                int type = op.delete() ? EntryType.DELETE.code() : op.rangeDelete() ? RANGE_DELETE
+                        : op.merge() ? EntryType.MERGE.code() : EntryType.PUT.code();
                 int family = op.familyId();
                 if (family != 0) {
                     out[p++] = (byte) (type | FAMILY_FLAG);
@@ -165,6 +168,16 @@ final class BatchCodec {
                     pos[0] += vlen;
                     if (seq + i > durable) {
                         mem.add(key, seq + i, EntryType.fromCode(type), value);
+                    }
+                } else if (type == RANGE_DELETE) {
+                    int elen = getVarint(rec, pos);
+                    byte[] end = java.util.Arrays.copyOfRange(rec, pos[0], pos[0] + elen);
+                    pos[0] += elen;
+                    if (java.util.Arrays.compareUnsigned(key, end) > 0) {
+                        throw new IllegalArgumentException("range delete with its start after its end");
+                    }
+                    if (seq + i > durable) {
+                        mem.addRangeTombstone(key, end, seq + i);
                     }
                 } else {
                     throw new IllegalArgumentException("unknown operation type " + type);

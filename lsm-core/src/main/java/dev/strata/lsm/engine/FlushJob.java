@@ -72,7 +72,7 @@ final class FlushJob {
     Component write(Memtable m, long[] snaps, long visible) throws IOException {
         InternalIterator it = new SequenceBoundIterator(m.iterator(), visible);
         it.seekToFirst();
-        List<Component> out = output.write(it, IoPurpose.FLUSH,
+        List<Component> out = output.write(it, m.rangeTombstones().visibleAt(visible), IoPurpose.FLUSH,
                 new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()), new VersionRetention(snaps, false),
                 0, false);
         return out.isEmpty() ? null : out.get(0);

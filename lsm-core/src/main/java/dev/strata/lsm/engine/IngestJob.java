@@ -58,6 +58,11 @@ final class IngestJob {
                 throw new IllegalArgumentException("ingest: " + path + " has " + reader.footer().pageSize()
                         + "-byte pages; the store writes " + config.pageSize() + "-byte pages (pageSize)");
             }
+            if (!reader.rangeTombstones().isEmpty()) {
+                throw new IllegalArgumentException("ingest: " + path + " holds " + reader.rangeTombstones()
+                        .fragmentCount() + " range-tombstone fragments; ingest takes tables of puts and deletes only "
+                        + "(TableWriter): apply range deletes with LsmStore.deleteRange");
+            }
             byte[] first = null;
             byte[] last = null;
             long entries = 0;

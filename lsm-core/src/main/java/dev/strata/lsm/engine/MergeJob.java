@@ -18,6 +18,7 @@ import dev.strata.lsm.sstable.EntryListIterator;
 import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.InternalKeys;
+import dev.strata.lsm.sstable.RangeTombstones;
 import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.version.Component;
@@ -97,9 +98,25 @@ final class MergeJob {
         versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
         return switch (task.mode()) {
             case MOVE -> move(task, anchorRun);
-            case REUSE_BLOCKS -> reuseBlocks(task, inputs, bottommost, snaps, anchorRun);
+            // Block compaction keeps leaves it calls clean (no parent key inside them) where they
+            // are, unread: a parent's range tombstone would have to reach into them, and a child's
+            // own tombstones would stay over entries merged in below them. A task with range
+            // tombstones among its inputs is therefore run as a rewrite of the same inputs into
+            // the same placement, which applies and carries them (RangeTombstoneFilter, TableOutput).
+            case REUSE_BLOCKS -> hasRangeTombstones(inputs) ? merge(task, inputs, bottommost, snaps, null, 0, 0, anchorRun)
+                    : reuseBlocks(task, inputs, bottommost, snaps, anchorRun);
             case REWRITE -> merge(task, inputs, bottommost, snaps, null, 0, 0, anchorRun);
         };
+    }
+
+    /** Whether some of {@code inputs} hold range tombstones. */
+    static boolean hasRangeTombstones(List<Component> inputs) {
+        for (Component c : inputs) {
+            if (!c.reader().rangeTombstones().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -380,15 +397,18 @@ final class MergeJob {
         boolean installed = false;
         try {
             List<InternalIterator> its = new ArrayList<>();
+            List<RangeTombstones> tombstones = new ArrayList<>();
             for (Component c : inputs) {
                 PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
                 handles.add(f);
-                its.add(SSTableReader.open(f, c.id().footerOffset(), c.meta().fileNumber(), BlockCache.disabled())
-                        .iterator());
+                SSTableReader r = SSTableReader.open(f, c.id().footerOffset(), c.meta().fileNumber(),
+                        BlockCache.disabled());
+                its.add(r.iterator());
+                tombstones.add(r.rangeTombstones());
             }
             MergingIterator merged = new MergingIterator(its);
             merged.seekToFirst();
-            outputs = ComponentTimes.inherit(output.write(merged, IoPurpose.MERGE,
+            outputs = ComponentTimes.inherit(output.write(merged, RangeTombstones.union(tombstones), IoPurpose.MERGE,
                     TableOutput.cutterFor(versions.current(), task), new VersionRetention(snaps, bottommost),
                     task.placement().level(), bottommost), inputs);
             List<Component> out = outputs;

@@ -8,6 +8,7 @@ import dev.strata.lsm.merge.MergingIterator;
 import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.InternalKeys;
+import dev.strata.lsm.sstable.RangeTombstones;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.Run;
 import dev.strata.lsm.version.Version;
@@ -59,7 +60,14 @@ final class ReadPath {
      */
     InternalEntry latestInMemtables(byte[] key) {
         MemtableSet m = memtables.set();
-        return fromMemtables(m, key, memtables.visibleSequence());
+        long seq = memtables.visibleSequence();
+        InternalEntry e = fromMemtables(m, key, seq);
+        long cover = memtableCover(m, key, seq);
+        if (cover > 0 && (e == null || e.seqno() < cover)) {
+            // A range tombstone in memory is newer than anything in the tables: the key is deleted.
+            return new InternalEntry(key, cover, EntryType.DELETE, null);
+        }
+        return e;
     }
 
     /**
@@ -79,66 +87,114 @@ final class ReadPath {
         }
         java.util.Arrays.sort(order, (a, b) -> java.util.Arrays.compareUnsigned(keys[a], keys[b]));
         byte[][] values = new byte[keys.length][];
-        Version v = null;
+        Version[] v = {null};
         try {
             for (int i : order) {
-                byte[] key = keys[i];
-                InternalEntry e = fromMemtables(m, key, seq);
-                if (e == null) {
-                    if (v == null) {
-                        v = versions.acquire();
-                    }
-                    try {
-                        e = fromVersion(v, key, seq);
-                    } catch (IOException ex) {
-                        mutex.checkOpen();
-                        throw new StoreException("read of " + InternalKeys.describe(key) + " failed: " + ex, ex);
-                    }
-                }
-                values[i] = e != null && e.type() == EntryType.MERGE ? resolveMerge(key, seq, m)
-                        : e == null || e.isTombstone() ? null : e.value();
+                values[i] = lookup(keys[i], seq, m, v);
             }
         } finally {
-            if (v != null) {
-                v.release();
+            if (v[0] != null) {
+                v[0].release();
             }
         }
         return values;
     }
 
     private byte[] lookup(byte[] key, long seq, MemtableSet m) {
+        Version[] v = {null};
+        try {
+            return lookup(key, seq, m, v);
+        } finally {
+            if (v[0] != null) {
+                v[0].release();
+            }
+        }
+    }
+
+    /**
+     * The value of {@code key} at {@code seq}; pins the current version into {@code v[0]} if
+     * the tables must be read (the caller releases it). An entry below the newest range
+     * tombstone covering the key (among the memtables', and the tables' when they are read)
+     * is deleted: the memtables hold only data newer than the tables.
+     */
+    private byte[] lookup(byte[] key, long seq, MemtableSet m, Version[] v) {
+        long cover = memtableCover(m, key, seq);
         InternalEntry e = fromMemtables(m, key, seq);
+        if (e == null && cover > 0) {
+            // A range tombstone in a memtable is newer than every table entry (a table entry
+            // newer than it would come from the same memtable, and be found there): deleted,
+            // without reading a table.
+            return null;
+        }
         if (e == null) {
-            Version v = versions.acquire();
+            if (v[0] == null) {
+                v[0] = versions.acquire();
+            }
             try {
-                e = fromVersion(v, key, seq);
+                e = fromVersion(v[0], key, seq);
             } catch (IOException ex) {
                 // A read racing close() finds the files closed: report it as what it is.
                 mutex.checkOpen();
                 throw new StoreException("read of " + InternalKeys.describe(key) + " failed: " + ex, ex);
-            } finally {
-                v.release();
             }
         }
-        if (e != null && e.type() == EntryType.MERGE) {
+        if (e == null || e.seqno() < cover) {
+            return null;
+        }
+        if (e.type() == EntryType.MERGE) {
             return resolveMerge(key, seq, m);
         }
-        return e == null || e.isTombstone() ? null : e.value();
+        return e.isTombstone() ? null : e.value();
+    }
+
+    /** The newest range tombstone at or below {@code seq} covering {@code key} in the memtables (0: none). */
+    private static long memtableCover(MemtableSet m, byte[] key, long seq) {
+        long cover = m.active().rangeTombstones().coveringSeqno(key, seq);
+        for (Memtable imm : m.immutable()) {
+            cover = Math.max(cover, imm.rangeTombstones().coveringSeqno(key, seq));
+        }
+        return cover;
+    }
+
+    /**
+     * The newest range tombstone at or below {@code seq} covering {@code key} in {@code v}'s
+     * tables (0: none). A table's key bounds cover its tombstones, so each run's component
+     * holding the key is the only one of the run to ask; a version without tombstones costs a
+     * field read.
+     */
+    private static long versionCover(Version v, byte[] key, long seq) {
+        if (!v.hasRangeTombstones()) {
+            return 0;
+        }
+        long cover = 0;
+        for (List<Run> level : v.levels()) {
+            for (Run run : level) {
+                Component c = run.find(key);
+                if (c != null) {
+                    cover = Math.max(cover, c.reader().rangeTombstones().coveringSeqno(key, seq));
+                }
+            }
+        }
+        return cover;
     }
 
     /**
      * The value of {@code key} whose newest visible version is a merge operand: every source
      * merged from the key on, the visible operands collected down to the first put or
-     * tombstone, combined by the operator.
+     * tombstone (or range tombstone), combined by the operator.
      */
     private byte[] resolveMerge(byte[] key, long seq, MemtableSet m) {
         Version v = versions.acquire();
+        long cover = Math.max(memtableCover(m, key, seq), versionCover(v, key, seq));
         try (MergingIterator it = new MergingIterator(sources(m, v))) {
             it.seek(key);
             List<byte[]> operands = new ArrayList<>();
             byte[] base = null;
             while (it.valid() && java.util.Arrays.equals(it.key(), key)) {
                 if (it.seqno() <= seq) {
+                    if (it.seqno() < cover) {
+                        break; // deleted by a range tombstone: the operands combine from no value
+                    }
                     EntryType t = it.type();
                     if (t == EntryType.MERGE) {
                         operands.add(it.value());
@@ -211,16 +267,31 @@ final class ReadPath {
         return e;
     }
 
-    /** The newest entry of {@code key} at or below {@code seq} in {@code v}, or null; counts reads per component. */
+    /**
+     * The newest entry of {@code key} at or below {@code seq} in {@code v}, or null; counts
+     * reads per component. Runs are read newest first, and a table's range tombstones are
+     * taken with it: an entry below the newest tombstone covering the key so far reads as a
+     * tombstone, and once one covers the key the walk stops at the end of its run (by the
+     * stability invariant, later runs hold only older data for any key inside a table's
+     * bounds, and a table's bounds cover its tombstones).
+     */
     private static InternalEntry fromVersion(Version v, byte[] key, long seq) throws IOException {
+        boolean rangeTombstones = v.hasRangeTombstones();
+        long cover = 0;
         for (List<Run> level : v.levels()) {
             for (Run run : level) {
                 Component c = run.find(key);
                 if (c != null) {
+                    if (rangeTombstones) {
+                        cover = Math.max(cover, c.reader().rangeTombstones().coveringSeqno(key, seq));
+                    }
                     c.recordRead();
                     InternalEntry e = c.reader().get(key, seq);
                     if (e != null) {
-                        return e;
+                        return e.seqno() < cover ? InternalEntry.delete(key, cover) : e;
+                    }
+                    if (cover > 0) {
+                        return InternalEntry.delete(key, cover);
                     }
                 }
             }
@@ -235,6 +306,57 @@ final class ReadPath {
      */
     private static Cursor scan(MemtableSet m, Version v, long seq, byte[] from, byte[] to, Runnable release,
                        Runnable checkOpen, dev.strata.lsm.mergeop.MergeOperator operator) {
-        return new StoreCursor(new MergingIterator(sources(m, v)), seq, from, to, release, checkOpen, operator);
+        return new StoreCursor(new MergingIterator(sources(m, v)), seq, from, to, release, checkOpen, operator,
+                rangeTombstones(m, v, seq), (lo, hi, above) -> mayHoldNewer(m, v, lo, hi, above));
+    }
+
+    /**
+     * Whether a memtable or table of the read may hold an entry in {@code [from, to)} with a
+     * sequence number above {@code seqno}: a memtable whose largest sequence number is above
+     * it and which has any entry there, or a table whose largest one is above it and whose
+     * bounds overlap the range. Errs towards yes.
+     */
+    private static boolean mayHoldNewer(MemtableSet m, Version v, byte[] from, byte[] to, long seqno) {
+        if (m.active().maxSeqno() > seqno && m.active().hasEntryIn(from, to)) {
+            return true;
+        }
+        for (Memtable imm : m.immutable()) {
+            if (imm.maxSeqno() > seqno && imm.hasEntryIn(from, to)) {
+                return true;
+            }
+        }
+        for (List<Run> level : v.levels()) {
+            for (Run run : level) {
+                for (Component c : run.components()) {
+                    if (c.meta().maxSeqno() > seqno && java.util.Arrays.compareUnsigned(c.meta().minKey(), to) < 0
+                            && java.util.Arrays.compareUnsigned(c.meta().maxKey(), from) >= 0) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The range tombstones at or below {@code seq} of every memtable and table of a read (one
+     * fragmented set, for a cursor to test each entry against); empty without any.
+     */
+    private static RangeTombstones rangeTombstones(MemtableSet m, Version v, long seq) {
+        List<RangeTombstones> sets = new ArrayList<>();
+        sets.add(m.active().rangeTombstones());
+        for (Memtable imm : m.immutable()) {
+            sets.add(imm.rangeTombstones());
+        }
+        if (v.hasRangeTombstones()) {
+            for (List<Run> level : v.levels()) {
+                for (Run run : level) {
+                    for (Component c : run.components()) {
+                        sets.add(c.reader().rangeTombstones());
+                    }
+                }
+            }
+        }
+        return RangeTombstones.union(sets).visibleAt(seq);
     }
 }

@@ -7,6 +7,7 @@ import dev.strata.lsm.mergeop.MergeOperator;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.InternalKeys;
+import dev.strata.lsm.sstable.RangeTombstones;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -36,6 +37,19 @@ final class StoreCursor implements Cursor {
     /** The store's merge operator (null: none, and an operand met is an error). */
     private final MergeOperator operator;
     private final long readSeq;
+    /** The range tombstones of the read, at or below {@link #readSeq}; null when there are none. */
+    private final RangeTombstones rangeTombstones;
+    /** Tells whether a key range may hold entries newer than a sequence number; see {@link #skippable}. */
+    private final NewerData newerData;
+    /** The last fragment {@link #skippable} judged, and its answer. */
+    private RangeTombstones.Fragment judged;
+    private boolean judgedSkippable;
+
+    /** Whether any source of the read may hold an entry in [from, to) with a sequence number above seqno. */
+    @FunctionalInterface
+    interface NewerData {
+        boolean mayHold(byte[] from, byte[] to, long seqno);
+    }
     private final byte[] from;
     private final byte[] to;
     private final Runnable onClose;
@@ -52,10 +66,16 @@ final class StoreCursor implements Cursor {
      * @param to first key excluded, null for none
      * @param onClose runs once when the cursor is closed
      * @param checkStoreOpen throws {@link StoreClosedException} once the store is closed
+     * @param rangeTombstones the range tombstones of every source at or below {@code readSeq}:
+     *     an entry they cover reads as a tombstone
+     * @param newerData whether a key range of the sources may hold entries newer than a
+     *     sequence number: where none can, a covered fragment is skipped by one seek
      */
     StoreCursor(InternalIterator it, long readSeq, byte[] from, byte[] to, Runnable onClose, Runnable checkStoreOpen,
-                MergeOperator operator) {
+                MergeOperator operator, RangeTombstones rangeTombstones, NewerData newerData) {
         this.it = it;
+        this.newerData = newerData;
+        this.rangeTombstones = rangeTombstones.isEmpty() ? null : rangeTombstones;
         this.operator = operator;
         this.readSeq = readSeq;
         this.from = from == null ? null : from.clone();
@@ -210,6 +230,40 @@ final class StoreCursor implements Cursor {
     }
 
     /**
+     * The type of the merged iterator's entry as the read sees it: {@link EntryType#DELETE}
+     * when a range tombstone of the read covers it.
+     */
+    private EntryType visibleType() {
+        if (rangeTombstones != null && rangeTombstones.covers(it.key(), it.seqno(), readSeq)) {
+            return EntryType.DELETE;
+        }
+        return it.type();
+    }
+
+    /**
+     * The fragment of a range tombstone covering the merged iterator's entry when every entry
+     * the read sees in the fragment is covered (no source may hold an entry newer than its
+     * tombstone there), so the cursor may seek past it instead of stepping over each entry;
+     * else null. The answer for the last fragment is kept: the entries of a fragment come one
+     * after another.
+     */
+    private RangeTombstones.Fragment skippable() {
+        if (rangeTombstones == null) {
+            return null;
+        }
+        RangeTombstones.Fragment f = rangeTombstones.covering(it.key(), readSeq);
+        if (f == null || it.seqno() >= f.seqno()) {
+            return null;
+        }
+        if (judged == null || judged.seqno() != f.seqno() || !Arrays.equals(judged.start(), f.start())
+                || !Arrays.equals(judged.end(), f.end())) {
+            judged = f;
+            judgedSkippable = !newerData.mayHold(f.start(), f.end(), f.seqno());
+        }
+        return judgedSkippable ? f : null;
+    }
+
+    /**
      * From the merged iterator's entry onwards, finds the first user key below the upper bound
      * whose newest visible version is a put, and stands on that version.
      */
@@ -223,13 +277,19 @@ final class StoreCursor implements Cursor {
                 it.next();
                 continue;
             }
-            if (it.type() == EntryType.DELETE) {
+            EntryType type = visibleType();
+            if (type == EntryType.DELETE) {
+                RangeTombstones.Fragment skip = skippable();
+                if (skip != null) {
+                    it.seek(skip.end()); // every entry the read sees up to the fragment's end is covered
+                    continue;
+                }
                 while (it.valid() && Arrays.equals(it.key(), k)) {
                     it.next();
                 }
                 continue;
             }
-            if (it.type() == EntryType.MERGE) {
+            if (type == EntryType.MERGE) {
                 return on(k, mergeForward(k), false);
             }
             return on(k, it.value(), false);
@@ -247,7 +307,7 @@ final class StoreCursor implements Cursor {
         byte[] base = null;
         while (it.valid() && Arrays.equals(it.key(), k)) {
             if (it.seqno() <= readSeq) {
-                EntryType t = it.type();
+                EntryType t = visibleType();
                 if (t != EntryType.MERGE) {
                     base = t == EntryType.PUT ? it.value() : null;
                     break;
@@ -286,7 +346,17 @@ final class StoreCursor implements Cursor {
                     base = null;
                 }
                 current = k;
-                EntryType t = it.type();
+                EntryType t = visibleType();
+                RangeTombstones.Fragment skip = t == EntryType.DELETE ? skippable() : null;
+                if (skip != null) {
+                    // Every entry the read sees from the fragment's start to here is covered:
+                    // land on the last entry before the fragment.
+                    present = false;
+                    base = null;
+                    operands = null;
+                    it.seekForPrev(skip.start(), InternalKeys.MAX_SEQNO);
+                    continue;
+                }
                 if (t == EntryType.DELETE) {
                     present = false;
                     base = null;

@@ -12,6 +12,7 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.FinishedTable;
 import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.RangeTombstones;
 import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.version.Component;
@@ -102,7 +103,29 @@ final class TableOutput {
      */
     List<Component> write(InternalIterator it, IoPurpose purpose, OutputCutter cutter, VersionRetention retention,
                           int level, boolean bottommost) throws IOException {
+        return write(it, RangeTombstones.EMPTY, purpose, cutter, retention, level, bottommost);
+    }
+
+    /**
+     * {@link #write(InternalIterator, IoPurpose, OutputCutter, VersionRetention, int, boolean)}
+     * of an input whose range tombstones are {@code tombstones}: entries they delete for every
+     * snapshot are dropped ({@link RangeTombstoneFilter}); the tombstones the retention still
+     * needs ({@link RangeTombstones#retained}: the newest per snapshot stripe, none of the
+     * lowest stripe in a bottommost output) are written into the outputs, each output getting
+     * those clipped to its part of the key space. Output {@code i} ends just after its last key
+     * ({@code lastKey + 0x00}), where output {@code i + 1}'s part begins, so outputs' key bounds
+     * stay disjoint; the first part starts at the bottom of the key space and the last ends at
+     * its top. Tombstones and no entry left give one table holding the tombstones only.
+     */
+    List<Component> write(InternalIterator it, RangeTombstones tombstones, IoPurpose purpose, OutputCutter cutter,
+                          VersionRetention retention, int level, boolean bottommost) throws IOException {
         TableOptions options = tableOptions.at(level, bottommost);
+        RangeTombstones kept = tombstones;
+        if (!tombstones.isEmpty() && retention != null) {
+            it = RangeTombstoneFilter.atInput(it, tombstones, retention);
+            kept = tombstones.retained(retention::stripe, retention.bottommost());
+        }
+        byte[] partStart = null;
         if (operator != null && retention != null) {
             // The operands of a key are combined first; retention then sees their results.
             it = MergeCollapsingIterator.atInput(it, retention, operator);
@@ -134,6 +157,9 @@ final class TableOutput {
                 }
                 boolean newKey = writer == null || !Arrays.equals(key, lastKeyWritten);
                 if (writer != null && newKey && cutter.cutBefore(key, writer.estimatedBytes())) {
+                    byte[] partEnd = RangeTombstones.successor(lastKeyWritten);
+                    writer.rangeTombstones(kept.clip(partStart, partEnd));
+                    partStart = partEnd;
                     out.add(finish(fileNumber, writer));
                     file = null;
                     writer = null;
@@ -148,7 +174,13 @@ final class TableOutput {
                 lastKeyWritten = key;
                 it.next();
             }
+            if (writer == null && !kept.isEmpty()) {
+                fileNumber = obsolete.newOutputFile();
+                file = io.open(tables.path(fileNumber), OpenMode.CREATE_NEW, purpose);
+                writer = new SSTableWriter(file, options);
+            }
             if (writer != null) {
+                writer.rangeTombstones(kept.clip(partStart, null));
                 out.add(finish(fileNumber, writer));
                 file = null;
             }

@@ -130,6 +130,14 @@ final class WriteQueue {
                 throw new IllegalArgumentException("key of " + op.key().length + " bytes exceeds the maximum key size of "
                         + maxKey + " bytes (pageSize " + config.pageSize() + " / 4 - 32)");
             }
+            if (op.rangeDelete()) {
+                if (op.value().length > maxKey) {
+                    throw new IllegalArgumentException("deleteRange end key of " + op.value().length
+                            + " bytes exceeds the maximum key size of " + maxKey + " bytes (pageSize "
+                            + config.pageSize() + " / 4 - 32)");
+                }
+                continue;
+            }
             if (!op.delete() && op.value().length > config.maxValueBytes()) {
                 throw new IllegalArgumentException((op.merge() ? "merge operand of " : "value of ") + op.value().length
                         + " bytes exceeds the maximum value size of " + config.maxValueBytes() + " bytes (maxValueBytes)");
@@ -308,6 +316,10 @@ final class WriteQueue {
                         hook.run();
                     }
                     Memtable mem = op.family() == null ? defaultMem : mems.get(op.familyId());
+                    if (op.rangeDelete()) {
+                        mem.addRangeTombstone(op.key(), op.value(), seq++);
+                        continue;
+                    }
                     mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : op.merge() ? EntryType.MERGE
                             : EntryType.PUT, op.value());
                 }

@@ -3,6 +3,7 @@ package dev.strata.lsm.memtable;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.RangeTombstones;
 
 import java.util.NoSuchElementException;
 
@@ -23,6 +24,13 @@ public final class Memtable {
     private final ArenaSkipList list = new ArenaSkipList();
     private final long walSegment;
     private volatile long maxSeqno;
+    /**
+     * The range tombstones ({@code deleteRange}) added, fragmented beside the skip list and
+     * replaced whole by each add (range deletes are rare next to point writes); readers take
+     * the reference and filter by their sequence number, so a half-inserted group's tombstone
+     * stays invisible like its entries.
+     */
+    private volatile RangeTombstones rangeTombstones = RangeTombstones.EMPTY;
 
     /**
      * @param walSegment number of the WAL segment whose records this memtable holds (its
@@ -45,6 +53,28 @@ public final class Memtable {
         }
     }
 
+    /**
+     * Adds a range tombstone deleting the keys in {@code [from, to)} at {@code seqno} (an empty
+     * range is ignored). One thread at a time, as {@link #add}.
+     */
+    public void addRangeTombstone(byte[] from, byte[] to, long seqno) {
+        rangeTombstones = rangeTombstones.with(from, to, seqno);
+        if (seqno > maxSeqno) {
+            maxSeqno = seqno;
+        }
+    }
+
+    /** The range tombstones added so far (all sequence numbers: readers filter). */
+    public RangeTombstones rangeTombstones() {
+        return rangeTombstones;
+    }
+
+    /** Whether some entry (of any sequence number) has a key in {@code [from, to)}. */
+    public boolean hasEntryIn(byte[] from, byte[] to) {
+        long node = list.seek(from, dev.strata.lsm.sstable.InternalKeys.MAX_SEQNO);
+        return node != 0 && java.util.Arrays.compareUnsigned(list.key(node), to) < 0;
+    }
+
     /** Largest sequence number added (0 when empty). */
     public long maxSeqno() {
         return maxSeqno;
@@ -52,11 +82,11 @@ public final class Memtable {
 
     /** Memory the entries occupy in the arenas (nodes, keys and values), in bytes. */
     public long approximateBytes() {
-        return list.usedBytes();
+        return list.usedBytes() + rangeTombstones.approximateBytes();
     }
 
     public boolean isEmpty() {
-        return list.size() == 0;
+        return list.size() == 0 && rangeTombstones.isEmpty();
     }
 
     /** Distinct keys whose newest entry here is a put (overwritten versions count once). */

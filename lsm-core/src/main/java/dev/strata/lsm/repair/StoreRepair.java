@@ -12,6 +12,7 @@ import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.merge.MergingIterator;
 import dev.strata.lsm.sstable.FinishedTable;
 import dev.strata.lsm.sstable.InternalIterator;
+import dev.strata.lsm.sstable.RangeTombstones;
 import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableOptions;
@@ -285,12 +286,19 @@ public final class StoreRepair {
         List<GoodTable> out = new ArrayList<>();
         try {
             List<InternalIterator> its = new ArrayList<>();
+            List<RangeTombstones> tombstones = new ArrayList<>();
             for (GoodTable t : tables) {
                 PageFile f = io.open(dir.resolve(TableFiles.fileName(t.fileNumber())), OpenMode.READ, IoPurpose.MERGE);
                 handles.add(f);
-                its.add(SSTableReader.open(f, t.meta().id().footerOffset(), t.fileNumber(), BlockCache.disabled())
-                        .iterator());
+                SSTableReader r = SSTableReader.open(f, t.meta().id().footerOffset(), t.fileNumber(),
+                        BlockCache.disabled());
+                its.add(r.iterator());
+                tombstones.add(r.rangeTombstones());
             }
+            // Every range tombstone is kept too, each output getting those of its part of the
+            // key space (as TableOutput cuts them), so output bounds stay disjoint.
+            RangeTombstones allTombstones = RangeTombstones.union(tombstones);
+            byte[] partStart = null;
             MergingIterator it = new MergingIterator(its);
             it.seekToFirst();
             byte[] lastKey = null;
@@ -305,6 +313,9 @@ public final class StoreRepair {
                 if (!duplicate) {
                     boolean newKey = lastKey == null || !Arrays.equals(key, lastKey);
                     if (writer != null && newKey && writer.estimatedBytes() >= MERGED_TABLE_BYTES) {
+                        byte[] partEnd = RangeTombstones.successor(lastKey);
+                        writer.rangeTombstones(allTombstones.clip(partStart, partEnd));
+                        partStart = partEnd;
                         out.add(finish(number, writer));
                         writer = null;
                     }
@@ -319,7 +330,13 @@ public final class StoreRepair {
                 }
                 it.next();
             }
+            if (writer == null && !allTombstones.isEmpty()) {
+                number = ++maxFileNumber;
+                file = io.open(dir.resolve(TableFiles.fileName(number)), OpenMode.CREATE_NEW, IoPurpose.MERGE);
+                writer = new SSTableWriter(file, tableOptions);
+            }
             if (writer != null) {
+                writer.rangeTombstones(allTombstones.clip(partStart, null));
                 out.add(finish(number, writer));
             }
         } finally {

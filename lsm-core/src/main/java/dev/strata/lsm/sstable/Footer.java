@@ -43,9 +43,9 @@ import java.nio.file.Path;
  * @param pageMapChecksum (v3) CRC32C of the page map's bytes
  * @param storedBytes bytes of the file this version references: {@code livePages·P} for an
  *     unpacked version, from its first page to the end of its footer for a packed one
- * @param rangeTombstoneOffset (v3) reserved for range tombstones: byte offset of their
- *     extent, 0 in this version of the format
- * @param rangeTombstoneLength (v3) reserved for range tombstones: 0 in this version
+ * @param rangeTombstoneOffset (v3) byte offset of the range-tombstone extent
+ *     ({@link RangeTombstoneExtent}), 0 when the table has no range tombstones
+ * @param rangeTombstoneLength (v3) bytes of the range-tombstone extent, 0 without one
  */
 public record Footer(int pageSize, int rootPage, int height, int leafCount, long entryCount,
                      long tombstoneCount, long minSeqno, long maxSeqno, int bloomPage, int bloomLength,
@@ -249,10 +249,12 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                 storedSize = PageFormat.getLong(p, OFF_STORED_BYTES);
                 rtOffset = PageFormat.getLong(p, OFF_RANGE_TOMBSTONE_OFFSET);
                 rtLength = PageFormat.getLong(p, OFF_RANGE_TOMBSTONE_LENGTH);
-                if (rtOffset != 0 || rtLength != 0) {
+                // A table of range tombstones alone has its extent at offset 0: the length says
+                // whether there is one.
+                if (rtLength < 0 || rtLength > Integer.MAX_VALUE || (rtLength == 0 && rtOffset != 0)
+                        || (rtLength > 0 && (rtOffset < 0 || rtOffset + rtLength > offset))) {
                     throw new CorruptionException(file, offset, "a range-tombstone extent (offset " + rtOffset
-                            + ", length " + rtLength + ") in " + where + ": this build reads tables without range"
-                            + " tombstones only");
+                            + ", length " + rtLength + ") that does not lie before the footer in " + where);
                 }
                 boolean packed = mapLength != 0;
                 if (packed != (codec != Compression.NONE) || mapLength < 0
@@ -297,6 +299,26 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
             throw new CorruptionException(file, offset, "malformed key bounds in " + where, e);
         }
+    }
+
+    /**
+     * This footer with a range-tombstone extent of {@code length} bytes at {@code offset}
+     * taking {@code pages} more live pages, its key and sequence-number bounds widened to
+     * cover {@code tombstones}.
+     */
+    Footer withRangeTombstones(RangeTombstones tombstones, long offset, long length, int pages) {
+        boolean empty = entryCount == 0;
+        byte[] lo = empty || java.util.Arrays.compareUnsigned(tombstones.smallestKey(), minKey) < 0
+                ? tombstones.smallestKey() : minKey;
+        byte[] top = tombstones.largestKeyInclusive();
+        byte[] hi = empty || java.util.Arrays.compareUnsigned(top, maxKey) > 0 ? top : maxKey;
+        long minSeq = empty ? tombstones.minSeqno() : Math.min(minSeqno, tombstones.minSeqno());
+        long maxSeq = Math.max(maxSeqno, tombstones.maxSeqno());
+        long live = livePages + pages;
+        return new Footer(pageSize, rootPage, height, leafCount, entryCount, tombstoneCount, minSeq, maxSeq,
+                bloomPage, bloomLength, bloomChecksum, overflowPageCount, userBytes, previousFooterOffset, firstPage,
+                lo, hi, formatVersion, bloomKeys, bloomCapacity, live, compression, pageMapOffset,
+                pageMapLength, pageMapChecksum, packed() ? storedBytes : live * pageSize, offset, length);
     }
 
     /** This footer with {@code storedBytes} (decoding fills it in for versions before 3). */

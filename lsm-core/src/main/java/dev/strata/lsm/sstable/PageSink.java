@@ -195,6 +195,22 @@ final class PageSink {
         return (int) crc.getValue();
     }
 
+    /**
+     * Appends an extent that no page number names (the range-tombstone extent: the footer
+     * gives its byte offset and length) and returns its byte offset. Unpacked, it starts on a
+     * page boundary and is padded to whole pages, which count as written pages; packed, its
+     * bytes follow the stream's, unpadded and unmapped.
+     */
+    long writeUnmappedExtent(byte[] data) throws IOException {
+        long offset = position();
+        if (codec == null) {
+            writeExtent(data, data.length);
+        } else {
+            put(data, 0, data.length);
+        }
+        return offset;
+    }
+
     /** Where a page map and its checksum were written. */
     record PageMap(long offset, int length, int crc) {
     }

@@ -52,6 +52,8 @@ public final class SSTableReader {
     private final BlockCache cache;
     private final Footer footer;
     private final BloomFilter bloom;
+    /** The table's range tombstones, loaded whole at open (empty for tables without any). */
+    private final RangeTombstones rangeTombstones;
     private final int pageSize;
     /**
      * The root, when it is at level 2 or above, read by the first lookup; see {@link UpperPage}.
@@ -89,7 +91,9 @@ public final class SSTableReader {
     }
 
     private SSTableReader(PageFile file, long fileNumber, long footerOffset, BlockCache cache, Footer footer,
-                          BloomFilter bloom, long[] mapOffsets, int[] mapLengths, PageCodec codec) {
+                          BloomFilter bloom, long[] mapOffsets, int[] mapLengths, PageCodec codec,
+                          RangeTombstones rangeTombstones) {
+        this.rangeTombstones = rangeTombstones;
         this.mapOffsets = mapOffsets;
         this.mapLengths = mapLengths;
         this.codec = codec;
@@ -175,7 +179,18 @@ public final class SSTableReader {
                         "malformed bloom filter at page " + footer.bloomPage() + " of " + path);
             }
         }
-        return new SSTableReader(file, fileNumber, footerOffset, cache, footer, bloom, mapOffsets, mapLengths, codec);
+        RangeTombstones tombstones = RangeTombstones.EMPTY;
+        if (footer.rangeTombstoneLength() > 0) {
+            tombstones = RangeTombstoneExtent.decode(readRange(file, footer.rangeTombstoneOffset(),
+                    (int) footer.rangeTombstoneLength(), "range-tombstone extent"), path, footer.rangeTombstoneOffset());
+        }
+        return new SSTableReader(file, fileNumber, footerOffset, cache, footer, bloom, mapOffsets, mapLengths, codec,
+                tombstones);
+    }
+
+    /** The table's range tombstones ({@link RangeTombstones#EMPTY} when it has none); never modified. */
+    public RangeTombstones rangeTombstones() {
+        return rangeTombstones;
     }
 
     public Footer footer() {

@@ -35,6 +35,8 @@ public final class SSTableWriter {
     private long[][] keyHashes = {new long[1024]};
     private int keyHashCount;
     private boolean finished;
+    /** The table's range tombstones, written into its range-tombstone extent at finish. */
+    private RangeTombstones rangeTombstones = RangeTombstones.EMPTY;
 
     /** Starts a table with no previous version. */
     public SSTableWriter(PageFile file, TableOptions options) throws IOException {
@@ -130,6 +132,18 @@ public final class SSTableWriter {
     }
 
     /**
+     * Sets the range tombstones the table holds (replacing any set before), written at
+     * {@link #finish} into its range-tombstone extent; its key bounds then cover them. Only
+     * for tables of format 3 and later.
+     */
+    public void rangeTombstones(RangeTombstones tombstones) {
+        if (finished) {
+            throw new IllegalStateException("SSTable writer for " + file.path() + " is already finished");
+        }
+        rangeTombstones = tombstones;
+    }
+
+    /**
      * {@link #finish()}, then forces the file to stable storage and closes it (closed even
      * when finishing or forcing fails).
      */
@@ -165,10 +179,27 @@ public final class SSTableWriter {
             bloomCrc = sink.writeExtent(bloom, bloom.length);
         }
         int bloomPages = bloomPage == PageFormat.NO_PAGE ? 0 : sink.nextPage() - bloomPage;
+        long rtOffset = 0;
+        int rtLength = 0;
+        int rtPages = 0;
+        if (!rangeTombstones.isEmpty()) {
+            byte[] extent = RangeTombstoneExtent.encode(rangeTombstones);
+            int before = sink.nextPage();
+            rtOffset = sink.writeUnmappedExtent(extent);
+            rtPages = sink.nextPage() - before;
+            rtLength = extent.length;
+        }
         PageSink.PageMap map = sink.packed() ? sink.writePageMap() : null;
         long footerOffset = sink.alignForFooter();
         Footer footer = tree.footer(shape, bloomPage, bloomLength, bloomCrc, bloomPages,
                 bloomPage == PageFormat.NO_PAGE ? 0 : keyHashCount, capacity, previousFooterOffset, map, footerOffset);
+        if (rtLength > 0) {
+            if (footer.formatVersion() < PageFormat.FORMAT_VERSION) {
+                throw new IllegalStateException("a table of format " + footer.formatVersion()
+                        + " cannot hold range tombstones: " + file.path());
+            }
+            footer = footer.withRangeTombstones(rangeTombstones, rtOffset, rtLength, rtPages);
+        }
         int footerPage = sink.writeFooter(footer.encode());
         sink.flush();
         return new FinishedTable((long) footerPage * options.pageSize(), footer);

@@ -59,6 +59,10 @@ public final class TableLiveness {
         if (f.bloomPage() != PageFormat.NO_PAGE) {
             pages.set(f.bloomPage(), f.bloomPage() + (int) ((f.bloomLength() + (long) pageSize - 1) / pageSize));
         }
+        if (f.rangeTombstoneLength() > 0) {
+            int first = (int) (f.rangeTombstoneOffset() / pageSize);
+            pages.set(first, first + (int) ((f.rangeTombstoneLength() + pageSize - 1) / pageSize));
+        }
         List<LeafRef> leaves = new ArrayList<>(f.leafCount());
         LeafIndex.walk(version, leaves, pages::set);
         for (LeafRef leaf : leaves) {

@@ -22,6 +22,8 @@ public final class Version {
     private final byte[] policyState;
     /** The largest sequence number its components hold data up to (flushed writes), 0 when unknown. */
     private final long lastSequence;
+    /** Whether some component holds range tombstones: when none does, reads skip looking for them. */
+    private final boolean rangeTombstones;
     private final AtomicInteger refs = new AtomicInteger(1);
     private volatile Runnable onUnreferenced;
 
@@ -46,9 +48,11 @@ public final class Version {
         }
         this.levels = List.copyOf(copy);
         Map<ComponentId, Component> ids = new HashMap<>();
+        boolean anyRangeTombstones = false;
         for (List<Run> level : this.levels) {
             for (Run run : level) {
                 for (Component c : run.components()) {
+                    anyRangeTombstones |= c.reader() != null && !c.reader().rangeTombstones().isEmpty();
                     if (ids.put(c.id(), c) != null) {
                         throw new IllegalArgumentException("component " + c.id() + " occurs twice in the layout");
                     }
@@ -56,8 +60,14 @@ public final class Version {
             }
         }
         this.byId = ids;
+        this.rangeTombstones = anyRangeTombstones;
         this.flushCounter = flushCounter;
         this.policyState = policyState == null ? new byte[0] : policyState.clone();
+    }
+
+    /** Whether some component of this version holds range tombstones. */
+    public boolean hasRangeTombstones() {
+        return rangeTombstones;
     }
 
     /** Levels, each a list of runs newest first. */

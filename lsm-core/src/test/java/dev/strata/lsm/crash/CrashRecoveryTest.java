@@ -45,7 +45,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * after the previous round's, lets it write for a random 50–800 ms once it has
  * acknowledged a few writes, and kills it (some extra rounds are killed right after the
  * child starts, so kills also land in recovery). The parent replays the child's
- * announced and acknowledged writes of {@link CrashWorkload} on a {@link TreeMap} model,
+ * announced and acknowledged writes of {@link CrashWorkload} (puts, deletes, range deletes and
+ * batches of them) on a {@link TreeMap} model,
  * opens the store itself, and requires a full scan to equal the model either without or
  * with the one in-flight write (applied entirely or not at all, never in part), every
  * {@code get} to agree with the scan, and no key of a never-announced write to exist.
@@ -484,6 +485,16 @@ class CrashRecoveryTest {
             Set<String> states = new HashSet<>();
             for (CrashWorkload.Op op : inFlight.ops()) {
                 byte[] before = probe.get(op.key());
+                if (op.isRangeDelete()) {
+                    int gone = probe.subMap(op.key(), true, op.rangeEnd(), false).size();
+                    probe.subMap(op.key(), true, op.rangeEnd(), false).clear();
+                    int left = actual.subMap(op.key(), true, op.rangeEnd(), false).size();
+                    sb.append("    delrange ").append(CrashWorkload.describeKey(op.key())).append("..")
+                            .append(CrashWorkload.describeKey(op.rangeEnd())).append(": removes ").append(gone)
+                            .append(" keys of the model; the store holds ").append(left).append(" there\n");
+                    states.add(left == 0 ? (gone == 0 ? "no-op" : "applied") : "not applied");
+                    continue;
+                }
                 if (op.isDelete()) {
                     probe.remove(op.key());
                 } else {

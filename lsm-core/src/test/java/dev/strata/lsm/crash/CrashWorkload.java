@@ -28,12 +28,23 @@ import java.util.SplittableRandom;
  */
 final class CrashWorkload {
     /** The kinds of write; the child prints no kind, the parent recomputes it. */
-    enum Kind { PUT, DELETE, REPUT, BATCH }
+    enum Kind { PUT, DELETE, REPUT, RANGE, BATCH }
 
-    /** One operation of a write: a put ({@code value != null}) or a delete. */
-    record Op(byte[] key, byte[] value) {
+    /**
+     * One operation of a write: a put ({@code value != null}), a delete, or a range delete of
+     * {@code [key, rangeEnd)} ({@code rangeEnd != null}).
+     */
+    record Op(byte[] key, byte[] value, byte[] rangeEnd) {
+        Op(byte[] key, byte[] value) {
+            this(key, value, null);
+        }
+
         boolean isDelete() {
-            return value == null;
+            return value == null && rangeEnd == null;
+        }
+
+        boolean isRangeDelete() {
+            return rangeEnd != null;
         }
     }
 
@@ -43,7 +54,9 @@ final class CrashWorkload {
         WriteBatch toBatch() {
             WriteBatch b = new WriteBatch();
             for (Op op : ops) {
-                if (op.isDelete()) {
+                if (op.isRangeDelete()) {
+                    b.deleteRange(op.key(), op.rangeEnd());
+                } else if (op.isDelete()) {
                     b.delete(op.key());
                 } else {
                     b.put(op.key(), op.value());
@@ -55,7 +68,9 @@ final class CrashWorkload {
         /** Applies the write to a model of the store, op by op (later ops of a batch win). */
         void applyTo(NavigableMap<byte[], byte[]> model) {
             for (Op op : ops) {
-                if (op.isDelete()) {
+                if (op.isRangeDelete()) {
+                    model.subMap(op.key(), true, op.rangeEnd(), false).clear();
+                } else if (op.isDelete()) {
                     model.remove(op.key());
                 } else {
                     model.put(op.key(), op.value());
@@ -68,8 +83,11 @@ final class CrashWorkload {
             StringBuilder sb = new StringBuilder("write ").append(id).append(' ').append(kind).append(" [");
             for (int i = 0; i < ops.size(); i++) {
                 Op op = ops.get(i);
-                sb.append(i == 0 ? "" : ", ").append(op.isDelete() ? "del " : "put ").append(describeKey(op.key()));
-                if (!op.isDelete()) {
+                sb.append(i == 0 ? "" : ", ").append(op.isRangeDelete() ? "delrange " : op.isDelete() ? "del " : "put ")
+                        .append(describeKey(op.key()));
+                if (op.isRangeDelete()) {
+                    sb.append("..").append(describeKey(op.rangeEnd()));
+                } else if (!op.isDelete()) {
                     sb.append('=').append(describeValue(op.value()));
                 }
             }
@@ -109,6 +127,7 @@ final class CrashWorkload {
             case PUT -> ops.add(put(freshKey(id, 0), id));
             case DELETE -> ops.add(new Op(olderKey(id, r), null));
             case REPUT -> ops.add(put(olderKey(id, r), id));
+            case RANGE -> ops.add(range(r));
             case BATCH -> {
                 int fresh = freshCount(id);
                 for (int i = 0; i < fresh; i++) {
@@ -124,6 +143,9 @@ final class CrashWorkload {
                 }
                 // Order matters inside a batch; shuffle so deletes and puts interleave.
                 Collections.shuffle(ops, new Random(r.nextLong()));
+                if (r.nextInt(8) == 0) {
+                    ops.add(range(r));
+                }
                 if (r.nextInt(6) == 0) {
                     // Delete a key this very batch created: the batch must end with it absent.
                     ops.add(new Op(freshKey(id, r.nextInt(fresh)), null));
@@ -146,7 +168,7 @@ final class CrashWorkload {
 
     private Kind kind(long id) {
         int k = stream(id, 0).nextInt(100);
-        return k < 45 ? Kind.PUT : k < 60 ? Kind.DELETE : k < 70 ? Kind.REPUT : Kind.BATCH;
+        return k < 45 ? Kind.PUT : k < 57 ? Kind.DELETE : k < 60 ? Kind.RANGE : k < 70 ? Kind.REPUT : Kind.BATCH;
     }
 
     private int freshCount(long id) {
@@ -187,6 +209,18 @@ final class CrashWorkload {
         r.nextBytes(v);
         ByteBuffer.wrap(v).putLong(id);
         return v;
+    }
+
+    /**
+     * A range delete over the keys' two-byte hash prefix: {@code [h, h + width)} with a width
+     * of 1 to 1024 prefixes (up to 1/64 of the key space), so it removes keys of many writes.
+     */
+    private static Op range(SplittableRandom r) {
+        int from = r.nextInt(1 << 16);
+        int to = Math.min(1 << 16, from + 1 + r.nextInt(1024));
+        byte[] end = to == 1 << 16 ? new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff}
+                : ByteBuffer.allocate(2).putShort((short) to).array();
+        return new Op(ByteBuffer.allocate(2).putShort((short) from).array(), null, end);
     }
 
     private Op put(byte[] key, long id) {

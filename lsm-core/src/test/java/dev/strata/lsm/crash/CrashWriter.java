@@ -46,6 +46,7 @@ public final class CrashWriter {
             switch (w.kind()) {
                 case PUT, REPUT -> store.put(w.ops().get(0).key(), w.ops().get(0).value());
                 case DELETE -> store.delete(w.ops().get(0).key());
+                case RANGE -> store.deleteRange(w.ops().get(0).key(), w.ops().get(0).rangeEnd());
                 case BATCH -> store.write(w.toBatch());
             }
             emit(out, "A " + id);

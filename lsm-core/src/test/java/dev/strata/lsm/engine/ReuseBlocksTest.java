@@ -188,6 +188,47 @@ class ReuseBlocksTest {
     }
 
     /**
+     * A range tombstone among a block compaction's parents covers leaves of the children
+     * that no parent key lies in: merged in place, those leaves would count as clean and come
+     * back. The compaction rewrites instead (with the tombstone applied), and nothing in the
+     * range survives, in the level-1 tables or after a reopen.
+     */
+    @Test
+    void aRangeTombstoneAmongTheParentsIsNeverSkippedOverByCleanLeaves() {
+        int from = 2_000;
+        int to = 15_000;
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            loadIntoLevel1(store);
+            long[] before = fileNumbers(store.stats());
+            store.deleteRange(key(from), key(to));
+            store.put(key(UPDATE_FROM), value(UPDATE_FROM, 1)); // a parent key inside the range, after the tombstone
+            store.put(key(KEYS - 1), value(KEYS - 1, 1));
+            runScript(store, ReuseBlocksTest::reuse);
+            StoreStats stats = store.stats();
+            assertEquals(0, stats.policyErrors(), "policy errors: " + stats);
+            assertEquals(0, stats.componentsPerLevel()[0], "level 0 merged away");
+            assertTrue(Arrays.stream(fileNumbers(stats)).noneMatch(n -> Arrays.binarySearch(before, n) >= 0),
+                    "the children were rewritten, not merged in place");
+            assertDeletedRange(store, from, to);
+        }
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            assertDeletedRange(store, from, to);
+        }
+    }
+
+    private static void assertDeletedRange(LsmStore store, int from, int to) {
+        for (int i = 0; i < KEYS; i += 7) {
+            byte[] expected = i == KEYS - 1 || i == UPDATE_FROM ? value(i, 1) : i >= from && i < to ? null : value(i, 0);
+            assertArrayEquals(expected, store.get(key(i)), "key " + i);
+        }
+        try (var cursor = store.scan(key(from), key(to))) {
+            assertTrue(cursor.next());
+            assertArrayEquals(key(UPDATE_FROM), cursor.key());
+            assertTrue(!cursor.next(), "a deleted key came back");
+        }
+    }
+
+    /**
      * Compressed tables are never merged in place: a block compaction into lz4 tables
      * rewrites the children it would have merged (with the level's codec), and every value
      * and the snapshot stay right.

@@ -238,6 +238,22 @@ class ManifestDamageTest {
     }
 
     @Test
+    void repairKeepsTheRangeTombstonesOfTheTables() throws IOException {
+        fill();
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            store.deleteRange(key(100), key(200));
+            store.flush();
+        }
+        truncateManifest();
+        LsmStore.repair(dir, config());
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            for (int i = 0; i < KEYS; i++) {
+                assertArrayEquals(i >= 100 && i < 200 ? null : value(i), store.get(key(i)), "key " + i);
+            }
+        }
+    }
+
+    @Test
     void repairKeepsWhatOnlyTheWalHolds() throws IOException {
         try (LsmStore store = LsmStore.open(dir, config())) {
             for (int i = 0; i < KEYS; i++) {

@@ -73,6 +73,21 @@ public interface BenchEngine extends AutoCloseable {
     /** Removes {@code key}. */
     void delete(byte[] key);
 
+    /** Whether the engine deletes a key range with one call ({@link #deleteRange}). */
+    default boolean hasDeleteRange() {
+        return false;
+    }
+
+    /**
+     * Deletes every key in {@code [fromInclusive, toExclusive)} with one call (Strata's and
+     * RocksDB's {@code deleteRange}).
+     *
+     * @throws UnsupportedOperationException if {@link #hasDeleteRange()} is false
+     */
+    default void deleteRange(byte[] fromInclusive, byte[] toExclusive) {
+        throw new UnsupportedOperationException(name() + " has no range delete");
+    }
+
     /**
      * Reads up to {@code count} entries in key order starting at {@code from} (inclusive),
      * touching every key and value, and returns how many it read.

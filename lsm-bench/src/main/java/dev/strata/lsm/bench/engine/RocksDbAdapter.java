@@ -176,6 +176,20 @@ final class RocksDbAdapter implements BenchEngine {
     }
 
     @Override
+    public boolean hasDeleteRange() {
+        return true;
+    }
+
+    @Override
+    public void deleteRange(byte[] fromInclusive, byte[] toExclusive) {
+        try {
+            db.deleteRange(writeOptions, fromInclusive, toExclusive);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("rocksdb deleteRange failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
     public int scan(byte[] from, int count) {
         int n = 0;
         try (RocksIterator it = db.newIterator()) {

@@ -60,6 +60,16 @@ final class StrataAdapter implements BenchEngine {
     }
 
     @Override
+    public boolean hasDeleteRange() {
+        return true;
+    }
+
+    @Override
+    public void deleteRange(byte[] fromInclusive, byte[] toExclusive) {
+        store.deleteRange(fromInclusive, toExclusive);
+    }
+
+    @Override
     public int scan(byte[] from, int count) {
         int n = 0;
         // No upper bound: YCSB scans ask for a count, not a range.

@@ -31,7 +31,7 @@ import java.util.SplittableRandom;
 
 /**
  * The torture child: opens the store (with faults injected through
- * {@link FaultInjectingStorageIO}) and runs a random mix of puts, deletes, batches, checked
+ * {@link FaultInjectingStorageIO}) and runs a random mix of puts, deletes, range deletes, batches, checked
  * reads, scans, snapshots and flushes from one thread until the parent kills it or asks it
  * to stop, recording every write in the {@link ExpectedState} before issuing it and after
  * its acknowledgement. Reads are checked against what this process acknowledged (a write
@@ -184,8 +184,10 @@ public final class TortureChild {
             int dice = random.nextInt(1000);
             if (dice < 380) {
                 write(randomKey(), false);
-            } else if (dice < 480) {
+            } else if (dice < 465) {
                 write(randomKey(), true);
+            } else if (dice < 480) {
+                rangeDelete();
             } else if (dice < 580) {
                 batch();
             } else if (dice < 850) {
@@ -228,6 +230,29 @@ public final class TortureChild {
             return;
         }
         acknowledged(k, ExpectedState.word(v, delete));
+    }
+
+    /**
+     * A range delete of 1 to 32 consecutive keys, one time in ten of up to a tenth of the key
+     * space: one write, one version, recorded as a delete of every key in the range.
+     */
+    private void rangeDelete() {
+        int from = randomKey();
+        int width = random.nextInt(10) == 0 ? 1 + random.nextInt(Math.max(1, live.length / 10)) : 1 + random.nextInt(32);
+        int to = Math.min(live.length, from + width);
+        long v = state.takeVersion();
+        for (int k = from; k < to; k++) {
+            state.markPending(k, v, true);
+        }
+        try {
+            store.deleteRange(TortureValues.key(from), TortureValues.key(to));
+        } catch (RuntimeException e) {
+            failed("range delete of keys " + from + ".." + to, e);
+            return;
+        }
+        for (int k = from; k < to; k++) {
+            acknowledged(k, ExpectedState.word(v, true));
+        }
     }
 
     private void batch() {

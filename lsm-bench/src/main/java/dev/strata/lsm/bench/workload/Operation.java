@@ -15,7 +15,11 @@ public enum Operation {
     /** The ingest workload: writing one external table file, from creating it to its durable finish. */
     WRITE_FILE("write-file"),
     /** The ingest workload: the one call that ingests all the external table files. */
-    INGEST("ingest");
+    INGEST("ingest"),
+    /** The deleterange workload: one point delete. */
+    DELETE("delete"),
+    /** The deleterange workload: the one call that deletes a range of records. */
+    DELETE_RANGE("delete-range");
 
     private final String label;
 

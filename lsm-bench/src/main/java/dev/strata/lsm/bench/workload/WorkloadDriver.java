@@ -54,6 +54,9 @@ final class WorkloadDriver {
         if (type.shape() == WorkloadType.Shape.INGEST) {
             return ingest(type, position);
         }
+        if (type.shape() == WorkloadType.Shape.DELETE_RANGE) {
+            return deleteRange(type, position);
+        }
         int threads = settings.threads();
         KeyDistribution distribution = settings.distributionOf(type);
         boolean fill = type.shape() == WorkloadType.Shape.FILL;
@@ -256,6 +259,117 @@ final class WorkloadDriver {
         } finally {
             extraCounters.clear();
         }
+    }
+
+    /** Records the deleterange workload deletes each way (fewer when there are fewer than twice as many records). */
+    static final long DELETE_RANGE_RECORDS = 1_000_000;
+    /** Gets over a deleted range after each half of the deleterange workload. */
+    static final int DELETED_GETS = 1000;
+
+    /**
+     * The deleterange workload, on one thread, on the loaded records: records {@code [0, m)}
+     * deleted by one range delete, then records {@code [m, 2m)} one by one, with
+     * {@code m = min(1,000,000, records / 2)}. Each half is timed (the call or calls only) and
+     * then settled (memtable flushed, merges done); its bytes written are the process's from
+     * its start to the end of its settling. Over each deleted range, before and after settling,
+     * {@value #DELETED_GETS} gets spread over it (each must find nothing) and one scan from its
+     * first key (which must land on the first record after it) are timed. The figures are
+     * counters of the result ({@code deleteRange*}, {@code pointDelete*}).
+     */
+    private WorkloadResult deleteRange(WorkloadType type, int position) {
+        if (!engine.hasDeleteRange()) {
+            DiskUsage disk = DiskUsage.of(dir);
+            return new WorkloadResult(engine.name(), type.label(), position, null, 0, 0, 0,
+                    new Histogram(Recorder.SIGNIFICANT_DIGITS), Recorder.emptyByOperation(), 0, 0, -1, ioSource, null,
+                    null, 0, disk, keyspace.liveRecords() * format.recordBytes(), null, null, disk, null,
+                    engine.ownCounters(), engine.name() + " has no range delete");
+        }
+        if (!keyspace.loaded() || keyspace.records() < 2) {
+            throw new IllegalStateException("deleterange deletes loaded records: run it after a fill of at least 2 "
+                    + "records (e.g. --workloads fillseq,deleterange)");
+        }
+        long m = Math.min(DELETE_RANGE_RECORDS, keyspace.records() / 2);
+        Recorder rec = new Recorder(true);
+        ProcessIo ioBefore = ProcessIo.read();
+        monitor.begin(type.label(), 2 * m, List.of(rec));
+        double settleSeconds = 0;
+        long callNanos;
+        try {
+            // One range delete of [0, m).
+            ProcessIo p0 = ProcessIo.read();
+            long t0 = System.nanoTime();
+            engine.deleteRange(format.key(0), format.key(m));
+            long t1 = System.nanoTime();
+            rec.recordBatch(Operation.DELETE_RANGE, t1 - t0, m, 0);
+            readBackDeleted("deleteRange", 0, m, "");
+            long s0 = System.nanoTime();
+            engine.settle();
+            long s1 = System.nanoTime();
+            ProcessIo p1 = ProcessIo.read();
+            readBackDeleted("deleteRange", 0, m, "Settled");
+            extraCounters.put("deleteRangeRecords", m);
+            extraCounters.put("deleteRangeSeconds", (t1 - t0) / 1e9);
+            extraCounters.put("deleteRangeSettleSeconds", (s1 - s0) / 1e9);
+            extraCounters.put("deleteRangeBytesWritten", p0 == null || p1 == null ? -1 : p1.writtenSince(p0, ioSource));
+
+            // The next m records one delete at a time.
+            ProcessIo p2 = ProcessIo.read();
+            long t2 = System.nanoTime();
+            for (long r = m; r < 2 * m; r++) {
+                long d0 = System.nanoTime();
+                engine.delete(format.key(r));
+                rec.record(Operation.DELETE, System.nanoTime() - d0, 0);
+            }
+            long t3 = System.nanoTime();
+            readBackDeleted("pointDelete", m, 2 * m, "");
+            long s2 = System.nanoTime();
+            engine.settle();
+            long s3 = System.nanoTime();
+            ProcessIo p3 = ProcessIo.read();
+            readBackDeleted("pointDelete", m, 2 * m, "Settled");
+            extraCounters.put("pointDeleteRecords", m);
+            extraCounters.put("pointDeleteSeconds", (t3 - t2) / 1e9);
+            extraCounters.put("pointDeleteSettleSeconds", (s3 - s2) / 1e9);
+            extraCounters.put("pointDeleteBytesWritten", p2 == null || p3 == null ? -1 : p3.writtenSince(p2, ioSource));
+            callNanos = (t1 - t0) + (t3 - t2);
+            settleSeconds = ((s1 - s0) + (s3 - s2)) / 1e9;
+        } finally {
+            monitor.end(type.label() + " done");
+        }
+        try {
+            return measure(type, position, null, List.of(rec), List.of(rec), null, callNanos / 1e9, settleSeconds,
+                    ioBefore);
+        } finally {
+            extraCounters.clear();
+        }
+    }
+
+    /**
+     * Times {@value #DELETED_GETS} gets spread over the deleted records {@code [from, to)} and a
+     * scan of one record from {@code from}; throws if a deleted record is found or the scan
+     * does not land on record {@code to}. Counters {@code <prefix>Get<suffix>Micros} (mean per
+     * get) and {@code <prefix>Scan<suffix>Millis}.
+     */
+    private void readBackDeleted(String prefix, long from, long to, String suffix) {
+        long n = Math.min(DELETED_GETS, to - from);
+        long g0 = System.nanoTime();
+        for (long i = 0; i < n; i++) {
+            long record = from + (n == 1 ? 0 : i * (to - from - 1) / (n - 1));
+            if (engine.get(format.key(record)) != null) {
+                throw new IllegalStateException(engine.name() + " deleterange: record " + record
+                        + " is present after it was deleted");
+            }
+        }
+        long g1 = System.nanoTime();
+        long c0 = System.nanoTime();
+        int read = engine.scan(format.key(from), 1);
+        long c1 = System.nanoTime();
+        if (to < keyspace.records() && read != 1) {
+            throw new IllegalStateException(engine.name() + " deleterange: a scan from deleted record " + from
+                    + " found " + read + " records, expected record " + to);
+        }
+        extraCounters.put(prefix + "Get" + suffix + "Micros", (g1 - g0) / 1e3 / n);
+        extraCounters.put(prefix + "Scan" + suffix + "Millis", (c1 - c0) / 1e6);
     }
 
     /** Reads back a sample of the ingested records; throws if one is missing or wrong. Returns keys checked. */

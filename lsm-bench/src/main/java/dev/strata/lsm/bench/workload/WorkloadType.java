@@ -33,6 +33,14 @@ public enum WorkloadType {
      * next {@code --scan-length} records after it (db_bench's seek_nexts).
      */
     SEEKRANDOM("seekrandom", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(0, 0, 0, 100, 0)),
+    /**
+     * Range deletes against point deletes, on loaded records (run it after a fill): the first
+     * {@code min(1,000,000, records / 2)} records deleted by one range delete, the next as many
+     * one by one; each half timed, its bytes written counted through its settling, and read
+     * back (gets and a scan over the deleted keys) before and after settling. Engines without a
+     * range delete report it as not supported.
+     */
+    DELETERANGE("deleterange", Shape.DELETE_RANGE, null, false, null, Mix.NONE),
     /** YCSB load: every record once, in hashed (random) key order as YCSB's default insertorder=hashed. */
     LOAD("load", Shape.FILL, Operation.INSERT, true, null, Mix.NONE),
     /** YCSB A, update heavy: 50% reads, 50% updates. */
@@ -57,7 +65,9 @@ public enum WorkloadType {
         /** REQUESTS on the reader threads, plus one unpaced writer thread. */
         READ_WHILE_WRITING,
         /** Writes each of the records once into external table files on one thread, then ingests them. */
-        INGEST
+        INGEST,
+        /** Deletes half the records (at most 1M each way) by one range delete and one by one, on one thread. */
+        DELETE_RANGE
     }
 
     /** Percentages of reads, updates, inserts, scans and read-modify-writes; they sum to 100. */

@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Conformance, part (b): every registered policy with its default parameters runs a real
- * store with a small memtable under a random history of puts, deletes, batches, gets and
+ * store with a small memtable under a random history of puts, deletes, range deletes, merge
+ * operands, batches (range deletes among them), gets and
  * scans (each read forwards, then backwards) checked against a {@link TreeMap} oracle, with
  * snapshots held across flushes and merges, and a reopen in the middle and at the end. After each phase the store holds
  * exactly the oracle's contents, counts no policy error (a rejected decision or a policy
@@ -161,16 +162,25 @@ class StoreConformanceTest {
                 System.arraycopy(operand, 0, joined, old.length + 1, operand.length);
                 oracle.put(k, joined);
             }
-        } else if (op < 67) {
+        } else if (op < 65) {
             byte[] k = key(rnd, keySpace);
             store.delete(k);
             oracle.remove(k);
+        } else if (op < 67) {
+            // A range delete: a few keys, now and then a tenth of the key space, sometimes empty.
+            byte[][] r = range(rnd, keySpace);
+            store.deleteRange(r[0], r[1]);
+            oracle.subMap(r[0], true, r[1], false).clear();
         } else if (op < 72) {
             WriteBatch batch = new WriteBatch();
             TreeMap<byte[], byte[]> after = new TreeMap<>(oracle);
             for (int j = 0, n = 1 + rnd.nextInt(16); j < n; j++) {
                 byte[] k = key(rnd, keySpace);
-                if (rnd.nextInt(4) == 0) {
+                if (rnd.nextInt(40) == 0) {
+                    byte[][] r = range(rnd, keySpace);
+                    batch.deleteRange(r[0], r[1]);
+                    after.subMap(r[0], true, r[1], false).clear();
+                } else if (rnd.nextInt(4) == 0) {
                     batch.delete(k);
                     after.remove(k);
                 } else {
@@ -239,6 +249,15 @@ class StoreConformanceTest {
             assertArrayEquals(e.getValue(), c.value(), where + " backwards: value of " + show(e.getKey()));
         }
         assertFalse(c.prev(), where + " backwards: an extra key");
+    }
+
+    /** A range to delete: 1 to 20 keys wide, a tenth of the key space one time in ten, empty one in twenty. */
+    private static byte[][] range(Random rnd, int keySpace) {
+        int from = rnd.nextInt(keySpace);
+        int kind = rnd.nextInt(20);
+        int width = kind == 0 ? 0 : kind < 3 ? keySpace / 10 : 1 + rnd.nextInt(20);
+        return new byte[][] {String.format("k%07d", from).getBytes(StandardCharsets.US_ASCII),
+                String.format("k%07d", from + width).getBytes(StandardCharsets.US_ASCII)};
     }
 
     private static byte[] key(Random rnd, int keySpace) {
