@@ -410,10 +410,18 @@ class ModelBasedStoreTest {
                     byte[] v = value(rnd);
                     store.put(cf, k, v);
                     oracle.put(k, v);
-                } else if (op < 480) {
+                } else if (op < 450) {
                     byte[] k = key(rnd, keySpace);
                     store.delete(cf, k);
                     oracle.remove(k);
+                } else if (op < 480) {
+                    // A range delete in one family leaves the others alone.
+                    byte[] a = key(rnd, keySpace);
+                    byte[] b = key(rnd, keySpace);
+                    byte[] from = KEYS.compare(a, b) <= 0 ? a : b;
+                    byte[] to = from == a ? b : a;
+                    store.deleteRange(cf, from, to);
+                    oracle.subMap(from, true, to, false).clear();
                 } else if (op < 560) {
                     // One batch across families: all of it or nothing, seen at once.
                     WriteBatch b = new WriteBatch();
@@ -421,7 +429,14 @@ class ModelBasedStoreTest {
                         String n = names.get(rnd.nextInt(names.size()));
                         ColumnFamily f = store.columnFamily(n);
                         byte[] k = key(rnd, keySpace);
-                        if (rnd.nextInt(4) == 0) {
+                        int kind = rnd.nextInt(8);
+                        if (kind == 0) {
+                            byte[] k2 = key(rnd, keySpace);
+                            byte[] from = KEYS.compare(k, k2) <= 0 ? k : k2;
+                            byte[] to = from == k ? k2 : k;
+                            b.deleteRange(f, from, to);
+                            oracles.get(n).subMap(from, true, to, false).clear();
+                        } else if (kind < 3) {
                             b.delete(f, k);
                             oracles.get(n).remove(k);
                         } else {

@@ -91,6 +91,38 @@ class ColumnFamilyTest {
     }
 
     @Test
+    void aRangeDeleteInOneFamilyLeavesTheOthersThroughFlushAndWalReplay() {
+        Path dir = tmp.resolve("s");
+        try (LsmStore store = LsmStore.open(dir)) {
+            ColumnFamily a = store.createColumnFamily("a", FamilyOptions.defaults());
+            ColumnFamily c = store.createColumnFamily("c", FamilyOptions.defaults());
+            for (String k : List.of("k1", "k2", "k3", "k4")) {
+                store.put(b(k), b("d"));
+                store.put(a, b(k), b("a"));
+                store.put(c, b(k), b("c"));
+            }
+            store.flushColumnFamily(c);
+            store.deleteRange(a, b("k2"), b("k4"));
+            // In tables: the range delete flushed with family c's.
+            store.write(new WriteBatch().deleteRange(c, b("k1"), b("k3")).put(c, b("k1"), b("again")));
+            store.flushColumnFamily(c);
+            assertEquals(List.of("k1=a", "k4=a"), keys(store.scan(a, null, null)));
+            assertEquals(List.of("k1=again", "k3=c", "k4=c"), keys(store.scan(c, null, null)));
+            assertEquals(List.of("k1=d", "k2=d", "k3=d", "k4=d"), keys(store.scan(null, null)));
+            assertThrows(IllegalArgumentException.class, () -> store.deleteRange(a, b("z"), b("a")));
+        }
+        // Family a's range delete is only in the WAL (its type byte carries the family flag).
+        try (LsmStore store = LsmStore.open(dir)) {
+            ColumnFamily a = store.columnFamily("a");
+            ColumnFamily c = store.columnFamily("c");
+            assertEquals(List.of("k1=a", "k4=a"), keys(store.scan(a, null, null)));
+            assertNull(store.get(a, b("k3")));
+            assertEquals(List.of("k1=again", "k3=c", "k4=c"), keys(store.scan(c, null, null)));
+            assertEquals("d", s(store.get(b("k2"))));
+        }
+    }
+
+    @Test
     void aBatchAcrossFamiliesIsAtomicAndASnapshotSeesEveryFamilyAtOnePoint() {
         try (LsmStore store = LsmStore.open(tmp.resolve("s"))) {
             ColumnFamily a = store.createColumnFamily("a", FamilyOptions.defaults());
