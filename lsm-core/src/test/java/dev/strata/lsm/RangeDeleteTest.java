@@ -1,5 +1,6 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a model with flushes, compactions, snapshots and reopens under several policies.
  */
 class RangeDeleteTest {
+    /** Operations per phase of the model history: 1,000 in the fast lane, 3,000 at the slow lane's multiplier 3. */
+    private static final int OPS_PER_PHASE = TestScale.scaled(1000);
+
     @TempDir
     Path dir;
 
@@ -199,11 +203,13 @@ class RangeDeleteTest {
 
     @Test
     void agreesWithAModelThroughFlushesMergesSnapshotsAndReopens() {
+        // Memtables sized to the phase, so the fast lane flushes and merges as often per operation.
+        long memtable = Math.max(StoreConfig.MIN_MEMTABLE_BYTES, (16L << 10) * OPS_PER_PHASE / 2500);
         for (String policy : List.of("size-tiered", "no-merge")) {
             long seed = TestSeed.orRandom();
             String replay = policy + ", seed " + seed;
             Random rnd = new Random(seed);
-            StoreConfig config = StoreConfig.builder().memtableBytes(16 << 10).mergePolicy(policy, Map.of())
+            StoreConfig config = StoreConfig.builder().memtableBytes(memtable).mergePolicy(policy, Map.of())
                     .mergeOperator("uint64add").build();
             Path d = dir.resolve(policy);
             int keySpace = 400;
@@ -213,7 +219,7 @@ class RangeDeleteTest {
                     assertSame(model, store, null, keySpace, "reopened, " + replay);
                     List<Snapshot> snaps = new ArrayList<>();
                     List<TreeMap<Integer, byte[]>> seen = new ArrayList<>();
-                    for (int i = 0; i < 2500; i++) {
+                    for (int i = 0; i < OPS_PER_PHASE; i++) {
                         int k = rnd.nextInt(keySpace);
                         int op = rnd.nextInt(100);
                         if (op < 50) {
