@@ -35,17 +35,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PolicySpaceBoundTest {
     /**
-     * The live data and memtable, a quarter of the issue's 8,192 keys and 1 MiB: the same
-     * flushes per cycle and the same tree, with a quarter of the bytes written and merged.
+     * The live data and memtable of the issue: 8,192 keys and 1 MiB. (A quarter of each was
+     * tried for the fast lane and made the live-bytes estimate, hence the reported SA, miss the
+     * 10% tolerance now and then: with two memtables' worth of live data the estimate depends
+     * on where flushes happen to fall.)
      */
-    private static final int KEYS = 2048;
-    private static final long MEMTABLE_BYTES = 256 << 10;
+    private static final int KEYS = 8192;
+    private static final long MEMTABLE_BYTES = 1 << 20;
     private static final int KEY_BYTES = 16;
     private static final int VALUE_BYTES = 240;
     private static final long LIVE_BYTES = (long) KEYS * (KEY_BYTES + VALUE_BYTES);
     private static final int CYCLES = 12;
-    private static final int MIN_PUTS_PER_CYCLE = KEYS / 8;
-    private static final int MAX_PUTS_PER_CYCLE = KEYS * 9 / 8;
+    private static final int MIN_PUTS_PER_CYCLE = 1000;
+    private static final int MAX_PUTS_PER_CYCLE = 9_000;
     /**
      * Table bytes per live byte allowed once merges are done: the bounded-depth policies
      * keep k = 5 components of at most the live data each, plus page and index overhead.
