@@ -76,6 +76,11 @@ final class LeafDecoder {
         return count;
     }
 
+    /** Offset in the page of the current cell. */
+    int cellOffset() {
+        return cellStartOffset;
+    }
+
     /** The leaf page being decoded (inline values lie in it). */
     byte[] page() {
         return page;
