@@ -41,7 +41,7 @@ final class LeafDecoder {
     /** Encoding 1: offset of the cell after the current one. */
     private int nextOffset;
     /** Encoding 1: the current key, rebuilt from the cells since the last restart. */
-    private byte[] key = new byte[64];
+    private byte[] key;
     private int keyLength;
 
     /**
@@ -65,6 +65,9 @@ final class LeafDecoder {
         if (encoding == LeafEncoding.PREFIX) {
             this.slotBase = pageSize - PageFormat.RESTART_TAIL_SIZE;
             this.interval = PageFormat.getShort(page, slotBase);
+            if (key == null) {
+                key = new byte[64];
+            }
             if (interval == 0) {
                 throw corrupt("restart interval 0");
             }
@@ -189,9 +192,10 @@ final class LeafDecoder {
         index = from * interval;
         keyLength = 0;
         parsePrefix(restartOffset(from));
-        while (valid() && compareCurrent(target, seqno) < 0) {
+        // The restart sorts before the target (the search says so): the answer is after it.
+        do {
             next();
-        }
+        } while (valid() && compareCurrent(target, seqno) < 0);
         return index;
     }
 
@@ -215,18 +219,7 @@ final class LeafDecoder {
 
     /** The current cell's internal key as interior cells encode it: varint length, user key, u64 trailer. */
     byte[] encodedInternalKey() {
-        int n = PageFormat.varintSize(cell.keyLength);
-        byte[] out = new byte[n + cell.keyLength + 8];
-        int o = 0;
-        int v = cell.keyLength;
-        while ((v & ~0x7F) != 0) {
-            out[o++] = (byte) ((v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        out[o++] = (byte) v;
-        System.arraycopy(cell.keyArray, cell.keyStart, out, o, cell.keyLength);
-        PageFormat.putLong(out, o + cell.keyLength, cell.trailer);
-        return out;
+        return PageFormat.encodeInternalKey(cell.keyArray, cell.keyStart, cell.keyLength, cell.trailer);
     }
 
     private int restartOffset(int r) {

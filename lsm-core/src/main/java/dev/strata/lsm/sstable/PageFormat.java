@@ -131,6 +131,24 @@ final class PageFormat {
         return n;
     }
 
+    /**
+     * An internal key as cells of interior pages (and plain leaves) hold it: varint length,
+     * the user key {@code key[off, off + length)}, u64 trailer.
+     */
+    static byte[] encodeInternalKey(byte[] key, int off, int length, long trailer) {
+        byte[] out = new byte[varintSize(length) + length + 8];
+        int o = 0;
+        int v = length;
+        while ((v & ~0x7F) != 0) {
+            out[o++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        out[o++] = (byte) v;
+        System.arraycopy(key, off, out, o, length);
+        putLong(out, o + length, trailer);
+        return out;
+    }
+
     static int getInt(byte[] b, int off) {
         return (int) INT_BE.get(b, off);
     }

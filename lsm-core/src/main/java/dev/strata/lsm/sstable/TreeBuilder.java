@@ -181,18 +181,7 @@ final class TreeBuilder {
 
         /** The last cell's internal key, encoded as interior cells hold it. */
         byte[] encodedLastKey() {
-            int n = PageFormat.varintSize(lastKeyLength);
-            byte[] out = new byte[n + lastKeyLength + 8];
-            int o = 0;
-            int v = lastKeyLength;
-            while ((v & ~0x7F) != 0) {
-                out[o++] = (byte) ((v & 0x7F) | 0x80);
-                v >>>= 7;
-            }
-            out[o++] = (byte) v;
-            System.arraycopy(lastKey, 0, out, o, lastKeyLength);
-            PageFormat.putLong(out, o + lastKeyLength, lastTrailer);
-            return out;
+            return PageFormat.encodeInternalKey(lastKey, 0, lastKeyLength, lastTrailer);
         }
 
         LeafSummary summary() {
