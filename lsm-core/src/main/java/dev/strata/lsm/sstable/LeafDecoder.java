@@ -43,6 +43,17 @@ final class LeafDecoder {
     /** Encoding 1: the current key, rebuilt from the cells since the last restart. */
     private byte[] key;
     private int keyLength;
+    /**
+     * Encoding 1, for stepping back: the offsets and keys of the cells of one restart block
+     * from its restart point up to the last one a backward step scanned to ({@link #seekBack}),
+     * so that further steps back inside the block decode one cell instead of rescanning it.
+     * {@code blockFirst} is the block's first cell, -1 when nothing is recorded.
+     */
+    private int blockFirst = -1;
+    private int blockCount;
+    private int[] blockOffsets;
+    private int[] blockKeyEnds;
+    private byte[] blockKeys;
 
     /**
      * @param path the table file, named in errors (null when decoding a page being built)
@@ -62,6 +73,7 @@ final class LeafDecoder {
         this.count = TreePages.count(page);
         this.dataEnd = PageFormat.getInt(page, PageFormat.OFF_DATA_END);
         this.index = -1;
+        this.blockFirst = -1;
         if (encoding == LeafEncoding.PREFIX) {
             this.slotBase = pageSize - PageFormat.RESTART_TAIL_SIZE;
             this.interval = PageFormat.getShort(page, slotBase);
@@ -124,7 +136,11 @@ final class LeafDecoder {
     }
 
     void seekToLast() {
-        seek(count - 1);
+        if (encoding == LeafEncoding.PLAIN) {
+            seek(count - 1);
+        } else {
+            seekBack(count - 1);
+        }
     }
 
     /** Moves to the next cell; {@link #valid()} turns false after the last. */
@@ -155,7 +171,56 @@ final class LeafDecoder {
             index = -1;
             return;
         }
-        seek(index - 1);
+        int j = index - 1;
+        if (encoding == LeafEncoding.PLAIN) {
+            seek(j);
+        } else if (blockFirst >= 0 && j >= blockFirst && j < blockFirst + blockCount) {
+            // Recorded by the scan of this block: restore the key before cell j and decode cell j alone.
+            int k = j - blockFirst;
+            keyLength = 0;
+            if (k > 0) {
+                int start = k == 1 ? 0 : blockKeyEnds[k - 2];
+                keyLength = blockKeyEnds[k - 1] - start;
+                System.arraycopy(blockKeys, start, key, 0, keyLength);
+            }
+            index = j;
+            parsePrefix(blockOffsets[k]);
+        } else {
+            seekBack(j);
+        }
+    }
+
+    /** Positions at cell {@code i} by a scan from its restart point, recording the block's cells for {@link #prev}. */
+    private void seekBack(int i) {
+        int r = i / interval;
+        blockFirst = r * interval;
+        blockCount = 0;
+        index = blockFirst;
+        keyLength = 0;
+        parsePrefix(restartOffset(r));
+        record();
+        while (index < i) {
+            next();
+            record();
+        }
+    }
+
+    /** Records the current cell's offset and key as the next of the block. */
+    private void record() {
+        if (blockOffsets == null || blockCount == blockOffsets.length) {
+            int n = blockOffsets == null ? Math.min(interval, 64) : blockCount * 2;
+            blockOffsets = blockOffsets == null ? new int[n] : Arrays.copyOf(blockOffsets, n);
+            blockKeyEnds = blockKeyEnds == null ? new int[n] : Arrays.copyOf(blockKeyEnds, n);
+        }
+        int start = blockCount == 0 ? 0 : blockKeyEnds[blockCount - 1];
+        if (blockKeys == null || blockKeys.length < start + keyLength) {
+            blockKeys = blockKeys == null ? new byte[Math.max(1024, keyLength)]
+                    : Arrays.copyOf(blockKeys, Math.max(blockKeys.length * 2, start + keyLength));
+        }
+        System.arraycopy(key, 0, blockKeys, start, keyLength);
+        blockOffsets[blockCount] = cellStartOffset;
+        blockKeyEnds[blockCount] = start + keyLength;
+        blockCount++;
     }
 
     /**

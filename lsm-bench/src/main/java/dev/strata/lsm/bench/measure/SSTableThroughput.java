@@ -180,6 +180,32 @@ public final class SSTableThroughput implements Callable<Integer> {
             }
             out.printf("point lookups median: %.0f/s with the block cache disabled (OS page cache warm), "
                     + "%.0f/s with every page cached%n", Scratch.median(uncached), Scratch.median(cached));
+            // Forward and backward scans of the whole table, every page cached: the cost of
+            // stepping through cells (prefix-compressed leaves decode keys; prev rescans from
+            // the restart point before the cell).
+            double[] forward = new double[rounds];
+            double[] backward = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                long t0 = System.nanoTime();
+                long n = 0;
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    n += it.key().length;
+                }
+                long t1 = System.nanoTime();
+                for (it.seekToLast(); it.valid(); it.prev()) {
+                    n -= it.key().length;
+                }
+                long t2 = System.nanoTime();
+                if (n != 0) {
+                    throw new IllegalStateException("forward and backward scans disagree");
+                }
+                forward[r] = entries / ((t1 - t0) / 1e9);
+                backward[r] = entries / ((t2 - t1) / 1e9);
+                out.printf("  round %d: %.0f entries/s scanning forward, %.0f entries/s backward (cached)%n", r + 1,
+                        forward[r], backward[r]);
+            }
+            out.printf("scan median: %.0f entries/s forward, %.0f entries/s backward, every page cached%n",
+                    Scratch.median(forward), Scratch.median(backward));
         }
         Files.deleteIfExists(path);
         if (mergeInputs >= 2) {
