@@ -8,6 +8,7 @@ import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.basic.SizeTieredPolicyFactory;
 import dev.strata.lsm.sstable.Compression;
+import dev.strata.lsm.sstable.LeafEncoding;
 import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.wal.WalSyncMode;
 import dev.strata.lsm.wal.WalWriter;
@@ -43,6 +44,8 @@ public final class StoreConfig {
     private final Compression bottommostCompression;
     private final int compressionLevel;
     private final java.util.SortedMap<Integer, Compression> levelCompression;
+    private final LeafEncoding leafEncoding;
+    private final int restartInterval;
     private final long blockCacheBytes;
     private final int backgroundThreads;
     private final long policyTickMillis;
@@ -70,6 +73,8 @@ public final class StoreConfig {
         this.bottommostCompression = b.bottommostCompression;
         this.compressionLevel = b.compressionLevel;
         this.levelCompression = Collections.unmodifiableSortedMap(new java.util.TreeMap<>(b.levelCompression));
+        this.leafEncoding = b.leafEncoding;
+        this.restartInterval = b.restartInterval;
         this.blockCacheBytes = b.blockCacheBytes;
         this.backgroundThreads = b.backgroundThreads;
         this.policyTickMillis = b.policyTickMillis;
@@ -120,6 +125,8 @@ public final class StoreConfig {
         b.bottommostCompression = bottommostCompression;
         b.compressionLevel = compressionLevel;
         b.levelCompression = new java.util.TreeMap<>(levelCompression);
+        b.leafEncoding = leafEncoding;
+        b.restartInterval = restartInterval;
         b.blockCacheBytes = blockCacheBytes;
         b.backgroundThreads = backgroundThreads;
         b.policyTickMillis = policyTickMillis;
@@ -166,7 +173,8 @@ public final class StoreConfig {
 
     /** SSTable options derived from the page size and bloom density, with the default codec ({@link #compression()}). */
     public TableOptions tableOptions() {
-        return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compression, compressionLevel);
+        return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compression, compressionLevel)
+                .withLeafEncoding(leafEncoding, restartInterval);
     }
 
     /**
@@ -176,7 +184,21 @@ public final class StoreConfig {
      */
     public TableOptions tableOptions(int level, boolean bottommost) {
         return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compressionFor(level, bottommost),
-                compressionLevel);
+                compressionLevel).withLeafEncoding(leafEncoding, restartInterval);
+    }
+
+    /**
+     * How new tables encode their leaves: {@link LeafEncoding#PREFIX} (the default; keys
+     * prefix-compressed between restart points) or {@link LeafEncoding#PLAIN} (the leaf of
+     * formats 1 and 2). Existing tables keep theirs until a merge rewrites them.
+     */
+    public LeafEncoding leafEncoding() {
+        return leafEncoding;
+    }
+
+    /** Cells between restart points (whole keys) in a prefix-compressed leaf: 1 to 1024, default 16. */
+    public int restartInterval() {
+        return restartInterval;
     }
 
     /** The codec of new tables written to {@code level} (see {@link #tableOptions(int, boolean)}). */
@@ -329,7 +351,8 @@ public final class StoreConfig {
                 + ", walMode=" + walMode + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
                 + ", compression=" + compression + (bottommostCompression != null ? ", bottommostCompression="
                 + bottommostCompression : "") + (levelCompression.isEmpty() ? "" : ", levelCompression=" + levelCompression)
-                + ", compressionLevel=" + compressionLevel
+                + ", compressionLevel=" + compressionLevel + ", leafEncoding=" + leafEncoding
+                + ", restartInterval=" + restartInterval
                 + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
                 + ", mergePolicy=" + mergePolicy + mergePolicyParams + ", mergeOperator=" + mergeOperator
@@ -348,6 +371,8 @@ public final class StoreConfig {
         private Compression bottommostCompression;
         private int compressionLevel = Compression.DEFAULT_LEVEL;
         private java.util.SortedMap<Integer, Compression> levelCompression = new java.util.TreeMap<>();
+        private LeafEncoding leafEncoding = LeafEncoding.PREFIX;
+        private int restartInterval = TableOptions.DEFAULT_RESTART_INTERVAL;
         private long blockCacheBytes = DEFAULT_BLOCK_CACHE_BYTES;
         private int backgroundThreads = DEFAULT_BACKGROUND_THREADS;
         private long policyTickMillis = DEFAULT_POLICY_TICK_MILLIS;
@@ -430,6 +455,30 @@ public final class StoreConfig {
         /** {@link #levelCompression(int, Compression)} by name. */
         public Builder levelCompression(int level, String codec) {
             return levelCompression(level, Compression.fromName(codec));
+        }
+
+        /**
+         * How new tables encode their leaves (default {@link LeafEncoding#PREFIX}); see
+         * {@link StoreConfig#leafEncoding()}.
+         */
+        public Builder leafEncoding(LeafEncoding encoding) {
+            this.leafEncoding = encoding;
+            return this;
+        }
+
+        /** {@link #leafEncoding(LeafEncoding)} by name (prefix or plain); an unknown name is a {@link ConfigException}. */
+        public Builder leafEncoding(String encoding) {
+            return leafEncoding(LeafEncoding.fromName(encoding));
+        }
+
+        /**
+         * Cells between restart points of a prefix-compressed leaf, 1 to 1024 (default 16): a
+         * lookup scans at most this many cells of a leaf after a binary search of its restarts;
+         * a larger interval stores fewer whole keys and slots.
+         */
+        public Builder restartInterval(int interval) {
+            this.restartInterval = interval;
+            return this;
         }
 
         public Builder blockCacheBytes(long bytes) {
@@ -585,6 +634,12 @@ public final class StoreConfig {
                     c.checkAvailable();
                 }
             }
+            if (leafEncoding == null) {
+                throw new ConfigException("leafEncoding must be one of prefix, plain");
+            }
+            check(restartInterval >= 1 && restartInterval <= TableOptions.MAX_RESTART_INTERVAL, "restartInterval",
+                    restartInterval, "from 1 to " + TableOptions.MAX_RESTART_INTERVAL
+                            + " (cells between the whole keys of a prefix-compressed leaf)");
             check(blockCacheBytes >= 0, "blockCacheBytes", blockCacheBytes, ">= 0");
             check(backgroundThreads >= 1 && backgroundThreads <= 64, "backgroundThreads", backgroundThreads,
                     "from 1 to 64");

@@ -67,6 +67,9 @@ class ModelBasedStoreTest {
         return LongStream.range(0, TestScale.scaled(1)).map(i -> base + i * 7919);
     }
 
+    /** Restart intervals of prefix-compressed leaves the histories pick from: every cell, tiny, the default, huge. */
+    private static final int[] RESTART_INTERVALS = {1, 2, 16, 1024};
+
     private record OpenSnapshot(Snapshot snapshot, TreeMap<byte[], byte[]> view) {
     }
 
@@ -108,7 +111,10 @@ class ModelBasedStoreTest {
         Random rnd = new Random(seed);
         Path dir = Files.createDirectories(tmp.resolve("s" + seed + (codec == null ? "" : "-" + codec)));
         int ops = TestScale.scaled(FAST_LANE_OPS);
-        StoreConfig config = randomConfig(rnd, ops);
+        // Prefix-compressed leaves (the default) at a random restart interval; every reopen may
+        // switch to plain leaves and back, so merges mix tables of both leaf encodings.
+        StoreConfig config = randomConfig(rnd, ops).toBuilder().restartInterval(RESTART_INTERVALS[rnd.nextInt(
+                RESTART_INTERVALS.length)]).build();
         if (codec != null) {
             config = config.toBuilder().compression(codec).build();
         }
@@ -210,6 +216,9 @@ class ModelBasedStoreTest {
                     }
                     snaps.clear();
                     store.close();
+                    config = config.toBuilder().leafEncoding(rnd.nextInt(3) == 0 ? dev.strata.lsm.sstable.LeafEncoding.PLAIN
+                            : dev.strata.lsm.sstable.LeafEncoding.PREFIX).restartInterval(RESTART_INTERVALS[rnd.nextInt(
+                            RESTART_INTERVALS.length)]).build();
                     if (codec != null) {
                         dev.strata.lsm.sstable.Compression[] all = dev.strata.lsm.sstable.Compression.values();
                         config = config.toBuilder().compression(all[rnd.nextInt(all.length)]).build();

@@ -113,6 +113,8 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 e.text("compression").ifPresent(c -> builder.compression(codec(e, c)));
                 e.text("bottommostCompression").ifPresent(c -> builder.bottommostCompression(codec(e, c)));
                 e.integer("compressionLevel").ifPresent(builder::compressionLevel);
+                e.text("leafEncoding").ifPresent(builder::leafEncoding);
+                e.integer("restartInterval").ifPresent(builder::restartInterval);
                 check(e);
             }
             case "compression" -> {

@@ -210,7 +210,8 @@ final class MergeJob {
                 if (!rewrite[i]) {
                     TableOptions options = new TableOptions(bases.get(i).footer().pageSize(),
                             tableOptions.bloomBitsPerKey(),
-                            lastLevel ? LAST_LEVEL_BLOOM_RESERVE : MIDDLE_LEVEL_BLOOM_RESERVE);
+                            lastLevel ? LAST_LEVEL_BLOOM_RESERVE : MIDDLE_LEVEL_BLOOM_RESERVE)
+                            .withLeafEncoding(tableOptions.leafEncoding(), tableOptions.restartInterval());
                     inPlace.add(new BlockCompaction.Child(childFiles.get(i), bases.get(i), options));
                     int child = i;
                     inPlaceInputs.add(() -> sliceInput.apply(child));

@@ -44,7 +44,7 @@ public record BlockMergePlan(int leaves, int dirtyLeaves, long dirtyBytes, long 
         int[] dirty = {0};
         long[] dirtyBytes = {0};
         long[] entries = {0};
-        LeafWalk.walk(leaves, input, pageSize, new LeafWalk.Steps() {
+        LeafWalk.walk(leaves, input, pageSize, base.footer().leafEncoding(), new LeafWalk.Steps() {
             @Override
             public void gapEntry() throws IOException {
                 entries[0]++;

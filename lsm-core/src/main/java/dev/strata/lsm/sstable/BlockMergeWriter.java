@@ -68,6 +68,7 @@ public final class BlockMergeWriter {
     private long bloomKeys;
     private int dirtyLeavesMerged;
     private byte[] leafBuffer;
+    private LeafDecoder leafDecoder;
 
     private BlockMergeWriter(PageFile file, SSTableReader base, TableOptions options, InternalIterator input,
                              Retention retention) throws IOException {
@@ -79,7 +80,8 @@ public final class BlockMergeWriter {
         this.leaves = LeafIndex.leaves(base);
         this.sink = new PageSink(file, options.pageSize());
         // The new version keeps its base's format: the leaves it reuses carry that version.
-        this.tree = new TreeBuilder(sink, options, true, base.footer().formatVersion());
+        // ... and its leaf encoding: every leaf of a version has its footer's encoding.
+        this.tree = new TreeBuilder(sink, options, true, base.footer().formatVersion(), base.footer().leafEncoding());
         BloomFilter old = base.bloomFilter();
         this.bloom = old == null || base.footer().bloomCapacity() == 0 ? null : old.copyForAppend();
         this.bloomKeys = base.footer().bloomKeys();
@@ -124,7 +126,7 @@ public final class BlockMergeWriter {
     }
 
     private BlockMergeResult run() throws IOException {
-        LeafWalk.walk(leaves, input, options.pageSize(), new LeafWalk.Steps() {
+        LeafWalk.walk(leaves, input, options.pageSize(), base.footer().leafEncoding(), new LeafWalk.Steps() {
             @Override
             public void gapEntry() throws IOException {
                 emitInput();
@@ -220,9 +222,9 @@ public final class BlockMergeWriter {
                 all.addAll(newKeys);
                 for (LeafRef leaf : leaves) {
                     if (referencedAsClean(leaf)) {
-                        byte[] page = base.leafPage(leaf.page(), leafBuffer());
-                        for (int c = 0; c < TreePages.count(page); c++) {
-                            all.add(BloomFilter.hash(TreePages.userKey(page, TreePages.cellOffset(page, c))));
+                        LeafDecoder d = leafDecoder().reset(base.leafPage(leaf.page(), leafBuffer()), leaf.page());
+                        for (d.seekToFirst(); d.valid(); d.next()) {
+                            all.add(BloomFilter.hash(d.currentKey()));
                         }
                         leavesRead++;
                     }
@@ -252,6 +254,13 @@ public final class BlockMergeWriter {
         return !mergedPages.contains(leaf.page());
     }
 
+    private LeafDecoder leafDecoder() {
+        if (leafDecoder == null) {
+            leafDecoder = base.newLeafDecoder();
+        }
+        return leafDecoder;
+    }
+
     private byte[] leafBuffer() {
         if (leafBuffer == null) {
             leafBuffer = base.newPageBuffer();
@@ -261,33 +270,30 @@ public final class BlockMergeWriter {
 
     /** The entries of one leaf of the previous version, read once. */
     private final class LeafCursor {
-        private final byte[] page;
-        private final int pageNo;
-        private final int count;
-        private int position;
+        private final LeafDecoder cells;
         private InternalEntry current;
 
         LeafCursor(LeafRef leaf) throws IOException {
-            this.pageNo = leaf.page();
-            this.page = base.leafPage(pageNo, base.newPageBuffer());
-            this.count = TreePages.count(page);
+            int pageNo = leaf.page();
+            this.cells = base.newLeafDecoder().reset(base.leafPage(pageNo, base.newPageBuffer()), pageNo);
+            cells.seekToFirst();
             dirtyLeavesMerged++;
             mergedPages.add(pageNo);
         }
 
         boolean valid() {
-            return position < count;
+            return cells.valid();
         }
 
         InternalEntry entry() throws IOException {
             if (current == null) {
-                current = base.decodeEntry(page, pageNo, TreePages.cellOffset(page, position));
+                current = base.entry(cells);
             }
             return current;
         }
 
         void next() {
-            position++;
+            cells.next();
             current = null;
         }
     }

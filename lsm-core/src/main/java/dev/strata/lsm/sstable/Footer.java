@@ -46,6 +46,9 @@ import java.nio.file.Path;
  * @param rangeTombstoneOffset (v3) byte offset of the range-tombstone extent
  *     ({@link RangeTombstoneExtent}), 0 when the table has no range tombstones
  * @param rangeTombstoneLength (v3) bytes of the range-tombstone extent, 0 without one
+ * @param leafEncoding (v3) how the version's leaf cells are encoded; {@link LeafEncoding#PLAIN}
+ *     before v3. Every leaf a version references has its encoding (an in-place merge keeps its
+ *     base's)
  */
 public record Footer(int pageSize, int rootPage, int height, int leafCount, long entryCount,
                      long tombstoneCount, long minSeqno, long maxSeqno, int bloomPage, int bloomLength,
@@ -53,7 +56,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                      int firstPage, byte[] minKey, byte[] maxKey, int formatVersion, long bloomKeys,
                      long bloomCapacity, long livePages, Compression compression, long pageMapOffset,
                      int pageMapLength, int pageMapChecksum, long storedBytes, long rangeTombstoneOffset,
-                     long rangeTombstoneLength) {
+                     long rangeTombstoneLength, LeafEncoding leafEncoding) {
 
     /** "STRATSST" in ASCII. */
     public static final long MAGIC = 0x5354524154535354L;
@@ -169,7 +172,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         }
         if (formatVersion >= PageFormat.FORMAT_VERSION) {
             p[OFF_CODEC] = (byte) compression.id();
-            p[OFF_LEAF_ENCODING] = 0;
+            p[OFF_LEAF_ENCODING] = (byte) leafEncoding.id();
             PageFormat.putLong(p, OFF_MAP_OFFSET, pageMapOffset);
             PageFormat.putInt(p, OFF_MAP_LENGTH, pageMapLength);
             PageFormat.putInt(p, OFF_MAP_CRC, pageMapChecksum);
@@ -233,15 +236,18 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
             long rtOffset = 0;
             long rtLength = 0;
             long storedSize = -1;
+            LeafEncoding leaves = LeafEncoding.PLAIN;
             if (v3) {
                 codec = Compression.fromId(p[OFF_CODEC] & 0xff);
                 if (codec == null) {
                     throw new CorruptionException(file, offset, "unknown page codec " + (p[OFF_CODEC] & 0xff)
                             + " in " + where);
                 }
-                if (p[OFF_LEAF_ENCODING] != 0 || PageFormat.getShort(p, OFF_LEAF_ENCODING + 1) != 0) {
-                    throw new CorruptionException(file, offset, "unsupported leaf encoding " + p[OFF_LEAF_ENCODING]
-                            + " in " + where + " (this build reads leaf encoding 0)");
+                leaves = LeafEncoding.fromId(p[OFF_LEAF_ENCODING] & 0xff);
+                if (leaves == null || PageFormat.getShort(p, OFF_LEAF_ENCODING + 1) != 0) {
+                    throw new CorruptionException(file, offset, "unsupported leaf encoding "
+                            + (p[OFF_LEAF_ENCODING] & 0xff) + " or non-zero reserved bytes 134-135 in " + where
+                            + " (this build reads leaf encodings 0 and 1)");
                 }
                 mapOffset = PageFormat.getLong(p, OFF_MAP_OFFSET);
                 mapLength = PageFormat.getInt(p, OFF_MAP_LENGTH);
@@ -282,7 +288,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                     // A version-1 table never references an earlier version's pages.
                     v1 ? offset / pageSize + 1 - PageFormat.getInt(p, OFF_FIRST_PAGE)
                             : PageFormat.getLong(p, OFF_LIVE_PAGES),
-                    codec, mapOffset, mapLength, mapCrc, 0, rtOffset, rtLength);
+                    codec, mapOffset, mapLength, mapCrc, 0, rtOffset, rtLength, leaves);
             f = f.withStoredBytes(storedSize >= 0 ? storedSize : f.livePages * pageSize);
             if (f.height < 0 || f.height > 64 || (f.height == 0) != (f.rootPage == PageFormat.NO_PAGE)) {
                 throw new CorruptionException(file, offset, "inconsistent root " + f.rootPage
@@ -318,7 +324,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         return new Footer(pageSize, rootPage, height, leafCount, entryCount, tombstoneCount, minSeq, maxSeq,
                 bloomPage, bloomLength, bloomChecksum, overflowPageCount, userBytes, previousFooterOffset, firstPage,
                 lo, hi, formatVersion, bloomKeys, bloomCapacity, live, compression, pageMapOffset,
-                pageMapLength, pageMapChecksum, packed() ? storedBytes : live * pageSize, offset, length);
+                pageMapLength, pageMapChecksum, packed() ? storedBytes : live * pageSize, offset, length, leafEncoding);
     }
 
     /** This footer with {@code storedBytes} (decoding fills it in for versions before 3). */
@@ -326,7 +332,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         return new Footer(pageSize, rootPage, height, leafCount, entryCount, tombstoneCount, minSeqno, maxSeqno,
                 bloomPage, bloomLength, bloomChecksum, overflowPageCount, userBytes, previousFooterOffset, firstPage,
                 minKey, maxKey, formatVersion, bloomKeys, bloomCapacity, livePages, compression, pageMapOffset,
-                pageMapLength, pageMapChecksum, stored, rangeTombstoneOffset, rangeTombstoneLength);
+                pageMapLength, pageMapChecksum, stored, rangeTombstoneOffset, rangeTombstoneLength, leafEncoding);
     }
 
     private static int checkLength(int len, int pageSize) {
@@ -352,7 +358,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                 + ", tombstones=" + tombstoneCount + ", seqno=" + minSeqno + ".." + maxSeqno + ", keys="
                 + InternalKeys.describe(minKey) + ".." + InternalKeys.describe(maxKey) + ", pageSize=" + pageSize + ", format=" + formatVersion
                 + ", livePages=" + livePages + ", bloomKeys=" + bloomKeys + "/" + bloomCapacity
-                + (formatVersion >= PageFormat.FORMAT_VERSION ? ", codec=" + compression + ", storedBytes=" + storedBytes : "")
+                + (formatVersion >= PageFormat.FORMAT_VERSION ? ", codec=" + compression + ", leafEncoding=" + leafEncoding + ", storedBytes=" + storedBytes : "")
                 + "]";
     }
 }

@@ -1,14 +1,16 @@
 package dev.strata.lsm.sstable;
 
 /**
- * The fields of one leaf cell, found in place in its page (layout in docs/format.md) by
- * {@link SSTableReader#parseCell}: where the user key lies, the trailer, and where an inline
- * value lies or which extent an overflow value is. Parsing copies nothing, so a merge that
- * hands a cell's key and value on to a writer reads each byte of the page once. Mutable,
- * reused from cell to cell; not thread safe.
+ * The fields of one leaf cell, found by {@link LeafDecoder} (layout in docs/format.md): where
+ * the user key lies (in the page for a plain leaf, in the decoder's key buffer for a
+ * prefix-compressed one, where it is rebuilt from the shared prefix), the trailer, and where an
+ * inline value lies in the page or which extent an overflow value is. Parsing copies no value,
+ * so a merge that hands a cell's key and value on to a writer reads each value byte once.
+ * Mutable, reused from cell to cell; not thread safe.
  */
 final class LeafCell {
-    /** Offset of the user key in the page, and its length. */
+    /** The array holding the user key (the page, or the decoder's key buffer), its offset there, and its length. */
+    byte[] keyArray;
     int keyStart;
     int keyLength;
     /** Sequence number (high 56 bits) and entry type code (low 8). */

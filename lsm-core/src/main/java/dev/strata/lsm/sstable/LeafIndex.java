@@ -74,15 +74,15 @@ final class LeafIndex {
     private static LeafRef singleLeaf(SSTableReader table) throws IOException {
         Footer f = table.footer();
         byte[] leaf = table.leafPage(f.rootPage(), table.newPageBuffer());
-        int first = TreePages.cellOffset(leaf, 0);
-        int last = TreePages.cellOffset(leaf, TreePages.count(leaf) - 1);
-        int firstLen = TreePages.internalKeyLength(leaf, first);
-        int lastLen = TreePages.internalKeyLength(leaf, last);
+        LeafDecoder d = table.newLeafDecoder().reset(leaf, f.rootPage());
+        d.seekToFirst();
+        byte[] minKey = d.currentKey();
+        long minSeqno = d.cell().seqno();
+        byte[] encodedMin = d.encodedInternalKey();
+        d.seekToLast();
         LeafSummary s = new LeafSummary((int) f.entryCount(), (int) f.tombstoneCount(), f.overflowPageCount(),
                 f.userBytes(), f.minSeqno(), f.maxSeqno());
-        return new LeafRef(f.rootPage(), TreePages.userKey(leaf, first), TreePages.trailer(leaf, first) >>> 8,
-                TreePages.userKey(leaf, last), TreePages.trailer(leaf, last) >>> 8,
-                java.util.Arrays.copyOfRange(leaf, first, first + firstLen),
-                java.util.Arrays.copyOfRange(leaf, last, last + lastLen), s);
+        return new LeafRef(f.rootPage(), minKey, minSeqno, d.currentKey(), d.cell().seqno(), encodedMin,
+                d.encodedInternalKey(), s);
     }
 }

@@ -21,38 +21,32 @@ record LeafSummary(int entries, int tombstones, int overflowPages, long userByte
     private static final long MAX_USER_BYTES = (1L << 48) - 1;
 
     /**
-     * The summary of a leaf page's cells (count cells laid out as in docs/format.md);
+     * The summary of a finished leaf page of {@code encoding} (laid out as in docs/format.md);
      * overflow pages are the overflow extents' lengths rounded up to whole pages.
      */
-    static LeafSummary of(byte[] page, int count, int pageSize) {
+    static LeafSummary of(byte[] page, int pageSize, LeafEncoding encoding) {
         int tombstones = 0;
         long overflowPages = 0;
         long userBytes = 0;
         long minSeqno = Long.MAX_VALUE;
         long maxSeqno = Long.MIN_VALUE;
-        for (int i = 0; i < count; i++) {
-            int off = TreePages.cellOffset(page, i);
-            int keyLen = TreePages.readVarint(page, off);
-            int keyEnd = off + PageFormat.varintSize(keyLen) + keyLen;
-            long trailer = PageFormat.getLong(page, keyEnd);
-            long seqno = trailer >>> 8;
+        LeafDecoder d = new LeafDecoder(null, pageSize, Long.MAX_VALUE, encoding).reset(page, -1);
+        for (d.seekToFirst(); d.valid(); d.next()) {
+            LeafCell c = d.cell();
+            long seqno = c.seqno();
             minSeqno = Math.min(minSeqno, seqno);
             maxSeqno = Math.max(maxSeqno, seqno);
-            userBytes += keyLen;
-            if ((trailer & 0xff) == EntryType.DELETE.code()) {
+            userBytes += c.keyLength;
+            if (c.type == EntryType.DELETE) {
                 tombstones++;
                 continue;
             }
-            int v = keyEnd + 8;
-            if (page[v] == PageFormat.VALUE_INLINE) {
-                userBytes += TreePages.readVarint(page, v + 1);
-            } else {
-                long len = PageFormat.getInt(page, v + 5) & 0xffffffffL;
-                userBytes += len;
-                overflowPages += (len + pageSize - 1) / pageSize;
+            userBytes += c.valueLength;
+            if (!c.inline()) {
+                overflowPages += ((c.valueLength & 0xffffffffL) + pageSize - 1) / pageSize;
             }
         }
-        return new LeafSummary(count, tombstones, (int) overflowPages, userBytes, minSeqno, maxSeqno);
+        return new LeafSummary(d.count(), tombstones, (int) overflowPages, userBytes, minSeqno, maxSeqno);
     }
 
     /** Writes the summary at {@code off} of {@code b}. */

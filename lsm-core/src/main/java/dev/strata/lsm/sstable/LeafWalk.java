@@ -19,8 +19,14 @@ import java.util.List;
  * Leaves with overflow values never take gap keys.
  */
 final class LeafWalk {
-    /** Most bytes a cell adds beyond its key and value: key and value length varints, trailer, value kind, slot. */
+    /** Most bytes a plain cell adds beyond its key and value: key and value length varints, trailer, value kind, slot. */
     private static final int MAX_CELL_OVERHEAD = 3 + 8 + 1 + 3 + PageFormat.SLOT_SIZE;
+    /**
+     * Most bytes a prefix-compressed cell adds beyond its key, value and tag: shared and
+     * unshared key length varints (keys are below 16 KiB), the value header (inline values are
+     * below 32 KiB) and a slot; the tag takes at most the bytes of the largest sequence number.
+     */
+    private static final int MAX_PREFIX_CELL_OVERHEAD = 2 + 2 + 3 + PageFormat.SLOT_SIZE;
 
     private LeafWalk() {
     }
@@ -42,14 +48,15 @@ final class LeafWalk {
     }
 
     /** Walks {@code leaves} (in key order) and {@code input} (positioned; consumed to its end). */
-    static void walk(List<LeafRef> leaves, InternalIterator input, int pageSize, Steps steps) throws IOException {
+    static void walk(List<LeafRef> leaves, InternalIterator input, int pageSize, LeafEncoding encoding, Steps steps)
+            throws IOException {
         int n = leaves.size();
         int i = 0;
         // Whether the last step wrote new entries, so that the writer's open leaf takes the next gap keys.
         boolean open = false;
         while (i < n) {
             LeafRef leaf = leaves.get(i);
-            if (!open && before(input, leaf) && hasRoom(leaf, input, pageSize)) {
+            if (!open && before(input, leaf) && hasRoom(leaf, input, pageSize, encoding)) {
                 i = steps.merge(i);
                 open = true;
                 continue;
@@ -60,7 +67,7 @@ final class LeafWalk {
             }
             boolean dirty = input.valid() && InternalKeys.compareUserKeys(input.key(), leaf.maxKey()) <= 0;
             boolean gapAfter = input.valid() && (i + 1 == n || before(input, leaves.get(i + 1)));
-            if (dirty || (gapAfter && hasRoom(leaf, input, pageSize))) {
+            if (dirty || (gapAfter && hasRoom(leaf, input, pageSize, encoding))) {
                 i = steps.merge(i);
                 open = true;
             } else {
@@ -82,7 +89,8 @@ final class LeafWalk {
      * Whether the input's current entry surely fits in {@code leaf} as an inline cell, judged
      * from the leaf's summary (an upper bound of the bytes its cells take) without reading it.
      */
-    private static boolean hasRoom(LeafRef leaf, InternalIterator input, int pageSize) throws IOException {
+    private static boolean hasRoom(LeafRef leaf, InternalIterator input, int pageSize, LeafEncoding encoding)
+            throws IOException {
         LeafSummary s = leaf.summary();
         if (s.overflowPages() > 0) {
             return false;
@@ -97,6 +105,15 @@ final class LeafWalk {
             return false; // its value would go to an overflow extent
         }
         long used = PageFormat.HEADER_SIZE + s.userBytes() + (long) s.entries() * MAX_CELL_OVERHEAD;
+        if (encoding == LeafEncoding.PREFIX) {
+            // Keys are counted whole (an upper bound of their suffixes), the tag by the leaf's
+            // largest sequence number or the new entry's, whichever is larger.
+            long seqno = Math.max(s.maxSeqno(), input.seqno());
+            int tag = PageFormat.varlongSize((seqno << PageFormat.TAG_TYPE_BITS) | 3);
+            used = PageFormat.HEADER_SIZE + PageFormat.RESTART_TAIL_SIZE + s.userBytes()
+                    + (long) s.entries() * (MAX_PREFIX_CELL_OVERHEAD + tag);
+            cell += 2 + tag; // the new cell's shared length and tag, beyond the plain cell's key length and kind
+        }
         return used + cell + PageFormat.SLOT_SIZE <= pageSize;
     }
 }

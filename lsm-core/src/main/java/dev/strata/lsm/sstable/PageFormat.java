@@ -78,6 +78,17 @@ final class PageFormat {
     /** Bytes of an overflow reference after its kind byte: u32 first page, u32 length, u32 CRC32C. */
     static final int OVERFLOW_REF_SIZE = 12;
 
+    /**
+     * Prefix-compressed leaves (leaf encoding 1): the u16 at {@code P - 2} is the restart
+     * interval N, and restart r's offset (cell r·N, whose key is stored whole) is the u16 at
+     * {@code P - 2 - 2·(r + 1)}.
+     */
+    static final int RESTART_TAIL_SIZE = 2;
+    /** Bits of a prefix-compressed cell's tag below the sequence number: the entry type. */
+    static final int TAG_TYPE_BITS = 2;
+    /** The value header of a prefix-compressed cell whose value is an overflow reference (an inline one is 2·length). */
+    static final int VALUE_HEADER_OVERFLOW = 1;
+
     /** Big-endian views of a byte array: one load or store per field (an index past the end throws IndexOutOfBoundsException). */
     private static final VarHandle SHORT_BE = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
@@ -109,6 +120,33 @@ final class PageFormat {
             n++;
         }
         return n;
+    }
+
+    static int varlongSize(long v) {
+        int n = 1;
+        while ((v & ~0x7FL) != 0) {
+            v >>>= 7;
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * An internal key as cells of interior pages (and plain leaves) hold it: varint length,
+     * the user key {@code key[off, off + length)}, u64 trailer.
+     */
+    static byte[] encodeInternalKey(byte[] key, int off, int length, long trailer) {
+        byte[] out = new byte[varintSize(length) + length + 8];
+        int o = 0;
+        int v = length;
+        while ((v & ~0x7F) != 0) {
+            out[o++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        out[o++] = (byte) v;
+        System.arraycopy(key, off, out, o, length);
+        putLong(out, o + length, trailer);
+        return out;
     }
 
     static int getInt(byte[] b, int off) {

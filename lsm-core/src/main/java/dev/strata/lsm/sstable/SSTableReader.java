@@ -245,15 +245,11 @@ public final class SSTableReader {
             upper = upper != null && upper.children != null ? upperChild(upper, i, pageNo, level - 1) : null;
         }
         byte[] leaf = leafPage(pageNo, lookupLeaf());
-        int i = TreePages.searchLeaf(leaf, userKey, snapshotSeqno);
-        if (i == TreePages.count(leaf)) {
+        LeafDecoder d = newLeafDecoder().reset(leaf, pageNo);
+        if (d.search(userKey, snapshotSeqno) == d.count() || d.compareCurrentUserKey(userKey) != 0) {
             return null;
         }
-        int off = TreePages.cellOffset(leaf, i);
-        if (TreePages.compareUserKeyAt(leaf, off, userKey) != 0) {
-            return null;
-        }
-        return decodeEntry(leaf, pageNo, off);
+        return entry(d);
     }
 
     /** A new iterator, positioned nowhere until a seek. */
@@ -288,6 +284,11 @@ public final class SSTableReader {
             cache.putPage(fileNumber, pageNo, dest);
         }
         return dest;
+    }
+
+    /** A new decoder of this version's leaves (of its leaf encoding). */
+    LeafDecoder newLeafDecoder() {
+        return new LeafDecoder(file.path(), pageSize, pageLimitOffset, footer.leafEncoding());
     }
 
     /** A new page-sized array, for a caller that keeps a leaf across calls. */
@@ -520,6 +521,8 @@ public final class SSTableReader {
         int actualLevel = page[PageFormat.OFF_LEVEL] & 0xff;
         int count = TreePages.count(page);
         int dataEnd = PageFormat.getInt(page, PageFormat.OFF_DATA_END);
+        // A prefix-compressed leaf has a slot per restart only (checked by checkRestarts).
+        boolean prefixLeaf = type == PageFormat.TYPE_LEAF && footer.leafEncoding() == LeafEncoding.PREFIX;
         String problem = null;
         if (actualType != type || actualLevel != level) {
             problem = "expected a " + PageFormat.typeName(type) + " page at level " + level + ", found a "
@@ -530,8 +533,10 @@ public final class SSTableReader {
             problem = "page format version " + PageFormat.getShort(page, PageFormat.OFF_VERSION)
                     + " in a table of format version " + footer.formatVersion();
         } else if (count <= 0 || dataEnd < PageFormat.HEADER_SIZE
-                || (long) dataEnd + (long) count * PageFormat.SLOT_SIZE > pageSize) {
+                || (long) dataEnd + (long) (prefixLeaf ? 0 : count) * PageFormat.SLOT_SIZE > pageSize) {
             problem = "bad cell count " + count + " or data end " + dataEnd;
+        } else if (prefixLeaf) {
+            problem = checkRestarts(page, count, dataEnd);
         } else {
             for (int i = 0; i < count; i++) {
                 int off = TreePages.cellOffset(page, i);
@@ -546,79 +551,20 @@ public final class SSTableReader {
         }
     }
 
-    /** Decodes the leaf cell at {@code off}, reading an overflow value if it has one. */
-    InternalEntry decodeEntry(byte[] leaf, int pageNo, int off) throws IOException {
-        LeafCell cell = new LeafCell();
-        parseCell(leaf, pageNo, off, cell);
-        byte[] key = java.util.Arrays.copyOfRange(leaf, cell.keyStart, cell.keyStart + cell.keyLength);
+    /** The entry at the decoder's position (key and value copied), reading an overflow value if it has one. */
+    InternalEntry entry(LeafDecoder d) throws IOException {
+        LeafCell cell = d.cell();
+        byte[] key = d.currentKey();
         if (cell.type == EntryType.DELETE) {
             return new InternalEntry(key, cell.seqno(), cell.type, null);
         }
         byte[] value = cell.inline()
-                ? java.util.Arrays.copyOfRange(leaf, cell.valueStart, cell.valueStart + cell.valueLength)
+                ? java.util.Arrays.copyOfRange(d.page(), cell.valueStart, cell.valueStart + cell.valueLength)
                 : overflowValue(cell);
         return new InternalEntry(key, cell.seqno(), cell.type, value);
     }
 
-    /**
-     * Finds the fields of the leaf cell at {@code off} of verified leaf {@code pageNo} in
-     * place, into {@code cell}; copies nothing and reads no overflow value.
-     *
-     * @throws CorruptionException if the cell is malformed: an unknown entry type or value
-     *     kind, an overflow reference out of the table's range, or a field past the page's end
-     */
-    void parseCell(byte[] leaf, int pageNo, int off, LeafCell cell) {
-        try {
-            int keyLen = TreePages.readVarint(leaf, off);
-            if (keyLen < 0) {
-                throw new IndexOutOfBoundsException("key length " + keyLen);
-            }
-            int keyStart = off + PageFormat.varintSize(keyLen);
-            long trailer = PageFormat.getLong(leaf, keyStart + keyLen);
-            EntryType type = EntryType.fromCode((int) (trailer & 0xff));
-            if (type == null) {
-                throw corrupt(pageNo, "unknown entry type " + (trailer & 0xff));
-            }
-            cell.keyStart = keyStart;
-            cell.keyLength = keyLen;
-            cell.trailer = trailer;
-            cell.type = type;
-            if (type == EntryType.DELETE) {
-                cell.valueKind = -1;
-                cell.valueLength = -1;
-                return;
-            }
-            int v = keyStart + keyLen + 8;
-            byte kind = leaf[v];
-            if (kind == PageFormat.VALUE_INLINE) {
-                int len = TreePages.readVarint(leaf, v + 1);
-                int start = v + 1 + PageFormat.varintSize(len);
-                if (len < 0 || start + len > leaf.length) {
-                    throw new IndexOutOfBoundsException("inline value of " + len + " bytes at " + start);
-                }
-                cell.valueStart = start;
-                cell.valueLength = len;
-            } else if (kind == PageFormat.VALUE_OVERFLOW) {
-                int first = PageFormat.getInt(leaf, v + 1);
-                int len = PageFormat.getInt(leaf, v + 5);
-                long end = (long) first * pageSize + len;
-                if (first < 0 || len < 0 || end > pageLimitOffset) {
-                    throw corrupt(pageNo, "overflow reference to page " + first + " length " + len + " is out of range");
-                }
-                cell.overflowPage = first;
-                cell.valueLength = len;
-                cell.overflowCrc = PageFormat.getInt(leaf, v + 9);
-            } else {
-                throw corrupt(pageNo, "unknown value kind " + kind);
-            }
-            cell.valueKind = kind;
-        } catch (IndexOutOfBoundsException | NegativeArraySizeException e) {
-            throw new CorruptionException(file.path(), (long) pageNo * pageSize, "malformed cell at offset " + off
-                    + " in page " + pageNo + " of " + file.path(), e);
-        }
-    }
-
-    /** Reads and verifies the overflow value of a cell {@link #parseCell} found. */
+    /** Reads and verifies the overflow value of a cell a {@link LeafDecoder} found. */
     byte[] overflowValue(LeafCell cell) throws IOException {
         if (mapOffsets != null) {
             return readMappedExtent(file, footer, mapOffsets, mapLengths, cell.overflowPage, cell.valueLength,
@@ -627,9 +573,32 @@ public final class SSTableReader {
         return readExtent(file, cell.overflowPage, cell.valueLength, cell.overflowCrc, pageSize, "overflow value");
     }
 
-    private CorruptionException corrupt(int pageNo, String problem) {
-        return new CorruptionException(file.path(), (long) pageNo * pageSize,
-                problem + " in page " + pageNo + " of " + file.path());
+    /**
+     * The restart array of a prefix-compressed leaf: the interval N (u16 at the page's end) is
+     * at least 1, the {@code ceil(count / N)} restart offsets fit between the cells and the tail,
+     * the first is the first cell, and they ascend inside the cell area. Null when all hold.
+     */
+    private String checkRestarts(byte[] page, int count, int dataEnd) {
+        int slotBase = pageSize - PageFormat.RESTART_TAIL_SIZE;
+        int interval = PageFormat.getShort(page, slotBase);
+        if (interval == 0) {
+            return "restart interval 0";
+        }
+        long restarts = ((long) count + interval - 1) / interval;
+        if (dataEnd + restarts * PageFormat.SLOT_SIZE > slotBase) {
+            return count + " cells at restart interval " + interval + " need " + restarts
+                    + " restart slots, which overlap the cells ending at " + dataEnd;
+        }
+        int previous = -1;
+        for (int r = 0; r < restarts; r++) {
+            int off = PageFormat.getShort(page, slotBase - PageFormat.SLOT_SIZE * (r + 1));
+            if (off <= previous || off >= dataEnd || (r == 0 && off != PageFormat.HEADER_SIZE)) {
+                return "restart " + r + " points to offset " + off + " (previous " + previous
+                        + ", cells end at " + dataEnd + ")";
+            }
+            previous = off;
+        }
+        return null;
     }
 
     private static byte[] readBytes(PageFile file, long offset, int length, String what) throws IOException {

@@ -5,18 +5,32 @@ import java.util.Arrays;
 /**
  * Builds one slotted page (leaf or interior) in a reusable heap buffer: cells are appended
  * upward from the header, their offsets downward from the end of the page, so a page is
- * laid out in one pass without knowing its final cell count. Not thread safe.
+ * laid out in one pass without knowing its final cell count. With a restart interval N (a
+ * prefix-compressed leaf, leaf encoding 1), only every N-th cell gets a slot and the page ends
+ * with N as a u16 (docs/format.md). Not thread safe.
  */
 final class SlottedPageBuilder {
     private final int pageSize;
     private final byte[] page;
+    /** 0: a slot per cell; else the restart interval. */
+    private final int restartInterval;
+    /** Where the slot array ends: the page end, or before the restart interval's u16. */
+    private final int slotBase;
     private int dataEnd = PageFormat.HEADER_SIZE;
     private int count;
+    private int slots;
     private int cellStart = -1;
 
     SlottedPageBuilder(int pageSize) {
+        this(pageSize, 0);
+    }
+
+    /** A page with a slot for every {@code restartInterval}-th cell only (0: for every cell). */
+    SlottedPageBuilder(int pageSize, int restartInterval) {
         this.pageSize = pageSize;
         this.page = new byte[pageSize];
+        this.restartInterval = restartInterval;
+        this.slotBase = restartInterval == 0 ? pageSize : pageSize - PageFormat.RESTART_TAIL_SIZE;
     }
 
     int count() {
@@ -27,9 +41,15 @@ final class SlottedPageBuilder {
         return count == 0;
     }
 
-    /** Whether a cell of {@code cellLength} bytes (plus its slot) still fits. */
+    /** Whether the next cell gets a slot (always, without a restart interval). */
+    boolean nextIsRestart() {
+        return restartInterval == 0 || count % restartInterval == 0;
+    }
+
+    /** Whether a cell of {@code cellLength} bytes (plus its slot, if it gets one) still fits. */
     boolean fits(int cellLength) {
-        return dataEnd + cellLength + (count + 1) * PageFormat.SLOT_SIZE <= pageSize;
+        int slotsAfter = slots + (nextIsRestart() ? 1 : 0);
+        return dataEnd + cellLength + slotsAfter * PageFormat.SLOT_SIZE <= slotBase;
     }
 
     /** Largest cell that fits in an empty page. */
@@ -42,9 +62,14 @@ final class SlottedPageBuilder {
         return dataEnd;
     }
 
-    /** Offset of cell {@code i} already added. */
+    /** Bytes the cells, slots and restart tail take. */
+    int bytesUsed() {
+        return dataEnd - PageFormat.HEADER_SIZE + slots * PageFormat.SLOT_SIZE + (pageSize - slotBase);
+    }
+
+    /** Offset of the cell in slot {@code i} (cell i, or restart i with a restart interval). */
     int cellOffset(int i) {
-        return PageFormat.getShort(page, pageSize - PageFormat.SLOT_SIZE * (i + 1));
+        return PageFormat.getShort(page, slotBase - PageFormat.SLOT_SIZE * (i + 1));
     }
 
     byte[] bytes() {
@@ -68,6 +93,14 @@ final class SlottedPageBuilder {
         page[dataEnd++] = (byte) v;
     }
 
+    void putVarlong(long v) {
+        while ((v & ~0x7FL) != 0) {
+            page[dataEnd++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        page[dataEnd++] = (byte) v;
+    }
+
     void putBytes(byte[] src, int off, int len) {
         System.arraycopy(src, off, page, dataEnd, len);
         dataEnd += len;
@@ -83,10 +116,13 @@ final class SlottedPageBuilder {
         dataEnd += 8;
     }
 
-    /** Ends the cell begun by {@link #beginCell()} by writing its slot. */
+    /** Ends the cell begun by {@link #beginCell()}, writing its slot if it gets one. */
     void endCell() {
+        if (nextIsRestart()) {
+            slots++;
+            PageFormat.putShort(page, slotBase - PageFormat.SLOT_SIZE * slots, cellStart);
+        }
         count++;
-        PageFormat.putShort(page, pageSize - PageFormat.SLOT_SIZE * count, cellStart);
         cellStart = -1;
     }
 
@@ -95,7 +131,10 @@ final class SlottedPageBuilder {
      * array is this builder's buffer: copy it out before {@link #reset()}.
      */
     byte[] finish(byte type, int level, int formatVersion) {
-        Arrays.fill(page, dataEnd, pageSize - PageFormat.SLOT_SIZE * count, (byte) 0);
+        Arrays.fill(page, dataEnd, slotBase - PageFormat.SLOT_SIZE * slots, (byte) 0);
+        if (restartInterval != 0) {
+            PageFormat.putShort(page, slotBase, restartInterval);
+        }
         page[PageFormat.OFF_TYPE] = type;
         page[PageFormat.OFF_LEVEL] = (byte) level;
         PageFormat.putShort(page, PageFormat.OFF_VERSION, formatVersion);
@@ -108,6 +147,7 @@ final class SlottedPageBuilder {
     void reset() {
         dataEnd = PageFormat.HEADER_SIZE;
         count = 0;
+        slots = 0;
         cellStart = -1;
     }
 }

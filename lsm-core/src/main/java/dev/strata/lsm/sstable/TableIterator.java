@@ -18,9 +18,8 @@ public final class TableIterator implements InternalIterator {
     private final int[] pageNumbers;
     private final int[] positions;
     private boolean valid;
-    /** The current cell's fields, found in place once per position (when {@link #parsed}). */
-    private final LeafCell cell = new LeafCell();
-    private boolean parsed;
+    /** Walks the current leaf's cells (pages[0]); its position is the iterator's. */
+    private final LeafDecoder leafCells;
     /** The user key at the current position, copied out once; merges compare it many times. */
     private byte[] currentKey;
     /** The current overflow value, read once per position. */
@@ -34,6 +33,7 @@ public final class TableIterator implements InternalIterator {
         this.pages = new byte[Math.max(height, 1)][];
         this.pageNumbers = new int[Math.max(height, 1)];
         this.positions = new int[Math.max(height, 1)];
+        this.leafCells = reader.newLeafDecoder();
     }
 
     /** Positions at the first entry of the table. */
@@ -61,7 +61,11 @@ public final class TableIterator implements InternalIterator {
         }
         pages[0] = loadLeaf(pageNo);
         pageNumbers[0] = pageNo;
-        positions[0] = TreePages.count(pages[0]) - 1;
+        try {
+            leafCells.seekToLast();
+        } catch (RuntimeException e) {
+            throw lost(e);
+        }
         valid = true;
     }
 
@@ -88,9 +92,14 @@ public final class TableIterator implements InternalIterator {
         }
         pages[0] = loadLeaf(pageNo);
         pageNumbers[0] = pageNo;
-        positions[0] = TreePages.searchLeaf(pages[0], userKey, seqno);
+        int i;
+        try {
+            i = leafCells.search(userKey, seqno);
+        } catch (RuntimeException e) {
+            throw lost(e);
+        }
         valid = true;
-        if (positions[0] == TreePages.count(pages[0])) {
+        if (i == leafCells.count()) {
             nextLeaf();
         }
     }
@@ -106,7 +115,12 @@ public final class TableIterator implements InternalIterator {
     public void next() throws IOException {
         checkValid();
         moved();
-        if (++positions[0] == TreePages.count(pages[0])) {
+        try {
+            leafCells.next();
+        } catch (RuntimeException e) {
+            throw lost(e);
+        }
+        if (!leafCells.valid()) {
             nextLeaf();
         }
     }
@@ -116,7 +130,12 @@ public final class TableIterator implements InternalIterator {
     public void prev() throws IOException {
         checkValid();
         moved();
-        if (positions[0]-- == 0) {
+        try {
+            leafCells.prev();
+        } catch (RuntimeException e) {
+            throw lost(e);
+        }
+        if (!leafCells.valid()) {
             prevLeaf();
         }
     }
@@ -134,13 +153,18 @@ public final class TableIterator implements InternalIterator {
         positions[level]--;
         for (; level >= 1; level--) {
             int child = TreePages.child(pages[level], TreePages.cellOffset(pages[level], positions[level]), level);
+            pageNumbers[level - 1] = child;
             if (level > 1) {
                 pages[level - 1] = reader.interiorPage(child, level - 1).bytes();
+                positions[level - 1] = TreePages.count(pages[level - 1]) - 1;
             } else {
                 pages[0] = loadLeaf(child);
+                try {
+                    leafCells.seekToLast();
+                } catch (RuntimeException e) {
+                    throw lost(e);
+                }
             }
-            pageNumbers[level - 1] = child;
-            positions[level - 1] = TreePages.count(pages[level - 1]) - 1;
         }
     }
 
@@ -155,13 +179,18 @@ public final class TableIterator implements InternalIterator {
         }
         for (; level >= 1; level--) {
             int child = TreePages.child(pages[level], TreePages.cellOffset(pages[level], positions[level]), level);
+            pageNumbers[level - 1] = child;
             if (level > 1) {
                 pages[level - 1] = reader.interiorPage(child, level - 1).bytes();
+                positions[level - 1] = 0;
             } else {
                 pages[0] = loadLeaf(child);
+                try {
+                    leafCells.seekToFirst();
+                } catch (RuntimeException e) {
+                    throw lost(e);
+                }
             }
-            pageNumbers[level - 1] = child;
-            positions[level - 1] = 0;
         }
     }
 
@@ -170,7 +199,7 @@ public final class TableIterator implements InternalIterator {
     public byte[] key() {
         LeafCell c = cell();
         if (currentKey == null) {
-            currentKey = java.util.Arrays.copyOfRange(pages[0], c.keyStart, c.keyStart + c.keyLength);
+            currentKey = java.util.Arrays.copyOfRange(c.keyArray, c.keyStart, c.keyStart + c.keyLength);
         }
         return currentKey;
     }
@@ -229,24 +258,19 @@ public final class TableIterator implements InternalIterator {
 
     private byte[] overflowValue() throws IOException {
         if (overflowValue == null) {
-            overflowValue = reader.overflowValue(cell);
+            overflowValue = reader.overflowValue(cell());
         }
         return overflowValue;
     }
 
-    /** The current cell, found in place on first use at each position. */
+    /** The current cell, decoded when the iterator moved there. */
     private LeafCell cell() {
         checkValid();
-        if (!parsed) {
-            reader.parseCell(pages[0], pageNumbers[0], cellOffset(), cell);
-            parsed = true;
-        }
-        return cell;
+        return leafCells.cell();
     }
 
     /** Forgets what was found at the previous position. */
     private void moved() {
-        parsed = false;
         currentKey = null;
         overflowValue = null;
     }
@@ -255,10 +279,6 @@ public final class TableIterator implements InternalIterator {
     public int leafPageNumber() {
         checkValid();
         return pageNumbers[0];
-    }
-
-    private int cellOffset() {
-        return TreePages.cellOffset(pages[0], positions[0]);
     }
 
     private void checkValid() {
@@ -273,12 +293,21 @@ public final class TableIterator implements InternalIterator {
      */
     private byte[] loadLeaf(int pageNo) throws IOException {
         try {
-            return reader.leafPage(pageNo, leaf());
+            byte[] page = reader.leafPage(pageNo, leaf());
+            leafCells.reset(page, pageNo);
+            return page;
         } catch (IOException | RuntimeException e) {
             valid = false;
             moved();
             throw e;
         }
+    }
+
+    /** A leaf's cells failed to decode: the iterator is no longer positioned anywhere. */
+    private RuntimeException lost(RuntimeException e) {
+        valid = false;
+        moved();
+        return e;
     }
 
     private byte[] leaf() {

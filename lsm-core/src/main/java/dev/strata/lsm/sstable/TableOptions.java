@@ -16,9 +16,15 @@ package dev.strata.lsm.sstable;
  *     docs/format.md) and is never merged in place
  * @param compressionLevel the codec's level: used by zstd (1 to 22, default 3); lz4 and
  *     snappy have none and ignore it
+ * @param leafEncoding how new tables encode their leaf cells ({@link LeafEncoding#PREFIX} by
+ *     default); an in-place merge keeps its base table's encoding whatever this says
+ * @param restartInterval with {@link LeafEncoding#PREFIX}, every how many cells a leaf stores
+ *     a whole key (a restart point): 1 to {@link #MAX_RESTART_INTERVAL}, default 16. A lookup
+ *     scans at most this many cells after a binary search of the restarts; a larger interval
+ *     stores fewer key bytes and slots
  */
 public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
-                           int compressionLevel) {
+                           int compressionLevel, LeafEncoding leafEncoding, int restartInterval) {
     public static final int MIN_PAGE_SIZE = 4 * 1024;
     public static final int MAX_PAGE_SIZE = 64 * 1024;
     public static final int DEFAULT_PAGE_SIZE = 4 * 1024;
@@ -28,6 +34,10 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
 
     /** Largest bloom reserve accepted. */
     public static final double MAX_BLOOM_RESERVE = 4.0;
+    /** Restart interval of prefix-compressed leaves unless configured (RocksDB's default too). */
+    public static final int DEFAULT_RESTART_INTERVAL = 16;
+    /** Largest restart interval accepted: bounds the cells a lookup scans in a leaf. */
+    public static final int MAX_RESTART_INTERVAL = 1024;
 
     /** Options without a bloom reserve. */
     public TableOptions(int pageSize, int bloomBitsPerKey) {
@@ -37,6 +47,13 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     /** Options without compression. */
     public TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve) {
         this(pageSize, bloomBitsPerKey, bloomReserve, Compression.NONE, Compression.DEFAULT_LEVEL);
+    }
+
+    /** Options with prefix-compressed leaves at the default restart interval. */
+    public TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
+                        int compressionLevel) {
+        this(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, LeafEncoding.PREFIX,
+                DEFAULT_RESTART_INTERVAL);
     }
 
     public TableOptions {
@@ -58,11 +75,34 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
             throw new IllegalArgumentException("compression level must be " + Compression.MIN_ZSTD_LEVEL + " to "
                     + Compression.MAX_ZSTD_LEVEL + ", got " + compressionLevel);
         }
+        if (leafEncoding == null) {
+            throw new IllegalArgumentException("leaf encoding must not be null (use LeafEncoding.PREFIX)");
+        }
+        checkRestartInterval(restartInterval);
+    }
+
+    /**
+     * Checks a restart interval.
+     *
+     * @throws IllegalArgumentException naming the interval and the accepted range
+     */
+    public static void checkRestartInterval(int restartInterval) {
+        if (restartInterval < 1 || restartInterval > MAX_RESTART_INTERVAL) {
+            throw new IllegalArgumentException("restart interval must be 1 to " + MAX_RESTART_INTERVAL
+                    + " cells, got " + restartInterval);
+        }
     }
 
     /** These options with page codec {@code codec} at {@code level} (see {@link #compressionLevel()}). */
     public TableOptions withCompression(Compression codec, int level) {
-        return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, codec, level);
+        return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, codec, level, leafEncoding,
+                restartInterval);
+    }
+
+    /** These options with leaf encoding {@code encoding} and restart interval {@code interval}. */
+    public TableOptions withLeafEncoding(LeafEncoding encoding, int interval) {
+        return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, encoding,
+                interval);
     }
 
     /** These options with page codec {@code codec} at the default level. */
@@ -72,7 +112,8 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
 
     /** These options with a bloom reserve of {@code reserve} (a fraction of the keys). */
     public TableOptions withBloomReserve(double reserve) {
-        return new TableOptions(pageSize, bloomBitsPerKey, reserve, compression, compressionLevel);
+        return new TableOptions(pageSize, bloomBitsPerKey, reserve, compression, compressionLevel, leafEncoding,
+                restartInterval);
     }
 
     /** Keys a filter built for {@code keys} distinct keys is sized for: {@code floor(keys·(1 + reserve))}. */

@@ -28,14 +28,13 @@ final class TreeBuilder {
     private final boolean balancedCuts;
     /** The format version written into every page and the footer (3, or 2 for an in-place merge of a version-2 table). */
     private final int formatVersion;
-    private SlottedPageBuilder leaf;
+    /** How leaf cells are encoded, and the restart interval of prefix-compressed leaves. */
+    private final LeafEncoding encoding;
+    private final int restartInterval;
+    private OpenLeaf leaf;
     /** A full leaf not yet written (balanced cuts only), or null. */
-    private SlottedPageBuilder held;
-    private SlottedPageBuilder spare;
-    /** The running summaries of leaf, held and spare, moved with them. */
-    private LeafTally leafTally = new LeafTally();
-    private LeafTally heldTally;
-    private LeafTally spareTally;
+    private OpenLeaf held;
+    private OpenLeaf spare;
     private final List<InteriorLevel> levels = new ArrayList<>();
     private final byte[] summaryBytes = new byte[LeafSummary.SIZE];
 
@@ -69,34 +68,124 @@ final class TreeBuilder {
     }
 
     /**
-     * The summary of a leaf's cells, kept as they are added so that writing the leaf does not
-     * parse them again; not exact once cells moved between pages (a rebalance), when the
-     * leaf is parsed instead.
+     * A leaf being filled: its page, the summary of its cells (kept as they are added, so that
+     * writing the leaf does not parse them again), and its first and last internal keys (for
+     * its level-1 cell, and the previous key a prefix-compressed cell shares a prefix with).
      */
-    private static final class LeafTally {
+    private final class OpenLeaf {
+        final SlottedPageBuilder page = new SlottedPageBuilder(pageSize,
+                encoding == LeafEncoding.PREFIX ? restartInterval : 0);
         int tombstones;
         long overflowPages;
         long userBytes;
         long minSeqno = Long.MAX_VALUE;
         long maxSeqno = Long.MIN_VALUE;
-        boolean exact = true;
+        /** The first cell's internal key, encoded as interior cells hold it. */
+        byte[] firstKey;
+        byte[] lastKey = new byte[64];
+        int lastKeyLength;
+        long lastTrailer;
 
-        void add(int keyLength, long valueLength, long valuePages, long seqno, boolean tombstone) {
-            userBytes += keyLength + valueLength;
-            overflowPages += valuePages;
+        int count() {
+            return page.count();
+        }
+
+        boolean isEmpty() {
+            return page.isEmpty();
+        }
+
+        /** Bytes of the key that the next cell may leave out: the prefix it shares with the last key, 0 at a restart. */
+        private int shared(byte[] key) {
+            if (page.nextIsRestart()) {
+                return 0;
+            }
+            int m = Arrays.mismatch(lastKey, 0, lastKeyLength, key, 0, key.length);
+            return m < 0 ? key.length : m;
+        }
+
+        /** Bytes the cell of this entry would take appended now (without its slot). */
+        int cellSize(byte[] key, long seqno, EntryType type, boolean overflow, int valueLength) {
+            if (encoding == LeafEncoding.PLAIN) {
+                int keyPart = PageFormat.varintSize(key.length) + key.length + 8;
+                return type == EntryType.DELETE ? keyPart : keyPart + 1
+                        + (overflow ? PageFormat.OVERFLOW_REF_SIZE : PageFormat.varintSize(valueLength) + valueLength);
+            }
+            int shared = shared(key);
+            int unshared = key.length - shared;
+            int n = PageFormat.varintSize(shared) + PageFormat.varintSize(unshared) + unshared
+                    + PageFormat.varlongSize(tag(seqno, type));
+            if (type != EntryType.DELETE) {
+                n += overflow ? 1 + PageFormat.OVERFLOW_REF_SIZE
+                        : PageFormat.varintSize(valueLength << 1) + valueLength;
+            }
+            return n;
+        }
+
+        /** Appends the entry's cell; the caller has checked that it fits. */
+        void add(byte[] key, long seqno, EntryType type, boolean overflow, byte[] value, int valueOffset,
+                 int valueLength, int overflowPage, int overflowCrc) {
+            boolean tombstone = type == EntryType.DELETE;
+            SlottedPageBuilder b = page;
+            if (encoding == LeafEncoding.PLAIN) {
+                b.beginCell();
+                b.putVarint(key.length);
+                b.putBytes(key, 0, key.length);
+                b.putLong(InternalKeys.trailer(seqno, type));
+                if (!tombstone) {
+                    if (overflow) {
+                        b.putByte(PageFormat.VALUE_OVERFLOW);
+                        b.putInt(overflowPage);
+                        b.putInt(valueLength);
+                        b.putInt(overflowCrc);
+                    } else {
+                        b.putByte(PageFormat.VALUE_INLINE);
+                        b.putVarint(valueLength);
+                        b.putBytes(value, valueOffset, valueLength);
+                    }
+                }
+                b.endCell();
+            } else {
+                int shared = shared(key);
+                b.beginCell();
+                b.putVarint(shared);
+                b.putVarint(key.length - shared);
+                b.putVarlong(tag(seqno, type));
+                if (!tombstone) {
+                    b.putVarint(overflow ? PageFormat.VALUE_HEADER_OVERFLOW : valueLength << 1);
+                }
+                b.putBytes(key, shared, key.length - shared);
+                if (overflow) {
+                    b.putInt(overflowPage);
+                    b.putInt(valueLength);
+                    b.putInt(overflowCrc);
+                } else if (!tombstone) {
+                    b.putBytes(value, valueOffset, valueLength);
+                }
+                b.endCell();
+            }
+            userBytes += key.length + (tombstone ? 0 : valueLength);
+            overflowPages += overflow ? (valueLength + (long) pageSize - 1) / pageSize : 0;
             tombstones += tombstone ? 1 : 0;
             minSeqno = Math.min(minSeqno, seqno);
             maxSeqno = Math.max(maxSeqno, seqno);
+            lastTrailer = InternalKeys.trailer(seqno, type);
+            if (lastKey.length < key.length) {
+                lastKey = new byte[Math.max(key.length, lastKey.length * 2)];
+            }
+            System.arraycopy(key, 0, lastKey, 0, key.length);
+            lastKeyLength = key.length;
+            if (firstKey == null) {
+                firstKey = encodedLastKey();
+            }
         }
 
-        LeafSummary summary(SlottedPageBuilder page, int pageSize) {
-            if (!exact) {
-                return LeafSummary.of(page.bytes(), page.count(), pageSize);
-            }
-            LeafSummary s = new LeafSummary(page.count(), tombstones, (int) overflowPages, userBytes, minSeqno,
-                    maxSeqno);
-            assert s.equals(LeafSummary.of(page.bytes(), page.count(), pageSize)) : s;
-            return s;
+        /** The last cell's internal key, encoded as interior cells hold it. */
+        byte[] encodedLastKey() {
+            return PageFormat.encodeInternalKey(lastKey, 0, lastKeyLength, lastTrailer);
+        }
+
+        LeafSummary summary() {
+            return new LeafSummary(page.count(), tombstones, (int) overflowPages, userBytes, minSeqno, maxSeqno);
         }
 
         /** Whether a cell of the leaf refers to an overflow extent (its extents must stay right before it). */
@@ -105,13 +194,20 @@ final class TreeBuilder {
         }
 
         void reset() {
+            page.reset();
             tombstones = 0;
             overflowPages = 0;
             userBytes = 0;
             minSeqno = Long.MAX_VALUE;
             maxSeqno = Long.MIN_VALUE;
-            exact = true;
+            firstKey = null;
+            lastKeyLength = 0;
         }
+    }
+
+    /** A prefix-compressed cell's tag: the sequence number above the entry type's two bits. */
+    private static long tag(long seqno, EntryType type) {
+        return (seqno << PageFormat.TAG_TYPE_BITS) | type.code();
     }
 
     /** Root page and height of a finished tree (-1 and 0 when it has no entries). */
@@ -120,14 +216,24 @@ final class TreeBuilder {
 
     /** A builder of the current format whose leaves are cut only when full (and at the end). */
     TreeBuilder(PageSink sink, TableOptions options) {
-        this(sink, options, false, PageFormat.FORMAT_VERSION);
+        this(sink, options, false, PageFormat.FORMAT_VERSION, options.leafEncoding());
     }
 
-    /** A builder with or without balanced cuts (see the class comment) writing format {@code formatVersion} (2 or 3). */
-    TreeBuilder(PageSink sink, TableOptions options, boolean balancedCuts, int formatVersion) {
+    /**
+     * A builder with or without balanced cuts (see the class comment) writing format
+     * {@code formatVersion} (2 or 3) with leaves of {@code encoding} (prefix-compressed ones,
+     * at the options' restart interval, need format 3).
+     */
+    TreeBuilder(PageSink sink, TableOptions options, boolean balancedCuts, int formatVersion, LeafEncoding encoding) {
         if (formatVersion != PageFormat.FORMAT_VERSION && formatVersion != PageFormat.FORMAT_VERSION_2) {
             throw new IllegalArgumentException("cannot write format version " + formatVersion);
         }
+        if (encoding != LeafEncoding.PLAIN && formatVersion != PageFormat.FORMAT_VERSION) {
+            throw new IllegalArgumentException("leaf encoding " + encoding + " needs format version "
+                    + PageFormat.FORMAT_VERSION);
+        }
+        this.encoding = encoding;
+        this.restartInterval = options.restartInterval();
         if (sink.packed() && formatVersion != PageFormat.FORMAT_VERSION) {
             throw new IllegalArgumentException("compressed pages need format version " + PageFormat.FORMAT_VERSION);
         }
@@ -137,7 +243,7 @@ final class TreeBuilder {
         this.maxKeySize = options.maxKeySize();
         this.maxInlineCell = SlottedPageBuilder.maxCellSize(pageSize) / 2;
         this.balancedCuts = balancedCuts;
-        this.leaf = new SlottedPageBuilder(pageSize);
+        this.leaf = new OpenLeaf();
     }
 
     /**
@@ -158,12 +264,14 @@ final class TreeBuilder {
         if (order > 0 || (order == 0 && lastSeqno <= seqno)) {
             throw outOfOrder(key, seqno);
         }
+        // Whether the value goes to an overflow extent is decided on the plain cell's size in
+        // every encoding, so that the decision does not depend on where the cell falls.
         int keyPart = PageFormat.varintSize(key.length) + key.length + 8;
         boolean tombstone = type == EntryType.DELETE;
         int inlineCell = tombstone ? keyPart : keyPart + 1 + PageFormat.varintSize(valueLength) + valueLength;
         boolean overflow = !tombstone && inlineCell > maxInlineCell;
-        int cell = overflow ? keyPart + 1 + PageFormat.OVERFLOW_REF_SIZE : inlineCell;
-        if (!leaf.fits(cell) || leaf.count() == 0xffff) {
+        int cell = leaf.cellSize(key, seqno, type, overflow, valueLength);
+        if (!leaf.page.fits(cell) || leaf.count() == 0xffff) {
             leafFull();
         }
         int overflowPage = 0;
@@ -176,25 +284,7 @@ final class TreeBuilder {
             overflowPage = sink.nextPage();
             overflowCrc = sink.writeExtent(value, valueOffset, valueLength);
         }
-        leaf.beginCell();
-        leaf.putVarint(key.length);
-        leaf.putBytes(key, 0, key.length);
-        leaf.putLong(InternalKeys.trailer(seqno, type));
-        if (!tombstone) {
-            if (overflow) {
-                leaf.putByte(PageFormat.VALUE_OVERFLOW);
-                leaf.putInt(overflowPage);
-                leaf.putInt(valueLength);
-                leaf.putInt(overflowCrc);
-            } else {
-                leaf.putByte(PageFormat.VALUE_INLINE);
-                leaf.putVarint(valueLength);
-                leaf.putBytes(value, valueOffset, valueLength);
-            }
-        }
-        leaf.endCell();
-        leafTally.add(key.length, tombstone ? 0 : valueLength,
-                overflow ? (valueLength + (long) pageSize - 1) / pageSize : 0, seqno, tombstone);
+        leaf.add(key, seqno, type, overflow, value, valueOffset, valueLength, overflowPage, overflowCrc);
         if (!hasLast) {
             firstKey = key.clone();
         }
@@ -237,78 +327,73 @@ final class TreeBuilder {
      */
     void cutLeaf() throws IOException {
         if (held != null) {
-            if (!leaf.isEmpty() && !leafTally.hasOverflow() && !heldTally.hasOverflow()
-                    && 2 * bytesOf(leaf) < SlottedPageBuilder.maxCellSize(pageSize)) {
+            if (!leaf.isEmpty() && !leaf.hasOverflow() && !held.hasOverflow()
+                    && 2 * leaf.page.bytesUsed() < SlottedPageBuilder.maxCellSize(pageSize)) {
                 rebalance();
             }
             writeHeld();
         }
         if (!leaf.isEmpty()) {
-            writeLeaf(leaf, leafTally);
+            writeLeaf(leaf);
         }
     }
 
     /** The open leaf is full: write it, or hold it back (balanced cuts) after writing the one held. */
     private void leafFull() throws IOException {
         if (!balancedCuts) {
-            writeLeaf(leaf, leafTally);
+            writeLeaf(leaf);
             return;
         }
         if (held != null) {
             writeHeld();
         }
-        SlottedPageBuilder next = spare != null ? spare : new SlottedPageBuilder(pageSize);
-        LeafTally nextTally = spareTally != null ? spareTally : new LeafTally();
+        OpenLeaf next = spare != null ? spare : new OpenLeaf();
         spare = null;
-        spareTally = null;
         held = leaf;
-        heldTally = leafTally;
         leaf = next;
-        leafTally = nextTally;
     }
 
     private void writeHeld() throws IOException {
-        writeLeaf(held, heldTally);
+        writeLeaf(held);
         spare = held;
-        spareTally = heldTally;
         held = null;
-        heldTally = null;
     }
 
-    /** Bytes a page's cells and slots take. */
-    private static int bytesOf(SlottedPageBuilder b) {
-        return b.dataEnd() - PageFormat.HEADER_SIZE + b.count() * PageFormat.SLOT_SIZE;
-    }
-
-    /** Splits the cells of the held leaf and the open one evenly between the two (neither has overflow cells). */
+    /**
+     * Splits the cells of the held leaf and the open one evenly between the two (neither has
+     * overflow cells). The cells are decoded and written again, since a prefix-compressed cell
+     * depends on the cell before it.
+     */
     private void rebalance() {
-        List<byte[]> cells = new ArrayList<>(held.count() + leaf.count());
-        for (SlottedPageBuilder b : List.of(held, leaf)) {
-            for (int i = 0; i < b.count(); i++) {
-                int end = i + 1 < b.count() ? b.cellOffset(i + 1) : b.dataEnd();
-                cells.add(Arrays.copyOfRange(b.bytes(), b.cellOffset(i), end));
+        List<InternalEntry> cells = new ArrayList<>(held.count() + leaf.count());
+        LeafDecoder decoder = new LeafDecoder(null, pageSize, Long.MAX_VALUE, encoding);
+        for (OpenLeaf l : List.of(held, leaf)) {
+            byte[] page = l.page.finish(PageFormat.TYPE_LEAF, 0, formatVersion);
+            decoder.reset(page, -1);
+            for (decoder.seekToFirst(); decoder.valid(); decoder.next()) {
+                LeafCell c = decoder.cell();
+                cells.add(new InternalEntry(decoder.currentKey(), c.seqno(), c.type, c.type == EntryType.DELETE
+                        ? null : Arrays.copyOfRange(page, c.valueStart, c.valueStart + c.valueLength)));
             }
         }
-        int total = bytesOf(held) + bytesOf(leaf);
+        int total = held.page.bytesUsed() + leaf.page.bytesUsed();
         held.reset();
         leaf.reset();
-        heldTally.exact = false;
-        leafTally.exact = false;
-        int left = 0;
-        for (byte[] c : cells) {
+        for (InternalEntry e : cells) {
+            int valueLength = e.value() == null ? 0 : e.value().length;
+            int size = held.cellSize(e.key(), e.seqno(), e.type(), false, valueLength);
+            int slot = held.page.nextIsRestart() ? PageFormat.SLOT_SIZE : 0;
             // Fill the left page up to half the bytes, always leaving the right one a cell.
-            boolean toLeft = (held.isEmpty() || 2 * (left + c.length + PageFormat.SLOT_SIZE) <= total)
-                    && leaf.isEmpty() && held.fits(c.length);
-            SlottedPageBuilder target = toLeft ? held : leaf;
-            if (!target.fits(c.length)) {
+            boolean toLeft = (held.isEmpty() || 2 * (held.page.bytesUsed() + size + slot) <= total)
+                    && leaf.isEmpty() && held.page.fits(size);
+            OpenLeaf target = toLeft ? held : leaf;
+            if (!toLeft) {
+                size = leaf.cellSize(e.key(), e.seqno(), e.type(), false, valueLength);
+            }
+            if (!target.page.fits(size)) {
                 throw new IllegalStateException("rebalancing two leaves of " + total + " bytes overflowed a page");
             }
-            target.beginCell();
-            target.putBytes(c, 0, c.length);
-            target.endCell();
-            if (toLeft) {
-                left += c.length + PageFormat.SLOT_SIZE;
-            }
+            target.add(e.key(), e.seqno(), e.type(), false, e.value(), 0, valueLength, 0, 0);
         }
     }
 
@@ -355,9 +440,10 @@ final class TreeBuilder {
     }
 
     /** Writes leaf {@code leaf} and records it (min and max key, page, summary) in the lowest interior level. */
-    private void writeLeaf(SlottedPageBuilder leaf, LeafTally tally) throws IOException {
-        LeafSummary s = tally.summary(leaf, pageSize);
-        byte[] page = leaf.finish(PageFormat.TYPE_LEAF, 0, formatVersion);
+    private void writeLeaf(OpenLeaf leaf) throws IOException {
+        LeafSummary s = leaf.summary();
+        byte[] page = leaf.page.finish(PageFormat.TYPE_LEAF, 0, formatVersion);
+        assert s.equals(LeafSummary.of(page, pageSize, encoding)) : s;
         int pageNo = sink.writePage(page);
         leafCount++;
         leavesWritten++;
@@ -367,12 +453,10 @@ final class TreeBuilder {
         userBytes += s.userBytes();
         minSeqno = Math.min(minSeqno, s.minSeqno());
         maxSeqno = Math.max(maxSeqno, s.maxSeqno());
-        int minOff = leaf.cellOffset(0);
-        int maxOff = leaf.cellOffset(leaf.count() - 1);
-        addChild(0, page, minOff, TreePages.internalKeyLength(page, minOff), page, maxOff,
-                TreePages.internalKeyLength(page, maxOff), pageNo, s);
+        byte[] min = leaf.firstKey;
+        byte[] max = leaf.encodedLastKey();
+        addChild(0, min, 0, min.length, max, 0, max.length, pageNo, s);
         leaf.reset();
-        tally.reset();
     }
 
     /**
@@ -462,7 +546,7 @@ final class TreeBuilder {
                 formatVersion, bloomKeys, bloomCapacity, livePages,
                 map != null && map.length() > 0 ? sink.compression() : Compression.NONE,
                 map == null ? 0 : map.offset(), map == null ? 0 : map.length(), map == null ? 0 : map.crc(),
-                storedBytes, 0, 0);
+                storedBytes, 0, 0, formatVersion >= PageFormat.FORMAT_VERSION ? encoding : LeafEncoding.PLAIN);
     }
 
     long entryCount() {

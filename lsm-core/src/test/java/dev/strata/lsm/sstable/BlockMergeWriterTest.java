@@ -548,13 +548,14 @@ class BlockMergeWriterTest {
      */
     @Test
     void gapKeysGoIntoANeighbourLeafThatHasRoom() throws IOException {
-        // 1000-byte values: three entries fill a 4 KiB leaf.
+        // 1000-byte values: three entries fill a 4 KiB plain leaf (a prefix-compressed one takes four).
+        TableOptions plain = TableOptions.defaults().withLeafEncoding(LeafEncoding.PLAIN, 16);
         List<InternalEntry> model = new ArrayList<>();
         for (int k = 0; k < 60; k += 10) {
             model.add(InternalEntry.put(key(k), 1, new byte[1000]));
         }
         Path path = dir.resolve("gaps.sst");
-        FinishedTable t = fixture.write(path, TableOptions.defaults(), model);
+        FinishedTable t = fixture.write(path, plain, model);
         assertEquals(2, t.footer().leafCount(), "leaves [0, 10, 20] and [30, 40, 50]");
         record Step(int key, int dirty, int leaves, String what) {
         }
@@ -578,7 +579,7 @@ class BlockMergeWriterTest {
                 in.seekToFirst();
                 plan = BlockMergePlan.of(reader, in);
                 in.seekToFirst();
-                r = BlockMergeWriter.merge(file, reader, TableOptions.defaults(), in, BlockMergeWriter.Retention.keepAll());
+                r = BlockMergeWriter.merge(file, reader, plain, in, BlockMergeWriter.Retention.keepAll());
             }
             model.addAll(input);
             model.sort((a, b) -> InternalKeys.compare(a.key(), a.seqno(), b.key(), b.seqno()));

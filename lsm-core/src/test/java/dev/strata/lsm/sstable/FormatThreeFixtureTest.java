@@ -44,6 +44,14 @@ class FormatThreeFixtureTest {
         return "/sstable/format3-" + codec.configName() + ".sst";
     }
 
+    /** The codecs a prefix-compressed (leaf encoding 1) fixture is checked in for. */
+    static final List<Compression> PREFIX_FIXTURE_CODECS = List.of(Compression.NONE, Compression.LZ4);
+
+    /** The format-3 fixture with prefix-compressed leaves (leaf encoding 1) and page codec {@code codec}. */
+    static String prefixResource(Compression codec) {
+        return "/sstable/format3-prefix-" + codec.configName() + ".sst";
+    }
+
     private Path copy(String resource, String name) throws IOException {
         Path path = dir.resolve(name);
         try (InputStream in = FormatThreeFixtureTest.class.getResourceAsStream(resource)) {
@@ -61,7 +69,14 @@ class FormatThreeFixtureTest {
             return;
         }
         for (Compression c : Compression.values()) {
+            // The first format-3 fixtures have plain leaves (leaf encoding 0).
             Path path = Path.of(out).resolve("format3-" + c.configName() + ".sst");
+            Files.deleteIfExists(path);
+            fixture.write(path, TableOptions.defaults().withCompression(c).withLeafEncoding(LeafEncoding.PLAIN,
+                    TableOptions.DEFAULT_RESTART_INTERVAL), fixtureEntries());
+        }
+        for (Compression c : PREFIX_FIXTURE_CODECS) {
+            Path path = Path.of(out).resolve(prefixResource(c).substring("/sstable/".length()));
             Files.deleteIfExists(path);
             fixture.write(path, TableOptions.defaults().withCompression(c), fixtureEntries());
         }
@@ -77,6 +92,7 @@ class FormatThreeFixtureTest {
                 SSTableReader reader = SSTableReader.open(file, file.size() - 4096, 1, cache);
                 Footer f = reader.footer();
                 assertEquals(3, f.formatVersion());
+                assertEquals(LeafEncoding.PLAIN, f.leafEncoding());
                 assertEquals(codec, f.compression());
                 assertEquals(codec != Compression.NONE, f.packed());
                 assertEquals(expected.size(), f.entryCount());
@@ -85,6 +101,62 @@ class FormatThreeFixtureTest {
                 for (InternalEntry e : expected) {
                     assertEquals(e, reader.get(e.key(), e.seqno()));
                 }
+            }
+        }
+    }
+
+    @Test
+    void prefixLeafFixturesOpenReadAndMergeInPlaceKeepingTheirEncoding() throws IOException {
+        List<InternalEntry> expected = fixtureEntries();
+        for (Compression codec : PREFIX_FIXTURE_CODECS) {
+            Path path = copy(prefixResource(codec), "prefix-" + codec + ".sst");
+            try (PageFile file = fixture.openForRead(path)) {
+                for (BlockCache cache : List.of(BlockCache.disabled(), BlockCache.create(4 << 20))) {
+                    SSTableReader reader = SSTableReader.open(file, file.size() - 4096, 1, cache);
+                    Footer f = reader.footer();
+                    assertEquals(3, f.formatVersion());
+                    assertEquals(LeafEncoding.PREFIX, f.leafEncoding(), codec.toString());
+                    assertEquals(codec, f.compression());
+                    assertEquals(expected.size(), f.entryCount());
+                    assertTrue(f.height() >= 2);
+                    CompressedTableTest.assertEntries(expected, reader);
+                    for (InternalEntry e : expected) {
+                        assertEquals(e, reader.get(e.key(), e.seqno()));
+                    }
+                    List<InternalEntry> backwards = new ArrayList<>();
+                    TableIterator it = reader.iterator();
+                    for (it.seekToLast(); it.valid(); it.prev()) {
+                        backwards.add(it.entry());
+                    }
+                    java.util.Collections.reverse(backwards);
+                    assertEquals(expected, backwards);
+                }
+            }
+            // Its prefix leaves are smaller than the plain fixture's: fewer leaves for the same entries.
+            Footer plain = open(copy(resource(codec), "plain-" + codec + ".sst")).footer();
+            Footer prefix = open(path).footer();
+            assertTrue(prefix.leafCount() < plain.leafCount(), prefix + " against " + plain);
+        }
+        // The uncompressed one merges in place: the new version keeps encoding 1, reusing leaves as they are.
+        InternalEntry added = InternalEntry.put("user0000000007x".getBytes(), 9_000_000, "new".getBytes());
+        Path path = copy(prefixResource(Compression.NONE), "prefix-in-place.sst");
+        try (PageFile file = fixture.io.open(path, OpenMode.READ_WRITE, IoPurpose.MERGE)) {
+            SSTableReader base = SSTableReader.open(file, file.size() - 4096, 1, BlockCache.disabled());
+            // Options asking for plain leaves do not change a version's encoding.
+            BlockMergeResult result = BlockMergeWriter.merge(file, base, TableOptions.defaults().withBloomReserve(0.2)
+                            .withLeafEncoding(LeafEncoding.PLAIN, 16), new EntryListIterator(List.of(added)),
+                    BlockMergeWriter.Retention.keepAll());
+            SSTableReader merged = SSTableReader.open(file, result.table().footerOffset(), 1, BlockCache.disabled());
+            assertEquals(3, merged.footer().formatVersion());
+            assertEquals(LeafEncoding.PREFIX, merged.footer().leafEncoding());
+            assertTrue(result.leavesReused() > 0, "clean leaves were reused");
+            List<InternalEntry> all = new ArrayList<>(expected);
+            all.add(added);
+            all.sort(Comparator.comparing(InternalEntry::key, InternalKeys::compareUserKeys)
+                    .thenComparing(InternalEntry::seqno, Comparator.reverseOrder()));
+            CompressedTableTest.assertEntries(all, merged);
+            for (InternalEntry e : all) {
+                assertEquals(e, merged.get(e.key(), e.seqno()));
             }
         }
     }
@@ -138,6 +210,8 @@ class FormatThreeFixtureTest {
                         new EntryListIterator(List.of(added)), BlockMergeWriter.Retention.keepAll());
                 SSTableReader merged = SSTableReader.open(file, result.table().footerOffset(), 1, BlockCache.disabled());
                 assertEquals(format, merged.footer().formatVersion(), resource);
+                // The options ask for prefix leaves (the default); the plain base keeps plain ones.
+                assertEquals(LeafEncoding.PLAIN, merged.footer().leafEncoding(), resource);
                 assertEquals(base.footer().entryCount() + 1, merged.footer().entryCount());
                 assertEquals(added, merged.get(added.key()));
                 assertTrue(result.leavesReused() > 0, "clean leaves were reused");

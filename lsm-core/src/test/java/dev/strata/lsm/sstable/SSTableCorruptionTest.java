@@ -5,6 +5,9 @@ import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -81,8 +84,9 @@ class SSTableCorruptionTest {
         readEverything(path, table, entries);
     }
 
-    @Test
-    void everyByteOfASmallTableIsProtected() throws IOException {
+    @ParameterizedTest(name = "leaf encoding {0}")
+    @EnumSource(LeafEncoding.class)
+    void everyByteOfASmallTableIsProtected(LeafEncoding encoding) throws IOException {
         Random rnd = new Random(77);
         List<InternalEntry> entries = new ArrayList<>();
         for (InternalEntry e : TableFixture.randomEntries(rnd, 150, 2, 20, 0, 60)) {
@@ -94,8 +98,9 @@ class SSTableCorruptionTest {
                 entries.add(e);
             }
         }
-        Path path = dir.resolve("small.sst");
-        FinishedTable table = fixture.write(path, TableOptions.defaults(), entries);
+        Path path = dir.resolve("small-" + encoding + ".sst");
+        FinishedTable table = fixture.write(path, TableOptions.defaults().withLeafEncoding(encoding, 4), entries);
+        assertEquals(encoding, table.footer().leafEncoding());
         assertTrue(table.footer().height() >= 2 && table.footer().overflowPageCount() > 0
                 && table.footer().bloomPage() >= 0, table.footer().toString());
         long size = Files.size(path);
@@ -106,14 +111,15 @@ class SSTableCorruptionTest {
         flipEachPosition(path, table, entries, positions);
     }
 
-    @Test
-    void sampledBytesOfATallTableAreProtected() throws IOException {
+    @ParameterizedTest(name = "leaf encoding {0}")
+    @EnumSource(LeafEncoding.class)
+    void sampledBytesOfATallTableAreProtected(LeafEncoding encoding) throws IOException {
         long seed = TestSeed.orRandom();
         System.out.println("sampledBytesOfATallTableAreProtected seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         List<InternalEntry> entries = TableFixture.randomEntries(rnd, 6000, 8, 30, 0, 120);
-        Path path = dir.resolve("tall.sst");
-        FinishedTable table = fixture.write(path, TableOptions.defaults(), entries);
+        Path path = dir.resolve("tall-" + encoding + ".sst");
+        FinishedTable table = fixture.write(path, TableOptions.defaults().withLeafEncoding(encoding, 16), entries);
         assertTrue(table.footer().height() >= 3, table.footer().toString());
         long size = Files.size(path);
         long[] positions = new long[300];
@@ -166,5 +172,164 @@ class SSTableCorruptionTest {
             assertFalse(it.valid(), "still positioned after a failed leaf load");
             assertThrows(NoSuchElementException.class, it::key);
         }
+    }
+
+    // ---- prefix-compressed leaves (leaf encoding 1) damaged behind a valid checksum ----
+
+    /** A prefix table whose first page is a leaf of small cells with shared key prefixes. */
+    private record PrefixTable(Path path, FinishedTable table, List<InternalEntry> entries, byte[] leaf) {
+    }
+
+    private PrefixTable prefixTable(String name) throws IOException {
+        List<InternalEntry> entries = PrefixLeafTest.entries(new Random(21), 400, 8, 2, 4, 20);
+        Path path = dir.resolve(name + ".sst");
+        FinishedTable table = fixture.write(path, TableOptions.defaults().withLeafEncoding(LeafEncoding.PREFIX, 4),
+                entries);
+        assertTrue(table.footer().leafCount() > 1, table.footer().toString());
+        byte[] leaf = new byte[table.footer().pageSize()];
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            ch.read(ByteBuffer.wrap(leaf), 0);
+        }
+        assertEquals(PageFormat.TYPE_LEAF, leaf[PageFormat.OFF_TYPE], "page 0 is the first leaf");
+        return new PrefixTable(path, table, entries, leaf);
+    }
+
+    /** Writes {@code page} over page 0 with its checksum recomputed, so only the leaf's own checks can see the damage. */
+    private static void writeLeaf(Path path, byte[] page) throws IOException {
+        PageFormat.putInt(page, PageFormat.OFF_CRC, PageFormat.pageChecksum(page, page.length));
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(page), 0);
+        }
+    }
+
+    /** Reads everything, values included; wrong data is possible (the checksum was forged), other exceptions are not. */
+    private void readAnything(PrefixTable t) throws IOException {
+        try (PageFile file = fixture.openForRead(t.path())) {
+            SSTableReader reader = TableFixture.open(file, t.table(), BlockCache.disabled());
+            TableIterator it = reader.iterator();
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                it.key();
+                it.value();
+            }
+            for (it.seekToLast(); it.valid(); it.prev()) {
+                it.key();
+            }
+            for (InternalEntry e : t.entries()) {
+                reader.get(e.key(), e.seqno());
+            }
+        }
+    }
+
+    @Test
+    void malformedPrefixLeavesAreCorruptionNamingFileAndPage() throws IOException {
+        PrefixTable t = prefixTable("malformed");
+        byte[] good = t.leaf();
+        int pageSize = good.length;
+        int dataEnd = PageFormat.getInt(good, PageFormat.OFF_DATA_END);
+        LeafDecoder d = new LeafDecoder(null, pageSize, Long.MAX_VALUE, LeafEncoding.PREFIX).reset(good, 0);
+        d.seek(1);
+        int cell1 = d.cellOffset();
+        int sharedOfCell1 = good[cell1];
+        assertTrue(sharedOfCell1 >= 8, "cell 1 shares the common prefix: " + sharedOfCell1);
+        int tagOffset = cell1 + 2;
+        d.seek(d.count() - 1);
+        int lastCell = d.cellOffset();
+        assertTrue(dataEnd - lastCell < 100, "the last cell is small");
+        record Damage(String what, String expected, java.util.function.Consumer<byte[]> apply) {
+        }
+        List<Damage> damages = List.of(
+                new Damage("a shared length beyond the previous key", "shares 100 key bytes",
+                        p -> p[cell1] = 100),
+                new Damage("a restart cell that shares a prefix", "restart 0 has a shared prefix of 1",
+                        p -> p[PageFormat.HEADER_SIZE] = 1),
+                new Damage("a restart offset past the cells", "restart 1 points to offset",
+                        p -> PageFormat.putShort(p, pageSize - 2 - 4, dataEnd + 3)),
+                new Damage("restart offsets out of order", "restart 2 points to offset",
+                        p -> PageFormat.putShort(p, pageSize - 2 - 6, PageFormat.HEADER_SIZE + 1)),
+                new Damage("a first restart not at the first cell", "restart 0 points to offset",
+                        p -> PageFormat.putShort(p, pageSize - 2 - 2, PageFormat.HEADER_SIZE + 2)),
+                new Damage("a restart interval of 0", "restart interval 0",
+                        p -> PageFormat.putShort(p, pageSize - 2, 0)),
+                new Damage("a restart interval of 1 (restart slots over the cells)", "restart slots",
+                        p -> PageFormat.putShort(p, pageSize - 2, 1)),
+                new Damage("a restart that is not where the scan arrives", "but cell 4 starts at",
+                        p -> PageFormat.putShort(p, pageSize - 2 - 4, PageFormat.getShort(p, pageSize - 2 - 4) + 1)),
+                new Damage("an unknown entry type", "unknown entry type 3",
+                        p -> p[tagOffset] = (byte) (p[tagOffset] | 3)),
+                new Damage("a key suffix past the cells", "key suffix of 120 bytes",
+                        p -> p[lastCell + 1] = 120),
+                new Damage("a key suffix running into the next cells", "in leaf page 0",
+                        p -> p[cell1 + 1] = 120),
+                new Damage("a cell count with more restarts than the page has", "points to offset 0",
+                        p -> PageFormat.putInt(p, PageFormat.OFF_COUNT, PageFormat.getInt(p, PageFormat.OFF_COUNT) + 4)));
+        for (Damage damage : damages) {
+            byte[] page = good.clone();
+            damage.apply().accept(page);
+            writeLeaf(t.path(), page);
+            CorruptionException e = assertThrows(CorruptionException.class, () -> readAnything(t), damage.what());
+            assertTrue(e.getMessage().contains(t.path().toString()) && e.getMessage().contains("page 0"),
+                    damage.what() + ": " + e.getMessage());
+            assertTrue(e.getMessage().contains(damage.expected()) || (e.getCause() != null
+                    && String.valueOf(e.getCause().getMessage()).contains(damage.expected())), damage.what() + ": "
+                    + e.getMessage());
+        }
+        writeLeaf(t.path(), good.clone());
+        readEverything(t.path(), t.table(), t.entries());
+    }
+
+    /**
+     * Random single-byte changes and truncations of a prefix leaf's cells and restarts with
+     * the checksum forged: a read may return damaged data (nothing can tell), but it fails, if
+     * it fails, only with a CorruptionException, and never hangs.
+     */
+    @Test
+    @Timeout(120)
+    void forgedDamageToPrefixLeavesFailsOnlyAsCorruption() throws IOException {
+        PrefixTable t = prefixTable("forged");
+        byte[] good = t.leaf();
+        int pageSize = good.length;
+        int dataEnd = PageFormat.getInt(good, PageFormat.OFF_DATA_END);
+        Random rnd = new Random(TestSeed.orRandom());
+        int corrupt = 0;
+        for (int i = 0; i < 600; i++) {
+            byte[] page = good.clone();
+            int kind = rnd.nextInt(4);
+            if (kind == 0) {
+                // A byte of the cells, the header or the restart array.
+                int pos = rnd.nextInt(3) == 0 ? pageSize - 1 - rnd.nextInt(64) : 4 + rnd.nextInt(dataEnd - 4);
+                page[pos] ^= (byte) (1 + rnd.nextInt(255));
+            } else if (kind == 1) {
+                // Truncated cells: the data end moved back, the rest zeroed.
+                int end = PageFormat.HEADER_SIZE + rnd.nextInt(dataEnd - PageFormat.HEADER_SIZE);
+                java.util.Arrays.fill(page, end, dataEnd, (byte) 0);
+                PageFormat.putInt(page, PageFormat.OFF_DATA_END, end);
+            } else {
+                page[PageFormat.HEADER_SIZE + rnd.nextInt(dataEnd - PageFormat.HEADER_SIZE)] = (byte) rnd.nextInt(256);
+            }
+            writeLeaf(t.path(), page);
+            try {
+                readAnything(t);
+            } catch (CorruptionException e) {
+                corrupt++;
+                assertTrue(e.getMessage().contains(t.path().toString()), e.getMessage());
+            }
+        }
+        assertTrue(corrupt > 100, corrupt + " of 600 damaged leaves reported as corrupt");
+        writeLeaf(t.path(), good.clone());
+        readEverything(t.path(), t.table(), t.entries());
+    }
+
+    @Test
+    void truncatedPrefixTablesAreCorruption() throws IOException {
+        PrefixTable t = prefixTable("truncated");
+        byte[] all = Files.readAllBytes(t.path());
+        Random rnd = new Random(4);
+        for (int i = 0; i < 40; i++) {
+            int length = i == 0 ? (int) t.table().footerOffset() : rnd.nextInt(all.length);
+            Files.write(t.path(), java.util.Arrays.copyOf(all, length));
+            assertThrows(CorruptionException.class, () -> readAnything(t), "truncated to " + length);
+        }
+        Files.write(t.path(), all);
+        readEverything(t.path(), t.table(), t.entries());
     }
 }

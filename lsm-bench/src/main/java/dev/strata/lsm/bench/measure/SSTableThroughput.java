@@ -53,6 +53,14 @@ public final class SSTableThroughput implements Callable<Integer> {
     @Option(names = "--compression", description = "page codec: none (default), lz4, zstd or snappy")
     String compression = "none";
 
+    @Option(names = "--leaf-encoding", description = "leaf encoding: prefix (default; prefix-compressed keys with "
+            + "restart points) or plain (format 1 and 2 leaves)")
+    String leafEncoding = "prefix";
+
+    @Option(names = "--restart-interval", description = "cells between restart points of prefix-compressed leaves "
+            + "(default ${DEFAULT-VALUE})")
+    int restartInterval = TableOptions.DEFAULT_RESTART_INTERVAL;
+
     @Option(names = "--value-compressibility", description = "values compress to about R of their size "
             + "(db_bench's compression_ratio; default ${DEFAULT-VALUE}: random values)")
     double valueCompressibility = 1.0;
@@ -95,7 +103,8 @@ public final class SSTableThroughput implements Callable<Integer> {
         }
         Files.createDirectories(dir);
         TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY)
-                .withCompression(dev.strata.lsm.sstable.Compression.fromName(compression));
+                .withCompression(dev.strata.lsm.sstable.Compression.fromName(compression))
+                .withLeafEncoding(dev.strata.lsm.sstable.LeafEncoding.fromName(leafEncoding), restartInterval);
         CountingStorageIO io = new CountingStorageIO(dev.strata.lsm.io.StorageIOs.create(storage, storageParams));
         byte[][] values = new byte[1024][valueSize];
         Random rnd = new Random(42);
@@ -109,8 +118,9 @@ public final class SSTableThroughput implements Callable<Integer> {
         }
         double userMb = (double) entries * (KEY_SIZE + valueSize) / 1e6;
         out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages, storage %s %s, "
-                + "compression %s, value compressibility %.2f%n", entries, KEY_SIZE, valueSize, userMb, pageSize, storage,
-                storageParams, options.compression(), valueCompressibility);
+                + "compression %s, leaf encoding %s (restart interval %d), value compressibility %.2f%n", entries, KEY_SIZE,
+                valueSize, userMb, pageSize, storage, storageParams, options.compression(), options.leafEncoding(),
+                options.restartInterval(), valueCompressibility);
 
         double[] buildMbps = new double[rounds];
         double[] buildSyncMbps = new double[rounds];
@@ -137,6 +147,13 @@ public final class SSTableThroughput implements Callable<Integer> {
                     + "%.1f MB/s of file bytes, durable)%n", roundName(w), buildMbps[r], buildSyncMbps[r],
                     Files.size(path) / 1e6, table.footer().height(), fileSyncMbps[r]);
         }
+        dev.strata.lsm.sstable.Footer f = table.footer();
+        long bloomPages = f.bloomPage() < 0 ? 0 : (f.bloomLength() + (long) pageSize - 1) / pageSize;
+        long interiorPages = f.livePages() - f.leafCount() - f.overflowPageCount() - bloomPages - 1;
+        out.printf("table: %d bytes (%.2f bytes per entry), %d leaves (%.2f entries per leaf), %d interior pages "
+                + "(%.2f%% of the %d pages), %d bloom pages%n", Files.size(path), (double) Files.size(path) / entries,
+                f.leafCount(), (double) entries / f.leafCount(), interiorPages, 100.0 * interiorPages / f.livePages(),
+                f.livePages(), bloomPages);
         out.printf("build median: %.1f MB/s (to the OS), %.1f MB/s (durable); %.1f MB/s of file bytes (durable, "
                 + "the figure to set beside dd's)%n", Scratch.median(buildMbps), Scratch.median(buildSyncMbps),
                 Scratch.median(fileSyncMbps));
@@ -163,6 +180,32 @@ public final class SSTableThroughput implements Callable<Integer> {
             }
             out.printf("point lookups median: %.0f/s with the block cache disabled (OS page cache warm), "
                     + "%.0f/s with every page cached%n", Scratch.median(uncached), Scratch.median(cached));
+            // Forward and backward scans of the whole table, every page cached: the cost of
+            // stepping through cells (prefix-compressed leaves decode keys; prev rescans from
+            // the restart point before the cell).
+            double[] forward = new double[rounds];
+            double[] backward = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                long t0 = System.nanoTime();
+                long n = 0;
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    n += it.key().length;
+                }
+                long t1 = System.nanoTime();
+                for (it.seekToLast(); it.valid(); it.prev()) {
+                    n -= it.key().length;
+                }
+                long t2 = System.nanoTime();
+                if (n != 0) {
+                    throw new IllegalStateException("forward and backward scans disagree");
+                }
+                forward[r] = entries / ((t1 - t0) / 1e9);
+                backward[r] = entries / ((t2 - t1) / 1e9);
+                out.printf("  round %d: %.0f entries/s scanning forward, %.0f entries/s backward (cached)%n", r + 1,
+                        forward[r], backward[r]);
+            }
+            out.printf("scan median: %.0f entries/s forward, %.0f entries/s backward, every page cached%n",
+                    Scratch.median(forward), Scratch.median(backward));
         }
         Files.deleteIfExists(path);
         if (mergeInputs >= 2) {

@@ -51,6 +51,14 @@ public final class WorkloadOptions {
             + "(Strata's bottommostCompression, RocksDB's bottommost_compression); default: --config's")
     String bottommostCompression;
 
+    @Option(names = "--leaf-encoding", description = "Strata's leaf encoding: prefix or plain (leafEncoding); "
+            + "default: --config's")
+    String leafEncoding;
+
+    @Option(names = "--restart-interval", description = "Strata's restart interval of prefix-compressed leaves "
+            + "(restartInterval); default: --config's")
+    Integer restartInterval;
+
     @Option(names = "--threads", defaultValue = "1",
             description = "worker threads; readwhilewriting adds one writer (default ${DEFAULT-VALUE})")
     int threads;
@@ -127,8 +135,14 @@ public final class WorkloadOptions {
             throw new IllegalArgumentException("--config " + config + " is not a readable file");
         }
         StoreConfig c = config == null ? StoreConfig.defaults() : StoreConfig.fromXml(config);
-        if (compression != null || bottommostCompression != null) {
+        if (compression != null || bottommostCompression != null || leafEncoding != null || restartInterval != null) {
             StoreConfig.Builder b = c.toBuilder();
+            if (leafEncoding != null) {
+                b.leafEncoding(leafEncoding);
+            }
+            if (restartInterval != null) {
+                b.restartInterval(restartInterval);
+            }
             if (compression != null) {
                 b.compression(compression);
             }
