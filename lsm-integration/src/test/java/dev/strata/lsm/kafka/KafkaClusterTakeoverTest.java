@@ -65,8 +65,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * exact.
  *
  * <p>Slow lane only ({@code -Pslow}, 3,000 lines before and after the takeover at multiplier 3):
- * the broker, the controller and two Streams instances cost about 40 CPU-seconds whatever the
- * data size, the largest single class of the fast lane (issue 35). The pieces it strings together
+ * the broker, the controller and two Streams instances cost the same whatever the data size,
+ * and were one of the largest classes of the fast lane (issue 35). The pieces it strings together
  * are checked in the fast lane without a broker: the DSL store suppliers putting the word
  * count's store on Strata ({@link WordCountTopologyTest}, TopologyTestDriver), the restore
  * callback applying a changelog batch with its offset ({@link StrataKeyValueStoreTest}), and a
