@@ -70,10 +70,13 @@ class NativeStoreTest {
         Path dir = tmp.resolve("db");
         LsmStore store = LsmStore.open(dir, config);
         try {
-            // 600 operations over as many keys in the fast lane (1,800 in the slow lane,
-            // NativeStoreSlowTest): 18 flushes, 12 reopens and 18 full scans on average.
-            int ops = TestScale.scaled(600);
-            int keys = ops;
+            // 600 operations over as many keys in the fast lane (18 flushes, 12 reopens and
+            // 18 full scans on average); in the slow lane (NativeStoreSlowTest, multiplier
+            // above 1) the size from before the fast lane: 1,500 times the multiplier
+            // (4,500 at 3) over 1,500 keys.
+            boolean fullSize = TestScale.multiplier() > 1;
+            int ops = fullSize ? TestScale.scaled(1_500) : 600;
+            int keys = fullSize ? 1_500 : ops;
             for (int i = 0; i < ops; i++) {
                 int op = rnd.nextInt(100);
                 byte[] k = ("key-" + rnd.nextInt(keys)).getBytes(StandardCharsets.UTF_8);

@@ -32,8 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * with a tiered level 0), size tiers ({@code tier}), and partitioned trees ({@code spooky},
  * {@code vlsm}) — and must run
  * without a single policy error while the store keeps the oracle's contents. Each phase is a
- * history of {@link StoreConformanceTest}'s length and memtable size ({@code 1,500 *
- * strata.test.multiplier} operations). Found by
+ * history of {@link StoreConformanceTest}'s memtable size and key space, 1,500 operations in
+ * the fast lane and 4,000 (the size before the fast lane existed) in the slow lane. Found by
  * {@code strata-bench torture}, which changes the policy on reopen: thousands of rejected
  * merges (a stack policy merging part of a level-0 run of several components; leveled
  * policies placing merges above older overlapping data). Replay with
@@ -72,7 +72,8 @@ class PolicySwitchConformanceTest {
     void aPolicyTakesOverATreeAnotherPolicyShaped(String before, String next) {
         RegisteredPolicies.skipKnownGap("switch-from-" + before, next);
         long seed = TestSeed.orRandom();
-        int ops = StoreConformanceTest.OPS;
+        // The slow lane's phases are 4,000 operations, as before the fast lane existed.
+        int ops = StoreConformanceTest.FULL_SIZE ? 4_000 : StoreConformanceTest.OPS;
         String replay = before + " -> " + next + " (replay with -Dstrata.test.seed=" + seed + ")";
         Random rnd = new Random(seed ^ (before + next).hashCode());
         Path dir = tmp.resolve("db");

@@ -2,7 +2,7 @@ package dev.strata.lsm.policy.conformance;
 
 import dev.strata.lsm.testkit.SlowTest;
 
-/** {@link StoreConformanceTest} at three times its fast-lane size (4,500 operations per policy at multiplier 3), in the slow lane only. */
+/** {@link StoreConformanceTest} at its pre-fast-lane size (12,000 operations per policy over 4,000 keys into 32 KiB memtables at multiplier 3), in the slow lane only. */
 @SlowTest
 class StoreConformanceSlowTest extends StoreConformanceTest {
 }

@@ -40,20 +40,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * exactly the oracle's contents, counts no policy error (a rejected decision or a policy
  * exception) and has not merged in a loop (at most {@link #MAX_MERGES_PER_FLUSH} merges per
  * flush); a policy that never lets merges finish fails on the timeout instead of hanging
- * the build. Replay one history with {@code -Dstrata.test.seed=N}. A history is
- * {@code 1,500 * strata.test.multiplier} operations (4,500 in the slow lane,
- * {@link StoreConformanceSlowTest}) over as many keys, into memtables sized to it (32 KiB for
- * 4,000 operations, proportionally smaller for fewer), so a short history flushes and merges
- * as often per operation as a long one.
+ * the build. Replay one history with {@code -Dstrata.test.seed=N}. In the fast lane a history
+ * is 1,500 operations over as many keys, into memtables sized to it (32 KiB for 4,000
+ * operations, proportionally smaller for fewer), so a short history flushes and merges as
+ * often per operation as a long one. In the slow lane ({@link StoreConformanceSlowTest},
+ * multiplier above 1) it is the size it had before the fast lane existed:
+ * {@code 4,000 * strata.test.multiplier} operations (12,000 at multiplier 3) over 4,000 keys
+ * into 32 KiB memtables.
  */
 class StoreConformanceTest {
     private static final Comparator<byte[]> KEYS = Arrays::compareUnsigned;
-    /** Operations of a history. */
-    static final int OPS = TestScale.scaled(1_500);
-    /** The memtable: 32 KiB for a history of 4,000 operations, proportionally smaller for fewer. */
-    static final long MEMTABLE_BYTES = Math.max(StoreConfig.MIN_MEMTABLE_BYTES, (32L << 10) * OPS / 4_000);
-    /** The keys a history draws from: as many as it has operations. */
-    static final int KEY_SPACE = OPS;
+    /** True in the slow lane (multiplier above 1): the pre-fast-lane sizes. */
+    static final boolean FULL_SIZE = TestScale.multiplier() > 1;
+    /** Operations of a history: 1,500 in the fast lane, 4,000 times the multiplier in the slow lane. */
+    static final int OPS = FULL_SIZE ? TestScale.scaled(4_000) : 1_500;
+    /** The memtable: 32 KiB for a history of 4,000 operations, proportionally smaller for fewer; 32 KiB in the slow lane. */
+    static final long MEMTABLE_BYTES = FULL_SIZE ? 32L << 10
+            : Math.max(StoreConfig.MIN_MEMTABLE_BYTES, (32L << 10) * OPS / 4_000);
+    /** The keys a history draws from: as many as it has operations in the fast lane, 4,000 in the slow lane. */
+    static final int KEY_SPACE = FULL_SIZE ? 4_000 : OPS;
     /** A policy merging more often than this per flush, on average, is rewriting in a loop. */
     private static final int MAX_MERGES_PER_FLUSH = 20;
 
