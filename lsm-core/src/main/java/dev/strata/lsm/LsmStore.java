@@ -480,6 +480,16 @@ public final class LsmStore implements AutoCloseable {
      * stores stay independent. A crash during the call leaves no {@code target} (at most a
      * {@code target.checkpoint-tmp} directory, removed by the next checkpoint to that target).
      *
+     * <p>A store with column families besides the default one is checkpointed whole, at one
+     * sequence number: nothing is flushed (except in WAL mode none, where every family's
+     * memtables are flushed with writers waiting); instead (writers waiting only for that instant)
+     * every family's version is pinned and the WAL segments from the lowest log number of
+     * any family on are linked, the one being written copied up to its length then; each
+     * family's tables and a manifest naming them go to its directory ({@code families/<id>/})
+     * beside the family catalog. Opening the checkpoint replays that WAL tail per family, so
+     * it holds every family exactly as it was at that sequence number — a write batch across
+     * families whole or not at all.
+     *
      * @throws IllegalArgumentException if {@code target} exists or its parent does not
      */
     public void checkpoint(Path target) {

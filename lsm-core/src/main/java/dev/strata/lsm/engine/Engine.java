@@ -837,7 +837,6 @@ public final class Engine implements AutoCloseable {
             throw new IllegalArgumentException("checkpoint target must not be null");
         }
         checkWritable("checkpoint");
-        checkNoFamilies("checkpoint");
         Path absolute = target.toAbsolutePath().normalize();
         if (Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             throw new IllegalArgumentException("checkpoint target " + absolute + " exists; give a path that does not");
@@ -845,6 +844,17 @@ public final class Engine implements AutoCloseable {
         Path parent = absolute.getParent();
         if (parent == null || !Files.isDirectory(parent)) {
             throw new IllegalArgumentException("checkpoint target " + absolute + ": its parent directory does not exist");
+        }
+        boolean withFamilies;
+        mutex.lock();
+        try {
+            mutex.checkOpen();
+            withFamilies = catalog.nextId() > 1;
+        } finally {
+            mutex.unlock();
+        }
+        if (withFamilies) {
+            return checkpointFamilies(absolute, parent);
         }
         flush();
         Path temp = parent.resolve(absolute.getFileName() + ".checkpoint-tmp");
@@ -871,17 +881,142 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** Refuses {@code what} on a store that has (or had) column families besides the default one. */
-    private void checkNoFamilies(String what) {
-        mutex.lock();
+    /**
+     * {@link #checkpoint} of a store that has (or had) column families besides the default one:
+     * every live family at one sequence number. Nothing is flushed (the memtables' writes
+     * reach the checkpoint as its WAL tail) except in WAL mode none. At the head of the write queue (no write group is between WAL and
+     * memtables, later writers wait) and with the mutex held: each family's current version is
+     * pinned with its log number and last sequence number, the catalog taken, the WAL's
+     * appended records handed to the OS, and every WAL segment from the lowest log number of
+     * any family on hard-linked into the checkpoint (the segment being written under a scratch
+     * name, with its length noted). In WAL mode none there is no WAL: every family's memtables
+     * are flushed there instead, writers waiting. With the writers released: the segment being
+     * written is copied up to the noted length (so the checkpoint replays no later write), each
+     * family's tables are linked or copied into its directory ({@code families/<id>/} for the
+     * others) with a manifest naming exactly them, and the catalog is written. Opening the
+     * checkpoint replays the WAL tail per family (above each family's last sequence number),
+     * so every family holds exactly the writes at or below the one sequence number. A family
+     * dropped while its tables are linked makes the checkpoint fail (nothing is left behind).
+     */
+    private long checkpointFamilies(Path absolute, Path parent) {
+        Path temp = parent.resolve(absolute.getFileName() + ".checkpoint-tmp");
+        long[] copied = {0};
+        List<Tree> trees = new ArrayList<>();
+        List<VersionSet.CheckpointPin> pins = new ArrayList<>();
+        dev.strata.lsm.version.FamilyCatalog taken;
+        Path activeLink = null;
+        Path activeTarget = null;
+        long activeEnd = 0;
         try {
-            if (catalog.nextId() > 1) {
-                throw new UnsupportedOperationException(what + " refused: store " + dir + " has had column families"
-                        + " besides the default one, and " + what + " covers the default family only");
+            ReaderStaging.deleteTree(temp); // a crashed earlier attempt
+            Files.createDirectory(temp);
+            mutex.lock();
+            try {
+                mutex.checkOpen();
+                WriteQueue.Writer turn = writeQueue.awaitBarrierTurn();
+                try {
+                    mutex.checkOpen();
+                    if (config.walMode() == WalSyncMode.NONE) {
+                        Throwable unflushed = flushForClose();
+                        if (unflushed != null) {
+                            throw new StoreException("checkpoint of " + dir + ": flushing the memtables failed: "
+                                    + unflushed, unflushed);
+                        }
+                    }
+                    taken = catalog;
+                    long from = Long.MAX_VALUE;
+                    for (Tree t : families.list()) {
+                        VersionSet.CheckpointPin pin = t.versions.pinForCheckpoint();
+                        trees.add(t);
+                        pins.add(pin);
+                        from = Math.min(from, pin.logNumber());
+                    }
+                    dev.strata.lsm.wal.WalWriter wal = log.wal();
+                    if (wal != null) {
+                        activeEnd = wal.size();
+                        if (wal.writtenEnd() < activeEnd) {
+                            wal.sync();
+                        }
+                        long active = wal.segmentNumber();
+                        for (Path segment : dev.strata.lsm.wal.WalSegments.list(io, dir)) {
+                            long n = dev.strata.lsm.wal.WalSegments.parseNumber(segment).orElse(-1);
+                            if (n < from || n > active) {
+                                continue;
+                            }
+                            if (n == active) {
+                                activeTarget = temp.resolve(segment.getFileName());
+                                activeLink = temp.resolve(segment.getFileName() + ".appending");
+                                copied[0] += linkOrCopy(segment, activeLink);
+                            } else {
+                                copied[0] += linkOrCopy(segment, temp.resolve(segment.getFileName()));
+                            }
+                        }
+                    }
+                } finally {
+                    writeQueue.leave(turn);
+                }
+            } finally {
+                mutex.unlock();
             }
-        } finally {
-            mutex.unlock();
+            if (activeLink != null) {
+                copied[0] += copyPrefix(activeLink, activeTarget, activeEnd);
+                Files.delete(activeLink);
+            }
+            while (!trees.isEmpty()) {
+                Tree t = trees.remove(0);
+                VersionSet.CheckpointPin pin = pins.remove(0);
+                Path familyDir = t.id == 0 ? temp : dev.strata.lsm.version.FamilyCatalog.familyDirectory(temp, t.id);
+                Files.createDirectories(familyDir);
+                t.versions.writeCheckpoint(pin, familyDir, (table, to) -> copied[0] += linkOrCopy(table, to));
+                io.syncDirectory(familyDir);
+            }
+            taken.write(io, temp);
+            Path familiesDir = temp.resolve(dev.strata.lsm.version.FamilyCatalog.DIRECTORY);
+            if (Files.isDirectory(familiesDir)) {
+                io.syncDirectory(familiesDir);
+            }
+            io.syncDirectory(temp);
+            Files.move(temp, absolute, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            io.syncDirectory(parent);
+            return copied[0];
+        } catch (IOException | RuntimeException e) {
+            for (VersionSet.CheckpointPin pin : pins) {
+                pin.version().release();
+            }
+            try {
+                ReaderStaging.deleteTree(temp);
+            } catch (IOException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            mutex.checkOpen();
+            if (e instanceof StoreException se) {
+                throw se;
+            }
+            if (e instanceof java.nio.file.NoSuchFileException) {
+                throw new StoreException("checkpoint of " + dir + " into " + absolute + " failed: " + e
+                        + " (a column family dropped meanwhile? take the checkpoint again)", e);
+            }
+            throw new StoreException("checkpoint of " + dir + " into " + absolute + " failed: " + e, e);
         }
+    }
+
+    /** Copies the first {@code length} bytes of {@code from} into new file {@code to} and forces it; returns {@code length}. */
+    private static long copyPrefix(Path from, Path to, long length) throws IOException {
+        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(from, java.nio.file.StandardOpenOption.READ);
+             java.nio.channels.FileChannel out = java.nio.channels.FileChannel.open(to,
+                     java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+            long done = 0;
+            while (done < length) {
+                long n = in.transferTo(done, length - done, out);
+                if (n <= 0) {
+                    throw new IOException("WAL segment " + from + " ended at " + done + " bytes, before the "
+                            + length + " the checkpoint needs");
+                }
+                done += n;
+            }
+            out.force(true);
+        }
+        return length;
     }
 
     /** Hard-links {@code table} as {@code to}, or copies and forces it; returns bytes copied. */

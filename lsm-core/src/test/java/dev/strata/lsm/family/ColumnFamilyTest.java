@@ -415,10 +415,6 @@ class ColumnFamilyTest {
         Path dir = tmp.resolve("s");
         try (LsmStore store = LsmStore.open(dir)) {
             store.createColumnFamily("f", FamilyOptions.defaults());
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                    () -> store.checkpoint(tmp.resolve("cp")));
-            assertTrue(e.getMessage().contains("column families"), e.getMessage());
-            assertFalse(Files.exists(tmp.resolve("cp")));
         }
         UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
                 () -> LsmStore.openReadOnly(dir, StoreConfig.defaults()));
