@@ -79,6 +79,15 @@ public final class LsmStore implements AutoCloseable {
      * it in place. Writes, {@code flush}, {@code compactRange} and {@code checkpoint} throw
      * {@link UnsupportedOperationException}.
      *
+     * <p>A store with column families opens with all of them, at one sequence number: the
+     * catalog and every family's manifest (its tables linked into {@code families/<id>/} of
+     * the staging directory) are staged first and the WAL segments from the lowest log number
+     * of any family on after them, and staging starts again if the writer changed a manifest
+     * or the catalog meanwhile; each family replays the WAL above its own last sequence
+     * number, so a batch across families is seen whole or not at all. Every family of the
+     * reader runs with no merge policy. After {@link #refresh()} the store's handles cover the
+     * families the writer created meanwhile; handles of families it dropped are refused.
+     *
      * @throws StoreException if {@code dir} holds no store or cannot be staged
      */
     public static LsmStore openReadOnly(Path dir, StoreConfig config) {
@@ -107,8 +116,30 @@ public final class LsmStore implements AutoCloseable {
                 throw new StoreException("refresh() ran concurrently with another refresh()");
             }
             engine = next;
+            syncHandles(next);
         }
         old.close();
+    }
+
+    /**
+     * After a refresh: a handle for each family the writer created meanwhile; the handles of
+     * families it dropped are marked dropped (refused from now on). Handles of families that
+     * stayed keep working.
+     */
+    private void syncHandles(Engine next) {
+        synchronized (handles) {
+            java.util.Set<Integer> live = new java.util.HashSet<>();
+            for (Engine.FamilyInfo f : next.families()) {
+                live.add(f.id());
+                handles.computeIfAbsent(f.id(), id -> new ColumnFamily(f.name(), id, this));
+            }
+            for (ColumnFamily cf : java.util.List.copyOf(handles.values())) {
+                if (!live.contains(cf.id())) {
+                    cf.markDropped();
+                    handles.remove(cf.id());
+                }
+            }
+        }
     }
 
     /**

@@ -99,6 +99,8 @@ public final class Engine implements AutoCloseable {
     private volatile Path staging;
     private volatile StoreConfig readOnlyConfig;
     private final StoreMetrics metrics;
+    /** Whether this engine opens a read-only store's staging: every family runs with no merge policy. */
+    private final boolean reader;
     private final EngineMutex mutex;
     private final EngineCounters counters;
     private final Snapshots snapshots = new Snapshots();
@@ -115,7 +117,9 @@ public final class Engine implements AutoCloseable {
      * Opens the version set and starts the store's services; if anything fails, closes
      * what was opened so far (the caller still owns {@code dirLock}).
      */
-    private Engine(Path dir, StoreConfig config, CountingStorageIO io, DirectoryLock dirLock) throws IOException {
+    private Engine(Path dir, StoreConfig config, CountingStorageIO io, DirectoryLock dirLock, boolean reader)
+            throws IOException {
+        this.reader = reader;
         this.dir = dir;
         this.config = config;
         this.io = io;
@@ -200,7 +204,9 @@ public final class Engine implements AutoCloseable {
      */
     private StoreConfig familyConfig(String name, dev.strata.lsm.FamilyOptions recorded) {
         dev.strata.lsm.FamilyOptions configured = config.familyOptions().get(name);
-        return (configured != null ? configured : recorded).applyTo(config);
+        StoreConfig applied = (configured != null ? configured : recorded).applyTo(config);
+        // A reader's tables are links to the writer's: nothing may merge (or append to) them.
+        return reader ? applied.toBuilder().mergePolicy("no-merge", java.util.Map.of()).build() : applied;
     }
 
     /**
@@ -225,6 +231,10 @@ public final class Engine implements AutoCloseable {
      *     cannot be opened; nothing of an open store is touched
      */
     public static Engine open(Path dir, StoreConfig config) {
+        return open(dir, config, false);
+    }
+
+    private static Engine open(Path dir, StoreConfig config, boolean reader) {
         CountingStorageIO io = new CountingStorageIO(StorageIOs.of(config));
         DirectoryLock dirLock;
         try {
@@ -235,11 +245,11 @@ public final class Engine implements AutoCloseable {
         }
         Engine engine = null;
         try {
-            engine = new Engine(dir, config, io, dirLock);
+            engine = new Engine(dir, config, io, dirLock, reader);
             engine.recover();
-            // Families the configuration names and the store does not have yet.
+            // Families the configuration names and the store does not have yet (a reader creates none).
             for (var f : config.familyOptions().entrySet()) {
-                if (engine.families.named(f.getKey()) == null) {
+                if (!reader && engine.families.named(f.getKey()) == null) {
                     engine.createFamily(f.getKey(), f.getValue());
                 }
             }
@@ -265,17 +275,13 @@ public final class Engine implements AutoCloseable {
         if (!Files.isDirectory(source)) {
             throw new StoreException("cannot open " + source + " read-only: no such directory");
         }
-        if (Files.exists(source.resolve(dev.strata.lsm.version.FamilyCatalog.FILE)) || !config.familyOptions().isEmpty()) {
-            throw new UnsupportedOperationException("cannot open " + source + " read-only: it has had column families"
-                    + " besides the default one, and read-only opens cover the default family only");
-        }
         Path staging = null;
         try {
             staging = stagingDirectory(source);
             ReaderStaging.stage(StorageIOs.of(config), source, staging);
             StoreConfig readerConfig = config.toBuilder().mergePolicy("no-merge", java.util.Map.of())
                     .walMode(WalSyncMode.ASYNC).policyTickMillis(0).build();
-            Engine engine = open(staging, readerConfig);
+            Engine engine = open(staging, readerConfig, true);
             engine.staging = staging;
             engine.readOnlyConfig = config;
             engine.readOnlySource = source;
