@@ -292,6 +292,60 @@ public final class LsmStore implements AutoCloseable {
         engine.write(new WriteBatch().merge(check(family), key, operand), WriteOptions.defaults());
     }
 
+    /** {@link #delete(ColumnFamily, byte[])} with {@code options}. */
+    public void delete(ColumnFamily family, byte[] key, WriteOptions options) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().delete(check(family), key), checked(options));
+    }
+
+    /** {@link #merge(ColumnFamily, byte[], byte[])} with {@code options}. */
+    public void merge(ColumnFamily family, byte[] key, byte[] operand, WriteOptions options) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().merge(check(family), key, operand), checked(options));
+    }
+
+    /**
+     * The values of {@code keys} in {@code family}, null where absent, in the order of
+     * {@code keys}, read at one sequence number in one pass (see {@link #getAll(byte[]...)}).
+     *
+     * @throws IllegalArgumentException if the handle is null, dropped or another store's, or
+     *     {@code keys} or a key is null
+     */
+    public byte[][] getAll(ColumnFamily family, byte[]... keys) {
+        engine.checkOpen();
+        check(family);
+        if (keys == null) {
+            throw new IllegalArgumentException("keys must not be null");
+        }
+        return engine.getLatestAll(family.id(), keys);
+    }
+
+    /**
+     * The value of {@code key} in {@code family} if the store can tell from memory alone (see
+     * {@link #getFromMemory(byte[])}).
+     *
+     * @throws IllegalArgumentException if the handle is null, dropped or another store's
+     */
+    public MemoryRead getFromMemory(ColumnFamily family, byte[] key) {
+        engine.checkOpen();
+        return memoryRead(engine.latestInMemtables(check(family).id(), key));
+    }
+
+    /**
+     * Bulk-loads tables written by {@link TableWriter} into {@code family} (see
+     * {@link #ingest(java.util.List, IngestOptions)}): validated against the family's options,
+     * placed by the family's merge policy; the family's memtables are flushed first (the other
+     * families' are not), and the other families are untouched.
+     *
+     * @throws IllegalArgumentException if the handle is null, dropped or another store's, or
+     *     a file is not a valid table for this family, or two files overlap; nothing is
+     *     changed then
+     */
+    public void ingest(ColumnFamily family, java.util.List<Path> files, IngestOptions options) {
+        engine.checkOpen();
+        engine.ingest(check(family).id(), files, options);
+    }
+
     /** A cursor over the live keys of {@code family} in [fromInclusive, toExclusive) as of now (see {@link #scan(byte[], byte[])}). */
     public Cursor scan(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
         engine.checkOpen();
@@ -384,7 +438,10 @@ public final class LsmStore implements AutoCloseable {
      * so a caller that must not block (an event loop) can try it first.
      */
     public MemoryRead getFromMemory(byte[] key) {
-        dev.strata.lsm.sstable.InternalEntry e = engine.latestInMemtables(key);
+        return memoryRead(engine.latestInMemtables(key));
+    }
+
+    private static MemoryRead memoryRead(dev.strata.lsm.sstable.InternalEntry e) {
         if (e == null || e.type() == dev.strata.lsm.sstable.EntryType.MERGE) {
             // A merge operand needs the versions below it, which may be in tables.
             return MemoryRead.NOT_IN_MEMORY;
@@ -426,6 +483,18 @@ public final class LsmStore implements AutoCloseable {
     public void deleteRange(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
         engine.checkOpen();
         engine.write(new WriteBatch().deleteRange(check(family), fromInclusive, toExclusive), WriteOptions.defaults());
+    }
+
+    /** {@link #deleteRange(byte[], byte[])} with {@code options}. */
+    public void deleteRange(byte[] fromInclusive, byte[] toExclusive, WriteOptions options) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().deleteRange(fromInclusive, toExclusive), checked(options));
+    }
+
+    /** {@link #deleteRange(ColumnFamily, byte[], byte[])} with {@code options}. */
+    public void deleteRange(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive, WriteOptions options) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().deleteRange(check(family), fromInclusive, toExclusive), checked(options));
     }
 
     /**

@@ -636,11 +636,16 @@ public final class Engine implements AutoCloseable {
      * {@link ReadPath#latestInMemtables}).
      */
     public dev.strata.lsm.sstable.InternalEntry latestInMemtables(byte[] key) {
+        return latestInMemtables(0, key);
+    }
+
+    /** {@link #latestInMemtables(byte[])} in column family {@code family}. */
+    public dev.strata.lsm.sstable.InternalEntry latestInMemtables(int family, byte[] key) {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
         mutex.checkOpen();
-        dev.strata.lsm.sstable.InternalEntry e = reads.latestInMemtables(key);
+        dev.strata.lsm.sstable.InternalEntry e = tree(family).reads.latestInMemtables(key);
         if (e != null) {
             metrics.recordGet();
         }
@@ -649,14 +654,20 @@ public final class Engine implements AutoCloseable {
 
     /** The newest values of {@code keys}, null where absent, read in one pass (see {@link ReadPath#getLatestAll}). */
     public byte[][] getLatestAll(byte[][] keys) {
+        return getLatestAll(0, keys);
+    }
+
+    /** {@link #getLatestAll(byte[][])} in column family {@code family}. */
+    public byte[][] getLatestAll(int family, byte[][] keys) {
         for (byte[] key : keys) {
             if (key == null) {
                 throw new IllegalArgumentException("key must not be null");
             }
         }
         mutex.checkOpen();
+        Tree t = tree(family);
         metrics.recordGets(keys.length);
-        return reads.getLatestAll(keys);
+        return t.reads.getLatestAll(keys);
     }
 
     /** A cursor over live keys in [from, to) at {@code seq}. */
@@ -1048,7 +1059,18 @@ public final class Engine implements AutoCloseable {
      * the edit deletes the tables written; a crash leaves them unnamed (deleted at open).
      */
     public void ingest(List<Path> files, dev.strata.lsm.IngestOptions options) {
+        ingest(0, files, options);
+    }
+
+    /**
+     * {@link #ingest(List, dev.strata.lsm.IngestOptions)} into column family {@code family}:
+     * validated against the family's options, placed by its policy, after its memtables are
+     * flushed (the other families' are not: the ingest's sequence number is above everything
+     * of this family the WAL could replay, and the other families keep replaying their own).
+     */
+    public void ingest(int family, List<Path> files, dev.strata.lsm.IngestOptions options) {
         checkWritable("ingest");
+        Tree t = tree(family);
         if (files == null || files.isEmpty()) {
             throw new IllegalArgumentException("ingest needs at least one table file");
         }
@@ -1061,14 +1083,14 @@ public final class Engine implements AutoCloseable {
         List<IngestJob.External> external = new ArrayList<>();
         try {
             for (Path p : files) {
-                external.add(IngestJob.validate(io, p, config));
+                external.add(IngestJob.validate(io, p, t.config));
             }
             String overlap = IngestJob.overlap(external);
             if (overlap != null) {
                 throw new IllegalArgumentException("ingest: the key ranges of " + overlap + " overlap; files ingested "
                         + "together must not (ingest them one call after the other)");
             }
-            ingestValidated(external);
+            ingestValidated(t, external);
         } finally {
             IngestJob.closeAll(external);
         }
@@ -1083,7 +1105,16 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    private void ingestValidated(List<IngestJob.External> external) {
+    private void ingestValidated(Tree t, List<IngestJob.External> external) {
+        Memtables memtables = t.memtables;
+        WriteControl writeControl = t.writeControl;
+        TableOutput output = t.output;
+        FlushLane flushLane = t.flushLane;
+        MergeScheduler scheduler = t.scheduler;
+        VersionSet versions = t.versions;
+        PolicyBridge policy = t.policy;
+        EngineCounters counters = t.counters;
+        ObsoleteFiles obsolete = t.obsolete;
         List<Component> written = new ArrayList<>();
         boolean installed = false;
         mutex.lock();
@@ -1096,12 +1127,16 @@ public final class Engine implements AutoCloseable {
                 if (!memtables.set().active().isEmpty()) {
                     writeControl.switchMemtable();
                 }
-                awaitImmutableFlushed();
+                awaitImmutableFlushed(t);
+                mutex.checkOpen();
+                if (t.dropped) {
+                    throw new IllegalArgumentException("column family \"" + t.name + "\" was dropped; nothing ingested");
+                }
                 long seq = log.reserve(1);
                 mutex.unlock();
                 try {
-                    for (IngestJob.External t : external) {
-                        written.addAll(IngestJob.write(output, t, seq));
+                    for (IngestJob.External x : external) {
+                        written.addAll(IngestJob.write(output, x, seq));
                     }
                 } finally {
                     mutex.lock();
@@ -1144,7 +1179,7 @@ public final class Engine implements AutoCloseable {
                 writeQueue.leave(turn);
             }
         } catch (IOException e) {
-            throw new StoreException("ingest into " + dir + " failed: " + e, e);
+            throw new StoreException("ingest into " + t.dir + " failed: " + e, e);
         } finally {
             try {
                 for (Component c : written) {
@@ -1161,7 +1196,9 @@ public final class Engine implements AutoCloseable {
     }
 
     /** Waits (mutex held, at the head of the write queue) until every immutable memtable is flushed. */
-    private void awaitImmutableFlushed() {
+    private void awaitImmutableFlushed(Tree t) {
+        Memtables memtables = t.memtables;
+        FlushLane flushLane = t.flushLane;
         int kicks = 0;
         while (!memtables.set().immutable().isEmpty()) {
             mutex.checkOpen();
