@@ -79,6 +79,15 @@ public final class LsmStore implements AutoCloseable {
      * it in place. Writes, {@code flush}, {@code compactRange} and {@code checkpoint} throw
      * {@link UnsupportedOperationException}.
      *
+     * <p>A store with column families opens with all of them, at one sequence number: the
+     * catalog and every family's manifest (its tables linked into {@code families/<id>/} of
+     * the staging directory) are staged first and the WAL segments from the lowest log number
+     * of any family on after them, and staging starts again if the writer changed a manifest
+     * or the catalog meanwhile; each family replays the WAL above its own last sequence
+     * number, so a batch across families is seen whole or not at all. Every family of the
+     * reader runs with no merge policy. After {@link #refresh()} the store's handles cover the
+     * families the writer created meanwhile; handles of families it dropped are refused.
+     *
      * @throws StoreException if {@code dir} holds no store or cannot be staged
      */
     public static LsmStore openReadOnly(Path dir, StoreConfig config) {
@@ -107,8 +116,30 @@ public final class LsmStore implements AutoCloseable {
                 throw new StoreException("refresh() ran concurrently with another refresh()");
             }
             engine = next;
+            syncHandles(next);
         }
         old.close();
+    }
+
+    /**
+     * After a refresh: a handle for each family the writer created meanwhile; the handles of
+     * families it dropped are marked dropped (refused from now on). Handles of families that
+     * stayed keep working.
+     */
+    private void syncHandles(Engine next) {
+        synchronized (handles) {
+            java.util.Set<Integer> live = new java.util.HashSet<>();
+            for (Engine.FamilyInfo f : next.families()) {
+                live.add(f.id());
+                handles.computeIfAbsent(f.id(), id -> new ColumnFamily(f.name(), id, this));
+            }
+            for (ColumnFamily cf : java.util.List.copyOf(handles.values())) {
+                if (!live.contains(cf.id())) {
+                    cf.markDropped();
+                    handles.remove(cf.id());
+                }
+            }
+        }
     }
 
     /**
@@ -261,6 +292,60 @@ public final class LsmStore implements AutoCloseable {
         engine.write(new WriteBatch().merge(check(family), key, operand), WriteOptions.defaults());
     }
 
+    /** {@link #delete(ColumnFamily, byte[])} with {@code options}. */
+    public void delete(ColumnFamily family, byte[] key, WriteOptions options) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().delete(check(family), key), checked(options));
+    }
+
+    /** {@link #merge(ColumnFamily, byte[], byte[])} with {@code options}. */
+    public void merge(ColumnFamily family, byte[] key, byte[] operand, WriteOptions options) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().merge(check(family), key, operand), checked(options));
+    }
+
+    /**
+     * The values of {@code keys} in {@code family}, null where absent, in the order of
+     * {@code keys}, read at one sequence number in one pass (see {@link #getAll(byte[]...)}).
+     *
+     * @throws IllegalArgumentException if the handle is null, dropped or another store's, or
+     *     {@code keys} or a key is null
+     */
+    public byte[][] getAll(ColumnFamily family, byte[]... keys) {
+        engine.checkOpen();
+        check(family);
+        if (keys == null) {
+            throw new IllegalArgumentException("keys must not be null");
+        }
+        return engine.getLatestAll(family.id(), keys);
+    }
+
+    /**
+     * The value of {@code key} in {@code family} if the store can tell from memory alone (see
+     * {@link #getFromMemory(byte[])}).
+     *
+     * @throws IllegalArgumentException if the handle is null, dropped or another store's
+     */
+    public MemoryRead getFromMemory(ColumnFamily family, byte[] key) {
+        engine.checkOpen();
+        return memoryRead(engine.latestInMemtables(check(family).id(), key));
+    }
+
+    /**
+     * Bulk-loads tables written by {@link TableWriter} into {@code family} (see
+     * {@link #ingest(java.util.List, IngestOptions)}): validated against the family's options,
+     * placed by the family's merge policy; the family's memtables are flushed first (the other
+     * families' are not), and the other families are untouched.
+     *
+     * @throws IllegalArgumentException if the handle is null, dropped or another store's, or
+     *     a file is not a valid table for this family, or two files overlap; nothing is
+     *     changed then
+     */
+    public void ingest(ColumnFamily family, java.util.List<Path> files, IngestOptions options) {
+        engine.checkOpen();
+        engine.ingest(check(family).id(), files, options);
+    }
+
     /** A cursor over the live keys of {@code family} in [fromInclusive, toExclusive) as of now (see {@link #scan(byte[], byte[])}). */
     public Cursor scan(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
         engine.checkOpen();
@@ -353,7 +438,10 @@ public final class LsmStore implements AutoCloseable {
      * so a caller that must not block (an event loop) can try it first.
      */
     public MemoryRead getFromMemory(byte[] key) {
-        dev.strata.lsm.sstable.InternalEntry e = engine.latestInMemtables(key);
+        return memoryRead(engine.latestInMemtables(key));
+    }
+
+    private static MemoryRead memoryRead(dev.strata.lsm.sstable.InternalEntry e) {
         if (e == null || e.type() == dev.strata.lsm.sstable.EntryType.MERGE) {
             // A merge operand needs the versions below it, which may be in tables.
             return MemoryRead.NOT_IN_MEMORY;
@@ -395,6 +483,18 @@ public final class LsmStore implements AutoCloseable {
     public void deleteRange(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
         engine.checkOpen();
         engine.write(new WriteBatch().deleteRange(check(family), fromInclusive, toExclusive), WriteOptions.defaults());
+    }
+
+    /** {@link #deleteRange(byte[], byte[])} with {@code options}. */
+    public void deleteRange(byte[] fromInclusive, byte[] toExclusive, WriteOptions options) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().deleteRange(fromInclusive, toExclusive), checked(options));
+    }
+
+    /** {@link #deleteRange(ColumnFamily, byte[], byte[])} with {@code options}. */
+    public void deleteRange(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive, WriteOptions options) {
+        engine.checkOpen();
+        engine.write(new WriteBatch().deleteRange(check(family), fromInclusive, toExclusive), checked(options));
     }
 
     /**
@@ -479,6 +579,16 @@ public final class LsmStore implements AutoCloseable {
      * in place (block compaction rewrites it instead; no page of it is punched), so the two
      * stores stay independent. A crash during the call leaves no {@code target} (at most a
      * {@code target.checkpoint-tmp} directory, removed by the next checkpoint to that target).
+     *
+     * <p>A store with column families besides the default one is checkpointed whole, at one
+     * sequence number: nothing is flushed (except in WAL mode none, where every family's
+     * memtables are flushed with writers waiting); instead (writers waiting only for that instant)
+     * every family's version is pinned and the WAL segments from the lowest log number of
+     * any family on are linked, the one being written copied up to its length then; each
+     * family's tables and a manifest naming them go to its directory ({@code families/<id>/})
+     * beside the family catalog. Opening the checkpoint replays that WAL tail per family, so
+     * it holds every family exactly as it was at that sequence number — a write batch across
+     * families whole or not at all.
      *
      * @throws IllegalArgumentException if {@code target} exists or its parent does not
      */

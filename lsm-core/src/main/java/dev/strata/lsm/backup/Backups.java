@@ -36,7 +36,8 @@ import java.util.zip.CRC32C;
  *
  * <p>Layout (docs/format.md, "Backup directory"): {@code shared/} holds the files, each
  * stored once under a name made of its store name, length and CRC-32C ({@code
- * 000012.sst.4096.1a2b3c4d}); {@code BACKUPS} lists every backup with its files (the store
+ * 000012.sst.4096.1a2b3c4d}; a column family's {@code families/1/000012.sst} as
+ * {@code families+1+000012.sst.4096.1a2b3c4d}); {@code BACKUPS} lists every backup with its files (the store
  * name each is restored as, and the shared name), written to a temporary file, forced and
  * renamed over the old one. A file is referenced by every backup that lists it and deleted
  * once none does. A crash while a backup is taken leaves {@code BACKUPS} as it was, so every
@@ -50,7 +51,10 @@ public final class Backups {
     static final String LIST = "BACKUPS";
     private static final String LIST_TEMP = "BACKUPS.tmp";
     private static final String SHARED = "shared";
-    private static final String HEADER = "strata-backups 1";
+    /** The list's header: version 2 names files by their path in the store ({@code families/1/000012.sst}). */
+    private static final String HEADER = "strata-backups 2";
+    /** Version 1's header (every file in the store's directory itself); still read. */
+    private static final String HEADER_V1 = "strata-backups 1";
 
     /** One file of a backup: restored as {@code name}, stored as {@code shared/<stored>}. */
     record BackupFile(String name, String stored, long length, long crc) {
@@ -106,14 +110,15 @@ public final class Backups {
             long bytes = 0;
             long copied = 0;
             List<Path> sources;
-            try (Stream<Path> s = Files.list(checkpoint)) {
+            try (Stream<Path> s = Files.walk(checkpoint)) {
                 sources = s.filter(Files::isRegularFile).sorted().toList();
             }
             for (Path source : sources) {
                 long length = Files.size(source);
                 long crc = crc(source);
-                String name = source.getFileName().toString();
-                String stored = name + "." + length + "." + String.format("%08x", crc);
+                // A column family's files are in families/<id>/: named by that path, stored flat.
+                String name = checkpoint.relativize(source).toString().replace(java.io.File.separatorChar, '/');
+                String stored = name.replace('/', '+') + "." + length + "." + String.format("%08x", crc);
                 if (!present.contains(stored)) {
                     copyForced(source, dir.resolve(SHARED).resolve(stored));
                     present.add(stored);
@@ -193,14 +198,19 @@ public final class Backups {
             Files.createDirectories(temp);
             for (BackupFile f : b.files()) {
                 Path stored = dir.resolve(SHARED).resolve(f.stored());
-                Path to = temp.resolve(f.name());
+                Path to = temp.resolve(checkedName(f.name(), id));
+                Files.createDirectories(to.getParent());
                 copyForced(stored, to);
                 if (Files.size(to) != f.length() || crc(to) != f.crc()) {
                     throw new CorruptionException(stored, 0, "backup " + id + ": " + stored
                             + " does not match its length and CRC-32C in " + LIST);
                 }
             }
-            syncDirectory(temp);
+            try (Stream<Path> dirs = Files.walk(temp)) {
+                for (Path d : dirs.filter(Files::isDirectory).toList()) {
+                    syncDirectory(d);
+                }
+            }
             Files.move(temp, absolute, StandardCopyOption.ATOMIC_MOVE);
             syncDirectory(absolute.getParent());
         } catch (IOException e) {
@@ -235,6 +245,20 @@ public final class Backups {
         }
     }
 
+    /**
+     * {@code name} as a path inside the restored store: relative, of plain segments (a
+     * damaged or forged list must not write outside the target).
+     */
+    private String checkedName(String name, long id) {
+        for (String part : name.split("/", -1)) {
+            if (part.isEmpty() || part.equals(".") || part.equals("..") || part.indexOf('\\') >= 0) {
+                throw new CorruptionException(dir.resolve(LIST), 0, "backup " + id + " lists file \"" + name
+                        + "\", which is not a plain relative path in a store");
+            }
+        }
+        return name;
+    }
+
     private Backup backup(long id) {
         Backup b = backups.get(id);
         if (b == null) {
@@ -248,7 +272,10 @@ public final class Backups {
     /**
      * Text, UTF-8: the header line, then per backup a line {@code backup ID CREATED_MILLIS
      * BYTES_COPIED FILE_COUNT}, followed by FILE_COUNT lines {@code file NAME STORED LENGTH
-     * CRC32C_HEX}; the last line is {@code end CRC32C_HEX} of every byte before it.
+     * CRC32C_HEX}; the last line is {@code end CRC32C_HEX} of every byte before it. Version 2
+     * ({@code strata-backups 2}): NAME is the file's path in the store with {@code /} between
+     * segments ({@code families/1/000012.sst} for a column family's table), STORED that path
+     * with {@code +} for {@code /}; version 1 lists only files of the store's own directory.
      */
     private void write() throws IOException {
         StringBuilder text = new StringBuilder(HEADER).append('\n');
@@ -288,7 +315,7 @@ public final class Backups {
         byte[] bytes = Files.readAllBytes(list);
         String text = new String(bytes, StandardCharsets.UTF_8);
         int endAt = text.lastIndexOf("end ");
-        if (!text.startsWith(HEADER + "\n") || endAt < 0) {
+        if (!(text.startsWith(HEADER + "\n") || text.startsWith(HEADER_V1 + "\n")) || endAt < 0) {
             throw new CorruptionException(list, 0, "backup list " + list + " is not a strata backup list");
         }
         CRC32C crc = new CRC32C();

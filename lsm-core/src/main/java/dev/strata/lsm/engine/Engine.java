@@ -99,6 +99,8 @@ public final class Engine implements AutoCloseable {
     private volatile Path staging;
     private volatile StoreConfig readOnlyConfig;
     private final StoreMetrics metrics;
+    /** Whether this engine opens a read-only store's staging: every family runs with no merge policy. */
+    private final boolean reader;
     private final EngineMutex mutex;
     private final EngineCounters counters;
     private final Snapshots snapshots = new Snapshots();
@@ -115,7 +117,9 @@ public final class Engine implements AutoCloseable {
      * Opens the version set and starts the store's services; if anything fails, closes
      * what was opened so far (the caller still owns {@code dirLock}).
      */
-    private Engine(Path dir, StoreConfig config, CountingStorageIO io, DirectoryLock dirLock) throws IOException {
+    private Engine(Path dir, StoreConfig config, CountingStorageIO io, DirectoryLock dirLock, boolean reader)
+            throws IOException {
+        this.reader = reader;
         this.dir = dir;
         this.config = config;
         this.io = io;
@@ -200,7 +204,9 @@ public final class Engine implements AutoCloseable {
      */
     private StoreConfig familyConfig(String name, dev.strata.lsm.FamilyOptions recorded) {
         dev.strata.lsm.FamilyOptions configured = config.familyOptions().get(name);
-        return (configured != null ? configured : recorded).applyTo(config);
+        StoreConfig applied = (configured != null ? configured : recorded).applyTo(config);
+        // A reader's tables are links to the writer's: nothing may merge (or append to) them.
+        return reader ? applied.toBuilder().mergePolicy("no-merge", java.util.Map.of()).build() : applied;
     }
 
     /**
@@ -225,6 +231,10 @@ public final class Engine implements AutoCloseable {
      *     cannot be opened; nothing of an open store is touched
      */
     public static Engine open(Path dir, StoreConfig config) {
+        return open(dir, config, false);
+    }
+
+    private static Engine open(Path dir, StoreConfig config, boolean reader) {
         CountingStorageIO io = new CountingStorageIO(StorageIOs.of(config));
         DirectoryLock dirLock;
         try {
@@ -235,11 +245,11 @@ public final class Engine implements AutoCloseable {
         }
         Engine engine = null;
         try {
-            engine = new Engine(dir, config, io, dirLock);
+            engine = new Engine(dir, config, io, dirLock, reader);
             engine.recover();
-            // Families the configuration names and the store does not have yet.
+            // Families the configuration names and the store does not have yet (a reader creates none).
             for (var f : config.familyOptions().entrySet()) {
-                if (engine.families.named(f.getKey()) == null) {
+                if (!reader && engine.families.named(f.getKey()) == null) {
                     engine.createFamily(f.getKey(), f.getValue());
                 }
             }
@@ -265,17 +275,13 @@ public final class Engine implements AutoCloseable {
         if (!Files.isDirectory(source)) {
             throw new StoreException("cannot open " + source + " read-only: no such directory");
         }
-        if (Files.exists(source.resolve(dev.strata.lsm.version.FamilyCatalog.FILE)) || !config.familyOptions().isEmpty()) {
-            throw new UnsupportedOperationException("cannot open " + source + " read-only: it has had column families"
-                    + " besides the default one, and read-only opens cover the default family only");
-        }
         Path staging = null;
         try {
             staging = stagingDirectory(source);
             ReaderStaging.stage(StorageIOs.of(config), source, staging);
             StoreConfig readerConfig = config.toBuilder().mergePolicy("no-merge", java.util.Map.of())
                     .walMode(WalSyncMode.ASYNC).policyTickMillis(0).build();
-            Engine engine = open(staging, readerConfig);
+            Engine engine = open(staging, readerConfig, true);
             engine.staging = staging;
             engine.readOnlyConfig = config;
             engine.readOnlySource = source;
@@ -630,11 +636,16 @@ public final class Engine implements AutoCloseable {
      * {@link ReadPath#latestInMemtables}).
      */
     public dev.strata.lsm.sstable.InternalEntry latestInMemtables(byte[] key) {
+        return latestInMemtables(0, key);
+    }
+
+    /** {@link #latestInMemtables(byte[])} in column family {@code family}. */
+    public dev.strata.lsm.sstable.InternalEntry latestInMemtables(int family, byte[] key) {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
         mutex.checkOpen();
-        dev.strata.lsm.sstable.InternalEntry e = reads.latestInMemtables(key);
+        dev.strata.lsm.sstable.InternalEntry e = tree(family).reads.latestInMemtables(key);
         if (e != null) {
             metrics.recordGet();
         }
@@ -643,14 +654,20 @@ public final class Engine implements AutoCloseable {
 
     /** The newest values of {@code keys}, null where absent, read in one pass (see {@link ReadPath#getLatestAll}). */
     public byte[][] getLatestAll(byte[][] keys) {
+        return getLatestAll(0, keys);
+    }
+
+    /** {@link #getLatestAll(byte[][])} in column family {@code family}. */
+    public byte[][] getLatestAll(int family, byte[][] keys) {
         for (byte[] key : keys) {
             if (key == null) {
                 throw new IllegalArgumentException("key must not be null");
             }
         }
         mutex.checkOpen();
+        Tree t = tree(family);
         metrics.recordGets(keys.length);
-        return reads.getLatestAll(keys);
+        return t.reads.getLatestAll(keys);
     }
 
     /** A cursor over live keys in [from, to) at {@code seq}. */
@@ -837,7 +854,6 @@ public final class Engine implements AutoCloseable {
             throw new IllegalArgumentException("checkpoint target must not be null");
         }
         checkWritable("checkpoint");
-        checkNoFamilies("checkpoint");
         Path absolute = target.toAbsolutePath().normalize();
         if (Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             throw new IllegalArgumentException("checkpoint target " + absolute + " exists; give a path that does not");
@@ -845,6 +861,17 @@ public final class Engine implements AutoCloseable {
         Path parent = absolute.getParent();
         if (parent == null || !Files.isDirectory(parent)) {
             throw new IllegalArgumentException("checkpoint target " + absolute + ": its parent directory does not exist");
+        }
+        boolean withFamilies;
+        mutex.lock();
+        try {
+            mutex.checkOpen();
+            withFamilies = catalog.nextId() > 1;
+        } finally {
+            mutex.unlock();
+        }
+        if (withFamilies) {
+            return checkpointFamilies(absolute, parent);
         }
         flush();
         Path temp = parent.resolve(absolute.getFileName() + ".checkpoint-tmp");
@@ -871,17 +898,142 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    /** Refuses {@code what} on a store that has (or had) column families besides the default one. */
-    private void checkNoFamilies(String what) {
-        mutex.lock();
+    /**
+     * {@link #checkpoint} of a store that has (or had) column families besides the default one:
+     * every live family at one sequence number. Nothing is flushed (the memtables' writes
+     * reach the checkpoint as its WAL tail) except in WAL mode none. At the head of the write queue (no write group is between WAL and
+     * memtables, later writers wait) and with the mutex held: each family's current version is
+     * pinned with its log number and last sequence number, the catalog taken, the WAL's
+     * appended records handed to the OS, and every WAL segment from the lowest log number of
+     * any family on hard-linked into the checkpoint (the segment being written under a scratch
+     * name, with its length noted). In WAL mode none there is no WAL: every family's memtables
+     * are flushed there instead, writers waiting. With the writers released: the segment being
+     * written is copied up to the noted length (so the checkpoint replays no later write), each
+     * family's tables are linked or copied into its directory ({@code families/<id>/} for the
+     * others) with a manifest naming exactly them, and the catalog is written. Opening the
+     * checkpoint replays the WAL tail per family (above each family's last sequence number),
+     * so every family holds exactly the writes at or below the one sequence number. A family
+     * dropped while its tables are linked makes the checkpoint fail (nothing is left behind).
+     */
+    private long checkpointFamilies(Path absolute, Path parent) {
+        Path temp = parent.resolve(absolute.getFileName() + ".checkpoint-tmp");
+        long[] copied = {0};
+        List<Tree> trees = new ArrayList<>();
+        List<VersionSet.CheckpointPin> pins = new ArrayList<>();
+        dev.strata.lsm.version.FamilyCatalog taken;
+        Path activeLink = null;
+        Path activeTarget = null;
+        long activeEnd = 0;
         try {
-            if (catalog.nextId() > 1) {
-                throw new UnsupportedOperationException(what + " refused: store " + dir + " has had column families"
-                        + " besides the default one, and " + what + " covers the default family only");
+            ReaderStaging.deleteTree(temp); // a crashed earlier attempt
+            Files.createDirectory(temp);
+            mutex.lock();
+            try {
+                mutex.checkOpen();
+                WriteQueue.Writer turn = writeQueue.awaitBarrierTurn();
+                try {
+                    mutex.checkOpen();
+                    if (config.walMode() == WalSyncMode.NONE) {
+                        Throwable unflushed = flushForClose();
+                        if (unflushed != null) {
+                            throw new StoreException("checkpoint of " + dir + ": flushing the memtables failed: "
+                                    + unflushed, unflushed);
+                        }
+                    }
+                    taken = catalog;
+                    long from = Long.MAX_VALUE;
+                    for (Tree t : families.list()) {
+                        VersionSet.CheckpointPin pin = t.versions.pinForCheckpoint();
+                        trees.add(t);
+                        pins.add(pin);
+                        from = Math.min(from, pin.logNumber());
+                    }
+                    dev.strata.lsm.wal.WalWriter wal = log.wal();
+                    if (wal != null) {
+                        activeEnd = wal.size();
+                        if (wal.writtenEnd() < activeEnd) {
+                            wal.sync();
+                        }
+                        long active = wal.segmentNumber();
+                        for (Path segment : dev.strata.lsm.wal.WalSegments.list(io, dir)) {
+                            long n = dev.strata.lsm.wal.WalSegments.parseNumber(segment).orElse(-1);
+                            if (n < from || n > active) {
+                                continue;
+                            }
+                            if (n == active) {
+                                activeTarget = temp.resolve(segment.getFileName());
+                                activeLink = temp.resolve(segment.getFileName() + ".appending");
+                                copied[0] += linkOrCopy(segment, activeLink);
+                            } else {
+                                copied[0] += linkOrCopy(segment, temp.resolve(segment.getFileName()));
+                            }
+                        }
+                    }
+                } finally {
+                    writeQueue.leave(turn);
+                }
+            } finally {
+                mutex.unlock();
             }
-        } finally {
-            mutex.unlock();
+            if (activeLink != null) {
+                copied[0] += copyPrefix(activeLink, activeTarget, activeEnd);
+                Files.delete(activeLink);
+            }
+            while (!trees.isEmpty()) {
+                Tree t = trees.remove(0);
+                VersionSet.CheckpointPin pin = pins.remove(0);
+                Path familyDir = t.id == 0 ? temp : dev.strata.lsm.version.FamilyCatalog.familyDirectory(temp, t.id);
+                Files.createDirectories(familyDir);
+                t.versions.writeCheckpoint(pin, familyDir, (table, to) -> copied[0] += linkOrCopy(table, to));
+                io.syncDirectory(familyDir);
+            }
+            taken.write(io, temp);
+            Path familiesDir = temp.resolve(dev.strata.lsm.version.FamilyCatalog.DIRECTORY);
+            if (Files.isDirectory(familiesDir)) {
+                io.syncDirectory(familiesDir);
+            }
+            io.syncDirectory(temp);
+            Files.move(temp, absolute, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            io.syncDirectory(parent);
+            return copied[0];
+        } catch (IOException | RuntimeException e) {
+            for (VersionSet.CheckpointPin pin : pins) {
+                pin.version().release();
+            }
+            try {
+                ReaderStaging.deleteTree(temp);
+            } catch (IOException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            mutex.checkOpen();
+            if (e instanceof StoreException se) {
+                throw se;
+            }
+            if (e instanceof java.nio.file.NoSuchFileException) {
+                throw new StoreException("checkpoint of " + dir + " into " + absolute + " failed: " + e
+                        + " (a column family dropped meanwhile? take the checkpoint again)", e);
+            }
+            throw new StoreException("checkpoint of " + dir + " into " + absolute + " failed: " + e, e);
         }
+    }
+
+    /** Copies the first {@code length} bytes of {@code from} into new file {@code to} and forces it; returns {@code length}. */
+    private static long copyPrefix(Path from, Path to, long length) throws IOException {
+        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(from, java.nio.file.StandardOpenOption.READ);
+             java.nio.channels.FileChannel out = java.nio.channels.FileChannel.open(to,
+                     java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+            long done = 0;
+            while (done < length) {
+                long n = in.transferTo(done, length - done, out);
+                if (n <= 0) {
+                    throw new IOException("WAL segment " + from + " ended at " + done + " bytes, before the "
+                            + length + " the checkpoint needs");
+                }
+                done += n;
+            }
+            out.force(true);
+        }
+        return length;
     }
 
     /** Hard-links {@code table} as {@code to}, or copies and forces it; returns bytes copied. */
@@ -907,7 +1059,18 @@ public final class Engine implements AutoCloseable {
      * the edit deletes the tables written; a crash leaves them unnamed (deleted at open).
      */
     public void ingest(List<Path> files, dev.strata.lsm.IngestOptions options) {
+        ingest(0, files, options);
+    }
+
+    /**
+     * {@link #ingest(List, dev.strata.lsm.IngestOptions)} into column family {@code family}:
+     * validated against the family's options, placed by its policy, after its memtables are
+     * flushed (the other families' are not: the ingest's sequence number is above everything
+     * of this family the WAL could replay, and the other families keep replaying their own).
+     */
+    public void ingest(int family, List<Path> files, dev.strata.lsm.IngestOptions options) {
         checkWritable("ingest");
+        Tree t = tree(family);
         if (files == null || files.isEmpty()) {
             throw new IllegalArgumentException("ingest needs at least one table file");
         }
@@ -920,14 +1083,14 @@ public final class Engine implements AutoCloseable {
         List<IngestJob.External> external = new ArrayList<>();
         try {
             for (Path p : files) {
-                external.add(IngestJob.validate(io, p, config));
+                external.add(IngestJob.validate(io, p, t.config));
             }
             String overlap = IngestJob.overlap(external);
             if (overlap != null) {
                 throw new IllegalArgumentException("ingest: the key ranges of " + overlap + " overlap; files ingested "
                         + "together must not (ingest them one call after the other)");
             }
-            ingestValidated(external);
+            ingestValidated(t, external);
         } finally {
             IngestJob.closeAll(external);
         }
@@ -942,7 +1105,16 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    private void ingestValidated(List<IngestJob.External> external) {
+    private void ingestValidated(Tree t, List<IngestJob.External> external) {
+        Memtables memtables = t.memtables;
+        WriteControl writeControl = t.writeControl;
+        TableOutput output = t.output;
+        FlushLane flushLane = t.flushLane;
+        MergeScheduler scheduler = t.scheduler;
+        VersionSet versions = t.versions;
+        PolicyBridge policy = t.policy;
+        EngineCounters counters = t.counters;
+        ObsoleteFiles obsolete = t.obsolete;
         List<Component> written = new ArrayList<>();
         boolean installed = false;
         mutex.lock();
@@ -955,12 +1127,16 @@ public final class Engine implements AutoCloseable {
                 if (!memtables.set().active().isEmpty()) {
                     writeControl.switchMemtable();
                 }
-                awaitImmutableFlushed();
+                awaitImmutableFlushed(t);
+                mutex.checkOpen();
+                if (t.dropped) {
+                    throw new IllegalArgumentException("column family \"" + t.name + "\" was dropped; nothing ingested");
+                }
                 long seq = log.reserve(1);
                 mutex.unlock();
                 try {
-                    for (IngestJob.External t : external) {
-                        written.addAll(IngestJob.write(output, t, seq));
+                    for (IngestJob.External x : external) {
+                        written.addAll(IngestJob.write(output, x, seq));
                     }
                 } finally {
                     mutex.lock();
@@ -1003,7 +1179,7 @@ public final class Engine implements AutoCloseable {
                 writeQueue.leave(turn);
             }
         } catch (IOException e) {
-            throw new StoreException("ingest into " + dir + " failed: " + e, e);
+            throw new StoreException("ingest into " + t.dir + " failed: " + e, e);
         } finally {
             try {
                 for (Component c : written) {
@@ -1020,7 +1196,9 @@ public final class Engine implements AutoCloseable {
     }
 
     /** Waits (mutex held, at the head of the write queue) until every immutable memtable is flushed. */
-    private void awaitImmutableFlushed() {
+    private void awaitImmutableFlushed(Tree t) {
+        Memtables memtables = t.memtables;
+        FlushLane flushLane = t.flushLane;
         int kicks = 0;
         while (!memtables.set().immutable().isEmpty()) {
             mutex.checkOpen();

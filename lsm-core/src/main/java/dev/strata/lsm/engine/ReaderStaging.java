@@ -2,6 +2,7 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.version.FamilyCatalog;
 import dev.strata.lsm.version.Manifest;
 import dev.strata.lsm.version.TableFiles;
 import dev.strata.lsm.wal.WalSegments;
@@ -11,7 +12,10 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -36,6 +40,10 @@ final class ReaderStaging {
 
     /** Stages the store in {@code source} into {@code staging}, which is created (and emptied first). */
     static void stage(StorageIO io, Path source, Path staging) {
+        if (Files.exists(source.resolve(FamilyCatalog.FILE))) {
+            stageFamilies(io, source, staging);
+            return;
+        }
         Exception last = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
@@ -66,6 +74,80 @@ final class ReaderStaging {
         }
         throw new StoreException("cannot open " + source + " read-only: the writer deleted files under " + ATTEMPTS
                 + " stagings in a row (last: " + last + ")", last);
+    }
+
+    /**
+     * Stages a store with column families at one sequence number for all of them. The order
+     * differs from a store of one family: the catalog, then each family's manifest (and the
+     * tables it names), and only then the WAL segments from the lowest log number of any
+     * family on — so the WAL copy ends past every family's flushed data, and every family
+     * replays the same WAL prefix (a batch across families is seen whole or not at all).
+     * Staging starts again if the writer changed the catalog or any family's manifest while
+     * the WAL was copied (a flush or merge then may have deleted a segment a staged manifest
+     * still needs), or deleted a file meanwhile.
+     */
+    private static void stageFamilies(StorageIO io, Path source, Path staging) {
+        Exception last = null;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                deleteTree(staging);
+                Files.createDirectories(staging);
+                byte[] catalogBytes = Files.readAllBytes(source.resolve(FamilyCatalog.FILE));
+                FamilyCatalog catalog = FamilyCatalog.read(io, source);
+                List<Path> dirs = new ArrayList<>();
+                dirs.add(source);
+                for (FamilyCatalog.Entry e : catalog.families()) {
+                    dirs.add(FamilyCatalog.familyDirectory(source, e.id()));
+                }
+                List<Path> manifests = new ArrayList<>();
+                List<Long> sizes = new ArrayList<>();
+                long from = Long.MAX_VALUE;
+                for (Path dir : dirs) {
+                    Path into = staging.resolve(source.relativize(dir));
+                    Files.createDirectories(into);
+                    Path manifest = Manifest.readCurrent(io, dir);
+                    if (manifest == null) {
+                        throw new StoreException("cannot open " + source + " read-only: " + dir + " holds no "
+                                + Manifest.CURRENT);
+                    }
+                    Path manifestCopy = into.resolve(manifest.getFileName());
+                    Files.copy(manifest, manifestCopy);
+                    Files.copy(dir.resolve(Manifest.CURRENT), into.resolve(Manifest.CURRENT));
+                    manifests.add(manifest);
+                    sizes.add(Files.size(manifestCopy));
+                    for (long n : Manifest.referencedTables(io, manifestCopy)) {
+                        String name = TableFiles.fileName(n);
+                        linkOrCopy(dir.resolve(name), into.resolve(name));
+                    }
+                    long logNumber = 0;
+                    for (dev.strata.lsm.version.VersionEdit edit : Manifest.readLog(io, manifestCopy).edits()) {
+                        logNumber = Math.max(logNumber, edit.logNumber());
+                    }
+                    from = Math.min(from, logNumber);
+                }
+                for (Path wal : WalSegments.list(io, source)) {
+                    if (WalSegments.parseNumber(wal).orElse(-1) >= from) {
+                        Files.copy(wal, staging.resolve(wal.getFileName()));
+                    }
+                }
+                boolean changed = !Arrays.equals(catalogBytes, Files.readAllBytes(source.resolve(FamilyCatalog.FILE)));
+                for (int i = 0; i < dirs.size() && !changed; i++) {
+                    changed = !manifests.get(i).equals(Manifest.readCurrent(io, dirs.get(i)))
+                            || Files.size(manifests.get(i)) != sizes.get(i);
+                }
+                if (!changed) {
+                    Files.write(staging.resolve(FamilyCatalog.FILE), catalogBytes);
+                    return;
+                }
+                last = new IOException("the writer changed a manifest or the catalog while the WAL was copied");
+            } catch (NoSuchFileException e) {
+                last = e; // the writer deleted a file meanwhile: stage again
+            } catch (IOException e) {
+                throw new StoreException("cannot stage " + source + " for reading into " + staging + ": " + e, e);
+            }
+        }
+        throw new StoreException("cannot open " + source + " read-only: the writer changed or deleted files under "
+                + ATTEMPTS + " stagings in a row (last: " + last + ")", last);
     }
 
     private static void linkOrCopy(Path table, Path to) throws IOException {

@@ -280,20 +280,37 @@ public final class VersionSet {
      * @return the largest sequence number the checkpoint holds
      */
     public long writeCheckpoint(Path target, TableTransfer transfer) throws IOException {
-        Version v;
-        long log;
-        long last;
-        long nextFile;
-        long runId;
-        long order;
+        return writeCheckpoint(pinForCheckpoint(), target, transfer);
+    }
+
+    /**
+     * The current version, pinned, with this set's log number, last sequence number and
+     * counters as they are now (one consistent state): what {@link #writeCheckpoint(CheckpointPin,
+     * Path, TableTransfer)} writes later. The caller hands it to that method, which releases it.
+     */
+    public CheckpointPin pinForCheckpoint() {
         synchronized (this) {
-            v = acquire();
-            log = logNumber;
-            last = lastSequence;
-            nextFile = nextFileNumber.get();
-            runId = nextRunId.get();
-            order = nextCreationOrder.get();
+            return new CheckpointPin(acquire(), logNumber, lastSequence, nextFileNumber.get(), nextRunId.get(),
+                    nextCreationOrder.get());
         }
+    }
+
+    /** A version pinned for a checkpoint with the set's numbers when it was pinned ({@link #pinForCheckpoint}). */
+    public record CheckpointPin(Version version, long logNumber, long lastSequence, long nextFileNumber, long nextRunId,
+            long nextCreationOrder) {
+    }
+
+    /**
+     * {@link #writeCheckpoint(Path, TableTransfer)} of the state {@code pin} holds (pinned
+     * earlier); releases the pin whatever happens.
+     */
+    public long writeCheckpoint(CheckpointPin pin, Path target, TableTransfer transfer) throws IOException {
+        Version v = pin.version();
+        long log = pin.logNumber();
+        long last = pin.lastSequence();
+        long nextFile = pin.nextFileNumber();
+        long runId = pin.nextRunId();
+        long order = pin.nextCreationOrder();
         try {
             java.util.Set<Long> files = new java.util.TreeSet<>();
             for (Component c : v.components()) {

@@ -410,21 +410,6 @@ class ColumnFamilyTest {
         }
     }
 
-    @Test
-    void callsThatCoverTheDefaultFamilyOnlyRefuseAStoreWithFamilies() {
-        Path dir = tmp.resolve("s");
-        try (LsmStore store = LsmStore.open(dir)) {
-            store.createColumnFamily("f", FamilyOptions.defaults());
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                    () -> store.checkpoint(tmp.resolve("cp")));
-            assertTrue(e.getMessage().contains("column families"), e.getMessage());
-            assertFalse(Files.exists(tmp.resolve("cp")));
-        }
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                () -> LsmStore.openReadOnly(dir, StoreConfig.defaults()));
-        assertTrue(e.getMessage().contains("column families"), e.getMessage());
-    }
-
     private static void copyTree(Path from, Path to) throws IOException {
         Files.createDirectories(to);
         try (var files = Files.list(from)) {
