@@ -39,6 +39,8 @@ public final class StoreConfig {
     private final WalSyncMode walMode;
     private final int pageSize;
     private final int bloomBitsPerKey;
+    /** Null without one. */
+    private final PrefixExtractor prefixExtractor;
     private final Compression compression;
     private final Compression bottommostCompression;
     private final int compressionLevel;
@@ -66,6 +68,7 @@ public final class StoreConfig {
         this.walMode = b.walMode;
         this.pageSize = b.pageSize;
         this.bloomBitsPerKey = b.bloomBitsPerKey;
+        this.prefixExtractor = b.prefixExtractor;
         this.compression = b.compression;
         this.bottommostCompression = b.bottommostCompression;
         this.compressionLevel = b.compressionLevel;
@@ -116,6 +119,7 @@ public final class StoreConfig {
         b.walMode = walMode;
         b.pageSize = pageSize;
         b.bloomBitsPerKey = bloomBitsPerKey;
+        b.prefixExtractor = prefixExtractor;
         b.compression = compression;
         b.bottommostCompression = bottommostCompression;
         b.compressionLevel = compressionLevel;
@@ -164,9 +168,18 @@ public final class StoreConfig {
         return bloomBitsPerKey;
     }
 
+    /**
+     * The prefix extractor whose prefixes new tables add to their bloom filter for prefix
+     * scans ({@link LsmStore#scanPrefix(byte[])}), or null (the default): none.
+     */
+    public PrefixExtractor prefixExtractor() {
+        return prefixExtractor;
+    }
+
     /** SSTable options derived from the page size and bloom density, with the default codec ({@link #compression()}). */
     public TableOptions tableOptions() {
-        return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compression, compressionLevel);
+        return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compression, compressionLevel)
+                .withPrefixExtractor(prefixExtractor);
     }
 
     /**
@@ -176,7 +189,7 @@ public final class StoreConfig {
      */
     public TableOptions tableOptions(int level, boolean bottommost) {
         return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compressionFor(level, bottommost),
-                compressionLevel);
+                compressionLevel).withPrefixExtractor(prefixExtractor);
     }
 
     /** The codec of new tables written to {@code level} (see {@link #tableOptions(int, boolean)}). */
@@ -327,6 +340,7 @@ public final class StoreConfig {
     public String toString() {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
                 + ", walMode=" + walMode + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
+                + (prefixExtractor != null ? ", prefixBloom=" + prefixExtractor : "")
                 + ", compression=" + compression + (bottommostCompression != null ? ", bottommostCompression="
                 + bottommostCompression : "") + (levelCompression.isEmpty() ? "" : ", levelCompression=" + levelCompression)
                 + ", compressionLevel=" + compressionLevel
@@ -344,6 +358,7 @@ public final class StoreConfig {
         private WalSyncMode walMode = WalSyncMode.ASYNC;
         private int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
         private int bloomBitsPerKey = TableOptions.DEFAULT_BLOOM_BITS_PER_KEY;
+        private PrefixExtractor prefixExtractor;
         private Compression compression = Compression.NONE;
         private Compression bottommostCompression;
         private int compressionLevel = Compression.DEFAULT_LEVEL;
@@ -390,6 +405,17 @@ public final class StoreConfig {
 
         public Builder bloomBitsPerKey(int bits) {
             this.bloomBitsPerKey = bits;
+            return this;
+        }
+
+        /**
+         * The prefix extractor of new tables' bloom filters (XML {@code <sstable
+         * prefixBloom="fixed:N"/>}); null (the default) for none. With one, each table's filter
+         * also holds the prefixes of its keys, so a prefix scan skips tables without the
+         * prefix. Needs bloom filters ({@link #bloomBitsPerKey(int)} above 0).
+         */
+        public Builder prefixExtractor(PrefixExtractor extractor) {
+            this.prefixExtractor = extractor;
             return this;
         }
 
@@ -560,6 +586,9 @@ public final class StoreConfig {
                     && Integer.bitCount(pageSize) == 1, "pageSize", pageSize, "a power of two from "
                     + TableOptions.MIN_PAGE_SIZE + " to " + TableOptions.MAX_PAGE_SIZE);
             check(bloomBitsPerKey >= 0 && bloomBitsPerKey <= 64, "bloomBitsPerKey", bloomBitsPerKey, "from 0 to 64");
+            if (prefixExtractor != null && bloomBitsPerKey == 0) {
+                throw new ConfigException("prefixBloom " + prefixExtractor + " needs bloom filters, but bloomBitsPerKey is 0");
+            }
             if (compression == null) {
                 throw new ConfigException("compression must be one of none, lz4, zstd, snappy");
             }

@@ -1,5 +1,7 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.PrefixExtractor;
+
 /**
  * Shape of an SSTable: page size, bloom filter density and the bloom filter's reserve.
  *
@@ -16,9 +18,12 @@ package dev.strata.lsm.sstable;
  *     docs/format.md) and is never merged in place
  * @param compressionLevel the codec's level: used by zstd (1 to 22, default 3); lz4 and
  *     snappy have none and ignore it
+ * @param prefixExtractor null (the default), or the extractor whose prefix of each key (in
+ *     its domain) the bloom filter also holds, recorded in the footer so that a prefix scan
+ *     can skip the table ({@link PrefixExtractor}); ignored without a bloom filter
  */
 public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
-                           int compressionLevel) {
+                           int compressionLevel, PrefixExtractor prefixExtractor) {
     public static final int MIN_PAGE_SIZE = 4 * 1024;
     public static final int MAX_PAGE_SIZE = 64 * 1024;
     public static final int DEFAULT_PAGE_SIZE = 4 * 1024;
@@ -37,6 +42,12 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     /** Options without compression. */
     public TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve) {
         this(pageSize, bloomBitsPerKey, bloomReserve, Compression.NONE, Compression.DEFAULT_LEVEL);
+    }
+
+    /** Options without a prefix extractor. */
+    public TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
+                        int compressionLevel) {
+        this(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, null);
     }
 
     public TableOptions {
@@ -62,7 +73,7 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
 
     /** These options with page codec {@code codec} at {@code level} (see {@link #compressionLevel()}). */
     public TableOptions withCompression(Compression codec, int level) {
-        return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, codec, level);
+        return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, codec, level, prefixExtractor);
     }
 
     /** These options with page codec {@code codec} at the default level. */
@@ -72,7 +83,17 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
 
     /** These options with a bloom reserve of {@code reserve} (a fraction of the keys). */
     public TableOptions withBloomReserve(double reserve) {
-        return new TableOptions(pageSize, bloomBitsPerKey, reserve, compression, compressionLevel);
+        return new TableOptions(pageSize, bloomBitsPerKey, reserve, compression, compressionLevel, prefixExtractor);
+    }
+
+    /** These options with prefix extractor {@code extractor} (null for none). */
+    public TableOptions withPrefixExtractor(PrefixExtractor extractor) {
+        return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, extractor);
+    }
+
+    /** The name tables built with these options record for their prefix bloom: "" without one. */
+    public String prefixBloomName() {
+        return prefixExtractor == null || bloomBitsPerKey == 0 ? "" : prefixExtractor.name();
     }
 
     /** Keys a filter built for {@code keys} distinct keys is sized for: {@code floor(keys·(1 + reserve))}. */
