@@ -174,13 +174,17 @@ class PrefixScanTest {
     void anAbsentPrefixReadsNoneOfFiftyTables() {
         Path path = dir.resolve("fifty");
         writeFiftyTables(path, PrefixExtractor.fixed(2));
-        try (LsmStore store = LsmStore.open(path, config(PrefixExtractor.fixed(2), "no-merge"))) {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        StoreConfig metered = config(PrefixExtractor.fixed(2), "no-merge").toBuilder().meterRegistry(registry).build();
+        try (LsmStore store = LsmStore.open(path, metered)) {
             long readsBefore = store.stats().io().reads(IoPurpose.READ);
             try (Cursor c = store.scanPrefix(b("mq"))) {
                 assertFalse(c.next());
                 assertFalse(c.seekToLast());
             }
             assertEquals(50, store.stats().prefixBloomSkips(), "every table's prefix bloom excluded mq");
+            assertEquals(50, registry.get("strata.prefix.bloom.skips").functionCounter().count());
             assertEquals(readsBefore, store.stats().io().reads(IoPurpose.READ), "no page of any table was read");
             // A present prefix: only table 7 (bar a rare false positive) is read, and the key is found.
             try (Cursor c = store.scanPrefix(b("mmx"))) {
