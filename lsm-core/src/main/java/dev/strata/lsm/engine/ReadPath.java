@@ -265,10 +265,9 @@ final class ReadPath {
         MemtableSet m = memtables.set();
         Version v = versions.acquire();
         long readSeq = seq < 0 ? memtables.visibleSequence() : seq;
-        Version read = v;
         return new StoreCursor(new MergingIterator(sources(m, v, prefix, to)), readSeq, prefix, to, v::release,
-                mutex::checkOpen, operator, rangeTombstones(m, read, readSeq),
-                (lo, hi, above) -> mayHoldNewer(m, read, lo, hi, above));
+                mutex::checkOpen, operator, rangeTombstones(m, v, readSeq),
+                (lo, hi, above) -> mayHoldNewer(m, v, lo, hi, above));
     }
 
     /**
