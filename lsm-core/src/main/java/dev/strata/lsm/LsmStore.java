@@ -352,6 +352,12 @@ public final class LsmStore implements AutoCloseable {
         return engine.scanLatest(check(family).id(), fromInclusive, toExclusive);
     }
 
+    /** {@link #scanPrefix(byte[])} over column family {@code family}. */
+    public Cursor scanPrefix(ColumnFamily family, byte[] prefix) {
+        engine.checkOpen();
+        return engine.scanPrefix(check(family).id(), prefix, -1);
+    }
+
     /** Flushes {@code family}'s memtable; returns when it is durable in a table. */
     public void flushColumnFamily(ColumnFamily family) {
         engine.checkOpen();
@@ -547,6 +553,25 @@ public final class LsmStore implements AutoCloseable {
         return engine.scanLatest(fromInclusive, toExclusive);
     }
 
+    /**
+     * A cursor over exactly the live keys that start with {@code prefix}, as of now: the
+     * range [prefix, the first key after every key with the prefix), moving both ways
+     * ({@link Cursor#seekToFirst()}, {@link Cursor#seekToLast()}, {@link Cursor#prev()} stay
+     * within the prefix), like a RocksDB iterator with {@code prefix_same_as_start} and an
+     * upper bound. An empty prefix scans every key. With a prefix extractor configured
+     * ({@link StoreConfig.Builder#prefixExtractor(PrefixExtractor)}, XML {@code <sstable
+     * prefixBloom="fixed:N"/>}) and a prefix of at least N bytes, tables built by the same
+     * extractor whose bloom filter says no key has the prefix are not read at all
+     * ({@link StoreStats#prefixBloomSkips()}); without one it reads what {@link #scan} reads.
+     * Close the cursor.
+     *
+     * @throws IllegalArgumentException if {@code prefix} is null
+     */
+    public Cursor scanPrefix(byte[] prefix) {
+        engine.checkOpen();
+        return engine.scanPrefix(0, prefix, -1);
+    }
+
     /** Writes the memtable to a component; returns when it is durable. */
     public void flush() {
         engine.flush();
@@ -697,6 +722,18 @@ public final class LsmStore implements AutoCloseable {
         public Cursor scan(byte[] fromInclusive, byte[] toExclusive) {
             check();
             return engine.scan(fromInclusive, toExclusive, seq);
+        }
+
+        @Override
+        public Cursor scanPrefix(byte[] prefix) {
+            check();
+            return engine.scanPrefix(0, prefix, seq);
+        }
+
+        @Override
+        public Cursor scanPrefix(ColumnFamily family, byte[] prefix) {
+            check();
+            return engine.scanPrefix(family(family), prefix, seq);
         }
 
         @Override

@@ -27,6 +27,18 @@ public interface Snapshot extends AutoCloseable {
     /** {@link #scan(byte[], byte[])} over column family {@code family}. */
     Cursor scan(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive);
 
+    /**
+     * A cursor over the live keys starting with {@code prefix} at the snapshot (see
+     * {@link LsmStore#scanPrefix(byte[])}). It moves both ways within the prefix and stays
+     * usable after the snapshot closes. Close the cursor.
+     *
+     * @throws IllegalArgumentException if {@code prefix} is null
+     */
+    Cursor scanPrefix(byte[] prefix);
+
+    /** {@link #scanPrefix(byte[])} over column family {@code family}. */
+    Cursor scanPrefix(ColumnFamily family, byte[] prefix);
+
     /** The sequence number this snapshot reads at. */
     long sequenceNumber();
 

@@ -40,6 +40,8 @@ public final class StoreConfig {
     private final WalSyncMode walMode;
     private final int pageSize;
     private final int bloomBitsPerKey;
+    /** Null without one. */
+    private final PrefixExtractor prefixExtractor;
     private final Compression compression;
     private final Compression bottommostCompression;
     private final int compressionLevel;
@@ -69,6 +71,7 @@ public final class StoreConfig {
         this.walMode = b.walMode;
         this.pageSize = b.pageSize;
         this.bloomBitsPerKey = b.bloomBitsPerKey;
+        this.prefixExtractor = b.prefixExtractor;
         this.compression = b.compression;
         this.bottommostCompression = b.bottommostCompression;
         this.compressionLevel = b.compressionLevel;
@@ -121,6 +124,7 @@ public final class StoreConfig {
         b.walMode = walMode;
         b.pageSize = pageSize;
         b.bloomBitsPerKey = bloomBitsPerKey;
+        b.prefixExtractor = prefixExtractor;
         b.compression = compression;
         b.bottommostCompression = bottommostCompression;
         b.compressionLevel = compressionLevel;
@@ -171,10 +175,18 @@ public final class StoreConfig {
         return bloomBitsPerKey;
     }
 
+    /**
+     * The prefix extractor whose prefixes new tables add to their bloom filter for prefix
+     * scans ({@link LsmStore#scanPrefix(byte[])}), or null (the default): none.
+     */
+    public PrefixExtractor prefixExtractor() {
+        return prefixExtractor;
+    }
+
     /** SSTable options derived from the page size and bloom density, with the default codec ({@link #compression()}). */
     public TableOptions tableOptions() {
         return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compression, compressionLevel)
-                .withLeafEncoding(leafEncoding, restartInterval);
+                .withLeafEncoding(leafEncoding, restartInterval).withPrefixExtractor(prefixExtractor);
     }
 
     /**
@@ -184,7 +196,7 @@ public final class StoreConfig {
      */
     public TableOptions tableOptions(int level, boolean bottommost) {
         return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compressionFor(level, bottommost),
-                compressionLevel).withLeafEncoding(leafEncoding, restartInterval);
+                compressionLevel).withLeafEncoding(leafEncoding, restartInterval).withPrefixExtractor(prefixExtractor);
     }
 
     /**
@@ -349,6 +361,7 @@ public final class StoreConfig {
     public String toString() {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
                 + ", walMode=" + walMode + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
+                + (prefixExtractor != null ? ", prefixBloom=" + prefixExtractor : "")
                 + ", compression=" + compression + (bottommostCompression != null ? ", bottommostCompression="
                 + bottommostCompression : "") + (levelCompression.isEmpty() ? "" : ", levelCompression=" + levelCompression)
                 + ", compressionLevel=" + compressionLevel + ", leafEncoding=" + leafEncoding
@@ -367,6 +380,7 @@ public final class StoreConfig {
         private WalSyncMode walMode = WalSyncMode.ASYNC;
         private int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
         private int bloomBitsPerKey = TableOptions.DEFAULT_BLOOM_BITS_PER_KEY;
+        private PrefixExtractor prefixExtractor;
         private Compression compression = Compression.NONE;
         private Compression bottommostCompression;
         private int compressionLevel = Compression.DEFAULT_LEVEL;
@@ -415,6 +429,17 @@ public final class StoreConfig {
 
         public Builder bloomBitsPerKey(int bits) {
             this.bloomBitsPerKey = bits;
+            return this;
+        }
+
+        /**
+         * The prefix extractor of new tables' bloom filters (XML {@code <sstable
+         * prefixBloom="fixed:N"/>}); null (the default) for none. With one, each table's filter
+         * also holds the prefixes of its keys, so a prefix scan skips tables without the
+         * prefix. Needs bloom filters ({@link #bloomBitsPerKey(int)} above 0).
+         */
+        public Builder prefixExtractor(PrefixExtractor extractor) {
+            this.prefixExtractor = extractor;
             return this;
         }
 
@@ -609,6 +634,9 @@ public final class StoreConfig {
                     && Integer.bitCount(pageSize) == 1, "pageSize", pageSize, "a power of two from "
                     + TableOptions.MIN_PAGE_SIZE + " to " + TableOptions.MAX_PAGE_SIZE);
             check(bloomBitsPerKey >= 0 && bloomBitsPerKey <= 64, "bloomBitsPerKey", bloomBitsPerKey, "from 0 to 64");
+            if (prefixExtractor != null && bloomBitsPerKey == 0) {
+                throw new ConfigException("prefixBloom " + prefixExtractor + " needs bloom filters, but bloomBitsPerKey is 0");
+            }
             if (compression == null) {
                 throw new ConfigException("compression must be one of none, lz4, zstd, snappy");
             }

@@ -57,6 +57,7 @@ public final class StoreStats {
     private long[] logicalBytesByLevel = new long[0];
     private long decompressions;
     private long decompressionNanos;
+    private long prefixBloomSkips;
 
     /**
      * @param io IO counters by purpose
@@ -312,6 +313,31 @@ public final class StoreStats {
     }
 
     /**
+     * A copy of these stats counting {@code skips} tables prefix scans skipped by their
+     * prefix bloom ({@link #prefixBloomSkips()}).
+     */
+    public StoreStats withPrefixBloomSkips(long skips) {
+        StoreStats s = new StoreStats(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel,
+                flushCount, mergeCount, stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers,
+                blockCompaction, tableAllocatedBytes, stallChains, bytesWrittenByLevel, liveTombstones,
+                liveBytesByLevel, physicalBytesByLevel);
+        s.logicalBytesByLevel = logicalBytesByLevel;
+        s.decompressions = decompressions;
+        s.decompressionNanos = decompressionNanos;
+        s.prefixBloomSkips = skips;
+        return s;
+    }
+
+    /**
+     * Tables that prefix scans ({@link LsmStore#scanPrefix(byte[])}) left unread since open
+     * because their prefix bloom said no key has the prefix (tables whose key bounds exclude
+     * it are not counted).
+     */
+    public long prefixBloomSkips() {
+        return prefixBloomSkips;
+    }
+
+    /**
      * A copy of these stats with what page compression (table format 3) did:
      * {@code logicalBytesByLevel} holds per level the bytes the live components' pages take
      * uncompressed ({@code livePages·pageSize}, index = level), against
@@ -330,6 +356,7 @@ public final class StoreStats {
         s.logicalBytesByLevel = logicalBytesByLevel.clone();
         s.decompressions = decompressions;
         s.decompressionNanos = decompressionNanos;
+        s.prefixBloomSkips = prefixBloomSkips;
         return s;
     }
 

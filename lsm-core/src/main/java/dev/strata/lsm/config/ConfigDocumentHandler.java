@@ -110,6 +110,7 @@ final class ConfigDocumentHandler extends DefaultHandler {
             case "sstable" -> {
                 e.intBytes("pageSize").ifPresent(builder::pageSize);
                 e.integer("bloomBitsPerKey").ifPresent(builder::bloomBitsPerKey);
+                e.text("prefixBloom").ifPresent(p -> builder.prefixExtractor(prefixExtractor(e, p)));
                 e.text("compression").ifPresent(c -> builder.compression(codec(e, c)));
                 e.text("bottommostCompression").ifPresent(c -> builder.bottommostCompression(codec(e, c)));
                 e.integer("compressionLevel").ifPresent(builder::compressionLevel);
@@ -299,6 +300,15 @@ final class ConfigDocumentHandler extends DefaultHandler {
             return dev.strata.lsm.sstable.Compression.fromName(name);
         } catch (ConfigException ex) {
             throw e.at.error("<" + e.name + ">: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The prefix extractor {@code spec} names ({@code fixed:N}), reported at {@code e} otherwise. */
+    private static dev.strata.lsm.PrefixExtractor prefixExtractor(Element e, String spec) {
+        try {
+            return dev.strata.lsm.PrefixExtractor.parse(spec);
+        } catch (IllegalArgumentException ex) {
+            throw e.at.error("<" + e.name + "> attribute prefixBloom: " + ex.getMessage(), ex);
         }
     }
 

@@ -681,6 +681,19 @@ public final class Engine implements AutoCloseable {
         return tree(family).reads.scan(from, to, seq);
     }
 
+    /**
+     * A cursor over the live keys of column family {@code family} starting with {@code
+     * prefix} at {@code seq}, or the newest data when {@code seq} is negative; tables whose
+     * prefix bloom rules the prefix out are not read.
+     */
+    public Cursor scanPrefix(int family, byte[] prefix, long seq) {
+        if (prefix == null) {
+            throw new IllegalArgumentException("prefix must not be null (use an empty prefix for every key)");
+        }
+        mutex.checkOpen();
+        return tree(family).reads.scanPrefix(prefix, seq);
+    }
+
     /** A cursor over the newest data: like {@link #scan(byte[], byte[], long)} at the visible sequence number. */
     public Cursor scanLatest(byte[] from, byte[] to) {
         return scanLatest(0, from, to);

@@ -15,6 +15,8 @@ final class EngineCounters {
     final AtomicLong merges = new AtomicLong();
     final AtomicLong policyErrors = new AtomicLong();
     final LongAdder stallNanos = new LongAdder();
+    /** Tables prefix scans skipped because their prefix bloom said the prefix is absent. */
+    final LongAdder prefixBloomSkips = new LongAdder();
     /** Children of block compactions by decision ({@code SelectiveCompaction.Decision} ordinal). */
     final LongAdder[] childDecisions = {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()};
     /** Bytes written by in-place merges (dirty and gap leaves, interior pages, bloom, footer). */

@@ -211,7 +211,8 @@ final class MergeJob {
                     TableOptions options = new TableOptions(bases.get(i).footer().pageSize(),
                             tableOptions.bloomBitsPerKey(),
                             lastLevel ? LAST_LEVEL_BLOOM_RESERVE : MIDDLE_LEVEL_BLOOM_RESERVE)
-                            .withLeafEncoding(tableOptions.leafEncoding(), tableOptions.restartInterval());
+                            .withLeafEncoding(tableOptions.leafEncoding(), tableOptions.restartInterval())
+                            .withPrefixExtractor(tableOptions.prefixExtractor());
                     inPlace.add(new BlockCompaction.Child(childFiles.get(i), bases.get(i), options));
                     int child = i;
                     inPlaceInputs.add(() -> sliceInput.apply(child));

@@ -31,7 +31,10 @@ final class ReadPath {
     /** The store's merge operator, or null. */
     private final dev.strata.lsm.mergeop.MergeOperator operator;
 
-    ReadPath(Memtables memtables, VersionSet versions, EngineMutex mutex, dev.strata.lsm.mergeop.MergeOperator operator) {
+    ReadPath(Memtables memtables, VersionSet versions, EngineMutex mutex, dev.strata.lsm.mergeop.MergeOperator operator,
+             dev.strata.lsm.PrefixExtractor prefixExtractor, java.util.concurrent.atomic.LongAdder prefixSkips) {
+        this.prefixExtractor = prefixExtractor;
+        this.prefixSkips = prefixSkips;
         this.memtables = memtables;
         this.versions = versions;
         this.mutex = mutex;
@@ -224,6 +227,17 @@ final class ReadPath {
      * would be combined twice.
      */
     private static List<InternalIterator> sources(MemtableSet m, Version v) {
+        List<InternalIterator> sources = memtableSources(m, v);
+        for (List<Run> level : v.levels()) {
+            for (Run run : level) {
+                sources.add(new RunIterator(run));
+            }
+        }
+        return sources;
+    }
+
+    /** The memtable sources of a merged read, newest first (see {@link #sources(MemtableSet, Version)}). */
+    private static List<InternalIterator> memtableSources(MemtableSet m, Version v) {
         List<InternalIterator> sources = new ArrayList<>();
         sources.add(m.active().iterator());
         for (Memtable imm : m.immutable()) {
@@ -231,11 +245,76 @@ final class ReadPath {
                 sources.add(imm.iterator());
             }
         }
-        for (List<Run> level : v.levels()) {
-            for (Run run : level) {
-                sources.add(new RunIterator(run));
+        return sources;
+    }
+
+    /** The store's prefix extractor (null: none), whose prefix blooms a prefix scan trusts. */
+    private final dev.strata.lsm.PrefixExtractor prefixExtractor;
+    /** Tables prefix scans left out because their prefix bloom excluded the prefix (bounds aside). */
+    private final java.util.concurrent.atomic.LongAdder prefixSkips;
+
+    /**
+     * A cursor over the live keys starting with {@code prefix} at {@code seq} (the newest data
+     * when {@code seq} is negative): a scan of [prefix, successor of prefix) that leaves out
+     * every table whose key bounds exclude the prefix or whose prefix bloom, built by the
+     * store's extractor, says no key has it. A table left out holds no entry with the prefix,
+     * so the result is the range scan's; its range tombstones still apply.
+     */
+    Cursor scanPrefix(byte[] prefix, long seq) {
+        byte[] to = prefixSuccessor(prefix);
+        MemtableSet m = memtables.set();
+        Version v = versions.acquire();
+        long readSeq = seq < 0 ? memtables.visibleSequence() : seq;
+        return new StoreCursor(new MergingIterator(sources(m, v, prefix, to)), readSeq, prefix, to, v::release,
+                mutex::checkOpen, operator, rangeTombstones(m, v, readSeq),
+                (lo, hi, above) -> mayHoldNewer(m, v, lo, hi, above));
+    }
+
+    /**
+     * The first key after every key starting with {@code prefix}: the prefix with its last
+     * byte below 0xff incremented and the 0xff bytes after it dropped; null (no upper bound)
+     * when the prefix is empty or all 0xff.
+     */
+    static byte[] prefixSuccessor(byte[] prefix) {
+        for (int i = prefix.length - 1; i >= 0; i--) {
+            if (prefix[i] != (byte) 0xff) {
+                byte[] to = java.util.Arrays.copyOf(prefix, i + 1);
+                to[i]++;
+                return to;
             }
         }
+        return null;
+    }
+
+    /**
+     * {@link #sources(MemtableSet, Version)} for a prefix scan of [prefix, to): each run
+     * without the components whose bounds lie outside it or whose prefix bloom rules the
+     * prefix out (the latter counted in {@link #prefixSkips}).
+     */
+    private List<InternalIterator> sources(MemtableSet m, Version v, byte[] prefix, byte[] to) {
+        List<InternalIterator> sources = memtableSources(m, v);
+        long skipped = 0;
+        for (List<Run> level : v.levels()) {
+            for (Run run : level) {
+                List<Component> kept = new ArrayList<>(run.components().size());
+                for (Component c : run.components()) {
+                    boolean overlaps = java.util.Arrays.compareUnsigned(c.meta().maxKey(), prefix) >= 0
+                            && (to == null || java.util.Arrays.compareUnsigned(c.meta().minKey(), to) < 0);
+                    if (!overlaps) {
+                        continue;
+                    }
+                    if (c.reader() == null || c.reader().mayHoldPrefix(prefixExtractor, prefix)) {
+                        kept.add(c);
+                    } else {
+                        skipped++;
+                    }
+                }
+                if (!kept.isEmpty()) {
+                    sources.add(new RunIterator(kept.size() == run.components().size() ? run : new Run(run.id(), kept)));
+                }
+            }
+        }
+        prefixSkips.add(skipped);
         return sources;
     }
 

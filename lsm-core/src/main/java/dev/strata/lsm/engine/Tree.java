@@ -95,7 +95,8 @@ final class Tree {
         this.flushLane = new FlushLane(dir, config.walMode(), mutex, memtables, versions, flushJob, scheduler, obsolete,
                 shared.snapshots(), threads.flushThread, counters, shared.metrics());
         this.writeControl = new WriteControl(dir, config, mutex, memtables, flushLane, scheduler, counters);
-        this.reads = new ReadPath(memtables, versions, mutex, shared.operator());
+        this.reads = new ReadPath(memtables, versions, mutex, shared.operator(), config.prefixExtractor(),
+                counters.prefixBloomSkips);
         AtomicInteger queuedSweeps = shared.queuedSweeps();
         versions.onVersionReleased(() -> {
             if (!threads.mergePool.isShutdown()) {
@@ -195,7 +196,8 @@ final class Tree {
                             counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
                     chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel)
                     .withCompression(logicalByLevel, tables.cache().decompressions(),
-                            tables.cache().decompressionNanos());
+                            tables.cache().decompressionNanos())
+                    .withPrefixBloomSkips(counters.prefixBloomSkips.sum());
         } finally {
             v.release();
         }

@@ -93,6 +93,8 @@ public final class StoreMetrics implements MeterBinder, AutoCloseable {
                 .tags(tags).register(r));
         meters.add(FunctionCounter.builder("strata.merges", stats, s -> s.get().mergeCount())
                 .tags(tags).register(r));
+        meters.add(FunctionCounter.builder("strata.prefix.bloom.skips", stats, s -> s.get().prefixBloomSkips())
+                .tags(tags).description("tables prefix scans skipped by their prefix bloom").register(r));
         meters.add(FunctionCounter.builder("strata.stall", stats, s -> s.get().stallNanos() / 1e9)
                 .baseUnit("seconds").tags(tags).description("time writers waited").register(r));
         meters.add(Gauge.builder("strata.memtable.bytes", stats, s -> s.get().memtableBytes())

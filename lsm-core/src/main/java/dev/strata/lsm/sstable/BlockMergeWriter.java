@@ -85,6 +85,24 @@ public final class BlockMergeWriter {
         BloomFilter old = base.bloomFilter();
         this.bloom = old == null || base.footer().bloomCapacity() == 0 ? null : old.copyForAppend();
         this.bloomKeys = base.footer().bloomKeys();
+        this.prefixes = base.footer().formatVersion() >= PageFormat.FORMAT_VERSION && options.bloomBitsPerKey() > 0
+                ? options.prefixExtractor() : null;
+    }
+
+    /**
+     * The extractor whose prefixes the new keys add to the filter (null for none): the
+     * options', on a format that records it. The new version claims it only when every key
+     * of the version had its prefix added: the filter was rebuilt, or its base claims the
+     * same extractor.
+     */
+    private final dev.strata.lsm.PrefixExtractor prefixes;
+
+    private void addHash(long h) {
+        newKeys.add(h);
+        if (bloom != null && !bloom.mightContainHash(h)) {
+            bloom.add(h);
+            bloomKeys++;
+        }
     }
 
     /**
@@ -192,11 +210,9 @@ public final class BlockMergeWriter {
             return;
         }
         if (tree.add(key, seqno, type, value) && options.bloomBitsPerKey() > 0) {
-            long h = BloomFilter.hash(key);
-            newKeys.add(h);
-            if (bloom != null && !bloom.mightContainHash(h)) {
-                bloom.add(h);
-                bloomKeys++;
+            addHash(BloomFilter.hash(key));
+            if (prefixes != null && prefixes.inDomain(key)) {
+                addHash(BloomFilter.prefixHash(prefixes.prefix(key)));
             }
         }
     }
@@ -224,7 +240,11 @@ public final class BlockMergeWriter {
                     if (referencedAsClean(leaf)) {
                         LeafDecoder d = leafDecoder().reset(base.leafPage(leaf.page(), leafBuffer()), leaf.page());
                         for (d.seekToFirst(); d.valid(); d.next()) {
-                            all.add(BloomFilter.hash(d.currentKey()));
+                            byte[] key = d.currentKey();
+                            all.add(BloomFilter.hash(key));
+                            if (prefixes != null && prefixes.inDomain(key)) {
+                                all.add(BloomFilter.prefixHash(prefixes.prefix(key)));
+                            }
                         }
                         leavesRead++;
                     }
@@ -240,8 +260,10 @@ public final class BlockMergeWriter {
             bloomCrc = sink.writeExtent(encoded, encoded.length);
         }
         int bloomPages = bloomPage == PageFormat.NO_PAGE ? 0 : sink.nextPage() - bloomPage;
+        String prefixBloom = prefixes == null || bloomPage == PageFormat.NO_PAGE ? ""
+                : rebuilt || base.footer().prefixBloom().equals(prefixes.name()) ? prefixes.name() : "";
         Footer footer = tree.footer(shape, bloomPage, bloomLength, bloomCrc, bloomPages, keys, capacity,
-                base.footerOffset(), null, 0);
+                base.footerOffset(), null, 0, prefixBloom);
         int footerPage = sink.writePage(footer.encode());
         sink.flush();
         FinishedTable table = new FinishedTable((long) footerPage * options.pageSize(), footer);

@@ -260,6 +260,26 @@ public final class BloomFilter {
         return h;
     }
 
+    /**
+     * The hash a key prefix is added to the filter under: {@link #hash} of the prefix bytes
+     * with a fixed tweak mixed in, so that a prefix and a whole key of the same bytes do not
+     * share probes (a table holding key "ab" does not claim prefix "ab" unless a key starts
+     * with it). Sharing the filter costs the point gets' false-positive rate only the load
+     * of the extra prefixes, one per distinct prefix (docs/format.md, prefix bloom).
+     */
+    public static long prefixHash(byte[] prefix) {
+        long h = hash(prefix) ^ 0x5052454649585F31L; // "PREFIX_1"
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        return h;
+    }
+
+    /** Whether the filter may hold the prefix {@code prefix} ({@link #prefixHash}). */
+    public boolean mightContainPrefix(byte[] prefix) {
+        return mightContainHash(prefixHash(prefix));
+    }
+
     /** Serialized form: 16-byte header then the bit array as big-endian u64 words. */
     byte[] encode() {
         byte[] out = new byte[HEADER_SIZE + words.length * 8];

@@ -49,6 +49,9 @@ import java.nio.file.Path;
  * @param leafEncoding (v3) how the version's leaf cells are encoded; {@link LeafEncoding#PLAIN}
  *     before v3. Every leaf a version references has its encoding (an in-place merge keeps its
  *     base's)
+ * @param prefixBloom (v3, optional trailer) the name of the {@link dev.strata.lsm.PrefixExtractor}
+ *     whose prefixes the bloom filter also holds ({@code fixed:N}), "" when it holds whole
+ *     keys only; a prefix scan trusts the filter for a prefix only under the same name
  */
 public record Footer(int pageSize, int rootPage, int height, int leafCount, long entryCount,
                      long tombstoneCount, long minSeqno, long maxSeqno, int bloomPage, int bloomLength,
@@ -56,7 +59,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                      int firstPage, byte[] minKey, byte[] maxKey, int formatVersion, long bloomKeys,
                      long bloomCapacity, long livePages, Compression compression, long pageMapOffset,
                      int pageMapLength, int pageMapChecksum, long storedBytes, long rangeTombstoneOffset,
-                     long rangeTombstoneLength, LeafEncoding leafEncoding) {
+                     long rangeTombstoneLength, LeafEncoding leafEncoding, String prefixBloom) {
 
     /** "STRATSST" in ASCII. */
     public static final long MAGIC = 0x5354524154535354L;
@@ -96,6 +99,11 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
     private static final int OFF_RANGE_TOMBSTONE_OFFSET = 160;
     private static final int OFF_RANGE_TOMBSTONE_LENGTH = 168;
     private static final int OFF_KEYS_V3 = 176;
+    /**
+     * "PFX1": tags the optional prefix-bloom trailer after the key bounds (u8 name length,
+     * ASCII name). Older tables have zeros there; older readers ignore it.
+     */
+    private static final int PREFIX_BLOOM_TAG = 0x50465831;
 
     /** Bytes of the file this version references ({@link #livePages()} pages). */
     public long liveBytes() {
@@ -186,6 +194,17 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         off += 4 + minKey.length;
         PageFormat.putInt(p, off, maxKey.length);
         System.arraycopy(maxKey, 0, p, off + 4, maxKey.length);
+        off += 4 + maxKey.length;
+        if (!prefixBloom.isEmpty()) {
+            byte[] name = prefixBloom.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            if (formatVersion < PageFormat.FORMAT_VERSION || name.length > 255 || off + 5 + name.length > pageSize) {
+                throw new IllegalStateException("no room for prefix bloom " + prefixBloom + " in a format "
+                        + formatVersion + " footer");
+            }
+            PageFormat.putInt(p, off, PREFIX_BLOOM_TAG);
+            p[off + 4] = (byte) name.length;
+            System.arraycopy(name, 0, p, off + 5, name.length);
+        }
         PageFormat.putInt(p, PageFormat.OFF_CRC, PageFormat.pageChecksum(p, pageSize));
         return p;
     }
@@ -276,6 +295,13 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
             off += 4 + minLen;
             int maxLen = PageFormat.getInt(p, off);
             byte[] maxKey = java.util.Arrays.copyOfRange(p, off + 4, off + 4 + checkLength(maxLen, p.length));
+            off += 4 + maxLen;
+            String prefixBloom = "";
+            if (v3 && off + 5 <= p.length && PageFormat.getInt(p, off) == PREFIX_BLOOM_TAG) {
+                int len = p[off + 4] & 0xff;
+                prefixBloom = new String(p, off + 5, checkLength(len, p.length - off - 5),
+                        java.nio.charset.StandardCharsets.US_ASCII);
+            }
             Footer f = new Footer(pageSize, PageFormat.getInt(p, OFF_ROOT), PageFormat.getInt(p, OFF_HEIGHT),
                     PageFormat.getInt(p, OFF_LEAVES), PageFormat.getLong(p, OFF_ENTRIES),
                     PageFormat.getLong(p, OFF_TOMBSTONES), PageFormat.getLong(p, OFF_MIN_SEQ),
@@ -288,7 +314,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                     // A version-1 table never references an earlier version's pages.
                     v1 ? offset / pageSize + 1 - PageFormat.getInt(p, OFF_FIRST_PAGE)
                             : PageFormat.getLong(p, OFF_LIVE_PAGES),
-                    codec, mapOffset, mapLength, mapCrc, 0, rtOffset, rtLength, leaves);
+                    codec, mapOffset, mapLength, mapCrc, 0, rtOffset, rtLength, leaves, prefixBloom);
             f = f.withStoredBytes(storedSize >= 0 ? storedSize : f.livePages * pageSize);
             if (f.height < 0 || f.height > 64 || (f.height == 0) != (f.rootPage == PageFormat.NO_PAGE)) {
                 throw new CorruptionException(file, offset, "inconsistent root " + f.rootPage
@@ -324,7 +350,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         return new Footer(pageSize, rootPage, height, leafCount, entryCount, tombstoneCount, minSeq, maxSeq,
                 bloomPage, bloomLength, bloomChecksum, overflowPageCount, userBytes, previousFooterOffset, firstPage,
                 lo, hi, formatVersion, bloomKeys, bloomCapacity, live, compression, pageMapOffset,
-                pageMapLength, pageMapChecksum, packed() ? storedBytes : live * pageSize, offset, length, leafEncoding);
+                pageMapLength, pageMapChecksum, packed() ? storedBytes : live * pageSize, offset, length, leafEncoding, prefixBloom);
     }
 
     /** This footer with {@code storedBytes} (decoding fills it in for versions before 3). */
@@ -332,7 +358,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         return new Footer(pageSize, rootPage, height, leafCount, entryCount, tombstoneCount, minSeqno, maxSeqno,
                 bloomPage, bloomLength, bloomChecksum, overflowPageCount, userBytes, previousFooterOffset, firstPage,
                 minKey, maxKey, formatVersion, bloomKeys, bloomCapacity, livePages, compression, pageMapOffset,
-                pageMapLength, pageMapChecksum, stored, rangeTombstoneOffset, rangeTombstoneLength, leafEncoding);
+                pageMapLength, pageMapChecksum, stored, rangeTombstoneOffset, rangeTombstoneLength, leafEncoding, prefixBloom);
     }
 
     private static int checkLength(int len, int pageSize) {
@@ -359,6 +385,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                 + InternalKeys.describe(minKey) + ".." + InternalKeys.describe(maxKey) + ", pageSize=" + pageSize + ", format=" + formatVersion
                 + ", livePages=" + livePages + ", bloomKeys=" + bloomKeys + "/" + bloomCapacity
                 + (formatVersion >= PageFormat.FORMAT_VERSION ? ", codec=" + compression + ", leafEncoding=" + leafEncoding + ", storedBytes=" + storedBytes : "")
+                + (prefixBloom.isEmpty() ? "" : ", prefixBloom=" + prefixBloom)
                 + "]";
     }
 }

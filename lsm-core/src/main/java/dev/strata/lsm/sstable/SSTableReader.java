@@ -214,6 +214,21 @@ public final class SSTableReader {
         return bloom;
     }
 
+    /**
+     * Whether the table may hold a key starting with {@code prefix}, as far as its prefix
+     * bloom tells: false only when the table's filter was built with {@code extractor} (same
+     * name) and says the first {@link dev.strata.lsm.PrefixExtractor#length()} bytes of
+     * {@code prefix} are absent. True without an extractor, for a table without a prefix bloom
+     * or with another extractor's, and for a prefix shorter than the extractor's length.
+     */
+    public boolean mayHoldPrefix(dev.strata.lsm.PrefixExtractor extractor, byte[] prefix) {
+        if (extractor == null || bloom == null || !extractor.inDomain(prefix)
+                || !footer.prefixBloom().equals(extractor.name())) {
+            return true;
+        }
+        return bloom.mightContainPrefix(extractor.prefix(prefix));
+    }
+
     /** Whether the bloom filter admits {@code userKey} (true when the table has no filter). */
     public boolean mightContain(byte[] userKey) {
         return bloom == null || bloom.mightContain(userKey);

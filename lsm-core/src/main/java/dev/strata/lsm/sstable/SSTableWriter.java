@@ -1,5 +1,7 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.PrefixExtractor;
+
 import dev.strata.lsm.io.PageFile;
 
 import java.io.IOException;
@@ -112,8 +114,19 @@ public final class SSTableWriter {
         }
         if (tree.add(key, seqno, type, value, valueOffset, valueLength) && options.bloomBitsPerKey() > 0) {
             addKeyHash(BloomFilter.hash(key));
+            PrefixExtractor extractor = options.prefixExtractor();
+            // Keys arrive sorted, so the keys sharing a prefix are adjacent: each distinct
+            // prefix is added once.
+            if (extractor != null && extractor.inDomain(key) && (lastPrefix == null
+                    || !Arrays.equals(key, 0, extractor.length(), lastPrefix, 0, lastPrefix.length))) {
+                lastPrefix = extractor.prefix(key);
+                addKeyHash(BloomFilter.prefixHash(lastPrefix));
+            }
         }
     }
+
+    /** The last prefix added to the filter (null before the first). */
+    private byte[] lastPrefix;
 
     private void addKeyHash(long hash) {
         int chunk = keyHashCount / HASH_CHUNK;
@@ -192,7 +205,8 @@ public final class SSTableWriter {
         PageSink.PageMap map = sink.packed() ? sink.writePageMap() : null;
         long footerOffset = sink.alignForFooter();
         Footer footer = tree.footer(shape, bloomPage, bloomLength, bloomCrc, bloomPages,
-                bloomPage == PageFormat.NO_PAGE ? 0 : keyHashCount, capacity, previousFooterOffset, map, footerOffset);
+                bloomPage == PageFormat.NO_PAGE ? 0 : keyHashCount, capacity, previousFooterOffset, map, footerOffset,
+                bloomPage == PageFormat.NO_PAGE ? "" : options.prefixBloomName());
         if (rtLength > 0) {
             if (footer.formatVersion() < PageFormat.FORMAT_VERSION) {
                 throw new IllegalStateException("a table of format " + footer.formatVersion()

@@ -1,5 +1,7 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.PrefixExtractor;
+
 /**
  * Shape of an SSTable: page size, bloom filter density and the bloom filter's reserve.
  *
@@ -22,9 +24,13 @@ package dev.strata.lsm.sstable;
  *     a whole key (a restart point): 1 to {@link #MAX_RESTART_INTERVAL}, default 16. A lookup
  *     scans at most this many cells after a binary search of the restarts; a larger interval
  *     stores fewer key bytes and slots
+ * @param prefixExtractor null (the default), or the extractor whose prefix of each key (in
+ *     its domain) the bloom filter also holds, recorded in the footer so that a prefix scan
+ *     can skip the table ({@link PrefixExtractor}); ignored without a bloom filter
  */
 public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
-                           int compressionLevel, LeafEncoding leafEncoding, int restartInterval) {
+                           int compressionLevel, LeafEncoding leafEncoding, int restartInterval,
+                           PrefixExtractor prefixExtractor) {
     public static final int MIN_PAGE_SIZE = 4 * 1024;
     public static final int MAX_PAGE_SIZE = 64 * 1024;
     public static final int DEFAULT_PAGE_SIZE = 4 * 1024;
@@ -49,11 +55,11 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
         this(pageSize, bloomBitsPerKey, bloomReserve, Compression.NONE, Compression.DEFAULT_LEVEL);
     }
 
-    /** Options with prefix-compressed leaves at the default restart interval. */
+    /** Options with prefix-compressed leaves at the default restart interval and no prefix extractor. */
     public TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
                         int compressionLevel) {
         this(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, LeafEncoding.PREFIX,
-                DEFAULT_RESTART_INTERVAL);
+                DEFAULT_RESTART_INTERVAL, null);
     }
 
     public TableOptions {
@@ -96,13 +102,13 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     /** These options with page codec {@code codec} at {@code level} (see {@link #compressionLevel()}). */
     public TableOptions withCompression(Compression codec, int level) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, codec, level, leafEncoding,
-                restartInterval);
+                restartInterval, prefixExtractor);
     }
 
     /** These options with leaf encoding {@code encoding} and restart interval {@code interval}. */
     public TableOptions withLeafEncoding(LeafEncoding encoding, int interval) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, encoding,
-                interval);
+                interval, prefixExtractor);
     }
 
     /** These options with page codec {@code codec} at the default level. */
@@ -113,7 +119,18 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     /** These options with a bloom reserve of {@code reserve} (a fraction of the keys). */
     public TableOptions withBloomReserve(double reserve) {
         return new TableOptions(pageSize, bloomBitsPerKey, reserve, compression, compressionLevel, leafEncoding,
-                restartInterval);
+                restartInterval, prefixExtractor);
+    }
+
+    /** These options with prefix extractor {@code extractor} (null for none). */
+    public TableOptions withPrefixExtractor(PrefixExtractor extractor) {
+        return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, leafEncoding,
+                restartInterval, extractor);
+    }
+
+    /** The name tables built with these options record for their prefix bloom: "" without one. */
+    public String prefixBloomName() {
+        return prefixExtractor == null || bloomBitsPerKey == 0 ? "" : prefixExtractor.name();
     }
 
     /** Keys a filter built for {@code keys} distinct keys is sized for: {@code floor(keys·(1 + reserve))}. */

@@ -529,7 +529,8 @@ final class TreeBuilder {
      * A packed version gives its page map and the byte offset its footer goes to.
      */
     Footer footer(Shape shape, int bloomPage, int bloomLength, int bloomCrc, int bloomPages, long bloomKeys,
-                  long bloomCapacity, long previousFooterOffset, PageSink.PageMap map, long footerOffset) {
+                  long bloomCapacity, long previousFooterOffset, PageSink.PageMap map, long footerOffset,
+                  String prefixBloom) {
         boolean empty = entryCount == 0;
         byte[] noKey = new byte[0];
         long livePages = leafCount + overflowPages + interiorPages + bloomPages + 1;
@@ -546,7 +547,7 @@ final class TreeBuilder {
                 formatVersion, bloomKeys, bloomCapacity, livePages,
                 map != null && map.length() > 0 ? sink.compression() : Compression.NONE,
                 map == null ? 0 : map.offset(), map == null ? 0 : map.length(), map == null ? 0 : map.crc(),
-                storedBytes, 0, 0, formatVersion >= PageFormat.FORMAT_VERSION ? encoding : LeafEncoding.PLAIN);
+                storedBytes, 0, 0, formatVersion >= PageFormat.FORMAT_VERSION ? encoding : LeafEncoding.PLAIN, prefixBloom);
     }
 
     long entryCount() {

@@ -255,19 +255,16 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer cannot be null");
         checkOpen();
         byte[] p = prefixKeySerializer.serialize(null, prefix);
-        byte[] start = StoreLayout.dataKey(p);
-        byte[] end = StoreLayout.dataKeyAfterPrefix(p);
-        Bytes prefixBytes = Bytes.wrap(p);
-        List<Map.Entry<Bytes, byte[]>> pending = uncommitted.copyRange(prefixBytes, null);
-        int n = 0;
-        while (n < pending.size() && startsWith(pending.get(n).getKey().get(), p)) {
-            n++;
+        // The records of the prefix are the Strata keys with prefix dataKey(p): a prefix scan,
+        // which skips tables whose prefix bloom rules the prefix out (<sstable prefixBloom>),
+        // streams them; only the uncommitted writes of the prefix are copied.
+        Cursor cursor;
+        try {
+            cursor = store.scanPrefix(StoreLayout.dataKey(p));
+        } catch (StoreException e) {
+            throw failure("prefixScan", e);
         }
-        return iterator(start, end, pending.subList(0, n), true);
-    }
-
-    private static boolean startsWith(byte[] key, byte[] prefix) {
-        return key.length >= prefix.length && java.util.Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
+        return iterator(cursor, uncommitted.copyPrefix(p), true);
     }
 
     private KeyValueIterator<Bytes, byte[]> iterator(byte[] start, byte[] end,
@@ -278,6 +275,11 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         } catch (StoreException e) {
             throw failure("range", e);
         }
+        return iterator(cursor, pending, forward);
+    }
+
+    private KeyValueIterator<Bytes, byte[]> iterator(Cursor cursor, List<Map.Entry<Bytes, byte[]>> pending,
+                                                     boolean forward) {
         StrataKeyValueIterator it = new StrataKeyValueIterator(name, cursor, pending, forward, openIterators::remove);
         openIterators.add(it);
         return it;

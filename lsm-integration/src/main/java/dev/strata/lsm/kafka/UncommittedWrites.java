@@ -86,6 +86,27 @@ final class UncommittedWrites {
         return copy;
     }
 
+    /**
+     * A copy of the writes whose keys start with {@code prefix}, in ascending key order,
+     * tombstones included ({@link #copyRange}): only those entries are copied.
+     */
+    List<Map.Entry<Bytes, byte[]>> copyPrefix(byte[] prefix) {
+        NavigableMap<Bytes, byte[]> view = writes.tailMap(Bytes.wrap(prefix), true);
+        for (int i = prefix.length - 1; i >= 0; i--) {
+            if (prefix[i] != (byte) 0xFF) {
+                byte[] after = java.util.Arrays.copyOf(prefix, i + 1);
+                after[i]++;
+                view = writes.subMap(Bytes.wrap(prefix), true, Bytes.wrap(after), false);
+                break;
+            }
+        }
+        List<Map.Entry<Bytes, byte[]>> copy = new ArrayList<>(view.size());
+        for (Map.Entry<Bytes, byte[]> e : view.entrySet()) {
+            copy.add(Map.entry(e.getKey(), e.getValue()));
+        }
+        return copy;
+    }
+
     /** Adds every write to {@code batch} as a Strata put or delete of its record key. */
     void addTo(WriteBatch batch) {
         for (Map.Entry<Bytes, byte[]> e : writes.entrySet()) {

@@ -95,6 +95,46 @@ public interface BenchEngine extends AutoCloseable {
     int scan(byte[] from, int count);
 
     /**
+     * Reads up to {@code count} entries in descending key order starting at the last key at
+     * or before {@code from} (RocksDB's {@code seekForPrev} then {@code prev}), touching every
+     * key and value, and returns how many it read.
+     *
+     * @throws UnsupportedOperationException if {@link #hasReadExtensions()} is false
+     */
+    default int scanReverse(byte[] from, int count) {
+        throw new UnsupportedOperationException(name() + " has no reverse cursor in this driver");
+    }
+
+    /**
+     * Whether the engine runs the reverse-scan, counter and prefix-scan workloads
+     * ({@link #scanReverse}, {@link #mergeAdd}, {@link #scanPrefix}).
+     */
+    default boolean hasReadExtensions() {
+        return false;
+    }
+
+    /**
+     * Adds {@code delta} to the 8-byte big-endian counter at {@code key} with one merge call
+     * (the {@code uint64add} operator, which the adapters open with; a missing value is 0).
+     *
+     * @throws UnsupportedOperationException if {@link #hasReadExtensions()} is false
+     */
+    default void mergeAdd(byte[] key, long delta) {
+        throw new UnsupportedOperationException(name() + " has no merge operator in this driver");
+    }
+
+    /**
+     * Reads every entry whose key starts with {@code prefix}, touching every key and value,
+     * and returns how many it read: with the engine's prefix extractor, if configured
+     * (Strata's {@code scanPrefix}; RocksDB's {@code prefix_same_as_start} seek).
+     *
+     * @throws UnsupportedOperationException if {@link #hasReadExtensions()} is false
+     */
+    default int scanPrefix(byte[] prefix) {
+        throw new UnsupportedOperationException(name() + " has no prefix scan in this driver");
+    }
+
+    /**
      * Flushes the memtable and returns once no flush or merge is running or pending, so that
      * the write amplification of a workload includes the merge work it caused and space is
      * measured on a quiescent tree.

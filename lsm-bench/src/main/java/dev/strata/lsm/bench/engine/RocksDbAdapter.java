@@ -19,7 +19,10 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.SstFileWriter;
 import org.rocksdb.StatsLevel;
 import org.rocksdb.Statistics;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.Slice;
 import org.rocksdb.TickerType;
+import org.rocksdb.UInt64AddOperator;
 import org.rocksdb.WriteOptions;
 
 import java.nio.file.Path;
@@ -54,6 +57,9 @@ final class RocksDbAdapter implements BenchEngine {
     private final WriteOptions writeOptions;
     private final RocksDB db;
     private final String description;
+    private final UInt64AddOperator mergeOperator;
+    /** N of the fixed prefix extractor, 0 without one. */
+    private final int prefixLength;
 
     RocksDbAdapter(Path dir, StoreConfig config) {
         statistics = new Statistics();
@@ -77,6 +83,15 @@ final class RocksDbAdapter implements BenchEngine {
                 .setStatistics(statistics)
                 .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
                 .setTableFormatConfig(table);
+        // The counter workloads merge with uint64add, as Strata's adapter does.
+        mergeOperator = new UInt64AddOperator();
+        options.setMergeOperator(mergeOperator);
+        // Strata's <sstable prefixBloom="fixed:N"/> becomes RocksDB's fixed prefix extractor,
+        // whose prefixes its bloom filters then hold (whole keys too, as Strata's do).
+        prefixLength = config.prefixExtractor() == null ? 0 : config.prefixExtractor().length();
+        if (prefixLength > 0) {
+            options.useFixedLengthPrefixExtractor(prefixLength);
+        }
         if (config.bottommostCompression() != null) {
             options.setBottommostCompressionType(rocksCodec(config.bottommostCompression()));
         }
@@ -90,10 +105,11 @@ final class RocksDbAdapter implements BenchEngine {
         }
         description = String.format("rocksdb %s leveled (%s), write_buffer_size=%d, max_write_buffer_number=%d, "
                         + "LRU block cache %d bytes, block_size=%d, bloom %d bits/key, max_background_jobs=%d, "
-                        + "compression %s%s", RocksDB.rocksdbVersion(), shape, config.memtableBytes(), writeBuffers,
+                        + "compression %s%s%s", RocksDB.rocksdbVersion(), shape, config.memtableBytes(), writeBuffers,
                 config.blockCacheBytes(), config.pageSize(), config.bloomBitsPerKey(), config.backgroundThreads(),
                 rocksCodec(config.compression()), config.bottommostCompression() == null ? ""
-                        : ", bottommost " + rocksCodec(config.bottommostCompression()));
+                        : ", bottommost " + rocksCodec(config.bottommostCompression()),
+                prefixLength > 0 ? ", fixed prefix extractor " + prefixLength + " bytes" : "");
     }
 
     /**
@@ -202,6 +218,75 @@ final class RocksDbAdapter implements BenchEngine {
             it.status();
         } catch (RocksDBException e) {
             throw new IllegalStateException("rocksdb scan failed: " + e.getMessage(), e);
+        }
+        return n;
+    }
+
+    @Override
+    public boolean hasReadExtensions() {
+        return true;
+    }
+
+    @Override
+    public int scanReverse(byte[] from, int count) {
+        int n = 0;
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seekForPrev(from); n < count && it.isValid(); it.prev()) {
+                if (it.key() == null || it.value() == null) {
+                    throw new IllegalStateException("rocksdb iterator returned a null entry");
+                }
+                n++;
+            }
+            it.status();
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("rocksdb reverse scan failed: " + e.getMessage(), e);
+        }
+        return n;
+    }
+
+    @Override
+    public void mergeAdd(byte[] key, long delta) {
+        try {
+            db.merge(writeOptions, key, java.nio.ByteBuffer.allocate(8).putLong(delta).array());
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("rocksdb merge failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public int scanPrefix(byte[] prefix) {
+        // With the extractor and a prefix of its length, a prefix seek (prefix_same_as_start)
+        // lets the prefix blooms skip files; otherwise a total-order seek. Either way an upper
+        // bound ends the scan at the prefix's end, as Strata's scanPrefix does.
+        byte[] upper = null;
+        for (int i = prefix.length - 1; i >= 0 && upper == null; i--) {
+            if (prefix[i] != (byte) 0xff) {
+                upper = java.util.Arrays.copyOf(prefix, i + 1);
+                upper[i]++;
+            }
+        }
+        int n = 0;
+        try (Slice bound = upper == null ? null : new Slice(upper);
+             ReadOptions ro = new ReadOptions()) {
+            if (bound != null) {
+                ro.setIterateUpperBound(bound);
+            }
+            if (prefixLength > 0 && prefix.length >= prefixLength) {
+                ro.setPrefixSameAsStart(true);
+            } else {
+                ro.setTotalOrderSeek(true);
+            }
+            try (RocksIterator it = db.newIterator(ro)) {
+                for (it.seek(prefix); it.isValid(); it.next()) {
+                    if (it.key() == null || it.value() == null) {
+                        throw new IllegalStateException("rocksdb iterator returned a null entry");
+                    }
+                    n++;
+                }
+                it.status();
+            }
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("rocksdb prefix scan failed: " + e.getMessage(), e);
         }
         return n;
     }
@@ -339,6 +424,7 @@ final class RocksDbAdapter implements BenchEngine {
         }
         writeOptions.close();
         options.close();
+        mergeOperator.close();
         if (bloom != null) {
             bloom.close();
         }

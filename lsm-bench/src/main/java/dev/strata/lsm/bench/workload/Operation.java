@@ -19,7 +19,15 @@ public enum Operation {
     /** The deleterange workload: one point delete. */
     DELETE("delete"),
     /** The deleterange workload: the one call that deletes a range of records. */
-    DELETE_RANGE("delete-range");
+    DELETE_RANGE("delete-range"),
+    /** A range read of --scan-length records backwards from a seekForPrev. */
+    REVERSE_SCAN("reverse-scan"),
+    /** A counter increment by one merge call (uint64add). */
+    MERGE("merge"),
+    /** A counter increment by a get, then a put of the sum, timed as one request. */
+    COUNTER_RMW("counter-rmw"),
+    /** A read of every record with a key prefix. */
+    PREFIX_SCAN("prefix-scan");
 
     private final String label;
 

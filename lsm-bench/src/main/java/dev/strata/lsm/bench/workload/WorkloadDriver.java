@@ -57,6 +57,13 @@ final class WorkloadDriver {
         if (type.shape() == WorkloadType.Shape.DELETE_RANGE) {
             return deleteRange(type, position);
         }
+        if (type.request() != null && !engine.hasReadExtensions()) {
+            DiskUsage disk = DiskUsage.of(dir);
+            return new WorkloadResult(engine.name(), type.label(), position, null, 0, 0, 0,
+                    new Histogram(Recorder.SIGNIFICANT_DIGITS), Recorder.emptyByOperation(), 0, 0, -1, ioSource, null,
+                    null, 0, disk, keyspace.liveRecords() * format.recordBytes(), null, null, disk, null,
+                    engine.ownCounters(), engine.name() + " has no " + type.request().label() + " in this driver");
+        }
         int threads = settings.threads();
         KeyDistribution distribution = settings.distributionOf(type);
         boolean fill = type.shape() == WorkloadType.Shape.FILL;
@@ -438,11 +445,15 @@ final class WorkloadDriver {
         int maxScan = settings.maxScanLength();
         int fixedScan = type.fixedScanLength() ? 1 + settings.scanLength() : 0;
         for (long i = 0; i < count && !failed(); i++) {
-            Operation op = mix.pick(random.nextInt(100));
+            Operation op = type.request() != null ? type.request() : mix.pick(random.nextInt(100));
             long record = op == Operation.INSERT ? keyspace.allocate() : chooser.next(keyspace.readable());
             byte[] key = format.key(record);
             byte[] value = op.writes() ? format.value(record, salt) : null;
-            int scanLength = op != Operation.SCAN ? 0 : fixedScan > 0 ? fixedScan : 1 + random.nextInt(maxScan);
+            int scanLength = op == Operation.REVERSE_SCAN ? settings.scanLength()
+                    : op != Operation.SCAN ? 0 : fixedScan > 0 ? fixedScan : 1 + random.nextInt(maxScan);
+            if (op == Operation.MERGE || op == Operation.COUNTER_RMW) {
+                key[0] = 1; // the counters' own key space, after every record
+            }
             long t0 = pacer.awaitStart(i);
             switch (op) {
                 case GET -> {
@@ -458,8 +469,25 @@ final class WorkloadDriver {
                     }
                     engine.put(key, value);
                 }
+                case REVERSE_SCAN -> engine.scanReverse(key, scanLength);
+                case PREFIX_SCAN -> {
+                    if (engine.scanPrefix(java.util.Arrays.copyOf(key, key.length - 1)) == 0) {
+                        rec.miss();
+                    }
+                }
+                case MERGE -> engine.mergeAdd(key, 1);
+                case COUNTER_RMW -> {
+                    byte[] old = engine.get(key);
+                    if (old == null) {
+                        rec.miss();
+                    }
+                    long sum = (old == null ? 0 : java.nio.ByteBuffer.wrap(old).getLong()) + 1;
+                    engine.put(key, java.nio.ByteBuffer.allocate(8).putLong(sum).array());
+                }
+                default -> throw new IllegalStateException("no request " + op);
             }
-            rec.record(op, System.nanoTime() - t0, op.writes() ? bytes : 0);
+            rec.record(op, System.nanoTime() - t0, op.writes() ? bytes
+                    : op == Operation.MERGE || op == Operation.COUNTER_RMW ? key.length + 8 : 0);
             if (op == Operation.INSERT) {
                 keyspace.acknowledge(record);
             }

@@ -41,6 +41,30 @@ public enum WorkloadType {
      * range delete report it as not supported.
      */
     DELETERANGE("deleterange", Shape.DELETE_RANGE, null, false, null, Mix.NONE),
+    /**
+     * Forward scans: seek to a uniformly chosen existing key and read {@code --scan-length}
+     * records forwards; the baseline of {@code scanreverse} over the same data.
+     */
+    SCANFORWARD("scanforward", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(0, 0, 0, 100, 0)),
+    /**
+     * Reverse scans: seekForPrev to a uniformly chosen existing key and read
+     * {@code --scan-length} records backwards (RocksDB's {@code seekForPrev}/{@code prev},
+     * Strata's cursor {@code seekForPrev}/{@code prev}).
+     */
+    SCANREVERSE("scanreverse", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(0, 0, 0, 100, 0)),
+    /**
+     * Counter increments by one merge call each (uint64add) on {@code records} counters of
+     * their own key space (the record keys with their first byte 0x01, after every record).
+     */
+    COUNTERMERGE("countermerge", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(0, 100, 0, 0, 0)),
+    /** The same counter increments as {@code countermerge}, each a get then a put of the sum. */
+    COUNTERRMW("counterrmw", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(0, 100, 0, 0, 0)),
+    /**
+     * Prefix scans: every record whose key shares the first {@code keySize - 1} bytes of a
+     * uniformly chosen existing key (up to 256 records), with the engine's prefix extractor
+     * when the config sets one ({@code <sstable prefixBloom="fixed:N"/>}).
+     */
+    PREFIXSCAN("prefixscan", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(0, 0, 0, 100, 0)),
     /** YCSB load: every record once, in hashed (random) key order as YCSB's default insertorder=hashed. */
     LOAD("load", Shape.FILL, Operation.INSERT, true, null, Mix.NONE),
     /** YCSB A, update heavy: 50% reads, 50% updates. */
@@ -145,7 +169,21 @@ public enum WorkloadType {
 
     /** True when every scan reads the fixed {@code --scan-length} records (seekrandom), not 1..max. */
     public boolean fixedScanLength() {
-        return this == SEEKRANDOM;
+        return this == SEEKRANDOM || this == SCANFORWARD || this == SCANREVERSE;
+    }
+
+    /**
+     * The one operation every request of the workload is, for the workloads that measure one
+     * engine call (reverse scans, counters, prefix scans); null when the mix decides.
+     */
+    public Operation request() {
+        return switch (this) {
+            case SCANREVERSE -> Operation.REVERSE_SCAN;
+            case COUNTERMERGE -> Operation.MERGE;
+            case COUNTERRMW -> Operation.COUNTER_RMW;
+            case PREFIXSCAN -> Operation.PREFIX_SCAN;
+            default -> null;
+        };
     }
 
     /** True when the workload writes the {@code records} records of the key space: fills and ingest. */
