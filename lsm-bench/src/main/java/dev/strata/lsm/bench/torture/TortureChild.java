@@ -234,7 +234,8 @@ public final class TortureChild {
 
     /**
      * A range delete of 1 to 32 consecutive keys, one time in ten of up to a tenth of the key
-     * space: one write, one version, recorded as a delete of every key in the range.
+     * space, in every family at once (one batch): one write, one version, recorded as a delete
+     * of every key in the range.
      */
     private void rangeDelete() {
         int from = randomKey();
@@ -245,7 +246,13 @@ public final class TortureChild {
             state.markPending(k, v, true);
         }
         try {
-            store.deleteRange(TortureValues.key(from), TortureValues.key(to));
+            // The range's keys live in every family (key k in family k % 3): one batch deletes
+            // the range in each, atomically, so the whole range is one version.
+            WriteBatch b = new WriteBatch();
+            for (int f = 0; f < TortureFamilies.NAMES.size(); f++) {
+                b.deleteRange(families.any(f), TortureValues.key(from), TortureValues.key(to));
+            }
+            store.write(b);
         } catch (RuntimeException e) {
             failed("range delete of keys " + from + ".." + to, e);
             return;
