@@ -195,7 +195,8 @@ final class Tree {
                             counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
                     chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel)
                     .withCompression(logicalByLevel, tables.cache().decompressions(),
-                            tables.cache().decompressionNanos());
+                            tables.cache().decompressionNanos())
+                    .withBlockCache(tables.cache().hits(), tables.cache().misses());
         } finally {
             v.release();
         }
