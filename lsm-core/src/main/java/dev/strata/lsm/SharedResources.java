@@ -7,9 +7,9 @@ import dev.strata.lsm.engine.MemtableBudget;
  * Memory shared by any number of stores of one JVM, as RocksDB shares a {@code Cache} and a
  * {@code WriteBufferManager} between databases: one block cache for all of them (each store
  * keys its pages apart, {@link BlockCache#forStore()}), and optionally one memtable budget
- * ({@link MemtableBudget}: when all their memtables together hold more than the budget, the
- * largest active one among them is switched out and flushed, and writes wait while they
- * hold more than the budget plus one memtable). Give it to each store with
+ * ({@link MemtableBudget}: when all their memtables together hold more than 7/8 of the
+ * budget, the largest active one among them is switched out and flushed, and writes wait
+ * while they hold more than the budget). Give it to each store with
  * {@link StoreConfig.Builder#sharedResources(SharedResources)}; a store opened with it ignores
  * its own {@link StoreConfig#blockCacheBytes()}.
  *

@@ -132,11 +132,6 @@ public final class Engine implements AutoCloseable {
         }
 
         @Override
-        public long memtableLimit() {
-            return config.memtableBytes();
-        }
-
-        @Override
         public void switchForBudget() {
             switchMemtablesForBudget();
         }

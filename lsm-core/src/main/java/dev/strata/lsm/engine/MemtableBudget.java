@@ -31,14 +31,13 @@ public final class MemtableBudget implements AutoCloseable {
         /** Bytes of its active memtables (every family's). */
         long activeBytes();
 
-        /** Its memtable size setting (a memtable switches at this size anyway). */
-        long memtableLimit();
-
         /** Switches its non-empty active memtables out and schedules their flush; a closed store does nothing. */
         void switchForBudget();
     }
 
     private final long budgetBytes;
+    /** 7/8 of the budget: past it, the largest active memtable is switched out. */
+    private final long switchBytes;
     private final Set<Member> members = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean switchPending = new AtomicBoolean();
     private final ExecutorService switcher;
@@ -50,6 +49,7 @@ public final class MemtableBudget implements AutoCloseable {
             throw new IllegalArgumentException("memtable budget must be positive, was " + budgetBytes);
         }
         this.budgetBytes = budgetBytes;
+        this.switchBytes = budgetBytes - budgetBytes / 8;
         this.switcher = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "strata-memtable-budget");
             t.setDaemon(true);
@@ -78,7 +78,7 @@ public final class MemtableBudget implements AutoCloseable {
 
     void register(Member m) {
         if (closed) {
-            throw new IllegalStateException("the shared resources were closed: no store can be opened with them");
+            throw new dev.strata.lsm.ConfigException("the shared resources were closed: no store can be opened with them");
         }
         members.add(m);
     }
@@ -88,17 +88,10 @@ public final class MemtableBudget implements AutoCloseable {
         members.remove(m);
     }
 
-    /**
-     * Before a write (no lock held): waits while the members hold more than the budget plus
-     * the largest memtable size of one of them, asking for switches meanwhile.
-     */
+    /** Before a write (no lock held): waits while the members hold more than the budget, asking for switches meanwhile. */
     void admit() {
-        long slack = 0;
-        for (Member m : members) {
-            slack = Math.max(slack, m.memtableLimit());
-        }
         long deadline = 0;
-        while (!closed && usedBytes() > budgetBytes + slack) {
+        while (!closed && usedBytes() > budgetBytes) {
             long now = System.nanoTime();
             if (deadline == 0) {
                 deadline = now + MAX_STALL_NANOS;
@@ -115,9 +108,9 @@ public final class MemtableBudget implements AutoCloseable {
         }
     }
 
-    /** After a write (no lock held): over the budget, switches the largest active memtable out. */
+    /** After a write (no lock held): past 7/8 of the budget, switches the largest active memtable out. */
     void afterWrite() {
-        if (closed || usedBytes() <= budgetBytes || !switchPending.compareAndSet(false, true)) {
+        if (closed || usedBytes() <= switchBytes || !switchPending.compareAndSet(false, true)) {
             return;
         }
         Member largest = null;
