@@ -135,8 +135,8 @@ abstract class AbstractSegmentedStore implements StateStore {
         Path dir = directory(stateStoreContext, name);
         recorder = StrataMetricsRecorder.create(stateStoreContext.metrics(), taskId.toString(),
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, this::lsmStores);
-        openConfig = recorder.instrument(config);
         try {
+            openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, stateStoreContext.appConfigs()));
             segments = new TimeSegments(name, segmentsDirectory(dir), openConfig, retentionPeriod, segmentInterval);
             segments.openExisting();
             try {

@@ -159,7 +159,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, () -> store == null ? List.of() : List.of(store));
         try {
             Files.createDirectories(dir);
-            store = LsmStore.open(dir, recorder.instrument(config));
+            store = LsmStore.open(dir, recorder.instrument(StrataStoreConfigs.forStore(name, config, appConfigs)));
         } catch (IOException | StoreException e) {
             recorder.close();
             throw new ProcessorStateException("cannot open Strata store " + name + " in " + dir, e);
