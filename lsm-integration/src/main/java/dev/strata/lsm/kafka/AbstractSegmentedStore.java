@@ -151,7 +151,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             throw e;
         }
         open = true;
-        recorder.record();
+        recorder.record(true);
         stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::persist);
     }
 
@@ -406,7 +406,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         } catch (IOException e) {
             throw new ProcessorStateException("store " + name + ": cannot write its position to " + file, e);
         }
-        recorder.record();
+        recorder.record(false);
     }
 
     @Override

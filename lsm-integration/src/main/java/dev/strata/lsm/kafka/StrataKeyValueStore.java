@@ -183,7 +183,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             throw e;
         }
         open = true;
-        recorder.record();
+        recorder.record(true);
         stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, () -> { });
     }
 
@@ -442,7 +442,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
         write(batch, "commit");
         uncommitted.clear();
-        recorder.record();
+        recorder.record(false);
     }
 
     @Override

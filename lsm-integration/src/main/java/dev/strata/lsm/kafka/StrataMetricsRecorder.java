@@ -31,7 +31,8 @@ import java.util.function.Supplier;
  * docs/kafka-streams.md ("Metrics") lists them.
  *
  * <p>Every metric is a gauge over a snapshot the store's own thread takes in
- * {@link #record()} (at each commit, and once at init): the engines' counters are summed over
+ * {@link #record(boolean)} (at init, and at a commit when the last snapshot is
+ * {@link #SNAPSHOT_INTERVAL_MS} old): the engines' counters are summed over
  * every Strata store the state store holds (one, or one per time segment, plus a versioned
  * store's latest store), counting per Strata store from when the recorder first saw it, so
  * dropping a segment never makes a total go back. Rates are over the last
@@ -44,6 +45,13 @@ import java.util.function.Supplier;
  * store opens its Strata stores with; it is called from Strata's background threads.
  */
 final class StrataMetricsRecorder implements AutoCloseable {
+    /**
+     * A commit takes a snapshot when the last one is at least this old: a snapshot reads every
+     * Strata store's stats (pinning its version, taking its mutex briefly), too much for every
+     * commit of a fast loop (under TopologyTestDriver a commit follows every record).
+     */
+    static final long SNAPSHOT_INTERVAL_MS = 200;
+
     /** The window rates are computed over, as Kafka's default two 30-second samples. */
     static final long RATE_WINDOW_MS = 30_000;
 
@@ -185,10 +193,15 @@ final class StrataMetricsRecorder implements AutoCloseable {
      * thread (its monitor held) after writes reach Strata; a Strata store failing to answer
      * leaves the last snapshot in place.
      */
-    void record() {
+    void record(boolean force) {
         if (metrics == null) {
             return;
         }
+        long t = clock.getAsLong();
+        if (!force && t - lastSnapshotMs < SNAPSHOT_INTERVAL_MS) {
+            return;
+        }
+        lastSnapshotMs = t;
         Collection<LsmStore> now = stores.get();
         long[] totals = retired.clone();
         long openFiles = 0;
@@ -244,7 +257,6 @@ final class StrataMetricsRecorder implements AutoCloseable {
         baselines.keySet().retainAll(seen.keySet());
         lastCounters = seen;
 
-        long t = clock.getAsLong();
         long[] sample = new long[COUNTERS + 1];
         System.arraycopy(totals, 0, sample, 0, COUNTERS);
         sample[COUNTERS] = t;
@@ -272,6 +284,7 @@ final class StrataMetricsRecorder implements AutoCloseable {
     }
 
     private Map<LsmStore, long[]> lastCounters = new IdentityHashMap<>();
+    private long lastSnapshotMs = Long.MIN_VALUE / 2;
 
     private static long[] counters(StoreStats st) {
         long[] c = new long[COUNTERS];

@@ -74,6 +74,7 @@ class StrataMetricsTest {
             for (int i = 0; i < counts[p]; i++) {
                 stores[p].put(Bytes.wrap(("key-" + i).getBytes()), new byte[100]);
             }
+            waitForSnapshotInterval();
             stores[p].commit(Map.of());
         }
         Map<MetricName, ? extends Metric> m = registry.metrics();
@@ -116,12 +117,12 @@ class StrataMetricsTest {
         for (int i = 0; i < 2000; i++) {
             store.put(Bytes.wrap(String.format("key-%05d", i).getBytes()), new byte[200]);
         }
-        store.commit(Map.of());
         for (int round = 0; round < 2; round++) {
             for (int i = 0; i < 2000; i += 7) {
                 assertNotNull(store.get(Bytes.wrap(String.format("key-%05d", i).getBytes())));
             }
         }
+        waitForSnapshotInterval();
         store.commit(Map.of());
         Map<MetricName, ? extends Metric> m = registry.metrics();
         assertTrue((Double) value(m, "0_0", "s", "memtable-bytes-flushed-total") > 0);
@@ -130,6 +131,10 @@ class StrataMetricsTest {
         assertTrue(hitRatio > 0 && hitRatio <= 1, "second reads hit the cache: " + hitRatio);
         store.close();
         registry.close();
+    }
+
+    private static void waitForSnapshotInterval() throws InterruptedException {
+        Thread.sleep(StrataMetricsRecorder.SNAPSHOT_INTERVAL_MS + 50);
     }
 
     private Properties props(String appId) throws Exception {
@@ -155,6 +160,8 @@ class StrataMetricsTest {
         for (int i = 0; i < 500; i++) {
             in.pipeInput("k" + (i % 100), "v");
         }
+        waitForSnapshotInterval();
+        in.pipeInput("k0", "v");  // its commit takes the snapshot
         Map<MetricName, ? extends Metric> m = driver.metrics();
         for (String store : new String[] {"counts", "windowed"}) {
             assertEquals(Set.of("0_0"), strataMetricTasks(m, store), store);
