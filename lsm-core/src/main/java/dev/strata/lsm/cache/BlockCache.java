@@ -17,6 +17,10 @@ import com.github.benmanes.caffeine.cache.stats.CacheStats;
  * {@link #putPage} copies one in, so neither a hit nor a miss allocates a page, and the
  * caller never holds an array the cache may refill.
  *
+ * <p>One cache may serve several stores ({@link dev.strata.lsm.SharedResources}): each takes a
+ * {@linkplain #forStore() view} whose keys carry its own store id, and counts its own hits,
+ * misses and decompressions.
+ *
  * <p>Caffeine's maintenance (replaying reads into the eviction policy, evicting) runs on
  * the thread whose read or write triggered it, not in {@code ForkJoinPool.commonPool()}:
  * a page lookup is frequent and cheap, and handing the replay to another thread cost more
