@@ -63,6 +63,7 @@ public final class StoreConfig {
     private final String storageIOName;
     private final Map<String, String> storageIOParams;
     private final StoreListener listener;
+    private final SharedResources sharedResources;
     private final ValueExpiry valueExpiry;
 
     private StoreConfig(Builder b) {
@@ -93,6 +94,7 @@ public final class StoreConfig {
         this.storageIOName = b.storageIOName;
         this.storageIOParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.storageIOParams));
         this.listener = b.listener;
+        this.sharedResources = b.sharedResources;
         this.valueExpiry = b.valueExpiry;
     }
 
@@ -146,6 +148,7 @@ public final class StoreConfig {
         b.storageIOName = storageIOName;
         b.storageIOParams = new LinkedHashMap<>(storageIOParams);
         b.listener = listener;
+        b.sharedResources = sharedResources;
         b.valueExpiry = valueExpiry;
         return b;
     }
@@ -352,6 +355,14 @@ public final class StoreConfig {
         return listener;
     }
 
+    /**
+     * The block cache and memtable budget shared with other stores, or null (default): the
+     * store then has a cache of {@link #blockCacheBytes()} of its own and no budget.
+     */
+    public SharedResources sharedResources() {
+        return sharedResources;
+    }
+
     /** Which values flushes and merges turn into tombstones because they expired, or null. */
     public ValueExpiry valueExpiry() {
         return valueExpiry;
@@ -402,6 +413,7 @@ public final class StoreConfig {
         private String storageIOName = FileChannelStorageIOFactory.NAME;
         private Map<String, String> storageIOParams = new LinkedHashMap<>();
         private StoreListener listener;
+        private SharedResources sharedResources;
         private ValueExpiry valueExpiry;
 
         private Builder() {
@@ -604,6 +616,16 @@ public final class StoreConfig {
         /** Chooses the storage IO implementation by name with default parameters. */
         public Builder storageIO(String name) {
             return storageIO(name, Map.of());
+        }
+
+        /**
+         * Opens the store with {@code resources} (block cache and memtable budget shared with
+         * the other stores given the same instance; see {@link SharedResources}); its own
+         * {@link #blockCacheBytes(long)} is then unused. Null (default) for none.
+         */
+        public Builder sharedResources(SharedResources resources) {
+            this.sharedResources = resources;
+            return this;
         }
 
         public Builder listener(StoreListener listener) {

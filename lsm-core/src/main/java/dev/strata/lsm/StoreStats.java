@@ -56,6 +56,8 @@ public final class StoreStats {
     /** Page compression: uncompressed page bytes per level, decompressions and their time (see {@link #withCompression}). */
     private long[] logicalBytesByLevel = new long[0];
     private long decompressions;
+    private long blockCacheHits;
+    private long blockCacheMisses;
     private long decompressionNanos;
     private long prefixBloomSkips;
 
@@ -358,6 +360,37 @@ public final class StoreStats {
         s.decompressionNanos = decompressionNanos;
         s.prefixBloomSkips = prefixBloomSkips;
         return s;
+    }
+
+    /**
+     * A copy of these stats with the block cache's page lookups for this store since it
+     * opened: {@code hits} answered from the cache, {@code misses} read from a file. With a
+     * cache shared by several stores ({@link SharedResources}) these are this store's lookups only.
+     */
+    public StoreStats withBlockCache(long hits, long misses) {
+        if (hits < 0 || misses < 0) {
+            throw new IllegalArgumentException("block cache hits and misses must be >= 0, were " + hits + " and " + misses);
+        }
+        StoreStats s = new StoreStats(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel,
+                flushCount, mergeCount, stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers,
+                blockCompaction, tableAllocatedBytes, stallChains, bytesWrittenByLevel, liveTombstones,
+                liveBytesByLevel, physicalBytesByLevel);
+        s.logicalBytesByLevel = logicalBytesByLevel;
+        s.decompressions = decompressions;
+        s.decompressionNanos = decompressionNanos;
+        s.blockCacheHits = hits;
+        s.blockCacheMisses = misses;
+        return s;
+    }
+
+    /** Page lookups of this store the block cache answered, since it opened (0 when not reported). */
+    public long blockCacheHits() {
+        return blockCacheHits;
+    }
+
+    /** Page lookups of this store the block cache did not answer, since it opened (0 when not reported). */
+    public long blockCacheMisses() {
+        return blockCacheMisses;
     }
 
     /**

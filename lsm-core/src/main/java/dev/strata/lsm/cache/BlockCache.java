@@ -17,6 +17,10 @@ import com.github.benmanes.caffeine.cache.stats.CacheStats;
  * {@link #putPage} copies one in, so neither a hit nor a miss allocates a page, and the
  * caller never holds an array the cache may refill.
  *
+ * <p>One cache may serve several stores ({@link dev.strata.lsm.SharedResources}): each takes a
+ * {@linkplain #forStore() view} whose keys carry its own store id, and counts its own hits,
+ * misses and decompressions.
+ *
  * <p>Caffeine's maintenance (replaying reads into the eviction policy, evicting) runs on
  * the thread whose read or write triggered it, not in {@code ForkJoinPool.commonPool()}:
  * a page lookup is frequent and cheap, and handing the replay to another thread cost more
@@ -38,25 +42,32 @@ public final class BlockCache {
 
     /** Cache key; explicit equals and hashCode keep the lookup path free of indirection. */
     private static final class PageKey {
+        /** The store's view ({@link #forStore}), 0 for a cache of one store: stores number their files alike. */
+        final long storeId;
         final long fileNumber;
         final long pageNumber;
 
-        PageKey(long fileNumber, long pageNumber) {
+        PageKey(long storeId, long fileNumber, long pageNumber) {
+            this.storeId = storeId;
             this.fileNumber = fileNumber;
             this.pageNumber = pageNumber;
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof PageKey k && k.pageNumber == pageNumber && k.fileNumber == fileNumber;
+            return o instanceof PageKey k && k.pageNumber == pageNumber && k.fileNumber == fileNumber
+                    && k.storeId == storeId;
         }
 
         @Override
         public int hashCode() {
-            long h = (fileNumber * 0x9E3779B97F4A7C15L) ^ pageNumber;
+            long h = ((fileNumber + storeId * 0xC2B2AE3D27D4EB4FL) * 0x9E3779B97F4A7C15L) ^ pageNumber;
             return (int) (h ^ (h >>> 32));
         }
     }
+
+    /** Store ids handed out by {@link #forStore}: never reused, so a closed store's pages never answer a new one. */
+    private static final java.util.concurrent.atomic.AtomicLong STORE_IDS = new java.util.concurrent.atomic.AtomicLong();
 
     /** Values are page images ({@link PageSlots.Handle}) or {@link Decoded} pages. */
     private final Cache<PageKey, Object> cache;
@@ -71,6 +82,11 @@ public final class BlockCache {
      * cache must not share keys. 0 for the default family (keys as before families).
      */
     private final long namespaceBits;
+    /** Keys of this view's store: 0, or an id from {@link #forStore}. */
+    private final long storeId;
+    /** Lookups of this view's store (its namespaces share them) answered and not. */
+    private final java.util.concurrent.atomic.LongAdder hits;
+    private final java.util.concurrent.atomic.LongAdder misses;
 
     /** Bits of a file number below the namespace: file numbers stay under 2^40. */
     private static final int NAMESPACE_SHIFT = 40;
@@ -81,6 +97,9 @@ public final class BlockCache {
         this.decompressions = new java.util.concurrent.atomic.LongAdder();
         this.decompressionNanos = new java.util.concurrent.atomic.LongAdder();
         this.namespaceBits = 0;
+        this.storeId = 0;
+        this.hits = new java.util.concurrent.atomic.LongAdder();
+        this.misses = new java.util.concurrent.atomic.LongAdder();
         this.cache = capacityBytes <= 0 ? null : Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
                 .weigher((PageKey k, Object v) -> weight(v) + ENTRY_OVERHEAD)
@@ -96,13 +115,27 @@ public final class BlockCache {
                 .build();
     }
 
-    private BlockCache(BlockCache shared, int namespace) {
+    private BlockCache(BlockCache shared, int namespace, long storeId, boolean ownCounters) {
         this.capacityBytes = shared.capacityBytes;
         this.cache = shared.cache;
         this.slots = shared.slots;
-        this.decompressions = shared.decompressions;
-        this.decompressionNanos = shared.decompressionNanos;
         this.namespaceBits = (long) namespace << NAMESPACE_SHIFT;
+        this.storeId = storeId;
+        this.decompressions = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.decompressions;
+        this.decompressionNanos = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.decompressionNanos;
+        this.hits = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.hits;
+        this.misses = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.misses;
+    }
+
+    /**
+     * A view of this cache for one more store sharing it ({@link dev.strata.lsm.SharedResources}):
+     * its keys carry an id no other view has, or ever will (stores number their table files
+     * alike, from 1, so two stores' pages must not meet under one key), and it counts its own
+     * hits, misses and decompressions; capacity and contents are shared. A closed store's
+     * pages are not dropped at once: nothing can look them up again, and eviction takes them.
+     */
+    public BlockCache forStore() {
+        return new BlockCache(this, 0, STORE_IDS.incrementAndGet(), true);
     }
 
     /**
@@ -114,11 +147,11 @@ public final class BlockCache {
         if (namespace < 0 || namespace >= 1 << 23) {
             throw new IllegalArgumentException("cache namespace " + namespace + " outside 0..2^23-1");
         }
-        return namespace == 0 && namespaceBits == 0 ? this : new BlockCache(this, namespace);
+        return namespace == 0 && namespaceBits == 0 ? this : new BlockCache(this, namespace, storeId, false);
     }
 
     private PageKey key(long fileNumber, long pageNumber) {
-        return new PageKey(fileNumber | namespaceBits, pageNumber);
+        return new PageKey(storeId, fileNumber | namespaceBits, pageNumber);
     }
 
     private static int weight(Object value) {
@@ -177,7 +210,22 @@ public final class BlockCache {
     }
 
     private Object lookup(long fileNumber, long pageNumber) {
-        return cache == null ? null : cache.getIfPresent(key(fileNumber, pageNumber));
+        if (cache == null) {
+            return null;
+        }
+        Object value = cache.getIfPresent(key(fileNumber, pageNumber));
+        (value == null ? misses : hits).increment();
+        return value;
+    }
+
+    /** Page lookups of this view's store the cache answered (a disabled cache answers none and counts none). */
+    public long hits() {
+        return hits.sum();
+    }
+
+    /** Page lookups of this view's store the cache did not answer. */
+    public long misses() {
+        return misses.sum();
     }
 
     private void store(long fileNumber, long pageNumber, Object value) {

@@ -112,6 +112,37 @@ public final class Engine implements AutoCloseable {
     private final WriteQueue writeQueue;
     private final WriteControl writeControl;
     private final ReadPath reads;
+    /** The memtable budget shared with other stores, or null; this store is in it while open ({@link #open}). */
+    private final MemtableBudget budget;
+    private final MemtableBudget.Member budgetMember = new MemtableBudget.Member() {
+        @Override
+        public long memtableBytes() {
+            long bytes = 0;
+            for (Tree t : families.all()) {
+                bytes += t.memtables.approximateBytes();
+            }
+            return bytes;
+        }
+
+        @Override
+        public long activeBytes() {
+            long bytes = 0;
+            for (Tree t : families.all()) {
+                bytes += t.memtables.set().active().approximateBytes();
+            }
+            return bytes;
+        }
+
+        @Override
+        public void switchForBudget() {
+            switchMemtablesForBudget();
+        }
+
+        @Override
+        public String toString() {
+            return "store " + dir;
+        }
+    };
 
     /**
      * Opens the version set and starts the store's services; if anything fails, closes
@@ -126,7 +157,8 @@ public final class Engine implements AutoCloseable {
         this.dirLock = dirLock;
         this.mutex = new EngineMutex(dir);
         StoreListener listener = config.listener() != null ? config.listener() : new StoreListener() { };
-        this.cache = BlockCache.create(config.blockCacheBytes());
+        this.cache = config.sharedResources() != null ? config.sharedResources().blockCache().forStore()
+                : BlockCache.create(config.blockCacheBytes());
         TableFiles rootTables = new TableFiles(io, dir, cache);
         var mergePolicy = MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
         VersionSet openedVersions = null;
@@ -176,6 +208,7 @@ public final class Engine implements AutoCloseable {
         this.flushLane = tree.flushLane;
         this.writeControl = tree.writeControl;
         this.reads = tree.reads;
+        this.budget = config.sharedResources() == null ? null : config.sharedResources().memtableBudget();
         this.counters = tree.counters;
         this.writeQueue = new WriteQueue(dir, config, mutex, log, families, operator);
         try {
@@ -247,6 +280,10 @@ public final class Engine implements AutoCloseable {
         try {
             engine = new Engine(dir, config, io, dirLock, reader);
             engine.recover();
+            if (engine.budget != null && !reader) {
+                // A read-only open writes nothing: it never joins the memtable budget.
+                engine.budget.register(engine.budgetMember);
+            }
             // Families the configuration names and the store does not have yet (a reader creates none).
             for (var f : config.familyOptions().entrySet()) {
                 if (!reader && engine.families.named(f.getKey()) == null) {
@@ -571,7 +608,13 @@ public final class Engine implements AutoCloseable {
     public void write(WriteBatch batch, WriteOptions options) {
         checkWritable("write");
         long t0 = System.nanoTime();
+        if (budget != null) {
+            budget.admit();
+        }
         writeQueue.write(batch, options);
+        if (budget != null) {
+            budget.afterWrite();
+        }
         if (options.isSync() && config.walMode() == WalSyncMode.NONE && !batch.isEmpty()) {
             // No WAL to force: the write is made durable by flushing its families' memtables.
             for (int family : batch.ops().stream().map(WriteBatch.Op::familyId).distinct().toList()) {
@@ -1474,7 +1517,39 @@ public final class Engine implements AutoCloseable {
         return null;
     }
 
+    /**
+     * For the memtable budget: switches every family's non-empty active memtable out and
+     * schedules its flush, at the head of the write queue as a flush does (no write group is
+     * between the WAL and the memtables meanwhile). A closed store does nothing.
+     */
+    private void switchMemtablesForBudget() {
+        mutex.lock();
+        try {
+            if (mutex.closed()) {
+                return;
+            }
+            WriteQueue.Writer w = writeQueue.awaitBarrierTurn();
+            try {
+                if (mutex.closed()) {
+                    return;
+                }
+                for (Tree t : families.all()) {
+                    if (!t.memtables.set().active().isEmpty()) {
+                        t.writeControl.switchMemtable();
+                    }
+                }
+            } finally {
+                writeQueue.leave(w);
+            }
+        } finally {
+            mutex.unlock();
+        }
+    }
+
     private void shutdownQuietly() {
+        if (budget != null) {
+            budget.unregister(budgetMember);
+        }
         mutex.markClosed();
         threads.close();
         for (Tree t : families.all()) {

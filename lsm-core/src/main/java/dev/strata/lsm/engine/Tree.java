@@ -197,7 +197,8 @@ final class Tree {
                     chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel)
                     .withCompression(logicalByLevel, tables.cache().decompressions(),
                             tables.cache().decompressionNanos())
-                    .withPrefixBloomSkips(counters.prefixBloomSkips.sum());
+                    .withPrefixBloomSkips(counters.prefixBloomSkips.sum())
+                    .withBlockCache(tables.cache().hits(), tables.cache().misses());
         } finally {
             v.release();
         }

@@ -73,6 +73,10 @@ abstract class AbstractSegmentedStore implements StateStore {
     private boolean consistencyEnabled;
     private Sensor droppedRecords;
     private volatile boolean open;
+    /** The store's engine metrics in Kafka's (made by init, closed by close). */
+    private StrataMetricsRecorder recorder;
+    /** {@link #config} with the recorder's listener: what this instance opens its Strata stores with. */
+    StoreConfig openConfig;
 
     AbstractSegmentedStore(String name, StoreConfig config, long retentionPeriod, long segmentInterval) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
@@ -129,22 +133,47 @@ abstract class AbstractSegmentedStore implements StateStore {
                     (StreamsMetricsImpl) stateStoreContext.metrics());
         }
         Path dir = directory(stateStoreContext, name);
-        segments = new TimeSegments(name, segmentsDirectory(dir), config, retentionPeriod, segmentInterval);
-        segments.openExisting();
+        recorder = StrataMetricsRecorder.create(stateStoreContext.metrics(), taskId.toString(),
+                StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, this::lsmStores);
         try {
-            openOthers(dir);
+            openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, stateStoreContext.appConfigs()));
+            segments = new TimeSegments(name, segmentsDirectory(dir), openConfig, retentionPeriod, segmentInterval);
+            segments.openExisting();
+            try {
+                openOthers(dir);
+            } catch (RuntimeException e) {
+                segments.close();
+                throw e;
+            }
+            position = readPosition(dir.resolve(POSITION_FILE));
         } catch (RuntimeException e) {
-            segments.close();
+            recorder.close();
             throw e;
         }
-        position = readPosition(dir.resolve(POSITION_FILE));
         open = true;
+        recorder.record(true);
         stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::persist);
     }
 
     /** Where the segments are, in the store's directory {@code storeDir}: there by default. */
     Path segmentsDirectory(Path storeDir) {
         return storeDir;
+    }
+
+    /** Every Strata store this instance holds now: its segments' and the others. Store's thread only. */
+    private java.util.Collection<dev.strata.lsm.LsmStore> lsmStores() {
+        List<dev.strata.lsm.LsmStore> all = new java.util.ArrayList<>();
+        if (segments != null) {
+            for (TimeSegments.Segment s : segments.all()) {
+                all.add(s.store);
+            }
+        }
+        addOthers(all);
+        return all;
+    }
+
+    /** Adds the store's open Strata stores other than its segments (none by default). */
+    void addOthers(List<dev.strata.lsm.LsmStore> stores) {
     }
 
     /** Opens the store's stores other than its segments (none by default); called by init. */
@@ -377,6 +406,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         } catch (IOException e) {
             throw new ProcessorStateException("store " + name + ": cannot write its position to " + file, e);
         }
+        recorder.record(false);
     }
 
     @Override
@@ -445,6 +475,7 @@ abstract class AbstractSegmentedStore implements StateStore {
                 failure.addSuppressed(e);
             }
         }
+        recorder.close();
         if (failure != null) {
             throw failure;
         }

@@ -93,6 +93,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private Position position = Position.emptyPosition();
     private boolean consistencyEnabled;
     private volatile boolean open;
+    /** The store's engine metrics in Kafka's (made by init, closed by close). */
+    private StrataMetricsRecorder recorder;
 
     /**
      * @param name the store name
@@ -153,10 +155,13 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(appConfigs,
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         Path dir = directory(stateStoreContext.stateDir(), name);
+        recorder = StrataMetricsRecorder.create(stateStoreContext.metrics(), taskId.toString(),
+                StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, () -> store == null ? List.of() : List.of(store));
         try {
             Files.createDirectories(dir);
-            store = LsmStore.open(dir, config);
+            store = LsmStore.open(dir, recorder.instrument(StrataStoreConfigs.forStore(name, config, appConfigs)));
         } catch (IOException | StoreException e) {
+            recorder.close();
             throw new ProcessorStateException("cannot open Strata store " + name + " in " + dir, e);
         }
         try {
@@ -171,12 +176,14 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             store.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.OPEN});
         } catch (RuntimeException e) {
             closeQuietly();
+            recorder.close();
             if (e instanceof StoreException) {
                 throw new ProcessorStateException("cannot open Strata store " + name + " in " + dir, e);
             }
             throw e;
         }
         open = true;
+        recorder.record(true);
         stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, () -> { });
     }
 
@@ -437,6 +444,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
         write(batch, "commit");
         uncommitted.clear();
+        recorder.record(false);
     }
 
     @Override
@@ -587,6 +595,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                 }
             }
             store = null;
+            recorder.close();
         }
         if (failure != null) {
             throw failure;

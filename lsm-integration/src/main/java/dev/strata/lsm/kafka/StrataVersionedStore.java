@@ -84,10 +84,17 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
         Path dir = storeDir.resolve("latest");
         try {
             Files.createDirectories(dir);
-            latest = LsmStore.open(dir, config);
+            latest = LsmStore.open(dir, openConfig);
         } catch (IOException | StoreException e) {
             throw new ProcessorStateException("cannot open the latest-value store " + dir + " of Strata store " + name,
                     e);
+        }
+    }
+
+    @Override
+    void addOthers(java.util.List<LsmStore> stores) {
+        if (latest != null) {
+            stores.add(latest);
         }
     }
 

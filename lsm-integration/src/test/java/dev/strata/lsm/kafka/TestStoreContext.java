@@ -28,6 +28,8 @@ final class TestStoreContext implements StateStoreContext {
     private RecordMetadata recordMetadata;
     StateRestoreCallback restoreCallback;
     StateStore registered;
+    /** What {@link #metrics()} answers: null (no metrics recorded) unless a test sets it. */
+    StreamsMetrics metrics;
 
     TestStoreContext(File stateDir, int partition, boolean exactlyOnce) {
         this.stateDir = stateDir;
@@ -89,7 +91,7 @@ final class TestStoreContext implements StateStoreContext {
 
     @Override
     public StreamsMetrics metrics() {
-        throw new UnsupportedOperationException("no metrics in this test context");
+        return metrics;
     }
 
     @Override

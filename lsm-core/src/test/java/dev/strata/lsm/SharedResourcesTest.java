@@ -1,0 +1,170 @@
+package dev.strata.lsm;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** One block cache and one memtable budget for many stores ({@link SharedResources}). */
+class SharedResourcesTest {
+    private static final int MEMTABLE = 64 << 10;
+
+    @TempDir
+    Path dir;
+
+    private static byte[] key(int i) {
+        return String.format("key-%06d", i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A value that names its store: a page of another store's table would show. */
+    private static byte[] value(int store, int i) {
+        byte[] v = new byte[400];
+        Arrays.fill(v, (byte) store);
+        System.arraycopy(key(i), 0, v, 0, 10);
+        return v;
+    }
+
+    private static long strataThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("strata-")).count();
+    }
+
+    @Test
+    void hundredStoresStayWithinTheBudgetAndShareOneCache() throws Exception {
+        int stores = 100;
+        long budget = 1 << 20;
+        long cacheBytes = 512 << 10;
+        long threadsBefore = strataThreads();
+        try (SharedResources shared = SharedResources.builder().blockCacheBytes(cacheBytes)
+                .memtableBudgetBytes(budget).build()) {
+            StoreConfig config = StoreConfig.builder().memtableBytes(MEMTABLE).backgroundThreads(1)
+                    .sharedResources(shared).build();
+            List<LsmStore> open = new ArrayList<>();
+            for (int s = 0; s < stores; s++) {
+                open.add(LsmStore.open(dir.resolve("s" + s), config));
+            }
+            AtomicLong maxUsed = new AtomicLong();
+            AtomicBoolean writing = new AtomicBoolean(true);
+            Thread sampler = new Thread(() -> {
+                while (writing.get()) {
+                    maxUsed.accumulateAndGet(shared.memtableBytesUsed(), Math::max);
+                    Thread.onSpinWait();
+                }
+            });
+            sampler.start();
+            int perStore = 120;  // 100 stores x 120 x ~470 B (with the memtable's overhead) = 5.6 MB through 1 MiB
+            for (int i = 0; i < perStore; i++) {
+                for (int s = 0; s < stores; s++) {
+                    open.get(s).put(key(i), value(s, i));
+                }
+            }
+            writing.set(false);
+            sampler.join();
+            long sum = 0;
+            for (LsmStore s : open) {
+                sum += s.stats().memtableBytes();
+            }
+            long threads = strataThreads() - threadsBefore;
+            long flushCount = 0;
+            for (LsmStore s : open) {
+                flushCount += s.stats().flushCount();
+            }
+            System.out.printf("SharedResourcesTest: %d flushes; %d stores, budget %d B, memtable %d B: max memtable bytes sampled %d,"
+                    + " at the end %d; strata threads %d%n", flushCount, stores, budget, MEMTABLE, maxUsed.get(), sum, threads);
+            // Writes wait while the memtables hold more than the budget: what passes it is the write admitted
+            // last and what a sum read during switches and flushes miscounts, well under one memtable.
+            assertTrue(maxUsed.get() <= budget + MEMTABLE,
+                    "memtables held " + maxUsed.get() + " B, over " + budget + " + " + MEMTABLE);
+            assertTrue(sum <= budget + MEMTABLE);
+            // Each store is written ~56 KB, under its own 64 KiB memtable: without the budget none would flush
+            // and the memtables would hold 5.6 MB. Every flush is the budget's doing.
+            long flushes = 0;
+            for (LsmStore s : open) {
+                flushes += s.stats().flushCount();
+            }
+            assertTrue(flushes > 0, "flushes " + flushes);
+
+            // Reads through the one cache: every store's own values (their tables are numbered alike).
+            for (int round = 0; round < 2; round++) {
+                for (int s = 0; s < stores; s++) {
+                    for (int i = 0; i < perStore; i += 13) {
+                        assertArrayEquals(value(s, i), open.get(s).get(key(i)), "store " + s + " key " + i);
+                    }
+                }
+            }
+            assertTrue(shared.blockCacheWeightedBytes() <= cacheBytes,
+                    "cache holds " + shared.blockCacheWeightedBytes() + " of " + cacheBytes);
+            assertTrue(shared.blockCacheWeightedBytes() > 0);
+            long hits = 0;
+            for (LsmStore s : open) {
+                hits += s.stats().blockCacheHits();
+            }
+            assertTrue(hits > 0);
+            // Threads are per store (not shared): at most the pools' sizes of each, plus the budget's one.
+            assertTrue(threads <= stores * 5L + 1, "threads " + threads);
+
+            // Closing a store gives its share back.
+            assertEquals(stores, shared.memtableBudget().members());
+            for (int s = 0; s < stores / 2; s++) {
+                open.get(s).close();
+            }
+            assertEquals(stores - stores / 2, shared.memtableBudget().members());
+            long left = 0;
+            for (int s = stores / 2; s < stores; s++) {
+                left += open.get(s).stats().memtableBytes();
+            }
+            assertEquals(left, shared.memtableBytesUsed());
+            for (int s = stores / 2; s < stores; s++) {
+                open.get(s).close();
+            }
+            assertEquals(0, shared.memtableBytesUsed());
+            assertEquals(0, shared.memtableBudget().members());
+        }
+    }
+
+    @Test
+    void overBudgetTheLargestActiveMemtableIsFlushedEvenInAStoreNotWritten() throws Exception {
+        try (SharedResources shared = SharedResources.builder().memtableBudgetBytes(80 << 10).build()) {
+            StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).sharedResources(shared).build();
+            try (LsmStore a = LsmStore.open(dir.resolve("a"), config);
+                 LsmStore b = LsmStore.open(dir.resolve("b"), config)) {
+                int i = 0;
+                while (a.stats().memtableBytes() < 60 << 10) {
+                    a.put(key(i), value(1, i));
+                    i++;
+                }
+                assertEquals(0, a.stats().flushCount());
+                for (int j = 0; j < 50; j++) {
+                    b.put(key(j), value(2, j));  // ~25 KiB: together past 7/8 of 80 KiB
+                }
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (a.stats().flushCount() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                assertEquals(1, a.stats().flushCount(), "a's memtable was the largest: switched and flushed");
+                assertArrayEquals(value(1, 0), a.get(key(0)));
+            }
+        }
+    }
+
+    @Test
+    void aClosedSharedResourcesOpensNoStore() {
+        SharedResources shared = SharedResources.builder().memtableBudgetBytes(1 << 20).build();
+        shared.close();
+        StoreConfig config = StoreConfig.builder().sharedResources(shared).build();
+        ConfigException e = assertThrows(ConfigException.class, () -> LsmStore.open(dir.resolve("x"), config));
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        assertThrows(ConfigException.class, () -> SharedResources.builder().memtableBudgetBytes(-1));
+        assertThrows(ConfigException.class, () -> SharedResources.builder().blockCacheBytes(-1));
+    }
+}

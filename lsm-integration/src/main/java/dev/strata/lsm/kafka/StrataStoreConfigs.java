@@ -1,0 +1,118 @@
+package dev.strata.lsm.kafka;
+
+import dev.strata.lsm.ConfigException;
+import dev.strata.lsm.SharedResources;
+import dev.strata.lsm.StoreConfig;
+import org.apache.kafka.streams.StreamsConfig;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The configuration a Strata state store opens with: the supplier's, with the application's
+ * shared resources and the {@link StrataConfigSetter}'s changes. Application configs (StreamsConfig
+ * keys):
+ * <ul>
+ *   <li>{@value #BLOCK_CACHE_BYTES_CONFIG}: one block cache of this many bytes for every
+ *       Strata store of the application in this JVM;</li>
+ *   <li>{@value #MEMTABLE_BUDGET_BYTES_CONFIG}: one memtable budget for all of them
+ *       ({@link SharedResources});</li>
+ *   <li>{@value #CONFIG_SETTER_CONFIG}: a {@link StrataConfigSetter} class.</li>
+ * </ul>
+ * The shared resources are built once per application id and JVM, at the first store's open,
+ * from the values that store sees (Kafka Streams gives every store of an application the same
+ * configuration), and live as long as the JVM: stores of later Kafka Streams instances of the
+ * same application id in the JVM share them. Thread safe.
+ */
+public final class StrataStoreConfigs {
+    /** Bytes of the one block cache of the application's Strata stores. */
+    public static final String BLOCK_CACHE_BYTES_CONFIG = "strata.block.cache.bytes";
+    /** Bytes all the application's Strata memtables may hold together. */
+    public static final String MEMTABLE_BUDGET_BYTES_CONFIG = "strata.memtable.budget.bytes";
+    /** A {@link StrataConfigSetter} class (or its name). */
+    public static final String CONFIG_SETTER_CONFIG = "strata.config.setter";
+
+    private static final Map<String, SharedResources> SHARED = new ConcurrentHashMap<>();
+
+    private StrataStoreConfigs() {
+    }
+
+    /**
+     * The configuration store {@code storeName} opens with, from the supplier's {@code base}
+     * and the application's {@code configs}.
+     *
+     * @throws ConfigException naming the key when a {@code strata.*} value is invalid
+     */
+    static StoreConfig forStore(String storeName, StoreConfig base, Map<String, Object> configs) {
+        Long cacheBytes = bytes(configs, BLOCK_CACHE_BYTES_CONFIG);
+        Long budgetBytes = bytes(configs, MEMTABLE_BUDGET_BYTES_CONFIG);
+        Object setterConfig = configs.get(CONFIG_SETTER_CONFIG);
+        if (cacheBytes == null && budgetBytes == null && setterConfig == null) {
+            return base;
+        }
+        StoreConfig.Builder builder = base.toBuilder();
+        if (cacheBytes != null || budgetBytes != null) {
+            builder.sharedResources(shared(configs, cacheBytes, budgetBytes));
+        }
+        if (setterConfig != null) {
+            setter(setterConfig).setConfig(storeName, builder, configs);
+        }
+        return builder.build();
+    }
+
+    /** The application's shared resources in this JVM (made by the first store to ask). */
+    static SharedResources shared(Map<String, Object> configs, Long cacheBytes, Long budgetBytes) {
+        String appId = Objects.toString(configs.get(StreamsConfig.APPLICATION_ID_CONFIG), "");
+        return SHARED.computeIfAbsent(appId, id -> {
+            SharedResources.Builder b = SharedResources.builder();
+            if (cacheBytes != null) {
+                b.blockCacheBytes(cacheBytes);
+            }
+            if (budgetBytes != null) {
+                b.memtableBudgetBytes(budgetBytes);
+            }
+            return b.build();
+        });
+    }
+
+    private static Long bytes(Map<String, Object> configs, String key) {
+        Object v = configs.get(key);
+        if (v == null) {
+            return null;
+        }
+        long bytes;
+        try {
+            bytes = v instanceof Number n ? n.longValue() : Long.parseLong(v.toString().trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigException(key + " must be a number of bytes, was \"" + v + "\"", e);
+        }
+        if (bytes < 0) {
+            throw new ConfigException(key + " must be >= 0, was " + bytes);
+        }
+        return bytes;
+    }
+
+    private static StrataConfigSetter setter(Object config) {
+        Class<?> type;
+        if (config instanceof Class<?> c) {
+            type = c;
+        } else {
+            try {
+                type = Class.forName(config.toString().trim(), true, Thread.currentThread().getContextClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new ConfigException(CONFIG_SETTER_CONFIG + ": class " + config + " not found", e);
+            }
+        }
+        if (!StrataConfigSetter.class.isAssignableFrom(type)) {
+            throw new ConfigException(CONFIG_SETTER_CONFIG + ": " + type.getName() + " does not implement "
+                    + StrataConfigSetter.class.getName());
+        }
+        try {
+            return (StrataConfigSetter) type.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new ConfigException(CONFIG_SETTER_CONFIG + ": cannot make a " + type.getName()
+                    + " with its public no-argument constructor: " + e, e);
+        }
+    }
+}
