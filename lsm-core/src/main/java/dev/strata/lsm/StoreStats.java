@@ -315,10 +315,10 @@ public final class StoreStats {
     }
 
     /**
-     * A copy of these stats counting {@code skips} tables prefix scans skipped by their
-     * prefix bloom ({@link #prefixBloomSkips()}).
+     * A copy of these stats with every field, those the {@code with...} methods set included,
+     * so that each of them changes only its own figures whatever order they are chained in.
      */
-    public StoreStats withPrefixBloomSkips(long skips) {
+    private StoreStats copy() {
         StoreStats s = new StoreStats(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel,
                 flushCount, mergeCount, stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers,
                 blockCompaction, tableAllocatedBytes, stallChains, bytesWrittenByLevel, liveTombstones,
@@ -326,6 +326,18 @@ public final class StoreStats {
         s.logicalBytesByLevel = logicalBytesByLevel;
         s.decompressions = decompressions;
         s.decompressionNanos = decompressionNanos;
+        s.prefixBloomSkips = prefixBloomSkips;
+        s.blockCacheHits = blockCacheHits;
+        s.blockCacheMisses = blockCacheMisses;
+        return s;
+    }
+
+    /**
+     * A copy of these stats counting {@code skips} tables prefix scans skipped by their
+     * prefix bloom ({@link #prefixBloomSkips()}).
+     */
+    public StoreStats withPrefixBloomSkips(long skips) {
+        StoreStats s = copy();
         s.prefixBloomSkips = skips;
         return s;
     }
@@ -351,14 +363,10 @@ public final class StoreStats {
             throw new IllegalArgumentException("logical bytes for " + logicalBytesByLevel.length
                     + " levels but live bytes for " + liveBytesByLevel.length);
         }
-        StoreStats s = new StoreStats(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel,
-                flushCount, mergeCount, stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers,
-                blockCompaction, tableAllocatedBytes, stallChains, bytesWrittenByLevel, liveTombstones,
-                liveBytesByLevel, physicalBytesByLevel);
+        StoreStats s = copy();
         s.logicalBytesByLevel = logicalBytesByLevel.clone();
         s.decompressions = decompressions;
         s.decompressionNanos = decompressionNanos;
-        s.prefixBloomSkips = prefixBloomSkips;
         return s;
     }
 
@@ -371,13 +379,7 @@ public final class StoreStats {
         if (hits < 0 || misses < 0) {
             throw new IllegalArgumentException("block cache hits and misses must be >= 0, were " + hits + " and " + misses);
         }
-        StoreStats s = new StoreStats(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel,
-                flushCount, mergeCount, stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers,
-                blockCompaction, tableAllocatedBytes, stallChains, bytesWrittenByLevel, liveTombstones,
-                liveBytesByLevel, physicalBytesByLevel);
-        s.logicalBytesByLevel = logicalBytesByLevel;
-        s.decompressions = decompressions;
-        s.decompressionNanos = decompressionNanos;
+        StoreStats s = copy();
         s.blockCacheHits = hits;
         s.blockCacheMisses = misses;
         return s;
