@@ -63,8 +63,14 @@ final class StrataMetricsRecorder implements AutoCloseable {
     private final LongSupplier clock;
     private final List<MetricName> added = new ArrayList<>();
 
-    /** Per Strata store: its counters when first seen (so that totals count from then). */
+    /**
+     * Per Strata store: its counters when first seen, for the stores open at the first snapshot
+     * (totals count from then); zeros for a store opened later (a new segment), whose counters
+     * since its open all fall in the recorder's life.
+     */
     private final Map<LsmStore, long[]> baselines = new IdentityHashMap<>();
+    /** Whether a snapshot has been taken (stores first seen afterwards start from zero). */
+    private boolean snapshotTaken;
     /** Counters of Strata stores closed (dropped segments) since: kept in the totals. */
     private final long[] retired = new long[COUNTERS];
     private final ArrayDeque<long[]> samples = new ArrayDeque<>();
@@ -219,7 +225,7 @@ final class StrataMetricsRecorder implements AutoCloseable {
             for (LsmStore s : now) {
                 StoreStats st = s.stats();
                 long[] c = counters(st);
-                long[] base = baselines.computeIfAbsent(s, k -> c);
+                long[] base = baselines.computeIfAbsent(s, k -> snapshotTaken ? new long[COUNTERS] : c);
                 seen.put(s, c);
                 for (int i = 0; i < COUNTERS; i++) {
                     totals[i] += c[i] - base[i];
@@ -256,6 +262,7 @@ final class StrataMetricsRecorder implements AutoCloseable {
         }
         baselines.keySet().retainAll(seen.keySet());
         lastCounters = seen;
+        snapshotTaken = true;
 
         long[] sample = new long[COUNTERS + 1];
         System.arraycopy(totals, 0, sample, 0, COUNTERS);
