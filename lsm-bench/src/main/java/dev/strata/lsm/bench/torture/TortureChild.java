@@ -266,11 +266,22 @@ public final class TortureChild {
         int n = 2 + random.nextInt(ExpectedState.MAX_BATCH - 1);
         int[] keys = new int[n];
         BitSet used = new BitSet();
+        // Without a WAL a batch across families is not atomic over a crash: each family's
+        // flushes make its own part durable (RocksDB needs atomic_flush for that; Strata has
+        // none, see docs/engine.md). In WAL mode none a batch keeps to one family.
+        int family = walMode == WalSyncMode.NONE ? random.nextInt(TortureFamilies.NAMES.size()) : -1;
+        int choices = family < 0 ? live.length : live.length / TortureFamilies.NAMES.size();
         for (int i = 0; i < n; i++) {
             int k;
             do {
                 k = randomKey();
-            } while (used.get(k) && used.cardinality() < live.length);
+                if (family >= 0) {
+                    k = k - Math.floorMod(k, TortureFamilies.NAMES.size()) + family;
+                    if (k >= live.length) {
+                        k -= TortureFamilies.NAMES.size();
+                    }
+                }
+            } while (used.get(k) && used.cardinality() < choices);
             used.set(k);
             keys[i] = k;
         }
