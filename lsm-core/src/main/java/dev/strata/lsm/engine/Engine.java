@@ -1094,17 +1094,7 @@ public final class Engine implements AutoCloseable {
 
     /** Hard-links {@code table} as {@code to}, or copies and forces it; returns bytes copied. */
     private static long linkOrCopy(Path table, Path to) throws IOException {
-        try {
-            Files.createLink(to, table);
-            return 0;
-        } catch (UnsupportedOperationException | java.nio.file.FileSystemException e) {
-            Files.copy(table, to);
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(to,
-                    java.nio.file.StandardOpenOption.WRITE)) {
-                ch.force(true);
-            }
-            return Files.size(to);
-        }
+        return ReaderStaging.linkOrCopy(table, to, true);
     }
 
     /**

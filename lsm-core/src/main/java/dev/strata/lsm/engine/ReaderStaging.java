@@ -151,13 +151,31 @@ final class ReaderStaging {
     }
 
     private static void linkOrCopy(Path table, Path to) throws IOException {
+        linkOrCopy(table, to, false);
+    }
+
+    /**
+     * Hard-links {@code file} as {@code to}, or copies it where the file system refuses links
+     * (forcing the copy to the device when {@code force}); returns the bytes copied (0 for a
+     * link). A missing {@code file} is a NoSuchFileException either way. Shared by the
+     * checkpoint (which forces) and reader staging (which need not).
+     */
+    static long linkOrCopy(Path file, Path to, boolean force) throws IOException {
         try {
-            Files.createLink(to, table);
+            Files.createLink(to, file);
+            return 0;
         } catch (UnsupportedOperationException | FileSystemException e) {
             if (e instanceof NoSuchFileException gone) {
                 throw gone;
             }
-            Files.copy(table, to);
+            Files.copy(file, to);
+            if (force) {
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(to,
+                        java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.force(true);
+                }
+            }
+            return Files.size(to);
         }
     }
 
