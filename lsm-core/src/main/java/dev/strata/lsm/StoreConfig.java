@@ -4,6 +4,7 @@ import dev.strata.lsm.io.FileChannelStorageIOFactory;
 import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.basic.SizeTieredPolicyFactory;
@@ -55,6 +56,8 @@ public final class StoreConfig {
     private final long manifestRewriteBytes;
     private final long obsoleteDeleteBatchBytes;
     private final String mergePolicy;
+    /** Null unless the builder was given an instance. */
+    private final MergePolicy mergePolicyInstance;
     private final String mergeOperator;
     private final Map<String, FamilyOptions> families;
     private final Map<String, String> mergePolicyParams;
@@ -86,6 +89,7 @@ public final class StoreConfig {
         this.manifestRewriteBytes = b.manifestRewriteBytes;
         this.obsoleteDeleteBatchBytes = b.obsoleteDeleteBatchBytes;
         this.mergePolicy = b.mergePolicy;
+        this.mergePolicyInstance = b.mergePolicyInstance;
         this.mergeOperator = b.mergeOperator;
         this.families = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.families));
         this.mergePolicyParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.mergePolicyParams));
@@ -140,6 +144,7 @@ public final class StoreConfig {
         b.manifestRewriteBytes = manifestRewriteBytes;
         b.obsoleteDeleteBatchBytes = obsoleteDeleteBatchBytes;
         b.mergePolicy = mergePolicy;
+        b.mergePolicyInstance = mergePolicyInstance;
         b.mergeOperator = mergeOperator;
         b.families = new LinkedHashMap<>(families);
         b.mergePolicyParams = new LinkedHashMap<>(mergePolicyParams);
@@ -299,9 +304,23 @@ public final class StoreConfig {
         return obsoleteDeleteBatchBytes;
     }
 
-    /** Name of the merge policy (default {@code size-tiered}). */
+    /**
+     * Name of the merge policy (default {@code size-tiered}): its registered name, or, when
+     * the builder was given an instance ({@link Builder#mergePolicy(MergePolicy)}), the
+     * instance's class's simple name, which is for logs and reports only (no registry
+     * resolves it, and nothing on disk records it).
+     */
     public String mergePolicy() {
         return mergePolicy;
+    }
+
+    /**
+     * The merge policy instance given to the builder ({@link Builder#mergePolicy(MergePolicy)}),
+     * or null: then the store creates the policy {@link #mergePolicy()} names, with
+     * {@link #mergePolicyParams()}, each time it opens.
+     */
+    public MergePolicy mergePolicyInstance() {
+        return mergePolicyInstance;
     }
 
     /**
@@ -322,7 +341,7 @@ public final class StoreConfig {
         return families;
     }
 
-    /** Raw parameters of the merge policy, validated against its declaration. */
+    /** Raw parameters of the merge policy, validated against its declaration (empty for an instance). */
     public Map<String, String> mergePolicyParams() {
         return mergePolicyParams;
     }
@@ -379,7 +398,8 @@ public final class StoreConfig {
                 + ", restartInterval=" + restartInterval
                 + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
-                + ", mergePolicy=" + mergePolicy + mergePolicyParams + ", mergeOperator=" + mergeOperator
+                + ", mergePolicy=" + (mergePolicyInstance != null ? "instance of " + mergePolicyInstance.getClass().getName()
+                : mergePolicy + mergePolicyParams) + ", mergeOperator=" + mergeOperator
                 + ", storageIO=" + (storageIO != null ? storageIO.getClass().getSimpleName() : storageIOName + storageIOParams)
                 + "]";
     }
@@ -405,6 +425,7 @@ public final class StoreConfig {
         private long manifestRewriteBytes = DEFAULT_MANIFEST_REWRITE_BYTES;
         private long obsoleteDeleteBatchBytes;
         private String mergePolicy = SizeTieredPolicyFactory.NAME;
+        private MergePolicy mergePolicyInstance;
         private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
         private String mergeOperator;
         Map<String, FamilyOptions> families = new LinkedHashMap<>();
@@ -550,10 +571,52 @@ public final class StoreConfig {
             return this;
         }
 
-        /** Chooses the merge policy by name, with raw parameter values (validated at build). */
+        /**
+         * Chooses the merge policy by name, with raw parameter values (validated at build), in
+         * place of an instance given before: the store creates it from its registered factory
+         * each time it opens.
+         */
         public Builder mergePolicy(String name, Map<String, String> params) {
             this.mergePolicy = name;
             this.mergePolicyParams = new LinkedHashMap<>(params == null ? Map.of() : params);
+            this.mergePolicyInstance = null;
+            return this;
+        }
+
+        /**
+         * Uses this merge policy instance (as {@link #storageIO(StorageIO)} uses an instance),
+         * in place of a policy chosen by name before; {@link #mergePolicy(String)} chooses one
+         * by name again. The store's own tree (its default column family) runs it.
+         *
+         * <ul>
+         *   <li><b>Name.</b> {@link StoreConfig#mergePolicy()} then reports the instance's class's
+         *       simple name, for logs, errors and reports; its parameters are empty.</li>
+         *   <li><b>Nothing on disk names it.</b> A store records no policy name for its default
+         *       family, only the policy's {@linkplain MergePolicy#persistentState persistent
+         *       state}: a reopen without the instance runs the policy its configuration names
+         *       ({@code size-tiered} unless set) over the tree the instance shaped, handed that
+         *       state, as after any change of policy.</li>
+         *   <li><b>One open store at a time.</b> An instance serves one tree: opening a store
+         *       with an instance another open store of this JVM runs fails with a
+         *       {@link StoreException} naming that store (a policy's in-memory state and its
+         *       one-call-at-a-time contract would be shared). Once that store is closed the
+         *       instance may open a store again; its in-memory state carries over.</li>
+         *   <li><b>Families.</b> A column family taking the store's policy (its
+         *       {@link FamilyOptions} name none) cannot share the instance: configuring or
+         *       creating one is a {@link ConfigException}; give the family a policy by name.</li>
+         * </ul>
+         *
+         * @throws IllegalArgumentException if {@code policy} is null
+         */
+        public Builder mergePolicy(MergePolicy policy) {
+            if (policy == null) {
+                throw new IllegalArgumentException("merge policy instance must not be null; choose a policy by name"
+                        + " with mergePolicy(String) instead");
+            }
+            String simple = policy.getClass().getSimpleName();
+            this.mergePolicy = simple.isEmpty() ? policy.getClass().getName() : simple;
+            this.mergePolicyParams = new LinkedHashMap<>();
+            this.mergePolicyInstance = policy;
             return this;
         }
 
@@ -725,11 +788,13 @@ public final class StoreConfig {
             if (mergePolicy == null) {
                 throw new ConfigException("merge policy name must not be null; available: " + MergePolicies.names());
             }
-            try {
-                MergePolicyFactory f = MergePolicies.find(mergePolicy);
-                PolicyParameters.resolve(f.name(), f.parameters(), mergePolicyParams);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(e.getMessage(), e);
+            if (mergePolicyInstance == null) {
+                try {
+                    MergePolicyFactory f = MergePolicies.find(mergePolicy);
+                    PolicyParameters.resolve(f.name(), f.parameters(), mergePolicyParams);
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(e.getMessage(), e);
+                }
             }
             if (storageIOName == null) {
                 throw new ConfigException("storage IO name must not be null; available: " + StorageIOs.names());

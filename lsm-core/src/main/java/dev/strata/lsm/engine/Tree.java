@@ -137,9 +137,13 @@ final class Tree {
         }
     }
 
-    /** Creates the merge policy {@code config} names (checked: an unknown name or bad parameter throws). */
+    /**
+     * The merge policy of {@code config}: its instance, or a new one of the policy it names
+     * (checked: an unknown name or bad parameter throws).
+     */
     static MergePolicy policyOf(StoreConfig config) {
-        return MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
+        return config.mergePolicyInstance() != null ? config.mergePolicyInstance()
+                : MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
     }
 
     /** For the scheduler, which is made before the flush lane. Mutex held. */

@@ -8,7 +8,6 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunningMerge;
 import dev.strata.lsm.policy.TreeView;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,13 +27,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * no flush or merge to prompt it; and every view shows the merges running meanwhile.
  */
 class PolicyTickTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clearScript() {
-        ScriptedPolicy.SCRIPT.set(null);
-    }
 
     private static byte[] key(char range, int i) {
         return String.format("%c-%06d", range, i).getBytes(UTF_8);
@@ -67,13 +64,13 @@ class PolicyTickTest {
 
     @Test
     void aTimeTriggerFiresOnAnIdleStore() throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy)
                 .policyTickMillis(50).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             fillTwoRuns(store);
             long due = System.currentTimeMillis() + 300;
             // Merge level 0 once the view's clock passes `due`; until then ask for nothing.
-            ScriptedPolicy.SCRIPT.set(tree -> tree.nowMillis() >= due && tree.level(0).runs().size() == 2
+            policy.script.set(tree -> tree.nowMillis() >= due && tree.level(0).runs().size() == 2
                     ? List.of(MergeTask.of(levelZero(tree), Placement.newRun(1), "due")) : List.of());
             assertEquals(0, store.stats().mergeCount());
             assertTrue(awaitMerges(store, 1), "the tick never asked the policy after the trigger's time");
@@ -116,13 +113,13 @@ class PolicyTickTest {
 
     @Test
     void withTheTickOffAnIdleStoreIsNotAsked() throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy)
                 .policyTickMillis(0).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             fillTwoRuns(store);
             store.awaitMerges(); // the decisions the flushes asked for are made
             List<Long> asked = new CopyOnWriteArrayList<>();
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 asked.add(tree.nowMillis());
                 return List.of();
             });
@@ -140,7 +137,7 @@ class PolicyTickTest {
 
     @Test
     void withTheTickOnTheIdleFlushThreadWaitsForTheNextTick() throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy)
                 .policyTickMillis(60_000).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             fillTwoRuns(store);
@@ -153,19 +150,19 @@ class PolicyTickTest {
     void aViewTakenDuringAMergeShowsIt() throws Exception {
         FlushLaneTest.GatedMergeIO io = new FlushLaneTest.GatedMergeIO();
         StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).backgroundThreads(1)
-                .mergePolicy(ScriptedPolicy.NAME).policyTickMillis(20).storageIO(io).build();
+                .mergePolicy(policy).policyTickMillis(20).storageIO(io).build();
         LsmStore store = LsmStore.open(dir, config);
         List<RunningMerge> seen = new CopyOnWriteArrayList<>();
         try {
             fillTwoRuns(store);
             List<ComponentId> inputs = new CopyOnWriteArrayList<>();
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 inputs.addAll(levelZero(tree));
                 return List.of(MergeTask.of(levelZero(tree), Placement.newRun(1), "held"));
             });
             assertTrue(io.mergeWriting.await(10, TimeUnit.SECONDS), "the merge started and is held");
             // The next tick's view must list the held merge.
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 seen.addAll(tree.runningMerges());
                 return List.of();
             });
@@ -181,7 +178,7 @@ class PolicyTickTest {
             assertTrue(m.inputBytes() > 0);
             assertEquals("held", m.reason());
         } finally {
-            ScriptedPolicy.SCRIPT.set(null);
+            policy.script.set(null);
             io.release();
             store.awaitMerges();
             store.close();

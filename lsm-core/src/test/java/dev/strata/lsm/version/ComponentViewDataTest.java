@@ -4,7 +4,6 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.TreeView;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,17 +23,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * physical bytes, and read counters.
  */
 class ComponentViewDataTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ViewProbePolicy policy = new ViewProbePolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void reset() {
-        ViewProbePolicy.LAST.set(null);
-        ViewProbePolicy.MERGE_NEWEST.set(false);
-    }
 
-    static StoreConfig config() {
-        return StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ViewProbePolicy.NAME).build();
+    StoreConfig config() {
+        return StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(policy).build();
     }
 
     static byte[] key(String prefix, int i) {
@@ -42,8 +38,8 @@ class ComponentViewDataTest {
     }
 
     /** The components the policy last saw, oldest position first. */
-    static List<ComponentView> seen() {
-        TreeView v = ViewProbePolicy.LAST.get();
+    List<ComponentView> seen() {
+        TreeView v = policy.last.get();
         assertNotNull(v, "the policy was never consulted");
         List<ComponentView> all = new java.util.ArrayList<>(v.components());
         java.util.Collections.reverse(all);
@@ -84,7 +80,7 @@ class ComponentViewDataTest {
         // Reopen: the times come back from the manifest; then merge the delete's table with a newer one.
         try (LsmStore store = LsmStore.open(dir, config())) {
             store.put(key("c", 0), "v".getBytes(UTF_8));
-            ViewProbePolicy.MERGE_NEWEST.set(true);
+            policy.mergeNewest.set(true);
             store.flush();
             store.awaitMerges();
             store.put(key("c", 1), "v".getBytes(UTF_8));
