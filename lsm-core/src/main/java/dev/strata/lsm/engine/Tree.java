@@ -191,18 +191,31 @@ final class Tree {
             }
             // The pinned version's files are open, so the held files are at least its components.
             long fileBytes = Math.max(bytes, tables.fileBytes());
-            return new StoreStats(shared.io().counters().snapshot(), fileBytes, bytes, LiveDataEstimate.of(v),
-                    v.componentCounts(), counters.flushes.get(), counters.merges.get(), counters.stallNanos.sum(),
-                    memtables.approximateBytes(), memtables.visibleSequence(), counters.policyErrors.get(),
-                    v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct().sorted().toArray(),
-                    new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
-                            counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
-                            counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
-                    chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel)
-                    .withCompression(logicalByLevel, tables.cache().decompressions(),
-                            tables.cache().decompressionNanos())
-                    .withPrefixBloomSkips(counters.prefixBloomSkips.sum())
-                    .withBlockCache(tables.cache().hits(), tables.cache().misses());
+            return StoreStats.builder(shared.io().counters().snapshot())
+                    .tableFileBytes(fileBytes)
+                    .liveComponentBytes(bytes)
+                    .liveLogicalBytes(LiveDataEstimate.of(v))
+                    .componentsPerLevel(v.componentCounts())
+                    .flushCount(counters.flushes.get())
+                    .mergeCount(counters.merges.get())
+                    .stallNanos(counters.stallNanos.sum())
+                    .memtableBytes(memtables.approximateBytes())
+                    .lastSequence(memtables.visibleSequence())
+                    .policyErrors(counters.policyErrors.get())
+                    .liveTableFileNumbers(v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct()
+                            .sorted().toArray())
+                    .blockCompaction(new BlockCompactionStats(counters.childDecisions[3].sum(),
+                            counters.childDecisions[0].sum(), counters.childDecisions[1].sum(),
+                            counters.childDecisions[2].sum(), counters.inPlaceBytes.sum(), counters.punchedBytes.sum()))
+                    .tableAllocatedBytes(tables.allocatedBytes())
+                    .stallChains(chains())
+                    .bytesWrittenByLevel(counters.writtenByLevel())
+                    .liveTombstones(tombstones)
+                    .bytesByLevel(liveByLevel, physicalByLevel)
+                    .compression(logicalByLevel, tables.cache().decompressions(), tables.cache().decompressionNanos())
+                    .prefixBloomSkips(counters.prefixBloomSkips.sum())
+                    .blockCache(tables.cache().hits(), tables.cache().misses())
+                    .build();
         } finally {
             v.release();
         }
