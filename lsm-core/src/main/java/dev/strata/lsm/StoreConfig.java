@@ -68,6 +68,7 @@ public final class StoreConfig {
     private final StoreListener listener;
     private final SharedResources sharedResources;
     private final ValueExpiry valueExpiry;
+    private final java.time.InstantSource clock;
 
     private StoreConfig(Builder b) {
         this.memtableBytes = b.memtableBytes;
@@ -100,6 +101,7 @@ public final class StoreConfig {
         this.listener = b.listener;
         this.sharedResources = b.sharedResources;
         this.valueExpiry = b.valueExpiry;
+        this.clock = b.clock;
     }
 
     /** A builder with every default. */
@@ -155,6 +157,7 @@ public final class StoreConfig {
         b.listener = listener;
         b.sharedResources = sharedResources;
         b.valueExpiry = valueExpiry;
+        b.clock = clock;
         return b;
     }
 
@@ -387,6 +390,19 @@ public final class StoreConfig {
         return valueExpiry;
     }
 
+    /**
+     * The store's clock (default {@link java.time.InstantSource#system()}): every time the
+     * engine records or shows its policy comes from it — a table's creation time and the time
+     * its tombstones reached a table (what tombstone-age and file-age triggers measure), the
+     * time a table was last read, the "now" of each view the policy sees
+     * ({@code TreeView.nowMillis()}), and the "now" {@link ValueExpiry} is asked at. It does
+     * not pace anything: the policy tick ({@link #policyTickMillis()}), retries, stalls and
+     * latency timers run on the JVM's own time. A test can give a clock it moves itself.
+     */
+    public java.time.InstantSource clock() {
+        return clock;
+    }
+
     @Override
     public String toString() {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
@@ -436,6 +452,7 @@ public final class StoreConfig {
         private StoreListener listener;
         private SharedResources sharedResources;
         private ValueExpiry valueExpiry;
+        private java.time.InstantSource clock = java.time.InstantSource.system();
 
         private Builder() {
         }
@@ -699,6 +716,20 @@ public final class StoreConfig {
         /** See {@link ValueExpiry}; null (the default) for values that never expire. */
         public Builder valueExpiry(ValueExpiry expiry) {
             this.valueExpiry = expiry;
+            return this;
+        }
+
+        /**
+         * The store's clock (see {@link StoreConfig#clock()}; default the system clock). It is
+         * read from the store's threads, so it must be thread safe; it should not go backwards.
+         *
+         * @throws IllegalArgumentException if {@code clock} is null
+         */
+        public Builder clock(java.time.InstantSource clock) {
+            if (clock == null) {
+                throw new IllegalArgumentException("clock must not be null (InstantSource.system() is the default)");
+            }
+            this.clock = clock;
             return this;
         }
 

@@ -83,20 +83,20 @@ final class Tree {
                 config.obsoleteDeleteBatchBytes());
         obsolete.walRetention(shared.storeDir(), shared.walKeepFrom());
         this.output = new TableOutput(shared.io(), dir, tables, versions, obsolete, config::tableOptions,
-                config.valueExpiry(), shared.operator());
+                config.valueExpiry(), shared.operator(), config.clock());
         this.memtables = new Memtables(shared.log());
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
         MergeJob mergeJob = new MergeJob(shared.io(), tables, versions, output, obsolete, policy, mutex,
                 config.tableOptions(), threads.blockMergePool, counters);
         this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, shared.snapshots(), threads.mergePool,
-                threads.decider, counters, shared.metrics(), shared.listener(), this::flushRunning);
+                threads.decider, counters, shared.metrics(), shared.listener(), this::flushRunning, config.clock());
         this.flushJob = new FlushJob(mutex, versions, output, obsolete, policy, scheduler, mergeJob, shared.snapshots(),
                 counters, shared.listener());
         this.flushLane = new FlushLane(dir, config.walMode(), mutex, memtables, versions, flushJob, scheduler, obsolete,
                 shared.snapshots(), threads.flushThread, counters, shared.metrics());
         this.writeControl = new WriteControl(dir, config, mutex, memtables, flushLane, scheduler, counters);
         this.reads = new ReadPath(memtables, versions, mutex, shared.operator(), config.prefixExtractor(),
-                counters.prefixBloomSkips);
+                counters.prefixBloomSkips, config.clock());
         AtomicInteger queuedSweeps = shared.queuedSweeps();
         versions.onVersionReleased(() -> {
             if (!threads.mergePool.isShutdown()) {

@@ -2,6 +2,7 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.ManualClock;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeTask;
@@ -64,17 +65,31 @@ class PolicyTickTest {
 
     @Test
     void aTimeTriggerFiresOnAnIdleStore() throws Exception {
+        ManualClock clock = new ManualClock(1_000_000);
         StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy)
-                .policyTickMillis(50).build();
+                .policyTickMillis(50).clock(clock).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             fillTwoRuns(store);
-            long due = System.currentTimeMillis() + 300;
-            // Merge level 0 once the view's clock passes `due`; until then ask for nothing.
-            policy.script.set(tree -> tree.nowMillis() >= due && tree.level(0).runs().size() == 2
-                    ? List.of(MergeTask.of(levelZero(tree), Placement.newRun(1), "due")) : List.of());
+            store.awaitMerges();
+            long due = clock.millis() + 300;
+            // Merge level 0 once the view's clock reaches `due`; until then ask for nothing.
+            List<Long> askedAt = new CopyOnWriteArrayList<>();
+            policy.script.set(tree -> {
+                askedAt.add(tree.nowMillis());
+                return tree.nowMillis() >= due && tree.level(0).runs().size() == 2
+                        ? List.of(MergeTask.of(levelZero(tree), Placement.newRun(1), "due")) : List.of();
+            });
+            // The idle store's ticks ask the policy; before the due time it merges nothing.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (askedAt.size() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue(askedAt.size() >= 2, "the tick asked the policy twice within 10 s: " + askedAt);
             assertEquals(0, store.stats().mergeCount());
+            clock.advanceMillis(300);
             assertTrue(awaitMerges(store, 1), "the tick never asked the policy after the trigger's time");
-            assertTrue(System.currentTimeMillis() >= due);
+            assertEquals(due, askedAt.get(askedAt.size() - 1), "the merge was asked for at the due time: " + askedAt);
+            assertTrue(askedAt.subList(0, askedAt.size() - 1).stream().allMatch(t -> t < due), askedAt.toString());
             for (char r : new char[] {'a', 'b'}) {
                 for (int i = 0; i < 500; i++) {
                     assertArrayEquals(key(r, i), store.get(key(r, i)));
