@@ -75,6 +75,8 @@ class PolicyInstanceTest {
             writeAndFlush(store, 0, 100);
             assertFalse(policy.asked.isEmpty(), "the instance was asked after the flush");
             assertEquals(1, policy.asked.get(policy.asked.size() - 1).components().size());
+            assertEquals(64 << 10, policy.asked.get(0).settings().memtableBytes(),
+                    "every view carries the store's memtable size");
             assertEquals("RecordingPolicy", store.config().mergePolicy());
         }
     }

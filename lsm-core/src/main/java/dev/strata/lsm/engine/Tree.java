@@ -89,7 +89,8 @@ final class Tree {
         MergeJob mergeJob = new MergeJob(shared.io(), tables, versions, output, obsolete, policy, mutex,
                 config.tableOptions(), threads.blockMergePool, counters);
         this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, shared.snapshots(), threads.mergePool,
-                threads.decider, counters, shared.metrics(), shared.listener(), this::flushRunning, config.clock());
+                threads.decider, counters, shared.metrics(), shared.listener(), this::flushRunning, config.clock(),
+                new dev.strata.lsm.policy.StoreSettings(config.memtableBytes()));
         this.flushJob = new FlushJob(mutex, versions, output, obsolete, policy, scheduler, mergeJob, shared.snapshots(),
                 counters, shared.listener());
         this.flushLane = new FlushLane(dir, config.walMode(), mutex, memtables, versions, flushJob, scheduler, obsolete,
