@@ -62,7 +62,8 @@ public final class FamilyOptions {
      * The store configuration a family with these options runs with: {@code store}'s, with
      * the options set here in place of its own; checked as {@link StoreConfig.Builder#build} checks.
      *
-     * @throws ConfigException naming a bad value
+     * @throws ConfigException naming a bad value, or when these options take the store's merge
+     *     policy and the store's is an instance ({@link StoreConfig.Builder#mergePolicy(dev.strata.lsm.policy.MergePolicy)})
      */
     public StoreConfig applyTo(StoreConfig store) {
         StoreConfig.Builder b = store.toBuilder();
@@ -75,6 +76,11 @@ public final class FamilyOptions {
         }
         if (mergePolicy != null) {
             b.mergePolicy(mergePolicy, mergePolicyParams);
+        } else if (store.mergePolicyInstance() != null) {
+            // One policy object serves one tree: its state and its one-call-at-a-time contract.
+            throw new ConfigException("the family takes the store's merge policy, but the store's is an instance ("
+                    + store.mergePolicy() + "), which serves the store's own tree only; give the family a policy by"
+                    + " name (FamilyOptions.Builder.mergePolicy)");
         }
         return b.build();
     }

@@ -4,6 +4,7 @@ import dev.strata.lsm.io.FileChannelStorageIOFactory;
 import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.basic.SizeTieredPolicyFactory;
@@ -55,6 +56,8 @@ public final class StoreConfig {
     private final long manifestRewriteBytes;
     private final long obsoleteDeleteBatchBytes;
     private final String mergePolicy;
+    /** Null unless the builder was given an instance. */
+    private final MergePolicy mergePolicyInstance;
     private final String mergeOperator;
     private final Map<String, FamilyOptions> families;
     private final Map<String, String> mergePolicyParams;
@@ -65,6 +68,7 @@ public final class StoreConfig {
     private final StoreListener listener;
     private final SharedResources sharedResources;
     private final ValueExpiry valueExpiry;
+    private final java.time.InstantSource clock;
 
     private StoreConfig(Builder b) {
         this.memtableBytes = b.memtableBytes;
@@ -86,6 +90,7 @@ public final class StoreConfig {
         this.manifestRewriteBytes = b.manifestRewriteBytes;
         this.obsoleteDeleteBatchBytes = b.obsoleteDeleteBatchBytes;
         this.mergePolicy = b.mergePolicy;
+        this.mergePolicyInstance = b.mergePolicyInstance;
         this.mergeOperator = b.mergeOperator;
         this.families = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.families));
         this.mergePolicyParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.mergePolicyParams));
@@ -96,6 +101,7 @@ public final class StoreConfig {
         this.listener = b.listener;
         this.sharedResources = b.sharedResources;
         this.valueExpiry = b.valueExpiry;
+        this.clock = b.clock;
     }
 
     /** A builder with every default. */
@@ -140,6 +146,7 @@ public final class StoreConfig {
         b.manifestRewriteBytes = manifestRewriteBytes;
         b.obsoleteDeleteBatchBytes = obsoleteDeleteBatchBytes;
         b.mergePolicy = mergePolicy;
+        b.mergePolicyInstance = mergePolicyInstance;
         b.mergeOperator = mergeOperator;
         b.families = new LinkedHashMap<>(families);
         b.mergePolicyParams = new LinkedHashMap<>(mergePolicyParams);
@@ -150,6 +157,7 @@ public final class StoreConfig {
         b.listener = listener;
         b.sharedResources = sharedResources;
         b.valueExpiry = valueExpiry;
+        b.clock = clock;
         return b;
     }
 
@@ -299,9 +307,23 @@ public final class StoreConfig {
         return obsoleteDeleteBatchBytes;
     }
 
-    /** Name of the merge policy (default {@code size-tiered}). */
+    /**
+     * Name of the merge policy (default {@code size-tiered}): its registered name, or, when
+     * the builder was given an instance ({@link Builder#mergePolicy(MergePolicy)}), the
+     * instance's class's simple name, which is for logs and reports only (no registry
+     * resolves it, and nothing on disk records it).
+     */
     public String mergePolicy() {
         return mergePolicy;
+    }
+
+    /**
+     * The merge policy instance given to the builder ({@link Builder#mergePolicy(MergePolicy)}),
+     * or null: then the store creates the policy {@link #mergePolicy()} names, with
+     * {@link #mergePolicyParams()}, each time it opens.
+     */
+    public MergePolicy mergePolicyInstance() {
+        return mergePolicyInstance;
     }
 
     /**
@@ -322,7 +344,7 @@ public final class StoreConfig {
         return families;
     }
 
-    /** Raw parameters of the merge policy, validated against its declaration. */
+    /** Raw parameters of the merge policy, validated against its declaration (empty for an instance). */
     public Map<String, String> mergePolicyParams() {
         return mergePolicyParams;
     }
@@ -368,6 +390,19 @@ public final class StoreConfig {
         return valueExpiry;
     }
 
+    /**
+     * The store's clock (default {@link java.time.InstantSource#system()}): every time the
+     * engine records or shows its policy comes from it — a table's creation time and the time
+     * its tombstones reached a table (what tombstone-age and file-age triggers measure), the
+     * time a table was last read, the "now" of each view the policy sees
+     * ({@code TreeView.nowMillis()}), and the "now" {@link ValueExpiry} is asked at. It does
+     * not pace anything: the policy tick ({@link #policyTickMillis()}), retries, stalls and
+     * latency timers run on the JVM's own time. A test can give a clock it moves itself.
+     */
+    public java.time.InstantSource clock() {
+        return clock;
+    }
+
     @Override
     public String toString() {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
@@ -379,7 +414,8 @@ public final class StoreConfig {
                 + ", restartInterval=" + restartInterval
                 + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
-                + ", mergePolicy=" + mergePolicy + mergePolicyParams + ", mergeOperator=" + mergeOperator
+                + ", mergePolicy=" + (mergePolicyInstance != null ? "instance of " + mergePolicyInstance.getClass().getName()
+                : mergePolicy + mergePolicyParams) + ", mergeOperator=" + mergeOperator
                 + ", storageIO=" + (storageIO != null ? storageIO.getClass().getSimpleName() : storageIOName + storageIOParams)
                 + "]";
     }
@@ -405,6 +441,7 @@ public final class StoreConfig {
         private long manifestRewriteBytes = DEFAULT_MANIFEST_REWRITE_BYTES;
         private long obsoleteDeleteBatchBytes;
         private String mergePolicy = SizeTieredPolicyFactory.NAME;
+        private MergePolicy mergePolicyInstance;
         private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
         private String mergeOperator;
         Map<String, FamilyOptions> families = new LinkedHashMap<>();
@@ -415,6 +452,7 @@ public final class StoreConfig {
         private StoreListener listener;
         private SharedResources sharedResources;
         private ValueExpiry valueExpiry;
+        private java.time.InstantSource clock = java.time.InstantSource.system();
 
         private Builder() {
         }
@@ -550,10 +588,52 @@ public final class StoreConfig {
             return this;
         }
 
-        /** Chooses the merge policy by name, with raw parameter values (validated at build). */
+        /**
+         * Chooses the merge policy by name, with raw parameter values (validated at build), in
+         * place of an instance given before: the store creates it from its registered factory
+         * each time it opens.
+         */
         public Builder mergePolicy(String name, Map<String, String> params) {
             this.mergePolicy = name;
             this.mergePolicyParams = new LinkedHashMap<>(params == null ? Map.of() : params);
+            this.mergePolicyInstance = null;
+            return this;
+        }
+
+        /**
+         * Uses this merge policy instance (as {@link #storageIO(StorageIO)} uses an instance),
+         * in place of a policy chosen by name before; {@link #mergePolicy(String)} chooses one
+         * by name again. The store's own tree (its default column family) runs it.
+         *
+         * <ul>
+         *   <li><b>Name.</b> {@link StoreConfig#mergePolicy()} then reports the instance's class's
+         *       simple name, for logs, errors and reports; its parameters are empty.</li>
+         *   <li><b>Nothing on disk names it.</b> A store records no policy name for its default
+         *       family, only the policy's {@linkplain MergePolicy#persistentState persistent
+         *       state}: a reopen without the instance runs the policy its configuration names
+         *       ({@code size-tiered} unless set) over the tree the instance shaped, handed that
+         *       state, as after any change of policy.</li>
+         *   <li><b>One open store at a time.</b> An instance serves one tree: opening a store
+         *       with an instance another open store of this JVM runs fails with a
+         *       {@link StoreException} naming that store (a policy's in-memory state and its
+         *       one-call-at-a-time contract would be shared). Once that store is closed the
+         *       instance may open a store again; its in-memory state carries over.</li>
+         *   <li><b>Families.</b> A column family taking the store's policy (its
+         *       {@link FamilyOptions} name none) cannot share the instance: configuring or
+         *       creating one is a {@link ConfigException}; give the family a policy by name.</li>
+         * </ul>
+         *
+         * @throws IllegalArgumentException if {@code policy} is null
+         */
+        public Builder mergePolicy(MergePolicy policy) {
+            if (policy == null) {
+                throw new IllegalArgumentException("merge policy instance must not be null; choose a policy by name"
+                        + " with mergePolicy(String) instead");
+            }
+            String simple = policy.getClass().getSimpleName();
+            this.mergePolicy = simple.isEmpty() ? policy.getClass().getName() : simple;
+            this.mergePolicyParams = new LinkedHashMap<>();
+            this.mergePolicyInstance = policy;
             return this;
         }
 
@@ -636,6 +716,20 @@ public final class StoreConfig {
         /** See {@link ValueExpiry}; null (the default) for values that never expire. */
         public Builder valueExpiry(ValueExpiry expiry) {
             this.valueExpiry = expiry;
+            return this;
+        }
+
+        /**
+         * The store's clock (see {@link StoreConfig#clock()}; default the system clock). It is
+         * read from the store's threads, so it must be thread safe; it should not go backwards.
+         *
+         * @throws IllegalArgumentException if {@code clock} is null
+         */
+        public Builder clock(java.time.InstantSource clock) {
+            if (clock == null) {
+                throw new IllegalArgumentException("clock must not be null (InstantSource.system() is the default)");
+            }
+            this.clock = clock;
             return this;
         }
 
@@ -725,11 +819,13 @@ public final class StoreConfig {
             if (mergePolicy == null) {
                 throw new ConfigException("merge policy name must not be null; available: " + MergePolicies.names());
             }
-            try {
-                MergePolicyFactory f = MergePolicies.find(mergePolicy);
-                PolicyParameters.resolve(f.name(), f.parameters(), mergePolicyParams);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(e.getMessage(), e);
+            if (mergePolicyInstance == null) {
+                try {
+                    MergePolicyFactory f = MergePolicies.find(mergePolicy);
+                    PolicyParameters.resolve(f.name(), f.parameters(), mergePolicyParams);
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(e.getMessage(), e);
+                }
             }
             if (storageIOName == null) {
                 throw new ConfigException("storage IO name must not be null; available: " + StorageIOs.names());

@@ -29,6 +29,10 @@ import java.util.Arrays;
  *       fixed pages (footer, bloom filter, index root, a partly filled leaf) dominate (a
  *       3-key store would report several hundred).</li>
  * </ul>
+ *
+ * <p>Immutable and thread safe. Stores make one per {@code stats()} call through
+ * {@link #builder(IoStats)}, the only way to construct one; the {@code with...} methods and
+ * {@link #toBuilder()} copy every figure.
  */
 public final class StoreStats {
     /** Below this many estimated live bytes, {@link #spaceAmplification()} is NaN. */
@@ -53,100 +57,95 @@ public final class StoreStats {
     private final long liveTombstones;
     private final long[] liveBytesByLevel;
     private final long[] physicalBytesByLevel;
-    /** Page compression: uncompressed page bytes per level, decompressions and their time (see {@link #withCompression}). */
-    private long[] logicalBytesByLevel = new long[0];
-    private long decompressions;
-    private long blockCacheHits;
-    private long blockCacheMisses;
-    private long decompressionNanos;
-    private long prefixBloomSkips;
+    private final long[] logicalBytesByLevel;
+    private final long decompressions;
+    private final long decompressionNanos;
+    private final long blockCacheHits;
+    private final long blockCacheMisses;
+    private final long prefixBloomSkips;
 
-    /**
-     * @param io IO counters by purpose
-     * @param tableFileBytes lengths of the table files held: live and not yet deleted obsolete components
-     * @param liveComponentBytes bytes of the live components (from their first page to the end of their footer)
-     * @param liveLogicalBytes estimated user bytes of the newest version of each live key
-     * @param componentsPerLevel components in each level, level 0 first
-     * @param flushCount flushes since open
-     * @param mergeCount merges since open
-     * @param stallNanos time writers waited
-     * @param memtableBytes bytes held by the memtables
-     * @param lastSequence the sequence number a new read sees
-     * @param policyErrors decisions of the merge policy the engine rejected, and exceptions it threw, since open
-     * @param liveTableFileNumbers numbers of the table files the live components are in, ascending
-     */
-    public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
-                      int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
-                      long lastSequence, long policyErrors, long[] liveTableFileNumbers) {
-        this(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel, flushCount, mergeCount,
-                stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers, BlockCompactionStats.NONE,
-                -1, StallChainStats.NONE);
-    }
-
-    /**
-     * As the constructor above, with what block compactions did ({@code blockCompaction}),
-     * the disk bytes the table files occupy ({@code tableAllocatedBytes}, -1 if unknown) and
-     * the compaction chains of stall episodes ({@code stallChains}).
-     */
-    public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
-                      int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
-                      long lastSequence, long policyErrors, long[] liveTableFileNumbers,
-                      BlockCompactionStats blockCompaction, long tableAllocatedBytes, StallChainStats stallChains) {
-        this(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel, flushCount, mergeCount,
-                stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers, blockCompaction,
-                tableAllocatedBytes, stallChains, new long[0], -1);
-    }
-
-    /**
-     * As the constructor below, without the bytes per level (empty arrays).
-     */
-    public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
-                      int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
-                      long lastSequence, long policyErrors, long[] liveTableFileNumbers,
-                      BlockCompactionStats blockCompaction, long tableAllocatedBytes, StallChainStats stallChains,
-                      long[] bytesWrittenByLevel, long liveTombstones) {
-        this(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel, flushCount, mergeCount,
-                stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers, blockCompaction,
-                tableAllocatedBytes, stallChains, bytesWrittenByLevel, liveTombstones, new long[0], new long[0]);
-    }
-
-    /**
-     * As the constructors above, with the table bytes flushes and merges wrote into each level
-     * since the store opened ({@code bytesWrittenByLevel}, index = level), the tombstones
-     * the live components hold ({@code liveTombstones}, -1 if unknown), and per level the
-     * bytes its components reference ({@code liveBytesByLevel}) and the bytes their files
-     * occupy ({@code physicalBytesByLevel}: earlier versions' pages included, punched pages
-     * not), each index = level.
-     */
-    public StoreStats(IoStats io, long tableFileBytes, long liveComponentBytes, double liveLogicalBytes,
-                      int[] componentsPerLevel, long flushCount, long mergeCount, long stallNanos, long memtableBytes,
-                      long lastSequence, long policyErrors, long[] liveTableFileNumbers,
-                      BlockCompactionStats blockCompaction, long tableAllocatedBytes, StallChainStats stallChains,
-                      long[] bytesWrittenByLevel, long liveTombstones, long[] liveBytesByLevel,
-                      long[] physicalBytesByLevel) {
-        if (liveBytesByLevel.length != physicalBytesByLevel.length) {
-            throw new IllegalArgumentException("live bytes for " + liveBytesByLevel.length + " levels but physical bytes for "
-                    + physicalBytesByLevel.length);
+    /** The one way in: every figure from {@code b}, checked and copied. */
+    private StoreStats(Builder b) {
+        if (b.io == null) {
+            throw new IllegalArgumentException("store stats need the IO counters (io)");
         }
-        this.liveBytesByLevel = liveBytesByLevel.clone();
-        this.physicalBytesByLevel = physicalBytesByLevel.clone();
-        this.bytesWrittenByLevel = bytesWrittenByLevel.clone();
-        this.liveTombstones = liveTombstones;
-        this.stallChains = stallChains;
-        this.blockCompaction = blockCompaction;
-        this.tableAllocatedBytes = tableAllocatedBytes;
-        this.io = io;
-        this.tableFileBytes = tableFileBytes;
-        this.liveComponentBytes = liveComponentBytes;
-        this.liveLogicalBytes = liveLogicalBytes;
-        this.componentsPerLevel = componentsPerLevel.clone();
-        this.flushCount = flushCount;
-        this.mergeCount = mergeCount;
-        this.stallNanos = stallNanos;
-        this.memtableBytes = memtableBytes;
-        this.lastSequence = lastSequence;
-        this.policyErrors = policyErrors;
-        this.liveTableFileNumbers = liveTableFileNumbers.clone();
+        if (b.liveBytesByLevel.length != b.physicalBytesByLevel.length) {
+            throw new IllegalArgumentException("live bytes for " + b.liveBytesByLevel.length
+                    + " levels but physical bytes for " + b.physicalBytesByLevel.length);
+        }
+        if (b.logicalBytesByLevel.length != 0 && b.logicalBytesByLevel.length != b.liveBytesByLevel.length) {
+            throw new IllegalArgumentException("logical bytes for " + b.logicalBytesByLevel.length
+                    + " levels but live bytes for " + b.liveBytesByLevel.length);
+        }
+        if (b.blockCacheHits < 0 || b.blockCacheMisses < 0) {
+            throw new IllegalArgumentException("block cache hits and misses must be >= 0, were " + b.blockCacheHits
+                    + " and " + b.blockCacheMisses);
+        }
+        this.io = b.io;
+        this.tableFileBytes = b.tableFileBytes;
+        this.liveComponentBytes = b.liveComponentBytes;
+        this.liveLogicalBytes = b.liveLogicalBytes;
+        this.componentsPerLevel = b.componentsPerLevel.clone();
+        this.flushCount = b.flushCount;
+        this.mergeCount = b.mergeCount;
+        this.stallNanos = b.stallNanos;
+        this.memtableBytes = b.memtableBytes;
+        this.lastSequence = b.lastSequence;
+        this.policyErrors = b.policyErrors;
+        this.liveTableFileNumbers = b.liveTableFileNumbers.clone();
+        this.blockCompaction = b.blockCompaction;
+        this.tableAllocatedBytes = b.tableAllocatedBytes;
+        this.stallChains = b.stallChains;
+        this.bytesWrittenByLevel = b.bytesWrittenByLevel.clone();
+        this.liveTombstones = b.liveTombstones;
+        this.liveBytesByLevel = b.liveBytesByLevel.clone();
+        this.physicalBytesByLevel = b.physicalBytesByLevel.clone();
+        this.logicalBytesByLevel = b.logicalBytesByLevel.clone();
+        this.decompressions = b.decompressions;
+        this.decompressionNanos = b.decompressionNanos;
+        this.blockCacheHits = b.blockCacheHits;
+        this.blockCacheMisses = b.blockCacheMisses;
+        this.prefixBloomSkips = b.prefixBloomSkips;
+    }
+
+    /**
+     * A builder of stats over {@code io}; every other figure starts at 0 (empty per-level
+     * arrays), but for {@link #tableAllocatedBytes()} and {@link #liveTombstones()} at -1
+     * (unknown) and {@link BlockCompactionStats#NONE} / {@link StallChainStats#NONE}.
+     */
+    public static Builder builder(IoStats io) {
+        return new Builder().io(io);
+    }
+
+    /** A builder holding every figure of these stats. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.io = io;
+        b.tableFileBytes = tableFileBytes;
+        b.liveComponentBytes = liveComponentBytes;
+        b.liveLogicalBytes = liveLogicalBytes;
+        b.componentsPerLevel = componentsPerLevel;
+        b.flushCount = flushCount;
+        b.mergeCount = mergeCount;
+        b.stallNanos = stallNanos;
+        b.memtableBytes = memtableBytes;
+        b.lastSequence = lastSequence;
+        b.policyErrors = policyErrors;
+        b.liveTableFileNumbers = liveTableFileNumbers;
+        b.blockCompaction = blockCompaction;
+        b.tableAllocatedBytes = tableAllocatedBytes;
+        b.stallChains = stallChains;
+        b.bytesWrittenByLevel = bytesWrittenByLevel;
+        b.liveTombstones = liveTombstones;
+        b.liveBytesByLevel = liveBytesByLevel;
+        b.physicalBytesByLevel = physicalBytesByLevel;
+        b.logicalBytesByLevel = logicalBytesByLevel;
+        b.decompressions = decompressions;
+        b.decompressionNanos = decompressionNanos;
+        b.blockCacheHits = blockCacheHits;
+        b.blockCacheMisses = blockCacheMisses;
+        b.prefixBloomSkips = prefixBloomSkips;
+        return b;
     }
 
     /**
@@ -315,31 +314,11 @@ public final class StoreStats {
     }
 
     /**
-     * A copy of these stats with every field, those the {@code with...} methods set included,
-     * so that each of them changes only its own figures whatever order they are chained in.
-     */
-    private StoreStats copy() {
-        StoreStats s = new StoreStats(io, tableFileBytes, liveComponentBytes, liveLogicalBytes, componentsPerLevel,
-                flushCount, mergeCount, stallNanos, memtableBytes, lastSequence, policyErrors, liveTableFileNumbers,
-                blockCompaction, tableAllocatedBytes, stallChains, bytesWrittenByLevel, liveTombstones,
-                liveBytesByLevel, physicalBytesByLevel);
-        s.logicalBytesByLevel = logicalBytesByLevel;
-        s.decompressions = decompressions;
-        s.decompressionNanos = decompressionNanos;
-        s.prefixBloomSkips = prefixBloomSkips;
-        s.blockCacheHits = blockCacheHits;
-        s.blockCacheMisses = blockCacheMisses;
-        return s;
-    }
-
-    /**
      * A copy of these stats counting {@code skips} tables prefix scans skipped by their
-     * prefix bloom ({@link #prefixBloomSkips()}).
+     * prefix bloom ({@link #prefixBloomSkips()}); every other figure as here.
      */
     public StoreStats withPrefixBloomSkips(long skips) {
-        StoreStats s = copy();
-        s.prefixBloomSkips = skips;
-        return s;
+        return toBuilder().prefixBloomSkips(skips).build();
     }
 
     /**
@@ -356,18 +335,14 @@ public final class StoreStats {
      * {@code logicalBytesByLevel} holds per level the bytes the live components' pages take
      * uncompressed ({@code livePages·pageSize}, index = level), against
      * {@link #liveBytesByLevel()}, the bytes they take stored; {@code decompressions} pages
-     * decompressed since open, taking {@code decompressionNanos}.
+     * decompressed since open, taking {@code decompressionNanos}; every other figure as here.
      */
     public StoreStats withCompression(long[] logicalBytesByLevel, long decompressions, long decompressionNanos) {
         if (logicalBytesByLevel.length != liveBytesByLevel.length) {
             throw new IllegalArgumentException("logical bytes for " + logicalBytesByLevel.length
                     + " levels but live bytes for " + liveBytesByLevel.length);
         }
-        StoreStats s = copy();
-        s.logicalBytesByLevel = logicalBytesByLevel.clone();
-        s.decompressions = decompressions;
-        s.decompressionNanos = decompressionNanos;
-        return s;
+        return toBuilder().compression(logicalBytesByLevel, decompressions, decompressionNanos).build();
     }
 
     /**
@@ -376,13 +351,7 @@ public final class StoreStats {
      * cache shared by several stores ({@link SharedResources}) these are this store's lookups only.
      */
     public StoreStats withBlockCache(long hits, long misses) {
-        if (hits < 0 || misses < 0) {
-            throw new IllegalArgumentException("block cache hits and misses must be >= 0, were " + hits + " and " + misses);
-        }
-        StoreStats s = copy();
-        s.blockCacheHits = hits;
-        s.blockCacheMisses = misses;
-        return s;
+        return toBuilder().blockCache(hits, misses).build();
     }
 
     /** Page lookups of this store the block cache answered, since it opened (0 when not reported). */
@@ -449,5 +418,189 @@ public final class StoreStats {
                 + (compressionRatio() == 1.0 && decompressions == 0 ? "" : String.format(
                         "[compression ratio=%.3f, decompressions=%d in %.1fms]", compressionRatio(), decompressions,
                         decompressionNanos / 1e6));
+    }
+
+    /**
+     * Collects the figures of a {@link StoreStats}; {@link #build()} checks them (per-level
+     * arrays of one length, cache counts not negative) and copies the arrays. Not thread safe.
+     */
+    public static final class Builder {
+        private IoStats io;
+        private long tableFileBytes;
+        private long liveComponentBytes;
+        private double liveLogicalBytes;
+        private int[] componentsPerLevel = new int[0];
+        private long flushCount;
+        private long mergeCount;
+        private long stallNanos;
+        private long memtableBytes;
+        private long lastSequence;
+        private long policyErrors;
+        private long[] liveTableFileNumbers = new long[0];
+        private BlockCompactionStats blockCompaction = BlockCompactionStats.NONE;
+        private long tableAllocatedBytes = -1;
+        private StallChainStats stallChains = StallChainStats.NONE;
+        private long[] bytesWrittenByLevel = new long[0];
+        private long liveTombstones = -1;
+        private long[] liveBytesByLevel = new long[0];
+        private long[] physicalBytesByLevel = new long[0];
+        private long[] logicalBytesByLevel = new long[0];
+        private long decompressions;
+        private long decompressionNanos;
+        private long blockCacheHits;
+        private long blockCacheMisses;
+        private long prefixBloomSkips;
+
+        private Builder() {
+        }
+
+        /** IO counters by purpose ({@link StoreStats#io()}). */
+        public Builder io(IoStats io) {
+            this.io = io;
+            return this;
+        }
+
+        /** See {@link StoreStats#tableFileBytes()}. */
+        public Builder tableFileBytes(long bytes) {
+            this.tableFileBytes = bytes;
+            return this;
+        }
+
+        /** See {@link StoreStats#liveComponentBytes()}. */
+        public Builder liveComponentBytes(long bytes) {
+            this.liveComponentBytes = bytes;
+            return this;
+        }
+
+        /** See {@link StoreStats#liveLogicalBytes()}. */
+        public Builder liveLogicalBytes(double bytes) {
+            this.liveLogicalBytes = bytes;
+            return this;
+        }
+
+        /** See {@link StoreStats#componentsPerLevel()}. */
+        public Builder componentsPerLevel(int[] counts) {
+            this.componentsPerLevel = counts.clone();
+            return this;
+        }
+
+        /** See {@link StoreStats#flushCount()}. */
+        public Builder flushCount(long count) {
+            this.flushCount = count;
+            return this;
+        }
+
+        /** See {@link StoreStats#mergeCount()}. */
+        public Builder mergeCount(long count) {
+            this.mergeCount = count;
+            return this;
+        }
+
+        /** See {@link StoreStats#stallNanos()}. */
+        public Builder stallNanos(long nanos) {
+            this.stallNanos = nanos;
+            return this;
+        }
+
+        /** See {@link StoreStats#memtableBytes()}. */
+        public Builder memtableBytes(long bytes) {
+            this.memtableBytes = bytes;
+            return this;
+        }
+
+        /** See {@link StoreStats#lastSequence()}. */
+        public Builder lastSequence(long sequence) {
+            this.lastSequence = sequence;
+            return this;
+        }
+
+        /** See {@link StoreStats#policyErrors()}. */
+        public Builder policyErrors(long errors) {
+            this.policyErrors = errors;
+            return this;
+        }
+
+        /** See {@link StoreStats#liveTableFileNumbers()} (ascending). */
+        public Builder liveTableFileNumbers(long[] numbers) {
+            this.liveTableFileNumbers = numbers.clone();
+            return this;
+        }
+
+        /** See {@link StoreStats#blockCompaction()}. */
+        public Builder blockCompaction(BlockCompactionStats stats) {
+            this.blockCompaction = java.util.Objects.requireNonNull(stats, "blockCompaction");
+            return this;
+        }
+
+        /** See {@link StoreStats#tableAllocatedBytes()}; -1 if unknown. */
+        public Builder tableAllocatedBytes(long bytes) {
+            this.tableAllocatedBytes = bytes;
+            return this;
+        }
+
+        /** See {@link StoreStats#stallChains()}. */
+        public Builder stallChains(StallChainStats stats) {
+            this.stallChains = java.util.Objects.requireNonNull(stats, "stallChains");
+            return this;
+        }
+
+        /** See {@link StoreStats#bytesWrittenByLevel()} (index = level). */
+        public Builder bytesWrittenByLevel(long[] bytes) {
+            this.bytesWrittenByLevel = bytes.clone();
+            return this;
+        }
+
+        /** See {@link StoreStats#liveTombstones()}; -1 if unknown. */
+        public Builder liveTombstones(long count) {
+            this.liveTombstones = count;
+            return this;
+        }
+
+        /**
+         * Per level (index = level, both arrays as long): the bytes the live components
+         * reference ({@link StoreStats#liveBytesByLevel()}) and those their files occupy
+         * ({@link StoreStats#physicalBytesByLevel()}).
+         */
+        public Builder bytesByLevel(long[] live, long[] physical) {
+            this.liveBytesByLevel = live.clone();
+            this.physicalBytesByLevel = physical.clone();
+            return this;
+        }
+
+        /**
+         * What page compression did: per level the live pages' uncompressed bytes (as long as
+         * {@link #bytesByLevel}'s arrays, or empty), pages decompressed and the time it took
+         * ({@link StoreStats#logicalBytesByLevel()}, {@link StoreStats#decompressions()},
+         * {@link StoreStats#decompressionNanos()}).
+         */
+        public Builder compression(long[] logicalBytesByLevel, long decompressions, long decompressionNanos) {
+            this.logicalBytesByLevel = logicalBytesByLevel.clone();
+            this.decompressions = decompressions;
+            this.decompressionNanos = decompressionNanos;
+            return this;
+        }
+
+        /** See {@link StoreStats#blockCacheHits()} and {@link StoreStats#blockCacheMisses()}; neither negative. */
+        public Builder blockCache(long hits, long misses) {
+            this.blockCacheHits = hits;
+            this.blockCacheMisses = misses;
+            return this;
+        }
+
+        /** See {@link StoreStats#prefixBloomSkips()}. */
+        public Builder prefixBloomSkips(long skips) {
+            this.prefixBloomSkips = skips;
+            return this;
+        }
+
+        /**
+         * The stats.
+         *
+         * @throws IllegalArgumentException if the IO counters are missing, the per-level arrays
+         *     differ in length, or a cache count is negative
+         */
+        public StoreStats build() {
+            return new StoreStats(this);
+        }
     }
 }

@@ -37,4 +37,35 @@ class StoreStatsCopyTest {
             }
         }
     }
+
+    @Test
+    void theBuilderKeepsEveryFigureAndChecksThePerLevelArrays() {
+        try (LsmStore store = LsmStore.open(dir)) {
+            store.put(new byte[] {1}, new byte[] {2});
+            store.flush();
+            StoreStats base = store.stats().withPrefixBloomSkips(3).withBlockCache(5, 6);
+            StoreStats copy = base.toBuilder().build();
+            assertEquals(base.toString(), copy.toString());
+            assertEquals(base.lastSequence(), copy.lastSequence());
+            assertEquals(base.liveTombstones(), copy.liveTombstones());
+            assertEquals(3, copy.prefixBloomSkips());
+            assertEquals(6, copy.blockCacheMisses());
+            org.junit.jupiter.api.Assertions.assertArrayEquals(base.liveTableFileNumbers(), copy.liveTableFileNumbers());
+            org.junit.jupiter.api.Assertions.assertArrayEquals(base.physicalBytesByLevel(), copy.physicalBytesByLevel());
+            // Defaults of a bare builder: unknown allocation and tombstones, no per-level figures.
+            StoreStats bare = StoreStats.builder(base.io()).build();
+            assertEquals(-1, bare.tableAllocatedBytes());
+            assertEquals(-1, bare.liveTombstones());
+            assertEquals(0, bare.componentCount());
+            assertEquals(BlockCompactionStats.NONE, bare.blockCompaction());
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> StoreStats.builder(base.io()).bytesByLevel(new long[2], new long[1]).build());
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> StoreStats.builder(base.io()).bytesByLevel(new long[2], new long[2])
+                            .compression(new long[3], 0, 0).build());
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> StoreStats.builder(null).build());
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> base.withBlockCache(-1, 0));
+        }
+    }
 }

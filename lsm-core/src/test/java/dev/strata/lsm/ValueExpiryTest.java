@@ -126,4 +126,39 @@ class ValueExpiryTest {
             assertArrayEquals(b("x-not-special"), store.get(b("k")));
         }
     }
+
+    /**
+     * The "now" an expiry is judged at is the store's clock ({@link StoreConfig#clock()}): a value
+     * whose deadline the clock has not reached survives its flush, and a merge after the clock
+     * passed it drops it.
+     */
+    @Test
+    void expiryIsJudgedAtTheStoresClock(@TempDir Path dir) {
+        dev.strata.lsm.testkit.ManualClock clock = new dev.strata.lsm.testkit.ManualClock(1_000_000);
+        java.util.Set<Long> askedAt = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        // A value "d:N" expires once the clock passes N.
+        ValueExpiry deadline = (key, value, now) -> {
+            askedAt.add(now);
+            String v = new String(value, UTF_8);
+            return v.startsWith("d:") && now > Long.parseLong(v.substring(2));
+        };
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy("no-merge", Map.of())
+                .valueExpiry(deadline).clock(clock).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            store.put(b("soon"), b("d:1000100"));
+            store.put(b("later"), b("d:2000000"));
+            store.flush();
+            assertEquals(java.util.Set.of(1_000_000L), askedAt, "the flush asked at the clock's time");
+            assertArrayEquals(b("d:1000100"), store.get(b("soon")), "not expired before its deadline");
+            clock.advanceMillis(500);
+            // A second table inside the first's key range: the compaction must rewrite both.
+            store.put(b("m"), b("plain"));
+            store.flush();
+            store.compactRange(null, null);
+            assertTrue(store.stats().mergeCount() > 0, "the compaction merged");
+            assertEquals(java.util.Set.of(1_000_000L, 1_000_500L), askedAt, "asked at the clock's times only");
+            assertNull(store.get(b("soon")), "expired once the clock passed its deadline");
+            assertArrayEquals(b("d:2000000"), store.get(b("later")));
+        }
+    }
 }

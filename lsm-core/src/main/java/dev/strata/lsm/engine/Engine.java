@@ -160,7 +160,7 @@ public final class Engine implements AutoCloseable {
         this.cache = config.sharedResources() != null ? config.sharedResources().blockCache().forStore()
                 : BlockCache.create(config.blockCacheBytes());
         TableFiles rootTables = new TableFiles(io, dir, cache);
-        var mergePolicy = MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
+        var mergePolicy = Tree.policyOf(config);
         VersionSet openedVersions = null;
         BackgroundThreads startedThreads = null;
         StoreMetrics boundMetrics = null;
@@ -268,13 +268,20 @@ public final class Engine implements AutoCloseable {
     }
 
     private static Engine open(Path dir, StoreConfig config, boolean reader) {
-        CountingStorageIO io = new CountingStorageIO(StorageIOs.of(config));
+        // Before anything is created: a policy instance another open store runs changes nothing.
+        PolicyClaims.claim(config.mergePolicyInstance(), dir);
+        CountingStorageIO io;
         DirectoryLock dirLock;
         try {
+            io = new CountingStorageIO(StorageIOs.of(config));
             io.createDirectories(dir);
             dirLock = DirectoryLock.acquire(dir);
         } catch (IOException e) {
+            PolicyClaims.release(config.mergePolicyInstance(), dir);
             throw new StoreException("cannot open store " + dir + ": " + e, e);
+        } catch (RuntimeException | Error e) {
+            PolicyClaims.release(config.mergePolicyInstance(), dir);
+            throw e;
         }
         Engine engine = null;
         try {
@@ -292,10 +299,10 @@ public final class Engine implements AutoCloseable {
             }
             return engine;
         } catch (IOException e) {
-            abandonOpen(engine, dirLock);
+            abandonOpen(engine, dirLock, dir, config);
             throw new StoreException("cannot open store " + dir + ": " + e, e);
         } catch (RuntimeException | Error e) {
-            abandonOpen(engine, dirLock);
+            abandonOpen(engine, dirLock, dir, config);
             throw e;
         }
     }
@@ -405,12 +412,13 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    private static void abandonOpen(Engine engine, DirectoryLock dirLock) {
+    private static void abandonOpen(Engine engine, DirectoryLock dirLock, Path dir, StoreConfig config) {
         if (engine != null) {
             engine.shutdownQuietly();
         } else {
             dirLock.close();
         }
+        PolicyClaims.release(config.mergePolicyInstance(), dir);
     }
 
     /** Recovers the data, asks the policy for merges, and starts the policy tick. */
@@ -1549,5 +1557,6 @@ public final class Engine implements AutoCloseable {
         log.close();
         metrics.close();
         dirLock.close();
+        PolicyClaims.release(config.mergePolicyInstance(), dir);
     }
 }

@@ -250,7 +250,7 @@ final class MergeJob {
             for (int i = 0; i < inPlace.size(); i++) {
                 BlockMergeResult r = results.get(i);
                 fresh.add(tables.open(ComponentMeta.of(inPlaceComponents.get(i).meta().fileNumber(), r.table(),
-                        versions.newCreationOrder())));
+                        versions.newCreationOrder(), output.nowMillis())));
                 bytes += r.bytesWritten();
             }
             counters.inPlaceBytes.add(bytes);

@@ -83,9 +83,17 @@ final class MergeScheduler {
     /** The last admission override logged, to log each distinct one once. */
     private String lastAdmissionOverride;
 
+    /** The store's clock, whose time every view shows the policy ({@link TreeView#nowMillis()}). */
+    private final java.time.InstantSource clock;
+    /** The tree's settings every view carries ({@link TreeView#settings()}). */
+    private final dev.strata.lsm.policy.StoreSettings settings;
+
     MergeScheduler(Path dir, EngineMutex mutex, VersionSet versions, PolicyBridge policy, MergeJob job,
                    Snapshots snapshots, ScheduledExecutorService pool, ExecutorService decider,
-                   EngineCounters counters, StoreMetrics metrics, StoreListener listener, BooleanSupplier flushRunning) {
+                   EngineCounters counters, StoreMetrics metrics, StoreListener listener, BooleanSupplier flushRunning,
+                   java.time.InstantSource clock, dev.strata.lsm.policy.StoreSettings settings) {
+        this.clock = clock;
+        this.settings = settings;
         this.dir = dir;
         this.mutex = mutex;
         this.versions = versions;
@@ -152,7 +160,7 @@ final class MergeScheduler {
         List<RunningMerge> merges = new ArrayList<>();
         running.values().forEach(merges::addAll);
         return new TreeView(ComponentViews.levels(v, this::held), v.flushCounter(), policy.state(),
-                ComponentViews.estimator(v, extra), merges, System.currentTimeMillis());
+                ComponentViews.estimator(v, extra), merges, clock.millis(), settings);
     }
 
     /**

@@ -31,8 +31,13 @@ final class ReadPath {
     /** The store's merge operator, or null. */
     private final dev.strata.lsm.mergeop.MergeOperator operator;
 
+    /** The store's clock: a table's last access time. */
+    private final java.time.InstantSource clock;
+
     ReadPath(Memtables memtables, VersionSet versions, EngineMutex mutex, dev.strata.lsm.mergeop.MergeOperator operator,
-             dev.strata.lsm.PrefixExtractor prefixExtractor, java.util.concurrent.atomic.LongAdder prefixSkips) {
+             dev.strata.lsm.PrefixExtractor prefixExtractor, java.util.concurrent.atomic.LongAdder prefixSkips,
+             java.time.InstantSource clock) {
+        this.clock = clock;
         this.prefixExtractor = prefixExtractor;
         this.prefixSkips = prefixSkips;
         this.memtables = memtables;
@@ -354,7 +359,7 @@ final class ReadPath {
      * stability invariant, later runs hold only older data for any key inside a table's
      * bounds, and a table's bounds cover its tombstones).
      */
-    private static InternalEntry fromVersion(Version v, byte[] key, long seq) throws IOException {
+    private InternalEntry fromVersion(Version v, byte[] key, long seq) throws IOException {
         boolean rangeTombstones = v.hasRangeTombstones();
         long cover = 0;
         for (List<Run> level : v.levels()) {
@@ -364,7 +369,7 @@ final class ReadPath {
                     if (rangeTombstones) {
                         cover = Math.max(cover, c.reader().rangeTombstones().coveringSeqno(key, seq));
                     }
-                    c.recordRead();
+                    c.recordRead(clock.millis());
                     InternalEntry e = c.reader().get(key, seq);
                     if (e != null) {
                         return e.seqno() < cover ? InternalEntry.delete(key, cover) : e;

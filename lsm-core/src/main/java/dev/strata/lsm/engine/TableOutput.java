@@ -50,9 +50,13 @@ final class TableOutput {
     private final ValueExpiry expiry;
     /** The store's merge operator, or null: with one, operands are combined as they are written. */
     private final dev.strata.lsm.mergeop.MergeOperator operator;
+    /** The store's clock: value expiry, and the creation and tombstone times of the tables written. */
+    private final java.time.InstantSource clock;
 
     TableOutput(StorageIO io, Path dir, TableFiles tables, VersionSet versions, ObsoleteFiles obsolete,
-                LevelOptions tableOptions, ValueExpiry expiry, dev.strata.lsm.mergeop.MergeOperator operator) {
+                LevelOptions tableOptions, ValueExpiry expiry, dev.strata.lsm.mergeop.MergeOperator operator,
+                java.time.InstantSource clock) {
+        this.clock = clock;
         this.expiry = expiry;
         this.operator = operator;
         this.io = io;
@@ -61,6 +65,11 @@ final class TableOutput {
         this.versions = versions;
         this.obsolete = obsolete;
         this.tableOptions = tableOptions;
+    }
+
+    /** Now on the store's clock, in milliseconds since the epoch: the time a table written now is stamped with. */
+    long nowMillis() {
+        return clock.millis();
     }
 
     /**
@@ -135,7 +144,7 @@ final class TableOutput {
         PageFile file = null;
         SSTableWriter writer = null;
         byte[] lastKeyWritten = null;
-        long now = System.currentTimeMillis();
+        long now = clock.millis();
         try {
             while (it.valid()) {
                 byte[] key = it.key();
@@ -204,6 +213,6 @@ final class TableOutput {
     private Component finish(long fileNumber, SSTableWriter writer) throws IOException {
         FinishedTable t = writer.finishDurably();
         io.syncDirectory(dir);
-        return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder()));
+        return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder(), clock.millis()));
     }
 }

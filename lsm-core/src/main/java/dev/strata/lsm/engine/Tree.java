@@ -83,20 +83,21 @@ final class Tree {
                 config.obsoleteDeleteBatchBytes());
         obsolete.walRetention(shared.storeDir(), shared.walKeepFrom());
         this.output = new TableOutput(shared.io(), dir, tables, versions, obsolete, config::tableOptions,
-                config.valueExpiry(), shared.operator());
+                config.valueExpiry(), shared.operator(), config.clock());
         this.memtables = new Memtables(shared.log());
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
         MergeJob mergeJob = new MergeJob(shared.io(), tables, versions, output, obsolete, policy, mutex,
                 config.tableOptions(), threads.blockMergePool, counters);
         this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, shared.snapshots(), threads.mergePool,
-                threads.decider, counters, shared.metrics(), shared.listener(), this::flushRunning);
+                threads.decider, counters, shared.metrics(), shared.listener(), this::flushRunning, config.clock(),
+                new dev.strata.lsm.policy.StoreSettings(config.memtableBytes()));
         this.flushJob = new FlushJob(mutex, versions, output, obsolete, policy, scheduler, mergeJob, shared.snapshots(),
                 counters, shared.listener());
         this.flushLane = new FlushLane(dir, config.walMode(), mutex, memtables, versions, flushJob, scheduler, obsolete,
                 shared.snapshots(), threads.flushThread, counters, shared.metrics());
         this.writeControl = new WriteControl(dir, config, mutex, memtables, flushLane, scheduler, counters);
         this.reads = new ReadPath(memtables, versions, mutex, shared.operator(), config.prefixExtractor(),
-                counters.prefixBloomSkips);
+                counters.prefixBloomSkips, config.clock());
         AtomicInteger queuedSweeps = shared.queuedSweeps();
         versions.onVersionReleased(() -> {
             if (!threads.mergePool.isShutdown()) {
@@ -137,9 +138,13 @@ final class Tree {
         }
     }
 
-    /** Creates the merge policy {@code config} names (checked: an unknown name or bad parameter throws). */
+    /**
+     * The merge policy of {@code config}: its instance, or a new one of the policy it names
+     * (checked: an unknown name or bad parameter throws).
+     */
     static MergePolicy policyOf(StoreConfig config) {
-        return MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
+        return config.mergePolicyInstance() != null ? config.mergePolicyInstance()
+                : MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
     }
 
     /** For the scheduler, which is made before the flush lane. Mutex held. */
@@ -187,18 +192,31 @@ final class Tree {
             }
             // The pinned version's files are open, so the held files are at least its components.
             long fileBytes = Math.max(bytes, tables.fileBytes());
-            return new StoreStats(shared.io().counters().snapshot(), fileBytes, bytes, LiveDataEstimate.of(v),
-                    v.componentCounts(), counters.flushes.get(), counters.merges.get(), counters.stallNanos.sum(),
-                    memtables.approximateBytes(), memtables.visibleSequence(), counters.policyErrors.get(),
-                    v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct().sorted().toArray(),
-                    new BlockCompactionStats(counters.childDecisions[3].sum(), counters.childDecisions[0].sum(),
-                            counters.childDecisions[1].sum(), counters.childDecisions[2].sum(),
-                            counters.inPlaceBytes.sum(), counters.punchedBytes.sum()), tables.allocatedBytes(),
-                    chains(), counters.writtenByLevel(), tombstones, liveByLevel, physicalByLevel)
-                    .withCompression(logicalByLevel, tables.cache().decompressions(),
-                            tables.cache().decompressionNanos())
-                    .withPrefixBloomSkips(counters.prefixBloomSkips.sum())
-                    .withBlockCache(tables.cache().hits(), tables.cache().misses());
+            return StoreStats.builder(shared.io().counters().snapshot())
+                    .tableFileBytes(fileBytes)
+                    .liveComponentBytes(bytes)
+                    .liveLogicalBytes(LiveDataEstimate.of(v))
+                    .componentsPerLevel(v.componentCounts())
+                    .flushCount(counters.flushes.get())
+                    .mergeCount(counters.merges.get())
+                    .stallNanos(counters.stallNanos.sum())
+                    .memtableBytes(memtables.approximateBytes())
+                    .lastSequence(memtables.visibleSequence())
+                    .policyErrors(counters.policyErrors.get())
+                    .liveTableFileNumbers(v.components().stream().mapToLong(c -> c.meta().fileNumber()).distinct()
+                            .sorted().toArray())
+                    .blockCompaction(new BlockCompactionStats(counters.childDecisions[3].sum(),
+                            counters.childDecisions[0].sum(), counters.childDecisions[1].sum(),
+                            counters.childDecisions[2].sum(), counters.inPlaceBytes.sum(), counters.punchedBytes.sum()))
+                    .tableAllocatedBytes(tables.allocatedBytes())
+                    .stallChains(chains())
+                    .bytesWrittenByLevel(counters.writtenByLevel())
+                    .liveTombstones(tombstones)
+                    .bytesByLevel(liveByLevel, physicalByLevel)
+                    .compression(logicalByLevel, tables.cache().decompressions(), tables.cache().decompressionNanos())
+                    .prefixBloomSkips(counters.prefixBloomSkips.sum())
+                    .blockCache(tables.cache().hits(), tables.cache().misses())
+                    .build();
         } finally {
             v.release();
         }

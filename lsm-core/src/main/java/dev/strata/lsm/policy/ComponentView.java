@@ -61,13 +61,6 @@ public record ComponentView(ComponentId id, long sizeBytes, long physicalBytes, 
         return entryCount == 0 ? 0 : (double) tombstoneCount / entryCount;
     }
 
-    /** A copy with the busy flag set as given. */
-    public ComponentView withBusy(boolean nowBusy) {
-        return nowBusy == busy ? this : new ComponentView(id, sizeBytes, physicalBytes, entryCount, tombstoneCount,
-                userBytes, minKey, maxKey, minSeqno, maxSeqno, creationOrder, creationTimeMillis,
-                oldestTombstoneMillis, reads, lastAccessMillis, nowBusy);
-    }
-
     @Override
     public boolean equals(Object o) {
         return o instanceof ComponentView c && c.id.equals(id) && c.busy == busy && c.sizeBytes == sizeBytes;

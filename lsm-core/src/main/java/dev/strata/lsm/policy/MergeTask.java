@@ -78,12 +78,6 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
         return new MergeTask(inputs, placement, newOutput, mode, priority, reason, selective);
     }
 
-    /** A copy with the given mode (and no selective thresholds unless it is REUSE_BLOCKS). */
-    public MergeTask withMode(MergeMode newMode) {
-        return new MergeTask(inputs, placement, output, newMode, priority, reason,
-                newMode == MergeMode.REUSE_BLOCKS ? selective : null);
-    }
-
     /**
      * A block compaction of {@code inputs} into the run at {@code placement}, whose children
      * are merged in place or rewritten into files cut by {@code output} as {@code selective}
@@ -92,11 +86,6 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
     public static MergeTask reuseBlocks(List<ComponentId> inputs, Placement placement, OutputSpec output,
                                         SelectiveThresholds selective, String reason) {
         return new MergeTask(inputs, placement, output, MergeMode.REUSE_BLOCKS, 0, reason, selective);
-    }
-
-    /** A copy with the given selective thresholds (REUSE_BLOCKS tasks only). */
-    public MergeTask withSelective(SelectiveThresholds newSelective) {
-        return new MergeTask(inputs, placement, output, mode, priority, reason, newSelective);
     }
 
     @Override

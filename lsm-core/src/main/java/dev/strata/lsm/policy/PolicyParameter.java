@@ -25,8 +25,6 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
     public enum Type {
         /** A 32-bit integer. */
         INT,
-        /** A 64-bit integer. */
-        LONG,
         /** A floating-point number. */
         DOUBLE,
         /** A byte count: a whole number with an optional unit B, KiB, MiB, GiB, TiB (or K, M, G, T; KB = 1000). */
@@ -40,11 +38,9 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         /** A duration: a whole number with unit ms, s, m, h or d, or 0; the value is milliseconds (a Long). */
         DURATION,
         /**
-         * One integer per level, comma-separated ({@code "10,10,8"}); levels past the list take
-         * its last value. The value is a {@code List<Integer>}; min and max bound every entry.
+         * One number per level, comma-separated ({@code "0.5,0.5,0.2"}); levels past the list
+         * take its last value. The value is a {@code List<Double>}; min and max bound every entry.
          */
-        PER_LEVEL_INT,
-        /** One number per level, as {@link #PER_LEVEL_INT}; the value is a {@code List<Double>}. */
         PER_LEVEL_DOUBLE,
         /** One of {@link #choices()} per level, comma-separated, repeats allowed (a {@code List<String>}). */
         PER_LEVEL_CHOICE
@@ -74,11 +70,6 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
     /** An int parameter in [min, max]. */
     public static PolicyParameter ofInt(String name, int defaultValue, int min, int max, String description) {
         return new PolicyParameter(name, Type.INT, defaultValue, min, max, description);
-    }
-
-    /** A long parameter in [min, max]. */
-    public static PolicyParameter ofLong(String name, long defaultValue, long min, long max, String description) {
-        return new PolicyParameter(name, Type.LONG, defaultValue, min, max, description);
     }
 
     /** A double parameter in [min, max]. */
@@ -126,13 +117,6 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
                 choices);
     }
 
-    /** Integers per level in [min, max]; {@code defaultValue} written as in XML, e.g. {@code "10"}. */
-    public static PolicyParameter ofPerLevelInt(String name, String defaultValue, int min, int max,
-                                                String description) {
-        PolicyParameter p = new PolicyParameter(name, Type.PER_LEVEL_INT, List.of(), min, max, description);
-        return new PolicyParameter(name, Type.PER_LEVEL_INT, p.parse(defaultValue), min, max, description);
-    }
-
     /** Numbers per level in [min, max]. */
     public static PolicyParameter ofPerLevelDouble(String name, String defaultValue, double min, double max,
                                                    String description) {
@@ -148,7 +132,7 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
     /** {@code value} (of this parameter's type) written as it would be in XML. */
     public String format(Object value) {
         return switch (type) {
-            case CHOICE_LIST, PER_LEVEL_INT, PER_LEVEL_DOUBLE, PER_LEVEL_CHOICE -> String.join(",",
+            case CHOICE_LIST, PER_LEVEL_DOUBLE, PER_LEVEL_CHOICE -> String.join(",",
                     ((List<?>) value).stream().map(String::valueOf).toList());
             case DURATION -> formatDuration((Long) value);
             default -> String.valueOf(value);
@@ -158,14 +142,13 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
     /** What values are allowed, for error messages and docs. */
     public String allowed() {
         String kind = switch (type) {
-            case INT, LONG -> "an integer";
+            case INT -> "an integer";
             case DOUBLE -> "a number";
             case BYTES -> "a byte size (e.g. 4096, 64MiB, 1GiB)";
             case BOOLEAN -> "true or false";
             case CHOICE -> "one of " + String.join(", ", choices);
             case CHOICE_LIST -> "a comma-separated list of distinct values from " + String.join(", ", choices);
             case DURATION -> "a duration (e.g. 500ms, 30s, 10m, 2h, 1d, or 0)";
-            case PER_LEVEL_INT -> "comma-separated integers, one per level";
             case PER_LEVEL_DOUBLE -> "comma-separated numbers, one per level";
             case PER_LEVEL_CHOICE -> "comma-separated values from " + String.join(", ", choices) + ", one per level";
         };
@@ -195,7 +178,6 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         try {
             value = switch (type) {
                 case INT -> Integer.parseInt(s);
-                case LONG -> Long.parseLong(s);
                 case DOUBLE -> {
                     double d = Double.parseDouble(s);
                     if (!Double.isFinite(d)) {
@@ -219,7 +201,7 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
                 case CHOICE_LIST -> parseChoiceList(s, false);
                 case PER_LEVEL_CHOICE -> parseChoiceList(s, true);
                 case DURATION -> parseDuration(s);
-                case PER_LEVEL_INT, PER_LEVEL_DOUBLE -> parsePerLevel(s);
+                case PER_LEVEL_DOUBLE -> parsePerLevel(s);
             };
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(badValue(raw));
@@ -250,9 +232,8 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         List<Number> out = new ArrayList<>();
         for (String part : s.split(",", -1)) {
             String v = part.trim();
-            Number n = type == Type.PER_LEVEL_INT ? (Number) Integer.parseInt(v) : (Number) Double.parseDouble(v);
-            if (n instanceof Double d && !Double.isFinite(d)
-                    || min != null && compare(n, min) < 0 || max != null && compare(n, max) > 0) {
+            double n = Double.parseDouble(v);
+            if (!Double.isFinite(n) || min != null && compare(n, min) < 0 || max != null && compare(n, max) > 0) {
                 throw new NumberFormatException("out of range");
             }
             out.add(n);

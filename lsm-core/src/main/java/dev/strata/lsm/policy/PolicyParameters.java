@@ -77,23 +77,6 @@ public final class PolicyParameters {
         return (String) require(name);
     }
 
-    /** A {@link PolicyParameter.Type#CHOICE_LIST} value. */
-    @SuppressWarnings("unchecked")
-    public List<String> getStrings(String name) {
-        return (List<String>) require(name);
-    }
-
-    /** A {@link PolicyParameter.Type#DURATION} value in milliseconds. */
-    public long getDurationMillis(String name) {
-        return ((Number) require(name)).longValue();
-    }
-
-    /** A per-level value list. */
-    @SuppressWarnings("unchecked")
-    public List<Number> getPerLevel(String name) {
-        return (List<Number>) require(name);
-    }
-
     public boolean getBoolean(String name) {
         return (Boolean) require(name);
     }

@@ -28,6 +28,7 @@ public final class TreeView {
     private final RangeEstimator estimator;
     private final List<RunningMerge> running;
     private final long nowMillis;
+    private final StoreSettings settings;
 
     /** A view with no running merges, taken now; {@code estimator} null means key-range interpolation. */
     public TreeView(List<LevelView> levels, long flushCounter, byte[] policyState, RangeEstimator estimator) {
@@ -36,10 +37,20 @@ public final class TreeView {
 
     /**
      * A view of {@code levels} while {@code running} merges execute, taken at {@code nowMillis}
-     * (the engine's wall clock; the simulator's own clock).
+     * (the store's clock; the simulator's own clock), its settings unknown.
      */
     public TreeView(List<LevelView> levels, long flushCounter, byte[] policyState, RangeEstimator estimator,
                     List<RunningMerge> running, long nowMillis) {
+        this(levels, flushCounter, policyState, estimator, running, nowMillis, StoreSettings.UNKNOWN);
+    }
+
+    /**
+     * A view of {@code levels} while {@code running} merges execute, taken at {@code nowMillis},
+     * of a store with {@code settings} (the engine's configuration; a simulator's flush size).
+     */
+    public TreeView(List<LevelView> levels, long flushCounter, byte[] policyState, RangeEstimator estimator,
+                    List<RunningMerge> running, long nowMillis, StoreSettings settings) {
+        this.settings = java.util.Objects.requireNonNull(settings, "settings");
         this.levels = List.copyOf(levels);
         this.flushCounter = flushCounter;
         this.policyState = policyState == null ? new byte[0] : policyState.clone();
@@ -56,6 +67,11 @@ public final class TreeView {
     /** The time this view was taken, milliseconds since the epoch; time-based triggers compare against it. */
     public long nowMillis() {
         return nowMillis;
+    }
+
+    /** The settings of the store the tree belongs to ({@link StoreSettings#UNKNOWN} for a view made by hand). */
+    public StoreSettings settings() {
+        return settings;
     }
 
     /** The levels, level 0 first. */

@@ -70,6 +70,8 @@ public final class StoreRepair {
     private final Path dir;
     private final StorageIO io;
     private final TableOptions tableOptions;
+    /** The creation time of the tables it keeps (their old times are not on disk). */
+    private final java.time.InstantSource clock;
     private final List<RepairReport.SetAside> setAside = new ArrayList<>();
     private long maxFileNumber;
 
@@ -77,6 +79,7 @@ public final class StoreRepair {
         this.dir = dir;
         this.io = StorageIOs.of(config);
         this.tableOptions = config.tableOptions();
+        this.clock = config.clock();
     }
 
     /** A table that opened and read back completely. */
@@ -228,7 +231,7 @@ public final class StoreRepair {
                 throw new IOException("holds " + count + " entries, its footer says " + reader.footer().entryCount());
             }
             FinishedTable t = new FinishedTable(reader.footerOffset(), reader.footer());
-            return new GoodTable(n, ComponentMeta.of(n, t, 0));
+            return new GoodTable(n, ComponentMeta.of(n, t, 0, clock.millis()));
         }
     }
 
@@ -352,8 +355,8 @@ public final class StoreRepair {
         return out;
     }
 
-    private static GoodTable finish(long number, SSTableWriter writer) throws IOException {
-        return new GoodTable(number, ComponentMeta.of(number, writer.finishDurably(), 0));
+    private GoodTable finish(long number, SSTableWriter writer) throws IOException {
+        return new GoodTable(number, ComponentMeta.of(number, writer.finishDurably(), 0, clock.millis()));
     }
 
     private void setAside(Path p, String reason) throws IOException {

@@ -56,9 +56,9 @@ public final class Component {
         return reads;
     }
 
-    /** Records that a point lookup searched this component's table now. */
-    public void recordRead() {
-        reads.record(System.currentTimeMillis());
+    /** Records that a point lookup searched this component's table at {@code nowMillis} (the store's clock). */
+    public void recordRead(long nowMillis) {
+        reads.record(nowMillis);
     }
 
     /** The same table with other metadata (same reader, file and statistics). */

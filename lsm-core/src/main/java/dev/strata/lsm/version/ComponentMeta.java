@@ -38,15 +38,11 @@ public record ComponentMeta(ComponentId id, long sizeBytes, long entryCount, lon
     }
 
     /**
-     * Metadata of a freshly written table, created now. Its tombstones, if any, count as
-     * written now too; a merge output inherits the older time of its inputs' tombstones
-     * through {@link ComponentTimes#inherit}.
+     * Metadata of a freshly written table, created at {@code nowMillis} (the store's clock,
+     * {@code StoreConfig.clock()}). Its tombstones, if any, count as written then too; a merge
+     * output inherits the older time of its inputs' tombstones through
+     * {@link ComponentTimes#inherit}.
      */
-    public static ComponentMeta of(long fileNumber, FinishedTable table, long creationOrder) {
-        return of(fileNumber, table, creationOrder, System.currentTimeMillis());
-    }
-
-    /** Metadata of a freshly written table, created at {@code nowMillis}. */
     public static ComponentMeta of(long fileNumber, FinishedTable table, long creationOrder, long nowMillis) {
         Footer f = table.footer();
         // A version merged in place references pages of earlier versions: its size is the pages

@@ -6,7 +6,6 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.WriteAdmission;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,14 +27,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lets writes proceed.
  */
 class AdmissionDeadlockTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clearScripts() {
-        ScriptedPolicy.ADMISSION.set(null);
-        ScriptedPolicy.SCRIPT.set(null);
-    }
 
     private static byte[] key(int i) {
         return String.format("key-%06d", i).getBytes(UTF_8);
@@ -44,13 +40,13 @@ class AdmissionDeadlockTest {
     @Test
     void writesProceedWhenThePolicyStopsThemWithNothingToRun() {
         // STOP always, and a merge that cannot be accepted (its input does not exist), each time.
-        ScriptedPolicy.ADMISSION.set(tree -> WriteAdmission.STOP);
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME).build();
+        policy.admission.set(tree -> WriteAdmission.STOP);
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(policy).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
                 for (int i = 0; i < 20_000; i++) {
                     if (i % 1000 == 0) {
-                        ScriptedPolicy.SCRIPT.set(tree -> List.of(MergeTask.of(List.of(new ComponentId(999_999, 0)),
+                        policy.script.set(tree -> List.of(MergeTask.of(List.of(new ComponentId(999_999, 0)),
                                 Placement.newRun(1), "a merge of nothing")));
                     }
                     store.put(key(i), key(i));
@@ -70,10 +66,10 @@ class AdmissionDeadlockTest {
      */
     @Test
     void writesProceedAfterThePolicyThrowsAnError() {
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(policy)
                 .policyTickMillis(0).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 throw new AssertionError("a policy bug");
             });
             assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {

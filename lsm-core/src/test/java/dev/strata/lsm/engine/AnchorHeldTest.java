@@ -9,7 +9,6 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.TreeView;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,13 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * anchor ... is not in level 1") and level 0 kept its file.
  */
 class AnchorHeldTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clearScript() {
-        ScriptedPolicy.SCRIPT.set(null);
-    }
 
     private static byte[] key(char range, int i) {
         return String.format("%c-%07d", range, i).getBytes(UTF_8);
@@ -54,12 +51,12 @@ class AnchorHeldTest {
     @Test
     void aMergeWhoseAnchorWasConsumedInstallsIntoTheAnchorsRun() {
         StoreConfig config = StoreConfig.builder().memtableBytes(64 << 20).backgroundThreads(2)
-                .mergePolicy(ScriptedPolicy.NAME).build();
+                .mergePolicy(policy).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             for (int i = 0; i < 100; i++) {
                 store.put(key('b', i), value(i));
             }
-            ScriptedPolicy.SCRIPT.set(tree -> tree.level(0).runs().isEmpty() ? List.of()
+            policy.script.set(tree -> tree.level(0).runs().isEmpty() ? List.of()
                     : List.of(MergeTask.move(List.of(only(tree, 0)), Placement.newRun(1), "b to L1")));
             store.flush();
             store.awaitMerges();
@@ -68,7 +65,7 @@ class AnchorHeldTest {
             for (int i = 0; i < 300_000; i++) {
                 store.put(key('a', i), value(i));
             }
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 if (tree.level(0).runs().isEmpty()) {
                     return List.of();
                 }

@@ -11,7 +11,6 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,16 +38,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * until the move is installed and a newer flush has landed in level 0.
  */
 class AnchorRunGoneTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     private static final String MERGE = "c into the run of a";
     private static final String MOVE = "a down";
 
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clearScript() {
-        ScriptedPolicy.SCRIPT.set(null);
-    }
 
     private static byte[] key(char range, int i) {
         return String.format("%c-%07d", range, i).getBytes(UTF_8);
@@ -95,7 +92,7 @@ class AnchorRunGoneTest {
         };
         AtomicReference<TreeView> last = new AtomicReference<>();
         StoreConfig config = StoreConfig.builder().memtableBytes(64 << 20).backgroundThreads(2).listener(listener)
-                .mergePolicy(ScriptedPolicy.NAME).build();
+                .mergePolicy(policy).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             for (int i = 0; i < 100; i++) {
                 store.put(key('a', i), value("a", i));
@@ -106,7 +103,7 @@ class AnchorRunGoneTest {
             }
             // Level 0 holds [c, a]: merge c into a's run (anchored on the 'a' table, not an input),
             // and in the same decision move that table, its run's only one, down to level 1.
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 last.set(tree);
                 if (tree.level(0).runs().size() < 2) {
                     return List.of();
@@ -119,7 +116,7 @@ class AnchorRunGoneTest {
             });
             store.flush();
             assertTrue(await(moved), "the move was installed: " + ended);
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 last.set(tree);
                 return List.of();
             });

@@ -66,7 +66,7 @@ class BlockCompactionKillTest {
     Path logs;
 
     static StoreConfig config(StorageIOChoice io) {
-        StoreConfig.Builder b = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME);
+        StoreConfig.Builder b = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(new ScriptedPolicy());
         return io == StorageIOChoice.ZERO_PUNCHING
                 ? b.storageIO(new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO())).build()
                 : b.build();
@@ -141,6 +141,7 @@ class BlockCompactionKillTest {
                 StandardCharsets.UTF_8);
         StoreConfig zeroPunching = config(StorageIOChoice.ZERO_PUNCHING);
         HoldingStorageIO io = new HoldingStorageIO(zeroPunching.storageIO(), Long.parseLong(args[2]), out);
+        ScriptedPolicy policy = (ScriptedPolicy) zeroPunching.mergePolicyInstance();
         try (LsmStore store = LsmStore.open(dir, zeroPunching.toBuilder().storageIO(io).build())) {
             out.println("started");
             for (int round = 0; ; round++) {
@@ -149,7 +150,7 @@ class BlockCompactionKillTest {
                     out.println("A " + id);
                 }
                 boolean selective = round % 2 == 1;
-                ScriptedPolicy.SCRIPT.set(tree -> {
+                policy.script.set(tree -> {
                     List<MergeTask> tasks = script(tree, selective);
                     io.armed = tasks.stream().anyMatch(t -> t.mode() == MergeMode.REUSE_BLOCKS);
                     return tasks;

@@ -11,7 +11,6 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,13 +32,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * still completes (before the lane, it queued behind the merge on the shared pool).
  */
 class FlushLaneTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clearScript() {
-        ScriptedPolicy.SCRIPT.set(null);
-    }
 
     /** Holds every write to a merge output until {@link #release} opens the gate. */
     static final class GatedMergeIO extends ForwardingStorageIO {
@@ -94,14 +91,14 @@ class FlushLaneTest {
     void aFlushCompletesWhileTheOnlyMergeThreadIsBusy() throws Exception {
         GatedMergeIO io = new GatedMergeIO();
         StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).backgroundThreads(1)
-                .mergePolicy(ScriptedPolicy.NAME).storageIO(io).build();
+                .mergePolicy(policy).storageIO(io).build();
         LsmStore store = LsmStore.open(dir, config);
         try {
             for (int i = 0; i < 1000; i++) {
                 store.put(key('a', i), key('a', i));
             }
             store.flush();
-            ScriptedPolicy.SCRIPT.set(tree -> tree.level(0).runs().size() == 2 ? List.of(MergeTask.of(
+            policy.script.set(tree -> tree.level(0).runs().size() == 2 ? List.of(MergeTask.of(
                     tree.level(0).runs().stream().flatMap(r -> r.components().stream()).map(ComponentView::id)
                             .toList(), Placement.newRun(1), "a long merge")) : List.<MergeTask>of());
             for (int i = 0; i < 1000; i++) {
@@ -120,7 +117,7 @@ class FlushLaneTest {
             store.awaitMerges();
             store.close();
         }
-        try (LsmStore reopened = LsmStore.open(dir, StoreConfig.builder().mergePolicy(ScriptedPolicy.NAME).build())) {
+        try (LsmStore reopened = LsmStore.open(dir, StoreConfig.builder().mergePolicy(policy).build())) {
             for (char r : new char[] {'a', 'b', 'c'}) {
                 for (int i = 0; i < 1000; i++) {
                     assertArrayEquals(key(r, i), reopened.get(key(r, i)), r + " " + i);

@@ -6,7 +6,6 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,16 +28,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Lazy deletion of obsolete table files in batches ({@link StoreConfig#obsoleteDeleteBatchBytes()}). */
 class LazyDeletionTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clear() {
-        ScriptedPolicy.STANDING_SCRIPT.set(null);
-    }
 
-    private static void mergeLevelZeroAtThreeRuns() {
-        ScriptedPolicy.STANDING_SCRIPT.set(tree -> {
+    private void mergeLevelZeroAtThreeRuns() {
+        policy.standingScript.set(tree -> {
             if (tree.components().stream().anyMatch(v -> v.busy()) || tree.level(0).runs().size() < 3) {
                 return List.of();
             }
@@ -68,7 +65,7 @@ class LazyDeletionTest {
     @Test
     void obsoleteTablesWaitForABatchAndGoAtClose() throws IOException {
         mergeLevelZeroAtThreeRuns();
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(policy)
                 .obsoleteDeleteBatchBytes(1L << 30).build();
         long[] live;
         try (LsmStore store = LsmStore.open(dir, config)) {
@@ -91,7 +88,7 @@ class LazyDeletionTest {
     void aBatchReachedIsDeletedWhileTheStoreRuns() throws IOException {
         mergeLevelZeroAtThreeRuns();
         // Each merge leaves at least three 64 KiB tables: a 100 KiB batch fills with every merge.
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(policy)
                 .obsoleteDeleteBatchBytes(100 << 10).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             write(store, 0, 20_000);
@@ -110,7 +107,7 @@ class LazyDeletionTest {
     @RepeatedTest(5)
     void awaitMergesWaitsForTheSweep(@TempDir Path store) throws IOException {
         mergeLevelZeroAtThreeRuns();
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME).build();
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(policy).build();
         try (LsmStore s = LsmStore.open(store, config)) {
             for (int round = 0; round < 4; round++) {
                 write(s, round * 5_000, (round + 1) * 5_000);

@@ -7,7 +7,6 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,20 +21,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Write traffic per level ({@link StoreStats#bytesWrittenByLevel()}): where flushes and merges wrote. */
 class LevelTrafficTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clear() {
-        ScriptedPolicy.STANDING_SCRIPT.set(null);
-    }
 
     @Test
     void flushesCountAtLevelZeroAndMergesAtTheirTargetAndTheSumIsTheTableBytesWritten() {
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME).build();
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(policy).build();
         // Level 0's runs merge into level 1 when there are three; level 1 merges into level 2
         // when it holds two runs.
-        ScriptedPolicy.STANDING_SCRIPT.set(tree -> {
+        policy.standingScript.set(tree -> {
             if (tree.components().stream().anyMatch(v -> v.busy())) {
                 return List.of();
             }

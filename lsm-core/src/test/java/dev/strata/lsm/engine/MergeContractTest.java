@@ -11,7 +11,6 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.TreeView;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,17 +30,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * an output spec cuts the merge's output.
  */
 class MergeContractTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clearScript() {
-        ScriptedPolicy.SCRIPT.set(null);
-        ScriptedPolicy.FLUSH_SCRIPT.set(null);
-    }
 
-    private static StoreConfig config() {
-        return StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME).build();
+    private StoreConfig config() {
+        return StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy).build();
     }
 
     private static byte[] key(char range, int i) {
@@ -59,7 +55,7 @@ class MergeContractTest {
             store.put(key('a', i), value(i));
         }
         store.flush();
-        ScriptedPolicy.SCRIPT.set(tree -> tree.level(0).runs().size() == 2 ? script.apply(tree) : List.of());
+        policy.script.set(tree -> tree.level(0).runs().size() == 2 ? script.apply(tree) : List.of());
         for (int i = 0; i < 2000; i++) {
             store.put(key('b', i), value(i));
         }
@@ -152,7 +148,7 @@ class MergeContractTest {
             }
             store.flush();
             // The next flush merges with the 'a' table (an eager dividing merge), cut at 32 KiB.
-            ScriptedPolicy.FLUSH_SCRIPT.set(tree -> FlushPlan.mergeWith(l0(tree, 0), Placement.newRun(1), "divide")
+            policy.flushScript.set(tree -> FlushPlan.mergeWith(l0(tree, 0), Placement.newRun(1), "divide")
                     .withOutput(OutputSpec.maxFileBytes(32 << 10)));
             for (int i = 0; i < 2000; i++) {
                 store.put(key('b', i), value(i));
@@ -183,7 +179,7 @@ class MergeContractTest {
                         store.put(key(r, i), value(i));
                     }
                 }
-                ScriptedPolicy.SCRIPT.set(tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(
+                policy.script.set(tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(
                         l0(tree, 0), Placement.newRun(1), OutputSpec.singleFile().withCutKeys(List.of(
                                 "m".getBytes(UTF_8), "z".getBytes(UTF_8))), "three files")));
                 store.flush();
@@ -199,7 +195,7 @@ class MergeContractTest {
                     store.put(key('z', i), value(i + 1));
                 }
                 List<byte[]> cuts = cut ? List.of("m".getBytes(UTF_8), "n".getBytes(UTF_8)) : List.of();
-                ScriptedPolicy.SCRIPT.set(tree -> {
+                policy.script.set(tree -> {
                     if (tree.level(0).runs().size() < 2) {
                         return List.of();
                     }

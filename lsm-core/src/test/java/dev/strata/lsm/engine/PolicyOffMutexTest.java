@@ -3,7 +3,6 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.policy.MergeTask;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,13 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * through the pick and every writer queued behind it.
  */
 class PolicyOffMutexTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clearScript() {
-        ScriptedPolicy.SCRIPT.set(null);
-    }
 
     private static byte[] key(int i) {
         return String.format("key-%06d", i).getBytes(UTF_8);
@@ -39,7 +36,7 @@ class PolicyOffMutexTest {
 
     @Test
     void writesAndReadsGoOnWhileThePolicyIsDeciding() throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy)
                 .policyTickMillis(0).build();
         CountDownLatch deciding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
@@ -47,7 +44,7 @@ class PolicyOffMutexTest {
             for (int i = 0; i < 100; i++) {
                 store.put(key(i), key(i));
             }
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 deciding.countDown();
                 try {
                     release.await(30, TimeUnit.SECONDS);

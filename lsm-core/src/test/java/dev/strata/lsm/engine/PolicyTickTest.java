@@ -2,13 +2,13 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.ManualClock;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunningMerge;
 import dev.strata.lsm.policy.TreeView;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,13 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * no flush or merge to prompt it; and every view shows the merges running meanwhile.
  */
 class PolicyTickTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clearScript() {
-        ScriptedPolicy.SCRIPT.set(null);
-    }
 
     private static byte[] key(char range, int i) {
         return String.format("%c-%06d", range, i).getBytes(UTF_8);
@@ -67,17 +65,31 @@ class PolicyTickTest {
 
     @Test
     void aTimeTriggerFiresOnAnIdleStore() throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
-                .policyTickMillis(50).build();
+        ManualClock clock = new ManualClock(1_000_000);
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy)
+                .policyTickMillis(50).clock(clock).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             fillTwoRuns(store);
-            long due = System.currentTimeMillis() + 300;
-            // Merge level 0 once the view's clock passes `due`; until then ask for nothing.
-            ScriptedPolicy.SCRIPT.set(tree -> tree.nowMillis() >= due && tree.level(0).runs().size() == 2
-                    ? List.of(MergeTask.of(levelZero(tree), Placement.newRun(1), "due")) : List.of());
+            store.awaitMerges();
+            long due = clock.millis() + 300;
+            // Merge level 0 once the view's clock reaches `due`; until then ask for nothing.
+            List<Long> askedAt = new CopyOnWriteArrayList<>();
+            policy.script.set(tree -> {
+                askedAt.add(tree.nowMillis());
+                return tree.nowMillis() >= due && tree.level(0).runs().size() == 2
+                        ? List.of(MergeTask.of(levelZero(tree), Placement.newRun(1), "due")) : List.of();
+            });
+            // The idle store's ticks ask the policy; before the due time it merges nothing.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (askedAt.size() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue(askedAt.size() >= 2, "the tick asked the policy twice within 10 s: " + askedAt);
             assertEquals(0, store.stats().mergeCount());
+            clock.advanceMillis(300);
             assertTrue(awaitMerges(store, 1), "the tick never asked the policy after the trigger's time");
-            assertTrue(System.currentTimeMillis() >= due);
+            assertEquals(due, askedAt.get(askedAt.size() - 1), "the merge was asked for at the due time: " + askedAt);
+            assertTrue(askedAt.subList(0, askedAt.size() - 1).stream().allMatch(t -> t < due), askedAt.toString());
             for (char r : new char[] {'a', 'b'}) {
                 for (int i = 0; i < 500; i++) {
                     assertArrayEquals(key(r, i), store.get(key(r, i)));
@@ -116,13 +128,13 @@ class PolicyTickTest {
 
     @Test
     void withTheTickOffAnIdleStoreIsNotAsked() throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy)
                 .policyTickMillis(0).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             fillTwoRuns(store);
             store.awaitMerges(); // the decisions the flushes asked for are made
             List<Long> asked = new CopyOnWriteArrayList<>();
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 asked.add(tree.nowMillis());
                 return List.of();
             });
@@ -140,7 +152,7 @@ class PolicyTickTest {
 
     @Test
     void withTheTickOnTheIdleFlushThreadWaitsForTheNextTick() throws Exception {
-        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(policy)
                 .policyTickMillis(60_000).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             fillTwoRuns(store);
@@ -153,19 +165,19 @@ class PolicyTickTest {
     void aViewTakenDuringAMergeShowsIt() throws Exception {
         FlushLaneTest.GatedMergeIO io = new FlushLaneTest.GatedMergeIO();
         StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).backgroundThreads(1)
-                .mergePolicy(ScriptedPolicy.NAME).policyTickMillis(20).storageIO(io).build();
+                .mergePolicy(policy).policyTickMillis(20).storageIO(io).build();
         LsmStore store = LsmStore.open(dir, config);
         List<RunningMerge> seen = new CopyOnWriteArrayList<>();
         try {
             fillTwoRuns(store);
             List<ComponentId> inputs = new CopyOnWriteArrayList<>();
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 inputs.addAll(levelZero(tree));
                 return List.of(MergeTask.of(levelZero(tree), Placement.newRun(1), "held"));
             });
             assertTrue(io.mergeWriting.await(10, TimeUnit.SECONDS), "the merge started and is held");
             // The next tick's view must list the held merge.
-            ScriptedPolicy.SCRIPT.set(tree -> {
+            policy.script.set(tree -> {
                 seen.addAll(tree.runningMerges());
                 return List.of();
             });
@@ -181,7 +193,7 @@ class PolicyTickTest {
             assertTrue(m.inputBytes() > 0);
             assertEquals("held", m.reason());
         } finally {
-            ScriptedPolicy.SCRIPT.set(null);
+            policy.script.set(null);
             io.release();
             store.awaitMerges();
             store.close();

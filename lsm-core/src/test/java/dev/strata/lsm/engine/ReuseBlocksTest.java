@@ -14,7 +14,6 @@ import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.testkit.TestSeed;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * reopen; tasks the mode cannot run are refused as policy errors and change nothing.
  */
 class ReuseBlocksTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     private static final int KEYS = 20_000;
     private static final int UPDATE_FROM = 5_000;
     private static final int UPDATE_TO = 5_200;
@@ -44,13 +45,9 @@ class ReuseBlocksTest {
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clearScript() {
-        ScriptedPolicy.SCRIPT.set(null);
-    }
 
-    private static StoreConfig config() {
-        return StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME).build();
+    private StoreConfig config() {
+        return StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(policy).build();
     }
 
     private static byte[] key(int i) {
@@ -80,15 +77,15 @@ class ReuseBlocksTest {
     }
 
     /** Sets the script, flushes (so the policy is consulted), and waits for the merges it asks for. */
-    private static void runScript(LsmStore store, Function<TreeView, List<MergeTask>> script) {
-        ScriptedPolicy.SCRIPT.set(script);
+    private void runScript(LsmStore store, Function<TreeView, List<MergeTask>> script) {
+        policy.script.set(script);
         store.flush();
         store.awaitMerges();
-        ScriptedPolicy.SCRIPT.set(null);
+        policy.script.set(null);
     }
 
     /** Puts every key at version 0 and rewrites them from level 0 into level 1 as 256 KiB tables. */
-    private static void loadIntoLevel1(LsmStore store) {
+    private void loadIntoLevel1(LsmStore store) {
         for (int i = 0; i < KEYS; i++) {
             store.put(key(i), value(i, 0));
         }
@@ -342,7 +339,7 @@ class ReuseBlocksTest {
                 };
             }
         };
-        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(policy)
                 .storageIO(io).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             loadIntoLevel1(store);
@@ -442,7 +439,7 @@ class ReuseBlocksTest {
     void deadPagesArePunchedOnlyWhenNoLiveVersionReadsThem() throws Exception {
         ZeroPunchingStorageIO io = new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO());
         // No block cache: every read goes to the file, so a wrongly punched page is seen.
-        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(policy)
                 .blockCacheBytes(0).storageIO(io).build();
         LsmStore store = LsmStore.open(dir, config);
         try {
@@ -525,7 +522,7 @@ class ReuseBlocksTest {
     @Test
     void filesSharedWithACheckpointAreRewrittenNotMergedInPlaceOrPunched() throws Exception {
         ZeroPunchingStorageIO io = new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO());
-        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(policy)
                 .blockCacheBytes(0).storageIO(io).build();
         Path checkpoint = dir.resolveSibling(dir.getFileName() + "-checkpoint");
         long[] linked;
@@ -555,7 +552,7 @@ class ReuseBlocksTest {
             }
             assertTrue(kept < linked.length, "the children the updates overlap were rewritten into new files");
         }
-        StoreConfig plain = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig plain = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(policy)
                 .blockCacheBytes(0).build();
         try (LsmStore cp = LsmStore.open(checkpoint, plain)) {
             assertValues(cp, 0);
@@ -577,7 +574,7 @@ class ReuseBlocksTest {
     @Test
     void pagesPunchedBeforeAreNotPunchedOrCountedAgain() throws Exception {
         ZeroPunchingStorageIO io = new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO());
-        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(policy)
                 .storageIO(io).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             loadIntoLevel1(store);

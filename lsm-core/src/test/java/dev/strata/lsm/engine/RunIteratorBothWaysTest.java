@@ -123,6 +123,6 @@ class RunIteratorBothWaysTest {
         }
         FinishedTable table = writer.finish();
         SSTableReader reader = SSTableReader.open(file, table.footerOffset(), fileNumber, BlockCache.create(1 << 20));
-        return new Component(ComponentMeta.of(fileNumber, table, fileNumber), reader);
+        return new Component(ComponentMeta.of(fileNumber, table, fileNumber, 0), reader);
     }
 }

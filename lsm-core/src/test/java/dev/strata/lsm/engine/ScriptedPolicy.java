@@ -3,10 +3,7 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.FlushPlan;
 import dev.strata.lsm.policy.MergePolicy;
-import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.MergeTask;
-import dev.strata.lsm.policy.PolicyParameter;
-import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.WriteAdmission;
 
@@ -15,71 +12,47 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
- * A test policy ({@code test-scripted}) that asks for whatever merges the test's script
- * returns for the view it is shown, once: the script is consumed by the first call that
- * returns tasks. Tests run one at a time, so the static hand-off is enough.
+ * A test policy that asks for whatever merges its test scripts for the view it is shown. Each
+ * test gives its store its own instance ({@code StoreConfig.Builder.mergePolicy(MergePolicy)})
+ * and sets the scripts on it; the scripts are read from the engine's threads, hence the atomic
+ * references.
  */
-public final class ScriptedPolicy implements MergePolicy {
-    static final String NAME = "test-scripted";
-    static final AtomicReference<Function<TreeView, List<MergeTask>>> SCRIPT = new AtomicReference<>();
+final class ScriptedPolicy implements MergePolicy {
+    /** Merges asked for once: consumed by the first call that returns tasks; null: none. */
+    final AtomicReference<Function<TreeView, List<MergeTask>>> script = new AtomicReference<>();
     /** The plan for the next flush, used once; null: a new newest run of level 0. */
-    static final AtomicReference<Function<TreeView, FlushPlan>> FLUSH_SCRIPT = new AtomicReference<>();
+    final AtomicReference<Function<TreeView, FlushPlan>> flushScript = new AtomicReference<>();
+    /** What {@link #admission(TreeView)} answers; null: GO. */
+    final AtomicReference<Function<TreeView, WriteAdmission>> admission = new AtomicReference<>();
+    /** A script asked at every decision and never consumed; null: none. Used before {@link #script}. */
+    final AtomicReference<Function<TreeView, List<MergeTask>>> standingScript = new AtomicReference<>();
 
     @Override
     public FlushPlan planFlush(TreeView tree, ComponentView flushed) {
-        Function<TreeView, FlushPlan> script = FLUSH_SCRIPT.getAndSet(null);
-        return script == null ? MergePolicy.super.planFlush(tree, flushed) : script.apply(tree);
+        Function<TreeView, FlushPlan> plan = flushScript.getAndSet(null);
+        return plan == null ? MergePolicy.super.planFlush(tree, flushed) : plan.apply(tree);
     }
-
-    /** What {@link #admission} answers; null: GO. */
-    static final AtomicReference<Function<TreeView, WriteAdmission>> ADMISSION = new AtomicReference<>();
 
     @Override
     public WriteAdmission admission(TreeView tree) {
-        Function<TreeView, WriteAdmission> script = ADMISSION.get();
-        return script == null ? WriteAdmission.GO : script.apply(tree);
+        Function<TreeView, WriteAdmission> answer = admission.get();
+        return answer == null ? WriteAdmission.GO : answer.apply(tree);
     }
-
-    /** A script asked at every decision and never consumed; null: none. Used before {@link #SCRIPT}. */
-    static final AtomicReference<Function<TreeView, List<MergeTask>>> STANDING_SCRIPT = new AtomicReference<>();
 
     @Override
     public List<MergeTask> pickMerges(TreeView tree) {
-        Function<TreeView, List<MergeTask>> standing = STANDING_SCRIPT.get();
+        Function<TreeView, List<MergeTask>> standing = standingScript.get();
         if (standing != null) {
             return standing.apply(tree);
         }
-        Function<TreeView, List<MergeTask>> script = SCRIPT.get();
-        if (script == null) {
+        Function<TreeView, List<MergeTask>> once = script.get();
+        if (once == null) {
             return List.of();
         }
-        List<MergeTask> tasks = script.apply(tree);
+        List<MergeTask> tasks = once.apply(tree);
         if (!tasks.isEmpty()) {
-            SCRIPT.compareAndSet(script, null);
+            script.compareAndSet(once, null);
         }
         return tasks;
-    }
-
-    /** Registered in META-INF/services for tests. */
-    public static final class Factory implements MergePolicyFactory {
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String description() {
-            return "runs the merges a test scripts (tests only)";
-        }
-
-        @Override
-        public List<PolicyParameter> parameters() {
-            return List.of();
-        }
-
-        @Override
-        public MergePolicy create(PolicyParameters params) {
-            return new ScriptedPolicy();
-        }
     }
 }

@@ -13,7 +13,6 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.WriteAdmission;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,14 +29,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Compaction chains: what a stall episode waited for, by level. */
 class StallChainsTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void clear() {
-        ScriptedPolicy.STANDING_SCRIPT.set(null);
-        ScriptedPolicy.ADMISSION.set(null);
-    }
 
     @Test
     void anEpisodeRecordsTheMergesThatCompletedDuringIt() {
@@ -83,11 +79,11 @@ class StallChainsTest {
                 };
             }
         };
-        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ScriptedPolicy.NAME)
+        StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(policy)
                 .storageIO(slowMerges).build();
         // STOP while level 0 holds two runs; the script merges them into level 1.
-        ScriptedPolicy.ADMISSION.set(tree -> tree.level(0).runs().size() >= 2 ? WriteAdmission.STOP : WriteAdmission.GO);
-        ScriptedPolicy.STANDING_SCRIPT.set(tree -> {
+        policy.admission.set(tree -> tree.level(0).runs().size() >= 2 ? WriteAdmission.STOP : WriteAdmission.GO);
+        policy.standingScript.set(tree -> {
             if (tree.level(0).runs().stream().anyMatch(r -> r.components().stream().anyMatch(v -> v.busy()))) {
                 return List.of();
             }

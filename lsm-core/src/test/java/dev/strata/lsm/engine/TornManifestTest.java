@@ -13,7 +13,6 @@ import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.wal.WalSyncMode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -42,15 +41,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * acknowledged record damaged later looks like, and refused to open.
  */
 class TornManifestTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ScriptedPolicy policy = new ScriptedPolicy();
     private static final int KEYS = 1000;
 
     @TempDir
     Path tmp;
 
-    @AfterEach
-    void clearScript() {
-        ScriptedPolicy.SCRIPT.set(null);
-    }
 
     /** What fails once the manifest faults are armed. */
     enum Faults {
@@ -187,14 +184,14 @@ class TornManifestTest {
         Path dir = tmp.resolve("db");
         TornManifestIO io = new TornManifestIO();
         StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).backgroundThreads(1)
-                .walMode(WalSyncMode.NONE).mergePolicy(ScriptedPolicy.NAME).storageIO(io).build();
+                .walMode(WalSyncMode.NONE).mergePolicy(policy).storageIO(io).build();
         LsmStore store = LsmStore.open(dir, config);
         try {
             for (int i = 0; i < KEYS; i++) {
                 store.put(key('a', i), key('a', i));
             }
             store.flush();
-            ScriptedPolicy.SCRIPT.set(tree -> tree.level(0).runs().size() == 2 ? List.of(MergeTask.of(
+            policy.script.set(tree -> tree.level(0).runs().size() == 2 ? List.of(MergeTask.of(
                     tree.level(0).runs().stream().flatMap(r -> r.components().stream()).map(ComponentView::id)
                             .toList(), Placement.newRun(1), "a long merge")) : List.<MergeTask>of());
             for (int i = 0; i < KEYS; i++) {

@@ -2,9 +2,9 @@ package dev.strata.lsm.version;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.ManualClock;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.TreeView;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,17 +24,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * physical bytes, and read counters.
  */
 class ComponentViewDataTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ViewProbePolicy policy = new ViewProbePolicy();
     @TempDir
     Path dir;
 
-    @AfterEach
-    void reset() {
-        ViewProbePolicy.LAST.set(null);
-        ViewProbePolicy.MERGE_NEWEST.set(false);
-    }
 
-    static StoreConfig config() {
-        return StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(ViewProbePolicy.NAME).build();
+    /** The stores' clock: the test moves it, so every time a table or view shows is known exactly. */
+    private final ManualClock clock = new ManualClock(1_000_000);
+
+    StoreConfig config() {
+        return StoreConfig.builder().memtableBytes(64 << 10).mergePolicy(policy).clock(clock).build();
     }
 
     static byte[] key(String prefix, int i) {
@@ -42,8 +42,8 @@ class ComponentViewDataTest {
     }
 
     /** The components the policy last saw, oldest position first. */
-    static List<ComponentView> seen() {
-        TreeView v = ViewProbePolicy.LAST.get();
+    List<ComponentView> seen() {
+        TreeView v = policy.last.get();
         assertNotNull(v, "the policy was never consulted");
         List<ComponentView> all = new java.util.ArrayList<>(v.components());
         java.util.Collections.reverse(all);
@@ -52,14 +52,15 @@ class ComponentViewDataTest {
 
     @Test
     void creationAndTombstoneTimesArePersistedAndInheritedByMerges() throws Exception {
-        long before = System.currentTimeMillis();
+        long firstFlush = clock.millis();
+        long secondFlush;
         List<ComponentView> first;
         try (LsmStore store = LsmStore.open(dir, config())) {
             for (int i = 0; i < 100; i++) {
                 store.put(key("a", i), "v".getBytes(UTF_8));
             }
             store.flush();
-            Thread.sleep(20);
+            secondFlush = clock.advanceMillis(20);
             for (int i = 0; i < 100; i++) {
                 store.put(key("b", i), "v".getBytes(UTF_8));
             }
@@ -69,22 +70,20 @@ class ComponentViewDataTest {
             store.awaitMerges();
             first = seen();
         }
-        long after = System.currentTimeMillis();
         assertEquals(2, first.size(), "two flushes, two components: " + first);
         ComponentView noDeletes = first.get(0);
         ComponentView withDelete = first.get(1);
-        assertTrue(noDeletes.creationTimeMillis() >= before && noDeletes.creationTimeMillis() <= after,
-                "creation time " + noDeletes.creationTimeMillis() + " outside [" + before + ", " + after + "]");
-        assertTrue(withDelete.creationTimeMillis() >= noDeletes.creationTimeMillis() + 20,
-                "the second flush was written at least 20 ms later");
+        assertEquals(firstFlush, noDeletes.creationTimeMillis(), "a table is stamped with the store's clock");
+        assertEquals(secondFlush, withDelete.creationTimeMillis(), "the second flush was written 20 ms later");
         assertEquals(ComponentView.NO_TOMBSTONE, noDeletes.oldestTombstoneMillis());
         assertEquals(withDelete.creationTimeMillis(), withDelete.oldestTombstoneMillis(),
                 "a flushed tombstone is as old as its table");
 
         // Reopen: the times come back from the manifest; then merge the delete's table with a newer one.
+        long mergeTime = clock.advanceMillis(30);
         try (LsmStore store = LsmStore.open(dir, config())) {
             store.put(key("c", 0), "v".getBytes(UTF_8));
-            ViewProbePolicy.MERGE_NEWEST.set(true);
+            policy.mergeNewest.set(true);
             store.flush();
             store.awaitMerges();
             store.put(key("c", 1), "v".getBytes(UTF_8));
@@ -92,7 +91,7 @@ class ComponentViewDataTest {
             store.awaitMerges();
             List<ComponentView> now = seen();
             ComponentView merged = now.stream().filter(c -> c.tombstoneCount() > 0).findFirst().orElseThrow();
-            assertTrue(merged.creationTimeMillis() > withDelete.creationTimeMillis(), "the merge output is new");
+            assertEquals(mergeTime, merged.creationTimeMillis(), "the merge output is new");
             assertEquals(withDelete.oldestTombstoneMillis(), merged.oldestTombstoneMillis(),
                     "the merged tombstone keeps the time it first reached disk");
         }
@@ -116,7 +115,7 @@ class ComponentViewDataTest {
                 store.put(key("m", i), ("value-" + i).getBytes(UTF_8));
             }
             store.flush();
-            long t0 = System.currentTimeMillis();
+            long t0 = clock.advanceMillis(5);
             for (int r = 0; r < 7; r++) {
                 assertNotNull(store.get(key("a", r)));
             }
@@ -129,7 +128,7 @@ class ComponentViewDataTest {
             ComponentView m = seen.get(1);
             assertEquals(7, a.reads(), "seven point reads searched the table of the a- keys");
             assertEquals(1, m.reads(), "one point read searched the table of the m- keys");
-            assertTrue(a.lastAccessMillis() >= t0, "last access " + a.lastAccessMillis() + " before " + t0);
+            assertEquals(t0, a.lastAccessMillis(), "last access on the store's clock");
             assertEquals(0, seen.get(2).reads());
             assertEquals(0, seen.get(2).lastAccessMillis());
             for (ComponentView c : seen) {

@@ -5,7 +5,6 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.testkit.TestSeed;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,15 +22,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * table's key range (the old estimate) is far off.
  */
 class FenceRangeEstimatorTest {
+    /** This test's policy: each test (instance) its own. */
+    private final ViewProbePolicy policy = new ViewProbePolicy();
     static final int KEYS = 20_000;
 
     @TempDir
     Path dir;
 
-    @AfterEach
-    void reset() {
-        ViewProbePolicy.LAST.set(null);
-    }
 
     /** Keys crowded towards the low end: the fourth power of a uniform number, as 16 hex digits. */
     static byte[][] skewedKeys(long seed) {
@@ -51,13 +48,13 @@ class FenceRangeEstimatorTest {
         long seed = TestSeed.orDefault(42);
         byte[][] keys = skewedKeys(seed);
         try (LsmStore store = LsmStore.open(dir, StoreConfig.builder().memtableBytes(8 << 20)
-                .mergePolicy(ViewProbePolicy.NAME).build())) {
+                .mergePolicy(policy).build())) {
             for (byte[] k : keys) {
                 store.put(k, "0123456789".getBytes(UTF_8));
             }
             store.flush();
             store.awaitMerges(); // the policy decides after the flush, on its own thread
-            TreeView view = ViewProbePolicy.LAST.get();
+            TreeView view = policy.last.get();
             ComponentView table = view.components().get(0);
             TreeView interpolating = new TreeView(view.levels(), 0, null, null);
             double fenceError = 0;

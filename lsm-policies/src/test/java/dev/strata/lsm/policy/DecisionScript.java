@@ -17,7 +17,8 @@ import java.util.Map;
  *
  * <pre>
  * policy lo1 size-ratio=10        the registered policy and parameter overrides
- * memtable 100                    the flushed table size the policy learns first
+ * memtable 100                    the store's memtable size every view carries (StoreSettings), also
+ *                                 shown first as a flushed table's size to a policy that learns it
  * now 5000                        the view's clock (default 0)
  * L0: #1[a,c]1-10/120 | #2[a,z]11-12/50
  * L1: #3[a,b]1-1/300 t=10/100 c=7 ot=9 busy
@@ -105,7 +106,7 @@ public final class DecisionScript {
                 }
                 levels.set(level, new LevelView(level, runs));
             } else if (line.startsWith("flush ")) {
-                TreeView tree = new TreeView(levels, 0, state, null, List.of(), now);
+                TreeView tree = new TreeView(levels, 0, state, null, List.of(), now, settings(memtable));
                 ComponentView flushed = ComponentView.builder(new ComponentId(0, 0))
                         .sizeBytes(Long.parseLong(line.substring(6).trim())).build();
                 FlushPlan plan = policy.planFlush(tree, flushed);
@@ -113,11 +114,11 @@ public final class DecisionScript {
                 out.append(line).append('\n').append("  ").append(plan).append('\n');
             } else if (line.equals("pick")) {
                 if (memtable > 0 && state.length == 0) {
-                    TreeView empty = new TreeView(List.of(), 0, state, null, List.of(), now);
+                    TreeView empty = new TreeView(List.of(), 0, state, null, List.of(), now, settings(memtable));
                     policy.planFlush(empty, ComponentView.builder(new ComponentId(0, 0)).sizeBytes(memtable).build());
                     state = policy.persistentState(empty);
                 }
-                TreeView tree = new TreeView(levels, 0, state, null, List.of(), now);
+                TreeView tree = new TreeView(levels, 0, state, null, List.of(), now, settings(memtable));
                 List<MergeTask> tasks = policy.pickMerges(tree);
                 state = policy.persistentState(tree);
                 out.append("pick").append('\n');
@@ -133,6 +134,11 @@ public final class DecisionScript {
             }
         }
         return out.toString();
+    }
+
+    /** The settings of a script's views: its memtable size, or none known without a {@code memtable} line. */
+    private static StoreSettings settings(long memtable) {
+        return memtable > 0 ? new StoreSettings(memtable) : StoreSettings.UNKNOWN;
     }
 
     private static ComponentView component(String spec) {

@@ -8,6 +8,7 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.StoreSettings;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.WriteAdmission;
 
@@ -41,6 +42,8 @@ final class DesignSpacePolicy implements MergePolicy {
     private final String name;
     private final DesignSpaceConfig cfg;
     private final DesignSpaceState state = new DesignSpaceState();
+    /** The memtable size of a view that carries none (one made by hand): the design-space paper's 8 MiB buffer. */
+    static final long UNKNOWN_MEMTABLE_BYTES = 8L << 20;
 
     DesignSpacePolicy(String name, DesignSpaceConfig cfg) {
         this.name = name;
@@ -54,7 +57,6 @@ final class DesignSpacePolicy implements MergePolicy {
     @Override
     public FlushPlan planFlush(TreeView tree, ComponentView flushed) {
         state.load(tree.policyState());
-        state.learnMemtable(flushed.sizeBytes());
         return FlushPlan.newComponent(Placement.newRun(0), name + ": flush to a new run of L0");
     }
 
@@ -71,7 +73,7 @@ final class DesignSpacePolicy implements MergePolicy {
         // the run is down to one file, the newer runs are consolidated into it — all at once, so
         // a flush's file, which spans every key, never goes down alone to merge with the whole
         // level below (seen on the engine: 8 MiB flushes merged with 280 MB of level 1).
-        LevelCapacities caps = LevelCapacities.of(t.tree, t.lastLevel, memtableBytes(), cfg.sizeRatio(),
+        LevelCapacities caps = LevelCapacities.of(t.tree, t.lastLevel, memtableBytes(tree), cfg.sizeRatio(),
                 cfg.dynamicLevelBytes(), cfg.level1Bytes());
         for (int level = 0; level <= t.lastLevel; level++) {
             if (t.shape(level) == LevelShape.LEVELED && t.runs(level).size() > 1 && !drainsFirst(t, caps, level)) {
@@ -134,12 +136,21 @@ final class DesignSpacePolicy implements MergePolicy {
         }
     }
 
-    private long memtableBytes() {
-        return state.memtableBytes(cfg.targetFileBytes());
+    /**
+     * The memtable size, the unit of level capacities and the default output file size: the
+     * store's ({@link StoreSettings#memtableBytes()}); for a view that does not carry it (made
+     * by hand) {@code target-file-bytes} if set, else {@link #UNKNOWN_MEMTABLE_BYTES}.
+     */
+    private long memtableBytes(TreeView tree) {
+        StoreSettings s = tree.settings();
+        if (s.knowsMemtableBytes()) {
+            return s.memtableBytes();
+        }
+        return cfg.targetFileBytes() > 0 ? cfg.targetFileBytes() : UNKNOWN_MEMTABLE_BYTES;
     }
 
-    private OutputSpec output() {
-        long file = cfg.targetFileBytes() > 0 ? cfg.targetFileBytes() : memtableBytes();
+    private OutputSpec output(TreeView tree) {
+        long file = cfg.targetFileBytes() > 0 ? cfg.targetFileBytes() : memtableBytes(tree);
         return OutputSpec.maxFileBytes(Math.max(1, file));
     }
 
@@ -203,11 +214,12 @@ final class DesignSpacePolicy implements MergePolicy {
         if (blockEligible && cfg.blockCompaction() && widened == 0 && !below.isEmpty()
                 && placement.kind() == Placement.Kind.INTO_RUN_OF) {
             // Seed 001: merge into the overlapped children in place where selective compaction allows.
-            return MergeTask.reuseBlocks(ids(inputs), placement, output(),
-                    cfg.thresholds(level, level >= t.lastLevel, output().maxFileBytes()), reason + "; block compaction");
+            return MergeTask.reuseBlocks(ids(inputs), placement, output(t.tree),
+                    cfg.thresholds(level, level >= t.lastLevel, output(t.tree).maxFileBytes()),
+                    reason + "; block compaction");
         }
         // Into the last level, files with tombstones are rewritten so the bottommost merge drops them.
-        return MergeTask.rewrite(ids(inputs), placement, output(), widened == 0 ? reason
+        return MergeTask.rewrite(ids(inputs), placement, output(t.tree), widened == 0 ? reason
                 : reason + "; " + widened + " more for stability");
     }
 
@@ -219,7 +231,7 @@ final class DesignSpacePolicy implements MergePolicy {
             t.claim(source);
             Placement p = Placement.newRun(target);
             return sourceIsOneRun ? MergeTask.move(ids(source), p, reason + "; new run below: move")
-                    : MergeTask.rewrite(ids(source), p, output(), reason);
+                    : MergeTask.rewrite(ids(source), p, output(t.tree), reason);
         }
         if (t.runs(target).size() > 1) {
             return null; // the target level's own runs are merged first
@@ -373,7 +385,7 @@ final class DesignSpacePolicy implements MergePolicy {
                 t.claim(inputs);
                 ComponentId anchor = newest.get(window - 1).components().get(0).id();
                 add(tasks, sourceUsed, level, MergeTask.rewrite(ids(inputs), Placement.intoRunOf(level, anchor),
-                        output(), why + String.format(Locale.ROOT, ", the %d newest within size ratio %d%%: merge"
+                        output(t.tree), why + String.format(Locale.ROOT, ", the %d newest within size ratio %d%%: merge"
                                 + " in place", window, cfg.sizeRatioPercent())));
             } else {
                 add(tasks, sourceUsed, level, down(t, level, all, false, false, why + ", all runs move down"));
@@ -408,7 +420,7 @@ final class DesignSpacePolicy implements MergePolicy {
         }
         t.claim(all);
         add(tasks, sourceUsed, t.lastLevel, MergeTask.rewrite(ids(all),
-                Placement.intoRunOf(t.lastLevel, oldest.components().get(0).id()), output(),
+                Placement.intoRunOf(t.lastLevel, oldest.components().get(0).id()), output(t.tree),
                 String.format(Locale.ROOT, "%s: space amplification %.0f%% >= %d%%, merge everything into L%d", name,
                         100.0 * above / Math.max(1, oldest.sizeBytes()), cfg.maxSizeAmplificationPercent(),
                         t.lastLevel)));
@@ -425,7 +437,7 @@ final class DesignSpacePolicy implements MergePolicy {
             if (sourceUsed[level] || t.shape(level) != LevelShape.LEVELED || t.runs(level).size() != 1) {
                 continue;
             }
-            double min = cfg.thresholds(level, level >= t.lastLevel, output().maxFileBytes()).minValidRatio();
+            double min = cfg.thresholds(level, level >= t.lastLevel, output(t.tree).maxFileBytes()).minValidRatio();
             ComponentView worst = null;
             double worstRatio = min;
             for (ComponentView c : t.mainRun(level).components()) {
@@ -438,7 +450,7 @@ final class DesignSpacePolicy implements MergePolicy {
             if (worst != null) {
                 t.claim(List.of(worst));
                 add(tasks, sourceUsed, level, MergeTask.rewrite(List.of(worst.id()),
-                        Placement.intoRunOf(level, worst.id()), output(), String.format(Locale.ROOT,
+                        Placement.intoRunOf(level, worst.id()), output(t.tree), String.format(Locale.ROOT,
                                 "%s: %s in L%d is %.0f%% valid (< %.0f%%), rewrite in place", name, worst.id(), level,
                                 100 * worstRatio, 100 * min)));
             }
@@ -482,7 +494,7 @@ final class DesignSpacePolicy implements MergePolicy {
                     continue; // written by a bottommost merge that had to keep its tombstones (a snapshot)
                 }
                 t.claim(List.of(f));
-                task = MergeTask.rewrite(List.of(f.id()), Placement.intoRunOf(level, f.id()), output(),
+                task = MergeTask.rewrite(List.of(f.id()), Placement.intoRunOf(level, f.id()), output(t.tree),
                         why + ", rewrite in place");
             } else if (t.shape(level) == LevelShape.TIERED) {
                 continue; // a tiered level moves down whole (runs trigger)

@@ -6,16 +6,16 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The design-space policy's durable state: the memtable size learned from flushed tables
- * and the round-robin cursor of each level. Encoded as: a version byte (1), the memtable
- * bytes (8), the cursor count (4), then per cursor its level (4), key length (4) and key.
+ * The design-space policy's durable state: the round-robin cursor of each level. Encoded as:
+ * a version byte (2), the cursor count (4), then per cursor its level (4), key length (4) and
+ * key. Version 1 also held, after the version byte, the memtable size the policy had learned
+ * from flushed tables (8 bytes); the policy now reads it from each view's
+ * {@code StoreSettings}, so a version-1 state's is skipped.
  */
 final class DesignSpaceState {
-    private static final byte VERSION = 1;
-    /** Memtable size assumed until a flush shows the real one: 8 MiB, the design-space paper's buffer. */
-    static final long DEFAULT_MEMTABLE_BYTES = 8L << 20;
+    private static final byte VERSION = 2;
+    private static final byte VERSION_WITH_MEMTABLE = 1;
 
-    private long memtableBytes;
     private final Map<Integer, byte[]> cursors = new TreeMap<>();
     private byte[] loadedFrom;
 
@@ -25,10 +25,12 @@ final class DesignSpaceState {
             return;
         }
         ByteBuffer b = ByteBuffer.wrap(encoded);
-        if (b.get() != VERSION) {
+        byte version = b.get();
+        if (version == VERSION_WITH_MEMTABLE) {
+            b.getLong(); // the learned memtable size of before
+        } else if (version != VERSION) {
             return; // state of another policy (the store switched policies): start afresh
         }
-        memtableBytes = Math.max(memtableBytes, b.getLong());
         int n = b.getInt();
         for (int i = 0; i < n; i++) {
             int level = b.getInt();
@@ -40,29 +42,17 @@ final class DesignSpaceState {
     }
 
     byte[] encode() {
-        int size = 1 + 8 + 4;
+        int size = 1 + 4;
         for (byte[] k : cursors.values()) {
             size += 8 + k.length;
         }
         ByteBuffer b = ByteBuffer.allocate(size);
-        b.put(VERSION).putLong(memtableBytes).putInt(cursors.size());
+        b.put(VERSION).putInt(cursors.size());
         for (Map.Entry<Integer, byte[]> e : cursors.entrySet()) {
             b.putInt(e.getKey()).putInt(e.getValue().length).put(e.getValue());
         }
         loadedFrom = b.array().clone();
         return b.array();
-    }
-
-    void learnMemtable(long flushedBytes) {
-        memtableBytes = Math.max(memtableBytes, flushedBytes);
-    }
-
-    /** The memtable size: learned, else {@code configuredFileBytes} if set, else 8 MiB. */
-    long memtableBytes(long configuredFileBytes) {
-        if (memtableBytes > 0) {
-            return memtableBytes;
-        }
-        return configuredFileBytes > 0 ? configuredFileBytes : DEFAULT_MEMTABLE_BYTES;
     }
 
     byte[] cursor(int level) {

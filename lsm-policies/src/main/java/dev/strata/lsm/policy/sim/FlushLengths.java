@@ -22,6 +22,12 @@ public interface FlushLengths {
     String spec();
 
     /**
+     * The largest length any flush has: what the simulators show a policy as the memtable size
+     * ({@code StoreSettings.memtableBytes()}), as a store's largest flush is about its memtable.
+     */
+    long maxLength();
+
+    /**
      * Parses a spec.
      *
      * @throws IllegalArgumentException naming the spec and what is allowed
@@ -37,6 +43,11 @@ public interface FlushLengths {
                 @Override
                 public String spec() {
                     return "uniform";
+                }
+
+                @Override
+                public long maxLength() {
+                    return 1;
                 }
             };
         }
@@ -68,6 +79,11 @@ public interface FlushLengths {
                 @Override
                 public String spec() {
                     return spec;
+                }
+
+                @Override
+                public long maxLength() {
+                    return lo + span - 1;
                 }
             };
         }
@@ -104,6 +120,11 @@ public interface FlushLengths {
                 @Override
                 public String spec() {
                     return spec;
+                }
+
+                @Override
+                public long maxLength() {
+                    return java.util.Arrays.stream(values).max().orElseThrow();
                 }
             };
         }

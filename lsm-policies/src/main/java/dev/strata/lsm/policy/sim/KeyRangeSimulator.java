@@ -13,6 +13,7 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.SelectiveThresholds;
+import dev.strata.lsm.policy.StoreSettings;
 import dev.strata.lsm.policy.TreeView;
 
 import java.util.ArrayList;
@@ -138,6 +139,8 @@ public final class KeyRangeSimulator {
     private final Workload workload;
     private final double entryBytes;
     private final double flushEntries;
+    /** What every view shows the policy: the memtable is a flush's worth, {@code flushBytes}. */
+    private final StoreSettings settings;
     private long flushIntervalMillis = 1000;
     private Consumer<MergeEvent> events = e -> { };
     private Consumer<String> trace = s -> { };
@@ -158,6 +161,7 @@ public final class KeyRangeSimulator {
         this.workload = workload;
         this.entryBytes = entryBytes;
         this.flushEntries = flushBytes / entryBytes;
+        this.settings = new StoreSettings(flushBytes);
     }
 
     /** Simulates the registered policy {@code name} with raw parameters. */
@@ -201,7 +205,7 @@ public final class KeyRangeSimulator {
         long[] ids = {nextId};
         for (long t = 1; t <= flushes; t++) {
             long now = t * flushIntervalMillis;
-            TreeView view = tree.view(t - 1, state, now);
+            TreeView view = tree.view(t - 1, state, now, settings);
             double windowKeys = workload.keys() * workload.width(t);
             double lo = workload.windowStart(t);
             KeyDensity flushDensity = KeyDensity.uniform(lo, lo + workload.width(t), workload.updates()
@@ -232,9 +236,9 @@ public final class KeyRangeSimulator {
                 flushWritten += flush.bytes();
             }
             trace.accept("flush " + t + ": " + plan);
-            state = policy.persistentState(tree.view(t, state, now));
+            state = policy.persistentState(tree.view(t, state, now, settings));
             for (int round = 0; ; round++) {
-                TreeView decidedOn = tree.view(t, state, now);
+                TreeView decidedOn = tree.view(t, state, now, settings);
                 List<MergeTask> tasks = policy.pickMerges(decidedOn);
                 if (tasks.isEmpty()) {
                     break;
@@ -249,7 +253,7 @@ public final class KeyRangeSimulator {
                     merges += task.mode() == MergeMode.MOVE ? 0 : 1;
                     moves += task.mode() == MergeMode.MOVE ? 1 : 0;
                 }
-                state = policy.persistentState(tree.view(t, state, now));
+                state = policy.persistentState(tree.view(t, state, now, settings));
             }
             maxComponents = Math.max(maxComponents, tree.componentCount());
             peakSa = Math.max(peakSa, tree.totalBytes() / liveBytes(insertedEntries));
@@ -282,7 +286,7 @@ public final class KeyRangeSimulator {
      */
     private long merge(RangedTree tree, MergeTask task, long t, long now, long[] ids, RangedTree.Part flush,
                        TreeView decidedOn) {
-        TreeView before = tree.view(t, new byte[0], now);
+        TreeView before = tree.view(t, new byte[0], now, settings);
         List<RangedTree.Part> inputs = new ArrayList<>();
         List<Integer> inputLevels = new ArrayList<>();
         for (ComponentId id : task.inputs()) {

@@ -5,6 +5,7 @@ import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.LevelView;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.StoreSettings;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.layout.LayoutModel;
 
@@ -191,7 +192,7 @@ final class RangedTree {
         return out;
     }
 
-    TreeView view(long flushCounter, byte[] policyState, long nowMillis) {
+    TreeView view(long flushCounter, byte[] policyState, long nowMillis, StoreSettings settings) {
         List<LevelView> lv = new ArrayList<>(levels.size());
         for (int i = 0; i < levels.size(); i++) {
             List<RunView> runs = new ArrayList<>(levels.get(i).size());
@@ -214,7 +215,7 @@ final class RangedTree {
             double all = p.density.entries();
             return all <= 0 ? 0 : Math.round(p.bytes() * p.density.entriesIn(lo, hi) / all);
         };
-        return new TreeView(lv, flushCounter, policyState, estimator, List.of(), nowMillis);
+        return new TreeView(lv, flushCounter, policyState, estimator, List.of(), nowMillis, settings);
     }
 
     /**

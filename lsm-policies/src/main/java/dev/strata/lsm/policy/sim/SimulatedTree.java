@@ -5,6 +5,7 @@ import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.LevelView;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.StoreSettings;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.layout.LayoutModel;
 
@@ -37,7 +38,7 @@ final class SimulatedTree {
         return count;
     }
 
-    TreeView view(long flushCounter, byte[] policyState) {
+    TreeView view(long flushCounter, byte[] policyState, StoreSettings settings) {
         List<LevelView> lv = new ArrayList<>(levels.size());
         for (int i = 0; i < levels.size(); i++) {
             List<RunView> runs = new ArrayList<>(levels.get(i).size());
@@ -46,7 +47,7 @@ final class SimulatedTree {
             }
             lv.add(new LevelView(i, runs));
         }
-        return new TreeView(lv, flushCounter, policyState, null);
+        return new TreeView(lv, flushCounter, policyState, null, List.of(), System.currentTimeMillis(), settings);
     }
 
     /** Component lengths per level, each level's runs oldest first: {@code [4 2 1]}, levels joined by {@code |}. */

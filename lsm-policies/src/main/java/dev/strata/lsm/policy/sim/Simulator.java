@@ -8,6 +8,7 @@ import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.PolicyParameters;
+import dev.strata.lsm.policy.StoreSettings;
 import dev.strata.lsm.policy.TreeView;
 
 import java.util.ArrayList;
@@ -33,6 +34,8 @@ public final class Simulator {
     private final MergePolicy policy;
     private final Semantics semantics;
     private final FlushLengths lengths;
+    /** What every view shows the policy: the memtable is the largest flush's length. */
+    private final StoreSettings settings;
     private Consumer<String> decisions = s -> { };
     private long componentOverhead;
 
@@ -50,6 +53,7 @@ public final class Simulator {
         this.policy = policy;
         this.semantics = semantics;
         this.lengths = lengths;
+        this.settings = new StoreSettings(lengths.maxLength());
     }
 
     /**
@@ -94,7 +98,7 @@ public final class Simulator {
         for (long t = 1; t <= flushes; t++) {
             long len = lengths.length(t);
             flushed += len;
-            TreeView view = tree.view(t - 1, state);
+            TreeView view = tree.view(t - 1, state, settings);
             ComponentView flush = tree.newComponent(len, t, t);
             FlushPlan plan = policy.planFlush(view, flush);
             line.setLength(0);
@@ -119,9 +123,9 @@ public final class Simulator {
                 line.append(" new component");
             }
             maxCount = Math.max(maxCount, tree.componentCount());
-            state = policy.persistentState(tree.view(t, state));
+            state = policy.persistentState(tree.view(t, state, settings));
             for (int round = 0; ; round++) {
-                List<MergeTask> tasks = policy.pickMerges(tree.view(t, state));
+                List<MergeTask> tasks = policy.pickMerges(tree.view(t, state, settings));
                 if (tasks.isEmpty()) {
                     break;
                 }
@@ -131,7 +135,7 @@ public final class Simulator {
                 for (MergeTask task : tasks) {
                     written += merge(tree, task, line, componentOverhead);
                 }
-                state = policy.persistentState(tree.view(t, state));
+                state = policy.persistentState(tree.view(t, state, settings));
             }
             int count = tree.componentCount();
             countSum += count;

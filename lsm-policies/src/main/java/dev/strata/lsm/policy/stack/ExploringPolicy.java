@@ -4,7 +4,6 @@ import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.FlushPlan;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
-import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.TreeView;
 
@@ -56,7 +55,8 @@ final class ExploringPolicy implements MergePolicy {
                     : stack.positionOf(w.from), "exploring t=" + t + ": " + w.reason + " including the flush");
         }
         MergeTask first = stack.merge(w.from, w.to, "exploring t=" + t + ": " + w.reason);
-        return new FlushPlan(List.of(), Placement.newRun(0), OutputSpec.singleFile(), List.of(first), "exploring t=" + t + ": " + w.reason);
+        return FlushPlan.newComponent(Placement.newRun(0), "exploring t=" + t + ": " + w.reason)
+                .withMergesFirst(List.of(first));
     }
 
     private Window choose(long[] len, int n, Stack stack) {

@@ -4,7 +4,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreListener;
 import dev.strata.lsm.StoreStats;
-import dev.strata.lsm.policy.RecordingPolicyFactory;
+import dev.strata.lsm.policy.RecordingPolicy;
 import dev.strata.lsm.policy.TreeView;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,12 +49,11 @@ class SequentialLoadTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"rr", "blockdb"})
     void everyMergeOfASequentialLoadIsInstalled(String preset, @TempDir Path dir) {
-        Queue<RecordingPolicyFactory.Decision<Void>> decisions = preset.equals("rr")
-                ? RecordingDesignSpaceFactories.Rr.DECISIONS : RecordingDesignSpaceFactories.BlockDb.DECISIONS;
-        decisions.clear();
+        RecordingPolicy<Void> policy = RecordingPolicy.of(preset, Map.of());
+        Queue<RecordingPolicy.Decision<Void>> decisions = policy.decisions();
         Queue<String> notInstalled = new ConcurrentLinkedQueue<>();
         StoreConfig config = StoreConfig.builder().memtableBytes(256 << 10).storageIO("nio")
-                .mergePolicy(preset + "-recorded", Map.of()).listener(new StoreListener() {
+                .mergePolicy(policy).listener(new StoreListener() {
                     @Override
                     public void mergeEnded(String reason, boolean installed) {
                         if (!installed) {
@@ -75,7 +74,7 @@ class SequentialLoadTest {
             }
         }
         int maxLevel0Runs = 0;
-        for (RecordingPolicyFactory.Decision<Void> d : decisions) {
+        for (RecordingPolicy.Decision<Void> d : decisions) {
             maxLevel0Runs = Math.max(maxLevel0Runs, level0Runs(d.view()));
         }
         assertEquals(List.of(), List.copyOf(notInstalled), "merges ended without being installed: " + stats);

@@ -6,13 +6,16 @@ import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.LevelView;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.MergeMode;
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
-import dev.strata.lsm.policy.RecordingPolicyFactory;
+import dev.strata.lsm.policy.RecordingPolicy;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -51,22 +54,21 @@ class SpookyEngineTraceTest {
 
     @Test
     void everyDecisionInTheEngineFollowsTheRule(@TempDir Path dir) throws Exception {
-        RecordingSpookyFactory.DECISIONS.clear();
+        RecordingPolicy<PassState> spooky = new RecordingPolicy<>(
+                MergePolicies.create("spooky", Map.of("size-ratio", Integer.toString(T))), SpookyEngineTraceTest::passState);
         StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).maxImmutableMemtables(1)
-                .blockCacheBytes(1 << 20).mergePolicy(RecordingSpookyFactory.NAME, Map.of("size-ratio",
-                        Integer.toString(T)))
-                .build();
+                .blockCacheBytes(1 << 20).mergePolicy(spooky).build();
         // 350,000 128-byte entries: ~700 flushes of 64 KiB, L = 4 (the slow lane,
         // SpookyEngineTraceSlowTest: 3,500,000)
-        assertEquals(0, RecordingPolicyFactory.fillRandom(dir, config, 7, TestScale.scaled(350_000)));
+        assertEquals(0, RecordingPolicy.fillRandom(dir, config, 7, TestScale.scaled(350_000)));
         List<String> problems = new ArrayList<>();
         int[] kinds = new int[4];
         int maxLargest = 0;
-        for (RecordingPolicyFactory.Decision<RecordingSpookyFactory.PassState> d : RecordingSpookyFactory.DECISIONS) {
+        for (RecordingPolicy.Decision<PassState> d : spooky.decisions()) {
             maxLargest = Math.max(maxLargest, check(d, problems, kinds));
         }
         System.out.printf("spooky on the engine: %d decisions, %d full preemptive, %d into X, %d partitioned, "
-                + "%d intra-L0 merges, L up to %d, %d violations%n", RecordingSpookyFactory.DECISIONS.size(), kinds[0],
+                + "%d intra-L0 merges, L up to %d, %d violations%n", spooky.decisions().size(), kinds[0],
                 kinds[1], kinds[2], kinds[3], maxLargest, problems.size());
         assertTrue(problems.isEmpty(), problems.size() + " violations, first: "
                 + problems.subList(0, Math.min(5, problems.size())));
@@ -74,7 +76,26 @@ class SpookyEngineTraceTest {
                 "every kind of merge happened: " + java.util.Arrays.toString(kinds) + ", L " + maxLargest);
     }
 
-    private static int check(RecordingPolicyFactory.Decision<RecordingSpookyFactory.PassState> d,
+    /** The policy's pass state when a decision began. */
+    record PassState(boolean active, int target, long largestBytes) {
+    }
+
+    /** Reads the pass state {@code policy} (a {@link SpookyPolicy}) holds as it decides on {@code view}. */
+    private static PassState passState(MergePolicy policy, TreeView view) {
+        SpookyState state;
+        try {
+            Field f = SpookyPolicy.class.getDeclaredField("state");
+            f.setAccessible(true);
+            state = (SpookyState) f.get(policy);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("SpookyPolicy's state field", e);
+        }
+        // The policy adopts the view's persisted state first; read it as the policy will.
+        state.load(view.policyState());
+        return new PassState(state.passActive, state.passTarget, state.passLargestBytes);
+    }
+
+    private static int check(RecordingPolicy.Decision<PassState> d,
                              List<String> problems, int[] kinds) {
         TreeView v = d.view();
         int largest = largest(v);

@@ -5,7 +5,7 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergeTask;
-import dev.strata.lsm.policy.RecordingPolicyFactory;
+import dev.strata.lsm.policy.RecordingPolicy;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;
@@ -37,21 +37,21 @@ class VlsmEngineTraceTest {
 
     @Test
     void everyDecisionInTheEngineFollowsTheRule(@TempDir Path dir) {
-        RecordingVlsmFactory.DECISIONS.clear();
+        RecordingPolicy<Void> vlsm = RecordingPolicy.of("vlsm", Map.of("sst-bytes", "64KiB", "growth",
+                Integer.toString(F)));
         StoreConfig config = StoreConfig.builder().memtableBytes(SST).maxImmutableMemtables(1).blockCacheBytes(1 << 20)
-                .mergePolicy(RecordingVlsmFactory.NAME, Map.of("sst-bytes", "64KiB", "growth", Integer.toString(F)))
-                .build();
+                .mergePolicy(vlsm).build();
         // 37,500 entries (~73 flushes) in the fast lane, 112,500 in the slow lane (VlsmEngineTraceSlowTest).
-        assertEquals(0, RecordingPolicyFactory.fillRandom(dir, config, 11, TestScale.scaled(37_500)));
+        assertEquals(0, RecordingPolicy.fillRandom(dir, config, 11, TestScale.scaled(37_500)));
         List<String> problems = new ArrayList<>();
         int[] counts = new int[2];
-        for (RecordingPolicyFactory.Decision<Void> d : RecordingVlsmFactory.DECISIONS) {
+        for (RecordingPolicy.Decision<Void> d : vlsm.decisions()) {
             for (MergeTask task : d.tasks()) {
                 check(d.view(), task, problems, counts);
             }
         }
         System.out.printf("vlsm on the engine: %d decisions, %d merges out of level 0, %d level-1 merges, "
-                + "%d violations%n", RecordingVlsmFactory.DECISIONS.size(), counts[0], counts[1], problems.size());
+                + "%d violations%n", vlsm.decisions().size(), counts[0], counts[1], problems.size());
         assertTrue(problems.isEmpty(), problems.size() + " violations, first: "
                 + problems.subList(0, Math.min(5, problems.size())));
         assertTrue(counts[0] > 50 && counts[1] > 10, "merges out of level 0 and level 1: " + counts[0] + ", "
