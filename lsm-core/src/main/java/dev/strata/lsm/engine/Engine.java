@@ -343,7 +343,7 @@ public final class Engine implements AutoCloseable {
         Path parent = absolute.getParent();
         if (parent != null) {
             try {
-                return Files.createTempDirectory(parent, "." + absolute.getFileName() + ".reader-");
+                return dev.strata.lsm.io.ScratchDirectories.create(parent, absolute.getFileName().toString(), "reader");
             } catch (IOException e) {
                 // the parent is not writable: the system's temporary directory (tables are then copied if on another file system)
             }
