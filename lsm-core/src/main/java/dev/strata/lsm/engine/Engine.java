@@ -1136,7 +1136,7 @@ public final class Engine implements AutoCloseable {
                 throw new IllegalArgumentException("ingest: the key ranges of " + overlap + " overlap; files ingested "
                         + "together must not (ingest them one call after the other)");
             }
-            ingestValidated(t, external);
+            ingestValidated(t, external, options.isDeleteFiles());
         } finally {
             IngestJob.closeAll(external);
         }
@@ -1151,7 +1151,7 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    private void ingestValidated(Tree t, List<IngestJob.External> external) {
+    private void ingestValidated(Tree t, List<IngestJob.External> external, boolean move) {
         Memtables memtables = t.memtables;
         WriteControl writeControl = t.writeControl;
         TableOutput output = t.output;
@@ -1182,7 +1182,13 @@ public final class Engine implements AutoCloseable {
                 mutex.unlock();
                 try {
                     for (IngestJob.External x : external) {
-                        written.addAll(IngestJob.write(output, x, seq));
+                        // A table the format lets carry one sequence number is adopted as it is
+                        // (linked when moved, else copied); any other is rewritten entry by entry.
+                        if (x.reader().footer().acceptsGlobalSeqno()) {
+                            written.add(output.adopt(x.path(), x.reader().footer(), seq, move));
+                        } else {
+                            written.addAll(IngestJob.write(output, x, seq));
+                        }
                     }
                 } finally {
                     mutex.lock();
