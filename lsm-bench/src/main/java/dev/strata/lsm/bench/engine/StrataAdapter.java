@@ -167,8 +167,8 @@ final class StrataAdapter implements BenchEngine {
 
             @Override
             public String describe() {
-                return "TableWriter, then LsmStore.ingest(deleteFiles=true): each file validated and copied into "
-                        + "a store table carrying the ingest's sequence number";
+                return "TableWriter, then LsmStore.ingest(deleteFiles=true): each file validated, hard-linked "
+                        + "into the store and given the ingest's sequence number by a footer appended to it";
             }
         };
     }
