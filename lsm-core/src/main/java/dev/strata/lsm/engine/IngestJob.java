@@ -25,11 +25,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Bulk ingest's file work: validating external tables (written by {@code TableWriter}) and
- * writing each into the store as a table whose every entry carries the sequence number the
- * ingest was given. Strata's cells carry their own sequence numbers, so an external table is
- * rewritten (one sequential read and write) rather than linked: a global sequence number in
- * the manifest would avoid that copy, and is not done.
+ * Bulk ingest's file work: validating external tables (written by {@code TableWriter}) and,
+ * for a table the format cannot give one sequence number as it is (a packed one, or one
+ * holding an earlier version's pages), rewriting it entry by entry into a store table whose
+ * every entry carries the ingest's sequence number. Every other table is adopted as it is
+ * ({@link TableOutput#adopt}: linked or copied, with a format-4 footer appended).
  */
 final class IngestJob {
     /** An external table that passed validation: its reader and key range. */
