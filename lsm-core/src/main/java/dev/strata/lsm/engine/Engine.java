@@ -1126,11 +1126,8 @@ public final class Engine implements AutoCloseable {
         if (files.stream().map(p -> p.toAbsolutePath().normalize()).distinct().count() != files.size()) {
             throw new IllegalArgumentException("ingest lists a file twice: " + files);
         }
-        List<IngestJob.External> external = new ArrayList<>();
+        List<IngestJob.External> external = IngestJob.validateAll(io, files, t.config);
         try {
-            for (Path p : files) {
-                external.add(IngestJob.validate(io, p, t.config));
-            }
             String overlap = IngestJob.overlap(external);
             if (overlap != null) {
                 throw new IllegalArgumentException("ingest: the key ranges of " + overlap + " overlap; files ingested "
