@@ -100,7 +100,12 @@ public final class LsmStore implements AutoCloseable {
      * For a store opened with {@link #openReadOnly}: catches up with the writer, staging and
      * opening its state now (its newer manifest, tables and WAL). Cursors and snapshots taken
      * before belong to the old state, which is closed here: their next call throws
-     * {@link StoreClosedException}; take new ones.
+     * {@link StoreClosedException}; take new ones. The state is one the writer's files held:
+     * a prefix of its writes in sequence order, every batch whole, never behind an earlier
+     * refresh, holding every write the writer acknowledged before the call (in a WAL mode that
+     * writes the WAL) — also while the writer flushes, merges, deletes files, or is killed and
+     * restarted: a file deleted under the staging makes it start again, never a corruption
+     * error (docs/engine.md, "Checkpoints, read-only opens and backups").
      *
      * @throws UnsupportedOperationException if the store was opened for writing
      */
