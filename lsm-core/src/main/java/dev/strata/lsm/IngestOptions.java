@@ -12,14 +12,16 @@ public final class IngestOptions {
         this.deleteFiles = deleteFiles;
     }
 
-    /** The external files are kept. */
+    /** The external files are kept (copied into the store). */
     public static IngestOptions defaults() {
         return DEFAULTS;
     }
 
     /**
-     * Whether the external files are deleted once they are ingested (RocksDB's
-     * {@code move_files}: the store holds its own copy either way).
+     * Whether the external files are moved into the store (RocksDB's {@code move_files}): each
+     * is hard-linked into the store (copied where the file system refuses a link) and its name
+     * removed once the ingest is installed. Without it (the default) each file is copied byte
+     * for byte and left as it was. Either way its entries are not rewritten.
      */
     public IngestOptions deleteFiles(boolean delete) {
         return new IngestOptions(delete);

@@ -100,7 +100,12 @@ public final class LsmStore implements AutoCloseable {
      * For a store opened with {@link #openReadOnly}: catches up with the writer, staging and
      * opening its state now (its newer manifest, tables and WAL). Cursors and snapshots taken
      * before belong to the old state, which is closed here: their next call throws
-     * {@link StoreClosedException}; take new ones.
+     * {@link StoreClosedException}; take new ones. The state is one the writer's files held:
+     * a prefix of its writes in sequence order, every batch whole, never behind an earlier
+     * refresh, holding every write the writer acknowledged before the call (in a WAL mode that
+     * writes the WAL) — also while the writer flushes, merges, deletes files, or is killed and
+     * restarted: a file deleted under the staging makes it start again, never a corruption
+     * error (docs/engine.md, "Checkpoints, read-only opens and backups").
      *
      * @throws UnsupportedOperationException if the store was opened for writing
      */
@@ -629,9 +634,14 @@ public final class LsmStore implements AutoCloseable {
      * all of them are in the store or none. The files' key ranges must not overlap each other.
      * Each table goes where the merge policy places it ({@code MergePolicy.placeIngest}; the
      * default is the deepest level such that nothing in it or above it overlaps). Writes wait
-     * while the files are ingested: the memtables are flushed first, and each file is copied
-     * into the store (its entries get the sequence number), so the external files stay as
-     * they were (deleted afterwards with {@link IngestOptions#deleteFiles}).
+     * while the files are ingested: the memtables are flushed first. A file's entries are not
+     * rewritten: the store's table is the file itself, hard-linked in, when it is moved
+     * ({@link IngestOptions#deleteFiles}; copied where the file system refuses a link), else a
+     * byte copy, and one page is appended to the store's file — a footer giving every entry
+     * the ingest's sequence number (docs/format.md, footer format 4). A moved file's name is
+     * removed once the ingest is installed; a crash before that can leave it one page longer,
+     * still a valid table with the same entries that can be ingested again. A kept file is not
+     * changed. (A table written with compression is rewritten entry by entry instead.)
      *
      * @throws IllegalArgumentException naming the file and the problem when a file is not a
      *     valid table for this store, or two files overlap; nothing is changed then

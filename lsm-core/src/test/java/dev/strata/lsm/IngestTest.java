@@ -128,6 +128,72 @@ class IngestTest {
         }
     }
 
+    private static Object inode(Path p) throws IOException {
+        return Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+    }
+
+    private static List<Path> tables(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.toString().endsWith(".sst")).toList();
+        }
+    }
+
+    private static Path external(Path p, int from, int to, String value, StoreConfig config) {
+        try (TableWriter w = TableWriter.create(p, config)) {
+            for (int k = from; k < to; k++) {
+                w.put(key(k), (value + k).getBytes());
+            }
+            w.finish();
+        }
+        return p;
+    }
+
+    @Test
+    void aMovedFileIsLinkedInAndAKeptOneIsLeftAsItWas() throws IOException {
+        StoreConfig config = config("no-merge");
+        Path dir = root.resolve("db");
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (int k = 0; k < 3000; k++) {
+                store.put(key(k), ("w" + k).getBytes());
+            }
+            // Kept (the default): the store copies the file; the external file's bytes stay as they were.
+            Path kept = external(root.resolve("kept.sst"), 0, 1000, "kept", config);
+            byte[] keptBytes = Files.readAllBytes(kept);
+            store.ingest(List.of(kept), IngestOptions.defaults());
+            assertArrayEquals(keptBytes, Files.readAllBytes(kept), "a kept external file is not changed");
+            for (Path t : tables(dir)) {
+                assertFalse(inode(t).equals(inode(kept)), "a kept external file is not linked: " + t);
+            }
+            // Moved: the store's table is the external file itself (a hard link), and its name is gone.
+            Path moved = external(root.resolve("moved.sst"), 1000, 2000, "moved", config);
+            Object movedInode = inode(moved);
+            store.ingest(List.of(moved), IngestOptions.defaults().deleteFiles(true));
+            assertFalse(Files.exists(moved));
+            assertTrue(tables(dir).stream().anyMatch(t -> {
+                try {
+                    return inode(t).equals(movedInode);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }), "a moved external file is linked into the store");
+            // What a kill during a move leaves: the external file with a global-sequence footer
+            // appended. It is ingested again as a table of its entries, newer than every write.
+            Path left = external(root.resolve("left.sst"), 2000, 3000, "left", config);
+            try (dev.strata.lsm.io.PageFile f = new FileChannelStorageIO().open(left, OpenMode.READ_WRITE, IoPurpose.FLUSH)) {
+                var reader = dev.strata.lsm.repair.StoreRepair.openAtLastFooter(f, 0);
+                SSTableWriter.appendGlobalSeqno(f, reader.footer(), 1);
+            }
+            store.ingest(List.of(left), IngestOptions.defaults());
+            store.put(key(2500), "after".getBytes());
+        }
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (int k = 0; k < 3000; k += 7) {
+                String expected = k == 2500 ? "after" : (k < 1000 ? "kept" : k < 2000 ? "moved" : "left") + k;
+                assertArrayEquals(expected.getBytes(), store.get(key(k)), "key " + k + " after reopening");
+            }
+        }
+    }
+
     @Test
     void anIngestedTableGoesToTheDeepestLevelNothingAboveOverlaps() throws IOException {
         try (LsmStore store = LsmStore.open(root.resolve("s"), config("no-merge"))) {

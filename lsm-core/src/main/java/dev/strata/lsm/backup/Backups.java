@@ -3,6 +3,7 @@ package dev.strata.lsm.backup;
 import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreException;
+import dev.strata.lsm.io.ScratchDirectories;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,7 +43,8 @@ import java.util.zip.CRC32C;
  * renamed over the old one. A file is referenced by every backup that lists it and deleted
  * once none does. A crash while a backup is taken leaves {@code BACKUPS} as it was, so every
  * earlier backup is intact; the files copied for the unfinished one are unreferenced and
- * deleted by the next {@link #open}.
+ * deleted by the next {@link #open}, and its checkpoint (a directory {@code .NAME.backup-PID-*}
+ * beside the store) by the next {@link #create} of that store.
  *
  * <p>One {@code Backups} at a time per directory (its methods are synchronized; two
  * processes must not share a backup directory).
@@ -99,7 +101,9 @@ public final class Backups {
         Path storeDir = store.directory().toAbsolutePath().normalize();
         Path temp = null;
         try {
-            temp = Files.createTempDirectory(storeDir.getParent(), "." + storeDir.getFileName() + ".backup-");
+            // Beside the store, so that the checkpoint's tables are links; a killed create's directory
+            // is deleted by the next create of the same store.
+            temp = ScratchDirectories.create(storeDir.getParent(), storeDir.getFileName().toString(), "backup");
             Path checkpoint = temp.resolve("checkpoint");
             store.checkpoint(checkpoint);
             Set<String> present = new HashSet<>();

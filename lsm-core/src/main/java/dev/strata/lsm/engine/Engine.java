@@ -350,7 +350,7 @@ public final class Engine implements AutoCloseable {
         Path parent = absolute.getParent();
         if (parent != null) {
             try {
-                return Files.createTempDirectory(parent, "." + absolute.getFileName() + ".reader-");
+                return dev.strata.lsm.io.ScratchDirectories.create(parent, absolute.getFileName().toString(), "reader");
             } catch (IOException e) {
                 // the parent is not writable: the system's temporary directory (tables are then copied if on another file system)
             }
@@ -1134,17 +1134,14 @@ public final class Engine implements AutoCloseable {
         if (files.stream().map(p -> p.toAbsolutePath().normalize()).distinct().count() != files.size()) {
             throw new IllegalArgumentException("ingest lists a file twice: " + files);
         }
-        List<IngestJob.External> external = new ArrayList<>();
+        List<IngestJob.External> external = IngestJob.validateAll(io, files, t.config);
         try {
-            for (Path p : files) {
-                external.add(IngestJob.validate(io, p, t.config));
-            }
             String overlap = IngestJob.overlap(external);
             if (overlap != null) {
                 throw new IllegalArgumentException("ingest: the key ranges of " + overlap + " overlap; files ingested "
                         + "together must not (ingest them one call after the other)");
             }
-            ingestValidated(t, external);
+            ingestValidated(t, external, options.isDeleteFiles());
         } finally {
             IngestJob.closeAll(external);
         }
@@ -1159,7 +1156,7 @@ public final class Engine implements AutoCloseable {
         }
     }
 
-    private void ingestValidated(Tree t, List<IngestJob.External> external) {
+    private void ingestValidated(Tree t, List<IngestJob.External> external, boolean move) {
         Memtables memtables = t.memtables;
         WriteControl writeControl = t.writeControl;
         TableOutput output = t.output;
@@ -1190,7 +1187,13 @@ public final class Engine implements AutoCloseable {
                 mutex.unlock();
                 try {
                     for (IngestJob.External x : external) {
-                        written.addAll(IngestJob.write(output, x, seq));
+                        // A table the format lets carry one sequence number is adopted as it is
+                        // (linked when moved, else copied); any other is rewritten entry by entry.
+                        if (x.reader().footer().acceptsGlobalSeqno()) {
+                            written.add(output.adopt(x.path(), x.reader().footer(), seq, move));
+                        } else {
+                            written.addAll(IngestJob.write(output, x, seq));
+                        }
                     }
                 } finally {
                     mutex.lock();

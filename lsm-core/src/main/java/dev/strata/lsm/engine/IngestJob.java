@@ -25,11 +25,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Bulk ingest's file work: validating external tables (written by {@code TableWriter}) and
- * writing each into the store as a table whose every entry carries the sequence number the
- * ingest was given. Strata's cells carry their own sequence numbers, so an external table is
- * rewritten (one sequential read and write) rather than linked: a global sequence number in
- * the manifest would avoid that copy, and is not done.
+ * Bulk ingest's file work: validating external tables (written by {@code TableWriter}) and,
+ * for a table the format cannot give one sequence number as it is (a packed one, or one
+ * holding an earlier version's pages), rewriting it entry by entry into a store table whose
+ * every entry carries the ingest's sequence number. Every other table is adopted as it is
+ * ({@link TableOutput#adopt}: linked or copied, with a format-4 footer appended).
  */
 final class IngestJob {
     /** An external table that passed validation: its reader and key range. */
@@ -52,7 +52,8 @@ final class IngestJob {
         }
         PageFile f = null;
         try {
-            f = io.open(path, OpenMode.READ, IoPurpose.READ);
+            // One pass in file order: read in large chunks rather than page by page.
+            f = new ReadAheadFile(io.open(path, OpenMode.READ, IoPurpose.READ));
             SSTableReader reader = StoreRepair.openAtLastFooter(f, 0);
             if (reader.footer().pageSize() != config.pageSize()) {
                 throw new IllegalArgumentException("ingest: " + path + " has " + reader.footer().pageSize()
@@ -108,6 +109,69 @@ final class IngestJob {
             }
             String what = e instanceof CorruptionException ? "is corrupt" : "is not a readable Strata table";
             throw new IllegalArgumentException("ingest: " + path + " " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@link #validate}s every file, several at once (a thread per core, at most one per
+     * file: validation reads and decodes every entry, and the files are independent); the
+     * tables in the order of {@code files}. If any fails, the others are closed and the
+     * failure of the first failing file in list order is thrown.
+     */
+    static List<External> validateAll(StorageIO io, List<Path> files, StoreConfig config) {
+        int threads = Math.min(files.size(), Runtime.getRuntime().availableProcessors());
+        if (threads <= 1) {
+            List<External> out = new ArrayList<>();
+            try {
+                for (Path p : files) {
+                    out.add(validate(io, p, config));
+                }
+            } catch (RuntimeException e) {
+                closeAll(out);
+                throw e;
+            }
+            return out;
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "strata-ingest-validate");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<java.util.concurrent.Future<External>> futures = new ArrayList<>();
+            for (Path p : files) {
+                futures.add(pool.submit(() -> validate(io, p, config)));
+            }
+            List<External> out = new ArrayList<>();
+            RuntimeException first = null;
+            boolean interrupted = false;
+            for (java.util.concurrent.Future<External> f : futures) {
+                // Every validation is waited for (each opens a file that must be closed).
+                while (true) {
+                    try {
+                        out.add(f.get());
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        if (first == null) {
+                            first = e.getCause() instanceof RuntimeException re ? re
+                                    : new dev.strata.lsm.StoreException("ingest: validation failed: " + e.getCause(), e.getCause());
+                        }
+                        break;
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (first != null) {
+                closeAll(out);
+                throw first;
+            }
+            return out;
+        } finally {
+            pool.shutdown();
         }
     }
 

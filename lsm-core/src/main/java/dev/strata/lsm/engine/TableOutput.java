@@ -215,4 +215,34 @@ final class TableOutput {
         io.syncDirectory(dir);
         return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder(), clock.millis()));
     }
+
+    /**
+     * Adopts a validated external table ({@code TableWriter}'s, whose last footer is
+     * {@code footer}) as a new store table whose every entry carries sequence number
+     * {@code seq}, without reading or rewriting its entries: the file is hard-linked into the
+     * store when {@code link} (copied where the file system refuses a link), else copied, and
+     * a format-4 footer naming {@code seq} is appended to the store's file (which, linked, is
+     * the external file too: it stays a valid table). Forced; a pending output of
+     * {@link ObsoleteFiles} until the caller installs or deletes it.
+     */
+    Component adopt(Path external, dev.strata.lsm.sstable.Footer footer, long seq, boolean link) throws IOException {
+        long fileNumber = obsolete.newOutputFile();
+        Path to = tables.path(fileNumber);
+        try {
+            if (link) {
+                ReaderStaging.linkOrCopy(external, to, false);
+            } else {
+                java.nio.file.Files.copy(external, to);
+            }
+            FinishedTable t;
+            try (PageFile f = io.open(to, OpenMode.READ_WRITE, IoPurpose.FLUSH)) {
+                t = SSTableWriter.appendGlobalSeqno(f, footer, seq);
+            }
+            io.syncDirectory(dir);
+            return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder()));
+        } catch (IOException | RuntimeException e) {
+            obsolete.deleteUninstalled(fileNumber);
+            throw e;
+        }
+    }
 }

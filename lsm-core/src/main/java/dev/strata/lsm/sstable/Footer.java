@@ -26,7 +26,8 @@ import java.nio.file.Path;
  * @param firstPage first page written for this version
  * @param minKey smallest user key (empty when the table is empty)
  * @param maxKey largest user key (empty when the table is empty)
- * @param formatVersion the table format version (1 or 2); this code writes 2
+ * @param formatVersion the table format version (1 to 3); this code writes 3, and 4 for a
+ *     version-3 table given a global sequence number by ingest ({@link #globalSeqno()})
  * @param bloomKeys keys added to the bloom filter since it was built, counting only keys
  *     that set at least one bit (so an upper bound of the filter's effective load); 0 without
  *     a filter. For format 1, the number of distinct keys is not recorded: 0.
@@ -66,6 +67,10 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
     /** The SSTable format version this code writes (it also reads version 1). */
     public static final int FORMAT_VERSION = PageFormat.FORMAT_VERSION;
 
+    /** Version 4: the global sequence number, in the header's reserved bytes 8-15. */
+    private static final int OFF_GLOBAL_SEQNO = 8;
+    /** {@link #globalSeqno()} of a footer that has none. */
+    public static final long NO_GLOBAL_SEQNO = -1;
     private static final int OFF_MAGIC = 16;
     private static final int OFF_PAGE_SIZE = 24;
     private static final int OFF_ROOT = 28;
@@ -105,6 +110,45 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
      */
     private static final int PREFIX_BLOOM_TAG = 0x50465831;
 
+    /**
+     * The sequence number every entry of this version carries whatever its cell says (format
+     * 4: a table written outside the store, ingested by linking or copying its file), or
+     * {@link #NO_GLOBAL_SEQNO}.
+     */
+    public long globalSeqno() {
+        return formatVersion == PageFormat.FORMAT_VERSION_GLOBAL_SEQNO ? maxSeqno : NO_GLOBAL_SEQNO;
+    }
+
+    /** The format version of the version's pages: its footer's, but 3 under a format-4 footer. */
+    int pageFormatVersion() {
+        return Math.min(formatVersion, PageFormat.FORMAT_VERSION);
+    }
+
+    /**
+     * Whether {@link #withGlobalSeqno} applies: a version-3 (or 4) table written whole (no
+     * earlier version's pages), unpacked, without range tombstones.
+     */
+    public boolean acceptsGlobalSeqno() {
+        return formatVersion >= PageFormat.FORMAT_VERSION && !packed() && rangeTombstoneLength == 0
+                && previousFooterOffset < 0;
+    }
+
+    /**
+     * This footer as a format-4 footer giving every entry sequence number {@code seq} (its
+     * sequence-number bounds both {@code seq}), for a copy of the footer page appended to the
+     * file: the tree, bloom filter and counts are the same pages.
+     */
+    Footer withGlobalSeqno(long seq) {
+        if (!acceptsGlobalSeqno() || seq <= 0) {
+            throw new IllegalArgumentException("cannot give " + this + " global sequence number " + seq);
+        }
+        return new Footer(pageSize, rootPage, height, leafCount, entryCount, tombstoneCount, seq, seq,
+                bloomPage, bloomLength, bloomChecksum, overflowPageCount, userBytes, previousFooterOffset, firstPage,
+                minKey, maxKey, PageFormat.FORMAT_VERSION_GLOBAL_SEQNO, bloomKeys, bloomCapacity, livePages, compression,
+                pageMapOffset, pageMapLength, pageMapChecksum, storedBytes, rangeTombstoneOffset, rangeTombstoneLength,
+                leafEncoding, prefixBloom);
+    }
+
     /** Bytes of the file this version references ({@link #livePages()} pages). */
     public long liveBytes() {
         return livePages * pageSize;
@@ -122,11 +166,12 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
 
     /**
      * Whether this version can be merged in place (block compaction): its leaves carry
-     * summaries and its pages are not packed. A compressed (packed) version is rewritten
-     * instead.
+     * summaries, its pages are not packed and its cells carry their own sequence numbers. A
+     * compressed (packed) version, or one with a global sequence number (whose reused leaves
+     * would lose it), is rewritten instead.
      */
     public boolean mergeableInPlace() {
-        return hasLeafSummaries() && !packed();
+        return hasLeafSummaries() && !packed() && globalSeqno() == NO_GLOBAL_SEQNO;
     }
 
     /** Whether the version's pages are compressed and packed, located through a page map. */
@@ -157,6 +202,9 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         byte[] p = new byte[pageSize];
         p[PageFormat.OFF_TYPE] = PageFormat.TYPE_FOOTER;
         PageFormat.putShort(p, PageFormat.OFF_VERSION, formatVersion);
+        if (formatVersion == PageFormat.FORMAT_VERSION_GLOBAL_SEQNO) {
+            PageFormat.putLong(p, OFF_GLOBAL_SEQNO, maxSeqno);
+        }
         PageFormat.putLong(p, OFF_MAGIC, MAGIC);
         PageFormat.putInt(p, OFF_PAGE_SIZE, pageSize);
         PageFormat.putInt(p, OFF_ROOT, rootPage);
@@ -238,7 +286,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         if (!PageFormat.readable(version)) {
             throw new CorruptionException(file, offset, "unsupported SSTable format version " + version
                     + " in " + where + " (this build reads versions " + PageFormat.FORMAT_VERSION_1 + " to "
-                    + FORMAT_VERSION + ")");
+                    + PageFormat.FORMAT_VERSION_GLOBAL_SEQNO + ")");
         }
         boolean v1 = version == PageFormat.FORMAT_VERSION_1;
         boolean v3 = version >= PageFormat.FORMAT_VERSION;
@@ -316,6 +364,15 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                             : PageFormat.getLong(p, OFF_LIVE_PAGES),
                     codec, mapOffset, mapLength, mapCrc, 0, rtOffset, rtLength, leaves, prefixBloom);
             f = f.withStoredBytes(storedSize >= 0 ? storedSize : f.livePages * pageSize);
+            if (version == PageFormat.FORMAT_VERSION_GLOBAL_SEQNO) {
+                long global = PageFormat.getLong(p, OFF_GLOBAL_SEQNO);
+                if (global <= 0 || global != f.minSeqno || global != f.maxSeqno || f.packed()
+                        || f.rangeTombstoneLength != 0) {
+                    throw new CorruptionException(file, offset, "global sequence number " + global + " with sequence "
+                            + "numbers " + f.minSeqno + ".." + f.maxSeqno + (f.packed() ? " in a packed table" : "")
+                            + (f.rangeTombstoneLength != 0 ? " beside range tombstones" : "") + " in " + where);
+                }
+            }
             if (f.height < 0 || f.height > 64 || (f.height == 0) != (f.rootPage == PageFormat.NO_PAGE)) {
                 throw new CorruptionException(file, offset, "inconsistent root " + f.rootPage
                         + " and height " + f.height + " in " + where);
@@ -383,7 +440,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         return "Footer[root=" + rootPage + ", height=" + height + ", leaves=" + leafCount + ", entries=" + entryCount
                 + ", tombstones=" + tombstoneCount + ", seqno=" + minSeqno + ".." + maxSeqno + ", keys="
                 + InternalKeys.describe(minKey) + ".." + InternalKeys.describe(maxKey) + ", pageSize=" + pageSize + ", format=" + formatVersion
-                + ", livePages=" + livePages + ", bloomKeys=" + bloomKeys + "/" + bloomCapacity
+                + (globalSeqno() != NO_GLOBAL_SEQNO ? ", globalSeqno=" + globalSeqno() : "") + ", livePages=" + livePages + ", bloomKeys=" + bloomKeys + "/" + bloomCapacity
                 + (formatVersion >= PageFormat.FORMAT_VERSION ? ", codec=" + compression + ", leafEncoding=" + leafEncoding + ", storedBytes=" + storedBytes : "")
                 + (prefixBloom.isEmpty() ? "" : ", prefixBloom=" + prefixBloom)
                 + "]";

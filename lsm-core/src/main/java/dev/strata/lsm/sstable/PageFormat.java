@@ -37,9 +37,16 @@ final class PageFormat {
     /** The first format, still read: no leaf summaries, never holds a reusing version. */
     static final int FORMAT_VERSION_1 = 1;
 
-    /** Whether this code reads tables of format {@code version}. */
+    /**
+     * Version 4, a footer only: a version-3 table whose every entry carries one global sequence
+     * number (bytes 8-15 of the footer), whatever its cells say. Written by ingest over a
+     * table linked or copied into a store; its pages are version 3.
+     */
+    static final int FORMAT_VERSION_GLOBAL_SEQNO = 4;
+
+    /** Whether this code reads tables whose footer has format {@code version}. */
     static boolean readable(int version) {
-        return version >= FORMAT_VERSION_1 && version <= FORMAT_VERSION;
+        return version >= FORMAT_VERSION_1 && version <= FORMAT_VERSION_GLOBAL_SEQNO;
     }
 
     /**

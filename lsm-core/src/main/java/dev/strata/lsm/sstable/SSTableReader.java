@@ -244,8 +244,13 @@ public final class SSTableReader {
      * {@code snapshotSeqno}, tombstones included; null when the table has none.
      */
     public InternalEntry get(byte[] userKey, long snapshotSeqno) throws IOException {
-        if (footer.height() == 0 || !mightContain(userKey)) {
+        // Under a global sequence number every entry has it: above the snapshot none is visible;
+        // else the key's one entry is, whatever its cell's own number (the search ignores that).
+        if (footer.height() == 0 || snapshotSeqno < footer.globalSeqno() || !mightContain(userKey)) {
             return null;
+        }
+        if (footer.globalSeqno() != Footer.NO_GLOBAL_SEQNO) {
+            snapshotSeqno = InternalKeys.MAX_SEQNO;
         }
         int pageNo = footer.rootPage();
         int level = footer.height() - 1;
@@ -542,11 +547,11 @@ public final class SSTableReader {
         if (actualType != type || actualLevel != level) {
             problem = "expected a " + PageFormat.typeName(type) + " page at level " + level + ", found a "
                     + PageFormat.typeName(actualType) + " page at level " + actualLevel;
-        } else if (PageFormat.getShort(page, PageFormat.OFF_VERSION) != footer.formatVersion()) {
+        } else if (PageFormat.getShort(page, PageFormat.OFF_VERSION) != footer.pageFormatVersion()) {
             // Every page of a table version has its footer's format version (a version-1 file
             // is never merged in place, so no version references pages of another format).
             problem = "page format version " + PageFormat.getShort(page, PageFormat.OFF_VERSION)
-                    + " in a table of format version " + footer.formatVersion();
+                    + " in a table of format version " + footer.pageFormatVersion();
         } else if (count <= 0 || dataEnd < PageFormat.HEADER_SIZE
                 || (long) dataEnd + (long) (prefixLeaf ? 0 : count) * PageFormat.SLOT_SIZE > pageSize) {
             problem = "bad cell count " + count + " or data end " + dataEnd;
@@ -566,17 +571,23 @@ public final class SSTableReader {
         }
     }
 
+    /** The sequence number of {@code cell}: the footer's global one if it has one, else the cell's. */
+    long seqno(LeafCell cell) {
+        long global = footer.globalSeqno();
+        return global != Footer.NO_GLOBAL_SEQNO ? global : cell.seqno();
+    }
+
     /** The entry at the decoder's position (key and value copied), reading an overflow value if it has one. */
     InternalEntry entry(LeafDecoder d) throws IOException {
         LeafCell cell = d.cell();
         byte[] key = d.currentKey();
         if (cell.type == EntryType.DELETE) {
-            return new InternalEntry(key, cell.seqno(), cell.type, null);
+            return new InternalEntry(key, seqno(cell), cell.type, null);
         }
         byte[] value = cell.inline()
                 ? java.util.Arrays.copyOfRange(d.page(), cell.valueStart, cell.valueStart + cell.valueLength)
                 : overflowValue(cell);
-        return new InternalEntry(key, cell.seqno(), cell.type, value);
+        return new InternalEntry(key, seqno(cell), cell.type, value);
     }
 
     /** Reads and verifies the overflow value of a cell a {@link LeafDecoder} found. */

@@ -218,4 +218,29 @@ public final class SSTableWriter {
         sink.flush();
         return new FinishedTable((long) footerPage * options.pageSize(), footer);
     }
+
+    /**
+     * Appends to {@code file}, a table file whose last footer is {@code footer}
+     * ({@link Footer#acceptsGlobalSeqno()}), a format-4 copy of that footer giving every entry
+     * sequence number {@code seq} (docs/format.md, "Footer page"), at the end of the file, and
+     * forces the file. The table's other pages are left as they are; the old footer stays a
+     * valid (older) version. Bulk ingest adopts a table written outside the store this way,
+     * without reading or rewriting its entries.
+     *
+     * @throws IOException if the file does not end on a page boundary
+     */
+    public static FinishedTable appendGlobalSeqno(PageFile file, Footer footer, long seq) throws IOException {
+        Footer f = footer.withGlobalSeqno(seq);
+        long at = file.size();
+        if (at % f.pageSize() != 0) {
+            throw new IOException(file.path() + " is " + at + " bytes, not a whole number of " + f.pageSize()
+                    + "-byte pages");
+        }
+        java.nio.ByteBuffer page = dev.strata.lsm.io.AlignedBuffers.allocate(f.pageSize(),
+                dev.strata.lsm.io.AlignedBuffers.PAGE_ALIGNMENT);
+        page.put(f.encode()).flip();
+        file.write(page, at);
+        file.force(true);
+        return new FinishedTable(at, f);
+    }
 }

@@ -72,6 +72,16 @@ public final class TableIterator implements InternalIterator {
     /** Positions at the first entry whose internal key is >= (userKey, seqno). */
     @Override
     public void seek(byte[] userKey, long seqno) throws IOException {
+        long global = reader.footer().globalSeqno();
+        seekCells(userKey, global != Footer.NO_GLOBAL_SEQNO ? InternalKeys.MAX_SEQNO : seqno);
+        // Under a global sequence number the seek went to userKey's one entry (a table with one
+        // holds one per key) whatever its cell's number: it is passed when newer than seqno.
+        if (valid && seqno < global && java.util.Arrays.equals(key(), userKey)) {
+            next();
+        }
+    }
+
+    private void seekCells(byte[] userKey, long seqno) throws IOException {
         moved();
         valid = false;
         if (height == 0) {
@@ -207,7 +217,7 @@ public final class TableIterator implements InternalIterator {
     /** The sequence number at the current position. */
     @Override
     public long seqno() {
-        return cell().seqno();
+        return reader.seqno(cell());
     }
 
     /** The entry type at the current position. */

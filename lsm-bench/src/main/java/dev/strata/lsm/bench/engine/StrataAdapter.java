@@ -132,9 +132,9 @@ final class StrataAdapter implements BenchEngine {
 
     /**
      * {@link TableWriter} with the store's configuration (page size, bloom density, limits),
-     * then {@link LsmStore#ingest} with {@code deleteFiles}: each file is validated and copied
-     * into a store table whose entries carry the ingest's sequence number, and the external
-     * file is deleted, as RocksDB's {@code move_files} leaves none behind.
+     * then {@link LsmStore#ingest} with {@code deleteFiles}: each file is validated, hard-linked
+     * into the store with a footer giving its entries the ingest's sequence number appended,
+     * and its external name removed, as RocksDB's {@code move_files} leaves none behind.
      */
     @Override
     public BulkIngest bulkIngest() {
@@ -167,8 +167,8 @@ final class StrataAdapter implements BenchEngine {
 
             @Override
             public String describe() {
-                return "TableWriter, then LsmStore.ingest(deleteFiles=true): each file validated and copied into "
-                        + "a store table carrying the ingest's sequence number";
+                return "TableWriter, then LsmStore.ingest(deleteFiles=true): each file validated, hard-linked "
+                        + "into the store and given the ingest's sequence number by a footer appended to it";
             }
         };
     }
