@@ -239,7 +239,7 @@ final class TableOutput {
                 t = SSTableWriter.appendGlobalSeqno(f, footer, seq);
             }
             io.syncDirectory(dir);
-            return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder()));
+            return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder(), clock.millis()));
         } catch (IOException | RuntimeException e) {
             obsolete.deleteUninstalled(fileNumber);
             throw e;
