@@ -67,9 +67,11 @@ import java.util.List;
  *
  * <p>Concurrency (§1.6): at most one merge out of level 0 and one partitioned merge run at
  * once, and no merge into X starts while a pass is in progress, so at most three files are
- * written at any instant (with the flush) — four while an intra-L0 merge runs beside them, the
- * paper's build's three compactions (§5 "Concurrency"). Not thread safe; the engine calls it
- * from one thread at a time.
+ * written at any instant (with the flush) — four while an intra-L0 merge runs beside a full
+ * preemptive merge, the paper's build's three compactions (§5 "Concurrency": partitioned, full
+ * preemptive and level-0 compactions). With the engine's two merge threads (the factory's
+ * {@code mergeThreads} hint) a partitioned merge and a merge out of level 0 run side by side.
+ * Not thread safe; the engine calls it from one thread at a time.
  */
 public final class SpookyPolicy implements MergePolicy {
     private final SpookyConfig config;
@@ -172,13 +174,16 @@ public final class SpookyPolicy implements MergePolicy {
 
     /**
      * The intra-L0 merge of the paper's RocksDB build (§5 "Avoiding Stalling", FAMILIES.md
-     * §1.7): while a merge out of level 0 cannot start — one is running, or its target is
-     * busy, or a pass holds X — α or more idle level-0 files of about equal size (largest ≤ 2 ×
-     * smallest), created consecutively (the newest ones), are merged into one file that takes
-     * the newest one's place in level 0. Writers then wait for fewer files.
+     * §1.7): while a full preemptive merge runs — a merge out of level 0 into a level q &lt; X,
+     * or with X = L (Full Merge) into L — α or more idle level-0 files of about equal size
+     * (largest ≤ 2 × smallest), created consecutively (the newest ones), are merged into one
+     * file that takes the newest one's place in level 0. Writers then wait for fewer files.
+     * Not while only a partitioned merge or a dividing merge into X &lt; L runs, nor while a
+     * pass holds X: the paper names the full preemptive merge alone, and §5's three concurrent
+     * compactions are one partitioned, one full preemptive and one level-0 compaction.
      */
     private MergeTask intraLevel0(Shape s) {
-        if (!config.intraL0Merge()) {
+        if (!config.intraL0Merge() || !s.fullPreemptiveRunning()) {
             return null;
         }
         List<RunView> runs = s.tree.level(0).runs();
@@ -203,7 +208,7 @@ public final class SpookyPolicy implements MergePolicy {
             return null;
         }
         return MergeTask.rewrite(ids(picked), Placement.intoRunOf(0, picked.get(0).id()), OutputSpec.singleFile(),
-                String.format("spooky: intra-L0 merge of %d idle level-0 files (%d..%d bytes) while level 0 waits",
+                String.format("spooky: intra-L0 merge of %d idle level-0 files (%d..%d bytes) while a full preemptive merge runs",
                         picked.size(), min, max));
     }
 
@@ -710,6 +715,21 @@ public final class SpookyPolicy implements MergePolicy {
         boolean writingBelowLevel0() {
             for (RunningMerge m : tree.runningMerges()) {
                 if (m.targetLevel() >= 1 && m.mode() != MergeMode.MOVE) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * Whether a full preemptive merge is running: a rewrite into a level in 1..X−1, or into
+         * X = L (Full Merge). Partitioned merges write below X, dividing merges into X &lt; L,
+         * and a level added or removed is a move.
+         */
+        boolean fullPreemptiveRunning() {
+            for (RunningMerge m : tree.runningMerges()) {
+                int target = m.targetLevel();
+                if (m.mode() != MergeMode.MOVE && target >= 1 && (target < x || (target == x && x >= largest))) {
                     return true;
                 }
             }

@@ -110,7 +110,7 @@ class SpookyStoreTest {
             }
         }
         // What is still merged with the option: the partitioned passes (a pass rewrites the last
-        // level-L file with the new data in its slice) and intra-L0 merges while X is busy. How
+        // level-L file with the new data in its slice) and intra-L0 merges beside full preemptive ones. How
         // many of those happen depends on when the background merges run against the inserts:
         // with prefix-compressed leaves the ratio measured 0.53 to 0.63 over runs (it was under
         // 0.6 with plain leaves), so the bound is 0.75: a saving of a quarter at least.
