@@ -33,6 +33,8 @@ import java.util.Arrays;
 public final class StoreStats {
     /** Below this many estimated live bytes, {@link #spaceAmplification()} is NaN. */
     public static final long MIN_LIVE_BYTES_FOR_SPACE_AMPLIFICATION = 64 * 1024;
+    /** The kind {@link #bytesWrittenByKind()} counts ingested tables under. */
+    public static final String INGEST = "ingest";
 
     private final IoStats io;
     private final long tableFileBytes;
@@ -60,6 +62,7 @@ public final class StoreStats {
     private long blockCacheMisses;
     private long decompressionNanos;
     private long prefixBloomSkips;
+    private java.util.SortedMap<String, Long> bytesWrittenByKind = java.util.Collections.emptySortedMap();
 
     /**
      * @param io IO counters by purpose
@@ -329,6 +332,7 @@ public final class StoreStats {
         s.prefixBloomSkips = prefixBloomSkips;
         s.blockCacheHits = blockCacheHits;
         s.blockCacheMisses = blockCacheMisses;
+        s.bytesWrittenByKind = bytesWrittenByKind;
         return s;
     }
 
@@ -383,6 +387,37 @@ public final class StoreStats {
         s.blockCacheHits = hits;
         s.blockCacheMisses = misses;
         return s;
+    }
+
+    /**
+     * A copy of these stats with the table bytes written by each kind of write since open
+     * ({@link #bytesWrittenByKind()}); every count must be &gt;= 0.
+     */
+    public StoreStats withBytesWrittenByKind(java.util.Map<String, Long> byKind) {
+        java.util.TreeMap<String, Long> copy = new java.util.TreeMap<>();
+        for (java.util.Map.Entry<String, Long> e : byKind.entrySet()) {
+            if (e.getKey() == null || e.getValue() == null || e.getValue() < 0) {
+                throw new IllegalArgumentException("bytes written by kind need a kind and a count >= 0, got "
+                        + e.getKey() + "=" + e.getValue());
+            }
+            copy.put(e.getKey(), e.getValue());
+        }
+        StoreStats s = copy();
+        s.bytesWrittenByKind = java.util.Collections.unmodifiableSortedMap(copy);
+        return s;
+    }
+
+    /**
+     * Table bytes written since the store opened, by what wrote them, in alphabetical order of
+     * kind: {@code flush} (flushed memtables; {@link #flushBytesWritten()} counts the same
+     * tables at the IO layer), {@value #INGEST} (ingested tables), and merges under the kind
+     * their policy labelled them with ({@code MergeTask.kind()}; e.g. Spooky's
+     * {@code full-preemptive}, {@code dividing}, {@code partitioned}, {@code intra-l0}), or
+     * {@code merge} when it did not. Kinds that wrote nothing are absent. Empty when not
+     * reported. Unmodifiable.
+     */
+    public java.util.SortedMap<String, Long> bytesWrittenByKind() {
+        return bytesWrittenByKind;
     }
 
     /** Page lookups of this store the block cache answered, since it opened (0 when not reported). */

@@ -198,7 +198,8 @@ final class Tree {
                     .withCompression(logicalByLevel, tables.cache().decompressions(),
                             tables.cache().decompressionNanos())
                     .withPrefixBloomSkips(counters.prefixBloomSkips.sum())
-                    .withBlockCache(tables.cache().hits(), tables.cache().misses());
+                    .withBlockCache(tables.cache().hits(), tables.cache().misses())
+                    .withBytesWrittenByKind(counters.writtenByKind());
         } finally {
             v.release();
         }

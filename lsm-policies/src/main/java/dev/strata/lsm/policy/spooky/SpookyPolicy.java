@@ -74,6 +74,21 @@ import java.util.List;
  * Not thread safe; the engine calls it from one thread at a time.
  */
 public final class SpookyPolicy implements MergePolicy {
+    /**
+     * The kinds Spooky labels its merges with ({@code MergeTask.kind()}, counted in
+     * {@code StoreStats.bytesWrittenByKind()}): a full preemptive merge (into q &lt; X, and with
+     * X = L — Full Merge, or a tree too small for X &lt; L — the merge of levels 0..L into L), a
+     * dividing merge into X &lt; L, a partitioned merge of a pass, and the intra-L0 merge.
+     * Moves write nothing and are not labelled.
+     */
+    public static final String FULL_PREEMPTIVE = "full-preemptive";
+    /** See {@link #FULL_PREEMPTIVE}. */
+    public static final String DIVIDING = "dividing";
+    /** See {@link #FULL_PREEMPTIVE}. */
+    public static final String PARTITIONED = "partitioned";
+    /** See {@link #FULL_PREEMPTIVE}. */
+    public static final String INTRA_L0 = "intra-l0";
+
     private final SpookyConfig config;
     private final SpookyState state = new SpookyState();
 
@@ -207,7 +222,7 @@ public final class SpookyPolicy implements MergePolicy {
         if (picked.size() < config.l0CompactionTrigger()) {
             return null;
         }
-        return MergeTask.rewrite(ids(picked), Placement.intoRunOf(0, picked.get(0).id()), OutputSpec.singleFile(),
+        return rewrite(INTRA_L0, ids(picked), Placement.intoRunOf(0, picked.get(0).id()), OutputSpec.singleFile(),
                 String.format("spooky: intra-L0 merge of %d idle level-0 files (%d..%d bytes) while a full preemptive merge runs",
                         picked.size(), min, max));
     }
@@ -229,11 +244,11 @@ public final class SpookyPolicy implements MergePolicy {
                     return move;
                 }
                 if (s.tiered(q)) {
-                    return MergeTask.rewrite(s.inputs(0, q - 1), Placement.newRun(q), OutputSpec.singleFile(),
+                    return rewrite(FULL_PREEMPTIVE, s.inputs(0, q - 1), Placement.newRun(q), OutputSpec.singleFile(),
                             String.format("spooky: full preemptive merge of levels 0..%d into a new run at %d (%d < C_%d=%d)",
                                     q - 1, q, sum, q, s.capacity(q)));
                 }
-                return MergeTask.rewrite(s.inputs(0, q), Placement.newRun(q), OutputSpec.singleFile(), String.format(
+                return rewrite(FULL_PREEMPTIVE, s.inputs(0, q), Placement.newRun(q), OutputSpec.singleFile(), String.format(
                         "spooky: full preemptive merge of levels 0..%d into %d (%d < C_%d=%d)", q, q, sum, q,
                         s.capacity(q)));
             }
@@ -254,15 +269,15 @@ public final class SpookyPolicy implements MergePolicy {
             // files of the oldest run at L (one file when X is L itself).
             OutputSpec cut = s.x >= s.largest ? OutputSpec.singleFile()
                     : OutputSpec.singleFile().withCutKeys(s.sliceStarts());
-            return MergeTask.rewrite(s.inputs(0, s.x - 1), Placement.newRun(s.x), cut, String.format(
+            return rewrite(s.x >= s.largest ? FULL_PREEMPTIVE : DIVIDING, s.inputs(0, s.x - 1), Placement.newRun(s.x), cut, String.format(
                     "spooky: dividing merge of levels 0..%d into a new run at X=%d%s", s.x - 1, s.x,
                     s.x >= s.largest ? " (X = L)" : ", cut at the oldest level-" + s.largest + " run's files"));
         }
         if (s.x >= s.largest) {
-            return MergeTask.rewrite(s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile(), String.format(
+            return rewrite(FULL_PREEMPTIVE, s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile(), String.format(
                     "spooky: full merge of levels 0..%d into %d (X = L)", s.x, s.x));
         }
-        return MergeTask.rewrite(s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile().alignedTo(s.largest),
+        return rewrite(DIVIDING, s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile().alignedTo(s.largest),
                 String.format("spooky: dividing merge of levels 0..%d into X=%d, cut at level-%d files", s.x, s.x,
                         s.largest));
     }
@@ -382,7 +397,7 @@ public final class SpookyPolicy implements MergePolicy {
             List<ComponentView> targetRun = s.run(z);
             placement = targetRun.isEmpty() ? Placement.newRun(z) : Placement.intoRunOf(z, targetRun.get(0).id());
         }
-        return MergeTask.rewrite(ids(inputs), placement, output, String.format(
+        return rewrite(PARTITIONED, ids(inputs), placement, output, String.format(
                 "spooky: partitioned merge of %s, groups %d..%d of %d into %s (%d bytes, file max %d)",
                 state.passBottom ? "levels " + s.x + ".." + z + " with the runs of level " + z : "levels " + s.x + ".." + z, first + 1, last + 1,
                 groups.size(), state.passBottom ? "a new run at " + z : Integer.toString(z), projected, fileMax));
@@ -414,7 +429,7 @@ public final class SpookyPolicy implements MergePolicy {
         } else {
             state.passWrapped = true;
         }
-        return MergeTask.rewrite(ids(g.members), s.passOutput(z), OutputSpec.singleFile().withCutKeys(s.sliceStarts()),
+        return rewrite(PARTITIONED, ids(g.members), s.passOutput(z), OutputSpec.singleFile().withCutKeys(s.sliceStarts()),
                 String.format("spooky: partitioned merge of levels %d..%d, group %d of %d into a new run at %d "
                         + "(%d bytes, cut at the oldest level-%d run's files)", s.x, z - 1, index + 1, groups.size(),
                         z, g.bytes, s.largest));
@@ -537,6 +552,11 @@ public final class SpookyPolicy implements MergePolicy {
             }
         }
         return lo;
+    }
+
+    private static MergeTask rewrite(String kind, List<ComponentId> inputs, Placement placement, OutputSpec output,
+                                     String reason) {
+        return MergeTask.rewrite(inputs, placement, output, reason).withKind(kind);
     }
 
     private static List<ComponentId> ids(List<ComponentView> cs) {
