@@ -37,6 +37,8 @@ import java.util.Arrays;
 public final class StoreStats {
     /** Below this many estimated live bytes, {@link #spaceAmplification()} is NaN. */
     public static final long MIN_LIVE_BYTES_FOR_SPACE_AMPLIFICATION = 64 * 1024;
+    /** The kind {@link #bytesWrittenByKind()} counts ingested tables under. */
+    public static final String INGEST = "ingest";
 
     private final IoStats io;
     private final long tableFileBytes;
@@ -63,6 +65,7 @@ public final class StoreStats {
     private final long blockCacheHits;
     private final long blockCacheMisses;
     private final long prefixBloomSkips;
+    private final java.util.SortedMap<String, Long> bytesWrittenByKind;
 
     /** The one way in: every figure from {@code b}, checked and copied. */
     private StoreStats(Builder b) {
@@ -106,6 +109,7 @@ public final class StoreStats {
         this.blockCacheHits = b.blockCacheHits;
         this.blockCacheMisses = b.blockCacheMisses;
         this.prefixBloomSkips = b.prefixBloomSkips;
+        this.bytesWrittenByKind = b.bytesWrittenByKind;
     }
 
     /**
@@ -145,6 +149,7 @@ public final class StoreStats {
         b.blockCacheHits = blockCacheHits;
         b.blockCacheMisses = blockCacheMisses;
         b.prefixBloomSkips = prefixBloomSkips;
+        b.bytesWrittenByKind = bytesWrittenByKind;
         return b;
     }
 
@@ -354,6 +359,27 @@ public final class StoreStats {
         return toBuilder().blockCache(hits, misses).build();
     }
 
+    /**
+     * A copy of these stats with the table bytes written by each kind of write since open
+     * ({@link #bytesWrittenByKind()}); every count must be &gt;= 0.
+     */
+    public StoreStats withBytesWrittenByKind(java.util.Map<String, Long> byKind) {
+        return toBuilder().bytesWrittenByKind(byKind).build();
+    }
+
+    /**
+     * Table bytes written since the store opened, by what wrote them, in alphabetical order of
+     * kind: {@code flush} (flushed memtables; {@link #flushBytesWritten()} counts the same
+     * tables at the IO layer), {@value #INGEST} (ingested tables), and merges under the kind
+     * their policy labelled them with ({@code MergeTask.kind()}; e.g. Spooky's
+     * {@code full-preemptive}, {@code dividing}, {@code partitioned}, {@code intra-l0}), or
+     * {@code merge} when it did not. Kinds that wrote nothing are absent. Empty when not
+     * reported. Unmodifiable.
+     */
+    public java.util.SortedMap<String, Long> bytesWrittenByKind() {
+        return bytesWrittenByKind;
+    }
+
     /** Page lookups of this store the block cache answered, since it opened (0 when not reported). */
     public long blockCacheHits() {
         return blockCacheHits;
@@ -445,6 +471,7 @@ public final class StoreStats {
         private long[] liveBytesByLevel = new long[0];
         private long[] physicalBytesByLevel = new long[0];
         private long[] logicalBytesByLevel = new long[0];
+        private java.util.SortedMap<String, Long> bytesWrittenByKind = java.util.Collections.emptySortedMap();
         private long decompressions;
         private long decompressionNanos;
         private long blockCacheHits;
@@ -590,6 +617,20 @@ public final class StoreStats {
         /** See {@link StoreStats#prefixBloomSkips()}. */
         public Builder prefixBloomSkips(long skips) {
             this.prefixBloomSkips = skips;
+            return this;
+        }
+
+        /** See {@link StoreStats#bytesWrittenByKind()}; every kind named and every count &gt;= 0. */
+        public Builder bytesWrittenByKind(java.util.Map<String, Long> byKind) {
+            java.util.TreeMap<String, Long> copy = new java.util.TreeMap<>();
+            for (java.util.Map.Entry<String, Long> e : byKind.entrySet()) {
+                if (e.getKey() == null || e.getValue() == null || e.getValue() < 0) {
+                    throw new IllegalArgumentException("bytes written by kind need a kind and a count >= 0, got "
+                            + e.getKey() + "=" + e.getValue());
+                }
+                copy.put(e.getKey(), e.getValue());
+            }
+            this.bytesWrittenByKind = java.util.Collections.unmodifiableSortedMap(copy);
             return this;
         }
 

@@ -1231,6 +1231,7 @@ public final class Engine implements AutoCloseable {
                 installed = true;
                 log.publish();
                 counters.wroteIntoLevel(chosen.level(), written.stream().mapToLong(c -> c.meta().sizeBytes()).sum());
+                counters.wroteAs(StoreStats.INGEST, written.stream().mapToLong(c -> c.meta().sizeBytes()).sum());
                 scheduler.scheduleMerges();
             } finally {
                 writeQueue.leave(turn);

@@ -28,6 +28,24 @@ final class EngineCounters {
     /** Table bytes written into each level by flushes and merges (the deepest slot takes deeper levels). */
     private final AtomicLongArray writtenIntoLevel = new AtomicLongArray(32);
 
+    /** Table bytes written by kind: flushes under "flush", merges under their task's kind label. */
+    private final java.util.concurrent.ConcurrentHashMap<String, LongAdder> writtenByKind =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Counts {@code bytes} written by a flush ({@code MergeTask.FLUSH}) or a merge of {@code kind}. */
+    void wroteAs(String kind, long bytes) {
+        if (bytes > 0) {
+            writtenByKind.computeIfAbsent(kind, k -> new LongAdder()).add(bytes);
+        }
+    }
+
+    /** Table bytes written per kind since open, kinds in alphabetical order. */
+    java.util.SortedMap<String, Long> writtenByKind() {
+        java.util.TreeMap<String, Long> out = new java.util.TreeMap<>();
+        writtenByKind.forEach((k, v) -> out.put(k, v.sum()));
+        return out;
+    }
+
     void wroteIntoLevel(int level, long bytes) {
         writtenIntoLevel.addAndGet(Math.min(level, writtenIntoLevel.length() - 1), bytes);
     }

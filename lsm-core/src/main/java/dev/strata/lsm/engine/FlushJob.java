@@ -103,6 +103,7 @@ final class FlushJob {
                         claimed.snapshots, null, 0, 0, Layouts.RunAt.NONE);
                 counters.merges.incrementAndGet();
                 counters.wroteIntoLevel(task.placement().level(), bytes);
+                counters.wroteAs(task.kindLabel(), bytes);
                 listener.merged(task.inputs().size(), bytes, System.nanoTime() - start);
             }
             if (!plan.merges()) {
@@ -121,6 +122,7 @@ final class FlushJob {
                             policy.state(), nextSegment, maxSeq);
                 });
                 counters.wroteIntoLevel(p.level(), flushed.meta().sizeBytes());
+                counters.wroteAs(MergeTask.FLUSH, flushed.meta().sizeBytes());
                 listener.flushed(versions.current().flushCounter(), flushed.meta().sizeBytes(), 0);
             } else {
                 List<Component> inputs = new ArrayList<>(claimed.mergeInputs);
@@ -131,6 +133,8 @@ final class FlushJob {
                 obsolete.deleteUninstalled(flushed.meta().fileNumber());
                 counters.merges.incrementAndGet();
                 counters.wroteIntoLevel(plan.placement().level(), flushed.meta().sizeBytes() + bytes);
+                counters.wroteAs(MergeTask.FLUSH, flushed.meta().sizeBytes());
+                counters.wroteAs(task.kindLabel(), bytes);
                 listener.flushed(versions.current().flushCounter(), flushed.meta().sizeBytes(), bytes);
             }
         } finally {

@@ -422,6 +422,7 @@ final class MergeScheduler {
             ok = true;
             counters.merges.incrementAndGet();
             counters.wroteIntoLevel(task.placement().level(), bytes);
+            counters.wroteAs(task.kindLabel(), bytes);
             long nanos = System.nanoTime() - mergeStart;
             metrics.recordMerge(nanos);
             listener.merged(inputs.size(), bytes, nanos);

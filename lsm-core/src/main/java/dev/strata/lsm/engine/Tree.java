@@ -216,6 +216,7 @@ final class Tree {
                     .compression(logicalByLevel, tables.cache().decompressions(), tables.cache().decompressionNanos())
                     .prefixBloomSkips(counters.prefixBloomSkips.sum())
                     .blockCache(tables.cache().hits(), tables.cache().misses())
+                    .bytesWrittenByKind(counters.writtenByKind())
                     .build();
         } finally {
             v.release();

@@ -1,6 +1,7 @@
 package dev.strata.lsm.policy;
 
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
  * Creates a named merge policy from typed parameters. Implementations are found with
@@ -34,6 +35,16 @@ public interface MergePolicyFactory {
 
     /** The parameters the policy takes, with defaults and allowed ranges. */
     List<PolicyParameter> parameters();
+
+    /**
+     * The merge threads the policy's design runs with, for tools that choose a thread count per
+     * policy (the {@code design-space} bench runs each policy with this, else one); empty: no
+     * preference. The engine itself runs {@code StoreConfig.backgroundThreads()} threads
+     * (default {@code StoreConfig.DEFAULT_BACKGROUND_THREADS}) whatever the policy.
+     */
+    default OptionalInt mergeThreads() {
+        return OptionalInt.empty();
+    }
 
     /** A new policy instance; {@code params} have been validated against {@link #parameters()}. */
     MergePolicy create(PolicyParameters params);

@@ -22,13 +22,29 @@ import java.util.Objects;
  * @param selective for {@link MergeMode#REUSE_BLOCKS} only: the thresholds by which each child
  *     table is merged in place or rewritten (cut by {@code output}); null: every child is
  *     merged in place (and {@code output} must be {@link OutputSpec#singleFile()})
+ * @param kind what kind of merge this is in the policy's own terms (e.g. Spooky's
+ *     {@code partitioned}), a short label: the engine adds the bytes the merge writes to
+ *     {@code StoreStats.bytesWrittenByKind()} under it; "" (the default) counts them under
+ *     {@value #UNLABELLED}. Not part of {@link #toString()}.
  */
 public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpec output, MergeMode mode,
-                        int priority, String reason, SelectiveThresholds selective) {
+                        int priority, String reason, SelectiveThresholds selective, String kind) {
+    /** The kind {@code StoreStats.bytesWrittenByKind()} counts a merge without a {@link #kind} under. */
+    public static final String UNLABELLED = "merge";
+    /** The kind {@code StoreStats.bytesWrittenByKind()} counts flushed tables under; no merge may take it. */
+    public static final String FLUSH = "flush";
+    private static final java.util.regex.Pattern KIND = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,31}");
+
     /** A task without selective thresholds. */
     public MergeTask(List<ComponentId> inputs, Placement placement, OutputSpec output, MergeMode mode, int priority,
                      String reason) {
-        this(inputs, placement, output, mode, priority, reason, null);
+        this(inputs, placement, output, mode, priority, reason, null, "");
+    }
+
+    /** A task without a kind. */
+    public MergeTask(List<ComponentId> inputs, Placement placement, OutputSpec output, MergeMode mode, int priority,
+                     String reason, SelectiveThresholds selective) {
+        this(inputs, placement, output, mode, priority, reason, selective, "");
     }
 
     public MergeTask {
@@ -50,6 +66,19 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
             throw new IllegalArgumentException("selective thresholds apply to REUSE_BLOCKS tasks only, not " + mode);
         }
         reason = reason == null ? "" : reason;
+        kind = kind == null ? "" : kind;
+        if (!kind.isEmpty() && (!KIND.matcher(kind).matches() || kind.equals(FLUSH))) {
+            throw new IllegalArgumentException("a merge kind is up to 32 lower-case letters, digits and '-', "
+                    + "starting with a letter or digit, and not '" + FLUSH + "'; got '" + kind + "'");
+        }
+    }
+
+    /**
+     * The label {@code StoreStats.bytesWrittenByKind()} counts this merge's bytes under: its
+     * {@link #kind}, or {@value #UNLABELLED} when it has none.
+     */
+    public String kindLabel() {
+        return kind.isEmpty() ? UNLABELLED : kind;
     }
 
     /** A rewrite of {@code inputs} into one file at {@code placement}. */
@@ -70,12 +99,12 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
 
     /** A copy with the given priority. */
     public MergeTask withPriority(int newPriority) {
-        return new MergeTask(inputs, placement, output, mode, newPriority, reason, selective);
+        return new MergeTask(inputs, placement, output, mode, newPriority, reason, selective, kind);
     }
 
     /** A copy with the given output spec. */
     public MergeTask withOutput(OutputSpec newOutput) {
-        return new MergeTask(inputs, placement, newOutput, mode, priority, reason, selective);
+        return new MergeTask(inputs, placement, newOutput, mode, priority, reason, selective, kind);
     }
 
     /**
@@ -86,6 +115,11 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
     public static MergeTask reuseBlocks(List<ComponentId> inputs, Placement placement, OutputSpec output,
                                         SelectiveThresholds selective, String reason) {
         return new MergeTask(inputs, placement, output, MergeMode.REUSE_BLOCKS, 0, reason, selective);
+    }
+
+    /** A copy labelled {@code newKind} (see {@link #kind}). */
+    public MergeTask withKind(String newKind) {
+        return new MergeTask(inputs, placement, output, mode, priority, reason, selective, newKind);
     }
 
     @Override

@@ -2,7 +2,7 @@ package dev.strata.lsm.policy;
 
 /**
  * BlockDB's selective compaction thresholds for one level (seed 001, Alg. 4; FAMILIES.md 2.3),
- * attached to a {@link MergeMode#REUSE_BLOCKS} task with {@link MergeTask#withSelective}: for
+ * attached to a {@link MergeMode#REUSE_BLOCKS} task with {@link MergeTask#reuseBlocks}: for
  * each child table the engine computes, from the child's interior pages and the parents'
  * keys alone, the child's valid size, valid ratio and dirty ratio, and rewrites the child
  * (table compaction, cut by the task's output spec) when, in this order, its valid size

@@ -16,11 +16,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -89,6 +91,43 @@ class MergeContractTest {
             assertEquals(1, store.stats().componentsPerLevel()[1], "the move survives a reopen");
             assertAllThere(store);
         }
+    }
+
+    @Test
+    void bytesWrittenAreCountedByTheKindOfTheirTask() {
+        try (LsmStore store = twoRunsThen(tree -> List.of(MergeTask.rewrite(
+                List.of(l0(tree, 0).get(0), l0(tree, 1).get(0)), Placement.newRun(1), OutputSpec.singleFile(),
+                "labelled").withKind("demo-kind")))) {
+            StoreStats s = store.stats();
+            assertTrue(s.flushBytesWritten() > 0 && s.mergeBytesWritten() > 0, s.toString());
+            assertEquals(Map.of(MergeTask.FLUSH, s.flushBytesWritten(), "demo-kind", s.mergeBytesWritten()),
+                    s.bytesWrittenByKind());
+            assertAllThere(store);
+        }
+    }
+
+    @Test
+    void aMergeWithoutAKindIsCountedAsUnlabelled() {
+        try (LsmStore store = twoRunsThen(tree -> List.of(MergeTask.rewrite(
+                List.of(l0(tree, 0).get(0), l0(tree, 1).get(0)), Placement.newRun(1), OutputSpec.singleFile(),
+                "no kind")))) {
+            StoreStats s = store.stats();
+            assertEquals(Map.of(MergeTask.FLUSH, s.flushBytesWritten(), MergeTask.UNLABELLED, s.mergeBytesWritten()),
+                    s.bytesWrittenByKind());
+        }
+    }
+
+    @Test
+    void aBadKindIsRefusedByName() {
+        List<ComponentId> in = List.of(new ComponentId(1, 0));
+        MergeTask task = MergeTask.rewrite(in, Placement.newRun(1), OutputSpec.singleFile(), "r");
+        for (String bad : List.of("Partitioned", "two words", "-dash", MergeTask.FLUSH, "x".repeat(33))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> task.withKind(bad));
+            assertTrue(e.getMessage().contains("'" + bad + "'"), e.getMessage());
+        }
+        assertEquals("intra-l0", task.withKind("intra-l0").withPriority(3).withOutput(OutputSpec.maxFileBytes(1 << 20))
+                .kind(), "copies keep the kind");
+        assertEquals(task.toString(), task.withKind("intra-l0").toString(), "the kind is not in golden traces");
     }
 
     @Test

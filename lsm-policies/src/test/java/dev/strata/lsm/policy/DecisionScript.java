@@ -24,6 +24,9 @@ import java.util.Map;
  * L1: #3[a,b]1-1/300 t=10/100 c=7 ot=9 busy
  * pick                            prints the tasks picked from this tree (repeatable: state carries over)
  * flush 100                       plans a flush of a 100-byte table onto this tree and prints the plan
+ * running L1 #9 #8 #5             a rewrite of #9, #8, #5 into a new run of L1 is executing (repeatable;
+ *                                 the inputs should also be marked busy); later trees of the case keep it
+ * running none                    no merge is executing (the default)
  * </pre>
  *
  * A component is {@code #id[minKey,maxKey]minSeq-maxSeq/bytes}, optionally followed by
@@ -70,6 +73,7 @@ public final class DecisionScript {
         long memtable = 0;
         long now = 0;
         List<LevelView> levels = new ArrayList<>();
+        List<RunningMerge> running = new ArrayList<>();
         byte[] state = new byte[0];
         StringBuilder out = new StringBuilder();
         for (String raw : lines) {
@@ -105,8 +109,18 @@ public final class DecisionScript {
                     runs.add(new RunView(cs));
                 }
                 levels.set(level, new LevelView(level, runs));
+            } else if (line.equals("running none")) {
+                running.clear();
+            } else if (line.matches("running L\\d+( #\\d+)+")) {
+                String[] parts = line.split("\\s+");
+                List<ComponentId> inputs = new ArrayList<>();
+                for (int i = 2; i < parts.length; i++) {
+                    inputs.add(new ComponentId(Long.parseLong(parts[i].substring(1)), 0));
+                }
+                running.add(new RunningMerge(inputs, Placement.newRun(Integer.parseInt(parts[1].substring(1))),
+                        MergeMode.REWRITE, 0, ""));
             } else if (line.startsWith("flush ")) {
-                TreeView tree = new TreeView(levels, 0, state, null, List.of(), now, settings(memtable));
+                TreeView tree = new TreeView(levels, 0, state, null, running, now, settings(memtable));
                 ComponentView flushed = ComponentView.builder(new ComponentId(0, 0))
                         .sizeBytes(Long.parseLong(line.substring(6).trim())).build();
                 FlushPlan plan = policy.planFlush(tree, flushed);
@@ -118,7 +132,7 @@ public final class DecisionScript {
                     policy.planFlush(empty, ComponentView.builder(new ComponentId(0, 0)).sizeBytes(memtable).build());
                     state = policy.persistentState(empty);
                 }
-                TreeView tree = new TreeView(levels, 0, state, null, List.of(), now, settings(memtable));
+                TreeView tree = new TreeView(levels, 0, state, null, running, now, settings(memtable));
                 List<MergeTask> tasks = policy.pickMerges(tree);
                 state = policy.persistentState(tree);
                 out.append("pick").append('\n');

@@ -98,6 +98,10 @@ public final class DesignSpaceCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE})")
     long sampleMillis;
 
+    @Option(names = "--merge-threads", description = "merge threads of every run's store, 1 to 64 (default: the "
+            + "policy's own preference, e.g. 2 for spooky, else 1)")
+    Integer mergeThreads;
+
     @Option(names = "--seed", defaultValue = "1", description = "seed (default ${DEFAULT-VALUE})")
     long seed;
 
@@ -134,6 +138,10 @@ public final class DesignSpaceCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "need --records >= 1, --entry-bytes >= --key-size, --delete-share in [0, 1], --updates-per-insert >= 0");
         }
+        if (mergeThreads != null && (mergeThreads < 1 || mergeThreads > 64)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--merge-threads must be from 1 to 64, got "
+                    + mergeThreads);
+        }
         params.putIfAbsent("size-ratio", "10"); // the paper's T
         if (!updateKeys.equals("uniform") && !updateKeys.equals("zipf-hot")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--update-keys must be uniform or zipf-hot, got '"
@@ -167,7 +175,7 @@ public final class DesignSpaceCommand implements Callable<Integer> {
         DesignSpaceRun.Settings settings = new DesignSpaceRun.Settings(records, keySize, entryBytes, memtableBytes,
                 deleteShare, updatesPerInsert, updateKeys.equals("zipf-hot"), updateOps == null ? records : updateOps,
                 lookups, rangeQueries,
-                rangeLength, sampleMillis, seed, params);
+                rangeLength, sampleMillis, seed, params, mergeThreads);
         Path parent = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("strata-design-space");
         List<DesignSpaceRun.Result> results = new ArrayList<>();
         for (int i = 0; i < runs.size(); i++) {
@@ -217,6 +225,22 @@ public final class DesignSpaceCommand implements Callable<Integer> {
                         ph.peakDirectorySpaceAmplification(), ph.meanSpaceAmplification(), ph.compactionMeanMillis(),
                         ph.compactionP50Millis(), ph.compactionP99Millis(), ph.writeP99Micros(), ph.writeMaxMicros(),
                         ph.opsPerSecond(), ph.tombstonesLeft(), java.util.Arrays.toString(ph.componentsPerLevel())));
+            }
+        }
+        b.append(String.format(Locale.ROOT, "%n### bytes written by kind, per byte ingested%n%n"
+                + "Table bytes each kind of write produced in the phase (flushes, and merges as their policy "
+                + "labels them; `merge` = unlabelled) over the phase's user bytes; the kinds sum to WA_compact "
+                + "plus flush.%n%n| preset | merge threads | phase | by kind |%n|---|---|---|---|%n"));
+        for (DesignSpaceRun.Result r : results) {
+            for (DesignSpaceRun.Phase ph : r.phases()) {
+                double ingested = (double) ph.ops() * entryBytes;
+                StringBuilder kinds = new StringBuilder();
+                if (ph.bytesWrittenByKind() != null) {
+                    ph.bytesWrittenByKind().forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ")
+                            .append(String.format(Locale.ROOT, "%s %.2f", k, v / ingested)));
+                }
+                b.append(String.format(Locale.ROOT, "| %s | %d | %s | %s |%n", r.preset(), r.mergeThreads(), ph.name(),
+                        kinds.length() == 0 ? "n/a" : kinds));
             }
         }
         b.append(String.format(Locale.ROOT, "%n### reads at the end%n%n| preset | point lookups/s | hits | range queries/s |%n"

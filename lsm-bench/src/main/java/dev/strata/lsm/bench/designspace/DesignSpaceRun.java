@@ -10,6 +10,7 @@ import dev.strata.lsm.bench.workload.RandomPermutation;
 import dev.strata.lsm.bench.workload.RecordFormat;
 import dev.strata.lsm.bench.workload.ZipfianGenerator;
 import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.policy.MergePolicies;
 import org.HdrHistogram.Histogram;
 
 import java.io.UncheckedIOException;
@@ -27,7 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * One strategy through the design-space paper's base experiment (seed 003 §4, FAMILIES.md
  * §4.3) on a fresh store: unique uniform inserts, then deletes of a share of the keys, then
  * an update mix (updates of existing keys and new inserts), then point lookups and range
- * queries. One thread writes; the store has one merge thread. Every figure is a delta over
+ * queries. One thread writes; the store has {@link Settings#mergeThreads()} merge threads, or
+ * the policy's own {@code MergePolicyFactory.mergeThreads()} (Spooky: 2), else one. Every figure is a delta over
  * its phase, from the store's own counters, a merge listener and a sampler of the table
  * bytes and of the directory's bytes (every file, tables being written and the WAL
  * included: the physical size Spooky's space checks read) every {@code sampleMillis}.
@@ -36,7 +38,7 @@ final class DesignSpaceRun {
     /** The experiment's fixed shape. */
     record Settings(long records, int keySize, int entryBytes, long memtableBytes, double deleteShare,
                     int updatesPerInsert, boolean zipfHotUpdates, long updateOps, long lookups, int rangeQueries,
-                    int rangeLength, long sampleMillis, long seed, Map<String, String> params) {
+                    int rangeLength, long sampleMillis, long seed, Map<String, String> params, Integer mergeThreads) {
     }
 
     /** Figures of one phase. */
@@ -45,13 +47,14 @@ final class DesignSpaceRun {
                  double compactionP50Millis, double compactionP99Millis, double dataMovement, double writeAmplification,
                  double peakSpaceAmplification, double meanSpaceAmplification, long tombstonesLeft, int[] componentsPerLevel,
                  long flushBytesWritten, long mergeBytesRead, long mergeBytesWritten, double compactionWriteAmplification,
-                 double peakDirectorySpaceAmplification, double peakDirectoryMegabytes, long[] bytesWrittenByLevel) {
+                 double peakDirectorySpaceAmplification, double peakDirectoryMegabytes, long[] bytesWrittenByLevel,
+                 Map<String, Long> bytesWrittenByKind) {
     }
 
     /** Everything about one strategy. */
     record Result(String preset, String policy, Map<String, String> params, List<Phase> phases,
                   double pointLookupsPerSecond, double rangeQueriesPerSecond, long pointLookupHits,
-                  List<double[]> spaceOverTime) {
+                  List<double[]> spaceOverTime, int mergeThreads) {
     }
 
     private final String preset;
@@ -102,7 +105,7 @@ final class DesignSpaceRun {
             }
         };
         StoreConfig config = StoreConfig.builder().memtableBytes(s.memtableBytes()).maxImmutableMemtables(1)
-                .backgroundThreads(1).blockCacheBytes(8L << 20).mergePolicy(policy, params).listener(listener).build();
+                .backgroundThreads(mergeThreads()).blockCacheBytes(8L << 20).mergePolicy(policy, params).listener(listener).build();
         List<Phase> phases = new ArrayList<>();
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "design-space-sampler");
@@ -168,7 +171,7 @@ final class DesignSpaceRun {
             sampler.shutdownNow();
             synchronized (spaceOverTime) {
                 return new Result(preset, policy, params, phases, lookupRate, rangeRate, hits,
-                        List.copyOf(spaceOverTime));
+                        List.copyOf(spaceOverTime), mergeThreads());
             }
         } finally {
             sampler.shutdownNow();
@@ -266,7 +269,26 @@ final class DesignSpaceRun {
                 flushWritten == 0 ? Double.NaN : (double) (flushWritten + mergeWritten) / flushWritten, peak, meanSa,
                 after.liveTombstones(), after.componentsPerLevel(), flushWritten, mergeRead, mergeWritten,
                 mergeWritten / ingested, peakDir, peakDirMb / 1e6, minus(after.bytesWrittenByLevel(),
-                before.bytesWrittenByLevel()));
+                before.bytesWrittenByLevel()), minus(after.bytesWrittenByKind(), before.bytesWrittenByKind()));
+    }
+
+    /** The store's merge threads: the experiment's, else the policy's preference, else one. */
+    int mergeThreads() {
+        if (s.mergeThreads() != null) {
+            return s.mergeThreads();
+        }
+        return MergePolicies.find(policy).mergeThreads().orElse(1);
+    }
+
+    private static Map<String, Long> minus(Map<String, Long> after, Map<String, Long> before) {
+        Map<String, Long> d = new java.util.TreeMap<>();
+        after.forEach((k, v) -> {
+            long delta = v - before.getOrDefault(k, 0L);
+            if (delta != 0) {
+                d.put(k, delta);
+            }
+        });
+        return d;
     }
 
     private static long[] minus(long[] after, long[] before) {

@@ -86,6 +86,13 @@ class DesignSpaceCommandTest {
                 inserts.path("compactionWriteAmplification").asDouble(), 1e-9);
         assertEquals(List.of("inserts", "updates"), List.of(full.path("phases").get(0).path("name").asText(),
                 full.path("phases").get(1).path("name").asText()), "no deletes phase without deletes");
+        assertEquals(2, full.path("mergeThreads").asInt(), "spooky runs on the two threads it asks for");
+        assertEquals(1, results.get(1).path("mergeThreads").asInt(), "one-leveling keeps the bench's one thread");
+        JsonNode kinds = inserts.path("bytesWrittenByKind");
+        assertTrue(kinds.path("full-preemptive").asLong() > 0 && kinds.path("flush").asLong() > 0, kinds.toString());
+        assertEquals(inserts.path("mergeBytesWritten").asLong(), kinds.path("full-preemptive").asLong()
+                + kinds.path("intra-l0").asLong(), "Full Merge's merges are full preemptive (and intra-L0): " + kinds);
+        assertTrue(out.toString().contains("| spooky:x-offset=0+size-ratio=4 | 2 | inserts | "), out.toString());
 
         // The charts can be drawn again from the saved JSON.
         CommandLine again = new CommandLine(new DesignSpaceCommand());
@@ -93,6 +100,19 @@ class DesignSpaceCommandTest {
         assertEquals(0, again.execute("--replot", json.toString(), "--plot", tmp.resolve("replot").toString()));
         assertTrue(Files.exists(tmp.resolve("replot/data-movement.png"))
                 && Files.exists(tmp.resolve("replot/space-over-time.png")));
+    }
+
+    @Test
+    void badMergeThreadsAreRejectedBeforeAnyRun(@TempDir Path tmp) {
+        for (String bad : new String[] {"0", "65"}) {
+            StringWriter err = new StringWriter();
+            CommandLine cli = new CommandLine(new DesignSpaceCommand());
+            cli.setErr(new PrintWriter(err));
+            int code = cli.execute("--presets", "spooky", "--merge-threads", bad, "--dir", tmp.resolve("d").toString());
+            assertEquals(2, code);
+            assertTrue(err.toString().contains("--merge-threads must be from 1 to 64, got " + bad), err.toString());
+            assertFalse(Files.exists(tmp.resolve("d")));
+        }
     }
 
     @Test

@@ -67,11 +67,28 @@ import java.util.List;
  *
  * <p>Concurrency (§1.6): at most one merge out of level 0 and one partitioned merge run at
  * once, and no merge into X starts while a pass is in progress, so at most three files are
- * written at any instant (with the flush) — four while an intra-L0 merge runs beside them, the
- * paper's build's three compactions (§5 "Concurrency"). Not thread safe; the engine calls it
- * from one thread at a time.
+ * written at any instant (with the flush) — four while an intra-L0 merge runs beside a full
+ * preemptive merge, the paper's build's three compactions (§5 "Concurrency": partitioned, full
+ * preemptive and level-0 compactions). With the engine's two merge threads (the factory's
+ * {@code mergeThreads} hint) a partitioned merge and a merge out of level 0 run side by side.
+ * Not thread safe; the engine calls it from one thread at a time.
  */
 public final class SpookyPolicy implements MergePolicy {
+    /**
+     * The kinds Spooky labels its merges with ({@code MergeTask.kind()}, counted in
+     * {@code StoreStats.bytesWrittenByKind()}): a full preemptive merge (into q &lt; X, and with
+     * X = L — Full Merge, or a tree too small for X &lt; L — the merge of levels 0..L into L), a
+     * dividing merge into X &lt; L, a partitioned merge of a pass, and the intra-L0 merge.
+     * Moves write nothing and are not labelled.
+     */
+    public static final String FULL_PREEMPTIVE = "full-preemptive";
+    /** See {@link #FULL_PREEMPTIVE}. */
+    public static final String DIVIDING = "dividing";
+    /** See {@link #FULL_PREEMPTIVE}. */
+    public static final String PARTITIONED = "partitioned";
+    /** See {@link #FULL_PREEMPTIVE}. */
+    public static final String INTRA_L0 = "intra-l0";
+
     private final SpookyConfig config;
     private final SpookyState state = new SpookyState();
 
@@ -172,13 +189,16 @@ public final class SpookyPolicy implements MergePolicy {
 
     /**
      * The intra-L0 merge of the paper's RocksDB build (§5 "Avoiding Stalling", FAMILIES.md
-     * §1.7): while a merge out of level 0 cannot start — one is running, or its target is
-     * busy, or a pass holds X — α or more idle level-0 files of about equal size (largest ≤ 2 ×
-     * smallest), created consecutively (the newest ones), are merged into one file that takes
-     * the newest one's place in level 0. Writers then wait for fewer files.
+     * §1.7): while a full preemptive merge runs — a merge out of level 0 into a level q &lt; X,
+     * or with X = L (Full Merge) into L — α or more idle level-0 files of about equal size
+     * (largest ≤ 2 × smallest), created consecutively (the newest ones), are merged into one
+     * file that takes the newest one's place in level 0. Writers then wait for fewer files.
+     * Not while only a partitioned merge or a dividing merge into X &lt; L runs, nor while a
+     * pass holds X: the paper names the full preemptive merge alone, and §5's three concurrent
+     * compactions are one partitioned, one full preemptive and one level-0 compaction.
      */
     private MergeTask intraLevel0(Shape s) {
-        if (!config.intraL0Merge()) {
+        if (!config.intraL0Merge() || !s.fullPreemptiveRunning()) {
             return null;
         }
         List<RunView> runs = s.tree.level(0).runs();
@@ -202,8 +222,8 @@ public final class SpookyPolicy implements MergePolicy {
         if (picked.size() < config.l0CompactionTrigger()) {
             return null;
         }
-        return MergeTask.rewrite(ids(picked), Placement.intoRunOf(0, picked.get(0).id()), OutputSpec.singleFile(),
-                String.format("spooky: intra-L0 merge of %d idle level-0 files (%d..%d bytes) while level 0 waits",
+        return rewrite(INTRA_L0, ids(picked), Placement.intoRunOf(0, picked.get(0).id()), OutputSpec.singleFile(),
+                String.format("spooky: intra-L0 merge of %d idle level-0 files (%d..%d bytes) while a full preemptive merge runs",
                         picked.size(), min, max));
     }
 
@@ -224,11 +244,11 @@ public final class SpookyPolicy implements MergePolicy {
                     return move;
                 }
                 if (s.tiered(q)) {
-                    return MergeTask.rewrite(s.inputs(0, q - 1), Placement.newRun(q), OutputSpec.singleFile(),
+                    return rewrite(FULL_PREEMPTIVE, s.inputs(0, q - 1), Placement.newRun(q), OutputSpec.singleFile(),
                             String.format("spooky: full preemptive merge of levels 0..%d into a new run at %d (%d < C_%d=%d)",
                                     q - 1, q, sum, q, s.capacity(q)));
                 }
-                return MergeTask.rewrite(s.inputs(0, q), Placement.newRun(q), OutputSpec.singleFile(), String.format(
+                return rewrite(FULL_PREEMPTIVE, s.inputs(0, q), Placement.newRun(q), OutputSpec.singleFile(), String.format(
                         "spooky: full preemptive merge of levels 0..%d into %d (%d < C_%d=%d)", q, q, sum, q,
                         s.capacity(q)));
             }
@@ -249,15 +269,15 @@ public final class SpookyPolicy implements MergePolicy {
             // files of the oldest run at L (one file when X is L itself).
             OutputSpec cut = s.x >= s.largest ? OutputSpec.singleFile()
                     : OutputSpec.singleFile().withCutKeys(s.sliceStarts());
-            return MergeTask.rewrite(s.inputs(0, s.x - 1), Placement.newRun(s.x), cut, String.format(
+            return rewrite(s.x >= s.largest ? FULL_PREEMPTIVE : DIVIDING, s.inputs(0, s.x - 1), Placement.newRun(s.x), cut, String.format(
                     "spooky: dividing merge of levels 0..%d into a new run at X=%d%s", s.x - 1, s.x,
                     s.x >= s.largest ? " (X = L)" : ", cut at the oldest level-" + s.largest + " run's files"));
         }
         if (s.x >= s.largest) {
-            return MergeTask.rewrite(s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile(), String.format(
+            return rewrite(FULL_PREEMPTIVE, s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile(), String.format(
                     "spooky: full merge of levels 0..%d into %d (X = L)", s.x, s.x));
         }
-        return MergeTask.rewrite(s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile().alignedTo(s.largest),
+        return rewrite(DIVIDING, s.inputs(0, s.x), Placement.newRun(s.x), OutputSpec.singleFile().alignedTo(s.largest),
                 String.format("spooky: dividing merge of levels 0..%d into X=%d, cut at level-%d files", s.x, s.x,
                         s.largest));
     }
@@ -377,7 +397,7 @@ public final class SpookyPolicy implements MergePolicy {
             List<ComponentView> targetRun = s.run(z);
             placement = targetRun.isEmpty() ? Placement.newRun(z) : Placement.intoRunOf(z, targetRun.get(0).id());
         }
-        return MergeTask.rewrite(ids(inputs), placement, output, String.format(
+        return rewrite(PARTITIONED, ids(inputs), placement, output, String.format(
                 "spooky: partitioned merge of %s, groups %d..%d of %d into %s (%d bytes, file max %d)",
                 state.passBottom ? "levels " + s.x + ".." + z + " with the runs of level " + z : "levels " + s.x + ".." + z, first + 1, last + 1,
                 groups.size(), state.passBottom ? "a new run at " + z : Integer.toString(z), projected, fileMax));
@@ -409,7 +429,7 @@ public final class SpookyPolicy implements MergePolicy {
         } else {
             state.passWrapped = true;
         }
-        return MergeTask.rewrite(ids(g.members), s.passOutput(z), OutputSpec.singleFile().withCutKeys(s.sliceStarts()),
+        return rewrite(PARTITIONED, ids(g.members), s.passOutput(z), OutputSpec.singleFile().withCutKeys(s.sliceStarts()),
                 String.format("spooky: partitioned merge of levels %d..%d, group %d of %d into a new run at %d "
                         + "(%d bytes, cut at the oldest level-%d run's files)", s.x, z - 1, index + 1, groups.size(),
                         z, g.bytes, s.largest));
@@ -532,6 +552,11 @@ public final class SpookyPolicy implements MergePolicy {
             }
         }
         return lo;
+    }
+
+    private static MergeTask rewrite(String kind, List<ComponentId> inputs, Placement placement, OutputSpec output,
+                                     String reason) {
+        return MergeTask.rewrite(inputs, placement, output, reason).withKind(kind);
     }
 
     private static List<ComponentId> ids(List<ComponentView> cs) {
@@ -710,6 +735,21 @@ public final class SpookyPolicy implements MergePolicy {
         boolean writingBelowLevel0() {
             for (RunningMerge m : tree.runningMerges()) {
                 if (m.targetLevel() >= 1 && m.mode() != MergeMode.MOVE) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * Whether a full preemptive merge is running: a rewrite into a level in 1..X−1, or into
+         * X = L (Full Merge). Partitioned merges write below X, dividing merges into X &lt; L,
+         * and a level added or removed is a move.
+         */
+        boolean fullPreemptiveRunning() {
+            for (RunningMerge m : tree.runningMerges()) {
+                int target = m.targetLevel();
+                if (m.mode() != MergeMode.MOVE && target >= 1 && (target < x || (target == x && x >= largest))) {
                     return true;
                 }
             }

@@ -6,6 +6,7 @@ import dev.strata.lsm.policy.PolicyParameter;
 import dev.strata.lsm.policy.PolicyParameters;
 
 import java.util.List;
+import java.util.OptionalInt;
 
 /** Registers {@code spooky}: Spooky's partitioned merge (seed 000) with the paper's parameters. */
 public final class SpookyPolicyFactory implements MergePolicyFactory {
@@ -51,6 +52,16 @@ public final class SpookyPolicyFactory implements MergePolicyFactory {
                 PolicyParameter.ofBoolean("flush-as-own-file", D.flushAsOwnFile(), "move level-0 files down "
                         + "instead of merging them when their key ranges and the target's do not overlap, as "
                         + "sequential inserts produce (seed 000 section 4.3, Fig. 11B)"));
+    }
+
+    /**
+     * Two: seed 000 §5 runs partitioned, full preemptive and level-0 compactions concurrently,
+     * so a partitioned merge and the merge out of level 0 (or an intra-L0 merge) each get a
+     * thread.
+     */
+    @Override
+    public OptionalInt mergeThreads() {
+        return OptionalInt.of(2);
     }
 
     @Override

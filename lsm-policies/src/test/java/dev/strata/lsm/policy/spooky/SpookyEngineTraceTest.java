@@ -44,8 +44,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *   <li>on every view, each file of levels X..L−1 overlaps at most one level-L file;</li>
  *   <li>no merge into X is decided while a level from 1 down is busy (a move of level L would
  *       change the files its output is cut at);</li>
- *   <li>an intra-L0 merge comes only while the merge out of level 0 cannot start, takes the
- *       newest α or more idle level-0 files of about equal size and stays in level 0.</li>
+ *   <li>an intra-L0 merge comes only while a full preemptive merge runs (into q &lt; X; never
+ *       beside a partitioned or dividing merge alone), takes the newest α or more idle
+ *       level-0 files of about equal size and stays in level 0.</li>
  * </ul>
  */
 class SpookyEngineTraceTest {
@@ -114,7 +115,7 @@ class SpookyEngineTraceTest {
             boolean fromLevel0 = task.inputs().stream().anyMatch(id -> level(v, id) == 0);
             if (fromLevel0 && task.placement().level() == 0) {
                 kinds[3]++;
-                checkIntraLevel0(v, task, x, passRuns, where, problems);
+                checkIntraLevel0(v, task, x, largest, where, problems);
                 continue;
             }
             if (fromLevel0) {
@@ -189,18 +190,19 @@ class SpookyEngineTraceTest {
     }
 
     /**
-     * The intra-L0 merge (FAMILIES.md §1.7): only while the merge out of level 0 cannot start
-     * (a level-0 file is being merged, a pass holds X, or a level from 1 down is busy), it takes the
-     * newest level-0 files, at least α of them, idle, of sizes within a factor 2, and puts the
-     * output in the newest one's place.
+     * The intra-L0 merge (FAMILIES.md §1.7, seed 000 §5): only while a full preemptive merge
+     * runs (a running rewrite into a level in 1..X−1, or into X = L), it takes the newest
+     * level-0 files, at least α of them, idle, of sizes within a factor 2, and puts the output
+     * in the newest one's place.
      */
-    private static void checkIntraLevel0(TreeView v, MergeTask task, int x, boolean passRuns, String where,
+    private static void checkIntraLevel0(TreeView v, MergeTask task, int x, int largest, String where,
                                          List<String> problems) {
         List<RunView> runs = v.level(0).runs();
-        boolean blocked = passRuns || runs.stream().anyMatch(RunView::busy);
-        blocked |= busyBelow(v, 1);
-        if (!blocked) {
-            problems.add("intra-L0 merge while the merge out of level 0 could start: " + where);
+        boolean fullPreemptive = v.runningMerges().stream().anyMatch(m -> m.mode() != MergeMode.MOVE
+                && m.targetLevel() >= 1 && (m.targetLevel() < x || (m.targetLevel() == x && x >= largest)));
+        if (!fullPreemptive) {
+            problems.add("intra-L0 merge while no full preemptive merge runs (running: " + v.runningMerges() + "): "
+                    + where);
         }
         int n = task.inputs().size();
         if (n < ALPHA || n > runs.size()) {

@@ -25,6 +25,52 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Spooky in the engine, each layout: a store under random puts and deletes agrees with a map, across a reopen. */
 class SpookyStoreTest {
 
+    /**
+     * The store's stats count Spooky's writes by kind (flush, full preemptive, dividing,
+     * partitioned, intra-L0): the kinds add up to the IO layer's flush and merge bytes, and
+     * Full Merge ({@code x-offset} 0) has no dividing or partitioned merges.
+     */
+    @ParameterizedTest(name = "x-offset {0}")
+    @ValueSource(ints = {2, 0})
+    void bytesWrittenAreCountedByMergeKind(int xOffset, @TempDir Path dir) {
+        StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).blockCacheBytes(1 << 20)
+                .mergePolicy("spooky", Map.of("size-ratio", "3", "x-offset", Integer.toString(xOffset))).build();
+        Random random = new Random(TestSeed.orDefault(7));
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (int i = 0; i < 40_000; i++) {
+                byte[] key = ByteBuffer.allocate(8).putLong(random.nextLong()).array();
+                store.put(key, new byte[56]);
+            }
+            store.awaitMerges();
+            StoreStats s = store.stats();
+            Map<String, Long> kinds = s.bytesWrittenByKind();
+            assertEquals(0, s.policyErrors(), s.toString());
+            assertTrue(java.util.Set.of("flush", SpookyPolicy.FULL_PREEMPTIVE, SpookyPolicy.DIVIDING,
+                    SpookyPolicy.PARTITIONED, SpookyPolicy.INTRA_L0).containsAll(kinds.keySet()), kinds.toString());
+            assertEquals(s.flushBytesWritten(), kinds.get("flush"), kinds.toString());
+            long merges = kinds.entrySet().stream().filter(e -> !e.getKey().equals("flush"))
+                    .mapToLong(Map.Entry::getValue).sum();
+            assertEquals(s.mergeBytesWritten(), merges, "the merge kinds add up to the merge bytes: " + kinds);
+            assertTrue(kinds.getOrDefault(SpookyPolicy.FULL_PREEMPTIVE, 0L) > 0, kinds.toString());
+            if (xOffset == 0) {
+                assertTrue(!kinds.containsKey(SpookyPolicy.DIVIDING) && !kinds.containsKey(SpookyPolicy.PARTITIONED),
+                        "Full Merge neither divides nor partitions: " + kinds);
+            } else {
+                assertTrue(kinds.getOrDefault(SpookyPolicy.DIVIDING, 0L) > 0
+                        && kinds.getOrDefault(SpookyPolicy.PARTITIONED, 0L) > 0, kinds.toString());
+            }
+        }
+    }
+
+    /** Spooky asks tools for two merge threads (seed 000 §5); no other registered policy states a preference. */
+    @Test
+    void spookyPrefersTwoMergeThreads() {
+        for (dev.strata.lsm.policy.MergePolicyFactory f : MergePolicies.available()) {
+            assertEquals(f.name().equals("spooky") ? java.util.OptionalInt.of(2) : java.util.OptionalInt.empty(),
+                    f.mergeThreads(), f.name());
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"leveling", "lazy-leveling", "tiering"})
     void aStoreOnSpookyAgreesWithAMapAndGrowsLevels(String layout, @TempDir Path dir) {
@@ -110,7 +156,7 @@ class SpookyStoreTest {
             }
         }
         // What is still merged with the option: the partitioned passes (a pass rewrites the last
-        // level-L file with the new data in its slice) and intra-L0 merges while X is busy. How
+        // level-L file with the new data in its slice) and intra-L0 merges beside full preemptive ones. How
         // many of those happen depends on when the background merges run against the inserts:
         // with prefix-compressed leaves the ratio measured 0.53 to 0.63 over runs (it was under
         // 0.6 with plain leaves), so the bound is 0.75: a saving of a quarter at least.
