@@ -110,18 +110,23 @@ class SharedBackgroundPoolTest {
             StoreConfig config = config(shared).build();
             List<LsmStore> open = new ArrayList<>();
             List<TreeMap<Integer, byte[]>> models = new ArrayList<>();
+            long opening = System.nanoTime();
             for (int s = 0; s < stores; s++) {
                 open.add(LsmStore.open(dir.resolve("s" + s), config));
                 models.add(new TreeMap<>());
             }
-            // ~5 memtables a store, written round robin: every store flushes several times
+            long t0 = System.nanoTime();
+            // ~2.5 memtables a store, written round robin: every store flushes several times
             // and size-tiered (fanout 2) merges what it flushed.
-            for (int round = 0; round < 10; round++) {
+            for (int round = 0; round < 5; round++) {
                 for (int s = 0; s < stores; s++) {
                     write(open.get(s), models.get(s), rnd, s, 50);
                 }
             }
+            long t1 = System.nanoTime();
             awaitMerged(open);
+            System.out.printf("SharedBackgroundPoolTest: opened in %d ms, written in %d ms, merged %d ms later%n",
+                    TimeUnit.NANOSECONDS.toMillis(t0 - opening), TimeUnit.NANOSECONDS.toMillis(t1 - t0), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t1));
             Set<String> during = strataThreads();
             during.removeAll(before);
             for (int s = 0; s < stores; s++) {
