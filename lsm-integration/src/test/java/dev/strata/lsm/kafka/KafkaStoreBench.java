@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -61,6 +62,8 @@ public final class KafkaStoreBench {
         int records = 1_000_000;
         int keys = 200_000;
         int rounds = 3;
+        int warmup = -1;
+        List<String> engines = List.of(STRATA, ROCKSDB);
         List<String> workloads = List.of("count", "windowed", "session");
         Path base = Path.of(System.getProperty("java.io.tmpdir"), "strata-kafka-bench");
         for (int i = 0; i < args.length; i++) {
@@ -68,10 +71,12 @@ public final class KafkaStoreBench {
                 case "--records" -> records = Integer.parseInt(args[++i]);
                 case "--keys" -> keys = Integer.parseInt(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+                case "--engines" -> engines = List.of(args[++i].split(","));
                 case "--workloads" -> workloads = List.of(args[++i].split(","));
                 case "--dir" -> base = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--records N --keys N --rounds N --workloads count,windowed,session --dir DIR)");
+                        + " (--records N --keys N --rounds N --warmup N --engines strata,rocksdb --workloads count,windowed,session --dir DIR)");
             }
         }
         for (String w : workloads) {
@@ -84,12 +89,28 @@ public final class KafkaStoreBench {
         for (int i = 0; i < records; i++) {
             inputKeys[i] = String.format("key-%09d", rnd.nextInt(keys));
         }
-        System.out.printf(Locale.ROOT, "KafkaStoreBench: %,d records over %,d keys, %d rounds, java %s, %d cpus%n",
-                records, keys, rounds, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
+        if (warmup < 0) {
+            warmup = Math.min(records, 100_000);
+        }
+        System.out.printf(Locale.ROOT, "KafkaStoreBench: %,d records over %,d keys, %d rounds after a warm-up of %,d "
+                        + "records per topology and engine, java %s, %d cpus%n", records, keys, rounds, warmup,
+                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
+        // Warm-up (not counted): the JIT compiles Kafka's processing path, shared by both engines,
+        // before the first measured run, which would otherwise pay for it alone.
+        String[] warmupKeys = Arrays.copyOf(inputKeys, warmup);
+        for (String workload : workloads) {
+            for (String engine : engines) {
+                Path dir = base.resolve("warmup-" + workload + "-" + engine);
+                deleteTree(dir);
+                Files.createDirectories(dir);
+                run(workload, engine, -1, warmupKeys, dir);
+                deleteTree(dir);
+            }
+        }
         List<Run> runs = new ArrayList<>();
         for (String workload : workloads) {
             for (int round = 0; round < rounds; round++) {
-                List<String> order = round % 2 == 0 ? List.of(STRATA, ROCKSDB) : List.of(ROCKSDB, STRATA);
+                List<String> order = round % 2 == 0 ? engines : reversed(engines);
                 for (String engine : order) {
                     Path dir = base.resolve(workload + "-" + engine + "-" + round);
                     deleteTree(dir);
@@ -102,6 +123,9 @@ public final class KafkaStoreBench {
                 }
             }
         }
+        if (!engines.contains(STRATA) || !engines.contains(ROCKSDB)) {
+            return;
+        }
         System.out.println();
         System.out.println("| topology | Strata records/s (median) | RocksDB records/s (median) | Strata / RocksDB "
                 + "| close s, Strata / RocksDB (median) |");
@@ -112,6 +136,12 @@ public final class KafkaStoreBench {
             System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %.2fx | %.2f / %.2f |%n", workload, s, r, s / r,
                     median(runs, workload, STRATA, Run::closeSeconds), median(runs, workload, ROCKSDB, Run::closeSeconds));
         }
+    }
+
+    private static List<String> reversed(List<String> list) {
+        List<String> r = new ArrayList<>(list);
+        java.util.Collections.reverse(r);
+        return r;
     }
 
     private static double median(List<Run> runs, String workload, String engine,
