@@ -1,6 +1,7 @@
 package dev.strata.lsm;
 
 import dev.strata.lsm.cache.BlockCache;
+import dev.strata.lsm.engine.BackgroundPool;
 import dev.strata.lsm.engine.MemtableBudget;
 
 /**
@@ -13,19 +14,31 @@ import dev.strata.lsm.engine.MemtableBudget;
  * {@link StoreConfig.Builder#sharedResources(SharedResources)}; a store opened with it ignores
  * its own {@link StoreConfig#blockCacheBytes()}.
  *
- * <p>Background threads are not shared: each store keeps its own (see docs/engine.md).
+ * <p>With {@link Builder#backgroundThreads(int)}, also one background thread pool
+ * ({@link BackgroundPool}): the stores run their flushes, merges and policy decisions on its
+ * threads instead of starting their own, and ignore their own
+ * {@link StoreConfig#backgroundThreads()}. Flushes and merges have separate threads (a
+ * quarter of them flush, as RocksDB's HIGH and LOW pools), so a store's stalled writers wait
+ * for flushes, never behind another store's long merges. A store's close waits for its own
+ * jobs only; the pool runs on for the others.
  *
- * <p>Thread safe. Lifetime: build once, open stores with it, close it after the last of them
- * (closing it stops the budget's switch thread; stores still open keep working but are no
- * longer switched for the budget, and no store can be opened with it any more).
+ * <p>Thread safe. Lifetime: build once, open stores with it, close it after the last of them.
+ * Closing it stops the budget's switch thread and the pool's threads (running jobs are
+ * interrupted, queued ones dropped) and no store can be opened with it any more; a store still
+ * open then keeps its data readable and its memtables, is no longer switched for the budget,
+ * and has its background work refused, so its writes stop with an error once a memtable must
+ * be flushed — close the stores first.
  */
 public final class SharedResources implements AutoCloseable {
     private final BlockCache cache;
     private final MemtableBudget budget;
+    private final BackgroundPool pool;
+    private volatile boolean closed;
 
     private SharedResources(Builder b) {
         this.cache = BlockCache.create(b.blockCacheBytes);
         this.budget = b.memtableBudgetBytes > 0 ? new MemtableBudget(b.memtableBudgetBytes) : null;
+        this.pool = b.backgroundThreads > 0 ? BackgroundPool.shared(b.backgroundThreads) : null;
     }
 
     /** A builder: a 64 MiB block cache and no memtable budget until told otherwise. */
@@ -43,6 +56,18 @@ public final class SharedResources implements AutoCloseable {
         return budget;
     }
 
+    /**
+     * The background thread pool the stores share, or null when each store has its own threads.
+     *
+     * @throws ConfigException once these resources are closed (no store may be opened with them)
+     */
+    public BackgroundPool backgroundPool() {
+        if (closed && pool != null) {
+            throw new ConfigException("the shared resources were closed: no store can be opened with them");
+        }
+        return pool;
+    }
+
     /** Bytes the memtables of the stores open with these resources hold now (0 without a budget: not counted). */
     public long memtableBytesUsed() {
         return budget == null ? 0 : budget.usedBytes();
@@ -53,25 +78,49 @@ public final class SharedResources implements AutoCloseable {
         return cache.weightedSize();
     }
 
+    /** Stops the budget's switch thread and the shared pool's threads (see the class comment). */
     @Override
     public void close() {
+        closed = true;
         if (budget != null) {
             budget.close();
+        }
+        if (pool != null) {
+            pool.close();
         }
     }
 
     @Override
     public String toString() {
         return "SharedResources[blockCacheBytes=" + cache.capacityBytes() + ", memtableBudgetBytes="
-                + (budget == null ? 0 : budget.budgetBytes()) + "]";
+                + (budget == null ? 0 : budget.budgetBytes()) + ", backgroundThreads="
+                + (pool == null ? 0 : pool.threads()) + "]";
     }
 
     /** Builds {@link SharedResources}; not thread safe. */
     public static final class Builder {
         private long blockCacheBytes = 64L << 20;
         private long memtableBudgetBytes;
+        private int backgroundThreads;
 
         private Builder() {
+        }
+
+        /**
+         * Flush and merge threads of one pool every store opened with these resources runs its
+         * background jobs on (a quarter of them, at least one, for flushes; the rest for merges;
+         * besides them one thread for policy decisions and two for block-compaction sub-tasks);
+         * 0 (default) for none: each store starts its own threads.
+         *
+         * @param threads 0, or 2 to 256
+         */
+        public Builder backgroundThreads(int threads) {
+            if (threads != 0 && (threads < 2 || threads > 256)) {
+                throw new ConfigException("backgroundThreads must be 0 (each store its own threads) or 2 to 256 "
+                        + "(at least one flush thread and one merge thread), was " + threads);
+            }
+            this.backgroundThreads = threads;
+            return this;
         }
 
         /** Capacity of the one block cache (0 disables caching). */

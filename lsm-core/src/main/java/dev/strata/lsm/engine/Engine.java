@@ -35,7 +35,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The store's engine: wires the parts together and answers the public calls. The parts,
@@ -168,7 +167,8 @@ public final class Engine implements AutoCloseable {
         try {
             readCatalog = dev.strata.lsm.version.FamilyCatalog.read(io, dir);
             openedVersions = VersionSet.open(io, dir, rootTables, config.manifestRewriteBytes());
-            startedThreads = new BackgroundThreads(dir, config.backgroundThreads());
+            startedThreads = new BackgroundThreads(dir, config.backgroundThreads(),
+                    config.sharedResources() != null ? config.sharedResources().backgroundPool() : null);
             boundMetrics = new StoreMetrics(String.valueOf(dir.getFileName()), io.counters(), this::stats, cache);
             boundMetrics.bindTo(config.meterRegistry() != null ? config.meterRegistry()
                     : new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
@@ -435,9 +435,10 @@ public final class Engine implements AutoCloseable {
         }
         long tick = config.policyTickMillis();
         if (tick > 0) {
-            // On the flush thread: the merge pool's threads may all be inside long merges, and the
-            // tick's work (a view and a decision request under the mutex) is short.
-            threads.flushThread.scheduleWithFixedDelay(this::policyTick, tick, tick, TimeUnit.MILLISECONDS);
+            // On the timer thread (the store's flush thread, or a shared pool's control thread):
+            // the merge threads may all be inside long merges, and the tick's work (a view and a
+            // decision request under the mutex) is short.
+            threads.tick(this::policyTick, tick);
         }
     }
 
@@ -1468,7 +1469,17 @@ public final class Engine implements AutoCloseable {
                 writeQueue.leave(w);
             }
             while (families.all().stream().anyMatch(Tree::busy)) {
-                mutex.awaitBackground(100);
+                // The store's jobs still queued (on a shared pool, behind other stores' jobs)
+                // run here, finding the store closed: close waits for its own jobs only.
+                mutex.unlock();
+                try {
+                    threads.runQueued();
+                } finally {
+                    mutex.lock();
+                }
+                if (families.all().stream().anyMatch(Tree::busy)) {
+                    mutex.awaitBackground(100);
+                }
             }
             log.close();
         } finally {

@@ -44,10 +44,12 @@ final class FlushJob {
     private final Snapshots snapshots;
     private final EngineCounters counters;
     private final StoreListener listener;
+    /** The store's background jobs, whose queued merges a flush waiting for them runs itself. */
+    private final BackgroundThreads threads;
 
     FlushJob(EngineMutex mutex, VersionSet versions, TableOutput output, ObsoleteFiles obsolete, PolicyBridge policy,
              MergeScheduler scheduler, MergeJob mergeJob, Snapshots snapshots, EngineCounters counters,
-             StoreListener listener) {
+             StoreListener listener, BackgroundThreads threads) {
         this.mutex = mutex;
         this.versions = versions;
         this.output = output;
@@ -58,6 +60,7 @@ final class FlushJob {
         this.snapshots = snapshots;
         this.counters = counters;
         this.listener = listener;
+        this.threads = threads;
     }
 
     /**
@@ -189,7 +192,20 @@ final class FlushJob {
                     }
                 }
                 if (problem == null && ids.stream().anyMatch(scheduler::held)) {
-                    // A merge the plan needs to build on is still running: wait for it.
+                    // A merge the plan needs to build on is still running: wait for it. If it
+                    // is still queued (a shared pool's merge threads busy with other stores'
+                    // merges), run it here: a flush never waits for another store's merges.
+                    if (mutex.getHoldCount() == 1) {
+                        mutex.unlock();
+                        try {
+                            threads.helpMerges();
+                        } finally {
+                            mutex.lock();
+                        }
+                        if (versions.current() != v) {
+                            continue;
+                        }
+                    }
                     mutex.awaitBackground(10);
                     mutex.checkOpen();
                     continue;

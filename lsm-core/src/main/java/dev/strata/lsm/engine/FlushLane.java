@@ -7,12 +7,11 @@ import dev.strata.lsm.version.VersionSet;
 import dev.strata.lsm.wal.WalSyncMode;
 
 import java.nio.file.Path;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The flush lane: flushes immutable memtables oldest first, one at a time, on a thread of
- * their own, so a flush never queues behind a merge; retries a failed flush with backoff and
+ * The flush lane: flushes immutable memtables oldest first, one at a time, on the flush
+ * lane of the store's {@link BackgroundThreads} (threads of their own, the store's or a
+ * shared pool's), so a flush never queues behind a merge; retries a failed flush with backoff and
  * remembers its error for writers and {@code flush()} callers; after each flush drops the
  * memtable, asks the scheduler for merges and deletes WAL segments no longer needed.
  *
@@ -30,7 +29,8 @@ final class FlushLane {
     private final MergeScheduler scheduler;
     private final ObsoleteFiles obsolete;
     private final Snapshots snapshots;
-    private final ScheduledExecutorService lane;
+    /** The store's background jobs: flushes run on their flush lane. */
+    private final BackgroundThreads lane;
     private final EngineCounters counters;
     private final StoreMetrics metrics;
 
@@ -39,7 +39,7 @@ final class FlushLane {
     private int failures;
 
     FlushLane(Path dir, WalSyncMode walMode, EngineMutex mutex, Memtables memtables, VersionSet versions, FlushJob job,
-              MergeScheduler scheduler, ObsoleteFiles obsolete, Snapshots snapshots, ScheduledExecutorService lane,
+              MergeScheduler scheduler, ObsoleteFiles obsolete, Snapshots snapshots, BackgroundThreads lane,
               EngineCounters counters, StoreMetrics metrics) {
         this.dir = dir;
         this.walMode = walMode;
@@ -71,7 +71,14 @@ final class FlushLane {
             return;
         }
         running = true;
-        lane.execute(this::flushOldest);
+        try {
+            lane.flush(this::flushOldest);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The pool was closed under an open store (its shared resources closed first).
+            running = false;
+            error = e;
+            mutex.signalBackground();
+        }
     }
 
     private void flushOldest() {
@@ -116,7 +123,11 @@ final class FlushLane {
                 mutex.signalBackground();
                 long delay = Math.min(MergeScheduler.MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));
                 if (!mutex.closed()) {
-                    lane.schedule(this::retry, delay, TimeUnit.MILLISECONDS);
+                    try {
+                        lane.schedule(BackgroundPool.Lane.FLUSH, this::retry, delay);
+                    } catch (java.util.concurrent.RejectedExecutionException rejected) {
+                        // closing
+                    }
                 }
             } finally {
                 mutex.unlock();

@@ -25,10 +25,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -53,8 +50,8 @@ final class MergeScheduler {
     private final PolicyBridge policy;
     private final MergeJob job;
     private final Snapshots snapshots;
-    private final ScheduledExecutorService pool;
-    private final ExecutorService decider;
+    /** The store's background jobs: merges and retries run there, decisions on its control lane. */
+    private final BackgroundThreads threads;
     private final EngineCounters counters;
     private final StoreMetrics metrics;
     private final StoreListener listener;
@@ -73,7 +70,7 @@ final class MergeScheduler {
     /** Merges being executed, by the job that runs them (a merge task, or a flush's claim). */
     private final Map<Object, List<RunningMerge>> running = new IdentityHashMap<>();
     private int mergesRunning;
-    /** A policy decision is queued or running on {@link #decider}. */
+    /** A policy decision is queued or running on the control lane. */
     private boolean decisionPending;
     /** Something changed while a decision ran: decide again when it ends. */
     private boolean decisionAgain;
@@ -89,9 +86,9 @@ final class MergeScheduler {
     private final dev.strata.lsm.policy.StoreSettings settings;
 
     MergeScheduler(Path dir, EngineMutex mutex, VersionSet versions, PolicyBridge policy, MergeJob job,
-                   Snapshots snapshots, ScheduledExecutorService pool, ExecutorService decider,
-                   EngineCounters counters, StoreMetrics metrics, StoreListener listener, BooleanSupplier flushRunning,
-                   java.time.InstantSource clock, dev.strata.lsm.policy.StoreSettings settings) {
+                   Snapshots snapshots, BackgroundThreads threads, EngineCounters counters, StoreMetrics metrics,
+                   StoreListener listener, BooleanSupplier flushRunning, java.time.InstantSource clock,
+                   dev.strata.lsm.policy.StoreSettings settings) {
         this.clock = clock;
         this.settings = settings;
         this.dir = dir;
@@ -100,8 +97,7 @@ final class MergeScheduler {
         this.policy = policy;
         this.job = job;
         this.snapshots = snapshots;
-        this.pool = pool;
-        this.decider = decider;
+        this.threads = threads;
         this.counters = counters;
         this.metrics = metrics;
         this.listener = listener;
@@ -205,7 +201,7 @@ final class MergeScheduler {
         }
         decisionPending = true;
         try {
-            decider.execute(this::decide);
+            threads.decide(this::decide);
         } catch (RejectedExecutionException e) {
             decisionPending = false; // shutting down
         }
@@ -379,7 +375,18 @@ final class MergeScheduler {
         mergesRunning++;
         claim(task, task.inputs(), List.of(new RunningMerge(task.inputs(), task.placement(), task.mode(),
                 bytesOf(inputs), task.reason())), List.of());
-        pool.execute(() -> run(task, inputs, bottommost, snaps, anchorRun));
+        try {
+            threads.merge(() -> run(task, inputs, bottommost, snaps, anchorRun));
+        } catch (RejectedExecutionException e) {
+            // The pool was closed under an open store (shared resources closed first): the
+            // merge never runs; undo its claim so that close does not wait for it.
+            release(task, task.inputs(), List.of());
+            mergesRunning--;
+            if (manual.containsKey(task)) {
+                manual.put(task, "the merge could not start: " + e.getMessage());
+            }
+            mutex.signalBackground();
+        }
     }
 
     /**
@@ -418,14 +425,20 @@ final class MergeScheduler {
         long mergeStart = System.nanoTime();
         try {
             listener.mergeStarted(task.reason());
-            long bytes = job.run(task, inputs, bottommost, snaps, anchorRun);
-            ok = true;
-            counters.merges.incrementAndGet();
-            counters.wroteIntoLevel(task.placement().level(), bytes);
-            counters.wroteAs(task.kindLabel(), bytes);
-            long nanos = System.nanoTime() - mergeStart;
-            metrics.recordMerge(nanos);
-            listener.merged(inputs.size(), bytes, nanos);
+            if (mutex.closed()) {
+                // Queued when the store closed (its close runs the store's queued jobs itself):
+                // nothing is merged, the inputs are released.
+                failure = "the store closed before the merge started";
+            } else {
+                long bytes = job.run(task, inputs, bottommost, snaps, anchorRun);
+                ok = true;
+                counters.merges.incrementAndGet();
+                counters.wroteIntoLevel(task.placement().level(), bytes);
+                counters.wroteAs(task.kindLabel(), bytes);
+                long nanos = System.nanoTime() - mergeStart;
+                metrics.recordMerge(nanos);
+                listener.merged(inputs.size(), bytes, nanos);
+            }
         } catch (Layouts.PolicyError e) {
             failure = "merge " + task + " could not be installed: " + e.getMessage();
             policy.error(failure, null);
@@ -449,7 +462,11 @@ final class MergeScheduler {
                     failures++;
                     retryPending = true;
                     long delay = Math.min(MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));
-                    pool.schedule(this::retry, delay, TimeUnit.MILLISECONDS);
+                    try {
+                        threads.schedule(BackgroundPool.Lane.CONTROL, this::retry, delay);
+                    } catch (RejectedExecutionException e) {
+                        retryPending = false; // closing
+                    }
                 }
                 mutex.signalBackground();
             } finally {

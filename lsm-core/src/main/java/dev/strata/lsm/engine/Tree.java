@@ -87,23 +87,23 @@ final class Tree {
         this.memtables = new Memtables(shared.log());
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
         MergeJob mergeJob = new MergeJob(shared.io(), tables, versions, output, obsolete, policy, mutex,
-                config.tableOptions(), threads.blockMergePool, counters);
-        this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, shared.snapshots(), threads.mergePool,
-                threads.decider, counters, shared.metrics(), shared.listener(), this::flushRunning, config.clock(),
+                config.tableOptions(), threads.blockPool(), counters);
+        this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, shared.snapshots(), threads,
+                counters, shared.metrics(), shared.listener(), this::flushRunning, config.clock(),
                 new dev.strata.lsm.policy.StoreSettings(config.memtableBytes()));
         this.flushJob = new FlushJob(mutex, versions, output, obsolete, policy, scheduler, mergeJob, shared.snapshots(),
-                counters, shared.listener());
+                counters, shared.listener(), threads);
         this.flushLane = new FlushLane(dir, config.walMode(), mutex, memtables, versions, flushJob, scheduler, obsolete,
-                shared.snapshots(), threads.flushThread, counters, shared.metrics());
+                shared.snapshots(), threads, counters, shared.metrics());
         this.writeControl = new WriteControl(dir, config, mutex, memtables, flushLane, scheduler, counters);
         this.reads = new ReadPath(memtables, versions, mutex, shared.operator(), config.prefixExtractor(),
                 counters.prefixBloomSkips, config.clock());
         AtomicInteger queuedSweeps = shared.queuedSweeps();
         versions.onVersionReleased(() -> {
-            if (!threads.mergePool.isShutdown()) {
+            if (!threads.isShutdown()) {
                 queuedSweeps.incrementAndGet();
                 try {
-                    threads.mergePool.execute(() -> {
+                    threads.merge(() -> {
                         try {
                             obsolete.deleteObsoleteTables();
                         } finally {

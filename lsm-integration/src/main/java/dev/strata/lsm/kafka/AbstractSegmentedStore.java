@@ -68,6 +68,12 @@ abstract class AbstractSegmentedStore implements StateStore {
     TimeSegments segments;
     long observedStreamTime = -1;
     Position position = Position.emptyPosition();
+    /**
+     * The position as the position file holds it (a copy), or null when unknown: a commit
+     * rewrites the file only when the position moved since (Kafka Streams calls
+     * {@link #persist} twice a commit, and under {@code TopologyTestDriver} commits every record).
+     */
+    private Position persistedPosition;
     private StateStoreContext context;
     private TaskId taskId;
     private boolean consistencyEnabled;
@@ -146,6 +152,7 @@ abstract class AbstractSegmentedStore implements StateStore {
                 throw e;
             }
             position = readPosition(dir.resolve(POSITION_FILE));
+            persistedPosition = null;
         } catch (RuntimeException e) {
             recorder.close();
             throw e;
@@ -398,11 +405,16 @@ abstract class AbstractSegmentedStore implements StateStore {
         }
         segments.sync();
         syncOthers();
+        if (position.equals(persistedPosition)) {
+            recorder.record(false);
+            return;
+        }
         Path file = storeDirectory().resolve(POSITION_FILE);
         Path tmp = storeDirectory().resolve(POSITION_FILE + ".tmp");
         try {
             Files.write(tmp, PositionSerde.serialize(position).array());
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            persistedPosition = position.copy();
         } catch (IOException e) {
             throw new ProcessorStateException("store " + name + ": cannot write its position to " + file, e);
         }

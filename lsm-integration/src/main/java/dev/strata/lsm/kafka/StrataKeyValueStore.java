@@ -100,6 +100,15 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      * @param name the store name
      * @param config the configuration each Strata store of this name is opened with
      */
+    /**
+     * The committed offsets as this store last wrote or read them (a null value: none for that
+     * partition), so that Kafka's reads of them at every commit do not go to the engine. Only
+     * this store writes offsets; cleared when it opens and when a commit removes them all.
+     */
+    private final Map<TopicPartition, Long> committedOffsets = new java.util.HashMap<>();
+    /** Each partition's offset key, encoded once. */
+    private final Map<TopicPartition, byte[]> offsetKeys = new java.util.HashMap<>();
+
     public StrataKeyValueStore(String name, StoreConfig config) {
         this(name, config, MAX_UNCOMMITTED_BYTES);
     }
@@ -147,6 +156,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         // A store object initialized again (Kafka's recovery path wipes the directory first)
         // starts from what is on disk, never from writes buffered before an earlier close.
         uncommitted.clear();
+        committedOffsets.clear();
         position = Position.emptyPosition();
         this.context = stateStoreContext;
         this.taskId = stateStoreContext.taskId();
@@ -434,7 +444,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             }
         }
         for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
-            byte[] key = StoreLayout.offsetKey(e.getKey());
+            byte[] key = offsetKey(e.getKey());
             if (e.getValue() == null) {
                 batch.delete(key);
             } else {
@@ -443,6 +453,10 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
         write(batch, "commit");
+        if (changelogOffsets.isEmpty()) {
+            committedOffsets.clear();
+        }
+        committedOffsets.putAll(changelogOffsets);
         uncommitted.clear();
         recorder.record(false);
     }
@@ -450,13 +464,22 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     @Override
     public synchronized Long committedOffset(TopicPartition partition) {
         checkOpen();
+        if (committedOffsets.containsKey(partition)) {
+            return committedOffsets.get(partition);
+        }
         byte[] value;
         try {
-            value = store.get(StoreLayout.offsetKey(partition));
+            value = store.get(offsetKey(partition));
         } catch (StoreException e) {
             throw failure("committedOffset", e);
         }
-        return value == null ? null : StoreLayout.decodeOffset(value, name, partition);
+        Long offset = value == null ? null : StoreLayout.decodeOffset(value, name, partition);
+        committedOffsets.put(partition, offset);
+        return offset;
+    }
+
+    private byte[] offsetKey(TopicPartition partition) {
+        return offsetKeys.computeIfAbsent(partition, StoreLayout::offsetKey);
     }
 
     /**
@@ -483,10 +506,11 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             }
             last = record;
         }
-        batch.put(StoreLayout.offsetKey(new TopicPartition(last.topic(), last.partition())),
-                StoreLayout.encodeOffset(last.offset()));
+        TopicPartition partition = new TopicPartition(last.topic(), last.partition());
+        batch.put(offsetKey(partition), StoreLayout.encodeOffset(last.offset()));
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
         write(batch, "restore");
+        committedOffsets.put(partition, last.offset());
     }
 
     private void writeUncommittedWithoutOffsets() {

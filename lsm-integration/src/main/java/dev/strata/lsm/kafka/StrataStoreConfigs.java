@@ -18,18 +18,24 @@ import java.util.concurrent.ConcurrentHashMap;
  *       Strata store of the application in this JVM;</li>
  *   <li>{@value #MEMTABLE_BUDGET_BYTES_CONFIG}: one memtable budget for all of them
  *       ({@link SharedResources});</li>
+ *   <li>{@value #BACKGROUND_THREADS_CONFIG}: one pool of this many flush and merge threads
+ *       (2 to 256; a quarter of them flush) that all of them run their background jobs on,
+ *       instead of threads of their own per store (0 or unset: each store its own);</li>
  *   <li>{@value #CONFIG_SETTER_CONFIG}: a {@link StrataConfigSetter} class.</li>
  * </ul>
  * The shared resources are built once per application id and JVM, at the first store's open,
  * from the values that store sees (Kafka Streams gives every store of an application the same
  * configuration), and live as long as the JVM: stores of later Kafka Streams instances of the
- * same application id in the JVM share them. Thread safe.
+ * same application id in the JVM share them (the pool's threads are daemons that idle
+ * when no store works). Thread safe.
  */
 public final class StrataStoreConfigs {
     /** Bytes of the one block cache of the application's Strata stores. */
     public static final String BLOCK_CACHE_BYTES_CONFIG = "strata.block.cache.bytes";
     /** Bytes all the application's Strata memtables may hold together. */
     public static final String MEMTABLE_BUDGET_BYTES_CONFIG = "strata.memtable.budget.bytes";
+    /** Flush and merge threads of the one background pool of the application's Strata stores. */
+    public static final String BACKGROUND_THREADS_CONFIG = "strata.background.threads";
     /** A {@link StrataConfigSetter} class (or its name). */
     public static final String CONFIG_SETTER_CONFIG = "strata.config.setter";
 
@@ -47,13 +53,14 @@ public final class StrataStoreConfigs {
     static StoreConfig forStore(String storeName, StoreConfig base, Map<String, Object> configs) {
         Long cacheBytes = bytes(configs, BLOCK_CACHE_BYTES_CONFIG);
         Long budgetBytes = bytes(configs, MEMTABLE_BUDGET_BYTES_CONFIG);
+        Integer threads = threads(configs);
         Object setterConfig = configs.get(CONFIG_SETTER_CONFIG);
-        if (cacheBytes == null && budgetBytes == null && setterConfig == null) {
+        if (cacheBytes == null && budgetBytes == null && threads == null && setterConfig == null) {
             return base;
         }
         StoreConfig.Builder builder = base.toBuilder();
-        if (cacheBytes != null || budgetBytes != null) {
-            builder.sharedResources(shared(configs, cacheBytes, budgetBytes));
+        if (cacheBytes != null || budgetBytes != null || threads != null) {
+            builder.sharedResources(shared(configs, cacheBytes, budgetBytes, threads));
         }
         if (setterConfig != null) {
             setter(setterConfig).setConfig(storeName, builder, configs);
@@ -62,7 +69,7 @@ public final class StrataStoreConfigs {
     }
 
     /** The application's shared resources in this JVM (made by the first store to ask). */
-    static SharedResources shared(Map<String, Object> configs, Long cacheBytes, Long budgetBytes) {
+    static SharedResources shared(Map<String, Object> configs, Long cacheBytes, Long budgetBytes, Integer threads) {
         String appId = Objects.toString(configs.get(StreamsConfig.APPLICATION_ID_CONFIG), "");
         return SHARED.computeIfAbsent(appId, id -> {
             SharedResources.Builder b = SharedResources.builder();
@@ -72,8 +79,30 @@ public final class StrataStoreConfigs {
             if (budgetBytes != null) {
                 b.memtableBudgetBytes(budgetBytes);
             }
+            if (threads != null) {
+                b.backgroundThreads(threads);
+            }
             return b.build();
         });
+    }
+
+    /** {@value #BACKGROUND_THREADS_CONFIG}, checked before any store uses it; null when unset. */
+    private static Integer threads(Map<String, Object> configs) {
+        Object v = configs.get(BACKGROUND_THREADS_CONFIG);
+        if (v == null) {
+            return null;
+        }
+        int threads;
+        try {
+            threads = v instanceof Number n ? Math.toIntExact(n.longValue()) : Integer.parseInt(v.toString().trim());
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new ConfigException(BACKGROUND_THREADS_CONFIG + " must be a number of threads, was \"" + v + "\"", e);
+        }
+        if (threads != 0 && (threads < 2 || threads > 256)) {
+            throw new ConfigException(BACKGROUND_THREADS_CONFIG + " must be 0 (each store its own threads) or 2 to 256 "
+                    + "(at least one flush thread and one merge thread), was " + threads);
+        }
+        return threads;
     }
 
     private static Long bytes(Map<String, Object> configs, String key) {

@@ -60,6 +60,7 @@ class StrataStoreConfigsTest {
         props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, StrataDslStoreSuppliers.class);
         props.put(StrataStoreConfigs.BLOCK_CACHE_BYTES_CONFIG, "4194304");
         props.put(StrataStoreConfigs.MEMTABLE_BUDGET_BYTES_CONFIG, 8L << 20);
+        props.put(StrataStoreConfigs.BACKGROUND_THREADS_CONFIG, "2");
         props.put(StrataStoreConfigs.CONFIG_SETTER_CONFIG, RecordingSetter.class.getName());
         RecordingSetter.CONFIGURED.clear();
 
@@ -75,9 +76,14 @@ class StrataStoreConfigsTest {
                 in.pipeInput("k" + i, "v");
             }
             SharedResources shared = StrataStoreConfigs.shared(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, appId),
-                    null, null);
+                    null, null, null);
             assertEquals(4 << 20, shared.blockCache().capacityBytes());
             assertEquals(8 << 20, shared.memtableBudget().budgetBytes());
+            assertEquals(2, shared.backgroundPool().threads());
+            // Every store's background jobs run on the one pool: no thread is a store's own.
+            assertTrue(Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+                    .noneMatch(n -> n.startsWith("strata-flush-") || n.startsWith("strata-bg-")
+                            || n.startsWith("strata-policy-")), "a store started threads of its own");
             // The key-value store and the window store's open segments (20 records over 400 s).
             assertTrue(shared.memtableBudget().members() >= 3, "stores in the budget: "
                     + shared.memtableBudget().members());
@@ -88,7 +94,7 @@ class StrataStoreConfigsTest {
                     .sorted().toList());
         }
         SharedResources shared = StrataStoreConfigs.shared(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, appId),
-                null, null);
+                null, null, null);
         assertEquals(0, shared.memtableBudget().members(), "closed stores leave the budget");
     }
 
@@ -104,6 +110,12 @@ class StrataStoreConfigsTest {
         e = assertThrows(ConfigException.class, () -> StrataStoreConfigs.forStore("s", base,
                 Map.of(StrataStoreConfigs.CONFIG_SETTER_CONFIG, "no.such.Setter")));
         assertTrue(e.getMessage().contains("not found"), e.getMessage());
+        e = assertThrows(ConfigException.class, () -> StrataStoreConfigs.forStore("s", base,
+                Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "bad", StrataStoreConfigs.BACKGROUND_THREADS_CONFIG, "1")));
+        assertTrue(e.getMessage().contains(StrataStoreConfigs.BACKGROUND_THREADS_CONFIG), e.getMessage());
+        e = assertThrows(ConfigException.class, () -> StrataStoreConfigs.forStore("s", base,
+                Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "bad", StrataStoreConfigs.BACKGROUND_THREADS_CONFIG, "many")));
+        assertTrue(e.getMessage().contains(StrataStoreConfigs.BACKGROUND_THREADS_CONFIG), e.getMessage());
         assertSame(base, StrataStoreConfigs.forStore("s", base, Map.of()));
     }
 }
