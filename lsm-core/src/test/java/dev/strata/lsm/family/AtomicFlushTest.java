@@ -71,8 +71,6 @@ class AtomicFlushTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("fails until atomic flush lands (next commit): the crash image holds the default"
-            + " family's flushed batches and none of family a's")
     void aFullMemtableInOneFamilyDoesNotTearBatchesAcrossFamilies() throws IOException {
         Path dir = tmp.resolve("store");
         Path crash = tmp.resolve("crash");
@@ -98,7 +96,6 @@ class AtomicFlushTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("fails until atomic flush lands (next commit): only family a's half is durable")
     void flushingOneFamilyFlushesEveryFamilyAtOneCut() throws IOException {
         Path dir = tmp.resolve("store");
         Path crash = tmp.resolve("crash");
