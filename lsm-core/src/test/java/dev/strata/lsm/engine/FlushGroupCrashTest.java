@@ -110,6 +110,33 @@ class FlushGroupCrashTest {
     }
 
     @Test
+    void aReaderStagedWhileAGroupIsHalfInstalledSeesItWhole() {
+        Path dir = tmp.resolve("store");
+        int[] seen = new int[3];
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            ColumnFamily a = store.columnFamily("a");
+            ColumnFamily b = store.columnFamily("b");
+            for (int i = 0; i < BATCHES; i++) {
+                byte[] v = ("v" + i).getBytes(StandardCharsets.US_ASCII);
+                store.write(new WriteBatch().put(key(i), v).put(a, key(i), v).put(b, key(i), v));
+            }
+            TestAccess.engine(store).flushGroupHook(s -> {
+                if (s.equals("installed default")) {
+                    // The default family's manifest names its table, a's and b's do not yet.
+                    try (LsmStore reader = LsmStore.openReadOnly(dir, config())) {
+                        seen[0] = count(reader, reader.defaultColumnFamily());
+                        seen[1] = count(reader, reader.columnFamily("a"));
+                        seen[2] = count(reader, reader.columnFamily("b"));
+                    }
+                }
+            });
+            store.flush();
+        }
+        assertEquals(List.of(BATCHES, BATCHES, BATCHES), List.of(seen[0], seen[1], seen[2]),
+                "default, a, b as the reader saw them");
+    }
+
+    @Test
     void aDamagedCommitRecordFailsTheOpenNamingIt() throws IOException {
         Path dir = tmp.resolve("store");
         Path crash = tmp.resolve("crash");
