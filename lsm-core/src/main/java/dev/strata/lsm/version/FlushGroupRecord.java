@@ -1,9 +1,6 @@
 package dev.strata.lsm.version;
 
 import dev.strata.lsm.CorruptionException;
-import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.io.OpenMode;
-import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.StorageIO;
 
 import java.io.ByteArrayInputStream;
@@ -11,12 +8,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * The commit record of an atomic flush (docs/format.md, "Flush group commit record"): the
@@ -40,7 +35,6 @@ public final class FlushGroupRecord {
     /** Format version this build writes and reads. */
     public static final int FORMAT_VERSION = 1;
     private static final byte[] MAGIC = "SFGR".getBytes(StandardCharsets.US_ASCII);
-    private static final String TEMP = FILE + ".tmp";
     private static final int MAX_SIZE = 64 << 20;
 
     /**
@@ -75,38 +69,16 @@ public final class FlushGroupRecord {
         if (!io.exists(file)) {
             return null;
         }
-        byte[] bytes;
-        try (PageFile f = io.open(file, OpenMode.READ, IoPurpose.MANIFEST)) {
-            long size = f.size();
-            if (size < MAGIC.length + 1 + 4 + 4 || size > MAX_SIZE) {
-                throw new CorruptionException(file, 0, "flush group record " + file + " is " + size
-                        + " bytes long, which no record is");
-            }
-            ByteBuffer b = ByteBuffer.allocate((int) size);
-            f.readFully(b, 0);
-            bytes = b.array();
-        }
-        int bodyLength = bytes.length - 4;
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, bodyLength);
-        if ((int) crc.getValue() != ByteBuffer.wrap(bytes, bodyLength, 4).getInt()) {
-            throw new CorruptionException(file, bodyLength, "checksum mismatch in flush group record " + file);
-        }
-        for (int i = 0; i < MAGIC.length; i++) {
-            if (bytes[i] != MAGIC[i]) {
-                throw new CorruptionException(file, 0, "flush group record " + file + " has a bad magic number");
-            }
-        }
+        byte[] body = ReplacedFile.read(io, file, MAGIC, MAGIC.length + 1 + 4 + 4, MAX_SIZE, "flush group record");
         try {
-            DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, MAGIC.length,
-                    bodyLength - MAGIC.length));
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(body));
             int version = in.readUnsignedByte();
             if (version != FORMAT_VERSION) {
                 throw new CorruptionException(file, MAGIC.length, "flush group record " + file + " has format "
                         + version + "; this build reads " + FORMAT_VERSION);
             }
             int count = in.readInt();
-            if (count < 0 || count > bytes.length) {
+            if (count < 0 || count > body.length) {
                 throw new IOException("entry count " + count);
             }
             List<Entry> entries = new ArrayList<>(count);
@@ -114,7 +86,7 @@ public final class FlushGroupRecord {
                 int family = in.readInt();
                 long logNumber = in.readLong();
                 long lastSequence = in.readLong();
-                ComponentMeta table = VersionEditCodec.readMeta(in, bytes.length, true);
+                ComponentMeta table = VersionEditCodec.readMeta(in, body.length, true);
                 if (family < 0) {
                     throw new IOException("family id " + family);
                 }
@@ -134,14 +106,7 @@ public final class FlushGroupRecord {
 
     /** Replaces the record of the store in {@code dir} with this one, atomically and durably: the group's commit. */
     public void write(StorageIO io, Path dir) throws IOException {
-        Path temp = dir.resolve(TEMP);
-        io.delete(temp);
-        try (PageFile f = io.open(temp, OpenMode.CREATE_NEW, IoPurpose.MANIFEST)) {
-            f.append(ByteBuffer.wrap(encode()));
-            f.force(true);
-        }
-        io.rename(temp, dir.resolve(FILE));
-        io.syncDirectory(dir);
+        ReplacedFile.replace(io, dir, FILE, encode());
     }
 
     /**
@@ -155,7 +120,6 @@ public final class FlushGroupRecord {
     byte[] encode() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.write(MAGIC);
             out.writeByte(FORMAT_VERSION);
             out.writeInt(entries.size());
             for (Entry e : entries) {
@@ -164,13 +128,9 @@ public final class FlushGroupRecord {
                 out.writeLong(e.lastSequence());
                 VersionEditCodec.writeMeta(out, e.table(), true);
             }
-            CRC32C crc = new CRC32C();
-            byte[] body = bytes.toByteArray();
-            crc.update(body, 0, body.length);
-            out.writeInt((int) crc.getValue());
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return bytes.toByteArray();
+        return ReplacedFile.frame(MAGIC, bytes.toByteArray());
     }
 }

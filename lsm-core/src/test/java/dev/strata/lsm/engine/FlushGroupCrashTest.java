@@ -7,6 +7,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.TestAccess;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.version.FlushGroupRecord;
+import dev.strata.lsm.crash.CrashImage;
 import dev.strata.lsm.wal.WalSyncMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -14,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,18 +47,13 @@ class FlushGroupCrashTest {
         return String.format("k%05d", i).getBytes(StandardCharsets.US_ASCII);
     }
 
-    static void copyTree(Path from, Path to) {
-        try (var files = Files.walk(from)) {
-            for (Path p : files.toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else if (!p.getFileName().toString().equals("LOCK")) {
-                    Files.copy(p, target);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    /** Writes the batches, each across the three families. */
+    private static void writeBatches(LsmStore store) {
+        ColumnFamily a = store.columnFamily("a");
+        ColumnFamily b = store.columnFamily("b");
+        for (int i = 0; i < BATCHES; i++) {
+            byte[] v = ("v" + i).getBytes(StandardCharsets.US_ASCII);
+            store.write(new WriteBatch().put(key(i), v).put(a, key(i), v).put(b, key(i), v));
         }
     }
 
@@ -79,15 +74,10 @@ class FlushGroupCrashTest {
         Path crash = tmp.resolve("crash");
         AtomicBoolean copied = new AtomicBoolean();
         try (LsmStore store = LsmStore.open(dir, config())) {
-            ColumnFamily a = store.columnFamily("a");
-            ColumnFamily b = store.columnFamily("b");
-            for (int i = 0; i < BATCHES; i++) {
-                byte[] v = ("v" + i).getBytes(StandardCharsets.US_ASCII);
-                store.write(new WriteBatch().put(key(i), v).put(a, key(i), v).put(b, key(i), v));
-            }
+            writeBatches(store);
             TestAccess.engine(store).flushGroupHook(s -> {
                 if (s.equals(step) && copied.compareAndSet(false, true)) {
-                    copyTree(dir, crash);
+                    CrashImage.copy(dir, crash);
                 }
             });
             store.flush();
@@ -114,12 +104,7 @@ class FlushGroupCrashTest {
         Path dir = tmp.resolve("store");
         int[] seen = new int[3];
         try (LsmStore store = LsmStore.open(dir, config())) {
-            ColumnFamily a = store.columnFamily("a");
-            ColumnFamily b = store.columnFamily("b");
-            for (int i = 0; i < BATCHES; i++) {
-                byte[] v = ("v" + i).getBytes(StandardCharsets.US_ASCII);
-                store.write(new WriteBatch().put(key(i), v).put(a, key(i), v).put(b, key(i), v));
-            }
+            writeBatches(store);
             TestAccess.engine(store).flushGroupHook(s -> {
                 if (s.equals("installed default")) {
                     // The default family's manifest names its table, a's and b's do not yet.
@@ -145,7 +130,7 @@ class FlushGroupCrashTest {
             store.write(new WriteBatch().put(key(1), key(1)).put(a, key(1), key(1)));
             TestAccess.engine(store).flushGroupHook(s -> {
                 if (s.equals("committed")) {
-                    copyTree(dir, crash);
+                    CrashImage.copy(dir, crash);
                 }
             });
             store.flush();

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A batch across column families stays whole over a crash in WAL mode none, where no WAL
  * record makes it atomic: the families' flushes are taken at one cut and committed together
  * (atomic flush). The crash is a copy of the store directory taken while nothing writes a
- * file — the state a kill at that moment leaves — opened as a store of its own.
+ * file — the state a kill at that moment leaves ({@link dev.strata.lsm.crash.CrashImage}) — opened as a
+ * store of its own.
  */
 class AtomicFlushTest {
     @TempDir
@@ -42,20 +42,6 @@ class AtomicFlushTest {
         return StoreConfig.builder().walMode(WalSyncMode.NONE).memtableBytes(16 << 10).mergePolicy("no-merge")
                 .family("a", FamilyOptions.builder().memtableBytes(256 << 10).build())
                 .build();
-    }
-
-    /** Copies {@code from} (not its lock file) into the new directory {@code to}. */
-    static void copyTree(Path from, Path to) throws IOException {
-        try (var files = Files.walk(from)) {
-            for (Path p : files.toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else if (!p.getFileName().toString().equals("LOCK")) {
-                    Files.copy(p, target);
-                }
-            }
-        }
     }
 
     /** The ids whose key family {@code cf} holds (null: the default family), in order. */
@@ -84,7 +70,7 @@ class AtomicFlushTest {
                 n++;
             }
             store.awaitMerges(); // no flush runs: the directory is what a kill now would leave
-            copyTree(dir, crash);
+            dev.strata.lsm.crash.CrashImage.copy(dir, crash);
         }
         try (LsmStore store = LsmStore.open(crash, config())) {
             List<Integer> inDefault = ids(store, null, n);
@@ -106,7 +92,7 @@ class AtomicFlushTest {
             }
             store.flushColumnFamily(a);
             store.awaitMerges();
-            copyTree(dir, crash);
+            dev.strata.lsm.crash.CrashImage.copy(dir, crash);
         }
         try (LsmStore store = LsmStore.open(crash, config())) {
             int inDefault = ids(store, null, 50).size();
