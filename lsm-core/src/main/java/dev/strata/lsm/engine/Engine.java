@@ -410,6 +410,9 @@ public final class Engine implements AutoCloseable {
                 Files.createDirectories(familyDir);
                 families.add(StoreRepair.repair(familyDir, config));
             }
+            // Every readable table is in the rebuilt manifests, an interrupted atomic flush's too:
+            // its commit record has nothing left to finish.
+            dev.strata.lsm.version.FlushGroupRecord.delete(StorageIOs.of(config), dir);
             return root.withFamilies(families);
         } catch (IOException e) {
             throw new StoreException("cannot repair " + dir + ": " + e, e);
