@@ -40,9 +40,10 @@ import java.util.function.Consumer;
  *       crash after it is finished by {@link Recovery}, which installs each listed table whose
  *       family's manifest does not hold it yet. A group of one table needs no record: that
  *       family's own edit is atomic.</li>
- *   <li><b>Failures.</b> Before the commit, a failed group deletes the tables it wrote and is
- *       retried from the start with backoff; after it, only the installs not done yet are
- *       retried, with the same tables (kept from sweeps as pending outputs).</li>
+ *   <li><b>Failures.</b> Before its record (or in a group that needs none), a failed group
+ *       deletes the tables it wrote but did not install and is retried with new ones, with
+ *       backoff, as a family's flush lane would; after the record, only the installs not done
+ *       yet are retried, with the same tables (kept from sweeps as pending outputs).</li>
  * </ul>
  *
  * <p>Locking: its state is guarded by the engine's mutex.
@@ -200,7 +201,7 @@ final class FlushGroups {
             if (!g.committed) {
                 List<FlushGroupRecord.Entry> entries = new ArrayList<>();
                 for (Part p : g.parts) {
-                    if (p.tree.dropped) {
+                    if (p.tree.dropped || p.installed) {
                         continue;
                     }
                     p.tree.versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
@@ -225,6 +226,7 @@ final class FlushGroups {
                 if (p.installed || p.tree.dropped) {
                     continue;
                 }
+                p.tree.versions.ensureIntactTail(); // a retry after a torn append: the edit goes to an intact manifest
                 if (p.table == null) {
                     p.tree.flushJob.installNothing(p.nextSegment, p.memtable.maxSeqno());
                 } else {
@@ -247,8 +249,15 @@ final class FlushGroups {
         } catch (Throwable e) {
             // Any Throwable: a group that ends without this bookkeeping would leave it running for good.
             LOG.log(System.Logger.Level.WARNING, "flush group of " + dir + " failed; will retry", e);
-            if (!g.committed) {
+            if (!g.recordWritten) {
+                // No record names the tables: the group (at most one table; a family's own edit is
+                // atomic) starts again for the parts not installed, with new tables, as a family's
+                // flush lane would.
+                g.committed = false;
                 for (Part p : g.parts) {
+                    if (p.installed) {
+                        continue;
+                    }
                     if (p.table != null) {
                         p.tree.obsolete.deleteUninstalled(p.table.meta().fileNumber());
                     }

@@ -7,7 +7,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.TestAccess;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.version.FlushGroupRecord;
-import dev.strata.lsm.crash.CrashImage;
+import dev.strata.lsm.fault.CrashImages;
 import dev.strata.lsm.wal.WalSyncMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -47,6 +47,15 @@ class FlushGroupCrashTest {
         return String.format("k%05d", i).getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** A crash image of {@code dir} ({@link CrashImages}), taken from the flush thread. */
+    private static void copy(Path dir, Path crash) {
+        try {
+            CrashImages.copy(dir, crash);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Writes the batches, each across the three families. */
     private static void writeBatches(LsmStore store) {
         ColumnFamily a = store.columnFamily("a");
@@ -77,7 +86,7 @@ class FlushGroupCrashTest {
             writeBatches(store);
             TestAccess.engine(store).flushGroupHook(s -> {
                 if (s.equals(step) && copied.compareAndSet(false, true)) {
-                    CrashImage.copy(dir, crash);
+                    copy(dir, crash);
                 }
             });
             store.flush();
@@ -130,7 +139,7 @@ class FlushGroupCrashTest {
             store.write(new WriteBatch().put(key(1), key(1)).put(a, key(1), key(1)));
             TestAccess.engine(store).flushGroupHook(s -> {
                 if (s.equals("committed")) {
-                    CrashImage.copy(dir, crash);
+                    copy(dir, crash);
                 }
             });
             store.flush();

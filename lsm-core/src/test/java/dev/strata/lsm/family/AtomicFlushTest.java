@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A batch across column families stays whole over a crash in WAL mode none, where no WAL
  * record makes it atomic: the families' flushes are taken at one cut and committed together
  * (atomic flush). The crash is a copy of the store directory taken while nothing writes a
- * file — the state a kill at that moment leaves ({@link dev.strata.lsm.crash.CrashImage}) — opened as a
+ * file — the state a kill at that moment leaves ({@link dev.strata.lsm.fault.CrashImages}) — opened as a
  * store of its own.
  */
 class AtomicFlushTest {
@@ -70,7 +70,7 @@ class AtomicFlushTest {
                 n++;
             }
             store.awaitMerges(); // no flush runs: the directory is what a kill now would leave
-            dev.strata.lsm.crash.CrashImage.copy(dir, crash);
+            dev.strata.lsm.fault.CrashImages.copy(dir, crash);
         }
         try (LsmStore store = LsmStore.open(crash, config())) {
             List<Integer> inDefault = ids(store, null, n);
@@ -92,7 +92,7 @@ class AtomicFlushTest {
             }
             store.flushColumnFamily(a);
             store.awaitMerges();
-            dev.strata.lsm.crash.CrashImage.copy(dir, crash);
+            dev.strata.lsm.fault.CrashImages.copy(dir, crash);
         }
         try (LsmStore store = LsmStore.open(crash, config())) {
             int inDefault = ids(store, null, 50).size();
