@@ -39,6 +39,8 @@ public final class StoreConfig {
     private final long memtableBytes;
     private final int maxImmutableMemtables;
     private final WalSyncMode walMode;
+    /** Atomic flush as set, or null: on in WAL mode none, off otherwise ({@link #atomicFlush()}). */
+    private final Boolean atomicFlush;
     private final int pageSize;
     private final int bloomBitsPerKey;
     /** Null without one. */
@@ -74,6 +76,7 @@ public final class StoreConfig {
         this.memtableBytes = b.memtableBytes;
         this.maxImmutableMemtables = b.maxImmutableMemtables;
         this.walMode = b.walMode;
+        this.atomicFlush = b.atomicFlush;
         this.pageSize = b.pageSize;
         this.bloomBitsPerKey = b.bloomBitsPerKey;
         this.prefixExtractor = b.prefixExtractor;
@@ -130,6 +133,7 @@ public final class StoreConfig {
         b.memtableBytes = memtableBytes;
         b.maxImmutableMemtables = maxImmutableMemtables;
         b.walMode = walMode;
+        b.atomicFlush = atomicFlush;
         b.pageSize = pageSize;
         b.bloomBitsPerKey = bloomBitsPerKey;
         b.prefixExtractor = prefixExtractor;
@@ -174,6 +178,19 @@ public final class StoreConfig {
     /** WAL durability (default {@link WalSyncMode#ASYNC}: every acknowledged write survives a process kill). */
     public WalSyncMode walMode() {
         return walMode;
+    }
+
+    /**
+     * Whether the column families flush together, at one cut, committed all or nothing (RocksDB's
+     * {@code atomic_flush}): when any family switches its memtable out, every family with
+     * unflushed writes does, and their tables become part of the store together, so a batch
+     * across families survives a crash whole or not at all even where no WAL record covers it.
+     * Default: on in WAL mode none (where nothing else makes such a batch atomic), off in the
+     * modes with a WAL, where the WAL's record does it; turn it on there for batches written
+     * with {@link WriteOptions#disableWal}. A store with the default family only is unaffected.
+     */
+    public boolean atomicFlush() {
+        return atomicFlush != null ? atomicFlush : walMode == WalSyncMode.NONE;
     }
 
     /** SSTable page size (default 4096). */
@@ -406,7 +423,7 @@ public final class StoreConfig {
     @Override
     public String toString() {
         return "StoreConfig[memtableBytes=" + memtableBytes + ", maxImmutableMemtables=" + maxImmutableMemtables
-                + ", walMode=" + walMode + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
+                + ", walMode=" + walMode + ", atomicFlush=" + atomicFlush() + ", pageSize=" + pageSize + ", bloomBitsPerKey=" + bloomBitsPerKey
                 + (prefixExtractor != null ? ", prefixBloom=" + prefixExtractor : "")
                 + ", compression=" + compression + (bottommostCompression != null ? ", bottommostCompression="
                 + bottommostCompression : "") + (levelCompression.isEmpty() ? "" : ", levelCompression=" + levelCompression)
@@ -425,6 +442,7 @@ public final class StoreConfig {
         private long memtableBytes = DEFAULT_MEMTABLE_BYTES;
         private int maxImmutableMemtables = DEFAULT_MAX_IMMUTABLE_MEMTABLES;
         private WalSyncMode walMode = WalSyncMode.ASYNC;
+        private Boolean atomicFlush;
         private int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
         private int bloomBitsPerKey = TableOptions.DEFAULT_BLOOM_BITS_PER_KEY;
         private PrefixExtractor prefixExtractor;
@@ -469,6 +487,16 @@ public final class StoreConfig {
 
         public Builder walMode(WalSyncMode mode) {
             this.walMode = mode;
+            return this;
+        }
+
+        /**
+         * Column families flush together, committed all or nothing (see {@link
+         * StoreConfig#atomicFlush()}); unset: on in WAL mode none, off otherwise. XML: {@code
+         * <wal atomicFlush="true"/>}.
+         */
+        public Builder atomicFlush(boolean atomic) {
+            this.atomicFlush = atomic;
             return this;
         }
 

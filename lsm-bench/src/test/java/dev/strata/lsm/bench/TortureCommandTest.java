@@ -64,7 +64,7 @@ class TortureCommandTest {
                 long stable = state.stable(k);
                 int key = k;
                 boolean inBatch = batch != null && java.util.Arrays.stream(batch.keys()).anyMatch(b -> b == key);
-                if (!inBatch && stable != 0 && !ExpectedState.deleted(stable) && state.pending(k) == 0) {
+                if (!inBatch && !TortureValues.isCounter(k) && stable != 0 && !ExpectedState.deleted(stable) && state.pending(k) == 0) {
                     try (LsmStore store = LsmStore.open(storeDir, StoreConfig.builder().memtableBytes(1 << 16)
                             .mergePolicy("no-merge").build())) {
                         store.delete(store.columnFamily(dev.strata.lsm.bench.torture.TortureFamilies.NAMES.get(k % 3)),

@@ -105,6 +105,7 @@ final class ConfigDocumentHandler extends DefaultHandler {
             }
             case "wal" -> {
                 e.text("mode").map(m -> WalSyncMode.valueOf(m.toUpperCase(Locale.ROOT))).ifPresent(builder::walMode);
+                e.text("atomicFlush").map(v -> v.equals("true") || v.equals("1")).ifPresent(builder::atomicFlush);
                 check(e);
             }
             case "sstable" -> {

@@ -111,6 +111,8 @@ public final class Engine implements AutoCloseable {
     private final WriteQueue writeQueue;
     private final WriteControl writeControl;
     private final ReadPath reads;
+    /** With atomic flush ({@link StoreConfig#atomicFlush()}): the families' flush groups; else null. */
+    private final FlushGroups groups;
     /** The memtable budget shared with other stores, or null; this store is in it while open ({@link #open}). */
     private final MemtableBudget budget;
     private final MemtableBudget.Member budgetMember = new MemtableBudget.Member() {
@@ -211,11 +213,20 @@ public final class Engine implements AutoCloseable {
         this.budget = config.sharedResources() == null ? null : config.sharedResources().memtableBudget();
         this.counters = tree.counters;
         this.writeQueue = new WriteQueue(dir, config, mutex, log, families, operator);
+        this.groups = config.atomicFlush() ? new FlushGroups(dir, io, config.walMode(), mutex, families, log, snapshots,
+                threads.flushThread, metrics) : null;
+        if (groups != null) {
+            tree.flushLane.joinGroups(groups);
+        }
         try {
             for (dev.strata.lsm.version.FamilyCatalog.Entry e : readCatalog.families()) {
                 StoreConfig familyConfig = familyConfig(e.name(), e.options());
-                families.add(Tree.open(e.id(), e.name(), dev.strata.lsm.version.FamilyCatalog.familyDirectory(dir, e.id()),
-                        familyConfig, Tree.policyOf(familyConfig), shared));
+                Tree opened = Tree.open(e.id(), e.name(), dev.strata.lsm.version.FamilyCatalog.familyDirectory(dir, e.id()),
+                        familyConfig, Tree.policyOf(familyConfig), shared);
+                if (groups != null) {
+                    opened.flushLane.joinGroups(groups);
+                }
+                families.add(opened);
             }
             for (Tree t : families.all()) {
                 t.meters = metrics.bindFamily(t.name, t::stats);
@@ -406,6 +417,9 @@ public final class Engine implements AutoCloseable {
                 Files.createDirectories(familyDir);
                 families.add(StoreRepair.repair(familyDir, config));
             }
+            // Every readable table is in the rebuilt manifests, an interrupted atomic flush's too:
+            // its commit record has nothing left to finish.
+            dev.strata.lsm.version.FlushGroupRecord.delete(StorageIOs.of(config), dir);
             return root.withFamilies(families);
         } catch (IOException e) {
             throw new StoreException("cannot repair " + dir + ": " + e, e);
@@ -528,6 +542,9 @@ public final class Engine implements AutoCloseable {
                         : new StoreException("creating column family \"" + name + "\" in " + dir + " failed: " + e, e);
             }
             created.memtables.start(log.segment());
+            if (groups != null) {
+                created.flushLane.joinGroups(groups);
+            }
             families.add(created);
             created.meters = metrics.bindFamily(name, created::stats);
             return id;
@@ -634,6 +651,19 @@ public final class Engine implements AutoCloseable {
             }
         }
         metrics.recordWrite(System.nanoTime() - t0);
+    }
+
+    /**
+     * For tests: with atomic flush, {@code hook} is told each step of every flush group on the
+     * flush thread ({@code "written"}, {@code "committed"}, {@code "installed NAME"}; null: none).
+     *
+     * @throws IllegalStateException if the store does not flush atomically
+     */
+    void flushGroupHook(java.util.function.Consumer<String> hook) {
+        if (groups == null) {
+            throw new IllegalStateException("store " + dir + " does not flush atomically");
+        }
+        groups.hook(hook);
     }
 
     /**

@@ -96,6 +96,15 @@ final class FlushJob {
      * table's file is dropped, never having been visible.
      */
     void install(Component flushed, long nextSegment, long maxSeq) throws IOException {
+        install(flushed, nextSegment, maxSeq, true);
+    }
+
+    /**
+     * {@link #install(Component, long, long)}; with {@code settle} false the flushed table
+     * stays a pending output after a failure (no sweep deletes it: an atomic flush's committed
+     * table is installed again by a retry), and the caller settles it after a success.
+     */
+    void install(Component flushed, long nextSegment, long maxSeq, boolean settle) throws IOException {
         Claimed claimed = claimPlan(flushed);
         FlushPlan plan = claimed.plan;
         try {
@@ -144,7 +153,9 @@ final class FlushJob {
             mutex.lock();
             try {
                 scheduler.release(claimed, claimed.ids, claimed.anchors);
-                obsolete.settled(flushed.meta().fileNumber());
+                if (settle) {
+                    obsolete.settled(flushed.meta().fileNumber());
+                }
                 mutex.signalBackground();
             } finally {
                 mutex.unlock();

@@ -37,6 +37,8 @@ final class FlushLane {
     private boolean running;
     private Throwable error;
     private int failures;
+    /** With atomic flush: the store's flush groups, which flush this family's memtables instead of this lane. */
+    private FlushGroups groups;
 
     FlushLane(Path dir, WalSyncMode walMode, EngineMutex mutex, Memtables memtables, VersionSet versions, FlushJob job,
               MergeScheduler scheduler, ObsoleteFiles obsolete, Snapshots snapshots, BackgroundThreads lane,
@@ -55,18 +57,36 @@ final class FlushLane {
         this.metrics = metrics;
     }
 
-    /** A flush is running. Mutex held. */
+    /**
+     * With atomic flush: hands this family's flushes to {@code groups} (the store's), which
+     * switch and flush every family's memtables together; {@link #running}, {@link #error} and
+     * {@link #schedule} then answer for the groups. Mutex held (or before the family is live).
+     */
+    void joinGroups(FlushGroups groups) {
+        this.groups = groups;
+    }
+
+    /** The store's flush groups this family's flushes go through, or null (this lane flushes). */
+    FlushGroups groups() {
+        return groups;
+    }
+
+    /** A flush of this family is running (with atomic flush: a flush group holding its memtable). Mutex held. */
     boolean running() {
-        return running;
+        return groups != null ? groups.runningFor(memtables) : running;
     }
 
     /** The last flush's error, null once a flush succeeds. Mutex held. */
     Throwable error() {
-        return error;
+        return groups != null ? groups.error() : error;
     }
 
     /** Starts flushing the oldest immutable memtable unless a flush runs or there is none. Mutex held. */
     void schedule() {
+        if (groups != null) {
+            groups.schedule();
+            return;
+        }
         if (running || mutex.closed() && walMode != WalSyncMode.NONE || memtables.set().immutable().isEmpty()) {
             return;
         }

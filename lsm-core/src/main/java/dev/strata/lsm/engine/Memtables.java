@@ -56,7 +56,14 @@ final class Memtables {
 
     /** Makes the active memtable immutable with a new WAL segment for its successor. Mutex held. */
     void switchActive() {
-        long segment = log.switchSegment();
+        switchActive(log.switchSegment());
+    }
+
+    /**
+     * Makes the active memtable immutable; its successor logs to {@code segment}, a segment
+     * the caller started for every family it switches at once (an atomic flush's cut). Mutex held.
+     */
+    void switchActive(long segment) {
         MemtableSet m = set;
         List<Memtable> imm = new ArrayList<>(m.immutable().size() + 1);
         imm.add(m.active());

@@ -77,6 +77,30 @@ final class ReaderStaging {
     }
 
     /**
+     * After every family's manifest is staged: the commit record of an atomic flush being
+     * installed, if the writer has one, and the tables it names that the staged manifests do
+     * not, so that the reader's recovery finishes the group as the writer's would. Read after
+     * the manifests, it covers any group they show in part: the writer writes the record
+     * before the group's first manifest edit and deletes it only after the last, and a
+     * manifest edited after it was staged makes staging start again.
+     */
+    private static void stageFlushGroup(StorageIO io, Path source, Path staging) throws IOException {
+        Path record = source.resolve(dev.strata.lsm.version.FlushGroupRecord.FILE);
+        if (!Files.exists(record)) {
+            return;
+        }
+        Files.copy(record, staging.resolve(record.getFileName())); // gone meanwhile: NoSuchFileException, stage again
+        for (var e : dev.strata.lsm.version.FlushGroupRecord.read(io, staging).entries()) {
+            Path dir = e.familyId() == 0 ? source : FamilyCatalog.familyDirectory(source, e.familyId());
+            Path into = staging.resolve(source.relativize(dir));
+            String name = TableFiles.fileName(e.table().fileNumber());
+            if (Files.isDirectory(into) && !Files.exists(into.resolve(name))) {
+                linkOrCopy(dir.resolve(name), into.resolve(name));
+            }
+        }
+    }
+
+    /**
      * Stages a store with column families at one sequence number for all of them. The order
      * differs from a store of one family: the catalog, then each family's manifest (and the
      * tables it names), and only then the WAL segments from the lowest log number of any
@@ -125,6 +149,7 @@ final class ReaderStaging {
                     }
                     from = Math.min(from, logNumber);
                 }
+                stageFlushGroup(io, source, staging);
                 for (Path wal : WalSegments.list(io, source)) {
                     if (WalSegments.parseNumber(wal).orElse(-1) >= from) {
                         Files.copy(wal, staging.resolve(wal.getFileName()));

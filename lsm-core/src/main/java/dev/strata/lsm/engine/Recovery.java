@@ -1,6 +1,8 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.version.FlushGroupRecord;
 import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.wal.WalRecovery;
@@ -24,6 +26,8 @@ import java.util.Map;
  * replayed; after a repair, which sets the log number to 0, every surviving segment is read.
  */
 final class Recovery {
+    private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
+
     private final StorageIO io;
     private final Path dir;
     private final WalLog log;
@@ -39,6 +43,7 @@ final class Recovery {
     }
 
     void run() throws IOException {
+        finishFlushGroup();
         List<Tree> trees = families.list();
         Map<Integer, Memtable> recovered = new HashMap<>();
         Map<Integer, Long> durable = new HashMap<>();
@@ -102,5 +107,38 @@ final class Recovery {
         for (Tree t : trees) {
             t.obsolete.deleteOrphans();
         }
+    }
+
+    /**
+     * Finishes the atomic flush a crash interrupted after its commit ({@link FlushGroups}): the
+     * {@link FlushGroupRecord} lists each family's table of the group; a family whose manifest
+     * does not hold it yet (its last sequence number is below the entry's) installs it now, as
+     * its policy plans a flush. Runs before the WAL is replayed, so the replay skips what the
+     * table holds, and before orphans are deleted, which the table would otherwise be.
+     */
+    private void finishFlushGroup() throws IOException {
+        FlushGroupRecord group = FlushGroupRecord.read(io, dir);
+        if (group == null) {
+            return;
+        }
+        for (FlushGroupRecord.Entry e : group.entries()) {
+            Tree t = families.get(e.familyId());
+            if (t == null || t.versions.lastSequence() >= e.lastSequence()) {
+                continue; // a dropped family, or one whose edit is in
+            }
+            Path table = t.tables.path(e.table().fileNumber());
+            if (!io.exists(table)) {
+                throw new CorruptionException(dir.resolve(FlushGroupRecord.FILE), 0, "the committed flush group in "
+                        + dir.resolve(FlushGroupRecord.FILE) + " names table " + table + " of column family \"" + t.name
+                        + "\", which its manifest does not hold and which is missing");
+            }
+            t.versions.noteRecovered(e.table());
+            Component c = t.tables.open(e.table());
+            t.flushJob.install(c, e.logNumber(), e.lastSequence());
+            t.counters.flushes.incrementAndGet();
+            LOG.log(System.Logger.Level.INFO, "finished the atomic flush a crash interrupted: installed table {0} of"
+                    + " column family \"{1}\"", table, t.name);
+        }
+        FlushGroupRecord.delete(io, dir);
     }
 }

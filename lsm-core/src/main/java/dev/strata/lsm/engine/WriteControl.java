@@ -83,6 +83,11 @@ final class WriteControl {
 
     /** Makes the active memtable immutable (new WAL segment for its successor) and schedules its flush. Mutex held. */
     void switchMemtable() {
+        FlushGroups groups = flushLane.groups();
+        if (groups != null) {
+            groups.switchAll(); // atomic flush: every family with unflushed writes, at one cut
+            return;
+        }
         memtables.switchActive();
         flushLane.schedule();
     }

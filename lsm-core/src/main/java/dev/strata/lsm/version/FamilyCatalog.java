@@ -2,23 +2,18 @@ package dev.strata.lsm.version;
 
 import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.FamilyOptions;
-import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.io.OpenMode;
-import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.StorageIO;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.zip.CRC32C;
 
 /**
  * The store's column families other than the default one, as the {@code FAMILIES} file of the
@@ -44,7 +39,6 @@ public final class FamilyCatalog {
     /** Format version this build writes and reads. */
     public static final int FORMAT_VERSION = 1;
     private static final byte[] MAGIC = "SFAM".getBytes(StandardCharsets.US_ASCII);
-    private static final String TEMP = FILE + ".tmp";
     private static final int MAX_SIZE = 16 << 20;
 
     /** One recorded family. */
@@ -101,32 +95,9 @@ public final class FamilyCatalog {
         if (!io.exists(file)) {
             return empty();
         }
-        byte[] bytes;
-        try (PageFile f = io.open(file, OpenMode.READ, IoPurpose.MANIFEST)) {
-            long size = f.size();
-            if (size < MAGIC.length + 1 + 8 + 4 || size > MAX_SIZE) {
-                throw new CorruptionException(file, 0, "column family catalog " + file + " is " + size
-                        + " bytes long, which no catalog is");
-            }
-            ByteBuffer b = ByteBuffer.allocate((int) size);
-            f.readFully(b, 0);
-            bytes = b.array();
-        }
-        int bodyLength = bytes.length - 4;
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, bodyLength);
-        int stored = ByteBuffer.wrap(bytes, bodyLength, 4).getInt();
-        if ((int) crc.getValue() != stored) {
-            throw new CorruptionException(file, bodyLength, "checksum mismatch in column family catalog " + file);
-        }
-        for (int i = 0; i < MAGIC.length; i++) {
-            if (bytes[i] != MAGIC[i]) {
-                throw new CorruptionException(file, 0, "column family catalog " + file + " has a bad magic number");
-            }
-        }
+        byte[] body = ReplacedFile.read(io, file, MAGIC, MAGIC.length + 1 + 8 + 4, MAX_SIZE, "column family catalog");
         try {
-            DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(bytes, MAGIC.length,
-                    bodyLength - MAGIC.length));
+            DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(body));
             int version = in.readUnsignedByte();
             if (version != FORMAT_VERSION) {
                 throw new CorruptionException(file, MAGIC.length, "column family catalog " + file + " has format "
@@ -134,7 +105,7 @@ public final class FamilyCatalog {
             }
             int nextId = in.readInt();
             int count = in.readInt();
-            if (count < 0 || count > bytes.length) {
+            if (count < 0 || count > body.length) {
                 throw new IOException("family count " + count);
             }
             List<Entry> families = new ArrayList<>(count);
@@ -145,7 +116,7 @@ public final class FamilyCatalog {
                         .maxImmutableMemtables(in.readInt());
                 String policy = in.readUTF();
                 int params = in.readInt();
-                if (params < 0 || params > bytes.length) {
+                if (params < 0 || params > body.length) {
                     throw new IOException("parameter count " + params);
                 }
                 Map<String, String> p = new LinkedHashMap<>();
@@ -174,20 +145,12 @@ public final class FamilyCatalog {
 
     /** Replaces the catalog of the store in {@code dir} with this one, atomically and durably. */
     public void write(StorageIO io, Path dir) throws IOException {
-        Path temp = dir.resolve(TEMP);
-        io.delete(temp);
-        try (PageFile f = io.open(temp, OpenMode.CREATE_NEW, IoPurpose.MANIFEST)) {
-            f.append(ByteBuffer.wrap(encode()));
-            f.force(true);
-        }
-        io.rename(temp, dir.resolve(FILE));
-        io.syncDirectory(dir);
+        ReplacedFile.replace(io, dir, FILE, encode());
     }
 
     byte[] encode() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.write(MAGIC);
             out.writeByte(FORMAT_VERSION);
             out.writeInt(nextId);
             out.writeInt(families.size());
@@ -205,13 +168,9 @@ public final class FamilyCatalog {
                     out.writeUTF(p.getValue());
                 }
             }
-            CRC32C crc = new CRC32C();
-            byte[] body = bytes.toByteArray();
-            crc.update(body, 0, body.length);
-            out.writeInt((int) crc.getValue());
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return bytes.toByteArray();
+        return ReplacedFile.frame(MAGIC, bytes.toByteArray());
     }
 }

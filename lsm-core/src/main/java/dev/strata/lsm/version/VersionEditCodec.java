@@ -165,7 +165,7 @@ final class VersionEditCodec {
         writeBytes(out, e.policyState());
     }
 
-    private static void writeMeta(DataOutputStream out, ComponentMeta m, boolean withTimes) throws IOException {
+    static void writeMeta(DataOutputStream out, ComponentMeta m, boolean withTimes) throws IOException {
         writeId(out, m.id());
         out.writeLong(m.sizeBytes());
         out.writeLong(m.entryCount());
@@ -182,7 +182,7 @@ final class VersionEditCodec {
         writeBytes(out, m.maxKey());
     }
 
-    private static ComponentMeta readMeta(DataInputStream in, int limit, boolean withTimes) throws IOException {
+    static ComponentMeta readMeta(DataInputStream in, int limit, boolean withTimes) throws IOException {
         ComponentId id = readId(in);
         long size = in.readLong();
         long entries = in.readLong();

@@ -254,6 +254,17 @@ public final class VersionSet {
         return nextCreationOrder.getAndIncrement();
     }
 
+    /**
+     * Before installing {@code table}, written by an earlier run but named by no edit of this
+     * set (an atomic flush's table, {@link FlushGroupRecord}): keeps the counters above it, so
+     * no later table takes its creation order. (Its file number is above {@code nextFileNumber}
+     * already: {@link #open} counts on from every file in the directory.)
+     */
+    public void noteRecovered(ComponentMeta table) {
+        nextCreationOrder.accumulateAndGet(table.creationOrder() + 1, Math::max);
+        nextFileNumber.accumulateAndGet(table.fileNumber() + 1, Math::max);
+    }
+
     /** Largest sequence number made durable in a component, as of the last edit. */
     public long lastSequence() {
         return lastSequence;

@@ -116,6 +116,29 @@ class XmlConfigTest {
 
     @ParameterizedTest
     @CsvSource({
+            "<wal mode=\"none\"/>, true",
+            "<wal mode=\"async\"/>, false",
+            "<wal mode=\"sync\"/>, false",
+            "<wal mode=\"none\" atomicFlush=\"false\"/>, false",
+            "<wal mode=\"async\" atomicFlush=\"true\"/>, true",
+            "<wal atomicFlush=\"1\"/>, true",
+            "'', false"
+    })
+    void atomicFlushIsOnInWalModeNoneUnlessSet(String wal, boolean expected) {
+        assertEquals(expected, read("<store>" + wal + "</store>").atomicFlush());
+        assertEquals(expected, read("<store>" + wal + "</store>").toBuilder().build().atomicFlush(),
+                "toBuilder keeps the setting");
+    }
+
+    @Test
+    void aBadAtomicFlushValueIsASchemaError() {
+        var e = org.junit.jupiter.api.Assertions.assertThrows(dev.strata.lsm.ConfigException.class,
+                () -> read("<store><wal atomicFlush=\"yes\"/></store>"));
+        assertTrue(e.getMessage().contains("atomicFlush"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @CsvSource({
             "4096, 4096",
             "8192B, 8192",
             "64MiB, 67108864",

@@ -20,7 +20,7 @@ import java.nio.file.Path;
  * the families' WAL replay points differ. Small memtables make every family switch and flush
  * on its own too.
  *
- * <p>Arguments: store directory, first id. Protocol on stdout: {@code O} once open,
+ * <p>Arguments: store directory, first id, and optionally the WAL mode (default ASYNC). Protocol on stdout: {@code O} once open,
  * {@code B <id>} before a batch, {@code A <id>} after it returned.
  */
 public final class FamilyCrashWriter {
@@ -28,7 +28,12 @@ public final class FamilyCrashWriter {
     }
 
     static StoreConfig config() {
-        return StoreConfig.builder().memtableBytes(64 << 10)
+        return config(dev.strata.lsm.wal.WalSyncMode.ASYNC);
+    }
+
+    /** The store's configuration in WAL mode {@code mode} (in mode none its flushes are atomic across families). */
+    static StoreConfig config(dev.strata.lsm.wal.WalSyncMode mode) {
+        return StoreConfig.builder().memtableBytes(64 << 10).walMode(mode)
                 .family("a", FamilyOptions.builder().memtableBytes(96 << 10).build())
                 .family("b", FamilyOptions.builder().mergePolicy("no-merge").build())
                 .build();
@@ -46,7 +51,9 @@ public final class FamilyCrashWriter {
         Path dir = Path.of(args[0]);
         long id = Long.parseLong(args[1]);
         FileOutputStream out = new FileOutputStream(FileDescriptor.out);
-        LsmStore store = LsmStore.open(dir, config());
+        dev.strata.lsm.wal.WalSyncMode mode = args.length > 2 ? dev.strata.lsm.wal.WalSyncMode.valueOf(args[2])
+                : dev.strata.lsm.wal.WalSyncMode.ASYNC;
+        LsmStore store = LsmStore.open(dir, config(mode));
         ColumnFamily a = store.columnFamily("a");
         ColumnFamily b = store.columnFamily("b");
         emit(out, "O");

@@ -57,9 +57,44 @@ class FamilyKillTest {
         }
     }
 
+    /**
+     * WAL mode none: nothing but flushes makes a batch durable, and each family flushes at its
+     * own memtable size, so without atomic flush a kill kept one family's part of a batch and
+     * lost another's. After each kill every family must hold the same prefix of the batches —
+     * at least those the last completed {@code flushColumnFamily} covered.
+     */
+    @Test
+    void withoutAWalEveryFamilyHoldsTheSamePrefixOfTheBatches() throws Exception {
+        long seed = TestSeed.orDefault(System.nanoTime());
+        Random rnd = new Random(seed);
+        Path dir = tmp.resolve("store-none");
+        long next = 1;
+        for (int round = 0; round < 2; round++) {
+            long[] acked = runAndKill(dir, next, 100 + rnd.nextInt(300), "round " + round, 45, "NONE");
+            long flushedBefore = (acked[0] - 1) / 40 * 40; // the child flushed after every 40th batch before its last ack
+            long last;
+            try (LsmStore store = LsmStore.open(dir, FamilyCrashWriter.config(dev.strata.lsm.wal.WalSyncMode.NONE))) {
+                last = next - 1;
+                while (store.get(FamilyCrashWriter.key(last + 1)) != null) {
+                    last++;
+                }
+            }
+            assertTrue(last >= flushedBefore, "round " + round + ": the batches up to " + flushedBefore
+                    + " were flushed before the kill, the store holds them up to " + last);
+            verify(dir, last, last, dev.strata.lsm.wal.WalSyncMode.NONE);
+            System.out.printf("round %d (WAL none): %d batches acknowledged, %d in every family%n", round, acked[0],
+                    last);
+            next = last + 1;
+        }
+    }
+
     /** Checks the store; returns the last id in it (the last acknowledged or the in-flight one). */
     private static long verify(Path dir, long lastAcked, long announced) {
-        try (LsmStore store = LsmStore.open(dir, FamilyCrashWriter.config())) {
+        return verify(dir, lastAcked, announced, dev.strata.lsm.wal.WalSyncMode.ASYNC);
+    }
+
+    private static long verify(Path dir, long lastAcked, long announced, dev.strata.lsm.wal.WalSyncMode mode) {
+        try (LsmStore store = LsmStore.open(dir, FamilyCrashWriter.config(mode))) {
             ColumnFamily a = store.columnFamily("a");
             ColumnFamily b = store.columnFamily("b");
             long last = lastAcked;
@@ -101,14 +136,22 @@ class FamilyKillTest {
         return out;
     }
 
-    /** Runs the child until {@code delayMs} after its fifth acknowledgement and kills it; returns {last acked, last announced}. */
+    /**
+     * Runs the child (in WAL mode {@code walMode}) until {@code delayMs} after its {@code
+     * minAcks}th acknowledgement and kills it; returns {last acked, last announced}.
+     */
     private long[] runAndKill(Path dir, long firstId, long delayMs, String what) throws Exception {
+        return runAndKill(dir, firstId, delayMs, what, 5, "ASYNC");
+    }
+
+    private long[] runAndKill(Path dir, long firstId, long delayMs, String what, int minAcks, String walMode)
+            throws Exception {
         String java = ProcessHandle.current().info().command().orElse(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString());
         Path stderr = tmp.resolve("child-" + firstId + ".err");
         ProcessBuilder pb = new ProcessBuilder(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
                 "-cp", System.getProperty("java.class.path"), FamilyCrashWriter.class.getName(),
-                dir.toString(), Long.toString(firstId));
+                dir.toString(), Long.toString(firstId), walMode);
         pb.redirectError(stderr.toFile());
         Process p = pb.start();
         AtomicLong acked = new AtomicLong(firstId - 1);
@@ -136,7 +179,7 @@ class FamilyKillTest {
         try {
             p.getOutputStream().close();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (acked.get() < firstId + 5) {
+            while (acked.get() < firstId + minAcks) {
                 if (!p.isAlive() || System.nanoTime() > deadline) {
                     fail(what + ": the child acknowledged only " + (acked.get() - firstId + 1) + " batches; stderr:\n"
                             + Files.readString(stderr));

@@ -27,7 +27,21 @@ import java.nio.file.StandardOpenOption;
  *       not yet flushed); {@code anyDelete} says whether one of them was a delete.</li>
  * </ul>
  * The header holds the version counter, the child's progress counters (read by the
- * parent's progress bar) and the last batch issued, for the atomicity check.
+ * parent's progress bar), the last batch issued and a ring of the last {@link #RING} batches,
+ * for the atomicity check.
+ *
+ * <p>Counter keys ({@link TortureValues#isCounter}) hold a {@code uint64add} counter, whose
+ * value is {@code baseVersion << COUNT_BITS | operands} (see {@link TortureValues}), and
+ * their words mean:
+ * <ul>
+ *   <li><b>stable</b>: {@code value << 1} ({@link #counterWord}), 0 when absent: the value the
+ *       store must hold, under the same rule as other keys' stable word;</li>
+ *   <li><b>pending</b>: {@code maxPutVersion << 24 | operands << 1 | anyDelete}: since the
+ *       stable value, {@code operands} merges, puts up to version {@code maxPutVersion} (0:
+ *       none) and a delete or not were issued and may or may not be there. The store then
+ *       holds the stable value with up to {@code operands} more operands, or a pending put's
+ *       base (or, after a pending delete, no base) with up to {@code operands} operands.</li>
+ * </ul>
  */
 public final class ExpectedState implements AutoCloseable {
     static final long MAGIC = 0x5354524154415452L; // "STRATATR"
@@ -50,6 +64,13 @@ public final class ExpectedState implements AutoCloseable {
     private static final int OFF_STOP = 144;
     private static final int OFF_FLUSHES = 152;
     private static final int OFF_WRITE_FAILURES = 160;
+    /** Batches recorded into the ring so far; the ring of the last {@link #RING} batches follows. */
+    private static final int OFF_RING_COUNT = 256;
+    private static final int OFF_RING = 264;
+    private static final int RING_SLOT = 8 + 4 + 4 + 4 * MAX_BATCH;
+    /** Batches the ring keeps: the atomicity check looks at each of them. */
+    public static final int RING = 32;
+    private static final long COUNTER_MASK = (1L << TortureValues.COUNT_BITS) - 1;
 
     /** Child states in the header. */
     public static final long CHILD_STARTING = 0;
@@ -161,6 +182,48 @@ public final class ExpectedState implements AutoCloseable {
         setPending(key, 0);
     }
 
+    /** The stable word of a counter key holding {@code value} (0: absent). */
+    public static long counterWord(long value) {
+        return value << 1;
+    }
+
+    /** The counter value a counter key's stable word stands for (0: absent). */
+    public static long counterValue(long word) {
+        return word >>> 1;
+    }
+
+    /** A counter value's base version (0: none). */
+    public static long counterBase(long value) {
+        return value >>> TortureValues.COUNT_BITS;
+    }
+
+    /** A counter value's operands merged since its base. */
+    public static long counterOperands(long value) {
+        return value & COUNTER_MASK;
+    }
+
+    /**
+     * Records that a write of counter key {@code key} is about to be issued: a put of base
+     * version {@code putVersion} (0: not a put), a delete, or a merge of one operand.
+     */
+    public void markCounterPending(int key, long putVersion, boolean delete, boolean merge) {
+        long p = pending(key);
+        long maxPut = Math.max(p >>> 24, putVersion);
+        long operands = Math.min(COUNTER_MASK, (p >>> 1 & COUNTER_MASK) + (merge ? 1 : 0));
+        boolean anyDelete = delete || (p & 1) != 0;
+        setPending(key, maxPut << 24 | operands << 1 | (anyDelete ? 1 : 0));
+    }
+
+    /** A counter key's pending word: the largest pending put version (0: none). */
+    public static long pendingPut(long pendingWord) {
+        return pendingWord >>> 24;
+    }
+
+    /** A counter key's pending word: the operands merged since the stable value. */
+    public static long pendingOperands(long pendingWord) {
+        return pendingWord >>> 1 & COUNTER_MASK;
+    }
+
     /** The word for a version and whether it was a delete. */
     public static long word(long version, boolean deleted) {
         return version << 1 | (deleted ? 1 : 0);
@@ -268,6 +331,35 @@ public final class ExpectedState implements AutoCloseable {
         map.putInt(OFF_BATCH_DELETES, deletes);
         map.putLong(OFF_BATCH_FIRST, first);
         map.putInt(OFF_BATCH_COUNT, count);
+        long n = map.getLong(OFF_RING_COUNT);
+        int slot = OFF_RING + (int) (n % RING) * RING_SLOT;
+        map.putInt(slot + 8, 0);
+        for (int i = 0; i < count; i++) {
+            map.putInt(slot + 16 + 4 * i, batchKeys[i]);
+        }
+        map.putInt(slot + 12, deletes);
+        map.putLong(slot, first);
+        map.putInt(slot + 8, count);
+        map.putLong(OFF_RING_COUNT, n + 1);
+    }
+
+    /** The last {@link #RING} batches recorded (fewer when fewer were), oldest first. */
+    public java.util.List<Batch> recentBatches() {
+        long n = map.getLong(OFF_RING_COUNT);
+        java.util.List<Batch> out = new java.util.ArrayList<>();
+        for (long i = Math.max(0, n - RING); i < n; i++) {
+            int slot = OFF_RING + (int) (i % RING) * RING_SLOT;
+            int count = map.getInt(slot + 8);
+            if (count <= 0 || count > MAX_BATCH) {
+                continue; // a slot the child was writing when it was killed
+            }
+            int[] k = new int[count];
+            for (int j = 0; j < count; j++) {
+                k[j] = map.getInt(slot + 16 + 4 * j);
+            }
+            out.add(new Batch(map.getLong(slot), k, map.getInt(slot + 12)));
+        }
+        return out;
     }
 
     /** The last batch recorded, or null. */
@@ -283,8 +375,10 @@ public final class ExpectedState implements AutoCloseable {
         return new Batch(map.getLong(OFF_BATCH_FIRST), k, map.getInt(OFF_BATCH_DELETES));
     }
 
+    /** Forgets the last batch and the ring (after a verification settled the state). */
     public void clearBatch() {
         map.putInt(OFF_BATCH_COUNT, 0);
+        map.putLong(OFF_RING_COUNT, 0);
     }
 
     /** A batch as recorded: operation i wrote version {@code first + i} of {@code keys[i]}. */

@@ -31,7 +31,8 @@ import java.util.SplittableRandom;
 
 /**
  * The torture child: opens the store (with faults injected through
- * {@link FaultInjectingStorageIO}) and runs a random mix of puts, deletes, range deletes, batches, checked
+ * {@link FaultInjectingStorageIO}) and runs a random mix of puts, deletes, range deletes, merge
+ * operands (into counter keys, {@link TortureValues#isCounter}), batches across families, checked
  * reads, scans, snapshots and flushes from one thread until the parent kills it or asks it
  * to stop, recording every write in the {@link ExpectedState} before issuing it and after
  * its acknowledgement. Reads are checked against what this process acknowledged (a write
@@ -217,6 +218,10 @@ public final class TortureChild {
     }
 
     private void write(int k, boolean delete) {
+        if (TortureValues.isCounter(k)) {
+            counterWrite(k, delete);
+            return;
+        }
         long v = state.takeVersion();
         state.markPending(k, v, delete);
         try {
@@ -233,6 +238,32 @@ public final class TortureChild {
     }
 
     /**
+     * A write of counter key {@code k}: a delete, or three times in four a merge of one
+     * {@code uint64add} operand, else a put of a new base. Its expected value is the counter
+     * it had in this process plus one, the base, or nothing.
+     */
+    private void counterWrite(int k, boolean delete) {
+        boolean merge = !delete && random.nextInt(4) != 0;
+        long v = delete || merge ? 0 : state.takeVersion();
+        state.markCounterPending(k, v, delete, merge);
+        try {
+            if (delete) {
+                store.delete(families.of(k), TortureValues.key(k));
+            } else if (merge) {
+                store.merge(families.of(k), TortureValues.key(k), TortureValues.counterOperand());
+            } else {
+                store.put(families.of(k), TortureValues.key(k), TortureValues.counterBase(v));
+            }
+        } catch (RuntimeException e) {
+            failed((merge ? "merge into" : "write of") + " counter key " + k, e);
+            return;
+        }
+        long now = ExpectedState.counterValue(live[k]);
+        long next = delete ? 0 : merge ? now + 1 : v << TortureValues.COUNT_BITS;
+        acknowledged(k, ExpectedState.counterWord(next));
+    }
+
+    /**
      * A range delete of 1 to 32 consecutive keys, one time in ten of up to a tenth of the key
      * space, in every family at once (one batch): one write, one version, recorded as a delete
      * of every key in the range.
@@ -243,7 +274,11 @@ public final class TortureChild {
         int to = Math.min(live.length, from + width);
         long v = state.takeVersion();
         for (int k = from; k < to; k++) {
-            state.markPending(k, v, true);
+            if (TortureValues.isCounter(k)) {
+                state.markCounterPending(k, 0, true, false);
+            } else {
+                state.markPending(k, v, true);
+            }
         }
         try {
             // The range's keys live in every family (key k in family k % 3): one batch deletes
@@ -258,7 +293,7 @@ public final class TortureChild {
             return;
         }
         for (int k = from; k < to; k++) {
-            acknowledged(k, ExpectedState.word(v, true));
+            acknowledged(k, TortureValues.isCounter(k) ? 0 : ExpectedState.word(v, true));
         }
     }
 
@@ -266,20 +301,16 @@ public final class TortureChild {
         int n = 2 + random.nextInt(ExpectedState.MAX_BATCH - 1);
         int[] keys = new int[n];
         BitSet used = new BitSet();
-        // Without a WAL a batch across families is not atomic over a crash: each family's
-        // flushes make its own part durable (RocksDB needs atomic_flush for that; Strata has
-        // none, see docs/engine.md). In WAL mode none a batch keeps to one family.
-        int family = walMode == WalSyncMode.NONE ? random.nextInt(TortureFamilies.NAMES.size()) : -1;
-        int choices = family < 0 ? live.length : live.length / TortureFamilies.NAMES.size();
+        // Random keys, so a batch crosses families (key k is in family k % 3) in every WAL mode:
+        // in mode none it is atomic over a crash by the store's atomic flush. Counter keys are
+        // written by merges, not by batches: a batch takes the key before one instead.
+        int choices = live.length - live.length / 8;
         for (int i = 0; i < n; i++) {
             int k;
             do {
                 k = randomKey();
-                if (family >= 0) {
-                    k = k - Math.floorMod(k, TortureFamilies.NAMES.size()) + family;
-                    if (k >= live.length) {
-                        k -= TortureFamilies.NAMES.size();
-                    }
+                if (TortureValues.isCounter(k)) {
+                    k--;
                 }
             } while (used.get(k) && used.cardinality() < choices);
             used.set(k);
@@ -379,6 +410,17 @@ public final class TortureChild {
     }
 
     private void expect(int k, long word, byte[] v, String how) {
+        if (TortureValues.isCounter(k)) {
+            long expected = ExpectedState.counterValue(word);
+            long got = v == null ? 0 : TortureValues.counter(v);
+            if (got != expected) {
+                throw new Failure(EXIT_CHECK_FAILED, how + " of counter key " + k + " returned "
+                        + (v == null ? "nothing" : got < 0 ? "a value of " + v.length + " bytes, not a counter"
+                        : Verifier.describeCounter(got)) + ", expected " + (expected == 0 ? "nothing"
+                        : Verifier.describeCounter(expected)) + " (acknowledged in this process)", null);
+            }
+            return;
+        }
         boolean absent = word == 0 || ExpectedState.deleted(word);
         if (absent ? v != null : TortureValues.version(k, v) != ExpectedState.version(word)) {
             throw new Failure(EXIT_CHECK_FAILED, how + " of key " + k + " returned "

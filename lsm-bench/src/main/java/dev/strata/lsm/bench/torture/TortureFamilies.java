@@ -30,9 +30,13 @@ public final class TortureFamilies {
         handles = NAMES.stream().map(store::columnFamily).toArray(ColumnFamily[]::new);
     }
 
-    /** Adds the families to {@code b} (made at the store's first open): t1 with half the memtable, t2 with twice it. */
+    /**
+     * Adds the families to {@code b} (made at the store's first open): t1 with half the
+     * memtable, t2 with twice it; and the {@code uint64add} merge operator the counter keys'
+     * operands need ({@link TortureValues#isCounter}).
+     */
     static StoreConfig.Builder addTo(StoreConfig.Builder b, long memtableBytes) {
-        return b.family("t1", FamilyOptions.builder()
+        return b.mergeOperator("uint64add").family("t1", FamilyOptions.builder()
                         .memtableBytes(Math.max(StoreConfig.MIN_MEMTABLE_BYTES, memtableBytes / 2)).build())
                 .family("t2", FamilyOptions.builder().memtableBytes(memtableBytes * 2).build());
     }

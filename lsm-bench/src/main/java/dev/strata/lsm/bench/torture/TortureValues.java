@@ -84,6 +84,44 @@ public final class TortureValues {
         return java.util.Arrays.equals(value, value(index, version)) ? version : -1;
     }
 
+    // ------------------------------------------------------------------ counter keys
+
+    /**
+     * Bits of a counter's value that count merge operands: a counter key's value is
+     * {@code baseVersion << COUNT_BITS | operands}, where {@code baseVersion} is the version
+     * of the put it started from (0: it started from nothing, never written or deleted) and
+     * {@code operands} the {@code uint64add} operands of 1 merged onto it since.
+     */
+    public static final int COUNT_BITS = 23;
+
+    /**
+     * Whether key {@code index} is a counter key: written with {@code merge} operands of the
+     * store's {@code uint64add} operator (and puts of a base, and deletes), never by a batch.
+     * One key in eight, spread over the three families.
+     */
+    public static boolean isCounter(int index) {
+        return index % 8 == 7;
+    }
+
+    /** The value a put of version {@code version} gives a counter key: that base, no operand yet. */
+    public static byte[] counterBase(long version) {
+        return ByteBuffer.allocate(8).putLong(version << COUNT_BITS).array();
+    }
+
+    /** The operand every merge into a counter key writes: 1, as an 8-byte big-endian {@code uint64add} operand. */
+    public static byte[] counterOperand() {
+        return ByteBuffer.allocate(8).putLong(1).array();
+    }
+
+    /** A counter key's value read back, or -1 when it is not an 8-byte counter (damaged or not a counter's). */
+    public static long counter(byte[] value) {
+        if (value == null || value.length != 8) {
+            return -1;
+        }
+        long v = ByteBuffer.wrap(value).getLong();
+        return v < 0 ? -1 : v;
+    }
+
     private static long mix(int index, long version) {
         long z = version * 0x9E3779B97F4A7C15L + index;
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;

@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * Checks a reopened store against the {@link ExpectedState}: every key by a point read,
  * the whole key space by one scan (which must agree with the point reads), and the last
- * batch issued for atomicity. A key's value is acceptable when it is the stable write's, or
+ * batches issued for atomicity (batches cross column families, in WAL mode none too). Counter
+ * keys ({@link TortureValues#isCounter}) are checked as a base plus merge operands. A key's value is acceptable when it is the stable write's, or
  * any pending write's (see {@link ExpectedState}); anything else is a problem: a lost write
  * (older value, or absent where a value was acknowledged), a resurrected delete, a value
  * that no write produced, or a torn batch. After a clean check, {@link #settle} records what
@@ -53,11 +54,24 @@ public final class Verifier {
             if (stable != 0) {
                 acknowledged++;
             }
-            if (hasPending) {
+            if (hasPending && !TortureValues.isCounter(k)) {
                 pendingKeys++;
             }
             String problem;
-            if (v == null) {
+            if (TortureValues.isCounter(k)) {
+                long got = v == null ? 0 : TortureValues.counter(v);
+                long sVal = ExpectedState.counterValue(stable);
+                observed[k] = ExpectedState.counterWord(Math.max(got, 0));
+                hasPending = pending != 0;
+                if (hasPending) {
+                    pendingKeys++;
+                }
+                problem = got < 0 ? "counter key " + k + ": holds a value that is not a counter (" + v.length
+                        + " bytes), expected " + describeCounter(stable, pending) : checkCounter(k, got, stable, pending);
+                if (problem == null && got != sVal) {
+                    pendingApplied++;
+                }
+            } else if (v == null) {
                 observed[k] = stable == 0 ? 0 : ExpectedState.word(Math.max(sv, pv), true);
                 boolean ok = stable == 0 || ExpectedState.deleted(stable) || (hasPending && ExpectedState.deleted(pending));
                 problem = ok ? null : "key " + k + ": absent, but " + describe(stable, pending) + " (a lost write)";
@@ -93,6 +107,66 @@ public final class Verifier {
         problemCount += checkScan(families, store, values, problems);
         problemCount += checkBatch(state, observed, problems);
         return new Result(n, acknowledged, pendingKeys, pendingApplied, problemCount, List.copyOf(problems), observed);
+    }
+
+    /**
+     * The problem with counter key {@code k} holding {@code got} (0: absent), or null when the
+     * value is acceptable: the stable value with up to the pending operands more; or, when a
+     * put is pending, a pending put's base (a version above the stable base, at most the
+     * largest pending put) with up to the pending operands; or, when a delete is pending, no
+     * base with up to the pending operands. Fewer operands than the stable value's on its base
+     * is a lost merge; more than every issued one, operands applied twice.
+     */
+    private static String checkCounter(int k, long got, long stable, long pending) {
+        long sVal = ExpectedState.counterValue(stable);
+        long sBase = ExpectedState.counterBase(sVal);
+        long sOps = ExpectedState.counterOperands(sVal);
+        long gBase = ExpectedState.counterBase(got);
+        long gOps = ExpectedState.counterOperands(got);
+        long pOps = ExpectedState.pendingOperands(pending);
+        long pPut = ExpectedState.pendingPut(pending);
+        boolean pDelete = (pending & 1) != 0;
+        if (gBase == sBase && gOps >= sOps && gOps <= sOps + pOps) {
+            return null;
+        }
+        if (gBase > sBase && gBase <= pPut && gOps <= pOps) {
+            return null;
+        }
+        if (pDelete && gBase == 0 && gOps <= pOps) {
+            return null;
+        }
+        String what;
+        if (got == 0) {
+            what = "absent";
+        } else {
+            what = "holds " + describeCounter(got);
+        }
+        String why = gBase == sBase && gOps < sOps ? " (a lost merge)" : gBase == sBase ? " (operands applied twice?)"
+                : gBase < sBase ? " (a lost write)" : "";
+        return "counter key " + k + ": " + what + ", but " + describeCounter(stable, pending) + why;
+    }
+
+    /** A counter value in words: its base and operands. */
+    static String describeCounter(long value) {
+        long base = ExpectedState.counterBase(value);
+        return (base == 0 ? "no base" : "base version " + base) + " + " + ExpectedState.counterOperands(value)
+                + " operand(s)";
+    }
+
+    static String describeCounter(long stable, long pending) {
+        long sVal = ExpectedState.counterValue(stable);
+        StringBuilder s = new StringBuilder(stable == 0 ? "acknowledged nothing" : "acknowledged "
+                + describeCounter(sVal));
+        if (pending != 0) {
+            s.append(", pending ").append(ExpectedState.pendingOperands(pending)).append(" operand(s)");
+            if (ExpectedState.pendingPut(pending) != 0) {
+                s.append(", puts up to version ").append(ExpectedState.pendingPut(pending));
+            }
+            if ((pending & 1) != 0) {
+                s.append(", a delete");
+            }
+        }
+        return s.toString();
     }
 
     /** A full scan must return exactly the keys the point reads found, with the same values. */
@@ -144,14 +218,27 @@ public final class Verifier {
     }
 
     /**
-     * The last batch issued must be all or nothing: no operation of it may show its write
-     * while another put of it shows an older version than the batch's.
+     * The batches issued since the last verification that the ring still holds (the last
+     * {@link ExpectedState#RING}), and the last batch, must each be all or nothing (below).
      */
     private static long checkBatch(ExpectedState state, long[] observed, List<String> problems) {
-        ExpectedState.Batch b = state.lastBatch();
-        if (b == null) {
-            return 0;
+        List<ExpectedState.Batch> batches = new ArrayList<>(state.recentBatches());
+        ExpectedState.Batch last = state.lastBatch();
+        if (last != null && batches.stream().noneMatch(x -> x.first() == last.first())) {
+            batches.add(last);
         }
+        long torn = 0;
+        for (ExpectedState.Batch b : batches) {
+            torn += checkBatch(b, observed, problems);
+        }
+        return torn;
+    }
+
+    /**
+     * One batch must be all or nothing: no put of it may show its write while another put of
+     * it shows an older version than the batch's (a later write to a key says nothing).
+     */
+    private static long checkBatch(ExpectedState.Batch b, long[] observed, List<String> problems) {
         int applied = -1;
         int notApplied = -1;
         for (int i = 0; i < b.keys().length; i++) {

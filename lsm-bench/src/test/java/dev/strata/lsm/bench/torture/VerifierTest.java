@@ -106,4 +106,61 @@ class VerifierTest {
             assertEquals(1, Verifier.verify(store, state).problemCount());
         }
     }
+
+    private static void counter(LsmStore store, int k, long base, int operands) {
+        TortureFamilies f = new TortureFamilies(store);
+        if (base > 0) {
+            store.put(f.of(k), TortureValues.key(k), TortureValues.counterBase(base));
+        }
+        for (int i = 0; i < operands; i++) {
+            store.merge(f.of(k), TortureValues.key(k), TortureValues.counterOperand());
+        }
+    }
+
+    private static long value(long base, long operands) {
+        return base << TortureValues.COUNT_BITS | operands;
+    }
+
+    @Test
+    void countersAcceptTheStableValueWithUpToThePendingOperandsAndReportLostOrDoubledOnes(@TempDir Path tmp)
+            throws Exception {
+        // Counter keys 7, 15, 23, 31, 39, 47 (key % 8 == 7).
+        try (ExpectedState state = ExpectedState.create(tmp.resolve("state"), 48); LsmStore store = open(tmp)) {
+            store.flush();
+            // 7: base 5 + 3 acknowledged, 2 more pending; the store has 4: fine.
+            counter(store, 7, 5, 4);
+            state.settle(7, ExpectedState.counterWord(value(5, 3)));
+            state.markCounterPending(7, 0, false, true);
+            state.markCounterPending(7, 0, false, true);
+            // 15: base 6 + 3 acknowledged; the store lost one operand.
+            counter(store, 15, 6, 2);
+            state.settle(15, ExpectedState.counterWord(value(6, 3)));
+            // 23: 2 operands on nothing acknowledged, 1 pending; the store applied 4 (one twice).
+            counter(store, 23, 0, 4);
+            state.settle(23, ExpectedState.counterWord(value(0, 2)));
+            state.markCounterPending(23, 0, false, true);
+            // 31: base 8 + 1 acknowledged, then a pending delete and a pending operand: the store has 1 on nothing.
+            counter(store, 31, 0, 1);
+            state.settle(31, ExpectedState.counterWord(value(8, 1)));
+            state.markCounterPending(31, 0, true, false);
+            state.markCounterPending(31, 0, false, true);
+            // 39: acknowledged base 9, a pending put of base 12 that took effect with no operand.
+            counter(store, 39, 12, 0);
+            state.settle(39, ExpectedState.counterWord(value(9, 0)));
+            state.markCounterPending(39, 12, false, false);
+            // 47: acknowledged 2 operands on nothing, and the store holds nothing: a lost write.
+            state.settle(47, ExpectedState.counterWord(value(0, 2)));
+            Verifier.Result r = Verifier.verify(store, state);
+            assertEquals(3, r.problemCount(), r.problems().toString());
+            assertTrue(r.problems().get(0).startsWith("counter key 15: holds base version 6 + 2 operand(s)")
+                    && r.problems().get(0).contains("a lost merge"), r.problems().get(0));
+            assertTrue(r.problems().get(1).startsWith("counter key 23: holds no base + 4 operand(s)")
+                    && r.problems().get(1).contains("applied twice"), r.problems().get(1));
+            assertTrue(r.problems().get(2).startsWith("counter key 47: absent"), r.problems().get(2));
+            assertEquals(3, r.pendingApplied(), "keys 7, 31 and 39 hold pending writes");
+            Verifier.settle(state, r);
+            assertEquals(ExpectedState.counterWord(value(5, 4)), state.stable(7));
+            assertEquals(0, state.pending(7));
+        }
+    }
 }

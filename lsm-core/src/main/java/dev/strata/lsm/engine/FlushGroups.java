@@ -1,0 +1,317 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.memtable.Memtable;
+import dev.strata.lsm.metrics.StoreMetrics;
+import dev.strata.lsm.version.FlushGroupRecord;
+import dev.strata.lsm.wal.WalSyncMode;
+
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Atomic flush (RocksDB's {@code atomic_flush}): the column families' memtables are switched
+ * out together and their flushes committed all or nothing, so that a batch across families
+ * survives a crash whole or not at all where no WAL record covers it (WAL mode none, or
+ * writes with {@code disableWal}).
+ *
+ * <ul>
+ *   <li><b>One cut.</b> {@link #switchAll} runs where a single family's switch would (at the
+ *       head of the write queue, or in the group leader's admission, so no write group is
+ *       between the WAL and the memtables): every family with unflushed writes switches its
+ *       active memtable out at once, to one new WAL segment, and the memtables switched form a
+ *       <em>flush group</em>. Every family holds exactly the writes at or below the cut's
+ *       sequence number in the group's memtables and those before them; a batch is one write
+ *       group, so it lies wholly on one side.</li>
+ *   <li><b>One commit.</b> Groups flush oldest first, one at a time, on the flush thread
+ *       (each family's flush lane hands its work here): each family's memtable is written as
+ *       a table (forced); then, when more than one family wrote one, the
+ *       {@link FlushGroupRecord} naming every table is written (temporary file, force, rename,
+ *       directory sync) — the group's commit point; then each family's manifest edit installs
+ *       its table as its policy plans the flush, and the record is deleted. A crash before the
+ *       record leaves tables no manifest names, deleted at open: the group never happened. A
+ *       crash after it is finished by {@link Recovery}, which installs each listed table whose
+ *       family's manifest does not hold it yet. A group of one table needs no record: that
+ *       family's own edit is atomic.</li>
+ *   <li><b>Failures.</b> Before its record (or in a group that needs none), a failed group
+ *       deletes the tables it wrote but did not install and is retried with new ones, with
+ *       backoff, as a family's flush lane would; after the record, only the installs not done
+ *       yet are retried, with the same tables (kept from sweeps as pending outputs).</li>
+ * </ul>
+ *
+ * <p>Locking: its state is guarded by the engine's mutex.
+ */
+final class FlushGroups {
+    private static final System.Logger LOG = System.getLogger(FlushGroups.class.getName());
+
+    /** One family's part of a group: the memtable switched out and what became of it. */
+    private static final class Part {
+        final Tree tree;
+        final Memtable memtable;
+        long nextSegment = -1;
+        dev.strata.lsm.version.Component table;
+        boolean written;
+        boolean installed;
+
+        Part(Tree tree, Memtable memtable) {
+            this.tree = tree;
+            this.memtable = memtable;
+        }
+    }
+
+    /** The memtables switched out at one cut. */
+    private static final class Group {
+        final List<Part> parts;
+        boolean committed;
+        boolean recordWritten;
+
+        Group(List<Part> parts) {
+            this.parts = parts;
+        }
+    }
+
+    private final Path dir;
+    private final StorageIO io;
+    private final WalSyncMode walMode;
+    private final EngineMutex mutex;
+    private final Families families;
+    private final WalLog log;
+    private final Snapshots snapshots;
+    private final ScheduledExecutorService lane;
+    private final StoreMetrics metrics;
+
+    private final ArrayDeque<Group> pending = new ArrayDeque<>();
+    private Group runningGroup;
+    private Throwable error;
+    private int failures;
+    /** For tests: told each step of a group ("written", "committed", "installed NAME"), on the flush thread. */
+    private volatile Consumer<String> hook = step -> { };
+
+    FlushGroups(Path dir, StorageIO io, WalSyncMode walMode, EngineMutex mutex, Families families, WalLog log,
+                Snapshots snapshots, ScheduledExecutorService lane, StoreMetrics metrics) {
+        this.dir = dir;
+        this.io = io;
+        this.walMode = walMode;
+        this.mutex = mutex;
+        this.families = families;
+        this.log = log;
+        this.snapshots = snapshots;
+        this.lane = lane;
+        this.metrics = metrics;
+    }
+
+    /** For tests: {@code hook} is told each step of every group (null: nothing). */
+    void hook(Consumer<String> hook) {
+        this.hook = hook == null ? step -> { } : hook;
+    }
+
+    /** Whether a group is being flushed. Mutex held. */
+    boolean running() {
+        return runningGroup != null;
+    }
+
+    /** Whether the group being flushed holds a memtable of the family whose memtables are {@code m}. Mutex held. */
+    boolean runningFor(Memtables m) {
+        Group g = runningGroup;
+        if (g == null) {
+            return false;
+        }
+        for (Part p : g.parts) {
+            if (p.tree.memtables == m) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The last group's error, null once a group succeeds. Mutex held. */
+    Throwable error() {
+        return error;
+    }
+
+    /**
+     * Switches out the active memtable of every live family that holds unflushed writes, to
+     * one new WAL segment, as one flush group, and schedules it. Mutex held, with no write
+     * group between the WAL and the memtables.
+     */
+    void switchAll() {
+        List<Tree> switching = new ArrayList<>();
+        for (Tree t : families.all()) {
+            if (!t.dropped && !t.memtables.set().active().isEmpty()) {
+                switching.add(t);
+            }
+        }
+        if (switching.isEmpty()) {
+            return;
+        }
+        long segment = log.switchSegment();
+        List<Part> parts = new ArrayList<>(switching.size());
+        for (Tree t : switching) {
+            parts.add(new Part(t, t.memtables.set().active()));
+            t.memtables.switchActive(segment);
+        }
+        pending.addLast(new Group(parts));
+        schedule();
+    }
+
+    /** Starts flushing the oldest group unless one runs or there is none. Mutex held. */
+    void schedule() {
+        if (runningGroup != null || mutex.closed() && walMode != WalSyncMode.NONE || pending.isEmpty()) {
+            return;
+        }
+        runningGroup = pending.peekFirst();
+        lane.execute(this::flushOldest);
+    }
+
+    private void flushOldest() {
+        Group g;
+        mutex.lock();
+        try {
+            g = runningGroup;
+        } finally {
+            mutex.unlock();
+        }
+        long start = System.nanoTime();
+        try {
+            long[] snaps;
+            long visible;
+            mutex.lock();
+            try {
+                snaps = snapshots.live();
+                visible = log.visibleSequence();
+                for (Part p : g.parts) {
+                    if (!p.tree.dropped && p.nextSegment < 0) {
+                        // Groups go oldest first and every switch is a group's: its memtable is the oldest.
+                        if (p.tree.memtables.oldestImmutable() != p.memtable) {
+                            throw new IllegalStateException("flush group out of order in family " + p.tree.name);
+                        }
+                        p.nextSegment = p.tree.memtables.segmentAfterOldest();
+                    }
+                }
+            } finally {
+                mutex.unlock();
+            }
+            if (!g.committed) {
+                List<FlushGroupRecord.Entry> entries = new ArrayList<>();
+                for (Part p : g.parts) {
+                    if (p.tree.dropped || p.installed) {
+                        continue;
+                    }
+                    p.tree.versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
+                    if (!p.written) {
+                        p.table = p.memtable.isEmpty() ? null : p.tree.flushJob.write(p.memtable, snaps, visible);
+                        p.written = true;
+                    }
+                    if (p.table != null) {
+                        entries.add(new FlushGroupRecord.Entry(p.tree.id, p.nextSegment, p.memtable.maxSeqno(),
+                                p.table.meta()));
+                    }
+                }
+                hook.accept("written");
+                if (entries.size() > 1) {
+                    new FlushGroupRecord(entries).write(io, dir);
+                    g.recordWritten = true;
+                }
+                g.committed = true;
+                hook.accept("committed");
+            }
+            for (Part p : g.parts) {
+                if (p.installed || p.tree.dropped) {
+                    continue;
+                }
+                p.tree.versions.ensureIntactTail(); // a retry after a torn append: the edit goes to an intact manifest
+                if (p.table == null) {
+                    p.tree.flushJob.installNothing(p.nextSegment, p.memtable.maxSeqno());
+                } else {
+                    p.tree.flushJob.install(p.table, p.nextSegment, p.memtable.maxSeqno(), false);
+                    p.tree.obsolete.settled(p.table.meta().fileNumber());
+                    p.tree.counters.flushes.incrementAndGet();
+                }
+                p.installed = true;
+                hook.accept("installed " + p.tree.name);
+            }
+            if (g.recordWritten) {
+                try {
+                    FlushGroupRecord.delete(io, dir);
+                } catch (java.io.IOException e) {
+                    // Harmless: every entry is installed, which the next open sees.
+                    LOG.log(System.Logger.Level.WARNING, "could not delete the flush group record of " + dir, e);
+                }
+            }
+            metrics.recordFlush(System.nanoTime() - start);
+        } catch (Throwable e) {
+            // Any Throwable: a group that ends without this bookkeeping would leave it running for good.
+            LOG.log(System.Logger.Level.WARNING, "flush group of " + dir + " failed; will retry", e);
+            if (!g.recordWritten) {
+                // No record names the tables: the group (at most one table; a family's own edit is
+                // atomic) starts again for the parts not installed, with new tables, as a family's
+                // flush lane would.
+                g.committed = false;
+                for (Part p : g.parts) {
+                    if (p.installed) {
+                        continue;
+                    }
+                    if (p.table != null) {
+                        p.tree.obsolete.deleteUninstalled(p.table.meta().fileNumber());
+                    }
+                    p.table = null;
+                    p.written = false;
+                }
+            }
+            mutex.lock();
+            try {
+                error = e;
+                failures++;
+                runningGroup = null;
+                mutex.signalBackground();
+                long delay = Math.min(MergeScheduler.MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));
+                if (!mutex.closed()) {
+                    lane.schedule(this::retry, delay, TimeUnit.MILLISECONDS);
+                }
+            } finally {
+                mutex.unlock();
+            }
+            return;
+        }
+        Set<Tree> trees = new LinkedHashSet<>();
+        mutex.lock();
+        try {
+            for (Part p : g.parts) {
+                if (!p.tree.dropped) {
+                    p.tree.memtables.dropOldest();
+                    trees.add(p.tree);
+                }
+            }
+            pending.removeFirst();
+            error = null;
+            failures = 0;
+            runningGroup = null;
+            schedule();
+            for (Tree t : trees) {
+                t.scheduler.scheduleMerges();
+            }
+            mutex.signalBackground();
+        } finally {
+            mutex.unlock();
+        }
+        for (Tree t : trees) {
+            t.obsolete.deleteObsoleteWal();
+        }
+    }
+
+    private void retry() {
+        mutex.lock();
+        try {
+            schedule();
+        } finally {
+            mutex.unlock();
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package dev.strata.lsm.engine;
+
+import dev.strata.lsm.ColumnFamily;
+import dev.strata.lsm.FamilyOptions;
+import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.TestAccess;
+import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.version.FlushGroupRecord;
+import dev.strata.lsm.fault.CrashImages;
+import dev.strata.lsm.wal.WalSyncMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A crash at each step of an atomic flush ({@link FlushGroups}) of three families: the crash
+ * image is a copy of the store directory taken on the flush thread at that step (nothing else
+ * writes a file meanwhile: WAL mode none, no merge policy), opened as a store of its own.
+ * Before the commit record the group never happened; from it on, it happened whole.
+ */
+class FlushGroupCrashTest {
+    private static final int BATCHES = 200;
+
+    @TempDir
+    Path tmp;
+
+    private static StoreConfig config() {
+        return StoreConfig.builder().walMode(WalSyncMode.NONE).memtableBytes(1 << 20).mergePolicy("no-merge")
+                .family("a", FamilyOptions.defaults()).family("b", FamilyOptions.defaults()).build();
+    }
+
+    private static byte[] key(int i) {
+        return String.format("k%05d", i).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** A crash image of {@code dir} ({@link CrashImages}), taken from the flush thread. */
+    private static void copy(Path dir, Path crash) {
+        try {
+            CrashImages.copy(dir, crash);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Writes the batches, each across the three families. */
+    private static void writeBatches(LsmStore store) {
+        ColumnFamily a = store.columnFamily("a");
+        ColumnFamily b = store.columnFamily("b");
+        for (int i = 0; i < BATCHES; i++) {
+            byte[] v = ("v" + i).getBytes(StandardCharsets.US_ASCII);
+            store.write(new WriteBatch().put(key(i), v).put(a, key(i), v).put(b, key(i), v));
+        }
+    }
+
+    private static int count(LsmStore store, ColumnFamily cf) {
+        int n = 0;
+        for (int i = 0; i < BATCHES; i++) {
+            if (store.get(cf, key(i)) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @ParameterizedTest(name = "crash after \"{0}\": {1} batches")
+    @CsvSource({"written, 0", "committed, 200", "installed default, 200", "installed a, 200"})
+    void aCrashAtEachStepLeavesTheGroupWholeOrAbsent(String step, int expected) throws IOException {
+        Path dir = tmp.resolve("store");
+        Path crash = tmp.resolve("crash");
+        AtomicBoolean copied = new AtomicBoolean();
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            writeBatches(store);
+            TestAccess.engine(store).flushGroupHook(s -> {
+                if (s.equals(step) && copied.compareAndSet(false, true)) {
+                    copy(dir, crash);
+                }
+            });
+            store.flush();
+            assertTrue(copied.get(), "the group never reached step " + step);
+            assertFalse(Files.exists(dir.resolve(FlushGroupRecord.FILE)), "the record outlived its group");
+        }
+        assertEquals(!step.equals("written"), Files.exists(crash.resolve(FlushGroupRecord.FILE)),
+                "the commit record is written between \"written\" and \"committed\"");
+        try (LsmStore store = LsmStore.open(crash, config())) {
+            List<ColumnFamily> all = List.of(store.defaultColumnFamily(), store.columnFamily("a"),
+                    store.columnFamily("b"));
+            for (ColumnFamily cf : all) {
+                assertEquals(expected, count(store, cf), "family " + cf.name() + " after a crash after " + step);
+            }
+        }
+        assertFalse(Files.exists(crash.resolve(FlushGroupRecord.FILE)), "the open finished the group");
+        try (LsmStore store = LsmStore.open(crash, config())) {
+            assertEquals(expected, count(store, store.columnFamily("b")), "a second open");
+        }
+    }
+
+    @Test
+    void aReaderStagedWhileAGroupIsHalfInstalledSeesItWhole() {
+        Path dir = tmp.resolve("store");
+        int[] seen = new int[3];
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            writeBatches(store);
+            TestAccess.engine(store).flushGroupHook(s -> {
+                if (s.equals("installed default")) {
+                    // The default family's manifest names its table, a's and b's do not yet.
+                    try (LsmStore reader = LsmStore.openReadOnly(dir, config())) {
+                        seen[0] = count(reader, reader.defaultColumnFamily());
+                        seen[1] = count(reader, reader.columnFamily("a"));
+                        seen[2] = count(reader, reader.columnFamily("b"));
+                    }
+                }
+            });
+            store.flush();
+        }
+        assertEquals(List.of(BATCHES, BATCHES, BATCHES), List.of(seen[0], seen[1], seen[2]),
+                "default, a, b as the reader saw them");
+    }
+
+    @Test
+    void aDamagedCommitRecordFailsTheOpenNamingIt() throws IOException {
+        Path dir = tmp.resolve("store");
+        Path crash = tmp.resolve("crash");
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            ColumnFamily a = store.columnFamily("a");
+            store.write(new WriteBatch().put(key(1), key(1)).put(a, key(1), key(1)));
+            TestAccess.engine(store).flushGroupHook(s -> {
+                if (s.equals("committed")) {
+                    copy(dir, crash);
+                }
+            });
+            store.flush();
+        }
+        Path record = crash.resolve(FlushGroupRecord.FILE);
+        byte[] bytes = Files.readAllBytes(record);
+        bytes[bytes.length / 2] ^= 0x10;
+        Files.write(record, bytes);
+        var e = assertThrows(dev.strata.lsm.CorruptionException.class, () -> LsmStore.open(crash, config()).close());
+        assertTrue(e.getMessage().contains(FlushGroupRecord.FILE), e.getMessage());
+    }
+
+    @Test
+    void aStoreThatDoesNotFlushAtomicallyRefusesTheHook() {
+        try (LsmStore store = LsmStore.open(tmp.resolve("s"), StoreConfig.builder().build())) {
+            assertThrows(IllegalStateException.class, () -> TestAccess.engine(store).flushGroupHook(s -> { }));
+        }
+    }
+}
