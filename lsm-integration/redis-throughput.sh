@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures the storage node's throughput beside redis-server with redis-benchmark, the way issue 34
-# states the figures: -t set,get -n 300000 -r 300000 -d 100 -c 20, unpipelined and with -P 16,
+# states the figures: -t set,get -n 300000 -r 300000 -d 100 -c 20, unpipelined and with -P 16 (and
+# INCR, -t incr, the same way: redis-benchmark runs it after GET, on keys counter:<random>),
 # redis-server with appendonly yes / appendfsync no, the node as ./strata-server runs it (async WAL,
 # -Xms1g -Xmx1g). Per round and pipeline depth: redis-server, then the node, each in a fresh
 # directory. Prints one CSV line per figure: server,pipeline,test,rps. (redis-compare.sh measures
@@ -18,8 +19,8 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 ./strata-server --help > /dev/null # builds the jar if it is missing or older than the sources
 cp lsm-integration/target/strata-server.jar "$work/strata-server.jar"
 bench() { # name port pipeline
-  redis-benchmark -p "$2" -t set,get -n 300000 -r 300000 -d 100 -c 20 -P "$3" --csv -q \
-    | tr -d '"' | awk -F, -v s="$1" -v p="$3" '$1=="SET"||$1=="GET"{print s "," p "," $1 "," $2}' \
+  redis-benchmark -p "$2" -t set,get,incr -n 300000 -r 300000 -d 100 -c 20 -P "$3" --csv -q \
+    | tr -d '"' | awk -F, -v s="$1" -v p="$3" '$1=="SET"||$1=="GET"||$1=="INCR"{print s "," p "," $1 "," $2}' \
     | tee -a "$work/results.csv"
 }
 await() { # port

@@ -105,8 +105,8 @@ public final class Memtable {
 
     /** The newest entry for {@code key} with sequence number <= {@code snapshotSeqno}, or null. */
     public InternalEntry get(byte[] key, long snapshotSeqno) {
-        long node = list.seek(key, snapshotSeqno);
-        if (node == 0 || !list.keyEquals(node, key)) {
+        long node = list.newest(key, snapshotSeqno);
+        if (node == 0) {
             return null;
         }
         EntryType type = list.type(node);

@@ -246,4 +246,89 @@ class MemtableTest {
         }
         assertEquals(n, m.entryCount());
     }
+
+    @Test
+    void pointReadsFindEveryVersionBySnapshotAndKeepTheNewestWhenInsertedOutOfOrder() {
+        Memtable m = new Memtable(1);
+        byte[] key = "a-key-longer-than-sixteen-bytes".getBytes();
+        // Twenty versions: a snapshot between them walks past more newer versions than the index walks.
+        for (long seq = 10; seq <= 200; seq += 10) {
+            m.add(key, seq, seq % 30 == 0 ? EntryType.DELETE : EntryType.PUT, ("v" + seq).getBytes());
+        }
+        for (long snapshot = 1; snapshot <= 210; snapshot++) {
+            InternalEntry got = m.get(key, snapshot);
+            long want = snapshot / 10 * 10;
+            if (want < 10) {
+                assertNull(got, "nothing at " + snapshot);
+                continue;
+            }
+            assertEquals(Math.min(want, 200), got.seqno(), "snapshot " + snapshot);
+        }
+        // An older version added after a newer one: the newer stays the key's newest.
+        Memtable late = new Memtable(1);
+        late.add("k".getBytes(), 10, EntryType.PUT, "ten".getBytes());
+        late.add("k".getBytes(), 5, EntryType.PUT, "five".getBytes());
+        assertArrayEquals("ten".getBytes(), late.get("k".getBytes(), 100).value());
+        assertArrayEquals("five".getBytes(), late.get("k".getBytes(), 9).value());
+        assertNull(late.get("k".getBytes(), 4));
+        assertNull(late.get("j".getBytes(), 100));
+        assertNull(late.get(new byte[0], 100));
+    }
+
+    @Test
+    void pointReadsSeeEveryVisibleKeyWhileTheIndexGrows() throws Exception {
+        Memtable m = new Memtable(1);
+        int n = 150_000;
+        java.util.concurrent.atomic.AtomicLong visible = new java.util.concurrent.atomic.AtomicLong();
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long seed = TestSeed.orRandom();
+        System.out.println("point readers seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
+        List<Thread> readers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            long readerSeed = seed + t;
+            Thread reader = new Thread(() -> {
+                try {
+                    Random r = new Random(readerSeed);
+                    while (!done.get()) {
+                        // As the store does: the sequence number first, then the read.
+                        long seq = visible.get();
+                        if (seq == 0) {
+                            continue;
+                        }
+                        long i = 1 + Math.floorMod(r.nextLong(), seq);
+                        InternalEntry e = m.get(pointKey(i), seq);
+                        if (e == null || e.seqno() != i || !Arrays.equals(e.value(), pointKey(-i))) {
+                            throw new AssertionError("key " + i + " visible at " + seq + " read as " + e);
+                        }
+                        if (m.get(pointKey(seq + n), seq) != null) {
+                            throw new AssertionError("a key never added was found");
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            reader.start();
+            readers.add(reader);
+        }
+        for (long i = 1; i <= n; i++) {
+            m.add(pointKey(i), i, EntryType.PUT, pointKey(-i));
+            visible.set(i);
+        }
+        done.set(true);
+        for (Thread reader : readers) {
+            reader.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        for (long i = 1; i <= n; i += 997) {
+            assertEquals(i, m.get(pointKey(i), n).seqno());
+        }
+    }
+
+    private static byte[] pointKey(long i) {
+        return ("key:" + i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
 }

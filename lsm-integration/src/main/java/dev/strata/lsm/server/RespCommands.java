@@ -443,8 +443,12 @@ final class RespCommands {
 
     private RedisMessage incrBy(byte[] key, byte[] by, boolean negate) {
         Long n = parseLong(by);
-        if (n == null || (negate && n == Long.MIN_VALUE)) {
+        if (n == null) {
             return NOT_INTEGER;
+        }
+        if (negate && n == Long.MIN_VALUE) {
+            // Its negation is not a long (Redis 7 answers the same).
+            return new ErrorRedisMessage("ERR decrement would overflow");
         }
         return incrBy(key, negate ? -n : n);
     }

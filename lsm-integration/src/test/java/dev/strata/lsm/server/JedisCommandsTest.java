@@ -168,6 +168,59 @@ class JedisCommandsTest extends OneNodeTest {
     }
 
     @Test
+    void pipelinedIncrementsFromManyClientsAddUpExactlyAndFailLikeRedis() throws Exception {
+        int clients = 6;
+        int rounds = 200;
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int t = 0; t < clients; t++) {
+                fs.add(pool.submit(() -> {
+                    try (Jedis j = client()) {
+                        for (int r = 0; r < rounds; r++) {
+                            // One pipeline per round: +1 +1 +7 -3 on the shared key (net +6), and a SET between.
+                            Pipeline p = j.pipelined();
+                            p.incr("pi:shared");
+                            p.incr("pi:shared");
+                            p.set("pi:other", "x");
+                            p.incrBy("pi:shared", 7);
+                            p.decrBy("pi:shared", 3);
+                            p.sync();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        try (Jedis j = client()) {
+            assertEquals(Long.toString(6L * clients * rounds), j.get("pi:shared"));
+            j.set("pi:min", Long.toString(Long.MIN_VALUE));
+            assertEquals("ERR increment or decrement would overflow",
+                    assertThrows(JedisDataException.class, () -> j.decr("pi:min")).getMessage());
+            assertEquals("ERR increment or decrement would overflow",
+                    assertThrows(JedisDataException.class, () -> j.incrBy("pi:min", -1)).getMessage());
+            assertEquals(Long.toString(Long.MIN_VALUE), j.get("pi:min"), "a refused INCR changes nothing");
+            for (String notInteger : List.of("1.5", " 1", "1 ", "+1", "", "99999999999999999999", "0x10")) {
+                j.set("pi:bad", notInteger);
+                assertEquals("ERR value is not an integer or out of range",
+                        assertThrows(JedisDataException.class, () -> j.incr("pi:bad")).getMessage(), notInteger);
+                assertEquals(notInteger, j.get("pi:bad"));
+            }
+            assertEquals("ERR value is not an integer or out of range", assertThrows(JedisDataException.class,
+                    () -> j.sendCommand(Protocol.Command.INCRBY, "pi:n", "1.5")).getMessage());
+            // DECRBY of the smallest long cannot be negated: Redis 7 refuses it so.
+            assertEquals("ERR decrement would overflow", assertThrows(JedisDataException.class,
+                    () -> j.decrBy("pi:n", Long.MIN_VALUE)).getMessage());
+            assertNull(j.get("pi:n"));
+        }
+    }
+
+    @Test
     void scanCoversEveryKeyExactlyOnce() {
         try (Jedis j = client()) {
             Set<String> expected = new HashSet<>();
