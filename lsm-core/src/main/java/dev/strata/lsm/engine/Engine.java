@@ -214,7 +214,7 @@ public final class Engine implements AutoCloseable {
         this.counters = tree.counters;
         this.writeQueue = new WriteQueue(dir, config, mutex, log, families, operator);
         this.groups = config.atomicFlush() ? new FlushGroups(dir, io, config.walMode(), mutex, families, log, snapshots,
-                threads.flushThread, metrics) : null;
+                threads, metrics) : null;
         if (groups != null) {
             tree.flushLane.joinGroups(groups);
         }

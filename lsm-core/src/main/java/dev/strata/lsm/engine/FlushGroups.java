@@ -12,8 +12,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -84,7 +82,7 @@ final class FlushGroups {
     private final Families families;
     private final WalLog log;
     private final Snapshots snapshots;
-    private final ScheduledExecutorService lane;
+    private final BackgroundThreads threads;
     private final StoreMetrics metrics;
 
     private final ArrayDeque<Group> pending = new ArrayDeque<>();
@@ -95,7 +93,7 @@ final class FlushGroups {
     private volatile Consumer<String> hook = step -> { };
 
     FlushGroups(Path dir, StorageIO io, WalSyncMode walMode, EngineMutex mutex, Families families, WalLog log,
-                Snapshots snapshots, ScheduledExecutorService lane, StoreMetrics metrics) {
+                Snapshots snapshots, BackgroundThreads threads, StoreMetrics metrics) {
         this.dir = dir;
         this.io = io;
         this.walMode = walMode;
@@ -103,7 +101,7 @@ final class FlushGroups {
         this.families = families;
         this.log = log;
         this.snapshots = snapshots;
-        this.lane = lane;
+        this.threads = threads;
         this.metrics = metrics;
     }
 
@@ -167,7 +165,7 @@ final class FlushGroups {
             return;
         }
         runningGroup = pending.peekFirst();
-        lane.execute(this::flushOldest);
+        threads.flush(this::flushOldest);
     }
 
     private void flushOldest() {
@@ -273,7 +271,7 @@ final class FlushGroups {
                 mutex.signalBackground();
                 long delay = Math.min(MergeScheduler.MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));
                 if (!mutex.closed()) {
-                    lane.schedule(this::retry, delay, TimeUnit.MILLISECONDS);
+                    threads.schedule(BackgroundPool.Lane.FLUSH, this::retry, delay);
                 }
             } finally {
                 mutex.unlock();
