@@ -44,6 +44,8 @@ class ReadOnlyStoreTest {
                 writer.put(key(i), ("a" + i).getBytes());
             }
             writer.flush();
+            // A merge the flushes started would add its output while we look: let it end first.
+            writer.awaitMerges();
             writer.put(key(1), "in the WAL".getBytes());
             writer.delete(key(2));
             List<String> before = names(dir);
