@@ -32,6 +32,15 @@ final class PageSink {
     /** The buffer pages are gathered in; replaced by the file's at each flush ({@link PageFile#writeBehind}). */
     private ByteBuffer out;
     private final int firstPage;
+    /**
+     * The logical number of the first page this sink writes: {@link #firstPage} but for a
+     * packed version merged in place, whose numbers continue after its base's (logical numbers
+     * run ahead of physical pages in a packed file, and a number must never name two pages of
+     * one file: the block cache is keyed by it).
+     */
+    private final int logicalFirst;
+    /** Packed, merged in place: the page map spans the earlier versions' frames it references. */
+    private final boolean spanning;
     /** Where the buffer's first byte goes in the file. */
     private long writePosition;
     private int nextPage;
@@ -41,6 +50,11 @@ final class PageSink {
     private final byte[] frame;
     private long[] mapOffsets;
     private int[] mapLengths;
+    /** Spanning map: pages of earlier versions referenced in place, with their map entries. */
+    private int[] reusedPages = new int[0];
+    private long[] reusedOffsets = new long[0];
+    private int[] reusedLengths = new int[0];
+    private int reusedCount;
     private long pagesCompressed;
     private long pagesStored;
     private long logicalPageBytes;
@@ -52,6 +66,18 @@ final class PageSink {
 
     /** A sink that compresses tree pages with {@code codec} and packs them (null: unpacked pages). */
     PageSink(PageFile file, int pageSize, PageCodec codec) throws IOException {
+        this(file, pageSize, codec, 0, false);
+    }
+
+    /**
+     * A packed sink for a version merged in place ({@code spanning}): its logical page numbers
+     * start at {@code minLogicalFirst} or the first physical page, whichever is higher, and its
+     * page map spans the pages of earlier versions {@linkplain #reference referenced}.
+     */
+    PageSink(PageFile file, int pageSize, PageCodec codec, int minLogicalFirst, boolean spanning) throws IOException {
+        if (spanning && codec == null) {
+            throw new IllegalArgumentException("only a packed sink has a spanning page map");
+        }
         this.file = file;
         this.pageSize = pageSize;
         long start = (file.size() + pageSize - 1) / pageSize;
@@ -59,7 +85,9 @@ final class PageSink {
             throw new IllegalArgumentException("file " + file.path() + " is too large to append a table to");
         }
         this.firstPage = (int) start;
-        this.nextPage = firstPage;
+        this.logicalFirst = spanning ? Math.max(firstPage, minLogicalFirst) : firstPage;
+        this.spanning = spanning;
+        this.nextPage = logicalFirst;
         this.writePosition = start * pageSize;
         this.out = AlignedBuffers.allocate(Math.max(pageSize, OUTPUT_BUFFER_BYTES), AlignedBuffers.PAGE_ALIGNMENT);
         this.codec = codec;
@@ -90,9 +118,41 @@ final class PageSink {
         return codec == null ? Compression.NONE : codec.compression();
     }
 
-    /** The first page this sink writes. */
+    /** The first (physical) page this sink writes. */
     int firstPage() {
         return firstPage;
+    }
+
+    /** The logical number of the first page this sink writes (its first physical page unless spanning). */
+    int logicalFirstPage() {
+        return logicalFirst;
+    }
+
+    /** Whether the page map spans referenced pages of earlier versions (a packed version merged in place). */
+    boolean spanning() {
+        return spanning;
+    }
+
+    /**
+     * Spanning map: records that the version references logical page {@code pageNo} of an
+     * earlier version, stored at {@code offset} with {@code length} bytes (0 and 0 for a
+     * continuation page of an extent). Its bytes are neither read nor written.
+     */
+    void reference(int pageNo, long offset, int length) {
+        if (!spanning || pageNo >= logicalFirst || pageNo < 0) {
+            throw new IllegalArgumentException("cannot reference page " + pageNo + " of an earlier version (first "
+                    + "new page " + logicalFirst + (spanning ? "" : ", not a spanning map") + ")");
+        }
+        if (reusedCount == reusedPages.length) {
+            int n = Math.max(64, reusedCount * 2);
+            reusedPages = Arrays.copyOf(reusedPages, n);
+            reusedOffsets = Arrays.copyOf(reusedOffsets, n);
+            reusedLengths = Arrays.copyOf(reusedLengths, n);
+        }
+        reusedPages[reusedCount] = pageNo;
+        reusedOffsets[reusedCount] = offset;
+        reusedLengths[reusedCount] = length;
+        reusedCount++;
     }
 
     /** The page the next write goes to. */
@@ -102,7 +162,7 @@ final class PageSink {
 
     /** Pages written (or buffered) so far (logical pages when packed). */
     int pagesWritten() {
-        return nextPage - firstPage;
+        return nextPage - logicalFirst;
     }
 
     /** Bytes written (or buffered) so far, from the first page. */
@@ -211,8 +271,12 @@ final class PageSink {
         return offset;
     }
 
-    /** Where a page map and its checksum were written. */
-    record PageMap(long offset, int length, int crc) {
+    /**
+     * Where a page map and its checksum were written.
+     *
+     * @param referencedBytes the stored bytes of every page the map names (frames and extents)
+     */
+    record PageMap(long offset, int length, int crc, long referencedBytes) {
     }
 
     /**
@@ -221,17 +285,39 @@ final class PageSink {
      * length; 0 and 0 for the second and later pages of an extent).
      */
     PageMap writePageMap() throws IOException {
-        int n = nextPage - firstPage;
-        byte[] map = new byte[n * PageFormat.MAP_ENTRY_SIZE];
-        for (int i = 0; i < n; i++) {
-            PageFormat.putLong(map, i * PageFormat.MAP_ENTRY_SIZE, mapOffsets[i]);
-            PageFormat.putInt(map, i * PageFormat.MAP_ENTRY_SIZE + 8, mapLengths[i]);
+        int own = nextPage - logicalFirst;
+        int base = logicalFirst;
+        for (int i = 0; i < reusedCount; i++) {
+            base = Math.min(base, reusedPages[i]);
+        }
+        int header = spanning ? PageFormat.MAP_HEADER_SIZE : 0;
+        int n = nextPage - base;
+        byte[] map = new byte[header + n * PageFormat.MAP_ENTRY_SIZE];
+        long referenced = 0;
+        if (spanning) {
+            PageFormat.putInt(map, 0, base);
+            // A spanning map with no page is an empty version, which is written unpacked.
+            for (int i = 0; i < reusedCount; i++) {
+                int at = header + (reusedPages[i] - base) * PageFormat.MAP_ENTRY_SIZE;
+                PageFormat.putLong(map, at, reusedOffsets[i]);
+                PageFormat.putInt(map, at + 8, reusedLengths[i]);
+                referenced += reusedLengths[i];
+            }
+        }
+        for (int i = 0; i < own; i++) {
+            int at = header + (logicalFirst - base + i) * PageFormat.MAP_ENTRY_SIZE;
+            PageFormat.putLong(map, at, mapOffsets[i]);
+            PageFormat.putInt(map, at + 8, mapLengths[i]);
+            referenced += mapLengths[i];
+        }
+        if (n == 0) {
+            return new PageMap(0, 0, 0, 0);
         }
         long offset = position();
         put(map, 0, map.length);
         CRC32C crc = new CRC32C();
         crc.update(map, 0, map.length);
-        return new PageMap(offset, map.length, (int) crc.getValue());
+        return new PageMap(offset, map.length, (int) crc.getValue(), referenced);
     }
 
     /**
@@ -270,7 +356,7 @@ final class PageSink {
     }
 
     private void mapEntry(int pageNo, long offset, int length) {
-        int i = pageNo - firstPage;
+        int i = pageNo - logicalFirst;
         if (i >= mapOffsets.length) {
             int n = Math.max(i + 1, mapOffsets.length * 2);
             mapOffsets = Arrays.copyOf(mapOffsets, n);
