@@ -254,6 +254,16 @@ class ReuseBlocksTest {
                 org.junit.jupiter.params.provider.Arguments.of(Compression.SNAPPY, LeafEncoding.PLAIN));
     }
 
+    /**
+     * For the longer tests: lz4 with prefix-compressed leaves in the fast lane, every pair of
+     * {@link #codecs()} in the slow lane ({@code -Pslow}).
+     */
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> codecsForLongTests() {
+        return dev.strata.lsm.testkit.TestScale.multiplier() > 1 ? codecs()
+                : java.util.stream.Stream.of(org.junit.jupiter.params.provider.Arguments.of(Compression.LZ4,
+                LeafEncoding.PREFIX));
+    }
+
     private static StoreConfig compressed(Compression codec, LeafEncoding encoding) {
         return config().toBuilder().compression(codec).leafEncoding(encoding).build();
     }
@@ -478,7 +488,7 @@ class ReuseBlocksTest {
 
     /** The model check with compressed tables merged in place again and again (many spanning page maps). */
     @ParameterizedTest(name = "{0}, {1} leaves")
-    @MethodSource("codecs")
+    @MethodSource("codecsForLongTests")
     void randomOperationsWithBlockCompactionsOfCompressedTablesAgreeWithAModel(Compression codec,
                                                                               LeafEncoding encoding) {
         randomOperationsAgreeWithAModel(compressed(codec, encoding));
@@ -633,7 +643,7 @@ class ReuseBlocksTest {
      * block cache, so a live frame punched by mistake fails its checksum on the next read.
      */
     @ParameterizedTest(name = "{0}, {1} leaves")
-    @MethodSource("codecs")
+    @MethodSource("codecsForLongTests")
     void deadFramesOfCompressedTablesArePunchedByWholePagesOnly(Compression codec, LeafEncoding encoding)
             throws Exception {
         ZeroPunchingStorageIO io = new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO());
