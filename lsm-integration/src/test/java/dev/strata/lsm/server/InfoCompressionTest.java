@@ -48,9 +48,11 @@ class InfoCompressionTest {
         StoreConfig config = StoreConfig.builder().compression(codec).memtableBytes(1 << 20).build();
         try (TestNode node = new TestNode(dir, config, ServerOptions.defaults());
              Jedis j = new Jedis("127.0.0.1", node.port(), OneNodeTest.CLIENT_TIMEOUT_MILLIS)) {
+            redis.clients.jedis.Pipeline p = j.pipelined();
             for (int i = 0; i < 20_000; i++) {
-                j.set("key:" + i, "value " + i + " " + "compressible text ".repeat(6));
+                p.set("key:" + i, "value " + i + " " + "compressible text ".repeat(6));
             }
+            p.sync();
             node.server.store().flush();
             node.server.store().awaitMerges();
             Map<String, String> info = parse(j.info("strata"));
