@@ -22,6 +22,10 @@ import java.util.zip.CRC32C;
  * each logical page's byte offset and stored length. Logical numbers advance exactly as the
  * unpacked layout's page numbers would (one per page, an extent's pages for an extent), so
  * page counts (overflow pages before a leaf, live pages) mean the same in both layouts.
+ * Packed, pages are compressed on a shared pool of compressor threads while the writer goes
+ * on building the next ones; their frames are appended in page order, and all of them before
+ * an extent, the page map, the footer or a flush, so the stream is exactly the one a
+ * single-threaded sink writes. A page number is assigned when the page is handed in.
  */
 final class PageSink {
     private static final int OUTPUT_BUFFER_BYTES = 1 << 20;
@@ -45,9 +49,43 @@ final class PageSink {
     private long writePosition;
     private int nextPage;
 
+    /**
+     * Compresses packed tables' pages off the writers' threads: a writer hands each page to
+     * this pool and appends the frames in page order as they complete (at most
+     * {@link #MAX_PENDING_FRAMES} in flight per sink), so building pages and compressing them
+     * overlap. Daemon threads, shared by every sink; codecs are thread safe.
+     */
+    private static final java.util.concurrent.ExecutorService COMPRESSORS =
+            java.util.concurrent.Executors.newFixedThreadPool(
+                    Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors())), r -> {
+                        Thread t = new Thread(r, "strata-page-compressor");
+                        t.setDaemon(true);
+                        return t;
+                    });
+    /** Pages a sink may have handed to the compressors and not appended yet. */
+    private static final int MAX_PENDING_FRAMES = 16;
+
+    /** A page handed to the compressors: its frame is appended when {@link #length} completes. */
+    private static final class PendingFrame {
+        final int pageNo;
+        final byte[] page;
+        final byte[] frame;
+        java.util.concurrent.Future<Integer> length;
+
+        PendingFrame(int pageNo, byte[] page, byte[] frame) {
+            this.pageNo = pageNo;
+            this.page = page;
+            this.frame = frame;
+        }
+    }
+
     // Packed layout only (codec != null).
     private final PageCodec codec;
+    /** A frame buffer of the largest size a page may take (sizes the pooled frame buffers). */
     private final byte[] frame;
+    private final java.util.ArrayDeque<PendingFrame> pending = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<byte[]> freePages = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<byte[]> freeFrames = new java.util.ArrayDeque<>();
     private long[] mapOffsets;
     private int[] mapLengths;
     /** Spanning map: pages of earlier versions referenced in place, with their map entries. */
@@ -165,9 +203,16 @@ final class PageSink {
         return nextPage - logicalFirst;
     }
 
-    /** Bytes written (or buffered) so far, from the first page. */
+    /** Bytes written (or buffered) so far, from the first page (with an estimate for frames still being compressed). */
     long bytesWritten() {
-        return writePosition + out.position() - (long) firstPage * pageSize;
+        long pendingBytes = 0;
+        if (!pending.isEmpty()) {
+            // Frames still being compressed: estimated at the stored share of the pages so far.
+            long appended = logicalPageBytes - (long) pending.size() * pageSize;
+            double share = appended <= 0 ? 1.0 : (double) storedPageBytes / appended;
+            pendingBytes = (long) (pending.size() * pageSize * share);
+        }
+        return writePosition + out.position() - (long) firstPage * pageSize + pendingBytes;
     }
 
     /** Tree pages compressed (packed sink). */
@@ -186,7 +231,7 @@ final class PageSink {
             return writeFrame(page);
         }
         if (out.remaining() < pageSize) {
-            flush();
+            flushBuffer();
         }
         out.put(page, 0, pageSize);
         return nextPage++;
@@ -197,16 +242,33 @@ final class PageSink {
      * form is larger than 7/8 of the page, and appends the frame.
      */
     private int writeFrame(byte[] page) throws IOException {
-        int pageNo = nextPage;
+        int pageNo = nextPage++;
+        // The caller reuses its page: compress a copy, off this thread (see COMPRESSORS).
+        byte[] copy = freePages.isEmpty() ? new byte[pageSize] : freePages.pop();
+        System.arraycopy(page, 0, copy, 0, pageSize);
+        byte[] out = freeFrames.isEmpty() ? new byte[frame.length] : freeFrames.pop();
+        PendingFrame p = new PendingFrame(pageNo, copy, out);
+        p.length = COMPRESSORS.submit(() -> encodeFrame(codec, pageSize, copy, out, pageNo));
+        pending.addLast(p);
+        logicalPageBytes += pageSize;
+        if (pending.size() >= MAX_PENDING_FRAMES) {
+            drainOne();
+        }
+        return pageNo;
+    }
+
+    /**
+     * Encodes logical page {@code pageNo} into {@code frame}: compressed, or as it is when the
+     * compressed form is larger than 7/8 of the page; returns the frame's length. Thread safe
+     * (codecs are); runs on a compressor thread.
+     */
+    private static int encodeFrame(PageCodec codec, int pageSize, byte[] page, byte[] frame, int pageNo) {
         int payload = codec.compress(page, 0, pageSize, frame, PageFormat.FRAME_HEADER_SIZE);
         int codecId = codec.compression().id();
         if (payload > pageSize - pageSize / 8) {
             System.arraycopy(page, 0, frame, PageFormat.FRAME_HEADER_SIZE, pageSize);
             payload = pageSize;
             codecId = Compression.NONE.id();
-            pagesStored++;
-        } else {
-            pagesCompressed++;
         }
         frame[PageFormat.FRAME_OFF_CODEC] = (byte) codecId;
         frame[5] = 0;
@@ -215,12 +277,48 @@ final class PageSink {
         PageFormat.putInt(frame, PageFormat.FRAME_OFF_LENGTH, payload);
         int length = PageFormat.FRAME_HEADER_SIZE + payload;
         PageFormat.putInt(frame, PageFormat.OFF_CRC, PageFormat.pageChecksum(frame, length));
-        mapEntry(pageNo, position(), length);
-        put(frame, 0, length);
-        logicalPageBytes += pageSize;
+        return length;
+    }
+
+    /** Appends the oldest pending frame, once compressed, to the stream (in page order). */
+    private void drainOne() throws IOException {
+        PendingFrame p = pending.pollFirst();
+        int length;
+        try {
+            length = p.length.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            pending.clear();
+            throw new java.io.InterruptedIOException("interrupted while compressing page " + p.pageNo + " of "
+                    + file.path());
+        } catch (java.util.concurrent.ExecutionException e) {
+            pending.clear();
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IOException("compressing page " + p.pageNo + " of " + file.path() + " failed", cause);
+        }
+        if (p.frame[PageFormat.FRAME_OFF_CODEC] == Compression.NONE.id()) {
+            pagesStored++;
+        } else {
+            pagesCompressed++;
+        }
+        mapEntry(p.pageNo, position(), length);
+        put(p.frame, 0, length);
         storedPageBytes += length;
-        nextPage++;
-        return pageNo;
+        freePages.push(p.page);
+        freeFrames.push(p.frame);
+    }
+
+    /** Appends every pending frame: before anything whose position depends on them. */
+    private void drain() throws IOException {
+        while (!pending.isEmpty()) {
+            drainOne();
+        }
     }
 
     /**
@@ -241,6 +339,7 @@ final class PageSink {
         crc.update(data, offset, length);
         int pages = (int) (((long) length + pageSize - 1) / pageSize);
         if (codec != null) {
+            drain();
             mapEntry(nextPage, position(), length);
             put(data, offset, length);
             nextPage += pages;
@@ -262,6 +361,7 @@ final class PageSink {
      * bytes follow the stream's, unpadded and unmapped.
      */
     long writeUnmappedExtent(byte[] data) throws IOException {
+        drain();
         long offset = position();
         if (codec == null) {
             writeExtent(data, data.length);
@@ -285,6 +385,7 @@ final class PageSink {
      * length; 0 and 0 for the second and later pages of an extent).
      */
     PageMap writePageMap() throws IOException {
+        drain();
         int own = nextPage - logicalFirst;
         int base = logicalFirst;
         for (int i = 0; i < reusedCount; i++) {
@@ -325,6 +426,7 @@ final class PageSink {
      * returns that byte offset. Unpacked: the next page's offset.
      */
     long alignForFooter() throws IOException {
+        drain();
         long pos = position();
         int pad = (int) ((pageSize - pos % pageSize) % pageSize);
         put(ZEROS, 0, pad);
@@ -371,7 +473,7 @@ final class PageSink {
         int done = 0;
         while (done < length) {
             if (!out.hasRemaining()) {
-                flush();
+                flushBuffer();
             }
             int n = Math.min(out.remaining(), length - done);
             out.put(data, offset + done, n);
@@ -385,6 +487,12 @@ final class PageSink {
      * boundary: a full buffer, or a stream that ends with a page (the footer).
      */
     void flush() throws IOException {
+        drain();
+        flushBuffer();
+    }
+
+    /** {@link #flush()} of what the buffer holds, without appending pending frames first. */
+    private void flushBuffer() throws IOException {
         out.flip();
         int n = out.remaining();
         if (n % PageFormat.BLOCK != 0) {
