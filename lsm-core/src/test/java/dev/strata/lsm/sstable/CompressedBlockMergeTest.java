@@ -183,6 +183,50 @@ class CompressedBlockMergeTest {
     }
 
     /**
+     * A damaged spanning page map or page map kind is a {@link dev.strata.lsm.CorruptionException}
+     * at open, never a misread: every byte of the map (header included) is under its CRC32C, and
+     * footer byte 134 must say "spanning" exactly for a packed version with a previous one.
+     */
+    @Test
+    void aDamagedSpanningPageMapIsCorruption() throws IOException {
+        Random rnd = new Random(TestSeed.orDefault(9));
+        List<InternalEntry> base = new ArrayList<>();
+        for (int k = 0; k < 1500; k++) {
+            base.add(InternalEntry.put(BlockMergeWriterTest.key(k), k + 1, value(rnd)));
+        }
+        TableOptions lz4 = TableOptions.defaults().withCompression(Compression.LZ4);
+        Path path = dir.resolve("t.sst");
+        FinishedTable v1 = fixture.write(path, lz4, base);
+        FinishedTable v2;
+        try (PageFile file = fixture.io.open(path, OpenMode.READ_WRITE, IoPurpose.MERGE)) {
+            EntryListIterator in = new EntryListIterator(List.of(
+                    InternalEntry.put(BlockMergeWriterTest.key(700), 99_999, value(rnd))));
+            in.seekToFirst();
+            v2 = BlockMergeWriter.merge(file, SSTableReader.open(file, v1.footerOffset(), 1, BlockCache.disabled()),
+                    lz4, in, BlockMergeWriter.Retention.keepAll()).table();
+        }
+        Footer f = v2.footer();
+        assertTrue(f.spanningMap());
+        byte[] original = Files.readAllBytes(path);
+        List<Long> offsets = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            offsets.add(f.pageMapOffset() + rnd.nextInt(f.pageMapLength()));
+        }
+        offsets.add(f.pageMapOffset());
+        offsets.add(v2.footerOffset() + 134);
+        for (long at : offsets) {
+            byte[] damaged = original.clone();
+            damaged[(int) at] ^= (byte) (1 + rnd.nextInt(255));
+            Path copy = dir.resolve("damaged.sst");
+            Files.write(copy, damaged);
+            try (PageFile file = fixture.openForRead(copy)) {
+                org.junit.jupiter.api.Assertions.assertThrows(dev.strata.lsm.CorruptionException.class,
+                        () -> SSTableReader.open(file, v2.footerOffset(), 1, BlockCache.disabled()), "byte " + at);
+            }
+        }
+    }
+
+    /**
      * A merge across codecs: entries read from a zstd table are merged in place into an lz4
      * table (and then from an unpacked table into it): it stays lz4, and reads as the model.
      */
