@@ -190,9 +190,10 @@ final class MergeJob {
             boolean[] rewrite = new boolean[children.size()];
             for (int i = 0; i < children.size(); i++) {
                 if (!bases.get(i).footer().mergeableInPlace()) {
-                    // A compressed (packed) table is never merged in place: it is rewritten, with
-                    // its neighbours if they are rewritten too. Not a block-compaction decision, so
-                    // not counted among them.
+                    // A format-1 table (no leaf summaries) is never merged in place: it is
+                    // rewritten, with its neighbours if they are rewritten too. Not a
+                    // block-compaction decision, so not counted among them. (A compressed table
+                    // is merged in place and keeps its codec.)
                     rewrite[i] = true;
                     continue;
                 }
@@ -212,7 +213,9 @@ final class MergeJob {
                             tableOptions.bloomBitsPerKey(),
                             lastLevel ? LAST_LEVEL_BLOOM_RESERVE : MIDDLE_LEVEL_BLOOM_RESERVE)
                             .withLeafEncoding(tableOptions.leafEncoding(), tableOptions.restartInterval())
-                            .withPrefixExtractor(tableOptions.prefixExtractor());
+                            .withPrefixExtractor(tableOptions.prefixExtractor())
+                            // The child keeps its own codec; only the (zstd) level is the store's.
+                            .withCompression(bases.get(i).footer().compression(), tableOptions.compressionLevel());
                     inPlace.add(new BlockCompaction.Child(childFiles.get(i), bases.get(i), options));
                     int child = i;
                     inPlaceInputs.add(() -> sliceInput.apply(child));

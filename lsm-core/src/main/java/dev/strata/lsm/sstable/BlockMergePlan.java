@@ -13,9 +13,11 @@ import java.util.List;
  * @param leaves leaves of the version
  * @param dirtyLeaves leaves the merge would read and rewrite (dirty ones, and those taking in a
  *     neighbouring gap's keys: {@link LeafWalk})
- * @param dirtyBytes bytes of the dirty leaves and their overflow extents
+ * @param dirtyBytes bytes of the dirty leaves and their overflow extents (as stored, compressed, in a
+ *     packed version)
  * @param inputEntries entries in the input
- * @param liveBytes bytes the version references (its valid size: {@link Footer#liveBytes()})
+ * @param liveBytes bytes the version references (its valid size: {@link Footer#liveBytes()}, or
+ *     {@link Footer#storedBytes()} for a packed version)
  * @param fileBytes bytes of the file up to the end of the version's footer (BlockDB's
  *     {@code size}; pages released by hole punching still count)
  */
@@ -61,7 +63,7 @@ public record BlockMergePlan(int leaves, int dirtyLeaves, long dirtyBytes, long 
                 }
                 for (int j = first; j <= last; j++) {
                     dirty[0]++;
-                    dirtyBytes[0] += (1L + leaves.get(j).summary().overflowPages()) * pageSize;
+                    dirtyBytes[0] += storedBytes(base, leaves.get(j));
                 }
                 while (input.valid() && InternalKeys.compareUserKeys(input.key(), leaves.get(last).maxKey()) <= 0) {
                     entries[0]++;
@@ -74,7 +76,21 @@ public record BlockMergePlan(int leaves, int dirtyLeaves, long dirtyBytes, long 
             public void keep(LeafRef leaf) {
             }
         });
-        return new BlockMergePlan(leaves.size(), dirty[0], dirtyBytes[0], entries[0], base.footer().liveBytes(),
+        // A packed version's valid size is the bytes it references as stored (compressed).
+        long live = base.footer().packed() ? base.footer().storedBytes() : base.footer().liveBytes();
+        return new BlockMergePlan(leaves.size(), dirty[0], dirtyBytes[0], entries[0], live,
                 base.footerOffset() + pageSize);
+    }
+
+    /** The bytes a leaf and its overflow extents take in the file: whole pages, or as stored when packed. */
+    private static long storedBytes(SSTableReader base, LeafRef leaf) {
+        if (!base.footer().packed()) {
+            return (1L + leaf.summary().overflowPages()) * base.footer().pageSize();
+        }
+        long bytes = 0;
+        for (int p = leaf.firstReferencedPage(); p <= leaf.page(); p++) {
+            bytes += base.mappedLength(p);
+        }
+        return bytes;
     }
 }

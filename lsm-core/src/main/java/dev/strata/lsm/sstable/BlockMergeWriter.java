@@ -1,5 +1,6 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.io.PageFile;
 
 import java.io.IOException;
@@ -78,7 +79,12 @@ public final class BlockMergeWriter {
         this.input = input;
         this.retention = retention;
         this.leaves = LeafIndex.leaves(base);
-        this.sink = new PageSink(file, options.pageSize());
+        // A packed (compressed) base keeps its codec: new pages are compressed with it and
+        // packed after the file's end, and the new page map spans the frames reused in place.
+        this.sink = base.footer().packed()
+                ? new PageSink(file, options.pageSize(), PageCodec.of(base.footer().compression(),
+                        options.compressionLevel()), base.mapBase() + base.mappedPages(), true)
+                : new PageSink(file, options.pageSize());
         // The new version keeps its base's format: the leaves it reuses carry that version.
         // ... and its leaf encoding: every leaf of a version has its footer's encoding.
         this.tree = new TreeBuilder(sink, options, true, base.footer().formatVersion(), base.footer().leafEncoding());
@@ -111,7 +117,7 @@ public final class BlockMergeWriter {
      * is read from, opened for writing. The new footer records {@code base}'s footer as its
      * previous one. On any failure the file is cut back to its size before the call.
      *
-     * @throws IllegalArgumentException if {@code base} is of format version 1 or compressed, the page sizes
+     * @throws IllegalArgumentException if {@code base} is of format version 1, the page sizes
      *     differ, the files differ, or the input is invalid or out of order (nothing is then
      *     left in the file)
      */
@@ -120,11 +126,6 @@ public final class BlockMergeWriter {
         if (!file.path().toAbsolutePath().normalize().equals(base.path().toAbsolutePath().normalize())) {
             throw new IllegalArgumentException("cannot merge in place: the table is read from " + base.path()
                     + " but the output file is " + file.path());
-        }
-        if (base.footer().packed()) {
-            throw new IllegalArgumentException("cannot merge in place: the table at footer offset "
-                    + base.footerOffset() + " of " + base.path() + " has " + base.footer().compression()
-                    + "-compressed pages, which are packed and never merged in place; rewrite it");
         }
         if (options.pageSize() != base.footer().pageSize()) {
             throw new IllegalArgumentException("cannot merge in place: " + base.path() + " has "
@@ -157,10 +158,28 @@ public final class BlockMergeWriter {
 
             @Override
             public void keep(LeafRef leaf) throws IOException {
+                if (sink.spanning()) {
+                    reference(leaf);
+                }
                 tree.addLeaf(leaf);
             }
         });
         return finish();
+    }
+
+    /**
+     * Packed base: the new page map names the clean leaf's frame and its overflow extents
+     * (logical pages {@code [leaf − overflowPages, leaf]}) where they are; not a byte is read,
+     * copied or recompressed.
+     */
+    private void reference(LeafRef leaf) {
+        if (base.mappedLength(leaf.page()) <= 0) {
+            throw new CorruptionException(base.path(), base.footerOffset(), "leaf " + leaf.page() + " of "
+                    + base.path() + " has no frame in the page map of the version at " + base.footerOffset());
+        }
+        for (int p = leaf.firstReferencedPage(); p <= leaf.page(); p++) {
+            sink.reference(p, base.mappedOffset(p), base.mappedLength(p));
+        }
     }
 
     /**
@@ -262,9 +281,11 @@ public final class BlockMergeWriter {
         int bloomPages = bloomPage == PageFormat.NO_PAGE ? 0 : sink.nextPage() - bloomPage;
         String prefixBloom = prefixes == null || bloomPage == PageFormat.NO_PAGE ? ""
                 : rebuilt || base.footer().prefixBloom().equals(prefixes.name()) ? prefixes.name() : "";
+        PageSink.PageMap map = sink.packed() ? sink.writePageMap() : null;
+        long footerOffset = sink.alignForFooter();
         Footer footer = tree.footer(shape, bloomPage, bloomLength, bloomCrc, bloomPages, keys, capacity,
-                base.footerOffset(), null, 0, prefixBloom);
-        int footerPage = sink.writePage(footer.encode());
+                base.footerOffset(), map, footerOffset, prefixBloom);
+        int footerPage = sink.writeFooter(footer.encode());
         sink.flush();
         FinishedTable table = new FinishedTable((long) footerPage * options.pageSize(), footer);
         return new BlockMergeResult(table, tree.leavesReused(), dirtyLeavesMerged, tree.leavesWritten(),

@@ -97,6 +97,8 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
     /** Version 3: codec, leaf encoding, page map, stored bytes and the reserved range-tombstone extent. */
     private static final int OFF_CODEC = 132;
     private static final int OFF_LEAF_ENCODING = 133;
+    /** (v3) 0: the page map starts at firstPage; 1: a spanning map (header with its first page). */
+    private static final int OFF_MAP_KIND = 134;
     private static final int OFF_MAP_OFFSET = 136;
     private static final int OFF_MAP_LENGTH = 144;
     private static final int OFF_MAP_CRC = 148;
@@ -166,12 +168,13 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
 
     /**
      * Whether this version can be merged in place (block compaction): its leaves carry
-     * summaries, its pages are not packed and its cells carry their own sequence numbers. A
-     * compressed (packed) version, or one with a global sequence number (whose reused leaves
-     * would lose it), is rewritten instead.
+     * summaries (format 2 and later) and its cells carry their own sequence numbers. A
+     * compressed (packed) version is merged in place too, keeping its codec, with a spanning
+     * page map ({@link #spanningMap()}); one with a global sequence number (an ingested table,
+     * whose reused leaves would lose it) is rewritten instead.
      */
     public boolean mergeableInPlace() {
-        return hasLeafSummaries() && !packed() && globalSeqno() == NO_GLOBAL_SEQNO;
+        return hasLeafSummaries() && globalSeqno() == NO_GLOBAL_SEQNO;
     }
 
     /** Whether the version's pages are compressed and packed, located through a page map. */
@@ -181,7 +184,18 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
 
     /** Logical pages the page map covers (0 when not packed). */
     public int mappedPages() {
-        return pageMapLength / PageFormat.MAP_ENTRY_SIZE;
+        return (pageMapLength - (spanningMap() ? PageFormat.MAP_HEADER_SIZE : 0)) / PageFormat.MAP_ENTRY_SIZE;
+    }
+
+    /**
+     * (v3) Whether the page map is a <em>spanning</em> one (footer byte 134 = 1): the map of a
+     * packed version merged in place ({@link BlockMergeWriter}), which starts with a header
+     * giving the logical page of its first entry, because the version references frames of
+     * earlier versions below its own first page. Exactly the packed versions that derive from
+     * a previous one have it.
+     */
+    public boolean spanningMap() {
+        return packed() && previousFooterOffset >= 0;
     }
 
     private static int keysOffset(int formatVersion) {
@@ -229,6 +243,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
         if (formatVersion >= PageFormat.FORMAT_VERSION) {
             p[OFF_CODEC] = (byte) compression.id();
             p[OFF_LEAF_ENCODING] = (byte) leafEncoding.id();
+            p[OFF_MAP_KIND] = (byte) (spanningMap() ? 1 : 0);
             PageFormat.putLong(p, OFF_MAP_OFFSET, pageMapOffset);
             PageFormat.putInt(p, OFF_MAP_LENGTH, pageMapLength);
             PageFormat.putInt(p, OFF_MAP_CRC, pageMapChecksum);
@@ -304,6 +319,7 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
             long rtLength = 0;
             long storedSize = -1;
             LeafEncoding leaves = LeafEncoding.PLAIN;
+            int mapKind = 0;
             if (v3) {
                 codec = Compression.fromId(p[OFF_CODEC] & 0xff);
                 if (codec == null) {
@@ -311,10 +327,12 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                             + " in " + where);
                 }
                 leaves = LeafEncoding.fromId(p[OFF_LEAF_ENCODING] & 0xff);
-                if (leaves == null || PageFormat.getShort(p, OFF_LEAF_ENCODING + 1) != 0) {
+                mapKind = p[OFF_MAP_KIND] & 0xff;
+                if (leaves == null || mapKind > 1 || p[OFF_MAP_KIND + 1] != 0) {
                     throw new CorruptionException(file, offset, "unsupported leaf encoding "
-                            + (p[OFF_LEAF_ENCODING] & 0xff) + " or non-zero reserved bytes 134-135 in " + where
-                            + " (this build reads leaf encodings 0 and 1)");
+                            + (p[OFF_LEAF_ENCODING] & 0xff) + ", page map kind " + mapKind
+                            + " or non-zero reserved byte 135 in " + where
+                            + " (this build reads leaf encodings 0 and 1, page map kinds 0 and 1)");
                 }
                 mapOffset = PageFormat.getLong(p, OFF_MAP_OFFSET);
                 mapLength = PageFormat.getInt(p, OFF_MAP_LENGTH);
@@ -330,8 +348,11 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
                             + ", length " + rtLength + ") that does not lie before the footer in " + where);
                 }
                 boolean packed = mapLength != 0;
-                if (packed != (codec != Compression.NONE) || mapLength < 0
-                        || mapLength % PageFormat.MAP_ENTRY_SIZE != 0 || (packed ? mapOffset <= 0 : mapOffset != 0)
+                boolean spanning = packed && PageFormat.getLong(p, OFF_PREVIOUS) >= 0;
+                int header = spanning ? PageFormat.MAP_HEADER_SIZE : 0;
+                if (packed != (codec != Compression.NONE) || mapLength < 0 || (mapKind == 1) != spanning
+                        || mapLength < header
+                        || (mapLength - header) % PageFormat.MAP_ENTRY_SIZE != 0 || (packed ? mapOffset <= 0 : mapOffset != 0)
                         || mapOffset + mapLength > offset || storedSize <= 0 || storedSize > offset + pageSize) {
                     throw new CorruptionException(file, offset, "inconsistent codec " + codec + ", page map ("
                             + mapOffset + ", " + mapLength + ") or stored size " + storedSize + " in " + where);
@@ -379,8 +400,9 @@ public record Footer(int pageSize, int rootPage, int height, int leafCount, long
             }
             long pageLimit = f.packed() ? f.mappedPages() + 1 : offset / pageSize + 1;
             if (f.livePages < 1 || f.livePages > pageLimit || f.bloomKeys < 0 || f.bloomCapacity < 0
-                    || (f.packed() && (f.storedBytes % pageSize != 0
-                            || f.firstPage != offset / pageSize + 1 - f.storedBytes / pageSize))) {
+                    || (f.packed() && !f.spanningMap() && (f.storedBytes % pageSize != 0
+                            || f.firstPage != offset / pageSize + 1 - f.storedBytes / pageSize))
+                    || (f.spanningMap() && (f.firstPage < 0 || f.firstOffset() > f.pageMapOffset))) {
                 throw new CorruptionException(file, offset, "impossible live page count " + f.livePages
                         + " or bloom counts " + f.bloomKeys + "/" + f.bloomCapacity + " in " + where);
             }

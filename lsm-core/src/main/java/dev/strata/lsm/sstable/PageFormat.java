@@ -60,6 +60,11 @@ final class PageFormat {
     static final int FRAME_OFF_LENGTH = 12;
     /** Bytes of one page map entry: u64 byte offset, u32 stored length. */
     static final int MAP_ENTRY_SIZE = 12;
+    /**
+     * Header of a spanning page map (a packed version merged in place, footer byte 134 = 1):
+     * u32 the logical page of the map's first entry, u32 reserved zero.
+     */
+    static final int MAP_HEADER_SIZE = 8;
     /** The unit writes of a packed table are aligned to and dead space is punched in. */
     static final int BLOCK = 4096;
 

@@ -22,6 +22,10 @@ import java.util.zip.CRC32C;
  * each logical page's byte offset and stored length. Logical numbers advance exactly as the
  * unpacked layout's page numbers would (one per page, an extent's pages for an extent), so
  * page counts (overflow pages before a leaf, live pages) mean the same in both layouts.
+ * Packed, pages are compressed on a shared pool of compressor threads while the writer goes
+ * on building the next ones; their frames are appended in page order, and all of them before
+ * an extent, the page map, the footer or a flush, so the stream is exactly the one a
+ * single-threaded sink writes. A page number is assigned when the page is handed in.
  */
 final class PageSink {
     private static final int OUTPUT_BUFFER_BYTES = 1 << 20;
@@ -32,15 +36,63 @@ final class PageSink {
     /** The buffer pages are gathered in; replaced by the file's at each flush ({@link PageFile#writeBehind}). */
     private ByteBuffer out;
     private final int firstPage;
+    /**
+     * The logical number of the first page this sink writes: {@link #firstPage} but for a
+     * packed version merged in place, whose numbers continue after its base's (logical numbers
+     * run ahead of physical pages in a packed file, and a number must never name two pages of
+     * one file: the block cache is keyed by it).
+     */
+    private final int logicalFirst;
+    /** Packed, merged in place: the page map spans the earlier versions' frames it references. */
+    private final boolean spanning;
     /** Where the buffer's first byte goes in the file. */
     private long writePosition;
     private int nextPage;
 
+    /**
+     * Compresses packed tables' pages off the writers' threads: a writer hands each page to
+     * this pool and appends the frames in page order as they complete (at most
+     * {@link #MAX_PENDING_FRAMES} in flight per sink), so building pages and compressing them
+     * overlap. Daemon threads, shared by every sink; codecs are thread safe.
+     */
+    private static final java.util.concurrent.ExecutorService COMPRESSORS =
+            java.util.concurrent.Executors.newFixedThreadPool(
+                    Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors())), r -> {
+                        Thread t = new Thread(r, "strata-page-compressor");
+                        t.setDaemon(true);
+                        return t;
+                    });
+    /** Pages a sink may have handed to the compressors and not appended yet. */
+    private static final int MAX_PENDING_FRAMES = 16;
+
+    /** A page handed to the compressors: its frame is appended when {@link #length} completes. */
+    private static final class PendingFrame {
+        final int pageNo;
+        final byte[] page;
+        final byte[] frame;
+        java.util.concurrent.Future<Integer> length;
+
+        PendingFrame(int pageNo, byte[] page, byte[] frame) {
+            this.pageNo = pageNo;
+            this.page = page;
+            this.frame = frame;
+        }
+    }
+
     // Packed layout only (codec != null).
     private final PageCodec codec;
+    /** A frame buffer of the largest size a page may take (sizes the pooled frame buffers). */
     private final byte[] frame;
+    private final java.util.ArrayDeque<PendingFrame> pending = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<byte[]> freePages = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<byte[]> freeFrames = new java.util.ArrayDeque<>();
     private long[] mapOffsets;
     private int[] mapLengths;
+    /** Spanning map: pages of earlier versions referenced in place, with their map entries. */
+    private int[] reusedPages = new int[0];
+    private long[] reusedOffsets = new long[0];
+    private int[] reusedLengths = new int[0];
+    private int reusedCount;
     private long pagesCompressed;
     private long pagesStored;
     private long logicalPageBytes;
@@ -52,6 +104,18 @@ final class PageSink {
 
     /** A sink that compresses tree pages with {@code codec} and packs them (null: unpacked pages). */
     PageSink(PageFile file, int pageSize, PageCodec codec) throws IOException {
+        this(file, pageSize, codec, 0, false);
+    }
+
+    /**
+     * A packed sink for a version merged in place ({@code spanning}): its logical page numbers
+     * start at {@code minLogicalFirst} or the first physical page, whichever is higher, and its
+     * page map spans the pages of earlier versions {@linkplain #reference referenced}.
+     */
+    PageSink(PageFile file, int pageSize, PageCodec codec, int minLogicalFirst, boolean spanning) throws IOException {
+        if (spanning && codec == null) {
+            throw new IllegalArgumentException("only a packed sink has a spanning page map");
+        }
         this.file = file;
         this.pageSize = pageSize;
         long start = (file.size() + pageSize - 1) / pageSize;
@@ -59,7 +123,9 @@ final class PageSink {
             throw new IllegalArgumentException("file " + file.path() + " is too large to append a table to");
         }
         this.firstPage = (int) start;
-        this.nextPage = firstPage;
+        this.logicalFirst = spanning ? Math.max(firstPage, minLogicalFirst) : firstPage;
+        this.spanning = spanning;
+        this.nextPage = logicalFirst;
         this.writePosition = start * pageSize;
         this.out = AlignedBuffers.allocate(Math.max(pageSize, OUTPUT_BUFFER_BYTES), AlignedBuffers.PAGE_ALIGNMENT);
         this.codec = codec;
@@ -90,9 +156,41 @@ final class PageSink {
         return codec == null ? Compression.NONE : codec.compression();
     }
 
-    /** The first page this sink writes. */
+    /** The first (physical) page this sink writes. */
     int firstPage() {
         return firstPage;
+    }
+
+    /** The logical number of the first page this sink writes (its first physical page unless spanning). */
+    int logicalFirstPage() {
+        return logicalFirst;
+    }
+
+    /** Whether the page map spans referenced pages of earlier versions (a packed version merged in place). */
+    boolean spanning() {
+        return spanning;
+    }
+
+    /**
+     * Spanning map: records that the version references logical page {@code pageNo} of an
+     * earlier version, stored at {@code offset} with {@code length} bytes (0 and 0 for a
+     * continuation page of an extent). Its bytes are neither read nor written.
+     */
+    void reference(int pageNo, long offset, int length) {
+        if (!spanning || pageNo >= logicalFirst || pageNo < 0) {
+            throw new IllegalArgumentException("cannot reference page " + pageNo + " of an earlier version (first "
+                    + "new page " + logicalFirst + (spanning ? "" : ", not a spanning map") + ")");
+        }
+        if (reusedCount == reusedPages.length) {
+            int n = Math.max(64, reusedCount * 2);
+            reusedPages = Arrays.copyOf(reusedPages, n);
+            reusedOffsets = Arrays.copyOf(reusedOffsets, n);
+            reusedLengths = Arrays.copyOf(reusedLengths, n);
+        }
+        reusedPages[reusedCount] = pageNo;
+        reusedOffsets[reusedCount] = offset;
+        reusedLengths[reusedCount] = length;
+        reusedCount++;
     }
 
     /** The page the next write goes to. */
@@ -102,12 +200,19 @@ final class PageSink {
 
     /** Pages written (or buffered) so far (logical pages when packed). */
     int pagesWritten() {
-        return nextPage - firstPage;
+        return nextPage - logicalFirst;
     }
 
-    /** Bytes written (or buffered) so far, from the first page. */
+    /** Bytes written (or buffered) so far, from the first page (with an estimate for frames still being compressed). */
     long bytesWritten() {
-        return writePosition + out.position() - (long) firstPage * pageSize;
+        long pendingBytes = 0;
+        if (!pending.isEmpty()) {
+            // Frames still being compressed: estimated at the stored share of the pages so far.
+            long appended = logicalPageBytes - (long) pending.size() * pageSize;
+            double share = appended <= 0 ? 1.0 : (double) storedPageBytes / appended;
+            pendingBytes = (long) (pending.size() * pageSize * share);
+        }
+        return writePosition + out.position() - (long) firstPage * pageSize + pendingBytes;
     }
 
     /** Tree pages compressed (packed sink). */
@@ -126,7 +231,7 @@ final class PageSink {
             return writeFrame(page);
         }
         if (out.remaining() < pageSize) {
-            flush();
+            flushBuffer();
         }
         out.put(page, 0, pageSize);
         return nextPage++;
@@ -137,16 +242,33 @@ final class PageSink {
      * form is larger than 7/8 of the page, and appends the frame.
      */
     private int writeFrame(byte[] page) throws IOException {
-        int pageNo = nextPage;
+        int pageNo = nextPage++;
+        // The caller reuses its page: compress a copy, off this thread (see COMPRESSORS).
+        byte[] copy = freePages.isEmpty() ? new byte[pageSize] : freePages.pop();
+        System.arraycopy(page, 0, copy, 0, pageSize);
+        byte[] out = freeFrames.isEmpty() ? new byte[frame.length] : freeFrames.pop();
+        PendingFrame p = new PendingFrame(pageNo, copy, out);
+        p.length = COMPRESSORS.submit(() -> encodeFrame(codec, pageSize, copy, out, pageNo));
+        pending.addLast(p);
+        logicalPageBytes += pageSize;
+        if (pending.size() >= MAX_PENDING_FRAMES) {
+            drainOne();
+        }
+        return pageNo;
+    }
+
+    /**
+     * Encodes logical page {@code pageNo} into {@code frame}: compressed, or as it is when the
+     * compressed form is larger than 7/8 of the page; returns the frame's length. Thread safe
+     * (codecs are); runs on a compressor thread.
+     */
+    private static int encodeFrame(PageCodec codec, int pageSize, byte[] page, byte[] frame, int pageNo) {
         int payload = codec.compress(page, 0, pageSize, frame, PageFormat.FRAME_HEADER_SIZE);
         int codecId = codec.compression().id();
         if (payload > pageSize - pageSize / 8) {
             System.arraycopy(page, 0, frame, PageFormat.FRAME_HEADER_SIZE, pageSize);
             payload = pageSize;
             codecId = Compression.NONE.id();
-            pagesStored++;
-        } else {
-            pagesCompressed++;
         }
         frame[PageFormat.FRAME_OFF_CODEC] = (byte) codecId;
         frame[5] = 0;
@@ -155,12 +277,48 @@ final class PageSink {
         PageFormat.putInt(frame, PageFormat.FRAME_OFF_LENGTH, payload);
         int length = PageFormat.FRAME_HEADER_SIZE + payload;
         PageFormat.putInt(frame, PageFormat.OFF_CRC, PageFormat.pageChecksum(frame, length));
-        mapEntry(pageNo, position(), length);
-        put(frame, 0, length);
-        logicalPageBytes += pageSize;
+        return length;
+    }
+
+    /** Appends the oldest pending frame, once compressed, to the stream (in page order). */
+    private void drainOne() throws IOException {
+        PendingFrame p = pending.pollFirst();
+        int length;
+        try {
+            length = p.length.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            pending.clear();
+            throw new java.io.InterruptedIOException("interrupted while compressing page " + p.pageNo + " of "
+                    + file.path());
+        } catch (java.util.concurrent.ExecutionException e) {
+            pending.clear();
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IOException("compressing page " + p.pageNo + " of " + file.path() + " failed", cause);
+        }
+        if (p.frame[PageFormat.FRAME_OFF_CODEC] == Compression.NONE.id()) {
+            pagesStored++;
+        } else {
+            pagesCompressed++;
+        }
+        mapEntry(p.pageNo, position(), length);
+        put(p.frame, 0, length);
         storedPageBytes += length;
-        nextPage++;
-        return pageNo;
+        freePages.push(p.page);
+        freeFrames.push(p.frame);
+    }
+
+    /** Appends every pending frame: before anything whose position depends on them. */
+    private void drain() throws IOException {
+        while (!pending.isEmpty()) {
+            drainOne();
+        }
     }
 
     /**
@@ -181,6 +339,7 @@ final class PageSink {
         crc.update(data, offset, length);
         int pages = (int) (((long) length + pageSize - 1) / pageSize);
         if (codec != null) {
+            drain();
             mapEntry(nextPage, position(), length);
             put(data, offset, length);
             nextPage += pages;
@@ -202,6 +361,7 @@ final class PageSink {
      * bytes follow the stream's, unpadded and unmapped.
      */
     long writeUnmappedExtent(byte[] data) throws IOException {
+        drain();
         long offset = position();
         if (codec == null) {
             writeExtent(data, data.length);
@@ -211,8 +371,12 @@ final class PageSink {
         return offset;
     }
 
-    /** Where a page map and its checksum were written. */
-    record PageMap(long offset, int length, int crc) {
+    /**
+     * Where a page map and its checksum were written.
+     *
+     * @param referencedBytes the stored bytes of every page the map names (frames and extents)
+     */
+    record PageMap(long offset, int length, int crc, long referencedBytes) {
     }
 
     /**
@@ -221,17 +385,40 @@ final class PageSink {
      * length; 0 and 0 for the second and later pages of an extent).
      */
     PageMap writePageMap() throws IOException {
-        int n = nextPage - firstPage;
-        byte[] map = new byte[n * PageFormat.MAP_ENTRY_SIZE];
-        for (int i = 0; i < n; i++) {
-            PageFormat.putLong(map, i * PageFormat.MAP_ENTRY_SIZE, mapOffsets[i]);
-            PageFormat.putInt(map, i * PageFormat.MAP_ENTRY_SIZE + 8, mapLengths[i]);
+        drain();
+        int own = nextPage - logicalFirst;
+        int base = logicalFirst;
+        for (int i = 0; i < reusedCount; i++) {
+            base = Math.min(base, reusedPages[i]);
+        }
+        int header = spanning ? PageFormat.MAP_HEADER_SIZE : 0;
+        int n = nextPage - base;
+        byte[] map = new byte[header + n * PageFormat.MAP_ENTRY_SIZE];
+        long referenced = 0;
+        if (spanning) {
+            PageFormat.putInt(map, 0, base);
+            // A spanning map with no page is an empty version, which is written unpacked.
+            for (int i = 0; i < reusedCount; i++) {
+                int at = header + (reusedPages[i] - base) * PageFormat.MAP_ENTRY_SIZE;
+                PageFormat.putLong(map, at, reusedOffsets[i]);
+                PageFormat.putInt(map, at + 8, reusedLengths[i]);
+                referenced += reusedLengths[i];
+            }
+        }
+        for (int i = 0; i < own; i++) {
+            int at = header + (logicalFirst - base + i) * PageFormat.MAP_ENTRY_SIZE;
+            PageFormat.putLong(map, at, mapOffsets[i]);
+            PageFormat.putInt(map, at + 8, mapLengths[i]);
+            referenced += mapLengths[i];
+        }
+        if (n == 0) {
+            return new PageMap(0, 0, 0, 0);
         }
         long offset = position();
         put(map, 0, map.length);
         CRC32C crc = new CRC32C();
         crc.update(map, 0, map.length);
-        return new PageMap(offset, map.length, (int) crc.getValue());
+        return new PageMap(offset, map.length, (int) crc.getValue(), referenced);
     }
 
     /**
@@ -239,6 +426,7 @@ final class PageSink {
      * returns that byte offset. Unpacked: the next page's offset.
      */
     long alignForFooter() throws IOException {
+        drain();
         long pos = position();
         int pad = (int) ((pageSize - pos % pageSize) % pageSize);
         put(ZEROS, 0, pad);
@@ -270,7 +458,7 @@ final class PageSink {
     }
 
     private void mapEntry(int pageNo, long offset, int length) {
-        int i = pageNo - firstPage;
+        int i = pageNo - logicalFirst;
         if (i >= mapOffsets.length) {
             int n = Math.max(i + 1, mapOffsets.length * 2);
             mapOffsets = Arrays.copyOf(mapOffsets, n);
@@ -285,7 +473,7 @@ final class PageSink {
         int done = 0;
         while (done < length) {
             if (!out.hasRemaining()) {
-                flush();
+                flushBuffer();
             }
             int n = Math.min(out.remaining(), length - done);
             out.put(data, offset + done, n);
@@ -299,6 +487,12 @@ final class PageSink {
      * boundary: a full buffer, or a stream that ends with a page (the footer).
      */
     void flush() throws IOException {
+        drain();
+        flushBuffer();
+    }
+
+    /** {@link #flush()} of what the buffer holds, without appending pending frames first. */
+    private void flushBuffer() throws IOException {
         out.flip();
         int n = out.remaining();
         if (n % PageFormat.BLOCK != 0) {

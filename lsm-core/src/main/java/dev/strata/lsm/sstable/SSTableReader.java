@@ -66,6 +66,11 @@ public final class SSTableReader {
     /** Packed (compressed) versions: byte offset and stored length of each logical page from the footer's firstPage; else null. */
     private final long[] mapOffsets;
     private final int[] mapLengths;
+    /**
+     * The logical page of the page map's first entry: the footer's firstPage, or for a
+     * spanning map (a packed version merged in place) the page its header names.
+     */
+    private final int mapBase;
     /** The codec of a packed version's compressed frames; null when unpacked. */
     private final PageCodec codec;
     /** Byte end of the page numbers this version may reference: the footer offset, or the end of the mapped pages. */
@@ -91,14 +96,15 @@ public final class SSTableReader {
     }
 
     private SSTableReader(PageFile file, long fileNumber, long footerOffset, BlockCache cache, Footer footer,
-                          BloomFilter bloom, long[] mapOffsets, int[] mapLengths, PageCodec codec,
+                          BloomFilter bloom, long[] mapOffsets, int[] mapLengths, int mapBase, PageCodec codec,
                           RangeTombstones rangeTombstones) {
         this.rangeTombstones = rangeTombstones;
         this.mapOffsets = mapOffsets;
         this.mapLengths = mapLengths;
+        this.mapBase = mapBase;
         this.codec = codec;
         this.pageLimitOffset = mapOffsets == null ? footerOffset
-                : ((long) footer.firstPage() + mapOffsets.length) * footer.pageSize();
+                : ((long) mapBase + mapOffsets.length) * footer.pageSize();
         this.file = file;
         this.fileNumber = fileNumber;
         this.footerOffset = footerOffset;
@@ -135,6 +141,7 @@ public final class SSTableReader {
         Footer footer = Footer.decode(page, path, footerOffset);
         long[] mapOffsets = null;
         int[] mapLengths = null;
+        int mapBase = footer.firstPage();
         PageCodec codec = null;
         if (footer.packed()) {
             try {
@@ -153,13 +160,23 @@ public final class SSTableReader {
             int n = footer.mappedPages();
             mapOffsets = new long[n];
             mapLengths = new int[n];
-            long first = footer.firstOffset();
+            // A spanning map's entries may name frames of earlier versions, anywhere before it.
+            long first = footer.spanningMap() ? 0 : footer.firstOffset();
+            int header = 0;
+            if (footer.spanningMap()) {
+                header = PageFormat.MAP_HEADER_SIZE;
+                mapBase = PageFormat.getInt(map, 0);
+                if (mapBase < 0 || PageFormat.getInt(map, 4) != 0 || (long) mapBase + n > Integer.MAX_VALUE) {
+                    throw new CorruptionException(path, footer.pageMapOffset(), "page map header of " + path
+                            + " names first page " + mapBase + " with reserved word " + PageFormat.getInt(map, 4));
+                }
+            }
             for (int i = 0; i < n; i++) {
-                long off = PageFormat.getLong(map, i * PageFormat.MAP_ENTRY_SIZE);
-                int len = PageFormat.getInt(map, i * PageFormat.MAP_ENTRY_SIZE + 8);
+                long off = PageFormat.getLong(map, header + i * PageFormat.MAP_ENTRY_SIZE);
+                int len = PageFormat.getInt(map, header + i * PageFormat.MAP_ENTRY_SIZE + 8);
                 if ((off != 0 || len != 0) && (off < first || len <= 0 || off + len > footer.pageMapOffset())) {
                     throw new CorruptionException(path, footer.pageMapOffset(), "page map entry " + i + " (page "
-                            + (footer.firstPage() + i) + ") of " + path + " points outside the table: offset " + off
+                            + (mapBase + i) + ") of " + path + " points outside the table: offset " + off
                             + ", length " + len);
                 }
                 mapOffsets[i] = off;
@@ -169,7 +186,7 @@ public final class SSTableReader {
         BloomFilter bloom = null;
         if (footer.bloomPage() != PageFormat.NO_PAGE) {
             byte[] bytes = mapOffsets != null
-                    ? readMappedExtent(file, footer, mapOffsets, mapLengths, footer.bloomPage(), footer.bloomLength(),
+                    ? readMappedExtent(file, footer, mapOffsets, mapLengths, mapBase, footer.bloomPage(), footer.bloomLength(),
                     footer.bloomChecksum(), "bloom filter")
                     : readExtent(file, footer.bloomPage(), footer.bloomLength(), footer.bloomChecksum(),
                     pageSize, "bloom filter");
@@ -184,8 +201,8 @@ public final class SSTableReader {
             tombstones = RangeTombstoneExtent.decode(readRange(file, footer.rangeTombstoneOffset(),
                     (int) footer.rangeTombstoneLength(), "range-tombstone extent"), path, footer.rangeTombstoneOffset());
         }
-        return new SSTableReader(file, fileNumber, footerOffset, cache, footer, bloom, mapOffsets, mapLengths, codec,
-                tombstones);
+        return new SSTableReader(file, fileNumber, footerOffset, cache, footer, bloom, mapOffsets, mapLengths, mapBase,
+                codec, tombstones);
     }
 
     /** The table's range tombstones ({@link RangeTombstones#EMPTY} when it has none); never modified. */
@@ -415,7 +432,7 @@ public final class SSTableReader {
      * the stored, compressed bytes) and header, and decompresses it into {@code page}.
      */
     private void readFrame(int pageNo, byte[] page) throws IOException {
-        int i = pageNo - footer.firstPage();
+        int i = pageNo - mapBase;
         if (i < 0 || i >= mapOffsets.length || mapLengths[i] == 0) {
             throw new CorruptionException(file.path(), footerOffset, "reference to page " + pageNo
                     + ", which the page map of " + file.path() + " does not hold");
@@ -510,9 +527,9 @@ public final class SSTableReader {
      * {@code firstPage} and verifies its CRC32C.
      */
     private static byte[] readMappedExtent(PageFile file, Footer footer, long[] mapOffsets, int[] mapLengths,
-                                           int firstPage, int length, int expectedCrc, String what)
+                                           int mapBase, int firstPage, int length, int expectedCrc, String what)
             throws IOException {
-        int i = firstPage - footer.firstPage();
+        int i = firstPage - mapBase;
         if (i < 0 || i >= mapOffsets.length || mapLengths[i] != length) {
             throw new CorruptionException(file.path(), footer.pageMapOffset(), what + " at page " + firstPage
                     + " of " + file.path() + " (" + length + " bytes) is not in the page map");
@@ -590,10 +607,44 @@ public final class SSTableReader {
         return new InternalEntry(key, seqno(cell), cell.type, value);
     }
 
+    /** Packed versions: the logical page of the page map's first entry. */
+    int mapBase() {
+        return mapBase;
+    }
+
+    /** Packed versions: logical pages the page map covers from {@link #mapBase()}. */
+    int mappedPages() {
+        return mapOffsets == null ? 0 : mapOffsets.length;
+    }
+
+    /**
+     * Packed versions: the byte offset of logical page {@code pageNo}'s stored bytes (0 for an
+     * extent's continuation page).
+     *
+     * @throws CorruptionException if the map does not cover the page
+     */
+    long mappedOffset(int pageNo) {
+        return mapOffsets[mapIndex(pageNo)];
+    }
+
+    /** Packed versions: the stored length of logical page {@code pageNo} (0 for a continuation page). */
+    int mappedLength(int pageNo) {
+        return mapLengths[mapIndex(pageNo)];
+    }
+
+    private int mapIndex(int pageNo) {
+        int i = pageNo - mapBase;
+        if (mapOffsets == null || i < 0 || i >= mapOffsets.length) {
+            throw new CorruptionException(file.path(), footerOffset, "reference to page " + pageNo
+                    + ", which the page map of " + file.path() + " does not hold");
+        }
+        return i;
+    }
+
     /** Reads and verifies the overflow value of a cell a {@link LeafDecoder} found. */
     byte[] overflowValue(LeafCell cell) throws IOException {
         if (mapOffsets != null) {
-            return readMappedExtent(file, footer, mapOffsets, mapLengths, cell.overflowPage, cell.valueLength,
+            return readMappedExtent(file, footer, mapOffsets, mapLengths, mapBase, cell.overflowPage, cell.valueLength,
                     cell.overflowCrc, "overflow value");
         }
         return readExtent(file, cell.overflowPage, cell.valueLength, cell.overflowCrc, pageSize, "overflow value");

@@ -50,6 +50,12 @@ public final class SSTableWriter {
      * from (-1 for none).
      */
     public SSTableWriter(PageFile file, TableOptions options, long previousFooterOffset) throws IOException {
+        if (previousFooterOffset >= 0 && options.compression() != Compression.NONE) {
+            // A packed version with a previous one has a spanning page map: only the reusing
+            // writer (BlockMergeWriter) writes those.
+            throw new IllegalArgumentException("a compressed table is written whole (no previous version); "
+                    + "got previous footer offset " + previousFooterOffset + " for " + file.path());
+        }
         this.file = file;
         this.options = options;
         this.previousFooterOffset = previousFooterOffset;

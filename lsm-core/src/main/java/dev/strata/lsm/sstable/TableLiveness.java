@@ -49,10 +49,26 @@ public final class TableLiveness {
         int pageSize = f.pageSize();
         int footerPage = (int) (version.footerOffset() / pageSize);
         BitSet pages = new BitSet(footerPage + 1);
-        if (!f.hasLeafSummaries() || f.packed()) {
-            // A packed (compressed) version is never merged in place, so it is its file's only
-            // version and references everything from its first page to its footer.
+        if (!f.hasLeafSummaries() || (f.packed() && !f.spanningMap())) {
+            // A version written whole (format 1, or packed and not merged in place) references
+            // everything from its first page to its footer.
             pages.set(f.firstPage(), footerPage + 1);
+            return pages;
+        }
+        if (f.spanningMap()) {
+            // A packed version merged in place references the stored bytes its page map names
+            // (its own frames and extents and those it reuses of earlier versions), the map and
+            // its footer: every page any of those bytes touch is live, so only pages holding
+            // nothing but dead frames are ever punched.
+            pages.set(footerPage);
+            setBytes(pages, f.pageMapOffset(), f.pageMapLength(), pageSize);
+            int base = version.mapBase();
+            for (int p = base; p < base + version.mappedPages(); p++) {
+                int length = version.mappedLength(p);
+                if (length > 0) {
+                    setBytes(pages, version.mappedOffset(p), length, pageSize);
+                }
+            }
             return pages;
         }
         pages.set(footerPage);
@@ -69,6 +85,11 @@ public final class TableLiveness {
             pages.set(leaf.firstReferencedPage(), leaf.page() + 1);
         }
         return pages;
+    }
+
+    /** Marks the pages that bytes {@code [offset, offset + length)} touch. */
+    private static void setBytes(BitSet pages, long offset, long length, int pageSize) {
+        pages.set((int) (offset / pageSize), (int) ((offset + length + pageSize - 1) / pageSize));
     }
 
     /**

@@ -537,8 +537,11 @@ final class TreeBuilder {
         if (map != null && map.length() == 0) {
             map = null;
         }
-        long storedBytes = map != null ? footerOffset + pageSize - (long) sink.firstPage() * pageSize
-                : livePages * pageSize;
+        // A spanning map (a packed version merged in place) references frames of earlier
+        // versions: its stored bytes are those of the pages it maps, the map and the footer.
+        long storedBytes = map == null ? livePages * pageSize
+                : sink.spanning() ? map.referencedBytes() + map.length() + pageSize
+                : footerOffset + pageSize - (long) sink.firstPage() * pageSize;
         return new Footer(pageSize, shape.root(), shape.height(), leafCount, entryCount, tombstoneCount,
                 empty ? 0 : minSeqno, empty ? 0 : maxSeqno, bloomPage, bloomLength, bloomCrc,
                 (int) Math.min(Integer.MAX_VALUE, overflowPages), userBytes, previousFooterOffset, sink.firstPage(),

@@ -47,7 +47,9 @@ public record ComponentMeta(ComponentId id, long sizeBytes, long entryCount, lon
         Footer f = table.footer();
         // A version merged in place references pages of earlier versions: its size is the pages
         // it references (logical), not the pages written for it; the file may be larger (physical).
-        long size = f.previousFooterOffset() >= 0 ? f.liveBytes() : table.endOffset() - (long) f.firstPage() * f.pageSize();
+        // A packed version's size is the bytes it references as stored (compressed).
+        long size = f.packed() ? f.storedBytes()
+                : f.previousFooterOffset() >= 0 ? f.liveBytes() : table.endOffset() - (long) f.firstPage() * f.pageSize();
         return new ComponentMeta(new ComponentId(fileNumber, table.footerOffset()), size, f.entryCount(),
                 f.tombstoneCount(), f.userBytes(), f.minKey(), f.maxKey(), f.minSeqno(), f.maxSeqno(), creationOrder,
                 nowMillis, f.tombstoneCount() == 0 ? ComponentView.NO_TOMBSTONE : nowMillis);

@@ -14,12 +14,15 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.sstable.Compression;
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -66,7 +69,13 @@ class BlockCompactionKillTest {
     Path logs;
 
     static StoreConfig config(StorageIOChoice io) {
-        StoreConfig.Builder b = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(new ScriptedPolicy());
+        return config(io, Compression.NONE);
+    }
+
+    /** The store's configuration with tables compressed by {@code codec} (merged in place, they keep it). */
+    static StoreConfig config(StorageIOChoice io, Compression codec) {
+        StoreConfig.Builder b = StoreConfig.builder().memtableBytes(1 << 20).mergePolicy(new ScriptedPolicy())
+                .compression(codec);
         return io == StorageIOChoice.ZERO_PUNCHING
                 ? b.storageIO(new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO())).build()
                 : b.build();
@@ -139,7 +148,8 @@ class BlockCompactionKillTest {
         long id = Long.parseLong(args[1]);
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
-        StoreConfig zeroPunching = config(StorageIOChoice.ZERO_PUNCHING);
+        Compression codec = args.length > 3 ? Compression.fromName(args[3]) : Compression.NONE;
+        StoreConfig zeroPunching = config(StorageIOChoice.ZERO_PUNCHING, codec);
         HoldingStorageIO io = new HoldingStorageIO(zeroPunching.storageIO(), Long.parseLong(args[2]), out);
         ScriptedPolicy policy = (ScriptedPolicy) zeroPunching.mergePolicyInstance();
         try (LsmStore store = LsmStore.open(dir, zeroPunching.toBuilder().storageIO(io).build())) {
@@ -191,13 +201,35 @@ class BlockCompactionKillTest {
 
     @Test
     void acknowledgedWritesSurviveKillsDuringBlockCompactions() throws Exception {
+        killAndVerify(Compression.NONE, KILLS);
+    }
+
+    /**
+     * The same with compressed tables, which block compaction merges in place keeping their
+     * codec (spanning page maps, dead frames punched by whole pages): two kills per codec (six
+     * in the slow lane), half held inside a block compaction; lz4 in the fast lane, every codec
+     * in the slow lane.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("codecs")
+    void acknowledgedWritesSurviveKillsDuringBlockCompactionsOfCompressedTables(String codec) throws Exception {
+        killAndVerify(Compression.fromName(codec), KILLS);
+    }
+
+    /** lz4 in the fast lane; lz4, zstd and snappy in the slow lane. */
+    static java.util.stream.Stream<String> codecs() {
+        return TestScale.multiplier() > 1 ? java.util.stream.Stream.of("lz4", "zstd", "snappy")
+                : java.util.stream.Stream.of("lz4");
+    }
+
+    private void killAndVerify(Compression codec, int kills) throws Exception {
         long seed = TestSeed.orRandom();
         System.out.println("BlockCompactionKillTest seed=" + seed + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
         long next = 0;
         int held = 0;
         int inMerge = 0;
-        for (int kill = 0; kill < KILLS; kill++) {
+        for (int kill = 0; kill < kills; kill++) {
             // Even kills: held inside a block compaction; odd ones: at a random moment.
             boolean hold = kill % 2 == 0;
             long holdAt = hold ? rnd.nextInt(32) : -1;
@@ -205,7 +237,7 @@ class BlockCompactionKillTest {
                     Path.of(System.getProperty("java.home"), "bin", "java").toString());
             Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
                     System.getProperty("java.class.path"), BlockCompactionKillTest.class.getName(), dir.toString(),
-                    Long.toString(next), Long.toString(holdAt))
+                    Long.toString(next), Long.toString(holdAt), codec.configName())
                     .redirectError(logs.resolve("child-" + kill + ".err").toFile()).start();
             AtomicLong acked = new AtomicLong(next - 1);
             boolean[] merging = {false};
@@ -261,7 +293,7 @@ class BlockCompactionKillTest {
                     + " reported errors:\n" + err);
             long last = acked.get();
             // Verify: every acknowledged write, and the one after it either applied or not.
-            try (LsmStore store = LsmStore.open(dir, config(StorageIOChoice.ZERO_PUNCHING))) {
+            try (LsmStore store = LsmStore.open(dir, config(StorageIOChoice.ZERO_PUNCHING, codec))) {
                 long lastWritten = last;
                 byte[] inFlight = store.get(key(last + 1));
                 if (inFlight != null && Arrays.equals(inFlight, value(last + 1))) {
@@ -285,11 +317,15 @@ class BlockCompactionKillTest {
                     live.add(n);
                 }
                 assertEquals(live, files, "seed " + seed + ", kill " + kill + ": no orphan table files after open");
+                if (codec != Compression.NONE) {
+                    assertTrue(store.stats().compressionRatio() > 1.2, "seed " + seed + ", kill " + kill
+                            + ": the tables stay " + codec + "-compressed: " + store.stats());
+                }
                 next = lastWritten + 1;
             }
         }
-        System.out.println("BlockCompactionKillTest: " + KILLS + " kills, " + held + " held inside a block compaction, "
+        System.out.println("BlockCompactionKillTest (" + codec + "): " + kills + " kills, " + held + " held inside a block compaction, "
                 + inMerge + " during a merge in all, " + next + " writes");
-        assertTrue(inMerge >= held && held == (KILLS + 1) / 2, "kills inside a merge: " + inMerge + " of " + KILLS);
+        assertTrue(inMerge >= held && held == (kills + 1) / 2, "kills inside a merge: " + inMerge + " of " + kills);
     }
 }

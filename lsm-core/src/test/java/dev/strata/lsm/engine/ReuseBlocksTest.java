@@ -13,9 +13,13 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.sstable.Compression;
+import dev.strata.lsm.sstable.LeafEncoding;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,12 +70,12 @@ class ReuseBlocksTest {
 
     /** Level 1: one run of ~256 KiB tables holding every key at version 0; level 0 empty. */
     private LsmStore leveledStore() {
-        LsmStore store = LsmStore.open(dir, config());
-        for (int i = 0; i < KEYS; i++) {
-            store.put(key(i), value(i, 0));
-        }
-        runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(ids(tree, 0),
-                Placement.newRun(1), OutputSpec.maxFileBytes(256 << 10), "L0 -> L1")));
+        return leveledStore(config());
+    }
+
+    private LsmStore leveledStore(StoreConfig config) {
+        LsmStore store = LsmStore.open(dir, config);
+        loadIntoLevel1(store, config.compression() == Compression.NONE ? 256 << 10 : COMPRESSED_CUT);
         assertTrue(store.stats().componentsPerLevel()[1] >= 4, "several level-1 tables: " + store.stats());
         return store;
     }
@@ -86,12 +90,20 @@ class ReuseBlocksTest {
 
     /** Puts every key at version 0 and rewrites them from level 0 into level 1 as 256 KiB tables. */
     private void loadIntoLevel1(LsmStore store) {
+        loadIntoLevel1(store, 256 << 10);
+    }
+
+    /** As {@link #loadIntoLevel1(LsmStore)}, cutting tables at {@code cut} bytes (stored). */
+    private void loadIntoLevel1(LsmStore store, long cut) {
         for (int i = 0; i < KEYS; i++) {
             store.put(key(i), value(i, 0));
         }
         runScript(store, tree -> tree.level(0).runs().isEmpty() ? List.of() : List.of(MergeTask.rewrite(
-                ids(tree, 0), Placement.newRun(1), OutputSpec.maxFileBytes(256 << 10), "L0 -> L1")));
+                ids(tree, 0), Placement.newRun(1), OutputSpec.maxFileBytes(cut), "L0 -> L1")));
     }
+
+    /** Compressed, the values take about a sixth to a tenth of their size: cut level 1 finer. */
+    private static final long COMPRESSED_CUT = 32 << 10;
 
     /** The block compaction of level 0 into the level-1 tables that overlap it. */
     private static List<MergeTask> reuse(TreeView tree) {
@@ -230,32 +242,128 @@ class ReuseBlocksTest {
      * rewrites the children it would have merged (with the level's codec), and every value
      * and the snapshot stay right.
      */
-    @Test
-    void aBlockCompactionIntoCompressedTablesRewritesThem() throws java.io.IOException {
-        StoreConfig lz4 = config().toBuilder().compression(dev.strata.lsm.sstable.Compression.LZ4).build();
+    /** Codec and leaf encoding pairs for the compressed block-compaction tests. */
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> codecs() {
+        return java.util.stream.Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of(Compression.LZ4, LeafEncoding.PLAIN),
+                org.junit.jupiter.params.provider.Arguments.of(Compression.LZ4, LeafEncoding.PREFIX),
+                org.junit.jupiter.params.provider.Arguments.of(Compression.ZSTD, LeafEncoding.PREFIX),
+                org.junit.jupiter.params.provider.Arguments.of(Compression.SNAPPY, LeafEncoding.PLAIN));
+    }
+
+    /**
+     * For the longer tests: lz4 with prefix-compressed leaves in the fast lane, every pair of
+     * {@link #codecs()} in the slow lane ({@code -Pslow}).
+     */
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> codecsForLongTests() {
+        return dev.strata.lsm.testkit.TestScale.multiplier() > 1 ? codecs()
+                : java.util.stream.Stream.of(org.junit.jupiter.params.provider.Arguments.of(Compression.LZ4,
+                LeafEncoding.PREFIX));
+    }
+
+    private StoreConfig compressed(Compression codec, LeafEncoding encoding) {
+        return config().toBuilder().compression(codec).leafEncoding(encoding).build();
+    }
+
+    /**
+     * A narrow update into compressed level-1 tables is merged in place: the files stay, their
+     * codec stays (the level stays compressed), only a small share of their stored bytes is
+     * written (the dirty leaves' frames, interior pages, bloom filter, page map and footer),
+     * and a second round stacks another version.
+     */
+    @ParameterizedTest(name = "{0}, {1} leaves")
+    @MethodSource("codecs")
+    void aBlockCompactionMergesCompressedTablesInPlaceKeepingTheirCodec(Compression codec, LeafEncoding encoding) {
+        StoreConfig config = compressed(codec, encoding);
         long[] before;
-        try (LsmStore store = LsmStore.open(dir, lz4)) {
-            loadIntoLevel1(store);
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            loadIntoLevel1(store, COMPRESSED_CUT);
             before = fileNumbers(store.stats());
-            // Tables are cut at 256 KiB stored: compressed, the level takes fewer of them.
             assertTrue(before.length >= 2, "several level-1 tables: " + store.stats());
-            for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
-                store.put(key(i), value(i, 1));
+            long levelBytes = store.stats().liveBytesByLevel()[1];
+            double ratio = store.stats().compressionRatio();
+            assertTrue(ratio > 1.5, "compressed: " + store.stats());
+            for (int round = 1; round <= 2; round++) {
+                for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
+                    store.put(key(i), value(i, round));
+                }
+                long inPlaceBefore = store.stats().blockCompaction().inPlaceBytesWritten();
+                runScript(store, ReuseBlocksTest::reuse);
+                StoreStats stats = store.stats();
+                String where = codec + " round " + round;
+                assertEquals(0, stats.policyErrors(), where + ": " + stats);
+                assertEquals(0, stats.componentsPerLevel()[0], where + ": level 0 merged away");
+                assertTrue(stats.blockCompaction().mergedInPlace() >= round, where + ": merged in place: " + stats);
+                assertArrayEquals(before, fileNumbers(stats), where + ": the same files");
+                long written = stats.blockCompaction().inPlaceBytesWritten() - inPlaceBefore;
+                assertTrue(written > 0 && written < levelBytes / 3, where + ": " + written
+                        + " bytes written in place against " + levelBytes + " stored in the level");
+                assertTrue(stats.compressionRatio() > ratio * 0.9, where + ": the level stays compressed: " + stats);
+                assertValues(store, round);
             }
-            runScript(store, ReuseBlocksTest::reuse);
-            StoreStats stats = store.stats();
-            assertEquals(0, stats.policyErrors(), "policy errors: " + stats);
-            assertEquals(0, stats.componentsPerLevel()[0], "level 0 merged away");
-            assertEquals(0, stats.blockCompaction().mergedInPlace(), "nothing merged in place: " + stats);
-            long[] after = fileNumbers(stats);
-            assertTrue(Arrays.stream(before).anyMatch(n -> Arrays.binarySearch(after, n) < 0),
-                    "the overlapped children were rewritten into new files");
-            assertTrue(stats.compressionRatio() > 1.5, "the level stays compressed: " + stats);
-            assertValues(store, 1);
         }
-        try (LsmStore store = LsmStore.open(dir, lz4)) {
-            assertValues(store, 1);
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            assertValues(store, 2);
+            assertArrayEquals(before, fileNumbers(store.stats()));
         }
+    }
+
+    /**
+     * A merge across codecs: level 1 written with lz4, then the store reopened with zstd (its
+     * flushes are zstd tables) and then with none: each block compaction merges the parents'
+     * entries into the lz4 children in place, which keep lz4; every value reads back, and
+     * after a reopen too.
+     */
+    @Test
+    void aBlockCompactionAcrossCodecsKeepsEachChildsCodec() throws java.io.IOException {
+        long[] before;
+        try (LsmStore store = LsmStore.open(dir, compressed(Compression.LZ4, LeafEncoding.PREFIX))) {
+            loadIntoLevel1(store, COMPRESSED_CUT);
+            before = fileNumbers(store.stats());
+        }
+        Compression[] next = {Compression.ZSTD, Compression.NONE, Compression.SNAPPY};
+        for (int round = 1; round <= next.length; round++) {
+            try (LsmStore store = LsmStore.open(dir, compressed(next[round - 1], LeafEncoding.PLAIN))) {
+                assertValues(store, round - 1);
+                for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
+                    store.put(key(i), value(i, round));
+                }
+                runScript(store, ReuseBlocksTest::reuse);
+                StoreStats stats = store.stats();
+                assertEquals(0, stats.policyErrors(), "round " + round + ": " + stats);
+                assertEquals(0, stats.componentsPerLevel()[0], "round " + round);
+                assertTrue(stats.blockCompaction().mergedInPlace() > 0, "round " + round + ": " + stats);
+                assertArrayEquals(before, fileNumbers(stats), "round " + round + ": the lz4 files merged in place");
+                assertTrue(stats.compressionRatio(1) > 1.5, "round " + round + ": level 1 stays lz4: " + stats);
+                assertValues(store, round);
+            }
+            assertTrue(lz4Footers(before), "round " + round + ": the children's newest versions are lz4, some merged in place");
+        }
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            assertValues(store, next.length);
+        }
+    }
+
+    /**
+     * Whether the newest footer of each of the files is an lz4 one (read from the files), and
+     * at least one is a version merged in place.
+     */
+    private boolean lz4Footers(long[] files) throws java.io.IOException {
+        int spanning = 0;
+        for (long n : files) {
+            Path path = dir.resolve(dev.strata.lsm.version.TableFiles.fileName(n));
+            try (dev.strata.lsm.io.PageFile f = new dev.strata.lsm.io.FileChannelStorageIO().open(path,
+                    dev.strata.lsm.io.OpenMode.READ, IoPurpose.READ)) {
+                long end = java.nio.file.Files.size(path);
+                dev.strata.lsm.sstable.SSTableReader r = dev.strata.lsm.sstable.SSTableReader.open(f, end - 4096, n,
+                        dev.strata.lsm.cache.BlockCache.disabled());
+                if (r.footer().compression() != Compression.LZ4) {
+                    return false;
+                }
+                spanning += r.footer().spanningMap() ? 1 : 0;
+            }
+        }
+        return spanning > 0;
     }
 
     @Test
@@ -372,6 +480,18 @@ class ReuseBlocksTest {
      */
     @Test
     void randomOperationsWithForcedBlockCompactionsAgreeWithAModel() {
+        randomOperationsAgreeWithAModel(config());
+    }
+
+    /** The model check with compressed tables merged in place again and again (many spanning page maps). */
+    @ParameterizedTest(name = "{0}, {1} leaves")
+    @MethodSource("codecsForLongTests")
+    void randomOperationsWithBlockCompactionsOfCompressedTablesAgreeWithAModel(Compression codec,
+                                                                              LeafEncoding encoding) {
+        randomOperationsAgreeWithAModel(compressed(codec, encoding));
+    }
+
+    private void randomOperationsAgreeWithAModel(StoreConfig config) {
         long seed = TestSeed.orDefault(11);
         java.util.Random random = new java.util.Random(seed);
         java.util.TreeMap<byte[], byte[]> model = new java.util.TreeMap<>(Arrays::compareUnsigned);
@@ -379,7 +499,7 @@ class ReuseBlocksTest {
             model.put(key(i), value(i, 0));
         }
         java.util.TreeMap<byte[], byte[]> atSnapshot = null;
-        try (LsmStore store = leveledStore()) {
+        try (LsmStore store = leveledStore(config)) {
             dev.strata.lsm.Snapshot snapshot = null;
             for (int round = 1; round <= 8; round++) {
                 if (round == 5) {
@@ -411,7 +531,7 @@ class ReuseBlocksTest {
             }
             snapshot.close();
         }
-        try (LsmStore store = LsmStore.open(dir, config())) {
+        try (LsmStore store = LsmStore.open(dir, config)) {
             assertSame(model, store, "reopened, seed " + seed);
         }
     }
@@ -507,6 +627,62 @@ class ReuseBlocksTest {
             assertValues(store, 3);
         } finally {
             store.close();
+        }
+        try (LsmStore reopened = LsmStore.open(dir, config)) {
+            assertValues(reopened, 3);
+        }
+    }
+
+    /**
+     * Page liveness with compressed tables: once no live version reads an earlier version's
+     * frames, whole pages holding nothing but dead frames are punched out, never a page a live
+     * frame, page map or footer touches. The storage punches by writing zeros and there is no
+     * block cache, so a live frame punched by mistake fails its checksum on the next read.
+     */
+    @ParameterizedTest(name = "{0}, {1} leaves")
+    @MethodSource("codecsForLongTests")
+    void deadFramesOfCompressedTablesArePunchedByWholePagesOnly(Compression codec, LeafEncoding encoding)
+            throws Exception {
+        ZeroPunchingStorageIO io = new ZeroPunchingStorageIO(new dev.strata.lsm.io.FileChannelStorageIO());
+        StoreConfig config = compressed(codec, encoding).toBuilder().blockCacheBytes(0).storageIO(io).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            loadIntoLevel1(store, COMPRESSED_CUT);
+            for (int round = 1; round <= 3; round++) {
+                long punchedBefore = io.punched.get();
+                for (int i = UPDATE_FROM; i < UPDATE_TO; i++) {
+                    store.put(key(i), value(i, round));
+                }
+                runScript(store, ReuseBlocksTest::reuse);
+                // A flush and a version change: the sweep runs (a key the next round's update covers).
+                store.put(key(UPDATE_FROM), value(UPDATE_FROM, round));
+                store.flush();
+                store.awaitMerges();
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (io.punched.get() == punchedBefore && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                String where = codec + " round " + round;
+                assertEquals(0, store.stats().policyErrors(), where);
+                assertTrue(io.punched.get() > punchedBefore, where + ": dead frames punched");
+                assertEquals(0, io.punched.get() % 4096, where + ": whole 4 KiB blocks only");
+                assertEquals(io.distinctPunchedBytes(), io.punched.get(), where + ": no page punched twice");
+                assertValues(store, round);
+                try (var c = store.scan(null, null)) {
+                    int n = 0;
+                    while (c.next()) {
+                        n++;
+                    }
+                    assertEquals(KEYS, n, where);
+                }
+            }
+            StoreStats stats = store.stats();
+            assertTrue(stats.physicalBytesByLevel()[1] < java.util.Arrays.stream(fileNumbers(stats)).map(n -> {
+                try {
+                    return java.nio.file.Files.size(dir.resolve(dev.strata.lsm.version.TableFiles.fileName(n)));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }).sum(), "the holes count: " + stats);
         }
         try (LsmStore reopened = LsmStore.open(dir, config)) {
             assertValues(reopened, 3);

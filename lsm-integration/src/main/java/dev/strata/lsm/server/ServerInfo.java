@@ -138,6 +138,21 @@ final class ServerInfo {
                     .append("policy_errors:").append(s.policyErrors()).append("\r\n")
                     .append("table_file_bytes:").append(s.tableFileBytes()).append("\r\n")
                     .append("live_logical_bytes:").append(Math.round(s.liveLogicalBytes())).append("\r\n");
+            // Compression (StoreStats): per level, the bytes the live tables' pages take
+            // uncompressed and as stored, and their ratio; tables keep the codec they were written with.
+            long[] logical = s.logicalBytesByLevel();
+            long[] stored = s.storedBytesByLevel();
+            sb.append("compression:").append(store.config().compression().configName()).append("\r\n")
+                    .append("logical_bytes_per_level:").append(perLevel(logical)).append("\r\n")
+                    .append("stored_bytes_per_level:").append(perLevel(stored)).append("\r\n")
+                    .append("compression_ratio:").append(fmt(s.compressionRatio())).append("\r\n");
+            StringBuilder ratios = new StringBuilder();
+            for (int i = 0; i < stored.length; i++) {
+                ratios.append(i == 0 ? "" : ",").append("l").append(i).append('=').append(fmt(s.compressionRatio(i)));
+            }
+            sb.append("compression_ratio_per_level:").append(ratios).append("\r\n")
+                    .append("decompressions:").append(s.decompressions()).append("\r\n")
+                    .append("decompression_seconds:").append(fmt(s.decompressionNanos() / 1e9)).append("\r\n");
             for (IoPurpose p : IoPurpose.values()) {
                 sb.append("bytes_written_").append(p.name().toLowerCase(Locale.ROOT)).append(':')
                         .append(s.bytesWritten(p)).append("\r\n");
@@ -145,6 +160,15 @@ final class ServerInfo {
             sb.append("last_sequence:").append(s.lastSequence()).append("\r\n").append("\r\n");
         }
         return sb.toString();
+    }
+
+    /** {@code l0=N,l1=N,...}, one entry per level. */
+    private static String perLevel(long[] values) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < values.length; i++) {
+            b.append(i == 0 ? "" : ",").append("l").append(i).append('=').append(values[i]);
+        }
+        return b.toString();
     }
 
     private static String fmt(double d) {

@@ -39,6 +39,26 @@ class BlockDbTest {
 
     @Test
     void aStoreOnBlockDbAgreesWithAMap(@TempDir Path dir) {
+        agreesWithAMap(dir, StoreConfig.builder());
+    }
+
+    /**
+     * The same with lz4 pages and prefix-compressed leaves (tables block-compacted in place keep
+     * their codec): compressible values, so the tables are compressed, some of them are merged
+     * in place, and the store agrees with the map before and after a reopen. Slow lane (about
+     * 40 s on a loaded 2-core machine).
+     */
+    @Test
+    @dev.strata.lsm.testkit.SlowTest
+    void aStoreOnBlockDbWithLz4AgreesWithAMap(@TempDir Path dir) {
+        StoreStats stats = agreesWithAMap(dir, StoreConfig.builder()
+                .compression(dev.strata.lsm.sstable.Compression.LZ4)
+                .leafEncoding(dev.strata.lsm.sstable.LeafEncoding.PREFIX));
+        assertTrue(stats.compressionRatio() > 1.3, "the tables are lz4-compressed: " + stats);
+        assertTrue(stats.blockCompaction().mergedInPlace() > 0, "compressed tables were merged in place: " + stats);
+    }
+
+    private static StoreStats agreesWithAMap(Path dir, StoreConfig.Builder builder) {
         long seed = TestSeed.orDefault(7);
         Random random = new Random(seed);
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
@@ -46,8 +66,10 @@ class BlockDbTest {
         // 20,000 operations over 5,000 keys into 32 KiB memtables: the flushes and merges of
         // 40,000 over 10,000 into 64 KiB, with half the bytes.
         int ops = 20_000;
-        StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).blockCacheBytes(1 << 20)
+        StoreConfig config = builder.memtableBytes(32 << 10).blockCacheBytes(1 << 20)
                 .mergePolicy("blockdb", Map.of("size-ratio", "4", "dynamic-level-bytes", "false")).build();
+        boolean compressible = config.compression() != dev.strata.lsm.sstable.Compression.NONE;
+        StoreStats result;
         try (LsmStore store = LsmStore.open(dir, config)) {
             Snapshot snapshot = null;
             for (int i = 0; i < ops; i++) {
@@ -62,6 +84,14 @@ class BlockDbTest {
                 } else {
                     byte[] value = new byte[100 + random.nextInt(400)];
                     random.nextBytes(value);
+                    if (compressible) {
+                        // Runs of repeated text between random bytes: values compress to about half.
+                        for (int b = 0; b < value.length; b++) {
+                            if (b % 32 >= 12) {
+                                value[b] = (byte) ('a' + b % 13);
+                            }
+                        }
+                    }
                     store.put(key, value);
                     model.put(key, value);
                 }
@@ -77,11 +107,13 @@ class BlockDbTest {
                 assertArrayEquals(e.getValue(), snapshot.get(e.getKey()), "snapshot, seed " + seed);
             }
             snapshot.close();
+            result = store.stats();
         }
         try (LsmStore store = LsmStore.open(dir, config)) {
             StoreContents.assertSame(model, store, "seed " + seed);
             assertEquals(0, store.stats().policyErrors());
         }
+        return result;
     }
 
     @Test
