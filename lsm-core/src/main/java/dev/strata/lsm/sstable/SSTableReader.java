@@ -18,8 +18,9 @@ import java.util.zip.CRC32C;
  * lookup then consults the filter and reads exactly {@code height} pages from root to
  * leaf when nothing is cached. Every page read from the file is checksum-verified before
  * use; a failed check is a {@link CorruptionException} naming the file and page. With a
- * block cache, interior pages above level 1 are kept by the reader once a lookup has read
- * them, and the other pages go through the cache.
+ * block cache, interior pages above level 1 are kept by the reader once a lookup or an
+ * iterator's seek has read them, and the other pages go through the cache: a lookup or seek
+ * asks the cache for two pages (its level-1 page and its leaf) whatever the table's height.
  *
  * <p>Thread safe. The reader does not own the {@link PageFile}: the caller closes it.
  */
