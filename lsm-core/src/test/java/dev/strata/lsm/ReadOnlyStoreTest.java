@@ -44,7 +44,7 @@ class ReadOnlyStoreTest {
                 writer.put(key(i), ("a" + i).getBytes());
             }
             writer.flush();
-            // A merge the flushes started would add its output while we look: let it end first.
+            // The flushes' merge would otherwise add its output while the names are compared.
             writer.awaitMerges();
             writer.put(key(1), "in the WAL".getBytes());
             writer.delete(key(2));

@@ -50,6 +50,13 @@ final class PageSlots {
 
     /** Free slots by page size; guarded by its own monitor. */
     private final Map<Integer, ArrayDeque<Slot>> free = new HashMap<>();
+    /**
+     * The free list of the page size last used, and that size (guarded by {@link #free}'s
+     * monitor): a store has one page size, so every release and take finds its list without
+     * boxing the size and hashing it.
+     */
+    private ArrayDeque<Slot> lastFree;
+    private int lastSize = -1;
 
     /**
      * A handle to a slot holding a copy of {@code image}; the caller may reuse {@code image}
@@ -87,19 +94,27 @@ final class PageSlots {
         // mapping made by fill() at this version points at the slot.
         VERSION.setVolatile(slot, handle.version() + 2);
         synchronized (free) {
-            free.computeIfAbsent(slot.page.length, k -> new ArrayDeque<>()).push(slot);
+            freeList(slot.page.length).push(slot);
         }
     }
 
     private Slot take(int size) {
         synchronized (free) {
-            ArrayDeque<Slot> slots = free.get(size);
-            Slot slot = slots == null ? null : slots.poll();
+            Slot slot = freeList(size).poll();
             if (slot != null) {
                 return slot;
             }
         }
         return new Slot(size);
+    }
+
+    /** The free list of pages of {@code size} bytes, made when first asked for; the caller holds {@link #free}'s monitor. */
+    private ArrayDeque<Slot> freeList(int size) {
+        if (size != lastSize) {
+            lastFree = free.computeIfAbsent(size, k -> new ArrayDeque<>());
+            lastSize = size;
+        }
+        return lastFree;
     }
 
     /** Free slots of all sizes (for tests). */

@@ -1,5 +1,6 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.sstable.BloomFilter;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.Cursor;
 import dev.strata.lsm.StoreException;
@@ -362,6 +363,7 @@ final class ReadPath {
     private InternalEntry fromVersion(Version v, byte[] key, long seq) throws IOException {
         boolean rangeTombstones = v.hasRangeTombstones();
         long cover = 0;
+        long keyHash = BloomFilter.hash(key); // once for every table's filter
         for (List<Run> level : v.levels()) {
             for (Run run : level) {
                 Component c = run.find(key);
@@ -370,7 +372,7 @@ final class ReadPath {
                         cover = Math.max(cover, c.reader().rangeTombstones().coveringSeqno(key, seq));
                     }
                     c.recordRead(clock.millis());
-                    InternalEntry e = c.reader().get(key, seq);
+                    InternalEntry e = c.reader().get(key, keyHash, seq);
                     if (e != null) {
                         return e.seqno() < cover ? InternalEntry.delete(key, cover) : e;
                     }

@@ -29,13 +29,19 @@ final class InteriorPage implements BlockCache.Decoded {
     private final byte[] sharedPrefix;
     /** Per cell, the window of its max user key after {@link #sharedPrefix}; null when not indexed. */
     private final long[] windows;
+    /**
+     * Per cell, its child page number, read once when indexing (a lookup takes one child per
+     * page, and finding it in the cell means parsing the cell's keys); null when not indexed.
+     */
+    private final int[] children;
 
-    private InteriorPage(byte[] bytes, int level, byte[] sharedPrefix, long[] windows) {
+    private InteriorPage(byte[] bytes, int level, byte[] sharedPrefix, long[] windows, int[] children) {
         this.bytes = bytes;
         this.level = level;
         this.count = TreePages.count(bytes);
         this.sharedPrefix = sharedPrefix;
         this.windows = windows;
+        this.children = children;
     }
 
     /**
@@ -51,9 +57,9 @@ final class InteriorPage implements BlockCache.Decoded {
             int off = TreePages.maxKeyOffset(bytes, TreePages.cellOffset(bytes, i), level);
             int len = TreePages.readVarint(bytes, off);
             int start = off + PageFormat.varintSize(len);
-            if (len < 0 || start + len + Long.BYTES > bytes.length) {
+            if (len < 0 || start + len + Long.BYTES + Integer.BYTES > bytes.length) {
                 throw new IndexOutOfBoundsException("max key of cell " + i + " (length " + len
-                        + ") runs past the end of the page");
+                        + ") or its child number runs past the end of the page");
             }
             keyStart[i] = start;
             keyEnd[i] = start + len;
@@ -65,15 +71,18 @@ final class InteriorPage implements BlockCache.Decoded {
         }
         byte[] sharedPrefix = Arrays.copyOfRange(bytes, keyStart[0], keyStart[0] + shared);
         long[] windows = new long[count];
+        int[] children = new int[count];
         for (int i = 0; i < count; i++) {
             windows[i] = window(bytes, keyStart[i] + shared, keyEnd[i]);
+            // The child number follows the max key's 8-byte trailer (TreePages.child).
+            children[i] = PageFormat.getInt(bytes, keyEnd[i] + Long.BYTES);
         }
-        return new InteriorPage(bytes, level, sharedPrefix, windows);
+        return new InteriorPage(bytes, level, sharedPrefix, windows, children);
     }
 
     /** A verified interior page without an index, for a lookup that will not reuse it. */
     static InteriorPage unindexed(byte[] bytes, int level) {
-        return new InteriorPage(bytes, level, null, null);
+        return new InteriorPage(bytes, level, null, null, null);
     }
 
     /** The page image; must not be modified. */
@@ -87,7 +96,7 @@ final class InteriorPage implements BlockCache.Decoded {
 
     /** The child page number of cell {@code i}. */
     int child(int i) {
-        return TreePages.child(bytes, TreePages.cellOffset(bytes, i), level);
+        return children != null ? children[i] : TreePages.child(bytes, TreePages.cellOffset(bytes, i), level);
     }
 
     /**
@@ -144,7 +153,7 @@ final class InteriorPage implements BlockCache.Decoded {
 
     @Override
     public int weightBytes() {
-        int indexBytes = windows == null ? 0 : windows.length * WINDOW_BYTES + sharedPrefix.length;
+        int indexBytes = windows == null ? 0 : windows.length * (WINDOW_BYTES + Integer.BYTES) + sharedPrefix.length;
         return bytes.length + indexBytes + OBJECT_OVERHEAD;
     }
 }

@@ -18,8 +18,9 @@ import java.util.zip.CRC32C;
  * lookup then consults the filter and reads exactly {@code height} pages from root to
  * leaf when nothing is cached. Every page read from the file is checksum-verified before
  * use; a failed check is a {@link CorruptionException} naming the file and page. With a
- * block cache, interior pages above level 1 are kept by the reader once a lookup has read
- * them, and the other pages go through the cache.
+ * block cache, interior pages above level 1 are kept by the reader once a lookup or an
+ * iterator's seek has read them, and the other pages go through the cache: a lookup or seek
+ * asks the cache for two pages (its level-1 page and its leaf) whatever the table's height.
  *
  * <p>Thread safe. The reader does not own the {@link PageFile}: the caller closes it.
  */
@@ -261,25 +262,27 @@ public final class SSTableReader {
      * {@code snapshotSeqno}, tombstones included; null when the table has none.
      */
     public InternalEntry get(byte[] userKey, long snapshotSeqno) throws IOException {
+        return get(userKey, BloomFilter.hash(userKey), snapshotSeqno);
+    }
+
+    /**
+     * {@link #get(byte[], long)} with the key's filter hash computed by the caller
+     * ({@code keyHash} must be {@link BloomFilter#hash}{@code (userKey)}): a point read that
+     * probes the filters of several tables hashes the key once.
+     */
+    public InternalEntry get(byte[] userKey, long keyHash, long snapshotSeqno) throws IOException {
         // Under a global sequence number every entry has it: above the snapshot none is visible;
         // else the key's one entry is, whatever its cell's own number (the search ignores that).
-        if (footer.height() == 0 || snapshotSeqno < footer.globalSeqno() || !mightContain(userKey)) {
+        if (footer.height() == 0 || snapshotSeqno < footer.globalSeqno()
+                || (bloom != null && !bloom.mightContainHash(keyHash))) {
             return null;
         }
         if (footer.globalSeqno() != Footer.NO_GLOBAL_SEQNO) {
             snapshotSeqno = InternalKeys.MAX_SEQNO;
         }
-        int pageNo = footer.rootPage();
-        int level = footer.height() - 1;
-        UpperPage upper = level >= 2 && cache.enabled() ? upperRoot() : null;
-        for (; level >= 1; level--) {
-            InteriorPage page = upper != null ? upper.page : interiorPage(pageNo, level);
-            int i = page.search(userKey, snapshotSeqno);
-            if (i == page.count()) {
-                return null;
-            }
-            pageNo = page.child(i);
-            upper = upper != null && upper.children != null ? upperChild(upper, i, pageNo, level - 1) : null;
+        int pageNo = descend(userKey, snapshotSeqno, null, null, null);
+        if (pageNo < 0) {
+            return null;
         }
         byte[] leaf = leafPage(pageNo, lookupLeaf());
         LeafDecoder d = newLeafDecoder().reset(leaf, pageNo);
@@ -287,6 +290,37 @@ public final class SSTableReader {
             return null;
         }
         return entry(d);
+    }
+
+    /**
+     * Walks from the root down to level 1 towards the first entry at or after
+     * {@code (userKey, seqno)} and returns the number of the leaf it leads to, or -1 when every
+     * entry of the table sorts before it. The pages above level 1 come from the reader's own
+     * {@link UpperPage}s (no block-cache lookup), level 1 from the cache or the file. When
+     * {@code pages} is not null, each interior level's page image, number and the index of the
+     * cell taken are recorded in {@code pages}, {@code pageNumbers} and {@code positions}
+     * (indexed by level), as a {@link TableIterator} keeps its path; on -1 the level whose
+     * search ran off the end is recorded with the index {@code count}.
+     */
+    int descend(byte[] userKey, long seqno, byte[][] pages, int[] pageNumbers, int[] positions) throws IOException {
+        int pageNo = footer.rootPage();
+        int level = footer.height() - 1;
+        UpperPage upper = level >= 2 && cache.enabled() ? upperRoot() : null;
+        for (; level >= 1; level--) {
+            InteriorPage page = upper != null ? upper.page : interiorPage(pageNo, level);
+            int i = page.search(userKey, seqno);
+            if (pages != null) {
+                pages[level] = page.bytes();
+                pageNumbers[level] = pageNo;
+                positions[level] = i;
+            }
+            if (i == page.count()) {
+                return -1;
+            }
+            pageNo = page.child(i);
+            upper = upper != null && upper.children != null ? upperChild(upper, i, pageNo, level - 1) : null;
+        }
+        return pageNo;
     }
 
     /** A new iterator, positioned nowhere until a seek. */

@@ -87,18 +87,10 @@ public final class TableIterator implements InternalIterator {
         if (height == 0) {
             return;
         }
-        int pageNo = reader.footer().rootPage();
-        for (int level = height - 1; level >= 1; level--) {
-            InteriorPage page = reader.interiorPage(pageNo, level);
-            int i = page.search(userKey, seqno);
-            pages[level] = page.bytes();
-            pageNumbers[level] = pageNo;
-            positions[level] = i;
-            if (i == page.count()) {
-                // Past every key of this subtree: only possible at the root, so past the end.
-                return;
-            }
-            pageNo = page.child(i);
+        int pageNo = reader.descend(userKey, seqno, pages, pageNumbers, positions);
+        if (pageNo < 0) {
+            // Past every key of the table (a search runs off the end only at the root).
+            return;
         }
         pages[0] = loadLeaf(pageNo);
         pageNumbers[0] = pageNo;

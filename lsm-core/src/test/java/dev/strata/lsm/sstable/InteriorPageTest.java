@@ -114,6 +114,41 @@ class InteriorPageTest {
         checkTable("tall", puts(keys, 10));
     }
 
+    /**
+     * A table iterator's seek walks the pages above level 1 held by the reader, as a point
+     * lookup does: with them read once, each seek asks the block cache for two pages only (its
+     * level-1 page and its leaf), whatever the height, and lands where the entries say.
+     */
+    @Test
+    void seeksAskTheCacheForLevelOneAndTheLeafOnly() throws IOException {
+        List<byte[]> keys = new ArrayList<>();
+        for (long i = 0; i < 60_000; i++) {
+            keys.add(ByteBuffer.allocate(16).putLong(8, i * 7).array());
+        }
+        List<InternalEntry> entries = puts(keys, 40);
+        Path path = dir.resolve("seeks.sst");
+        FinishedTable table = fixture.write(path, TableOptions.defaults(), entries);
+        try (PageFile file = fixture.openForRead(path)) {
+            BlockCache cache = BlockCache.create(64 << 20);
+            SSTableReader reader = TableFixture.open(file, table, cache);
+            assertTrue(reader.footer().height() >= 3, "want a page above level 1, height " + reader.footer().height());
+            Random rnd = new Random(5);
+            for (int n = 0; n < 2_000; n++) { // the reader now holds the upper pages it met
+                reader.iterator().seek(keys.get(rnd.nextInt(keys.size())), InternalKeys.MAX_SEQNO);
+            }
+            int seeks = 2_000;
+            long before = cache.hits() + cache.misses();
+            TableIterator it = reader.iterator();
+            for (int n = 0; n < seeks; n++) {
+                int i = rnd.nextInt(keys.size());
+                it.seek(keys.get(i), InternalKeys.MAX_SEQNO);
+                assertTrue(it.valid());
+                assertEquals(entries.get(i), it.entry(), "seek " + n);
+            }
+            assertEquals(2L * seeks, cache.hits() + cache.misses() - before, "cache lookups for " + seeks + " seeks");
+        }
+    }
+
     private static List<InternalEntry> puts(List<byte[]> sortedKeys, int valueSize) {
         List<InternalEntry> entries = new ArrayList<>(sortedKeys.size());
         for (int i = 0; i < sortedKeys.size(); i++) {
@@ -174,6 +209,8 @@ class InteriorPageTest {
         int count = TreePages.count(bytes);
         Random rnd = new Random(pageNo);
         for (int i = 0; i < count; i++) {
+            assertEquals(TreePages.child(bytes, TreePages.cellOffset(bytes, i), level), indexed.child(i),
+                    "child number of cell " + i + " on level " + level);
             int off = TreePages.maxKeyOffset(bytes, TreePages.cellOffset(bytes, i), level);
             byte[] key = TreePages.userKey(bytes, off);
             long seqno = TreePages.trailer(bytes, off) >>> 8;
