@@ -68,6 +68,12 @@ final class FlushGroups {
     private static final class Group {
         final List<Part> parts;
         boolean committed;
+        /**
+         * Whether a commit record naming this group's tables may be on disk: set before the
+         * write, since a write that fails (a failed directory sync after the rename, say) may
+         * still have left it there. From then on the tables are kept for the retry, which
+         * writes the record again naming the same tables.
+         */
         boolean recordWritten;
 
         Group(List<Part> parts) {
@@ -214,8 +220,8 @@ final class FlushGroups {
                 }
                 hook.accept("written");
                 if (entries.size() > 1) {
-                    new FlushGroupRecord(entries).write(io, dir);
                     g.recordWritten = true;
+                    new FlushGroupRecord(entries).write(io, dir);
                 }
                 g.committed = true;
                 hook.accept("committed");

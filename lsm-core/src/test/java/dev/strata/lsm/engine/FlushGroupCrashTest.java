@@ -108,6 +108,57 @@ class FlushGroupCrashTest {
         }
     }
 
+    /**
+     * The directory sync after the commit record's rename fails: the record may be on disk
+     * (here it is), so the group must keep the tables it names. A crash while the group
+     * retries (the image taken when the retry reaches "written") must open with the group
+     * whole, not fail on a record naming tables the failed attempt deleted.
+     */
+    @Test
+    void aCommitRecordWhoseDirectorySyncFailedKeepsItsTables() throws IOException {
+        Path dir = tmp.resolve("store");
+        Path crash = tmp.resolve("crash");
+        AtomicBoolean armed = new AtomicBoolean();
+        AtomicBoolean failed = new AtomicBoolean();
+        dev.strata.lsm.io.StorageIO io = new dev.strata.lsm.io.ForwardingStorageIO(
+                new dev.strata.lsm.io.FileChannelStorageIO()) {
+            @Override
+            public void rename(Path source, Path target) throws IOException {
+                super.rename(source, target);
+                if (target.getFileName().toString().equals(FlushGroupRecord.FILE) && !failed.get()) {
+                    armed.set(true);
+                }
+            }
+
+            @Override
+            public void syncDirectory(Path d) throws IOException {
+                if (armed.compareAndSet(true, false)) {
+                    failed.set(true);
+                    throw new IOException("injected: directory sync after the commit record's rename");
+                }
+                super.syncDirectory(d);
+            }
+        };
+        AtomicBoolean copied = new AtomicBoolean();
+        try (LsmStore store = LsmStore.open(dir, config().toBuilder().storageIO(io).build())) {
+            writeBatches(store);
+            TestAccess.engine(store).flushGroupHook(s -> {
+                if (s.equals("written") && failed.get() && copied.compareAndSet(false, true)) {
+                    copy(dir, crash);
+                }
+            });
+            store.flush();
+            assertTrue(failed.get(), "the sync never failed");
+            assertTrue(copied.get(), "the group never retried");
+        }
+        assertTrue(Files.exists(crash.resolve(FlushGroupRecord.FILE)), "the failed attempt's record is in the image");
+        try (LsmStore store = LsmStore.open(crash, config())) {
+            for (ColumnFamily cf : List.of(store.defaultColumnFamily(), store.columnFamily("a"), store.columnFamily("b"))) {
+                assertEquals(BATCHES, count(store, cf), "family " + cf.name());
+            }
+        }
+    }
+
     @Test
     void aReaderStagedWhileAGroupIsHalfInstalledSeesItWhole() {
         Path dir = tmp.resolve("store");
