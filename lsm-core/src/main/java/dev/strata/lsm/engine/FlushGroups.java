@@ -277,7 +277,11 @@ final class FlushGroups {
                 mutex.signalBackground();
                 long delay = Math.min(MergeScheduler.MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));
                 if (!mutex.closed()) {
-                    threads.schedule(BackgroundPool.Lane.FLUSH, this::retry, delay);
+                    try {
+                        threads.schedule(BackgroundPool.Lane.FLUSH, this::retry, delay);
+                    } catch (java.util.concurrent.RejectedExecutionException rejected) {
+                        // closing: the close flushes what is left
+                    }
                 }
             } finally {
                 mutex.unlock();
