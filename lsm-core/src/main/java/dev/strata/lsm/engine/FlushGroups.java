@@ -275,14 +275,7 @@ final class FlushGroups {
                 failures++;
                 runningGroup = null;
                 mutex.signalBackground();
-                long delay = Math.min(MergeScheduler.MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));
-                if (!mutex.closed()) {
-                    try {
-                        threads.schedule(BackgroundPool.Lane.FLUSH, this::retry, delay);
-                    } catch (java.util.concurrent.RejectedExecutionException rejected) {
-                        // closing: the close flushes what is left
-                    }
-                }
+                FlushLane.scheduleRetry(threads, mutex, this::retry, failures);
             } finally {
                 mutex.unlock();
             }

@@ -141,14 +141,7 @@ final class FlushLane {
                 failures++;
                 running = false;
                 mutex.signalBackground();
-                long delay = Math.min(MergeScheduler.MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));
-                if (!mutex.closed()) {
-                    try {
-                        lane.schedule(BackgroundPool.Lane.FLUSH, this::retry, delay);
-                    } catch (java.util.concurrent.RejectedExecutionException rejected) {
-                        // closing
-                    }
-                }
+                scheduleRetry(lane, mutex, this::retry, failures);
             } finally {
                 mutex.unlock();
             }
@@ -170,6 +163,23 @@ final class FlushLane {
             mutex.unlock();
         }
         obsolete.deleteObsoleteWal();
+    }
+
+    /**
+     * Schedules {@code retry} of a failed flush on {@code threads}' flush lane after a backoff
+     * that doubles with {@code failures} (10 ms up to {@link MergeScheduler#MAX_RETRY_DELAY_MS}),
+     * unless the store is closing (its close flushes what is left). Mutex held. Shared by this
+     * lane and the store's flush groups ({@link FlushGroups}).
+     */
+    static void scheduleRetry(BackgroundThreads threads, EngineMutex mutex, Runnable retry, int failures) {
+        long delay = Math.min(MergeScheduler.MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));
+        if (!mutex.closed()) {
+            try {
+                threads.schedule(BackgroundPool.Lane.FLUSH, retry, delay);
+            } catch (java.util.concurrent.RejectedExecutionException rejected) {
+                // closing
+            }
+        }
     }
 
     private void retry() {
