@@ -106,4 +106,40 @@ class FailedWalAppendAcrossFamiliesTest {
             assertArrayEquals(bytes("old"), store.get(b, bytes("kb")), "family b: the failed batch is torn");
         }
     }
+
+    /**
+     * A cross-family batch that failed while it was being inserted into the memtables, after
+     * the WAL took it whole: family a's memtable holds its part, b's nothing. A flush of a
+     * leaves the part out (it is above the visible sequence number) and must not record a's
+     * tables as holding it, or a reopen skips it in a and replays it in b: torn. The WAL
+     * record comes back whole (or not at all).
+     */
+    @org.junit.jupiter.api.Test
+    void aBatchHalfInsertedWhenItFailedComesBackWholeAfterOneFamilyFlushed() throws IOException {
+        Path dir = tmp.resolve("store");
+        Path crash = tmp.resolve("crash");
+        try (LsmStore store = LsmStore.open(dir, config(WalSyncMode.SYNC, null))) {
+            ColumnFamily a = store.columnFamily("a");
+            ColumnFamily b = store.columnFamily("b");
+            store.write(new WriteBatch().put(a, bytes("ka"), bytes("old")).put(b, bytes("kb"), bytes("old")));
+            store.flush();
+            AtomicInteger inserts = new AtomicInteger();
+            dev.strata.lsm.TestAccess.engine(store).memtableInsertHook(() -> {
+                if (inserts.incrementAndGet() == 2) {
+                    throw new IllegalStateException("injected: the second insert fails");
+                }
+            });
+            WriteBatch batch = new WriteBatch().put(a, bytes("ka"), bytes("batch")).put(b, bytes("kb"), bytes("batch"));
+            assertThrows(StoreException.class, () -> store.write(batch));
+            dev.strata.lsm.TestAccess.engine(store).memtableInsertHook(null);
+            store.flushColumnFamily(a);
+            CrashImages.copy(dir, crash);
+        }
+        try (LsmStore store = LsmStore.open(crash, config(WalSyncMode.SYNC, null))) {
+            byte[] va = store.get(store.columnFamily("a"), bytes("ka"));
+            byte[] vb = store.get(store.columnFamily("b"), bytes("kb"));
+            assertArrayEquals(bytes("batch"), va, "family a: the WAL holds the batch whole");
+            assertArrayEquals(bytes("batch"), vb, "family b");
+        }
+    }
 }
