@@ -17,6 +17,12 @@ import java.util.List;
  * first + i. An operation of a column family other than the default one has bit 7 of its type
  * set ({@link #FAMILY_FLAG}) and a varint family id right after the type byte; default-family
  * operations are written exactly as before families existed, so old segments replay unchanged.
+ *
+ * <p>A <em>void record</em> ({@link #encodeVoid}) has a negative operation count {@code -n} and no
+ * operations: the write group of sequence numbers {@code first .. first + n - 1} failed while
+ * its WAL append was under way, so an earlier segment may hold its record whole or in part.
+ * Recovery skips that record in every family ({@link #voided}), so a failed cross-family batch
+ * is not replayed into the families that had not flushed past it while those that had lack it.
  */
 final class BatchCodec {
     /** Bit 7 of an operation's type byte: a varint column family id follows the type. */
@@ -81,6 +87,43 @@ final class BatchCodec {
      * Encodes {@code batches} into {@code out}, which holds at least
      * {@link #maxEncodedSize} bytes, and returns the encoded length.
      */
+    /** A void record: the write group of sequence numbers {@code first .. first + count - 1} failed (see above). */
+    static byte[] encodeVoid(long first, int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a void record covers at least one sequence number, got " + count);
+        }
+        byte[] out = new byte[12];
+        putInt(out, putLong(out, 0, first), -count);
+        return out;
+    }
+
+    /**
+     * The sequence numbers a void record covers as {first, count}, or null when {@code rec} is
+     * a batch record.
+     *
+     * @throws CorruptionException if the record is too short for its header
+     */
+    static long[] voided(byte[] rec, Path file, long offset) {
+        if (rec.length < 12) {
+            throw new CorruptionException(file, offset, "WAL record at offset " + offset + " of " + file + " has "
+                    + rec.length + " bytes, fewer than a batch header");
+        }
+        int count = getInt(rec, 8);
+        if (count >= 0) {
+            return null;
+        }
+        if (rec.length != 12) {
+            throw new CorruptionException(file, offset, "void WAL record at offset " + offset + " of " + file
+                    + " has " + (rec.length - 12) + " trailing bytes");
+        }
+        return new long[] {getLong(rec, 0), -(long) count};
+    }
+
+    /** A record's first sequence number (its header checked by {@link #voided} first). */
+    static long firstSequence(byte[] rec) {
+        return getLong(rec, 0);
+    }
+
     static int encode(List<WriteBatch> batches, long firstSeq, int count, byte[] out) {
         int p = 0;
         p = putLong(out, p, firstSeq);

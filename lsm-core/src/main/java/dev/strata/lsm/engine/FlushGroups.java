@@ -214,7 +214,7 @@ final class FlushGroups {
                         p.written = true;
                     }
                     if (p.table != null) {
-                        entries.add(new FlushGroupRecord.Entry(p.tree.id, p.nextSegment, p.memtable.maxSeqno(),
+                        entries.add(new FlushGroupRecord.Entry(p.tree.id, p.nextSegment, Math.min(p.memtable.maxSeqno(), visible),
                                 p.table.meta()));
                     }
                 }
@@ -231,10 +231,13 @@ final class FlushGroups {
                     continue;
                 }
                 p.tree.versions.ensureIntactTail(); // a retry after a torn append: the edit goes to an intact manifest
+                // Not above the visible sequence number: the part of a group that failed while
+                // it was being inserted is left out of the table (see FlushLane).
+                long last = Math.min(p.memtable.maxSeqno(), visible);
                 if (p.table == null) {
-                    p.tree.flushJob.installNothing(p.nextSegment, p.memtable.maxSeqno());
+                    p.tree.flushJob.installNothing(p.nextSegment, last);
                 } else {
-                    p.tree.flushJob.install(p.table, p.nextSegment, p.memtable.maxSeqno(), false);
+                    p.tree.flushJob.install(p.table, p.nextSegment, last, false);
                     p.tree.obsolete.settled(p.table.meta().fileNumber());
                     p.tree.counters.flushes.incrementAndGet();
                 }

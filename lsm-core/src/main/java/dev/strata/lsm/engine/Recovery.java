@@ -72,14 +72,38 @@ final class Recovery {
                 return durable.get(family);
             }
         };
+        List<Path> segments = new java.util.ArrayList<>();
         for (Path segment : WalSegments.list(io, dir)) {
-            long n = WalSegments.parseNumber(segment).orElse(-1);
-            if (n < logNumber) {
-                continue;
+            if (WalSegments.parseNumber(segment).orElse(-1) >= logNumber) {
+                segments.add(segment);
             }
+        }
+        // First the void records (BatchCodec#encodeVoid): groups whose WAL append failed, which
+        // an earlier segment may still hold; no family replays them.
+        java.util.TreeMap<Long, Long> voids = new java.util.TreeMap<>();
+        for (Path segment : segments) {
+            WalRecovery.recover(io, segment, rec -> {
+                long[] v = BatchCodec.voided(rec.payload(), segment, rec.offset());
+                if (v != null) {
+                    voids.put(v[0], v[0] + v[1] - 1);
+                }
+            });
+        }
+        for (Path segment : segments) {
             long[] last = {maxSeq};
-            WalRecovery.recover(io, segment, rec ->
-                    last[0] = Math.max(last[0], BatchCodec.replay(rec.payload(), target, segment, rec.offset())));
+            WalRecovery.recover(io, segment, rec -> {
+                long[] v = BatchCodec.voided(rec.payload(), segment, rec.offset());
+                if (v != null) {
+                    last[0] = Math.max(last[0], v[0] + v[1] - 1);
+                    return;
+                }
+                java.util.Map.Entry<Long, Long> covering = voids.floorEntry(BatchCodec.firstSequence(rec.payload()));
+                if (covering != null && BatchCodec.firstSequence(rec.payload()) <= covering.getValue()) {
+                    last[0] = Math.max(last[0], covering.getValue());
+                    return;
+                }
+                last[0] = Math.max(last[0], BatchCodec.replay(rec.payload(), target, segment, rec.offset()));
+            });
             maxSeq = last[0];
         }
         long newSegment = trees.get(0).versions.newFileNumber();

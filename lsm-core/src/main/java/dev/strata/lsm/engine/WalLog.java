@@ -30,6 +30,8 @@ final class WalLog {
     private long lastSequence;
     private WalWriter wal;
     private boolean walFailed;
+    /** The groups {first, count} whose WAL append failed since the last new segment (see {@link #walFailed}). */
+    private final java.util.List<long[]> voided = new java.util.ArrayList<>();
 
     WalLog(StorageIO io, Path dir, WalSyncMode walMode, VersionSet numbers) {
         this.io = io;
@@ -75,9 +77,45 @@ final class WalLog {
         return wal;
     }
 
-    /** A WAL append failed: the segment may end in a torn record. Mutex held. */
-    void walFailed() {
+    /**
+     * A WAL append of the group of sequence numbers {@code first .. first + count - 1} failed:
+     * the segment may end in its record, torn or whole (a failed sync does not take back what
+     * was written). The next segment starts with a void record for the group, synced before
+     * anything else goes there, so recovery skips the group in every family. Mutex held.
+     */
+    void walFailed(long first, int count) {
         walFailed = true;
+        if (count > 0) {
+            voided.add(new long[] {first, count});
+        }
+    }
+
+    /**
+     * Writes a void record for every failed group into {@code writer} (a new segment) and syncs
+     * it; on failure closes and deletes the new segment and throws, the failures kept for the
+     * next attempt.
+     */
+    private void writeVoids(WalWriter writer) {
+        try {
+            for (long[] v : voided) {
+                writer.append(BatchCodec.encodeVoid(v[0], (int) v[1]));
+            }
+            writer.sync();
+        } catch (RuntimeException e) {
+            try {
+                writer.close();
+            } catch (RuntimeException ignored) {
+                // it failed already
+            }
+            try {
+                io.delete(writer.path());
+            } catch (java.io.IOException | RuntimeException ignored) {
+                // a segment with a torn tail replays up to its tail; one without records replays nothing
+            }
+            throw new dev.strata.lsm.StoreException("cannot start a new WAL segment in " + dir
+                    + " after a failed write: writing its void record failed: " + e, e);
+        }
+        voided.clear();
     }
 
     /** After {@link #walFailed}: continue in a new segment; the memtables keep what they have. Mutex held. */
@@ -87,6 +125,7 @@ final class WalLog {
         }
         long next = numbers.newFileNumber();
         WalWriter writer = WalWriter.create(io, dir, next, walMode);
+        writeVoids(writer);
         close();
         wal = writer;
         segment = next;
@@ -98,6 +137,9 @@ final class WalLog {
         long next = numbers.newFileNumber();
         if (walMode != WalSyncMode.NONE) {
             WalWriter writer = WalWriter.create(io, dir, next, walMode);
+            if (walFailed) {
+                writeVoids(writer);
+            }
             close();
             wal = writer;
             walFailed = false;

@@ -337,7 +337,7 @@ final class WriteQueue {
         if (!logged) {
             if (log != null) {
                 // The segment may end in a torn record: switch to a fresh one before the next write.
-                this.log.walFailed();
+                this.log.walFailed(first, count);
             }
         } else {
             // The memtable holds part of the group, invisible above the visible sequence number,

@@ -199,11 +199,17 @@ public final class VersionSet {
                 unreferenced.add(p.getFileName().toString());
             }
         }
-        if (!unreferenced.isEmpty() && !io.exists(WalSegments.path(walDir, logNumber))) {
+        // A table the store's atomic-flush commit record names for this tree is held by that
+        // record: recovery installs it (Recovery#finishFlushGroup), whatever became of the
+        // install edit; with WAL mode none there is no WAL segment to vouch for it.
+        Set<String> grouped = flushGroupTables();
+        List<String> unvouched = new ArrayList<>(unreferenced);
+        unvouched.removeAll(grouped);
+        if (!unvouched.isEmpty() && !io.exists(WalSegments.path(walDir, logNumber))) {
             throw new CorruptionException(manifestPath, log.validEnd(), "manifest " + manifestPath
                     + " is damaged at offset " + log.validEnd() + " (" + log.damage() + "), and table files it does not"
-                    + " reference exist (" + String.join(", ", unreferenced.subList(0, Math.min(8, unreferenced.size())))
-                    + (unreferenced.size() > 8 ? ", ... " + unreferenced.size() + " in all" : "")
+                    + " reference exist (" + String.join(", ", unvouched.subList(0, Math.min(8, unvouched.size())))
+                    + (unvouched.size() > 8 ? ", ... " + unvouched.size() + " in all" : "")
                     + ") while the WAL segment its intact edits replay from (" + WalSegments.fileName(logNumber)
                     + ") is gone: the damaged record was acknowledged, so opening would lose data. Nothing was deleted;"
                     + " rebuild the manifest from the tables with `strata-bench repair " + dir + "`"
@@ -214,6 +220,22 @@ public final class VersionSet {
                 : " (tables it does not reference, " + unreferenced + ", hold data the WAL from segment "
                 + WalSegments.fileName(logNumber) + " or referenced tables still hold)")
                 + "; it is dropped (" + log.damage() + ")");
+    }
+
+    /** The file names of this tree's tables in the store's atomic-flush commit record (none: no record). */
+    private Set<String> flushGroupTables() throws IOException {
+        FlushGroupRecord record = FlushGroupRecord.read(io, walDir);
+        Set<String> out = new HashSet<>();
+        if (record == null) {
+            return out;
+        }
+        for (FlushGroupRecord.Entry e : record.entries()) {
+            Path treeDir = e.familyId() == 0 ? walDir : FamilyCatalog.familyDirectory(walDir, e.familyId());
+            if (treeDir.toAbsolutePath().normalize().equals(dir.toAbsolutePath().normalize())) {
+                out.add(TableFiles.fileName(e.table().fileNumber()));
+            }
+        }
+        return out;
     }
 
     private Component openReferenced(Path manifestPath, ComponentMeta m, long describedAt) throws IOException {

@@ -209,4 +209,44 @@ class FlushGroupCrashTest {
             assertThrows(IllegalStateException.class, () -> TestAccess.engine(store).flushGroupHook(s -> { }));
         }
     }
+
+    /**
+     * The group committed, then family a's install edit tore (its manifest ends in a damaged
+     * record) and the process died: a's table is on disk, named by the commit record but by no
+     * intact manifest edit, and WAL mode none has no WAL segment to vouch for it. The open must
+     * not take the table as evidence of an acknowledged edit it would lose: the commit record
+     * holds it, and recovery installs it (torture, WAL mode none, found it).
+     */
+    @Test
+    void aTornInstallEditOfACommittedGroupIsFinishedByTheOpen() throws IOException {
+        Path dir = tmp.resolve("store");
+        Path crash = tmp.resolve("crash");
+        AtomicBoolean copied = new AtomicBoolean();
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            writeBatches(store);
+            TestAccess.engine(store).flushGroupHook(s -> {
+                if (s.equals("committed") && copied.compareAndSet(false, true)) {
+                    copy(dir, crash);
+                }
+            });
+            store.flush();
+            assertTrue(copied.get());
+        }
+        int a;
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            a = store.columnFamily("a").id();
+        }
+        Path familyDir = dev.strata.lsm.version.FamilyCatalog.familyDirectory(crash, a);
+        Path manifest = dev.strata.lsm.version.Manifest.readCurrent(new dev.strata.lsm.io.FileChannelStorageIO(),
+                familyDir);
+        byte[] torn = new byte[48];
+        java.util.Arrays.fill(torn, (byte) 0x5a);
+        Files.write(manifest, torn, java.nio.file.StandardOpenOption.APPEND);
+        try (LsmStore store = LsmStore.open(crash, config())) {
+            for (ColumnFamily cf : List.of(store.defaultColumnFamily(), store.columnFamily("a"),
+                    store.columnFamily("b"))) {
+                assertEquals(BATCHES, count(store, cf), "family " + cf.name());
+            }
+        }
+    }
 }
