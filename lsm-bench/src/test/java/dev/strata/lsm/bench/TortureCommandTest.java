@@ -92,11 +92,11 @@ class TortureCommandTest {
         TortureCommand command = new TortureCommand();
         AtomicInteger removed = new AtomicInteger();
         command.beforeVerify = (storeDir, state, epoch) -> {
-            if (removed.get() > 0) {
-                return;
-            }
-            // Remove every table: one file alone may be an obsolete input a killed merge left behind,
-            // which open rightly deletes; with all of them gone, a live table is certainly missing.
+            // Remove every table, before every verification until a reopen fails (which ends the
+            // run): one file alone may be an obsolete input a killed merge left behind, which open
+            // rightly deletes, and an epoch whose data is all in the WAL may leave only such files
+            // (the reopen then rightly succeeds: that is why this repeats); once a live table is
+            // gone the open must fail.
             java.util.List<Path> tables;
             // In every column family's directory too (families/<id>/).
             try (var files = Files.walk(storeDir)) {
@@ -115,7 +115,7 @@ class TortureCommandTest {
         int code = execute(command, "--minutes", "5", "--kill-interval", "2", "--keys", "500", "--seed", "5",
                 "--faults", "off", "--wal-mode", "async", "--dir", tmp.resolve("run").toString(), "--no-progress");
         String out = streams.out();
-        assertEquals(1, removed.get(), "no table to remove: " + out);
+        assertTrue(removed.get() >= 1, "no table to remove: " + out);
         assertEquals(1, code, out);
         assertTrue(figure(out, "unexpected open failures (\\d+)") >= 1, out);
     }
