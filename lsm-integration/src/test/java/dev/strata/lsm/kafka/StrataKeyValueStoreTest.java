@@ -148,7 +148,8 @@ class StrataKeyValueStoreTest {
      */
     @Test
     void rangesBothWaysMatchAModelAcrossCommitsAndTables() throws IOException {
-        StoreConfig small = StoreConfig.builder().memtableBytes(8 << 10).backgroundThreads(1).build();
+        StoreConfig small = StoreConfig.builder().memtableBytes(8 << 10).backgroundThreads(1)
+                .mergePolicy("no-merge").build(); // no merge joins the tables the ranges must span
         StrataKeyValueStore store = (StrataKeyValueStore) StrataStores.persistentKeyValueStore("counts", small).get();
         store.init(new TestStoreContext(stateDir.toFile(), 0, false), store);
         opened.add(store);
