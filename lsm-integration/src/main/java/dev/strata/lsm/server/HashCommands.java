@@ -1,5 +1,6 @@
 package dev.strata.lsm.server;
 
+import dev.strata.lsm.ColumnFamily;
 import dev.strata.lsm.Cursor;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.Snapshot;
@@ -41,14 +42,22 @@ final class HashCommands {
     private final LongSupplier clock;
     private final int maxValueBytes;
     private final HashSweeper sweeper;
+    /** The column family holding every hash's fields ({@link NodeKeys#HASH_FIELD_FAMILY}). */
+    private final ColumnFamily fields;
 
     HashCommands(LsmStore store, KeyLocks locks, ScanCursors cursors, LongSupplier clock, int maxValueBytes) {
-        this.sweeper = new HashSweeper(store, locks, clock);
+        this.fields = NodeKeys.hashFields(store);
+        this.sweeper = new HashSweeper(store, fields, locks, clock);
         this.store = store;
         this.locks = locks;
         this.cursors = cursors;
         this.clock = clock;
         this.maxValueBytes = maxValueBytes;
+    }
+
+    /** The column family of the hash fields. */
+    ColumnFamily fields() {
+        return fields;
     }
 
     /** The sweeper of the fields hashes leave behind. */
@@ -96,7 +105,7 @@ final class HashCommands {
      */
     private long newVersion(byte[] key) {
         byte[] prefix = NodeKeys.hashKeyPrefix(key);
-        try (Cursor c = store.scan(prefix, RespCommands.prefixEnd(prefix))) {
+        try (Cursor c = store.scan(fields, prefix, RespCommands.prefixEnd(prefix))) {
             return c.seekToLast() ? NodeKeys.hashVersion(c.key(), key) + 1 : 1;
         }
     }
@@ -132,7 +141,7 @@ final class HashCommands {
             for (ByteBuffer f : values.keySet()) {
                 fieldKeys[i++] = NodeKeys.hashField(prefix, f.array());
             }
-            byte[][] present = meta.fields() == 0 ? new byte[fieldKeys.length][] : store.getAll(fieldKeys);
+            byte[][] present = meta.fields() == 0 ? new byte[fieldKeys.length][] : store.getAll(fields, fieldKeys);
             long added = 0;
             WriteBatch batch = new WriteBatch();
             i = 0;
@@ -142,7 +151,7 @@ final class HashCommands {
                 } else if (onlyNew) {
                     return ZERO;
                 }
-                batch.put(fieldKeys[i], value);
+                batch.put(fields, fieldKeys[i], value);
                 i++;
             }
             batch.put(NodeKeys.stored(key), meta.withFields(meta.fields() + added).encode());
@@ -167,7 +176,7 @@ final class HashCommands {
         if (meta == null) {
             return NIL;
         }
-        byte[] v = store.get(NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field));
+        byte[] v = store.get(fields, NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field));
         return v == null ? NIL : RespCommands.bulk(fieldValue(v));
     }
 
@@ -177,13 +186,13 @@ final class HashCommands {
                 ? new IntegerRedisMessage(b.content().readableBytes()) : ZERO;
     }
 
-    private RedisMessage mget(byte[] key, List<byte[]> fields) {
-        List<RedisMessage> out = new ArrayList<>(fields.size());
+    private RedisMessage mget(byte[] key, List<byte[]> names) {
+        List<RedisMessage> out = new ArrayList<>(names.size());
         try (Snapshot s = store.snapshot()) {
             HashMeta meta = HashMeta.decode(s.get(NodeKeys.stored(key)), clock.getAsLong());
             byte[] prefix = meta == null ? null : NodeKeys.hashPrefix(key, meta.version());
-            for (byte[] f : fields) {
-                byte[] v = prefix == null ? null : s.get(NodeKeys.hashField(prefix, f));
+            for (byte[] f : names) {
+                byte[] v = prefix == null ? null : s.get(fields, NodeKeys.hashField(prefix, f));
                 out.add(v == null ? NIL : RespCommands.bulk(fieldValue(v)));
             }
         }
@@ -191,7 +200,7 @@ final class HashCommands {
     }
 
     /** HDEL: the number of fields removed; the hash is deleted with its last field. */
-    private RedisMessage del(byte[] key, List<byte[]> fields) {
+    private RedisMessage del(byte[] key, List<byte[]> names) {
         try (KeyLocks.Held ignored = locks.lock(key)) {
             HashMeta meta = meta(key);
             if (meta == null) {
@@ -199,17 +208,17 @@ final class HashCommands {
             }
             byte[] prefix = NodeKeys.hashPrefix(key, meta.version());
             Map<ByteBuffer, byte[]> distinct = new LinkedHashMap<>();
-            for (byte[] f : fields) {
+            for (byte[] f : names) {
                 distinct.put(ByteBuffer.wrap(f), NodeKeys.hashField(prefix, f));
             }
             byte[][] fieldKeys = distinct.values().toArray(new byte[0][]);
-            byte[][] present = store.getAll(fieldKeys);
+            byte[][] present = store.getAll(fields, fieldKeys);
             long removed = 0;
             WriteBatch batch = new WriteBatch();
             for (int i = 0; i < fieldKeys.length; i++) {
                 if (present[i] != null) {
                     removed++;
-                    batch.delete(fieldKeys[i]);
+                    batch.delete(fields, fieldKeys[i]);
                 }
             }
             if (removed == 0) {
@@ -235,7 +244,7 @@ final class HashCommands {
                 return new ArrayRedisMessage(out);
             }
             byte[] prefix = NodeKeys.hashPrefix(key, meta.version());
-            try (Cursor c = s.scan(prefix, RespCommands.prefixEnd(prefix))) {
+            try (Cursor c = s.scan(fields, prefix, RespCommands.prefixEnd(prefix))) {
                 while (c.next()) {
                     if (names) {
                         byte[] k = c.key();
@@ -267,10 +276,10 @@ final class HashCommands {
                 meta = new HashMeta(StoredValue.NEVER, newVersion(key), 0);
             }
             byte[] fieldKey = NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field);
-            byte[] old = meta.fields() == 0 ? null : store.get(fieldKey);
+            byte[] old = meta.fields() == 0 ? null : store.get(fields, fieldKey);
             long next = RespCommands.increment(fieldValue(old), by, HASH_NOT_INTEGER);
             WriteBatch batch = new WriteBatch()
-                    .put(fieldKey, storedField(Long.toString(next).getBytes(StandardCharsets.US_ASCII)));
+                    .put(fields, fieldKey, storedField(Long.toString(next).getBytes(StandardCharsets.US_ASCII)));
             if (old == null) {
                 batch.put(NodeKeys.stored(key), meta.withFields(meta.fields() + 1).encode());
             }
@@ -345,7 +354,7 @@ final class HashCommands {
                 }
                 byte[] literalEnd = literal.length == 0 ? null : RespCommands.prefixEnd(literal);
                 byte[] to = literalEnd == null ? RespCommands.prefixEnd(prefix) : NodeKeys.hashField(prefix, literalEnd);
-                try (Cursor c = s.scan(from, to)) {
+                try (Cursor c = s.scan(fields, from, to)) {
                     int examined = 0;
                     while (c.next()) {
                         byte[] k = c.key();
@@ -381,15 +390,15 @@ final class HashCommands {
         byte[] oldPrefix = NodeKeys.hashPrefix(from, meta.version());
         long version = newVersion(to);
         byte[] newPrefix = NodeKeys.hashPrefix(to, version);
-        long fields = 0;
-        try (Cursor c = store.scan(oldPrefix, RespCommands.prefixEnd(oldPrefix))) {
+        long count = 0;
+        try (Cursor c = store.scan(fields, oldPrefix, RespCommands.prefixEnd(oldPrefix))) {
             while (c.next()) {
                 byte[] k = c.key();
-                batch.delete(k);
-                batch.put(NodeKeys.hashField(newPrefix, Arrays.copyOfRange(k, oldPrefix.length, k.length)), c.value());
-                fields++;
+                batch.delete(fields, k);
+                batch.put(fields, NodeKeys.hashField(newPrefix, Arrays.copyOfRange(k, oldPrefix.length, k.length)), c.value());
+                count++;
             }
         }
-        batch.put(NodeKeys.stored(to), new HashMeta(meta.expireAtMillis(), version, fields).encode());
+        batch.put(NodeKeys.stored(to), new HashMeta(meta.expireAtMillis(), version, count).encode());
     }
 }

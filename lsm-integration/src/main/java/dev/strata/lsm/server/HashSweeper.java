@@ -1,5 +1,6 @@
 package dev.strata.lsm.server;
 
+import dev.strata.lsm.ColumnFamily;
 import dev.strata.lsm.Cursor;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.WriteBatch;
@@ -39,6 +40,7 @@ final class HashSweeper {
     static final int IDLE_MINUTES = 10;
 
     private final LsmStore store;
+    private final ColumnFamily fields;
     private final KeyLocks locks;
     private final LongSupplier clock;
     /** Where the next slice starts (exclusive), or null at the start of the range. */
@@ -48,8 +50,9 @@ final class HashSweeper {
     private long idleUntilNanos = System.nanoTime();
     private long deletedThisPass;
 
-    HashSweeper(LsmStore store, KeyLocks locks, LongSupplier clock) {
+    HashSweeper(LsmStore store, ColumnFamily fields, KeyLocks locks, LongSupplier clock) {
         this.store = store;
+        this.fields = fields;
         this.locks = locks;
         this.clock = clock;
     }
@@ -71,7 +74,7 @@ final class HashSweeper {
         long liveVersion = -1;
         List<byte[]> garbage = new ArrayList<>();
         boolean wrapped = true;
-        try (Cursor c = store.scan(from, FIELDS_END)) {
+        try (Cursor c = store.scan(fields, from, FIELDS_END)) {
             while (c.next()) {
                 if (examined >= budget) {
                     wrapped = false;
@@ -165,7 +168,7 @@ final class HashSweeper {
             WriteBatch batch = new WriteBatch();
             for (byte[] k : garbage) {
                 if (NodeKeys.hashVersion(k, key) != live) {
-                    batch.delete(k);
+                    batch.delete(fields, k);
                     n++;
                 }
             }

@@ -1,7 +1,10 @@
 package dev.strata.lsm.server;
 
+import dev.strata.lsm.ColumnFamily;
 import dev.strata.lsm.Cursor;
+import dev.strata.lsm.FamilyOptions;
 import dev.strata.lsm.LsmStore;
+import dev.strata.lsm.WriteBatch;
 
 import java.util.Arrays;
 
@@ -13,7 +16,8 @@ import java.util.Arrays;
  *   client key k, k[0] != 0xFF     stored as k
  *   client key k, k[0] == 0xFF     stored as 0xFF 0xFF k[1..]    (escaped: one byte longer)
  *   0xFF 0x00 name                 the node's own records (the key-format marker)
- *   0xFF 'h' len(4, BE) key version(8, BE) field   one field of a hash ({@link HashMeta})
+ *   0xFF 'h' len(4, BE) key version(8, BE) field   one field of a hash ({@link HashMeta}),
+ *                                  in column family {@link #HASH_FIELD_FAMILY} (format 3)
  * </pre>
  *
  * Escaping keeps the order of client keys (every escaped key sorts after every unescaped
@@ -31,8 +35,19 @@ final class NodeKeys {
     static final byte[] HASH_FIELDS = {ESCAPE, 'h'};
     /** The node's key-format marker; its value is {@link #FORMAT}. */
     static final byte[] FORMAT_MARKER = {ESCAPE, 0, 'n', 'o', 'd', 'e', '-', 'k', 'e', 'y', 's'};
-    /** The key format: 1 is client keys stored as they were; 2 adds the escaping and the node's range. */
-    static final byte FORMAT = 2;
+    /**
+     * The key format: 1 is client keys stored as they were; 2 adds the escaping and the node's
+     * range, with hash fields in it; 3 moves the hash fields into column family
+     * {@link #HASH_FIELD_FAMILY} (same keys), so the default family holds one record per client
+     * key (and the marker), and its key count is the node's key count.
+     */
+    static final byte FORMAT = 3;
+    /** Format 2: hash fields in the default family, in the node's range. */
+    static final byte FORMAT_FIELDS_IN_DEFAULT = 2;
+    /** The column family of every hash's fields (from format 3), keys {@code 0xFF 'h' ...} as before. */
+    static final String HASH_FIELD_FAMILY = "node-hash-fields";
+    /** Field records copied per write batch when a format 2 store is brought up to format 3. */
+    private static final int MIGRATION_BATCH = 1024;
 
     private NodeKeys() {
     }
@@ -58,29 +73,71 @@ final class NodeKeys {
 
 
     /**
-     * Checks that {@code store} holds the node's key format, and marks a new store with it. A
-     * store without the marker that holds keys starting with 0xFF was written before the
-     * escaping (format 1): its keys would read as the node's own, so it is refused.
+     * Checks that {@code store} holds the node's key format, brings a store of an older format
+     * up to it, and marks a new store with it; creates the {@link #HASH_FIELD_FAMILY} family
+     * when it is missing. A store without the marker that holds keys starting with 0xFF was
+     * written before the escaping (format 1): its keys would read as the node's own, so it is
+     * refused. A format 2 store holds its hash fields in the default family, in the node's
+     * range: they are copied into the family (idempotent puts, then a flush of the family), and
+     * one write batch deletes them from the default family by range and writes the marker, so
+     * a crash at any point leaves either format 2 (the copy is done again at the next start)
+     * or format 3.
      *
      * @throws IllegalStateException naming the problem when the store cannot be served
      */
     static void checkFormat(LsmStore store) {
         byte[] marker = store.get(FORMAT_MARKER);
+        int format = 0;
         if (marker != null) {
-            if (marker.length != 2 || marker[0] != StoredValue.PLAIN || marker[1] != FORMAT) {
+            if (marker.length != 2 || marker[0] != StoredValue.PLAIN
+                    || (marker[1] != FORMAT && marker[1] != FORMAT_FIELDS_IN_DEFAULT)) {
                 throw new IllegalStateException("the store's node key format is "
                         + (marker.length == 2 ? String.valueOf(marker[1]) : "unreadable")
-                        + "; this node reads format " + FORMAT);
+                        + "; this node reads formats " + FORMAT_FIELDS_IN_DEFAULT + " and " + FORMAT);
             }
+            format = marker[1];
+        } else {
+            try (Cursor c = store.scan(INTERNAL_FROM, null)) {
+                if (c.next()) {
+                    throw new IllegalStateException("the store holds keys starting with byte 0xFF written by a node "
+                            + "before key format " + FORMAT_FIELDS_IN_DEFAULT
+                            + " (which escapes such keys); it cannot be served as it is");
+                }
+            }
+        }
+        ColumnFamily fields = store.listColumnFamilies().stream()
+                .filter(f -> f.name().equals(HASH_FIELD_FAMILY)).findFirst()
+                .orElseGet(() -> store.createColumnFamily(HASH_FIELD_FAMILY, FamilyOptions.defaults()));
+        if (format == FORMAT) {
             return;
         }
-        try (Cursor c = store.scan(INTERNAL_FROM, null)) {
-            if (c.next()) {
-                throw new IllegalStateException("the store holds keys starting with byte 0xFF written by a node "
-                        + "before key format " + FORMAT + " (which escapes such keys); it cannot be served as it is");
+        WriteBatch last = new WriteBatch();
+        if (format == FORMAT_FIELDS_IN_DEFAULT) {
+            byte[] end = RespCommands.prefixEnd(HASH_FIELDS);
+            try (Cursor c = store.scan(HASH_FIELDS, end)) {
+                WriteBatch copy = new WriteBatch();
+                int n = 0;
+                while (c.next()) {
+                    copy.put(fields, c.key(), c.value());
+                    if (++n % MIGRATION_BATCH == 0) {
+                        store.write(copy);
+                        copy = new WriteBatch();
+                    }
+                }
+                if (!copy.isEmpty()) {
+                    store.write(copy);
+                }
             }
+            store.flushColumnFamily(fields);
+            last.deleteRange(HASH_FIELDS, end);
         }
-        store.put(FORMAT_MARKER, new byte[] {StoredValue.PLAIN, FORMAT});
+        last.put(FORMAT_MARKER, new byte[] {StoredValue.PLAIN, FORMAT});
+        store.write(last);
+    }
+
+    /** The handle of the family holding hash fields in a store {@link #checkFormat} accepted. */
+    static ColumnFamily hashFields(LsmStore store) {
+        return store.columnFamily(HASH_FIELD_FAMILY);
     }
 
     /** The prefix of every field of version {@code version} of hash {@code key}. */

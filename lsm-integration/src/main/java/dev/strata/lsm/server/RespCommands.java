@@ -245,7 +245,7 @@ final class RespCommands {
             return dev.strata.lsm.MemoryRead.NOT_IN_MEMORY;
         }
         HashMeta meta = HashMeta.decode(m.value(), now);
-        return store.getFromMemory(NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field));
+        return store.getFromMemory(hashes.fields(), NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field));
     }
 
     /** The node's clock, epoch milliseconds. */
@@ -579,9 +579,10 @@ final class RespCommands {
     /**
      * DBSIZE: an estimate, not a count, unless the store holds fewer than
      * {@value #DBSIZE_SAMPLE} keys (then they are counted): the store's
-     * {@link dev.strata.lsm.LsmStore#estimateKeyCount()}, from memtable key counts and table
-     * entry counts. Expired keys not yet dropped count; it errs high while overwritten versions
-     * of a key sit in components not yet merged.
+     * {@link dev.strata.lsm.LsmStore#estimateKeyCount()} of the default family, from memtable
+     * key counts and table entry counts, less the node's marker record (hash fields live in
+     * their own family, so a hash counts once). Expired keys not yet dropped count; it errs
+     * high while overwritten versions of a key sit in components not yet merged.
      */
     long approximateKeyCount() {
         long counted = 0;
@@ -593,7 +594,7 @@ final class RespCommands {
         if (counted < DBSIZE_SAMPLE) {
             return counted;
         }
-        return Math.max(counted, store.estimateKeyCount());
+        return Math.max(counted, store.estimateKeyCount() - 1);
     }
 
     private RedisMessage config(List<byte[]> args) {

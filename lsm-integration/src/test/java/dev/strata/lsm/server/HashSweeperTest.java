@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class HashSweeperTest {
     private static long fieldRecords(TestNode node) {
         long n = 0;
-        try (Cursor c = node.server.store().scan(NodeKeys.HASH_FIELDS, RespCommands.prefixEnd(NodeKeys.HASH_FIELDS))) {
+        try (Cursor c = node.server.store().scan(NodeKeys.hashFields(node.server.store()), NodeKeys.HASH_FIELDS,
+                RespCommands.prefixEnd(NodeKeys.HASH_FIELDS))) {
             while (c.next()) {
                 n++;
             }

@@ -88,4 +88,67 @@ class NodeKeysTest {
             }
         }
     }
+
+    /**
+     * A store a format 2 node wrote (hash fields in the default family, some already copied by
+     * an interrupted move) is brought up to format 3 at start: every field moves into the
+     * fields family, none stays in the default family, the marker says 3, and the hashes read
+     * whole through the node.
+     */
+    @Test
+    void aFormatTwoStoreHasItsFieldsMovedIntoTheirFamily(@TempDir Path dir) {
+        int fields = 2_500;
+        try (LsmStore store = LsmStore.open(dir, RespServer.storeConfig(StoreConfig.builder().build()))) {
+            store.put(NodeKeys.FORMAT_MARKER, new byte[] {0, 2});
+            store.put(NodeKeys.stored("s".getBytes()), new StoredValue("plain".getBytes(), StoredValue.NEVER).encode());
+            store.put(NodeKeys.stored("h".getBytes()), new HashMeta(StoredValue.NEVER, 3, fields).encode());
+            byte[] prefix = NodeKeys.hashPrefix("h".getBytes(), 3);
+            dev.strata.lsm.ColumnFamily interrupted = store.createColumnFamily(NodeKeys.HASH_FIELD_FAMILY,
+                    dev.strata.lsm.FamilyOptions.defaults());
+            for (int i = 0; i < fields; i++) {
+                byte[] k = NodeKeys.hashField(prefix, ("f" + i).getBytes());
+                byte[] v = new StoredValue(("v" + i).getBytes(), StoredValue.NEVER).encode();
+                store.put(k, v);
+                if (i % 3 == 0) {
+                    store.put(interrupted, k, v);
+                }
+            }
+        }
+        try (TestNode node = new TestNode(dir); redis.clients.jedis.Jedis j = new redis.clients.jedis.Jedis("127.0.0.1", node.port())) {
+            java.util.Map<String, String> all = j.hgetAll("h");
+            assertEquals(fields, all.size());
+            for (int i = 0; i < fields; i++) {
+                assertEquals("v" + i, all.get("f" + i));
+            }
+            assertEquals("plain", j.get("s"));
+            LsmStore store = node.server.store();
+            assertArrayEquals(new byte[] {0, NodeKeys.FORMAT}, store.get(NodeKeys.FORMAT_MARKER));
+            try (dev.strata.lsm.Cursor c = store.scan(NodeKeys.HASH_FIELDS, RespCommands.prefixEnd(NodeKeys.HASH_FIELDS))) {
+                assertEquals(false, c.next(), "a hash field left in the default family");
+            }
+            long moved = 0;
+            try (dev.strata.lsm.Cursor c = store.scan(NodeKeys.hashFields(store), null, null)) {
+                while (c.next()) {
+                    moved++;
+                }
+            }
+            assertEquals(fields, moved);
+            j.hset("h", "new", "x");
+            assertEquals(fields + 1, j.hlen("h"));
+        }
+        try (TestNode node = new TestNode(dir); redis.clients.jedis.Jedis j = new redis.clients.jedis.Jedis("127.0.0.1", node.port())) {
+            assertEquals(fields + 1, j.hgetAll("h").size());
+        }
+    }
+
+    @Test
+    void aStoreOfAnUnknownFormatIsRefusedUnchanged(@TempDir Path dir) {
+        try (LsmStore store = LsmStore.open(dir, RespServer.storeConfig(StoreConfig.builder().build()))) {
+            store.put(NodeKeys.FORMAT_MARKER, new byte[] {0, 9});
+            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    () -> NodeKeys.checkFormat(store));
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("format is 9"), e.getMessage());
+            assertEquals(1, store.listColumnFamilies().size(), "a family was created for a refused store");
+        }
+    }
 }
