@@ -5,11 +5,11 @@ import java.util.Set;
 /** The commands the node implements (upper case). */
 final class CommandNames {
     static final Set<String> KNOWN = Set.of("PING", "ECHO", "GET", "SET", "DEL", "EXISTS", "MGET", "MSET",
-            "INCR", "INCRBY", "DECR", "DECRBY", "SCAN", "DBSIZE", "INFO", "CONFIG", "COMMAND", "CLIENT",
+            "INCR", "INCRBY", "DECR", "DECRBY", "INCRBYFLOAT", "SCAN", "DBSIZE", "INFO", "CONFIG", "COMMAND", "CLIENT",
             "SELECT", "QUIT", "AUTH", "TTL", "PTTL", "UNLINK", "GETDEL", "APPEND", "STRLEN", "SETEX", "EXPIRE",
             "PEXPIRE", "PERSIST", "TYPE", "RENAME", "KEYS", "FLUSHALL", "BGSAVE", "LASTSAVE",
             "HSET", "HSETNX", "HMSET", "HGET", "HMGET", "HDEL", "HGETALL", "HKEYS", "HVALS", "HLEN", "HEXISTS",
-            "HSTRLEN", "HINCRBY", "HSCAN");
+            "HSTRLEN", "HINCRBY", "HINCRBYFLOAT", "HSCAN");
 
     private CommandNames() {
     }

@@ -89,6 +89,8 @@ final class HashCommands {
             case "HEXISTS" -> n == 3 ? (get(args.get(1), args.get(2)) == NIL ? ZERO : ONE) : RespCommands.arity("hexists");
             case "HSTRLEN" -> n == 3 ? strlen(args.get(1), args.get(2)) : RespCommands.arity("hstrlen");
             case "HINCRBY" -> n == 4 ? incrBy(args.get(1), args.get(2), args.get(3)) : RespCommands.arity("hincrby");
+            case "HINCRBYFLOAT" -> n == 4 ? incrByFloat(args.get(1), args.get(2), args.get(3))
+                    : RespCommands.arity("hincrbyfloat");
             case "HSCAN" -> n >= 3 ? scan(args) : RespCommands.arity("hscan");
             default -> null;
         };
@@ -285,6 +287,26 @@ final class HashCommands {
             }
             store.write(batch);
             return new IntegerRedisMessage(next);
+        }
+    }
+
+    /** HINCRBYFLOAT key field by: as HINCRBY, in {@link FloatIncrement}'s arithmetic; the new value as a bulk string. */
+    private RedisMessage incrByFloat(byte[] key, byte[] field, byte[] byText) {
+        try (KeyLocks.Held ignored = locks.lock(key)) {
+            HashMeta meta = meta(key);
+            if (meta == null) {
+                meta = new HashMeta(StoredValue.NEVER, newVersion(key), 0);
+            }
+            byte[] fieldKey = NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field);
+            byte[] old = meta.fields() == 0 ? null : store.get(fields, fieldKey);
+            byte[] next = FloatIncrement.add(fieldValue(old), byText, FloatIncrement.HASH_NOT_FLOAT);
+            WriteBatch batch = new WriteBatch()
+                    .put(fields, fieldKey, storedField(next));
+            if (old == null) {
+                batch.put(NodeKeys.stored(key), meta.withFields(meta.fields() + 1).encode());
+            }
+            store.write(batch);
+            return RespCommands.bulk(next);
         }
     }
 

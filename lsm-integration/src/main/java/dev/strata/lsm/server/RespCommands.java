@@ -117,6 +117,7 @@ final class RespCommands {
                 case "DECR" -> args.size() == 2 ? incrBy(args.get(1), -1) : arity("decr");
                 case "INCRBY" -> args.size() == 3 ? incrBy(args.get(1), args.get(2), false) : arity("incrby");
                 case "DECRBY" -> args.size() == 3 ? incrBy(args.get(1), args.get(2), true) : arity("decrby");
+                case "INCRBYFLOAT" -> args.size() == 3 ? incrByFloat(args.get(1), args.get(2)) : arity("incrbyfloat");
                 case "TTL" -> args.size() == 2 ? ttl(args.get(1), 1000) : arity("ttl");
                 case "PTTL" -> args.size() == 2 ? ttl(args.get(1), 1) : arity("pttl");
                 case "SCAN" -> args.size() >= 2 ? scan(args) : arity("scan");
@@ -451,6 +452,18 @@ final class RespCommands {
             return new ErrorRedisMessage("ERR decrement would overflow");
         }
         return incrBy(key, negate ? -n : n);
+    }
+
+    /** INCRBYFLOAT key by: the new value, as Redis writes it ({@link FloatIncrement}); the TTL is kept. */
+    private RedisMessage incrByFloat(byte[] key, byte[] by) {
+        try (KeyLocks.Held ignored = locks.lock(key)) {
+            long now = clock.getAsLong();
+            StoredValue old = StoredValue.decode(store.get(NodeKeys.stored(key)), now);
+            byte[] next = FloatIncrement.add(old == null ? null : old.payload(), by, FloatIncrement.NOT_FLOAT);
+            long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
+            store.put(NodeKeys.stored(key), stored(next, expireAt));
+            return bulk(next);
+        }
     }
 
     private RedisMessage incrBy(byte[] key, long by) {
