@@ -655,7 +655,9 @@ public final class Engine implements AutoCloseable {
 
     /**
      * For tests: with atomic flush, {@code hook} is told each step of every flush group on the
-     * flush thread ({@code "written"}, {@code "committed"}, {@code "installed NAME"}; null: none).
+     * flush thread ({@code "written"}, {@code "committed"}, {@code "installed NAME"}), and
+     * {@code "checkpoint waits"} on a checkpoint's thread when it waits for a group being
+     * installed; null: none.
      *
      * @throws IllegalStateException if the store does not flush atomically
      */
@@ -1034,6 +1036,8 @@ public final class Engine implements AutoCloseable {
                             throw new StoreException("checkpoint of " + dir + ": flushing the memtables failed: "
                                     + unflushed, unflushed);
                         }
+                    } else if (groups != null) {
+                        awaitNoGroupInstalling();
                     }
                     taken = catalog;
                     long from = Long.MAX_VALUE;
@@ -1109,6 +1113,36 @@ public final class Engine implements AutoCloseable {
                         + " (a column family dropped meanwhile? take the checkpoint again)", e);
             }
             throw new StoreException("checkpoint of " + dir + " into " + absolute + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * With atomic flush and a WAL: waits (mutex held, at the head of the write queue) until no
+     * flush group is between its first family's install edit and its last, so the versions a
+     * checkpoint pins next hold every group whole or not at all. A {@code disableWal} batch
+     * across families reaches the checkpoint only through a group's tables (the WAL tail does
+     * not hold it), so pinning while a group was half installed tore it. No new group starts
+     * meanwhile (switches need the write queue's turn); a group that fails twice while waited
+     * for fails the checkpoint.
+     */
+    private void awaitNoGroupInstalling() {
+        boolean told = false;
+        int kicks = 0;
+        while (groups.installing()) {
+            mutex.checkOpen();
+            if (!told) {
+                groups.tellHook("checkpoint waits");
+                told = true;
+            }
+            Throwable error = groups.error();
+            if (error != null && !groups.running()) {
+                if (kicks++ > 0) {
+                    throw new StoreException("checkpoint of " + dir + ": a flush group being installed failed: "
+                            + error, error);
+                }
+                groups.schedule();
+            }
+            mutex.awaitBackground(100);
         }
     }
 

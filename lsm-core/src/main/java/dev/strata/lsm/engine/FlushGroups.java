@@ -75,6 +75,12 @@ final class FlushGroups {
          * writes the record again naming the same tables.
          */
         boolean recordWritten;
+        /**
+         * Set (mutex held) before the first family's install edit, cleared when the group is
+         * done or, before its record, fails: while set, some families may hold their part and
+         * others not yet, so no cut across families (a checkpoint) may be taken.
+         */
+        boolean installing;
 
         Group(List<Part> parts) {
             this.parts = parts;
@@ -133,6 +139,22 @@ final class FlushGroups {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether a group is between its first family's install edit and its last (or stopped there
+     * by a failure, to be retried): the families' versions then show the group in some
+     * families and not in others. Mutex held; a group sets it under the mutex before its first
+     * edit, so a caller that keeps the mutex from a false answer on sees no install start.
+     */
+    boolean installing() {
+        Group g = pending.peekFirst();
+        return g != null && g.installing;
+    }
+
+    /** For tests: tells the hook {@code step} on the caller's thread. */
+    void tellHook(String step) {
+        hook.accept(step);
     }
 
     /** The last group's error, null once a group succeeds. Mutex held. */
@@ -226,6 +248,13 @@ final class FlushGroups {
                 g.committed = true;
                 hook.accept("committed");
             }
+            mutex.lock();
+            try {
+                // From here until the group is done, a checkpoint waits (Engine.checkpointFamilies).
+                g.installing = true;
+            } finally {
+                mutex.unlock();
+            }
             for (Part p : g.parts) {
                 if (p.installed || p.tree.dropped) {
                     continue;
@@ -274,6 +303,9 @@ final class FlushGroups {
             }
             mutex.lock();
             try {
+                if (!g.recordWritten) {
+                    g.installing = false; // at most one table, not installed: no family holds a part
+                }
                 error = e;
                 failures++;
                 runningGroup = null;
