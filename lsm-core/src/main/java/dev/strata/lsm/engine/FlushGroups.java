@@ -81,6 +81,8 @@ final class FlushGroups {
          * others not yet, so no cut across families (a checkpoint) may be taken.
          */
         boolean installing;
+        /** Whether this group's intent record ({@link FlushGroupRecord#intent}) may be on disk. */
+        boolean intentWritten;
 
         Group(List<Part> parts) {
             this.parts = parts;
@@ -225,6 +227,9 @@ final class FlushGroups {
                 mutex.unlock();
             }
             if (!g.committed) {
+                if (!g.recordWritten) {
+                    writeIntent(g);
+                }
                 List<FlushGroupRecord.Entry> entries = new ArrayList<>();
                 for (Part p : g.parts) {
                     if (p.tree.dropped || p.installed) {
@@ -243,7 +248,14 @@ final class FlushGroups {
                 hook.accept("written");
                 if (entries.size() > 1) {
                     g.recordWritten = true;
-                    new FlushGroupRecord(entries).write(io, dir);
+                    new FlushGroupRecord(entries).write(io, dir); // replaces the intent
+                } else if (g.intentWritten) {
+                    // One table (the others' memtables held nothing to write): a family's own edit
+                    // is atomic. The intent goes first, durably, or a repair after the install
+                    // would set the installed table aside.
+                    FlushGroupRecord.delete(io, dir);
+                    io.syncDirectory(dir);
+                    g.intentWritten = false;
                 }
                 g.committed = true;
                 hook.accept("committed");
@@ -339,6 +351,26 @@ final class FlushGroups {
         }
         for (Tree t : trees) {
             t.obsolete.deleteObsoleteWal();
+        }
+    }
+
+    /**
+     * Before a group's first table, when two or more families will write one: the intent record
+     * naming each such family with its last sequence number, written durably. A crash before
+     * the commit record leaves it beside the tables already written, so that a repair, which
+     * does not trust the manifests, can tell them from committed tables and set them aside (an
+     * open deletes them: no manifest names them); the commit record replaces it.
+     */
+    private void writeIntent(Group g) throws java.io.IOException {
+        List<FlushGroupRecord.Intent> intents = new ArrayList<>();
+        for (Part p : g.parts) {
+            if (!p.tree.dropped && !p.installed && !p.written && !p.memtable.isEmpty()) {
+                intents.add(new FlushGroupRecord.Intent(p.tree.id, p.tree.versions.lastSequence()));
+            }
+        }
+        if (intents.size() > 1) {
+            g.intentWritten = true;
+            FlushGroupRecord.intent(intents).write(io, dir);
         }
     }
 
