@@ -151,7 +151,10 @@ public final class LsmStore implements AutoCloseable {
      * Rebuilds the manifest of the closed store in {@code dir} from its table files, after
      * an open failed with a {@link CorruptionException} naming the manifest. Deletes
      * nothing: files it cannot use go to {@code dir/lost/}, listed in the report. The
-     * WAL segments left are replayed by the next open. Also {@code strata-bench repair DIR}.
+     * WAL segments left are replayed by the next open. The tables of an atomic flush that a
+     * crash interrupted before its commit are set aside too (docs/engine.md, "Repair"), so no
+     * column family keeps its part of a flush group the others lack. Also
+     * {@code strata-bench repair DIR}.
      *
      * @throws StoreException if the store is open or the directory cannot be repaired
      */

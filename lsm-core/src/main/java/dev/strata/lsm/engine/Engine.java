@@ -406,7 +406,10 @@ public final class Engine implements AutoCloseable {
             throw new StoreException("cannot repair " + dir + ": no such directory");
         }
         try (DirectoryLock held = DirectoryLock.acquire(dir)) {
-            RepairReport root = StoreRepair.repair(dir, config);
+            // An atomic flush interrupted before its commit leaves its intent: its tables are set
+            // aside in every family it names, so no family shows its part of the group.
+            java.util.Map<Integer, Long> uncommitted = uncommittedGroup(dir, config);
+            RepairReport root = StoreRepair.repair(dir, config, uncommitted.getOrDefault(0, Long.MAX_VALUE));
             // Each column family's directory is a tree of its own: rebuilt the same way. Its
             // log number becomes 0, so the next open replays the store's WAL for it too.
             dev.strata.lsm.version.FamilyCatalog catalog = dev.strata.lsm.version.FamilyCatalog.read(
@@ -415,15 +418,38 @@ public final class Engine implements AutoCloseable {
             for (dev.strata.lsm.version.FamilyCatalog.Entry e : catalog.families()) {
                 Path familyDir = dev.strata.lsm.version.FamilyCatalog.familyDirectory(dir, e.id());
                 Files.createDirectories(familyDir);
-                families.add(StoreRepair.repair(familyDir, config));
+                families.add(StoreRepair.repair(familyDir, config, uncommitted.getOrDefault(e.id(), Long.MAX_VALUE)));
             }
-            // Every readable table is in the rebuilt manifests, an interrupted atomic flush's too:
-            // its commit record has nothing left to finish.
+            // Every readable table of a committed atomic flush is in the rebuilt manifests, and an
+            // uncommitted one's are set aside: the record has nothing left to finish.
             dev.strata.lsm.version.FlushGroupRecord.delete(StorageIOs.of(config), dir);
             return root.withFamilies(families);
         } catch (IOException e) {
             throw new StoreException("cannot repair " + dir + ": " + e, e);
         }
+    }
+
+    /**
+     * The families an atomic flush interrupted before its commit wrote tables for, each with
+     * its last sequence number when the group began (the store's {@code FLUSHGROUP} intent);
+     * empty without one. A damaged record is no evidence either way: empty, and the repair
+     * keeps every readable table as before.
+     */
+    private static java.util.Map<Integer, Long> uncommittedGroup(Path dir, StoreConfig config) {
+        java.util.Map<Integer, Long> out = new java.util.HashMap<>();
+        try {
+            dev.strata.lsm.version.FlushGroupRecord record = dev.strata.lsm.version.FlushGroupRecord.read(
+                    StorageIOs.of(config), dir);
+            if (record != null && !record.committed()) {
+                for (dev.strata.lsm.version.FlushGroupRecord.Intent i : record.intents()) {
+                    out.put(i.familyId(), i.above());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            System.getLogger(Engine.class.getName()).log(System.Logger.Level.WARNING, "repair of " + dir
+                    + ": the flush group record cannot be read (" + e + "); every readable table is kept");
+        }
+        return out;
     }
 
     private static void abandonOpen(Engine engine, DirectoryLock dirLock, Path dir, StoreConfig config) {
@@ -655,7 +681,9 @@ public final class Engine implements AutoCloseable {
 
     /**
      * For tests: with atomic flush, {@code hook} is told each step of every flush group on the
-     * flush thread ({@code "written"}, {@code "committed"}, {@code "installed NAME"}; null: none).
+     * flush thread ({@code "written"}, {@code "committed"}, {@code "installed NAME"}), and
+     * {@code "checkpoint waits"} on a checkpoint's thread when it waits for a group being
+     * installed; null: none.
      *
      * @throws IllegalStateException if the store does not flush atomically
      */
@@ -1034,6 +1062,8 @@ public final class Engine implements AutoCloseable {
                             throw new StoreException("checkpoint of " + dir + ": flushing the memtables failed: "
                                     + unflushed, unflushed);
                         }
+                    } else if (groups != null) {
+                        awaitNoGroupInstalling();
                     }
                     taken = catalog;
                     long from = Long.MAX_VALUE;
@@ -1109,6 +1139,36 @@ public final class Engine implements AutoCloseable {
                         + " (a column family dropped meanwhile? take the checkpoint again)", e);
             }
             throw new StoreException("checkpoint of " + dir + " into " + absolute + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * With atomic flush and a WAL: waits (mutex held, at the head of the write queue) until no
+     * flush group is between its first family's install edit and its last, so the versions a
+     * checkpoint pins next hold every group whole or not at all. A {@code disableWal} batch
+     * across families reaches the checkpoint only through a group's tables (the WAL tail does
+     * not hold it), so pinning while a group was half installed tore it. No new group starts
+     * meanwhile (switches need the write queue's turn); a group that fails twice while waited
+     * for fails the checkpoint.
+     */
+    private void awaitNoGroupInstalling() {
+        boolean told = false;
+        int kicks = 0;
+        while (groups.installing()) {
+            mutex.checkOpen();
+            if (!told) {
+                groups.tellHook("checkpoint waits");
+                told = true;
+            }
+            Throwable error = groups.error();
+            if (error != null && !groups.running()) {
+                if (kicks++ > 0) {
+                    throw new StoreException("checkpoint of " + dir + ": a flush group being installed failed: "
+                            + error, error);
+                }
+                groups.schedule();
+            }
+            mutex.awaitBackground(100);
         }
     }
 

@@ -75,6 +75,14 @@ final class FlushGroups {
          * writes the record again naming the same tables.
          */
         boolean recordWritten;
+        /**
+         * Set (mutex held) before the first family's install edit, cleared when the group is
+         * done or, before its record, fails: while set, some families may hold their part and
+         * others not yet, so no cut across families (a checkpoint) may be taken.
+         */
+        boolean installing;
+        /** Whether this group's intent record ({@link FlushGroupRecord#intent}) may be on disk. */
+        boolean intentWritten;
 
         Group(List<Part> parts) {
             this.parts = parts;
@@ -133,6 +141,22 @@ final class FlushGroups {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether a group is between its first family's install edit and its last (or stopped there
+     * by a failure, to be retried): the families' versions then show the group in some
+     * families and not in others. Mutex held; a group sets it under the mutex before its first
+     * edit, so a caller that keeps the mutex from a false answer on sees no install start.
+     */
+    boolean installing() {
+        Group g = pending.peekFirst();
+        return g != null && g.installing;
+    }
+
+    /** For tests: tells the hook {@code step} on the caller's thread. */
+    void tellHook(String step) {
+        hook.accept(step);
     }
 
     /** The last group's error, null once a group succeeds. Mutex held. */
@@ -203,6 +227,9 @@ final class FlushGroups {
                 mutex.unlock();
             }
             if (!g.committed) {
+                if (!g.recordWritten) {
+                    writeIntent(g);
+                }
                 List<FlushGroupRecord.Entry> entries = new ArrayList<>();
                 for (Part p : g.parts) {
                     if (p.tree.dropped || p.installed) {
@@ -221,10 +248,24 @@ final class FlushGroups {
                 hook.accept("written");
                 if (entries.size() > 1) {
                     g.recordWritten = true;
-                    new FlushGroupRecord(entries).write(io, dir);
+                    new FlushGroupRecord(entries).write(io, dir); // replaces the intent
+                } else if (g.intentWritten) {
+                    // One table (the others' memtables held nothing to write): a family's own edit
+                    // is atomic. The intent goes first, durably, or a repair after the install
+                    // would set the installed table aside.
+                    FlushGroupRecord.delete(io, dir);
+                    io.syncDirectory(dir);
+                    g.intentWritten = false;
                 }
                 g.committed = true;
                 hook.accept("committed");
+            }
+            mutex.lock();
+            try {
+                // From here until the group is done, a checkpoint waits (Engine.checkpointFamilies).
+                g.installing = true;
+            } finally {
+                mutex.unlock();
             }
             for (Part p : g.parts) {
                 if (p.installed || p.tree.dropped) {
@@ -274,6 +315,9 @@ final class FlushGroups {
             }
             mutex.lock();
             try {
+                if (!g.recordWritten) {
+                    g.installing = false; // at most one table, not installed: no family holds a part
+                }
                 error = e;
                 failures++;
                 runningGroup = null;
@@ -307,6 +351,26 @@ final class FlushGroups {
         }
         for (Tree t : trees) {
             t.obsolete.deleteObsoleteWal();
+        }
+    }
+
+    /**
+     * Before a group's first table, when two or more families will write one: the intent record
+     * naming each such family with its last sequence number, written durably. A crash before
+     * the commit record leaves it beside the tables already written, so that a repair, which
+     * does not trust the manifests, can tell them from committed tables and set them aside (an
+     * open deletes them: no manifest names them); the commit record replaces it.
+     */
+    private void writeIntent(Group g) throws java.io.IOException {
+        List<FlushGroupRecord.Intent> intents = new ArrayList<>();
+        for (Part p : g.parts) {
+            if (!p.tree.dropped && !p.installed && !p.written && !p.memtable.isEmpty()) {
+                intents.add(new FlushGroupRecord.Intent(p.tree.id, p.tree.versions.lastSequence()));
+            }
+        }
+        if (intents.size() > 1) {
+            g.intentWritten = true;
+            FlushGroupRecord.intent(intents).write(io, dir);
         }
     }
 

@@ -189,6 +189,21 @@ final class ObsoleteFiles {
         return n;
     }
 
+    /**
+     * Protects table file {@code fileNumber}, written by an earlier run and named by no version
+     * yet (an atomic flush's table that recovery installs, {@code Recovery#finishFlushGroup}),
+     * from sweeps until {@link #settled}, as a pending output is: its install may run merges
+     * first, whose edits start sweeps that would otherwise take it for an orphan.
+     */
+    void protect(long fileNumber) {
+        mutex.lock();
+        try {
+            pendingOutputs.add(fileNumber);
+        } finally {
+            mutex.unlock();
+        }
+    }
+
     /** Output table {@code fileNumber} is installed (a live version holds it) or gone. */
     void settled(long fileNumber) {
         mutex.lock();

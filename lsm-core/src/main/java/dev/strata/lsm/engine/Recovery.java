@@ -134,15 +134,52 @@ final class Recovery {
     }
 
     /**
+     * A group that a crash interrupted before its commit left its intent record
+     * ({@link FlushGroupRecord#intent}) and the tables it wrote, which no manifest names: they
+     * are deleted (with every other table no manifest of those families names), the
+     * directories synced, and only then the intent, so that no later repair finds the tables
+     * without the intent that marks them.
+     */
+    private void dropUncommittedGroup(FlushGroupRecord intent) throws IOException {
+        for (FlushGroupRecord.Intent i : intent.intents()) {
+            Tree t = families.get(i.familyId());
+            if (t == null) {
+                continue; // a dropped family: its directory goes
+            }
+            java.util.Set<Long> live = t.versions.liveTableFiles();
+            boolean deleted = false;
+            for (Path p : io.list(t.dir)) {
+                long n = dev.strata.lsm.version.TableFiles.parseNumber(p.getFileName().toString());
+                if (n >= 0 && !live.contains(n)) {
+                    t.tables.delete(n);
+                    deleted = true;
+                }
+            }
+            if (deleted) {
+                io.syncDirectory(t.dir);
+            }
+        }
+        FlushGroupRecord.delete(io, dir);
+        io.syncDirectory(dir);
+        LOG.log(System.Logger.Level.INFO, "deleted the tables of an atomic flush a crash interrupted before it"
+                + " committed, in " + dir);
+    }
+
+    /**
      * Finishes the atomic flush a crash interrupted after its commit ({@link FlushGroups}): the
      * {@link FlushGroupRecord} lists each family's table of the group; a family whose manifest
      * does not hold it yet (its last sequence number is below the entry's) installs it now, as
      * its policy plans a flush. Runs before the WAL is replayed, so the replay skips what the
-     * table holds, and before orphans are deleted, which the table would otherwise be.
+     * table holds, and before orphans are deleted, which the table would otherwise be; the
+     * table is a pending output until its edit is in, so no sweep takes it meanwhile.
      */
     private void finishFlushGroup() throws IOException {
         FlushGroupRecord group = FlushGroupRecord.read(io, dir);
         if (group == null) {
+            return;
+        }
+        if (!group.committed()) {
+            dropUncommittedGroup(group);
             return;
         }
         for (FlushGroupRecord.Entry e : group.entries()) {
@@ -157,8 +194,13 @@ final class Recovery {
                         + "\", which its manifest does not hold and which is missing");
             }
             t.versions.noteRecovered(e.table());
+            // Named by no version until its edit: a pending output, or the sweep that a merge the
+            // flush plan runs first starts would close and delete it (FlushGroupRecoverySweepTest).
+            // After a failure it stays for the next open, which the record still names it to.
+            t.obsolete.protect(e.table().fileNumber());
             Component c = t.tables.open(e.table());
-            t.flushJob.install(c, e.logNumber(), e.lastSequence());
+            t.flushJob.install(c, e.logNumber(), e.lastSequence(), false);
+            t.obsolete.settled(e.table().fileNumber());
             t.counters.flushes.incrementAndGet();
             LOG.log(System.Logger.Level.INFO, "finished the atomic flush a crash interrupted: installed table {0} of"
                     + " column family \"{1}\"", table, t.name);

@@ -74,8 +74,14 @@ public final class StoreRepair {
     private final java.time.InstantSource clock;
     private final List<RepairReport.SetAside> setAside = new ArrayList<>();
     private long maxFileNumber;
+    /**
+     * Tables whose every sequence number is above this were written by an atomic flush that
+     * never committed (its intent record names this tree); {@link Long#MAX_VALUE}: none.
+     */
+    private final long uncommittedAbove;
 
-    private StoreRepair(Path dir, StoreConfig config) {
+    private StoreRepair(Path dir, StoreConfig config, long uncommittedAbove) {
+        this.uncommittedAbove = uncommittedAbove;
         this.dir = dir;
         this.io = StorageIOs.of(config);
         this.tableOptions = config.tableOptions();
@@ -93,8 +99,21 @@ public final class StoreRepair {
      * @throws StoreException if the directory cannot be read or the new manifest written
      */
     public static RepairReport repair(Path dir, StoreConfig config) {
+        return repair(dir, config, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #repair(Path, StoreConfig)} of a tree that an atomic flush interrupted before its
+     * commit had written a table for: the store's {@code FLUSHGROUP} file is that group's intent
+     * ({@code FlushGroupRecord.intent}), naming this tree with its last sequence number
+     * {@code uncommittedAbove} when the group began. Every table whose smallest sequence number
+     * is above it was written by that group (a group's tables hold only writes after that
+     * number; nothing later is flushed before the group is done) and is set aside, as an open
+     * would delete it: kept, it would show this family's part of a group the others lack.
+     */
+    public static RepairReport repair(Path dir, StoreConfig config, long uncommittedAbove) {
         try {
-            return new StoreRepair(dir, config).run();
+            return new StoreRepair(dir, config, uncommittedAbove).run();
         } catch (IOException e) {
             throw new StoreException("repair of " + dir + " failed: " + e, e);
         }
@@ -146,6 +165,11 @@ public final class StoreRepair {
             }
             try {
                 GoodTable t = verify(p, n);
+                if (t.meta().minSeqno() > uncommittedAbove) {
+                    setAside(p, "written by an atomic flush that never committed (its FLUSHGROUP intent names"
+                            + " this tree's writes above sequence number " + uncommittedAbove + ")");
+                    continue;
+                }
                 good.add(t);
                 entries += t.meta().entryCount();
             } catch (IOException | RuntimeException e) {

@@ -32,8 +32,10 @@ import java.util.List;
 public final class FlushGroupRecord {
     /** The record's file name in the store directory. */
     public static final String FILE = "FLUSHGROUP";
-    /** Format version this build writes and reads. */
+    /** Format version of a commit record (written as ever, so older builds read it). */
     public static final int FORMAT_VERSION = 1;
+    /** Format version of an intent record ({@link #intent}); this build reads both. */
+    public static final int INTENT_FORMAT_VERSION = 2;
     private static final byte[] MAGIC = "SFGR".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_SIZE = 64 << 20;
 
@@ -48,15 +50,55 @@ public final class FlushGroupRecord {
     public record Entry(int familyId, long logNumber, long lastSequence, ComponentMeta table) {
     }
 
-    private final List<Entry> entries;
-
-    public FlushGroupRecord(List<Entry> entries) {
-        this.entries = List.copyOf(entries);
+    /**
+     * One family's part of a group that has not committed yet ({@link #intent}).
+     *
+     * @param familyId the column family (0 = default)
+     * @param above the family's last sequence number when the group began: every table of the
+     *     family holding only sequence numbers above it was written by this group
+     */
+    public record Intent(int familyId, long above) {
     }
 
-    /** The group's parts, one per family that wrote a table. */
+    private final List<Entry> entries;
+    private final List<Intent> intents;
+
+    /** The commit record of a group whose tables are {@code entries}. */
+    public FlushGroupRecord(List<Entry> entries) {
+        this(entries, List.of());
+    }
+
+    private FlushGroupRecord(List<Entry> entries, List<Intent> intents) {
+        this.entries = List.copyOf(entries);
+        this.intents = List.copyOf(intents);
+    }
+
+    /**
+     * The intent record of a group of two or more families, written (durably) before its first
+     * table: until the commit record replaces it, every table of a listed family whose smallest
+     * sequence number is above the family's {@link Intent#above} belongs to a group that did not
+     * commit, which {@code LsmStore.repair} sets aside and an open deletes.
+     */
+    public static FlushGroupRecord intent(List<Intent> intents) {
+        if (intents.isEmpty()) {
+            throw new IllegalArgumentException("an intent names at least one family");
+        }
+        return new FlushGroupRecord(List.of(), intents);
+    }
+
+    /** Whether this is a commit record (else an intent: the group did not commit). */
+    public boolean committed() {
+        return intents.isEmpty();
+    }
+
+    /** The committed group's parts, one per family that wrote a table; none for an intent. */
     public List<Entry> entries() {
         return entries;
+    }
+
+    /** The families of a group that has not committed ({@link #intent}); none for a commit record. */
+    public List<Intent> intents() {
+        return intents;
     }
 
     /**
@@ -73,9 +115,28 @@ public final class FlushGroupRecord {
         try {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(body));
             int version = in.readUnsignedByte();
+            if (version == INTENT_FORMAT_VERSION) {
+                int count = in.readInt();
+                if (count <= 0 || count > body.length) {
+                    throw new IOException("intent family count " + count);
+                }
+                List<Intent> intents = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    int family = in.readInt();
+                    long above = in.readLong();
+                    if (family < 0 || above < 0) {
+                        throw new IOException("intent of family " + family + " above sequence number " + above);
+                    }
+                    intents.add(new Intent(family, above));
+                }
+                if (in.available() != 0) {
+                    throw new IOException(in.available() + " trailing bytes");
+                }
+                return intent(intents);
+            }
             if (version != FORMAT_VERSION) {
                 throw new CorruptionException(file, MAGIC.length, "flush group record " + file + " has format "
-                        + version + "; this build reads " + FORMAT_VERSION);
+                        + version + "; this build reads " + FORMAT_VERSION + " and " + INTENT_FORMAT_VERSION);
             }
             int count = in.readInt();
             if (count < 0 || count > body.length) {
@@ -104,7 +165,10 @@ public final class FlushGroupRecord {
         }
     }
 
-    /** Replaces the record of the store in {@code dir} with this one, atomically and durably: the group's commit. */
+    /**
+     * Replaces the record of the store in {@code dir} with this one, atomically and durably: the
+     * group's commit, or (an intent) the mark of its tables until then.
+     */
     public void write(StorageIO io, Path dir) throws IOException {
         ReplacedFile.replace(io, dir, FILE, encode());
     }
@@ -120,6 +184,15 @@ public final class FlushGroupRecord {
     byte[] encode() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
+            if (!committed()) {
+                out.writeByte(INTENT_FORMAT_VERSION);
+                out.writeInt(intents.size());
+                for (Intent i : intents) {
+                    out.writeInt(i.familyId());
+                    out.writeLong(i.above());
+                }
+                return ReplacedFile.frame(MAGIC, bytes.toByteArray());
+            }
             out.writeByte(FORMAT_VERSION);
             out.writeInt(entries.size());
             for (Entry e : entries) {

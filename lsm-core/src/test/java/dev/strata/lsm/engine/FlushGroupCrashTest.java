@@ -93,8 +93,10 @@ class FlushGroupCrashTest {
             assertTrue(copied.get(), "the group never reached step " + step);
             assertFalse(Files.exists(dir.resolve(FlushGroupRecord.FILE)), "the record outlived its group");
         }
-        assertEquals(!step.equals("written"), Files.exists(crash.resolve(FlushGroupRecord.FILE)),
-                "the commit record is written between \"written\" and \"committed\"");
+        FlushGroupRecord record = FlushGroupRecord.read(new dev.strata.lsm.io.FileChannelStorageIO(), crash);
+        assertTrue(record != null, "the intent is written before the tables, the commit record after them");
+        assertEquals(!step.equals("written"), record.committed(),
+                "the commit record replaces the intent between \"written\" and \"committed\"");
         try (LsmStore store = LsmStore.open(crash, config())) {
             List<ColumnFamily> all = List.of(store.defaultColumnFamily(), store.columnFamily("a"),
                     store.columnFamily("b"));
@@ -125,7 +127,10 @@ class FlushGroupCrashTest {
             @Override
             public void rename(Path source, Path target) throws IOException {
                 super.rename(source, target);
-                if (target.getFileName().toString().equals(FlushGroupRecord.FILE) && !failed.get()) {
+                // The commit record's rename, not the intent's written before the tables.
+                if (target.getFileName().toString().equals(FlushGroupRecord.FILE) && !failed.get()
+                        && FlushGroupRecord.read(new dev.strata.lsm.io.FileChannelStorageIO(), target.getParent())
+                                .committed()) {
                     armed.set(true);
                 }
             }
