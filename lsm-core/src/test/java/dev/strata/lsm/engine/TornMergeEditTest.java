@@ -1,5 +1,6 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.fault.CrashImages;
@@ -15,14 +16,17 @@ import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.version.Manifest;
 import dev.strata.lsm.version.TableFiles;
 import dev.strata.lsm.wal.WalSyncMode;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -33,7 +37,9 @@ import java.util.stream.Stream;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -187,5 +193,37 @@ class TornMergeEditTest {
                 }
             }
         }
+    }
+
+    /**
+     * The rule's other side: in WAL mode none, a flush's acknowledged record cut short later
+     * (its table holds entries newer than the intact edits record, and no WAL holds them)
+     * still fails the open, naming the table, and deletes nothing.
+     */
+    @Test
+    void aDamagedFlushEditWhoseTableHoldsNewerEntriesStillFailsTheOpen() throws Exception {
+        Path dir = tmp.resolve("db");
+        StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).walMode(WalSyncMode.NONE)
+                .mergePolicy("no-merge").build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (char r : new char[] {'a', 'b'}) {
+                for (int i = 0; i < KEYS; i++) {
+                    store.put(key(r, i), key(r, i));
+                }
+                store.flush(); // acknowledged: 'b' is durable once this returns
+            }
+        }
+        FileChannelStorageIO plain = new FileChannelStorageIO();
+        Path manifest = Manifest.readCurrent(plain, dir);
+        Manifest.Log log = Manifest.readLog(plain, manifest);
+        // Close wrote nothing more; the last record installs the flush of 'b'. Cut it short.
+        long lastRecord = log.offsets().get(log.offsets().size() - 1);
+        try (FileChannel c = FileChannel.open(manifest, StandardOpenOption.WRITE)) {
+            c.truncate(lastRecord + 20);
+        }
+        Set<String> before = tables(dir);
+        CorruptionException e = assertThrows(CorruptionException.class, () -> LsmStore.open(dir, config).close());
+        assertTrue(e.getMessage().contains("newer than") && e.getMessage().contains("repair"), e.getMessage());
+        assertEquals(before, tables(dir), "a refused open deletes nothing");
     }
 }
