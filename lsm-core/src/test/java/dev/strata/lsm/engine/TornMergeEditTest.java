@@ -175,6 +175,11 @@ class TornMergeEditTest {
         Set<String> unreferenced = new TreeSet<>(tables(image));
         unreferenced.removeIf(n -> referenced.contains(TableFiles.parseNumber(n)));
         assertFalse(unreferenced.isEmpty(), "the merge's output is in the image, unreferenced");
+        // And a table another job was still writing when the kill came: the first pages of a
+        // finished one, no footer at its end.
+        String unfinished = TableFiles.fileName(999_999);
+        byte[] someTable = Files.readAllBytes(image.resolve(unreferenced.iterator().next()));
+        Files.write(image.resolve(unfinished), java.util.Arrays.copyOf(someTable, Math.min(8192, someTable.length / 2)));
 
         try (LsmStore reopened = LsmStore.open(image, StoreConfig.builder().memtableBytes(1 << 20)
                 .walMode(walMode).build())) {
@@ -184,6 +189,9 @@ class TornMergeEditTest {
                 }
             }
         }
+        Set<String> left = tables(image);
+        assertFalse(left.contains(unfinished) || left.stream().anyMatch(unreferenced::contains),
+                "the open deletes the orphans once the torn record is shown harmless: " + left);
         // The live store, which went on after the failed append, is whole too.
         try (LsmStore reopened = LsmStore.open(dir, StoreConfig.builder().memtableBytes(1 << 20)
                 .walMode(walMode).build())) {
