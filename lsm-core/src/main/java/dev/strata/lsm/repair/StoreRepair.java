@@ -264,24 +264,7 @@ public final class StoreRepair {
      * (also for tables written outside a store, which bulk ingest reads).
      */
     public static SSTableReader openAtLastFooter(PageFile f, long n) throws IOException {
-        long size = f.size();
-        IOException firstFailure = null;
-        for (int pageSize = TableOptions.MIN_PAGE_SIZE; pageSize <= TableOptions.MAX_PAGE_SIZE; pageSize <<= 1) {
-            if (size < pageSize || size % pageSize != 0) {
-                continue;
-            }
-            try {
-                SSTableReader r = SSTableReader.open(f, size - pageSize, n, BlockCache.disabled());
-                if (r.footer().pageSize() == pageSize) {
-                    return r;
-                }
-            } catch (IOException | RuntimeException e) {
-                if (firstFailure == null) {
-                    firstFailure = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
-                }
-            }
-        }
-        throw firstFailure != null ? firstFailure : new IOException("no footer at the end of a " + size + "-byte file");
+        return SSTableReader.openAtLastFooter(f, n);
     }
 
     /**

@@ -116,6 +116,36 @@ public final class SSTableReader {
     }
 
     /**
+     * Opens the table version whose footer is the file's last page, trying every legal page
+     * size (for a file no manifest describes: repair, bulk ingest, and the check of a damaged
+     * manifest's tail). Reads nothing from a block cache.
+     *
+     * @param fileNumber identifies the file in error messages
+     * @throws IOException if no legal page size puts a valid footer at the end of the file
+     *                     (a table still being written when its process died has none)
+     */
+    public static SSTableReader openAtLastFooter(PageFile f, long fileNumber) throws IOException {
+        long size = f.size();
+        IOException firstFailure = null;
+        for (int pageSize = TableOptions.MIN_PAGE_SIZE; pageSize <= TableOptions.MAX_PAGE_SIZE; pageSize <<= 1) {
+            if (size < pageSize || size % pageSize != 0) {
+                continue;
+            }
+            try {
+                SSTableReader r = open(f, size - pageSize, fileNumber, BlockCache.disabled());
+                if (r.footer().pageSize() == pageSize) {
+                    return r;
+                }
+            } catch (IOException | RuntimeException e) {
+                if (firstFailure == null) {
+                    firstFailure = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+                }
+            }
+        }
+        throw firstFailure != null ? firstFailure : new IOException("no footer at the end of a " + size + "-byte file");
+    }
+
+    /**
      * Opens the table version whose footer page starts at {@code footerOffset}.
      *
      * @param fileNumber identifies the file in the block cache

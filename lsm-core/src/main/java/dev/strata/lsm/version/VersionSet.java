@@ -2,8 +2,12 @@ package dev.strata.lsm.version;
 
 import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.StoreException;
+import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.io.OpenMode;
+import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.wal.WalSegments;
 
 import java.io.IOException;
@@ -149,7 +153,7 @@ public final class VersionSet {
             layout.add(runs);
         }
         if (log.tailDamaged()) {
-            checkTornTail(manifestPath, log, referenced, last.logNumber());
+            checkTornTail(manifestPath, log, referenced, last.logNumber(), last.lastSequence());
         }
         nextFileNumber.set(last.nextFileNumber());
         nextRunId.set(last.nextRunId());
@@ -185,13 +189,24 @@ public final class VersionSet {
      *       intact edits' first segment would be the first to go. This is the case of a
      *       manifest append that failed (a torn write, found by {@code strata-bench
      *       torture}) followed by a kill before a new manifest superseded the damaged one.</li>
+     *   <li>the table is named by the store's atomic-flush commit record: recovery installs it;</li>
+     *   <li>the table holds no entry newer than the intact edits' {@code lastSequence}: it is a
+     *       merge's output (a flush's or an ingest's table holds sequence numbers above every
+     *       earlier edit's), so every entry it holds is in inputs the intact edits reference,
+     *       all of which exist. Whether or not the damaged record was acknowledged, dropping it
+     *       loses nothing. This covers WAL mode none, where there is no segment to vouch for
+     *       anything (found by {@code strata-bench torture --wal-mode none}: a merge's append
+     *       tore and the process was killed before the manifest was cut back);</li>
+     *   <li>the table has no valid footer at its end: a job's output still being written when
+     *       the process died. An edit names a table only after the table is finished and
+     *       forced, so no edit, acknowledged or not, can have named it.</li>
      * </ul>
      * Otherwise an unreferenced table is evidence that the damaged record counted (a flush
      * whose WAL segments are gone), and opening would lose what it recorded: fail, deleting
      * nothing, and point at repair.
      */
-    private void checkTornTail(Path manifestPath, Manifest.Log log, Set<Long> referenced, long logNumber)
-            throws IOException {
+    private void checkTornTail(Path manifestPath, Manifest.Log log, Set<Long> referenced, long logNumber,
+                               long lastSequence) throws IOException {
         List<String> unreferenced = new ArrayList<>();
         for (Path p : io.list(dir)) {
             long n = TableFiles.parseNumber(p.getFileName().toString());
@@ -205,21 +220,56 @@ public final class VersionSet {
         Set<String> grouped = flushGroupTables();
         List<String> unvouched = new ArrayList<>(unreferenced);
         unvouched.removeAll(grouped);
-        if (!unvouched.isEmpty() && !io.exists(WalSegments.path(walDir, logNumber))) {
+        boolean walHoldsThem = io.exists(WalSegments.path(walDir, logNumber));
+        // Without that segment, tables holding nothing newer than the intact edits vouch for themselves.
+        Map<String, String> covered = new LinkedHashMap<>();
+        if (!walHoldsThem) {
+            for (String name : unvouched) {
+                String why = holdsNothingNew(name, lastSequence);
+                if (why != null) {
+                    covered.put(name, why);
+                }
+            }
+            unvouched.removeAll(covered.keySet());
+        }
+        if (!unvouched.isEmpty() && !walHoldsThem) {
             throw new CorruptionException(manifestPath, log.validEnd(), "manifest " + manifestPath
                     + " is damaged at offset " + log.validEnd() + " (" + log.damage() + "), and table files it does not"
                     + " reference exist (" + String.join(", ", unvouched.subList(0, Math.min(8, unvouched.size())))
                     + (unvouched.size() > 8 ? ", ... " + unvouched.size() + " in all" : "")
-                    + ") while the WAL segment its intact edits replay from (" + WalSegments.fileName(logNumber)
-                    + ") is gone: the damaged record was acknowledged, so opening would lose data. Nothing was deleted;"
-                    + " rebuild the manifest from the tables with `strata-bench repair " + dir + "`"
+                    + ") holding entries newer than its intact edits' last sequence number " + lastSequence
+                    + ", while the WAL segment its intact edits replay from (" + WalSegments.fileName(logNumber)
+                    + ") is gone: the damaged record may have been acknowledged, so opening would lose data. Nothing"
+                    + " was deleted; rebuild the manifest from the tables with `strata-bench repair " + dir + "`"
                     + " (LsmStore.repair)");
         }
         LOG.log(System.Logger.Level.WARNING, "manifest " + manifestPath + " ends in a torn record at offset "
                 + log.validEnd() + " that nothing on disk depends on" + (unreferenced.isEmpty() ? ""
-                : " (tables it does not reference, " + unreferenced + ", hold data the WAL from segment "
-                + WalSegments.fileName(logNumber) + " or referenced tables still hold)")
+                : " (tables it does not reference, " + unreferenced + ", hold data "
+                + (walHoldsThem ? "the WAL from segment " + WalSegments.fileName(logNumber) + " or referenced tables"
+                : "the commit record of a flush group or referenced tables") + " still hold"
+                + (covered.isEmpty() ? "" : "; " + covered) + ")")
                 + "; it is dropped (" + log.damage() + ")");
+    }
+
+    /**
+     * Why unreferenced table {@code name} holds nothing the intact edits (whose last sequence
+     * number is {@code lastSequence}) do not: it has no entry above that sequence number (a
+     * merge's output), or it has no valid footer at its end (an output still being written);
+     * null if it may hold newer data.
+     */
+    private String holdsNothingNew(String name, long lastSequence) throws IOException {
+        Path path = dir.resolve(name);
+        try (PageFile f = io.open(path, OpenMode.READ, IoPurpose.READ)) {
+            SSTableReader r;
+            try {
+                r = SSTableReader.openAtLastFooter(f, TableFiles.parseNumber(name));
+            } catch (IOException | RuntimeException e) {
+                return "no valid footer at its end: unfinished";
+            }
+            long max = r.footer().maxSeqno();
+            return max <= lastSequence ? "entries up to sequence number " + max : null;
+        }
     }
 
     /** The file names of this tree's tables in the store's atomic-flush commit record (none: no record). */
