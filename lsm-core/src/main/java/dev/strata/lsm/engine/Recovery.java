@@ -115,7 +115,7 @@ final class Recovery {
         // its log number past the old segments; they go once every family has.
         for (Tree t : trees) {
             Memtable m = recovered.get(t.id);
-            Component flushed = m.isEmpty() ? null : t.flushJob.write(m, new long[0], Long.MAX_VALUE);
+            Component flushed = m.isEmpty() ? null : t.flushJob.write(m, new FlushCut(new long[0], Long.MAX_VALUE));
             if (flushed == null) {
                 t.flushJob.installNothing(newSegment, maxSeq);
             } else {
