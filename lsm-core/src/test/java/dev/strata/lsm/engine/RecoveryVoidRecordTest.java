@@ -76,27 +76,33 @@ class RecoveryVoidRecordTest {
         }
     }
 
-    /** Writes k1 through a store and returns a segment number far above the file numbers a reopen takes. */
-    private long storeWithK1(StoreConfig config, StorageIO io) throws IOException {
-        try (LsmStore store = LsmStore.open(dir, config)) {
+    private static StoreConfig config(StorageIO io) {
+        return StoreConfig.builder().walMode(WalSyncMode.SYNC).mergePolicy("no-merge").storageIO(io).build();
+    }
+
+    /**
+     * Writes k1 through a store, then two segments after its own: k2 and k3 (groups 100 and
+     * 101), then a void record for k3's group (the usual place) and k4 (group 102). Returns
+     * the first added segment's number, far above the file numbers a reopen takes.
+     */
+    private long storeWithTwoSegments(StorageIO io) throws IOException {
+        try (LsmStore store = LsmStore.open(dir, config(io))) {
             store.put(bytes("k1"), bytes("v1"));
         }
         List<Path> existing = WalSegments.list(io, dir);
-        return WalSegments.parseNumber(existing.get(existing.size() - 1)).orElseThrow() + 1000;
+        long s = WalSegments.parseNumber(existing.get(existing.size() - 1)).orElseThrow() + 1000;
+        segment(io, dir, s, batch(100, "k2", "v2"), batch(101, "k3", "v3"));
+        segment(io, dir, s + 1, BatchCodec.encodeVoid(101, 1), batch(102, "k4", "v4"));
+        return s;
     }
 
     @Test
     void eachSegmentIsReadOnceWhenEveryVoidRecordIsInTheNextSegment() throws Exception {
-        StoreConfig config = StoreConfig.builder().walMode(WalSyncMode.SYNC).mergePolicy("no-merge").build();
         StorageIO io = new FileChannelStorageIO();
-        long s = storeWithK1(config, io);
-        segment(io, dir, s, batch(100, "k2", "v2"), batch(101, "k3", "v3"));
-        segment(io, dir, s + 1, BatchCodec.encodeVoid(101, 1), batch(102, "k4", "v4"));
+        storeWithTwoSegments(io);
         List<Path> segments = WalSegments.list(io, dir);
         CountingIO counting = new CountingIO();
-        StoreConfig counted = StoreConfig.builder().walMode(WalSyncMode.SYNC).mergePolicy("no-merge")
-                .storageIO(counting).build();
-        try (LsmStore store = LsmStore.open(dir, counted)) {
+        try (LsmStore store = LsmStore.open(dir, config(counting))) {
             assertArrayEquals(bytes("v1"), store.get(bytes("k1")));
             assertArrayEquals(bytes("v2"), store.get(bytes("k2")));
             assertNull(store.get(bytes("k3")), "voided in the next segment");
@@ -110,15 +116,11 @@ class RecoveryVoidRecordTest {
 
     @Test
     void aVoidRecordInTheNextSegmentOrFurtherOnVoidsItsGroup() throws Exception {
-        StoreConfig config = StoreConfig.builder().walMode(WalSyncMode.SYNC).mergePolicy("no-merge").build();
         StorageIO io = new FileChannelStorageIO();
-        long s = storeWithK1(config, io);
-        segment(io, dir, s, batch(100, "k2", "v2"), batch(101, "k3", "v3"));
-        // The usual place: k3's group is voided at the start of the next segment.
-        segment(io, dir, s + 1, BatchCodec.encodeVoid(101, 1), batch(102, "k4", "v4"));
+        long s = storeWithTwoSegments(io);
         // Further on: k2's group, replayed by the time this segment is read.
         segment(io, dir, s + 2, BatchCodec.encodeVoid(100, 1), batch(103, "k5", "v5"));
-        try (LsmStore store = LsmStore.open(dir, config)) {
+        try (LsmStore store = LsmStore.open(dir, config(io))) {
             assertArrayEquals(bytes("v1"), store.get(bytes("k1")));
             assertNull(store.get(bytes("k2")), "voided two segments later");
             assertNull(store.get(bytes("k3")), "voided in the next segment");
@@ -126,7 +128,7 @@ class RecoveryVoidRecordTest {
             assertArrayEquals(bytes("v5"), store.get(bytes("k5")));
             store.put(bytes("k6"), bytes("v6"));
         }
-        try (LsmStore store = LsmStore.open(dir, config)) {
+        try (LsmStore store = LsmStore.open(dir, config(io))) {
             assertArrayEquals(bytes("v6"), store.get(bytes("k6")), "sequence numbers went on above the replayed ones");
             assertNull(store.get(bytes("k2")));
             assertArrayEquals(bytes("v5"), store.get(bytes("k5")));
