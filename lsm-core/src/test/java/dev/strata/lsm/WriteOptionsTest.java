@@ -1,17 +1,13 @@
 package dev.strata.lsm;
 
 import dev.strata.lsm.fault.CrashImages;
-import dev.strata.lsm.io.FileChannelStorageIO;
-import dev.strata.lsm.io.ForwardingStorageIO;
-import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.fault.WalFaultIO;
 import dev.strata.lsm.wal.WalSyncMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,45 +25,22 @@ class WriteOptionsTest {
         return s.getBytes();
     }
 
-    /** Counts forces of WAL files. */
-    private static final class WalForces extends ForwardingStorageIO {
-        final AtomicInteger forces = new AtomicInteger();
-
-        WalForces() {
-            super(new FileChannelStorageIO());
-        }
-
-        @Override
-        protected PageFile wrap(PageFile file) {
-            if (file.purpose() != IoPurpose.WAL) {
-                return file;
-            }
-            return new ForwardingPageFile(file) {
-                @Override
-                public void force(boolean metadata) throws IOException {
-                    super.force(metadata);
-                    forces.incrementAndGet();
-                }
-            };
-        }
-    }
-
     @Test
     void syncForcesTheWalInAsyncMode() throws IOException {
-        WalForces io = new WalForces();
+        WalFaultIO io = new WalFaultIO();
         StoreConfig config = StoreConfig.builder().walMode(WalSyncMode.ASYNC).storageIO(io).build();
         try (LsmStore s = LsmStore.open(dir.resolve("store"), config)) {
-            int before = io.forces.get();
+            int before = io.forces();
             s.put(b("plain"), b("1"));
-            assertEquals(before, io.forces.get(), "a plain write in WAL mode async forced the WAL");
+            assertEquals(before, io.forces(), "a plain write in WAL mode async forced the WAL");
             s.put(b("durable"), b("2"), WriteOptions.defaults().sync(true));
-            assertTrue(io.forces.get() > before, "a sync write did not force the WAL");
-            int afterSync = io.forces.get();
+            assertTrue(io.forces() > before, "a sync write did not force the WAL");
+            int afterSync = io.forces();
             s.write(new WriteBatch().put(b("batch"), b("3")).delete(b("plain")), WriteOptions.defaults().sync(true));
-            assertTrue(io.forces.get() > afterSync);
-            afterSync = io.forces.get();
+            assertTrue(io.forces() > afterSync);
+            afterSync = io.forces();
             s.delete(b("batch"), WriteOptions.defaults().sync(true));
-            assertTrue(io.forces.get() > afterSync);
+            assertTrue(io.forces() > afterSync);
         }
     }
 

@@ -1538,25 +1538,19 @@ public final class Engine implements AutoCloseable {
      */
     @Override
     public void close() {
-        Throwable unflushed = null;
+        Throwable[] unflushed = {null};
         mutex.lock();
         try {
-            if (mutex.closed()) {
-                return;
-            }
             // Writes queued before close() finish first; later ones find the store closed.
-            WriteQueue.Writer w = writeQueue.awaitBarrierTurn();
-            try {
-                if (mutex.closed()) {
-                    return;
-                }
+            boolean closing = atQueueHead(() -> {
                 if (config.walMode() == WalSyncMode.NONE) {
-                    unflushed = flushForClose();
+                    unflushed[0] = flushForClose();
                 }
                 mutex.markClosed();
                 mutex.signalBackground();
-            } finally {
-                writeQueue.leave(w);
+            });
+            if (!closing) {
+                return;
             }
             while (families.all().stream().anyMatch(Tree::busy)) {
                 // The store's jobs still queued (on a shared pool, behind other stores' jobs)
@@ -1587,9 +1581,9 @@ public final class Engine implements AutoCloseable {
                 LOG.log(System.Logger.Level.WARNING, "could not delete the reader's staging directory " + staged, e);
             }
         }
-        if (unflushed != null) {
+        if (unflushed[0] != null) {
             throw new StoreException("store " + dir + " is closed without its last writes: WAL mode none keeps them"
-                    + " only in memory, and flushing them failed: " + unflushed, unflushed);
+                    + " only in memory, and flushing them failed: " + unflushed[0], unflushed[0]);
         }
     }
 
@@ -1628,24 +1622,37 @@ public final class Engine implements AutoCloseable {
     private void switchMemtablesForBudget() {
         mutex.lock();
         try {
-            if (mutex.closed()) {
-                return;
-            }
-            WriteQueue.Writer w = writeQueue.awaitBarrierTurn();
-            try {
-                if (mutex.closed()) {
-                    return;
-                }
+            atQueueHead(() -> {
                 for (Tree t : families.all()) {
                     if (!t.memtables.set().active().isEmpty()) {
                         t.writeControl.switchMemtable();
                     }
                 }
-            } finally {
-                writeQueue.leave(w);
-            }
+            });
         } finally {
             mutex.unlock();
+        }
+    }
+
+    /**
+     * Mutex held: unless the store is closed, queues a barrier in the write queue, waits until
+     * it is at the head (every write queued before it is done, later ones wait, so no write
+     * group is between the WAL and the memtables) and runs {@code body} there, unless the store
+     * closed during the wait. Returns whether {@code body} ran; the barrier is left either way.
+     */
+    private boolean atQueueHead(Runnable body) {
+        if (mutex.closed()) {
+            return false;
+        }
+        WriteQueue.Writer w = writeQueue.awaitBarrierTurn();
+        try {
+            if (mutex.closed()) {
+                return false;
+            }
+            body.run();
+            return true;
+        } finally {
+            writeQueue.leave(w);
         }
     }
 

@@ -208,12 +208,10 @@ final class FlushGroups {
         }
         long start = System.nanoTime();
         try {
-            long[] snaps;
-            long visible;
+            FlushCut cut;
             mutex.lock();
             try {
-                snaps = snapshots.live();
-                visible = log.visibleSequence();
+                cut = FlushCut.take(snapshots, log);
                 for (Part p : g.parts) {
                     if (!p.tree.dropped && p.nextSegment < 0) {
                         // Groups go oldest first and every switch is a group's: its memtable is the oldest.
@@ -237,11 +235,11 @@ final class FlushGroups {
                     }
                     p.tree.versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
                     if (!p.written) {
-                        p.table = p.memtable.isEmpty() ? null : p.tree.flushJob.write(p.memtable, snaps, visible);
+                        p.table = p.memtable.isEmpty() ? null : p.tree.flushJob.write(p.memtable, cut);
                         p.written = true;
                     }
                     if (p.table != null) {
-                        entries.add(new FlushGroupRecord.Entry(p.tree.id, p.nextSegment, Math.min(p.memtable.maxSeqno(), visible),
+                        entries.add(new FlushGroupRecord.Entry(p.tree.id, p.nextSegment, cut.lastSequence(p.memtable),
                                 p.table.meta()));
                     }
                 }
@@ -272,9 +270,7 @@ final class FlushGroups {
                     continue;
                 }
                 p.tree.versions.ensureIntactTail(); // a retry after a torn append: the edit goes to an intact manifest
-                // Not above the visible sequence number: the part of a group that failed while
-                // it was being inserted is left out of the table (see FlushLane).
-                long last = Math.min(p.memtable.maxSeqno(), visible);
+                long last = cut.lastSequence(p.memtable); // not above the visible sequence number
                 if (p.table == null) {
                     p.tree.flushJob.installNothing(p.nextSegment, last);
                 } else {

@@ -64,20 +64,21 @@ final class FlushJob {
     }
 
     /**
-     * Writes memtable {@code m} as one table, keeping of each key only the versions that the
-     * snapshots {@code snaps} (ascending) or a new read could see: the newest, and the newest
-     * at or below each snapshot. Every version in {@code m} is at or below the visible
-     * sequence number {@code visible}, so a snapshot taken later sees the newest — except
-     * the part of a write group that failed while it was inserted (see {@link WriteQueue}),
-     * which lies above it and is left out. Tombstones stay: older data for their keys may lie
-     * in components below. Returns null if nothing is left.
+     * Writes memtable {@code m} as one table at {@code cut}, keeping of each key only the
+     * versions that the cut's snapshots or a new read could see: the newest, and the newest
+     * at or below each snapshot. Every version in {@code m} is at or below the cut's visible
+     * sequence number, so a snapshot taken later sees the newest — except the part of a write
+     * group that failed while it was inserted (see {@link WriteQueue}), which lies above it
+     * and is left out. Tombstones stay: older data for their keys may lie in components
+     * below. Returns null if nothing is left.
      */
-    Component write(Memtable m, long[] snaps, long visible) throws IOException {
+    Component write(Memtable m, FlushCut cut) throws IOException {
+        long visible = cut.visible();
         InternalIterator it = new SequenceBoundIterator(m.iterator(), visible);
         it.seekToFirst();
         List<Component> out = output.write(it, m.rangeTombstones().visibleAt(visible), IoPurpose.FLUSH,
-                new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()), new VersionRetention(snaps, false),
-                0, false);
+                new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()),
+                new VersionRetention(cut.snapshots(), false), 0, false);
         return out.isEmpty() ? null : out.get(0);
     }
 

@@ -104,14 +104,12 @@ final class FlushLane {
     private void flushOldest() {
         Memtable m;
         long nextSegment;
-        long[] snaps;
-        long visible;
+        FlushCut cut;
         mutex.lock();
         try {
             m = memtables.oldestImmutable();
             nextSegment = memtables.segmentAfterOldest();
-            snaps = snapshots.live();
-            visible = memtables.visibleSequence();
+            cut = FlushCut.take(snapshots, memtables.log());
         } finally {
             mutex.unlock();
         }
@@ -119,11 +117,8 @@ final class FlushLane {
         long flushStart = System.nanoTime();
         try {
             versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
-            flushed = m.isEmpty() ? null : job.write(m, snaps, visible);
-            // Not above the visible sequence number: a group that failed while it was being
-            // inserted left a part here that the flush leaves out; the WAL replays it whole, in
-            // this family too (FailedWalAppendAcrossFamiliesTest).
-            long maxSeq = Math.min(m.maxSeqno(), visible);
+            flushed = m.isEmpty() ? null : job.write(m, cut);
+            long maxSeq = cut.lastSequence(m);
             if (flushed == null) {
                 job.installNothing(nextSegment, maxSeq);
             } else {

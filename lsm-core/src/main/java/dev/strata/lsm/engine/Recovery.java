@@ -78,34 +78,20 @@ final class Recovery {
                 segments.add(segment);
             }
         }
-        // First the void records (BatchCodec#encodeVoid): groups whose WAL append failed, which
-        // an earlier segment may still hold; no family replays them.
-        java.util.TreeMap<Long, Long> voids = new java.util.TreeMap<>();
-        for (Path segment : segments) {
-            WalRecovery.recover(io, segment, rec -> {
-                long[] v = BatchCodec.voided(rec.payload(), segment, rec.offset());
-                if (v != null) {
-                    voids.put(v[0], v[0] + v[1] - 1);
-                }
-            });
+        Replay replay = new Replay(target, maxSeq);
+        if (!replay.readOnce(segments)) {
+            // A void record read too late for what was replayed: start again from fresh memtables
+            // knowing every void record.
+            for (Tree t : trees) {
+                recovered.put(t.id, new Memtable(t.versions.logNumber()));
+            }
+            replay = new Replay(target, maxSeq, replay.voids);
+            for (Path segment : segments) {
+                Replay r = replay;
+                WalRecovery.recover(io, segment, rec -> r.apply(segment, rec));
+            }
         }
-        for (Path segment : segments) {
-            long[] last = {maxSeq};
-            WalRecovery.recover(io, segment, rec -> {
-                long[] v = BatchCodec.voided(rec.payload(), segment, rec.offset());
-                if (v != null) {
-                    last[0] = Math.max(last[0], v[0] + v[1] - 1);
-                    return;
-                }
-                java.util.Map.Entry<Long, Long> covering = voids.floorEntry(BatchCodec.firstSequence(rec.payload()));
-                if (covering != null && BatchCodec.firstSequence(rec.payload()) <= covering.getValue()) {
-                    last[0] = Math.max(last[0], covering.getValue());
-                    return;
-                }
-                last[0] = Math.max(last[0], BatchCodec.replay(rec.payload(), target, segment, rec.offset()));
-            });
-            maxSeq = last[0];
-        }
+        maxSeq = replay.last;
         long newSegment = trees.get(0).versions.newFileNumber();
         log.start(newSegment, maxSeq);
         for (Tree t : trees) {
@@ -115,7 +101,7 @@ final class Recovery {
         // its log number past the old segments; they go once every family has.
         for (Tree t : trees) {
             Memtable m = recovered.get(t.id);
-            Component flushed = m.isEmpty() ? null : t.flushJob.write(m, new long[0], Long.MAX_VALUE);
+            Component flushed = m.isEmpty() ? null : t.flushJob.write(m, new FlushCut(new long[0], Long.MAX_VALUE));
             if (flushed == null) {
                 t.flushJob.installNothing(newSegment, maxSeq);
             } else {
@@ -163,6 +149,91 @@ final class Recovery {
         io.syncDirectory(dir);
         LOG.log(System.Logger.Level.INFO, "deleted the tables of an atomic flush a crash interrupted before it"
                 + " committed, in " + dir);
+    }
+
+    /**
+     * Replays WAL records into the recovered memtables, skipping in every family the groups that
+     * a void record ({@link BatchCodec#encodeVoid}) names: groups whose WAL append failed, whose
+     * record an earlier segment may still hold, whole or in part.
+     */
+    private final class Replay {
+        private final BatchCodec.ReplayTarget target;
+        /** The void records read so far: first to last sequence number of each voided group. */
+        final java.util.TreeMap<Long, Long> voids;
+        /** The highest sequence number the records applied so far hold or void. */
+        long last;
+        /** The highest first sequence number of a record replayed into the memtables so far. */
+        private long replayedFirst = Long.MIN_VALUE;
+
+        Replay(BatchCodec.ReplayTarget target, long from) {
+            this(target, from, new java.util.TreeMap<>());
+        }
+
+        Replay(BatchCodec.ReplayTarget target, long from, java.util.TreeMap<Long, Long> voids) {
+            this.target = target;
+            this.last = from;
+            this.voids = voids;
+        }
+
+        /**
+         * Reads each of {@code segments} once, in order, applying a segment's records once the
+         * next segment is read: a group's void record starts a later segment than its record,
+         * normally the next one ({@link WalLog}). Returns false, having replayed only part of
+         * the segments, if a void record turned up for a group at or below one already
+         * replayed (a void record whose first writing failed, written again further on): the
+         * caller starts again from fresh memtables with {@link #voids}, which then holds every
+         * void record of the segments.
+         */
+        boolean readOnce(List<Path> segments) {
+            boolean inTime = true;
+            Path heldSegment = null;
+            List<dev.strata.lsm.wal.WalRecord> held = List.of();
+            for (Path segment : segments) {
+                List<dev.strata.lsm.wal.WalRecord> records = new java.util.ArrayList<>();
+                List<long[]> found = new java.util.ArrayList<>();
+                WalRecovery.recover(io, segment, rec -> {
+                    long[] v = BatchCodec.voided(rec.payload(), segment, rec.offset());
+                    if (v != null) {
+                        voids.put(v[0], v[0] + v[1] - 1);
+                        found.add(v);
+                    }
+                    records.add(rec);
+                });
+                for (long[] v : found) {
+                    inTime &= v[0] > replayedFirst;
+                }
+                if (inTime) {
+                    for (dev.strata.lsm.wal.WalRecord rec : held) {
+                        apply(heldSegment, rec);
+                    }
+                }
+                heldSegment = segment;
+                held = records;
+            }
+            if (inTime) {
+                for (dev.strata.lsm.wal.WalRecord rec : held) {
+                    apply(heldSegment, rec);
+                }
+            }
+            return inTime;
+        }
+
+        /** Applies record {@code rec} of {@code segment}: replays it unless it is a void record or voided. */
+        void apply(Path segment, dev.strata.lsm.wal.WalRecord rec) {
+            long[] v = BatchCodec.voided(rec.payload(), segment, rec.offset());
+            if (v != null) {
+                last = Math.max(last, v[0] + v[1] - 1);
+                return;
+            }
+            long first = BatchCodec.firstSequence(rec.payload());
+            java.util.Map.Entry<Long, Long> covering = voids.floorEntry(first);
+            if (covering != null && first <= covering.getValue()) {
+                last = Math.max(last, covering.getValue());
+                return;
+            }
+            last = Math.max(last, BatchCodec.replay(rec.payload(), target, segment, rec.offset()));
+            replayedFirst = Math.max(replayedFirst, first);
+        }
     }
 
     /**

@@ -2,15 +2,13 @@ package dev.strata.lsm.sstable;
 
 import dev.strata.lsm.ConfigException;
 
-import java.util.Locale;
-
 /**
  * The page compression codec of a table (format 3, docs/format.md): {@code none} (the
  * default) or one of the native codecs LZ4, Zstandard and Snappy. The codec is recorded in
  * each table's footer (byte 132) and in each compressed page's frame header, so a table is
  * always read with the codec it was written with, whatever the store is configured with now.
  */
-public enum Compression {
+public enum Compression implements CodedSetting {
     NONE(0, "none"),
     LZ4(1, "lz4"),
     ZSTD(2, "zstd"),
@@ -31,23 +29,20 @@ public enum Compression {
     }
 
     /** The code stored on disk (footer byte 132, frame header byte 4). */
+    @Override
     public int id() {
         return id;
     }
 
     /** The name used in configuration: none, lz4, zstd or snappy. */
+    @Override
     public String configName() {
         return configName;
     }
 
     /** The codec with on-disk code {@code id}, or null when there is none. */
     static Compression fromId(int id) {
-        for (Compression c : values()) {
-            if (c.id == id) {
-                return c;
-            }
-        }
-        return null;
+        return CodedSetting.byId(values(), id);
     }
 
     /**
@@ -56,13 +51,9 @@ public enum Compression {
      * @throws ConfigException if there is no such codec
      */
     public static Compression fromName(String name) {
-        if (name != null) {
-            String n = name.trim().toLowerCase(Locale.ROOT);
-            for (Compression c : values()) {
-                if (c.configName.equals(n)) {
-                    return c;
-                }
-            }
+        Compression c = CodedSetting.byName(values(), name);
+        if (c != null) {
+            return c;
         }
         throw new ConfigException("unknown compression codec '" + name + "': expected none, lz4, zstd or snappy");
     }

@@ -2,8 +2,6 @@ package dev.strata.lsm.sstable;
 
 import dev.strata.lsm.ConfigException;
 
-import java.util.Locale;
-
 /**
  * How the cells of a table's leaves are encoded (format 3, footer byte 133; docs/format.md).
  * {@link #PLAIN} is the leaf of formats 1 and 2: every cell holds its whole key and an 8-byte
@@ -13,7 +11,7 @@ import java.util.Locale;
  * whose key is stored whole), so a lookup binary-searches the restarts and scans at most N
  * cells. A table's encoding is fixed when it is written; an in-place merge keeps its base's.
  */
-public enum LeafEncoding {
+public enum LeafEncoding implements CodedSetting {
     PLAIN(0, "plain"),
     PREFIX(1, "prefix");
 
@@ -26,23 +24,20 @@ public enum LeafEncoding {
     }
 
     /** The code stored on disk (footer byte 133). */
+    @Override
     public int id() {
         return id;
     }
 
     /** The name used in configuration: plain or prefix. */
+    @Override
     public String configName() {
         return configName;
     }
 
     /** The encoding with on-disk code {@code id}, or null when there is none. */
     static LeafEncoding fromId(int id) {
-        for (LeafEncoding e : values()) {
-            if (e.id == id) {
-                return e;
-            }
-        }
-        return null;
+        return CodedSetting.byId(values(), id);
     }
 
     /**
@@ -51,13 +46,9 @@ public enum LeafEncoding {
      * @throws ConfigException if there is no such encoding
      */
     public static LeafEncoding fromName(String name) {
-        if (name != null) {
-            String n = name.trim().toLowerCase(Locale.ROOT);
-            for (LeafEncoding e : values()) {
-                if (e.configName.equals(n)) {
-                    return e;
-                }
-            }
+        LeafEncoding e = CodedSetting.byName(values(), name);
+        if (e != null) {
+            return e;
         }
         throw new ConfigException("unknown leaf encoding '" + name + "': expected prefix or plain");
     }

@@ -7,10 +7,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.fault.CrashImages;
-import dev.strata.lsm.io.FileChannelStorageIO;
-import dev.strata.lsm.io.ForwardingStorageIO;
-import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.fault.WalFaultIO;
 import dev.strata.lsm.wal.WalSyncMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,34 +33,7 @@ class FailedWalAppendAcrossFamiliesTest {
     @TempDir
     Path tmp;
 
-    /** Fails the force of a WAL segment while armed; the bytes appended before it stay in the file. */
-    private static final class FailingWalSyncIO extends ForwardingStorageIO {
-        final AtomicInteger armed = new AtomicInteger();
-        final AtomicInteger thrown = new AtomicInteger();
-
-        FailingWalSyncIO() {
-            super(new FileChannelStorageIO());
-        }
-
-        @Override
-        protected PageFile wrap(PageFile file) {
-            if (file.purpose() != IoPurpose.WAL) {
-                return file;
-            }
-            return new ForwardingPageFile(file) {
-                @Override
-                public void force(boolean metadata) throws IOException {
-                    if (armed.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                        thrown.incrementAndGet();
-                        throw new IOException("injected: fsync failed");
-                    }
-                    super.force(metadata);
-                }
-            };
-        }
-    }
-
-    private static StoreConfig config(WalSyncMode mode, FailingWalSyncIO io) {
+    private static StoreConfig config(WalSyncMode mode, WalFaultIO io) {
         StoreConfig.Builder b = StoreConfig.builder().walMode(mode).memtableBytes(1 << 20).mergePolicy("no-merge")
                 .family("a", FamilyOptions.defaults()).family("b", FamilyOptions.defaults());
         if (io != null) {
@@ -81,17 +51,17 @@ class FailedWalAppendAcrossFamiliesTest {
     void aBatchWhoseWalSyncFailedIsReplayedInNoFamily(WalSyncMode mode) throws IOException {
         Path dir = tmp.resolve("store");
         Path crash = tmp.resolve("crash");
-        FailingWalSyncIO io = new FailingWalSyncIO();
+        WalFaultIO io = new WalFaultIO();
         try (LsmStore store = LsmStore.open(dir, config(mode, io))) {
             ColumnFamily a = store.columnFamily("a");
             ColumnFamily b = store.columnFamily("b");
             store.write(new WriteBatch().put(a, bytes("ka"), bytes("old")).put(b, bytes("kb"), bytes("old")));
             store.flush(); // both families durable up to here: the next segment holds what follows
-            io.armed.set(1);
+            io.armForceFailures(1);
             WriteBatch torn = new WriteBatch().put(a, bytes("ka"), bytes("batch")).put(b, bytes("kb"), bytes("batch"));
             // The sync: per write in mode sync; asked for by the write in mode async.
             assertThrows(StoreException.class, () -> store.write(torn, dev.strata.lsm.WriteOptions.defaults().sync(true)));
-            assertEquals(1, io.thrown.get(), "the injected sync failure");
+            assertEquals(1, io.thrown(), "the injected sync failure");
             assertArrayEquals(bytes("old"), store.get(a, bytes("ka")));
             // A later write to family a, and a flush of a alone: a's tables are past the failed batch.
             store.put(a, bytes("other"), bytes("x"));

@@ -4,18 +4,13 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.WriteBatch;
-import dev.strata.lsm.io.FileChannelStorageIO;
-import dev.strata.lsm.io.ForwardingStorageIO;
-import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.fault.WalFaultIO;
 import dev.strata.lsm.wal.WalSyncMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,34 +91,7 @@ class WriteErrorTest {
         return ("value-" + i).getBytes();
     }
 
-    /** Throws an {@link OutOfMemoryError} from WAL appends while armed, as a 60 MiB put can in a small heap. */
-    private static final class WalErrorIO extends ForwardingStorageIO {
-        final AtomicInteger armed = new AtomicInteger();
-        final AtomicInteger thrown = new AtomicInteger();
-
-        WalErrorIO() {
-            super(new FileChannelStorageIO());
-        }
-
-        @Override
-        protected PageFile wrap(PageFile file) {
-            if (file.purpose() != IoPurpose.WAL) {
-                return file;
-            }
-            return new ForwardingPageFile(file) {
-                @Override
-                public long append(ByteBuffer src) throws IOException {
-                    if (armed.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                        thrown.incrementAndGet();
-                        throw new OutOfMemoryError("injected: Java heap space");
-                    }
-                    return super.append(src);
-                }
-            };
-        }
-    }
-
-    private static StoreConfig config(WalSyncMode mode, WalErrorIO io) {
+    private static StoreConfig config(WalSyncMode mode, WalFaultIO io) {
         StoreConfig.Builder b = StoreConfig.builder().memtableBytes(64 * 1024).walMode(mode).mergePolicy("no-merge");
         if (io != null) {
             b.storageIO(io);
@@ -134,16 +102,16 @@ class WriteErrorTest {
     @ParameterizedTest
     @EnumSource(value = WalSyncMode.class, names = {"SYNC", "ASYNC"})
     void errorInTheWalAppendFailsTheWriteAndTheStoreKeepsWorking(WalSyncMode mode) throws Exception {
-        WalErrorIO io = new WalErrorIO();
+        WalFaultIO io = new WalFaultIO(); // OutOfMemoryError from WAL appends, as a 60 MiB put can in a small heap
         LsmStore store = LsmStore.open(dir, config(mode, io));
         for (int i = 0; i < 100; i++) {
             store.put(key("a", i), value(i));
         }
-        io.armed.set(1);
+        io.armAppendErrors(1);
         StoreException e = assertThrows(StoreException.class,
                 () -> within("a put whose WAL append threw an Error", () -> store.put(key("x", 0), value(0))));
         assertInstanceOf(OutOfMemoryError.class, rootCause(e), e.toString());
-        assertEquals(1, io.thrown.get());
+        assertEquals(1, io.thrown());
         assertNull(store.get(key("x", 0)));
         within("puts after the failed one", () -> {
             for (int i = 100; i < 200; i++) {
@@ -164,7 +132,7 @@ class WriteErrorTest {
 
     @Test
     void errorInTheWalAppendFailsTheWholeGroupAndWakesEveryMember() throws Exception {
-        WalErrorIO io = new WalErrorIO();
+        WalFaultIO io = new WalFaultIO();
         LsmStore store = LsmStore.open(dir, config(WalSyncMode.SYNC, io));
         int threads = 4;
         int puts = 400;
@@ -192,7 +160,7 @@ class WriteErrorTest {
                 return null;
             }));
         }
-        io.armed.set(5);
+        io.armAppendErrors(5);
         go.set(true);
         for (Future<?> f : futures) {
             try {
@@ -201,7 +169,7 @@ class WriteErrorTest {
                 fail("writers hung after an Error in a write group");
             }
         }
-        assertEquals(5, io.thrown.get());
+        assertEquals(5, io.thrown());
         assertTrue(failed.get() >= 5, "failed puts: " + failed.get());
         within("close() after failed write groups", store::close);
         try (LsmStore reopened = LsmStore.open(dir, config(WalSyncMode.SYNC, null))) {
