@@ -53,7 +53,8 @@ import java.util.function.Function;
  * <h2>Offsets</h2>
  * The store {@linkplain #managesOffsets() manages its changelog offsets}. Its data is spread
  * over several Strata stores (the segments, the versioned store's latest-value store), each
- * with its own WAL, plus a small metadata store ({@code <store>/meta}) that always exists.
+ * with its own WAL, plus a small metadata store ({@code <task>/strata-meta/<store>}, made at the
+ * first commit).
  * Call each of them a <em>participant</em>. Writes go to the participants as they come, not
  * forced. {@link #commit(Map)} writes the changelog offsets and the IQv2 position into
  * <em>every</em> participant (one small write batch each, not forced), after the data in each
@@ -178,14 +179,20 @@ abstract class AbstractSegmentedStore implements StateStore {
             segments.openExisting();
             try {
                 openOthers(dir);
-                openMeta(dir);
-                byte[] status = meta.get(StoreLayout.STATUS_KEY);
-                if (eos && status != null && status[0] == StoreLayout.OPEN) {
-                    throw new TaskCorruptedException(Set.of(taskId), new ProcessorStateException("store " + name
-                            + " in " + dir + " was not closed cleanly; under exactly-once it may hold uncommitted data"));
+                meta = null;
+                if (eos || Files.isDirectory(metaDirectory())) {
+                    openMeta();
+                    byte[] status = meta.get(StoreLayout.STATUS_KEY);
+                    if (eos && status != null && status[0] == StoreLayout.OPEN) {
+                        throw new TaskCorruptedException(Set.of(taskId), new ProcessorStateException("store " + name
+                                + " in " + dir + " was not closed cleanly; under exactly-once it may hold uncommitted"
+                                + " data"));
+                    }
+                    if (eos) {
+                        meta.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.OPEN});
+                    }
                 }
                 readCommitted();
-                meta.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.OPEN});
                 Files.deleteIfExists(dir.resolve(LEGACY_POSITION_FILE));
             } catch (RuntimeException | IOException e) {
                 closeQuietly();
@@ -206,8 +213,21 @@ abstract class AbstractSegmentedStore implements StateStore {
         stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, () -> { });
     }
 
-    private void openMeta(Path storeDir) {
-        Path metaDir = storeDir.resolve(TimeSegments.RESERVED_NAME);
+    /**
+     * The metadata store's directory, {@code <task>/strata-meta/<name>}: outside the store's
+     * directory, which holds only segments, and apart from any other store's.
+     */
+    Path metaDirectory() {
+        return context.stateDir().toPath().resolve("strata-meta").resolve(name);
+    }
+
+    /**
+     * Opens the metadata store. It is opened at init when it exists or under exactly-once (for
+     * the open marker), else at the first commit or restore batch: a fresh store that never
+     * commits opens no Strata store before its first write, as Kafka's segmented stores.
+     */
+    private void openMeta() {
+        Path metaDir = metaDirectory();
         try {
             Files.createDirectories(metaDir);
             meta = LsmStore.open(metaDir, openConfig);
@@ -245,7 +265,9 @@ abstract class AbstractSegmentedStore implements StateStore {
      */
     private List<LsmStore> participants() {
         List<LsmStore> all = new java.util.ArrayList<>(lsmStores());
-        all.add(meta);
+        if (meta != null) {
+            all.add(meta);
+        }
         return all;
     }
 
@@ -280,9 +302,11 @@ abstract class AbstractSegmentedStore implements StateStore {
             Position p = stored == null ? Position.emptyPosition() : PositionSerde.deserialize(ByteBuffer.wrap(stored));
             pos = pos == null ? p : smallestOf(pos, p);
         }
-        committed.putAll(smallest);
-        position = pos;
-        committedPosition = pos.copy();
+        if (smallest != null) {
+            committed.putAll(smallest);
+            position = pos;
+            committedPosition = pos.copy();
+        }
     }
 
     private long decodeOffset(byte[] key, byte[] value, LsmStore in) {
@@ -568,6 +592,9 @@ abstract class AbstractSegmentedStore implements StateStore {
     }
 
     private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action) {
+        if (meta == null) {
+            openMeta();
+        }
         WriteBatch batch = new WriteBatch();
         for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
             byte[] key = offsetKey(e.getKey());
@@ -637,6 +664,10 @@ abstract class AbstractSegmentedStore implements StateStore {
         }
         segments.sync();
         syncOthers();
+        if (meta == null) {
+            recorder.record(false);
+            return;
+        }
         try {
             meta.put(SegmentLayout.SYNC_KEY, new byte[0], WriteOptions.defaults().sync(true));
         } catch (StoreException e) {
@@ -708,14 +739,16 @@ abstract class AbstractSegmentedStore implements StateStore {
             }
         }
         try {
-            if (failure == null) {
+            if (failure == null && meta != null) {
                 meta.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.CLOSED});
             }
         } catch (StoreException e) {
             failure = failure("close", e);
         } finally {
             try {
-                meta.close();
+                if (meta != null) {
+                    meta.close();
+                }
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = failure("close", e);

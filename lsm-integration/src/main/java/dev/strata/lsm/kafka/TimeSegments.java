@@ -52,9 +52,6 @@ final class TimeSegments {
     /** Told of each segment this object creates (not of those {@link #openExisting} finds). */
     private final java.util.function.Consumer<Segment> created;
 
-    /** A directory name in {@code dir} that is not a segment (the store's metadata store). */
-    static final String RESERVED_NAME = "meta";
-
     TimeSegments(String storeName, Path dir, StoreConfig config, long retentionPeriod, long segmentInterval) {
         this(storeName, dir, config, retentionPeriod, segmentInterval, s -> { });
     }
@@ -94,7 +91,7 @@ final class TimeSegments {
             List<Long> ids = new ArrayList<>();
             try (Stream<Path> entries = Files.list(dir)) {
                 for (Path p : (Iterable<Path>) entries::iterator) {
-                    if (Files.isDirectory(p) && !p.getFileName().toString().equals(RESERVED_NAME)) {
+                    if (Files.isDirectory(p)) {
                         ids.add(segmentIdOf(p));
                     }
                 }
