@@ -53,19 +53,21 @@ import java.util.function.Function;
  * <h2>Offsets</h2>
  * The store {@linkplain #managesOffsets() manages its changelog offsets}. Its data is spread
  * over several Strata stores (the segments, the versioned store's latest-value store), each
- * with its own WAL, plus a small metadata store ({@code <task>/strata-meta/<store>}, made at the
- * first commit).
- * Call each of them a <em>participant</em>. Writes go to the participants as they come, not
- * forced. {@link #commit(Map)} writes the changelog offsets and the IQv2 position into
- * <em>every</em> participant (one small write batch each, not forced), after the data in each
- * WAL; a segment created later starts with the last committed offsets and position (a forced
- * write: the segment holds nothing older). After a crash each participant's WAL is a prefix
- * of what was written to it, so a participant holding offset {@code o} holds every write of
- * the records up to {@code o}; the store reports, per partition, the <b>smallest</b> offset
- * its participants hold, and no offset (restore from the changelog's start) when one of them
- * holds none. Offsets therefore never run ahead of the data, whichever WAL tails a crash
- * loses. The position reported after opening is the smallest per component likewise. See
- * docs/kafka-streams.md, "Window and session stores".
+ * with its own WAL: call each of them a <em>participant</em>. Writes go to the participants
+ * as they come, not forced. {@link #commit(Map)} writes the changelog offsets and the IQv2
+ * position into <em>every</em> participant (one small write batch each, not forced), after
+ * the data in each WAL; a segment created later starts with the last committed offsets and
+ * position (a forced write: the segment holds nothing older). After a crash each
+ * participant's WAL is a prefix of what was written to it, so a participant holding offset
+ * {@code o} holds every write of the records up to {@code o}; the store reports, per
+ * partition, the <b>smallest</b> offset its participants hold, and no offset (restore from the
+ * changelog's start) when one of them holds none. Offsets therefore never run ahead of the
+ * data, whichever WAL tails a crash loses. The position reported after opening is the
+ * smallest per component likewise. A store with no participant (nothing written, or every
+ * segment dropped) keeps its offsets in a small metadata store
+ * ({@code <task>/strata-meta/<store>}, made when first needed), which also takes a commit that
+ * removes offsets and holds the open/closed marker. See docs/kafka-streams.md, "Window and
+ * session stores".
  *
  * <h2>Open/closed marker</h2>
  * Writes reach the segments before their commit, so after a crash a store may hold records
@@ -260,12 +262,28 @@ abstract class AbstractSegmentedStore implements StateStore {
     }
 
     /**
-     * Every Strata store that takes the offsets at a commit: the segments, the others, the
-     * metadata store. Store's thread only.
+     * The Strata stores whose offsets count: the stores holding data (the segments and the
+     * others), or, when there are none, the metadata store (if it exists). Store's thread only.
      */
     private List<LsmStore> participants() {
         List<LsmStore> all = new java.util.ArrayList<>(lsmStores());
-        if (meta != null) {
+        if (all.isEmpty() && meta != null) {
+            all.add(meta);
+        }
+        return all;
+    }
+
+    /**
+     * The Strata stores a commit writes its offsets into: those holding data, and the metadata
+     * store too when none does or when the commit removes offsets (so that no removed offset
+     * stays in it). Store's thread only.
+     */
+    private List<LsmStore> offsetWriters(boolean removes) {
+        List<LsmStore> all = new java.util.ArrayList<>(lsmStores());
+        if (all.isEmpty() || removes) {
+            if (meta == null) {
+                openMeta();
+            }
             all.add(meta);
         }
         return all;
@@ -592,9 +610,6 @@ abstract class AbstractSegmentedStore implements StateStore {
     }
 
     private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action) {
-        if (meta == null) {
-            openMeta();
-        }
         WriteBatch batch = new WriteBatch();
         for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
             byte[] key = offsetKey(e.getKey());
@@ -606,7 +621,11 @@ abstract class AbstractSegmentedStore implements StateStore {
         }
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
         try {
-            for (LsmStore s : participants()) {
+            boolean removes = changelogOffsets.isEmpty();
+            for (Long offset : changelogOffsets.values()) {
+                removes |= offset == null;
+            }
+            for (LsmStore s : offsetWriters(removes)) {
                 if (changelogOffsets.isEmpty()) {
                     WriteBatch clearing = new WriteBatch();
                     try (Cursor c = s.scan(StoreLayout.OFFSET_PREFIX, StoreLayout.OFFSET_END)) {
