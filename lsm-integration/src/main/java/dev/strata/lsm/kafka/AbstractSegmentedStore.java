@@ -1,6 +1,9 @@
 package dev.strata.lsm.kafka;
 
+import dev.strata.lsm.Cursor;
+import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.WriteOptions;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.WriteBatch;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -10,6 +13,7 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.TaskId;
@@ -29,8 +33,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.TreeMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,18 +51,36 @@ import java.util.function.Function;
  * close. See docs/kafka-streams.md, "Window and session stores".
  *
  * <h2>Offsets</h2>
- * {@link #managesOffsets()} is false: a commit's writes span several segments, each its own
- * Strata store with its own WAL, and no write batch covers two of them, so the store cannot
- * record changelog offsets atomically with its data. Kafka Streams keeps the offsets in the
- * task's {@code .checkpoint} file, written after {@link #commit(Map)}, which makes every write
- * durable (a WAL-synced write in each segment written since the last flush). Under
- * exactly-once Kafka Streams removes the checkpoint while the task runs and wipes and
- * restores a store it finds without one, so the store keeps no open/closed marker.
+ * The store {@linkplain #managesOffsets() manages its changelog offsets}. Its data is spread
+ * over several Strata stores (the segments, the versioned store's latest-value store), each
+ * with its own WAL: call each of them a <em>participant</em>. Writes go to the participants
+ * as they come, not forced. {@link #commit(Map)} writes the changelog offsets and the IQv2
+ * position into <em>every</em> participant (one small write batch each, not forced), after
+ * the data in each WAL; a segment created later starts with the last committed offsets and
+ * position (a forced write: the segment holds nothing older). After a crash each
+ * participant's WAL is a prefix of what was written to it, so a participant holding offset
+ * {@code o} holds every write of the records up to {@code o}; the store reports, per
+ * partition, the <b>smallest</b> offset its participants hold, and no offset (restore from the
+ * changelog's start) when one of them holds none. Offsets therefore never run ahead of the
+ * data, whichever WAL tails a crash loses. The position reported after opening is the
+ * smallest per component likewise. A store with no participant (nothing written, or every
+ * segment dropped) keeps its offsets in a small metadata store
+ * ({@code <task>/strata-meta/<store>}, made when first needed), which also takes a commit that
+ * removes offsets and holds the open/closed marker. See docs/kafka-streams.md, "Window and
+ * session stores".
+ *
+ * <h2>Open/closed marker</h2>
+ * Writes reach the segments before their commit, so after a crash a store may hold records
+ * of an uncommitted (under exactly-once, aborted) transaction. As the key-value store does,
+ * the metadata store records "open" at init and "closed" after a clean close; under
+ * {@code exactly_once_v2} opening a store still marked open throws
+ * {@link TaskCorruptedException}, and Kafka Streams wipes and restores the task.
  */
 abstract class AbstractSegmentedStore implements StateStore {
     static final Logger LOG = LoggerFactory.getLogger(AbstractSegmentedStore.class);
 
-    private static final String POSITION_FILE = "position";
+    /** The position file of the layout before offsets were kept in the store: removed at init. */
+    private static final String LEGACY_POSITION_FILE = "position";
 
     final String name;
     final StoreConfig config;
@@ -68,12 +91,17 @@ abstract class AbstractSegmentedStore implements StateStore {
     TimeSegments segments;
     long observedStreamTime = -1;
     Position position = Position.emptyPosition();
+    /** The position as every participant holds it after the last commit or restore batch (a copy). */
+    private Position committedPosition = Position.emptyPosition();
     /**
-     * The position as the position file holds it (a copy), or null when unknown: a commit
-     * rewrites the file only when the position moved since (Kafka Streams calls
-     * {@link #persist} twice a commit, and under {@code TopologyTestDriver} commits every record).
+     * The committed offsets every participant holds, by offset key ({@link StoreLayout#offsetKey}),
+     * as of the last commit or restore batch (after init: the smallest the participants held).
      */
-    private Position persistedPosition;
+    private final TreeMap<Bytes, Long> committed = new TreeMap<>();
+    /** Each partition's offset key, encoded once. */
+    private final Map<TopicPartition, byte[]> offsetKeys = new HashMap<>();
+    /** The metadata store: offsets, position and open/closed marker, present with no segment. */
+    private LsmStore meta;
     private StateStoreContext context;
     private TaskId taskId;
     private boolean consistencyEnabled;
@@ -115,7 +143,7 @@ abstract class AbstractSegmentedStore implements StateStore {
     @Override
     @SuppressWarnings("deprecation")
     public boolean managesOffsets() {
-        return false;
+        return true;
     }
 
     /** The directory of this instance's segments, under the task's state directory. */
@@ -131,6 +159,11 @@ abstract class AbstractSegmentedStore implements StateStore {
         context = stateStoreContext;
         taskId = stateStoreContext.taskId();
         observedStreamTime = -1;
+        committed.clear();
+        position = Position.emptyPosition();
+        committedPosition = Position.emptyPosition();
+        boolean eos = StreamsConfig.EXACTLY_ONCE_V2.equals(
+                stateStoreContext.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(stateStoreContext.appConfigs(),
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         droppedRecords = null;
@@ -143,23 +176,200 @@ abstract class AbstractSegmentedStore implements StateStore {
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, this::lsmStores);
         try {
             openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, stateStoreContext.appConfigs()));
-            segments = new TimeSegments(name, segmentsDirectory(dir), openConfig, retentionPeriod, segmentInterval);
+            segments = new TimeSegments(name, segmentsDirectory(dir), openConfig, retentionPeriod, segmentInterval,
+                    this::segmentCreated);
             segments.openExisting();
             try {
                 openOthers(dir);
-            } catch (RuntimeException e) {
-                segments.close();
-                throw e;
+                meta = null;
+                if (eos || Files.isDirectory(metaDirectory())) {
+                    openMeta();
+                    byte[] status = meta.get(StoreLayout.STATUS_KEY);
+                    if (eos && status != null && status[0] == StoreLayout.OPEN) {
+                        throw new TaskCorruptedException(Set.of(taskId), new ProcessorStateException("store " + name
+                                + " in " + dir + " was not closed cleanly; under exactly-once it may hold uncommitted"
+                                + " data"));
+                    }
+                    if (eos) {
+                        meta.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.OPEN});
+                    }
+                }
+                readCommitted();
+                Files.deleteIfExists(dir.resolve(LEGACY_POSITION_FILE));
+            } catch (RuntimeException | IOException e) {
+                closeQuietly();
+                if (e instanceof StoreException) {
+                    throw new ProcessorStateException("cannot open Strata store " + name + " in " + dir, e);
+                }
+                if (e instanceof IOException) {
+                    throw new ProcessorStateException("store " + name + ": cannot remove " + LEGACY_POSITION_FILE, e);
+                }
+                throw (RuntimeException) e;
             }
-            position = readPosition(dir.resolve(POSITION_FILE));
-            persistedPosition = null;
         } catch (RuntimeException e) {
             recorder.close();
             throw e;
         }
         open = true;
         recorder.record(true);
-        stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, this::persist);
+        stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, () -> { });
+    }
+
+    /**
+     * The metadata store's directory, {@code <task>/strata-meta/<name>}: outside the store's
+     * directory, which holds only segments, and apart from any other store's.
+     */
+    Path metaDirectory() {
+        return context.stateDir().toPath().resolve("strata-meta").resolve(name);
+    }
+
+    /**
+     * Opens the metadata store. It is opened at init when it exists or under exactly-once (for
+     * the open marker), else at the first commit or restore batch: a fresh store that never
+     * commits opens no Strata store before its first write, as Kafka's segmented stores.
+     */
+    private void openMeta() {
+        Path metaDir = metaDirectory();
+        try {
+            Files.createDirectories(metaDir);
+            meta = LsmStore.open(metaDir, openConfig);
+        } catch (IOException | StoreException e) {
+            throw new ProcessorStateException("cannot open the metadata store " + metaDir + " of Strata store " + name,
+                    e);
+        }
+    }
+
+    /** Closes what init opened, after a failure of init. */
+    private void closeQuietly() {
+        try {
+            segments.close();
+        } catch (RuntimeException ignored) {
+            // the original failure is the one to report
+        }
+        try {
+            closeOthers();
+        } catch (RuntimeException ignored) {
+            // as above
+        }
+        if (meta != null) {
+            try {
+                meta.close();
+            } catch (RuntimeException ignored) {
+                // as above
+            }
+            meta = null;
+        }
+    }
+
+    /**
+     * The Strata stores whose offsets count: the stores holding data (the segments and the
+     * others), or, when there are none, the metadata store (if it exists). Store's thread only.
+     */
+    private List<LsmStore> participants() {
+        List<LsmStore> all = new java.util.ArrayList<>(lsmStores());
+        if (all.isEmpty() && meta != null) {
+            all.add(meta);
+        }
+        return all;
+    }
+
+    /**
+     * The Strata stores a commit writes its offsets into: those holding data, and the metadata
+     * store too when none does or when the commit removes offsets (so that no removed offset
+     * stays in it). Store's thread only.
+     */
+    private List<LsmStore> offsetWriters(boolean removes) {
+        List<LsmStore> all = new java.util.ArrayList<>(lsmStores());
+        if (all.isEmpty() || removes) {
+            if (meta == null) {
+                openMeta();
+            }
+            all.add(meta);
+        }
+        return all;
+    }
+
+    /**
+     * Reads the committed offsets and position as the participants hold them: per offset key
+     * the smallest offset, kept only when every participant has one; per position component
+     * likewise the smallest, kept only when every participant has it.
+     */
+    private void readCommitted() {
+        Map<Bytes, Long> smallest = null;
+        Position pos = null;
+        for (LsmStore s : participants()) {
+            Map<Bytes, Long> offsets = new HashMap<>();
+            try (Cursor c = s.scan(StoreLayout.OFFSET_PREFIX, StoreLayout.OFFSET_END)) {
+                while (c.next()) {
+                    offsets.put(Bytes.wrap(c.key()), decodeOffset(c.key(), c.value(), s));
+                }
+            }
+            if (smallest == null) {
+                smallest = offsets;
+            } else {
+                Map<Bytes, Long> both = new HashMap<>();
+                for (Map.Entry<Bytes, Long> e : smallest.entrySet()) {
+                    Long other = offsets.get(e.getKey());
+                    if (other != null) {
+                        both.put(e.getKey(), Math.min(e.getValue(), other));
+                    }
+                }
+                smallest = both;
+            }
+            byte[] stored = s.get(StoreLayout.POSITION_KEY);
+            Position p = stored == null ? Position.emptyPosition() : PositionSerde.deserialize(ByteBuffer.wrap(stored));
+            pos = pos == null ? p : smallestOf(pos, p);
+        }
+        if (smallest != null) {
+            committed.putAll(smallest);
+            position = pos;
+            committedPosition = pos.copy();
+        }
+    }
+
+    private long decodeOffset(byte[] key, byte[] value, LsmStore in) {
+        if (value.length != Long.BYTES) {
+            throw new ProcessorStateException("store " + name + ": committed offset of "
+                    + new String(key, StoreLayout.OFFSET_PREFIX.length, key.length - StoreLayout.OFFSET_PREFIX.length,
+                    java.nio.charset.StandardCharsets.UTF_8) + " in " + in.directory() + " has " + value.length
+                    + " bytes, expected " + Long.BYTES);
+        }
+        return ByteBuffer.wrap(value).getLong();
+    }
+
+    /** Per component (topic, partition) present in both, the smaller offset. */
+    static Position smallestOf(Position a, Position b) {
+        Position out = Position.emptyPosition();
+        for (String topic : a.getTopics()) {
+            Map<Integer, Long> other = b.getPartitionPositions(topic);
+            for (Map.Entry<Integer, Long> e : a.getPartitionPositions(topic).entrySet()) {
+                Long o = other.get(e.getKey());
+                if (o != null) {
+                    out.withComponent(topic, e.getKey(), Math.min(e.getValue(), o));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A new segment starts with the last committed offsets and position: it holds no record
+     * they cover. Forced, once per segment, so that the segment is never found without them.
+     */
+    private void segmentCreated(TimeSegments.Segment segment) {
+        if (committed.isEmpty()) {
+            return;  // no offsets to report yet: the segment's absence of offsets changes nothing
+        }
+        WriteBatch batch = new WriteBatch();
+        for (Map.Entry<Bytes, Long> e : committed.entrySet()) {
+            batch.put(e.getKey().get(), StoreLayout.encodeOffset(e.getValue()));
+        }
+        batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(committedPosition).array());
+        try {
+            segment.store.write(batch, WriteOptions.defaults().sync(true));
+        } catch (StoreException | IllegalArgumentException e) {
+            throw failure("creating a segment", e);
+        }
     }
 
     /** Where the segments are, in the store's directory {@code storeDir}: there by default. */
@@ -193,19 +403,6 @@ abstract class AbstractSegmentedStore implements StateStore {
 
     /** Closes the other stores; the first failure is thrown after all are closed. */
     void closeOthers() {
-    }
-
-    private Position readPosition(Path file) {
-        if (!Files.exists(file)) {
-            return Position.emptyPosition();
-        }
-        try {
-            return PositionSerde.deserialize(ByteBuffer.wrap(Files.readAllBytes(file)));
-        } catch (IOException | RuntimeException e) {
-            segments.close();
-            closeOthers();
-            throw new ProcessorStateException("store " + name + ": cannot read its position from " + file, e);
-        }
     }
 
     /** The store's directory, {@code <task>/strata/<name>}. */
@@ -381,42 +578,119 @@ abstract class AbstractSegmentedStore implements StateStore {
                 throw failure("restore", ex);
             }
         }
+        restored(records);
     }
 
     /**
-     * Makes every write durable and records the position (the offsets are not the store's:
-     * Kafka Streams checkpoints them after this returns).
+     * Records the offset of the last of {@code records}, a restore batch just applied, as its
+     * partition's committed offset in every participant (after the batch's data in each WAL).
+     */
+    void restored(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        ConsumerRecord<byte[], byte[]> last = null;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            last = r;
+        }
+        if (last != null) {
+            writeOffsets(Map.of(new TopicPartition(last.topic(), last.partition()), last.offset()), "restore");
+        }
+    }
+
+    /**
+     * Writes the changelog offsets and the position into every participant, one small batch
+     * each, not forced (see the class comment). An empty map removes every committed offset;
+     * a null offset removes that partition's.
      */
     @Override
-    public void commit(Map<TopicPartition, Long> changelogOffsets) {
-        persist();
+    public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
+        if (!open) {
+            return;
+        }
+        writeOffsets(changelogOffsets, "commit");
+        recorder.record(false);
     }
 
-    /** As {@link #commit(Map)}: for callers of the deprecated {@code StateStore.flush()}. */
+    private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action) {
+        WriteBatch batch = new WriteBatch();
+        for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
+            byte[] key = offsetKey(e.getKey());
+            if (e.getValue() == null) {
+                batch.delete(key);
+            } else {
+                batch.put(key, StoreLayout.encodeOffset(e.getValue()));
+            }
+        }
+        batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
+        try {
+            boolean removes = changelogOffsets.isEmpty();
+            for (Long offset : changelogOffsets.values()) {
+                removes |= offset == null;
+            }
+            for (LsmStore s : offsetWriters(removes)) {
+                if (changelogOffsets.isEmpty()) {
+                    WriteBatch clearing = new WriteBatch();
+                    try (Cursor c = s.scan(StoreLayout.OFFSET_PREFIX, StoreLayout.OFFSET_END)) {
+                        while (c.next()) {
+                            clearing.delete(c.key());
+                        }
+                    }
+                    clearing.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
+                    s.write(clearing);
+                } else {
+                    s.write(batch);
+                }
+            }
+        } catch (StoreException | IllegalArgumentException e) {
+            throw failure(action, e);
+        }
+        if (changelogOffsets.isEmpty()) {
+            committed.clear();
+        }
+        for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
+            Bytes key = Bytes.wrap(offsetKey(e.getKey()));
+            if (e.getValue() == null) {
+                committed.remove(key);
+            } else {
+                committed.put(key, e.getValue());
+            }
+        }
+        committedPosition = position.copy();
+    }
+
+    private byte[] offsetKey(TopicPartition partition) {
+        return offsetKeys.computeIfAbsent(partition, StoreLayout::offsetKey);
+    }
+
+    /**
+     * The committed offset of {@code partition}: as of the last commit or restore batch, or,
+     * after opening, the smallest offset every participant holds (null when one holds none).
+     */
+    @Override
+    public synchronized Long committedOffset(TopicPartition partition) {
+        checkOpen();
+        return committed.get(Bytes.wrap(offsetKey(partition)));
+    }
+
+    /**
+     * Forces every write so far to the device (a WAL-synced write in each participant written
+     * since the last force). Kafka Streams does not call it (it calls {@link #commit(Map)});
+     * kept for callers of the deprecated {@code StateStore.flush()}.
+     */
     @Override
     @Deprecated
-    public void flush() {
-        persist();
-    }
-
-    private synchronized void persist() {
+    public synchronized void flush() {
         if (!open) {
             return;
         }
         segments.sync();
         syncOthers();
-        if (position.equals(persistedPosition)) {
+        if (meta == null) {
             recorder.record(false);
             return;
         }
-        Path file = storeDirectory().resolve(POSITION_FILE);
-        Path tmp = storeDirectory().resolve(POSITION_FILE + ".tmp");
         try {
-            Files.write(tmp, PositionSerde.serialize(position).array());
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            persistedPosition = position.copy();
-        } catch (IOException e) {
-            throw new ProcessorStateException("store " + name + ": cannot write its position to " + file, e);
+            meta.put(SegmentLayout.SYNC_KEY, new byte[0], WriteOptions.defaults().sync(true));
+        } catch (StoreException e) {
+            throw failure("flush", e);
         }
         recorder.record(false);
     }
@@ -450,8 +724,9 @@ abstract class AbstractSegmentedStore implements StateStore {
     }
 
     /**
-     * Makes the open iterators answer no more records, closes the segments. The writes are
-     * already in the segments' WALs; the position is written. Idempotent.
+     * Makes the open iterators answer no more records, closes the segments and the other
+     * stores, then, if they closed cleanly, records "closed" in the metadata store and closes
+     * it. The offsets stay those of the last commit. Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -459,11 +734,6 @@ abstract class AbstractSegmentedStore implements StateStore {
             return;
         }
         RuntimeException failure = null;
-        try {
-            persist();
-        } catch (RuntimeException e) {
-            failure = e;
-        }
         open = false;
         for (SegmentIterator<?> it : List.copyOf(openIterators)) {
             it.storeClosed();
@@ -486,6 +756,26 @@ abstract class AbstractSegmentedStore implements StateStore {
             } else {
                 failure.addSuppressed(e);
             }
+        }
+        try {
+            if (failure == null && meta != null) {
+                meta.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.CLOSED});
+            }
+        } catch (StoreException e) {
+            failure = failure("close", e);
+        } finally {
+            try {
+                if (meta != null) {
+                    meta.close();
+                }
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = failure("close", e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+            meta = null;
         }
         recorder.close();
         if (failure != null) {

@@ -51,9 +51,10 @@ import java.util.Objects;
  * stream time less the history retention answers only from the latest version. A put returns
  * its version's {@code validTo}, or {@link #PUT_RETURN_CODE_VALID_TO_UNDEFINED} when it is the
  * latest. The latest store keeps a tombstone for a deleted key (Kafka's keeps none); such
- * tombstones are never dropped. Offsets are Kafka's checkpoint's, as for the window stores
+ * tombstones are never dropped. Offsets are kept as for the window stores
  * ({@link AbstractSegmentedStore}): a put may write the latest store and two segments, which
- * no Strata batch covers. A restore replays the changelog's puts in order.
+ * no Strata batch covers, so a commit writes the offsets into each of them and the store
+ * reports the smallest. A restore replays the changelog's puts in order.
  */
 public class StrataVersionedStore extends AbstractSegmentedStore implements VersionedKeyValueStore<Bytes, byte[]> {
     private static final byte LIVE = 1;
@@ -321,6 +322,7 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
                 doPut(Bytes.wrap(record.key()), record.value(), record.timestamp());
             }
         }
+        restored(records);
     }
 
     @Override

@@ -49,8 +49,19 @@ final class TimeSegments {
     private final long retentionPeriod;
     private final long segmentInterval;
     private final TreeMap<Long, Segment> segments = new TreeMap<>();
+    /** Told of each segment this object creates (not of those {@link #openExisting} finds). */
+    private final java.util.function.Consumer<Segment> created;
 
     TimeSegments(String storeName, Path dir, StoreConfig config, long retentionPeriod, long segmentInterval) {
+        this(storeName, dir, config, retentionPeriod, segmentInterval, s -> { });
+    }
+
+    /**
+     * @param created called with each segment created by {@link #getOrCreateIfLive} before any
+     *     record is written to it; if it throws, the segment is closed and the exception passed on
+     */
+    TimeSegments(String storeName, Path dir, StoreConfig config, long retentionPeriod, long segmentInterval,
+                 java.util.function.Consumer<Segment> created) {
         if (segmentInterval < 1) {
             throw new IllegalArgumentException("segmentInterval must be positive, was " + segmentInterval);
         }
@@ -62,6 +73,7 @@ final class TimeSegments {
         this.config = config;
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
+        this.created = java.util.Objects.requireNonNull(created, "created");
     }
 
     long segmentId(long time) {
@@ -135,6 +147,18 @@ final class TimeSegments {
             s = segments.get(id);
             if (s == null) {
                 s = open(id);
+                try {
+                    created.accept(s);
+                } catch (RuntimeException e) {
+                    segments.remove(id);
+                    s.open = false;
+                    try {
+                        s.store.close();
+                    } catch (RuntimeException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                    throw e;
+                }
             }
         }
         dropExpired(streamTime);
