@@ -193,6 +193,13 @@ final class TableOutput {
                 out.add(finish(fileNumber, writer));
                 file = null;
             }
+            if (!out.isEmpty()) {
+                // One directory sync makes every file this call created durable by name: each
+                // was forced as it was finished, and none is installed before this returns.
+                // (A sync per file cost a merge of many small outputs, vlsm's vSSTs, one more
+                // fsync per file.)
+                io.syncDirectory(dir);
+            }
             return out;
         } catch (IOException | RuntimeException e) {
             if (file != null) {
@@ -212,7 +219,6 @@ final class TableOutput {
 
     private Component finish(long fileNumber, SSTableWriter writer) throws IOException {
         FinishedTable t = writer.finishDurably();
-        io.syncDirectory(dir);
         return tables.open(ComponentMeta.of(fileNumber, t, versions.newCreationOrder(), clock.millis()));
     }
 

@@ -7,6 +7,9 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.TableWriter;
 import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.vlsm.VlsmCensus;
+import dev.strata.lsm.policy.vlsm.VlsmPolicy;
 import dev.strata.lsm.wal.WalSyncMode;
 
 import java.nio.file.Path;
@@ -19,11 +22,24 @@ final class StrataAdapter implements BenchEngine {
     static final String NAME = "strata";
 
     private final LsmStore store;
+    /** The store's vlsm instance, whose census the counters report; null for other policies. */
+    private final VlsmPolicy vlsm;
 
     StrataAdapter(Path dir, StoreConfig config) {
         // The counter workloads merge with uint64add: open with it unless the config names an operator.
-        this.store = LsmStore.open(dir, config.mergeOperator() != null ? config
-                : config.toBuilder().mergeOperator("uint64add").build());
+        StoreConfig.Builder b = config.toBuilder();
+        if (config.mergeOperator() == null) {
+            b.mergeOperator("uint64add");
+        }
+        // vlsm by name: open it as an instance made from the same name and parameters, so that
+        // its census (good vSSTs, level-1 -> level-2 merges) can be reported.
+        if (config.mergePolicyInstance() == null && "vlsm".equals(config.mergePolicy())) {
+            this.vlsm = (VlsmPolicy) MergePolicies.create("vlsm", config.mergePolicyParams());
+            b.mergePolicy(vlsm);
+        } else {
+            this.vlsm = null;
+        }
+        this.store = LsmStore.open(dir, b.build());
     }
 
     @Override
@@ -203,6 +219,23 @@ final class StrataAdapter implements BenchEngine {
             m.put("meanChainBytes", Math.round(chains.meanChainBytes()));
             m.put("maxChainLength", chains.maxChainLength());
             m.put("widestChainBytesPerLevel", chains.widestChainBytesPerLevel());
+        }
+        m.put("bytesWrittenByKind", s.bytesWrittenByKind());
+        if (vlsm != null) {
+            VlsmCensus c = vlsm.census();
+            m.put("vlsmVssts", c.vssts());
+            m.put("vlsmGoodShareByCount", c.vssts() == 0 ? "n/a" : (Object) c.goodShareByCount());
+            m.put("vlsmGoodBytesShareByCount", c.vssts() == 0 ? "n/a" : (Object) ((double) c.goodBytesByCount()
+                    / c.vsstBytes()));
+            m.put("vlsmGoodShareByBytes", c.vssts() == 0 ? "n/a" : (Object) c.goodShareByBytes());
+            m.put("vlsmMeanLevel2FilesPerVsst", c.vssts() == 0 ? "n/a" : (Object) ((double) c.level2FilesIntersected()
+                    / c.vssts()));
+            m.put("vlsmMeanVsstBytes", c.vssts() == 0 ? "n/a" : (Object) (c.vsstBytes() / c.vssts()));
+            m.put("vlsmL1ToL2Merges", c.level1Merges());
+            m.put("vlsmL1ToL2PoorWindows", c.poorWindows());
+            m.put("vlsmL1BytesMoved", c.level1BytesMoved());
+            m.put("vlsmL2BytesMerged", c.level2BytesMerged());
+            m.put("vlsmL1ToL2Amplification", c.level1Merges() == 0 ? "n/a" : (Object) c.level1ToLevel2Amplification());
         }
         if (s.tableAllocatedBytes() >= 0) {
             m.put("tableAllocatedBytes", s.tableAllocatedBytes());

@@ -53,6 +53,30 @@ class BenchEngineTest {
         }
     }
 
+    /** A vlsm store named in the config reports its census: vSSTs, good shares and level-1 merges. */
+    @Test
+    void vlsmByNameReportsItsCensus(@TempDir Path tmp) {
+        StoreConfig config = StoreConfig.builder().memtableBytes(16 << 10).maxImmutableMemtables(1)
+                .blockCacheBytes(1 << 20).mergePolicy("vlsm", java.util.Map.of("sst-bytes", "16KiB")).build();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+        try (BenchEngine e = BenchEngine.open("strata", tmp.resolve("v"), config)) {
+            for (int i = 0; i < 12_000; i++) {
+                e.put(java.nio.ByteBuffer.allocate(16).putLong(random.nextLong()).putLong(i).array(), new byte[100]);
+            }
+            e.settle();
+            var counters = e.ownCounters();
+            assertTrue((Long) counters.get("vlsmVssts") > 0, counters.toString());
+            assertTrue((Long) counters.get("vlsmL1ToL2Merges") > 0, counters.toString());
+            double good = (Double) counters.get("vlsmGoodShareByCount");
+            assertTrue(good > 0 && good <= 1, counters.toString());
+            assertTrue(((java.util.Map<?, ?>) counters.get("bytesWrittenByKind")).containsKey("l1-to-l2"),
+                    counters.toString());
+        }
+        try (BenchEngine e = BenchEngine.open("strata", tmp.resolve("s"), SMALL)) {
+            assertFalse(e.ownCounters().containsKey("vlsmVssts"), "no census for other policies");
+        }
+    }
+
     @Test
     void refusesADirectoryThatIsNotFreshAndAnUnknownName(@TempDir Path tmp) throws Exception {
         Files.writeString(tmp.resolve("old-file"), "x");

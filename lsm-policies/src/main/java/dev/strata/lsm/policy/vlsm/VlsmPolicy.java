@@ -12,8 +12,11 @@ import dev.strata.lsm.policy.WriteAdmission;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -40,17 +43,112 @@ import java.util.Set;
  * are taken only when level 1 holds no idle good vSST, so that level 0 always drains (the paper
  * re-cuts them, which needs room in level 1); the level-0 queue limit is a parameter
  * ({@code l0-max-files}); a window reads every level-2 SST its key range intersects, so its
- * outputs never overlap level-2 files it did not read. Not thread safe; the engine calls it from one thread at a time.
+ * outputs never overlap level-2 files it did not read.
+ *
+ * <p>Merges are labelled by kind ({@code StoreStats.bytesWrittenByKind()}): {@value #KIND_L0},
+ * {@value #KIND_L1}, {@value #KIND_DOWN} and {@value #KIND_COLLAPSE}. The instance keeps a
+ * {@link VlsmCensus} of the level-1 vSSTs its decisions saw and of its completed level-1 →
+ * level-2 merges ({@link #census()}).
+ *
+ * <p>The engine calls the decision methods from one thread at a time; {@link #census()} may be
+ * called from any thread.
  */
 public final class VlsmPolicy implements MergePolicy {
+    /** Kind label of a merge of the oldest level-0 SST into level 1. */
+    public static final String KIND_L0 = "l0-to-l1";
+    /** Kind label of a level-1 window merged into level 2. */
+    public static final String KIND_L1 = "l1-to-l2";
+    /** Kind label of a leveled merge or move from level 2 down. */
+    public static final String KIND_DOWN = "leveled";
+    /** Kind label of the merge that joins several runs of one level (a tree another policy shaped). */
+    public static final String KIND_COLLAPSE = "collapse-runs";
+
     private final VlsmConfig config;
+    /** Level-1 vSSTs already counted in the census: those in level 1 at the last decision. */
+    private Set<ComponentId> level1Seen = new HashSet<>();
+    /** Level-1 → level-2 merges issued and not yet seen complete, by their level-1 inputs. */
+    private final Map<Set<ComponentId>, long[]> pendingWindows = new HashMap<>();
+    private VlsmCensus census = VlsmCensus.EMPTY;
 
     public VlsmPolicy(VlsmConfig config) {
         this.config = config;
     }
 
+    /** What this instance has counted so far (see {@link VlsmCensus}); safe from any thread. */
+    public synchronized VlsmCensus census() {
+        return census;
+    }
+
+    /**
+     * Counts the level-1 vSSTs not seen at the last decision (written since by a level-0 →
+     * level-1 merge) against level 2 as it is now, and the level-1 → level-2 merges whose
+     * level-1 inputs have all left level 1.
+     */
+    private synchronized void observe(TreeView tree) {
+        RunView level1 = tree.level(1).runs().size() == 1 ? run(tree, 1) : null;
+        RunView level2 = tree.levels().size() > 2 ? run(tree, 2) : null;
+        Set<ComponentId> now = new HashSet<>();
+        Set<ComponentId> busy = new HashSet<>();
+        for (ComponentView v : tree.components()) {
+            if (v.busy()) {
+                busy.add(v.id());
+            }
+        }
+        VlsmCensus c = census;
+        long vssts = c.vssts(), vsstBytes = c.vsstBytes(), goodCount = c.goodByCount(), goodCountBytes =
+                c.goodBytesByCount(), goodBytes = c.goodByBytes(), goodBytesBytes = c.goodBytesByBytes(),
+                intersected = c.level2FilesIntersected();
+        if (level1 != null) {
+            for (ComponentView v : level1.components()) {
+                now.add(v.id());
+                if (level1Seen.contains(v.id())) {
+                    continue;
+                }
+                List<ComponentView> below = below(level2, v.minKey(), v.maxKey());
+                long overlapBytes = bytes(below);
+                vssts++;
+                vsstBytes += v.sizeBytes();
+                intersected += below.size();
+                if (below.size() <= config.growth()) {
+                    goodCount++;
+                    goodCountBytes += v.sizeBytes();
+                }
+                if (overlapBytes <= (double) config.growth() * Math.max(1, v.sizeBytes())) {
+                    goodBytes++;
+                    goodBytesBytes += v.sizeBytes();
+                }
+            }
+        }
+        long merges = c.level1Merges(), moved = c.level1BytesMoved(), merged = c.level2BytesMerged(),
+                poor = c.poorWindows();
+        for (Iterator<Map.Entry<Set<ComponentId>, long[]>> it = pendingWindows.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Set<ComponentId>, long[]> e = it.next();
+            if (e.getKey().stream().allMatch(id -> now.contains(id) && !busy.contains(id))) {
+                it.remove(); // still in level 1 and idle: the engine refused it
+            } else if (e.getKey().stream().noneMatch(now::contains)) {
+                long[] w = e.getValue();
+                merges++;
+                moved += w[0];
+                merged += w[1];
+                poor += w[2];
+                it.remove();
+            }
+        }
+        level1Seen = now;
+        census = new VlsmCensus(vssts, vsstBytes, goodCount, goodCountBytes, goodBytes, goodBytesBytes, intersected,
+                merges, moved, merged, poor);
+    }
+
+    /** Remembers an issued level-1 → level-2 merge; one issued before over the same vSSTs was refused. */
+    private synchronized void issued(List<ComponentView> window, long level2Bytes, boolean good) {
+        Set<ComponentId> ids = new HashSet<>(ids(window));
+        pendingWindows.keySet().removeIf(k -> k.stream().anyMatch(ids::contains));
+        pendingWindows.put(ids, new long[] {bytes(window), level2Bytes, good ? 0 : 1});
+    }
+
     @Override
     public List<MergeTask> pickMerges(TreeView tree) {
+        observe(tree);
         Set<ComponentId> claimed = new HashSet<>();
         for (ComponentView c : tree.components()) {
             if (c.busy()) {
@@ -115,7 +213,7 @@ public final class VlsmPolicy implements MergePolicy {
         ComponentId anchor = runs.get(runs.size() - 1).components().get(0).id();
         return MergeTask.rewrite(ids(all), Placement.intoRunOf(level, anchor), OutputSpec.maxFileBytes(config.sstBytes()),
                 String.format("vlsm: level %d holds %d runs (a tree another policy shaped); merge them into one", level,
-                        runs.size()));
+                        runs.size())).withKind(KIND_COLLAPSE);
     }
 
     // ---- level 0 -> level 1, or level 1 -> level 2 to make room ----
@@ -142,7 +240,7 @@ public final class VlsmPolicy implements MergePolicy {
                 : sized.withMaxOverlapRatio(config.growth());
         return MergeTask.rewrite(ids(inputs), into(level1, 1, inputs), vssts, String.format(
                 "vlsm: oldest level-0 SST %s with %d overlapping vSSTs into level 1", oldest.get(0).id(),
-                inputs.size() - oldest.size()));
+                inputs.size() - oldest.size())).withKind(KIND_L0);
     }
 
     /**
@@ -204,13 +302,14 @@ public final class VlsmPolicy implements MergePolicy {
         List<ComponentView> below = below(level2, chosen.get(0).minKey(), chosen.get(chosen.size() - 1).maxKey());
         List<ComponentView> inputs = new ArrayList<>(chosen);
         inputs.addAll(below);
+        issued(chosen, bytes(below), anyGood);
         // The window reads every level-2 SST its key range intersects, so no level-2 SST lies
         // between its inputs unread: its outputs need no cut keys.
         return MergeTask.rewrite(ids(inputs), into(level2, 2, inputs), OutputSpec.maxFileBytes(config.sstBytes()),
                 String.format("vlsm: level 1 lacks room (%d + %d > %d): a window of %d %s vSSTs "
                         + "(%d bytes, overlap ratio %.2f) with %d level-2 SSTs into level 2", n1, incoming,
                 config.level1Bytes(), chosen.size(), anyGood ? "good" : "poor (no good one)", bytes(chosen), bestRatio,
-                below.size()));
+                below.size())).withKind(KIND_L1);
     }
 
     private static List<ComponentView> below(RunView level2, byte[] lo, byte[] hi) {
@@ -247,12 +346,12 @@ public final class VlsmPolicy implements MergePolicy {
                 config.capacity(level), bestRatio);
         if (bestBelow.isEmpty()) {
             return MergeTask.move(List.of(best.id()), into(next, level + 1, List.of()),
-                    why + "; overlaps nothing: move");
+                    why + "; overlaps nothing: move").withKind(KIND_DOWN);
         }
         List<ComponentView> inputs = new ArrayList<>(bestBelow);
         inputs.add(0, best);
         return MergeTask.rewrite(ids(inputs), into(next, level + 1, inputs),
-                OutputSpec.maxFileBytes(config.sstBytes()), why);
+                OutputSpec.maxFileBytes(config.sstBytes()), why).withKind(KIND_DOWN);
     }
 
     // ---- helpers ----
