@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Checkpoints under every registered policy, taken while a writer runs and merges go on:
+ * Checkpoints under the registered policies (one of each family in the fast lane, every one
+ * in the slow lane), taken while a writer runs and merges go on:
  * each opens and holds a prefix of the write history containing every acknowledged write —
  * also after the source went on merging (block compaction must not append to, nor punch, a
  * file a checkpoint links). A checkpoint is taken every {@code 625 * strata.test.multiplier}
@@ -43,8 +44,13 @@ class CheckpointConformanceTest {
     @TempDir
     Path tmp;
 
+    /**
+     * In the fast lane one policy of each family ({@link RegisteredPolicies#REPRESENTATIVES}):
+     * the cost is a store per policy that flushes and merges under a writer. Every registered
+     * policy runs in the slow lane ({@link CheckpointConformanceSlowTest}).
+     */
     static Stream<String> policies() {
-        return RegisteredPolicies.names();
+        return RegisteredPolicies.representativesInTheFastLane();
     }
 
     private static byte[] key(long i) {

@@ -3,6 +3,7 @@ package dev.strata.lsm.policy.conformance;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.PolicyParameter;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Assumptions;
 
 import java.util.List;
@@ -34,6 +35,34 @@ final class RegisteredPolicies {
             throw new IllegalStateException("ServiceLoader found no merge policy");
         }
         return names.stream();
+    }
+
+    /**
+     * One policy of each family whose merges differ in what they do to files, for the fast lane
+     * of suites whose cost is a store per policy: a size-tiered stack of whole-table merges
+     * ({@code size-tiered}), a bounded-depth stack ({@code binomial}), leveling with partial
+     * merges and moves ({@code lo1}), block compaction into existing files ({@code blockdb}),
+     * partitioned merges cut at another level's files ({@code spooky}) and variable-size
+     * partitions ({@code vlsm}).
+     */
+    static final List<String> REPRESENTATIVES = List.of("binomial", "blockdb", "lo1", "size-tiered", "spooky", "vlsm");
+
+    /**
+     * {@link #REPRESENTATIVES} in the fast lane ({@code strata.test.multiplier} 1), every
+     * registered policy ({@link #names()}) at a larger multiplier, so the slow lane's subclass
+     * of a suite that uses this runs every policy. Fails if a representative is not registered.
+     */
+    static Stream<String> representativesInTheFastLane() {
+        if (TestScale.multiplier() > 1) {
+            return names();
+        }
+        List<String> names = MergePolicies.names();
+        for (String r : REPRESENTATIVES) {
+            if (!names.contains(r)) {
+                throw new IllegalStateException("representative policy " + r + " is not registered: " + names);
+            }
+        }
+        return REPRESENTATIVES.stream();
     }
 
     /**

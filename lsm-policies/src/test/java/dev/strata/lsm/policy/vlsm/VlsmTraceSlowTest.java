@@ -2,7 +2,10 @@ package dev.strata.lsm.policy.vlsm;
 
 import dev.strata.lsm.testkit.SlowTest;
 
-/** {@link VlsmTraceTest} at full size (3,000 flushes per workload), in the slow lane only. */
+/**
+ * {@link VlsmTraceTest} at three times its fast-lane size (900 flushes per run) and with all
+ * five runs (the fast lane takes three), in the slow lane only.
+ */
 @SlowTest
 class VlsmTraceSlowTest extends VlsmTraceTest {
 }
