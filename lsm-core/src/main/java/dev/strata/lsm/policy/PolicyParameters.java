@@ -81,6 +81,16 @@ public final class PolicyParameters {
         return (Boolean) require(name);
     }
 
+    /** A {@link PolicyParameter.Type#CHOICE_LIST} or {@link PolicyParameter.Type#PER_LEVEL_CHOICE} value. */
+    public List<String> getStrings(String name) {
+        return ((List<?>) require(name)).stream().map(String.class::cast).toList();
+    }
+
+    /** A {@link PolicyParameter.Type#PER_LEVEL_DOUBLE} value, one number per level. */
+    public List<Double> getDoubles(String name) {
+        return ((List<?>) require(name)).stream().map(v -> ((Number) v).doubleValue()).toList();
+    }
+
     private Object require(String name) {
         Object v = values.get(name);
         if (v == null) {
