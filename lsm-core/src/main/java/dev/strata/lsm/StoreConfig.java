@@ -2,10 +2,12 @@ package dev.strata.lsm;
 
 import dev.strata.lsm.io.FileChannelStorageIOFactory;
 import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.io.StorageIOFactory;
 import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergePolicyFactory;
+import dev.strata.lsm.policy.PolicyParameter;
 import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.basic.SizeTieredPolicyFactory;
 import dev.strata.lsm.sstable.Compression;
@@ -18,12 +20,17 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Everything a store is opened with. Immutable; build one with {@link #builder()} or read
- * one from XML with {@link #fromXml(Path)}. Every value is validated when built: a bad
- * value is a {@link ConfigException} that names it and says what is allowed.
+ * one from XML with {@link #fromXml(Path)}. Every value is validated once, when built: a bad
+ * value is a {@link ConfigException} that names it ({@link ConfigException#setting()}) and
+ * says what is allowed. The merge policy and storage IO named here are looked up and their
+ * parameters parsed then too; the store creates them from those typed values
+ * ({@link #createMergePolicy()}, {@link #createStorageIO()}) without parsing anything again,
+ * and a copy made with {@link #toBuilder()} keeps them unless it names another.
  */
 public final class StoreConfig {
     public static final long DEFAULT_MEMTABLE_BYTES = 64L << 20;
@@ -71,8 +78,16 @@ public final class StoreConfig {
     private final SharedResources sharedResources;
     private final ValueExpiry valueExpiry;
     private final java.time.InstantSource clock;
+    /** The named policy's factory and typed parameters, resolved at build; null for an instance. */
+    private final MergePolicyFactory mergePolicyFactory;
+    private final PolicyParameters mergePolicyParameters;
+    /** The named storage IO's factory and typed parameters, resolved at build. */
+    private final StorageIOFactory storageIOFactory;
+    private final PolicyParameters storageIOParameters;
+    /** The validated configuration of each family configured here, by name. */
+    private final Map<String, StoreConfig> familyConfigs;
 
-    private StoreConfig(Builder b) {
+    private StoreConfig(Builder b, Map<String, StoreConfig> familyConfigs) {
         this.memtableBytes = b.memtableBytes;
         this.maxImmutableMemtables = b.maxImmutableMemtables;
         this.walMode = b.walMode;
@@ -105,6 +120,11 @@ public final class StoreConfig {
         this.sharedResources = b.sharedResources;
         this.valueExpiry = b.valueExpiry;
         this.clock = b.clock;
+        this.mergePolicyFactory = b.mergePolicyFactory;
+        this.mergePolicyParameters = b.mergePolicyParameters;
+        this.storageIOFactory = b.storageIOFactory;
+        this.storageIOParameters = b.storageIOParameters;
+        this.familyConfigs = Collections.unmodifiableMap(new LinkedHashMap<>(familyConfigs));
     }
 
     /** A builder with every default. */
@@ -162,6 +182,10 @@ public final class StoreConfig {
         b.sharedResources = sharedResources;
         b.valueExpiry = valueExpiry;
         b.clock = clock;
+        b.mergePolicyFactory = mergePolicyFactory;
+        b.mergePolicyParameters = mergePolicyParameters;
+        b.storageIOFactory = storageIOFactory;
+        b.storageIOParameters = storageIOParameters;
         return b;
     }
 
@@ -366,6 +390,34 @@ public final class StoreConfig {
         return mergePolicyParams;
     }
 
+    /**
+     * The merge policy's typed parameters, every declared one given or defaulted, as parsed
+     * and checked when this configuration was built; null when the builder was given an
+     * instance.
+     */
+    public PolicyParameters mergePolicyParameters() {
+        return mergePolicyParameters;
+    }
+
+    /**
+     * The merge policy a tree opened with this configuration runs: the instance given to the
+     * builder, else a new policy from the named factory and {@link #mergePolicyParameters()}
+     * (nothing is looked up or parsed again). Each call on a named policy makes a new one.
+     */
+    public MergePolicy createMergePolicy() {
+        return mergePolicyInstance != null ? mergePolicyInstance : mergePolicyFactory.create(mergePolicyParameters);
+    }
+
+    /**
+     * The validated configuration column family {@code name} runs with when its options are
+     * given here ({@link #familyOptions()}): this configuration with them applied
+     * ({@link FamilyOptions#applyTo}), made when this one was built; null for a family not
+     * configured here.
+     */
+    public StoreConfig familyConfig(String name) {
+        return familyConfigs.get(name);
+    }
+
     /** The host's meter registry, or null for a private one. */
     public MeterRegistry meterRegistry() {
         return meterRegistry;
@@ -373,7 +425,7 @@ public final class StoreConfig {
 
     /**
      * The storage IO instance given to the builder, or null: then the store creates one of
-     * {@link #storageIOName()} (see {@link StorageIOs#of(StoreConfig)}).
+     * {@link #storageIOName()} (see {@link #createStorageIO()}).
      */
     public StorageIO storageIO() {
         return storageIO;
@@ -387,6 +439,15 @@ public final class StoreConfig {
     /** Raw parameters of the storage IO implementation, validated against its declaration. */
     public Map<String, String> storageIOParams() {
         return storageIOParams;
+    }
+
+    /**
+     * The storage IO a store opened with this configuration uses: the instance given to
+     * {@link Builder#storageIO(StorageIO)}, else a new one of the named implementation
+     * ({@code nio} by default) from the typed parameters resolved at build.
+     */
+    public StorageIO createStorageIO() {
+        return storageIO != null ? storageIO : storageIOFactory.create(storageIOParameters);
     }
 
     /** The listener for completed flushes and merges, or null. */
@@ -471,6 +532,11 @@ public final class StoreConfig {
         private SharedResources sharedResources;
         private ValueExpiry valueExpiry;
         private java.time.InstantSource clock = java.time.InstantSource.system();
+        /** Resolved at build from the name and raw parameters; cleared when either is set again. */
+        private MergePolicyFactory mergePolicyFactory;
+        private PolicyParameters mergePolicyParameters;
+        private StorageIOFactory storageIOFactory;
+        private PolicyParameters storageIOParameters;
 
         private Builder() {
         }
@@ -625,6 +691,8 @@ public final class StoreConfig {
             this.mergePolicy = name;
             this.mergePolicyParams = new LinkedHashMap<>(params == null ? Map.of() : params);
             this.mergePolicyInstance = null;
+            this.mergePolicyFactory = null;
+            this.mergePolicyParameters = null;
             return this;
         }
 
@@ -662,6 +730,8 @@ public final class StoreConfig {
             this.mergePolicy = simple.isEmpty() ? policy.getClass().getName() : simple;
             this.mergePolicyParams = new LinkedHashMap<>();
             this.mergePolicyInstance = policy;
+            this.mergePolicyFactory = null;
+            this.mergePolicyParameters = null;
             return this;
         }
 
@@ -718,6 +788,8 @@ public final class StoreConfig {
         public Builder storageIO(String name, Map<String, String> params) {
             this.storageIOName = name;
             this.storageIOParams = new LinkedHashMap<>(params == null ? Map.of() : params);
+            this.storageIOFactory = null;
+            this.storageIOParameters = null;
             return this;
         }
 
@@ -762,9 +834,14 @@ public final class StoreConfig {
         }
 
         /**
-         * Validates every value and returns the configuration.
+         * Validates every value, once, and returns the configuration: scalar values, then the
+         * merge operator, the merge policy and storage IO (looked up by name and their raw
+         * parameters parsed into typed ones, unless this builder came from
+         * {@link StoreConfig#toBuilder()} and names the same ones), then each family's options
+         * applied on top of the result.
          *
-         * @throws ConfigException naming the first bad value and what is allowed
+         * @throws ConfigException naming the first bad value ({@link ConfigException#setting()})
+         *     and what is allowed
          */
         public StoreConfig build() {
             check(memtableBytes >= MIN_MEMTABLE_BYTES && memtableBytes <= (1L << 40), "memtableBytes",
@@ -772,42 +849,35 @@ public final class StoreConfig {
             check(maxImmutableMemtables >= 1 && maxImmutableMemtables <= 64, "maxImmutableMemtables",
                     maxImmutableMemtables, "from 1 to 64");
             if (walMode == null) {
-                throw new ConfigException("walMode must be one of none, async, sync");
+                throw new ConfigException("walMode must be one of none, async, sync", "walMode", null);
             }
             check(pageSize >= TableOptions.MIN_PAGE_SIZE && pageSize <= TableOptions.MAX_PAGE_SIZE
                     && Integer.bitCount(pageSize) == 1, "pageSize", pageSize, "a power of two from "
                     + TableOptions.MIN_PAGE_SIZE + " to " + TableOptions.MAX_PAGE_SIZE);
             check(bloomBitsPerKey >= 0 && bloomBitsPerKey <= 64, "bloomBitsPerKey", bloomBitsPerKey, "from 0 to 64");
             if (prefixExtractor != null && bloomBitsPerKey == 0) {
-                throw new ConfigException("prefixBloom " + prefixExtractor + " needs bloom filters, but bloomBitsPerKey is 0");
+                throw new ConfigException("prefixBloom " + prefixExtractor + " needs bloom filters, but bloomBitsPerKey is 0",
+                        "prefixExtractor", null);
             }
-            if (compression == null) {
-                throw new ConfigException("compression must be one of none, lz4, zstd, snappy");
-            }
+            checkCodec(compression, "compression");
             check(compressionLevel >= Compression.MIN_ZSTD_LEVEL && compressionLevel <= Compression.MAX_ZSTD_LEVEL,
                     "compressionLevel", compressionLevel, "from " + Compression.MIN_ZSTD_LEVEL + " to "
                             + Compression.MAX_ZSTD_LEVEL);
             for (Map.Entry<Integer, Compression> e : levelCompression.entrySet()) {
+                String setting = "levelCompression." + e.getKey();
                 check(e.getKey() != null && e.getKey() >= 0 && e.getKey() <= 64, "compression level index", e.getKey(),
-                        "a level from 0 to 64");
+                        "a level from 0 to 64", setting);
                 if (e.getValue() == null) {
                     throw new ConfigException("the codec of level " + e.getKey() + " must be one of none, lz4, zstd,"
-                            + " snappy");
+                            + " snappy", setting, null);
                 }
+                checkCodec(e.getValue(), setting);
             }
-            // A codec whose native library cannot load is an error now, never a silent fallback.
-            java.util.Set<Compression> used = java.util.EnumSet.of(compression);
-            used.addAll(levelCompression.values());
             if (bottommostCompression != null) {
-                used.add(bottommostCompression);
-            }
-            for (Compression c : used) {
-                if (c != Compression.NONE) {
-                    c.checkAvailable();
-                }
+                checkCodec(bottommostCompression, "bottommostCompression");
             }
             if (leafEncoding == null) {
-                throw new ConfigException("leafEncoding must be one of prefix, plain");
+                throw new ConfigException("leafEncoding must be one of prefix, plain", "leafEncoding", null);
             }
             check(restartInterval >= 1 && restartInterval <= TableOptions.MAX_RESTART_INTERVAL, "restartInterval",
                     restartInterval, "from 1 to " + TableOptions.MAX_RESTART_INTERVAL
@@ -825,50 +895,130 @@ public final class StoreConfig {
             check(obsoleteDeleteBatchBytes >= 0, "obsoleteDeleteBatchBytes", obsoleteDeleteBatchBytes,
                     ">= 0 (0 deletes obsolete files at once)");
             if (mergeOperator != null) {
-                dev.strata.lsm.mergeop.MergeOperators.find(mergeOperator);
-            }
-            if (!families.isEmpty()) {
-                // Each family's options on top of the store's must make a valid configuration.
-                Map<String, FamilyOptions> held = families;
-                families = new LinkedHashMap<>();
                 try {
-                    StoreConfig base = build();
-                    for (Map.Entry<String, FamilyOptions> e : held.entrySet()) {
-                        try {
-                            e.getValue().applyTo(base);
-                        } catch (ConfigException x) {
-                            throw new ConfigException("column family \"" + e.getKey() + "\": " + x.getMessage(), x);
-                        }
-                    }
-                } finally {
-                    families = held;
+                    dev.strata.lsm.mergeop.MergeOperators.find(mergeOperator);
+                } catch (ConfigException e) {
+                    throw new ConfigException(e.getMessage(), "mergeOperator", e);
                 }
             }
+            resolveMergePolicy();
+            resolveStorageIO();
+            // Each family's options on top of the store's must make a valid configuration; the
+            // results are kept, so the store opens each family without validating it again.
+            StoreConfig base = new StoreConfig(this, Map.of());
+            if (families.isEmpty()) {
+                return base;
+            }
+            Map<String, StoreConfig> applied = new LinkedHashMap<>();
+            for (Map.Entry<String, FamilyOptions> e : families.entrySet()) {
+                try {
+                    applied.put(e.getKey(), e.getValue().applyTo(base));
+                } catch (ConfigException x) {
+                    String setting = "family." + e.getKey() + (x.setting() == null ? "" : "." + x.setting());
+                    throw new ConfigException("column family \"" + e.getKey() + "\": " + x.getMessage(), setting, x);
+                }
+            }
+            return new StoreConfig(this, applied);
+        }
+
+        /** Looks the named policy up and parses its parameters, unless that is done already. */
+        private void resolveMergePolicy() {
             if (mergePolicy == null) {
-                throw new ConfigException("merge policy name must not be null; available: " + MergePolicies.names());
+                throw new ConfigException("merge policy name must not be null; available: " + MergePolicies.names(),
+                        "mergePolicy", null);
             }
-            if (mergePolicyInstance == null) {
-                try {
-                    MergePolicyFactory f = MergePolicies.find(mergePolicy);
-                    PolicyParameters.resolve(f.name(), f.parameters(), mergePolicyParams);
-                } catch (IllegalArgumentException e) {
-                    throw new ConfigException(e.getMessage(), e);
+            if (mergePolicyInstance != null || mergePolicyParameters != null) {
+                return;
+            }
+            MergePolicyFactory f;
+            try {
+                f = MergePolicies.find(mergePolicy);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage(), "mergePolicy", e);
+            }
+            mergePolicyParameters = resolve("merge policy", f.name(), f.parameters(), mergePolicyParams, "mergePolicy");
+            mergePolicyFactory = f;
+        }
+
+        /** Looks the named storage IO up and parses its parameters, unless that is done already. */
+        private void resolveStorageIO() {
+            if (storageIOName == null) {
+                throw new ConfigException("storage IO name must not be null; available: " + StorageIOs.names(),
+                        "storageIO", null);
+            }
+            if (storageIOParameters != null) {
+                return;
+            }
+            StorageIOFactory f;
+            try {
+                f = StorageIOs.find(storageIOName);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage(), "storageIO", e);
+            }
+            storageIOParameters = resolve(StorageIOs.KIND, f.name(), f.parameters(), storageIOParams, "storageIO");
+            storageIOFactory = f;
+        }
+
+        /**
+         * {@link PolicyParameters#resolve}, its error a {@link ConfigException} about
+         * {@code owner}'s setting: {@code owner.PARAM} for the parameter at fault.
+         */
+        private static PolicyParameters resolve(String kind, String name, List<PolicyParameter> declared,
+                                                Map<String, String> raw, String owner) {
+            try {
+                return PolicyParameters.resolve(kind, name, declared, raw);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage(), owner + "." + faultyParameter(declared, raw), e);
+            }
+        }
+
+        /**
+         * The parameter {@link PolicyParameters#resolve} rejected, in its order: the first given
+         * one not declared, else the first declared one whose given value does not parse. Only
+         * asked after a failure.
+         */
+        private static String faultyParameter(List<PolicyParameter> declared, Map<String, String> raw) {
+            Map<String, PolicyParameter> byName = new LinkedHashMap<>();
+            declared.forEach(p -> byName.put(p.name(), p));
+            for (String name : raw.keySet()) {
+                if (!byName.containsKey(name)) {
+                    return name;
                 }
             }
-            if (storageIOName == null) {
-                throw new ConfigException("storage IO name must not be null; available: " + StorageIOs.names());
+            for (PolicyParameter p : declared) {
+                String given = raw.get(p.name());
+                if (given != null) {
+                    try {
+                        p.parse(given);
+                    } catch (IllegalArgumentException e) {
+                        return p.name();
+                    }
+                }
             }
-            try {
-                StorageIOs.resolve(storageIOName, storageIOParams);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(e.getMessage(), e);
+            return "";
+        }
+
+        /** A codec must be set and, if it needs a native library, load it: never a silent fallback. */
+        private static void checkCodec(Compression codec, String setting) {
+            if (codec == null) {
+                throw new ConfigException(setting + " must be one of none, lz4, zstd, snappy", setting, null);
             }
-            return new StoreConfig(this);
+            if (codec != Compression.NONE) {
+                try {
+                    codec.checkAvailable();
+                } catch (ConfigException e) {
+                    throw new ConfigException(e.getMessage(), setting, e);
+                }
+            }
         }
 
         private static void check(boolean ok, String name, Object value, String allowed) {
+            check(ok, name, value, allowed, name);
+        }
+
+        private static void check(boolean ok, String name, Object value, String allowed, String setting) {
             if (!ok) {
-                throw new ConfigException("bad value " + value + " for " + name + ": expected " + allowed);
+                throw new ConfigException("bad value " + value + " for " + name + ": expected " + allowed, setting, null);
             }
         }
     }

@@ -4,7 +4,6 @@ import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.StorageIO;
-import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.FinishedTable;
 import dev.strata.lsm.sstable.SSTableWriter;
@@ -58,7 +57,7 @@ public final class TableWriter implements AutoCloseable {
         if (Files.exists(path)) {
             throw new IllegalArgumentException("table file " + path + " exists; TableWriter writes a new file");
         }
-        StorageIO io = StorageIOs.of(config);
+        StorageIO io = config.createStorageIO();
         PageFile f = null;
         try {
             f = io.open(path, OpenMode.CREATE_NEW, IoPurpose.FLUSH);

@@ -2,12 +2,8 @@ package dev.strata.lsm.config;
 
 import dev.strata.lsm.ConfigException;
 import dev.strata.lsm.StoreConfig;
-import dev.strata.lsm.io.StorageIOFactory;
 import dev.strata.lsm.io.StorageIOs;
-import dev.strata.lsm.policy.MergePolicies;
-import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.PolicyParameter;
-import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.wal.WalSyncMode;
 import org.xml.sax.Attributes;
 import org.xml.sax.Locator;
@@ -22,14 +18,14 @@ import java.util.OptionalLong;
 
 /**
  * Reads a configuration document that has already passed the schema, element by element,
- * into a {@link StoreConfig.Builder}.
+ * into a {@link StoreConfig.Builder}, and builds it once at the end of the document.
  *
- * <p>Values are checked where they are read, not only at the end, so an error points at
- * the element that carries the bad value: after each element the builder is built once
- * and whatever it rejects is reported at that element. The rules themselves stay in
- * {@link StoreConfig.Builder#build()} and the policy SPI; nothing here repeats them.
- * Policy and storage IO parameters are checked one {@code <param>} at a time for the same
- * reason.
+ * <p>The rules stay in {@link StoreConfig.Builder#build()} and the policy SPI; nothing here
+ * repeats them, and nothing is validated twice. So that an error still points at the element
+ * that carries the bad value, every setting read is remembered with its element, under the
+ * name {@link ConfigException#setting()} uses ({@code memtableBytes}, {@code mergePolicy.fanout},
+ * {@code family.users.memtableBytes}, ...): the build's error is reported there. What only the
+ * document can get wrong (an element or parameter given twice) is reported where it is read.
  *
  * <p>Single use, one document, one thread.
  */
@@ -39,17 +35,17 @@ final class ConfigDocumentHandler extends DefaultHandler {
     private Locator locator;
     private StoreConfig result;
 
-    /** The open {@code <mergePolicy>}, its factory and the params read so far; null outside it. */
-    private Element policyElement;
-    private MergePolicyFactory policy;
+    /** The open {@code <mergePolicy>}'s name and the params read so far; null outside it. */
+    private String policy;
     private final Map<String, String> policyParams = new LinkedHashMap<>();
     private final Map<String, XmlPosition> policyParamPositions = new LinkedHashMap<>();
 
-    /** The open {@code <storageIO>}, its factory and the params read so far; null outside it. */
-    private Element storageElement;
-    private StorageIOFactory storage;
+    /** The open {@code <storageIO>}'s name and the params read so far; null outside it. */
+    private String storage;
     private final Map<String, String> storageParams = new LinkedHashMap<>();
     private final Map<String, XmlPosition> storageParamPositions = new LinkedHashMap<>();
+    /** The element that gave each setting, by {@link ConfigException#setting()} name. */
+    private final Map<String, Element> settingElements = new LinkedHashMap<>();
     /** The open {@code <family>}, its options so far; null outside it. */
     private Element familyElement;
     private dev.strata.lsm.FamilyOptions.Builder family;
@@ -97,16 +93,18 @@ final class ConfigDocumentHandler extends DefaultHandler {
                         throw e.at.error("<memtable> of family \"" + familyName + "\": "
                                 + ex.getMessage(), ex);
                     }
+                    gives(e, "family." + familyName + ".memtableBytes", "family." + familyName
+                            + ".maxImmutableMemtables");
                     return;
                 }
                 e.bytes("bytes").ifPresent(builder::memtableBytes);
                 e.integer("maxImmutable").ifPresent(builder::maxImmutableMemtables);
-                check(e);
+                gives(e, "memtableBytes", "maxImmutableMemtables");
             }
             case "wal" -> {
                 e.text("mode").map(m -> WalSyncMode.valueOf(m.toUpperCase(Locale.ROOT))).ifPresent(builder::walMode);
                 e.text("atomicFlush").map(v -> v.equals("true") || v.equals("1")).ifPresent(builder::atomicFlush);
-                check(e);
+                gives(e, "walMode", "atomicFlush");
             }
             case "sstable" -> {
                 e.intBytes("pageSize").ifPresent(builder::pageSize);
@@ -117,7 +115,12 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 e.integer("compressionLevel").ifPresent(builder::compressionLevel);
                 e.text("leafEncoding").ifPresent(builder::leafEncoding);
                 e.integer("restartInterval").ifPresent(builder::restartInterval);
-                check(e);
+                gives(e, "pageSize", "bloomBitsPerKey", "prefixExtractor", "compression", "bottommostCompression",
+                        "compressionLevel", "leafEncoding", "restartInterval");
+                // The page size bounds the largest value: a default value limit it breaks is its doing.
+                if (e.text("pageSize").isPresent()) {
+                    settingElements.putIfAbsent("maxValueBytes", e);
+                }
             }
             case "compression" -> {
                 int level = e.integer("level").orElseThrow();
@@ -131,43 +134,37 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 }
                 levelCompressionPositions.put(level, e.at);
                 builder.levelCompression(level, codec(e, e.text("codec").orElseThrow()));
-                check(e);
+                gives(e, "levelCompression." + level);
             }
             case "blockCache" -> {
                 e.bytes("bytes").ifPresent(builder::blockCacheBytes);
-                check(e);
+                gives(e, "blockCacheBytes");
             }
             case "background" -> {
                 e.integer("threads").ifPresent(builder::backgroundThreads);
                 e.longValue("policyTickMillis").ifPresent(builder::policyTickMillis);
-                check(e);
+                gives(e, "backgroundThreads", "policyTickMillis");
             }
             case "limits" -> {
                 e.intBytes("maxValueBytes").ifPresent(builder::maxValueBytes);
-                check(e);
+                gives(e, "maxValueBytes");
             }
             case "manifest" -> {
                 e.bytes("rewriteBytes").ifPresent(builder::manifestRewriteBytes);
-                check(e);
+                gives(e, "manifestRewriteBytes");
             }
             case "obsoleteFiles" -> {
                 e.bytes("deleteBatchBytes").ifPresent(builder::obsoleteDeleteBatchBytes);
-                check(e);
+                gives(e, "obsoleteDeleteBatchBytes");
             }
             case "mergePolicy" -> startPolicy(e);
             case "mergeOperator" -> {
-                String name = e.text("name").orElseThrow();
-                try {
-                    dev.strata.lsm.mergeop.MergeOperators.find(name);
-                } catch (ConfigException ex) {
-                    throw e.at.error(ex.getMessage(), ex);
-                }
-                builder.mergeOperator(name);
-                check(e);
+                builder.mergeOperator(e.text("name").orElseThrow());
+                gives(e, "mergeOperator");
             }
             case "storageIO" -> startStorage(e);
             case "param" -> {
-                if (storageElement != null) {
+                if (storage != null) {
                     addStorageParam(e);
                 } else {
                     addParam(e);
@@ -181,8 +178,7 @@ final class ConfigDocumentHandler extends DefaultHandler {
     @Override
     public void endElement(String uri, String localName, String qName) {
         if (localName.equals("mergePolicy") && family != null) {
-            family.mergePolicy(policy.name(), policyParams);
-            policyElement = null;
+            family.mergePolicy(policy, policyParams);
             policy = null;
         } else if (localName.equals("family")) {
             String name = familyName;
@@ -191,31 +187,51 @@ final class ConfigDocumentHandler extends DefaultHandler {
             } catch (IllegalArgumentException ex) {
                 throw familyElement.at.error("<family name=\"" + name + "\">: " + ex.getMessage(), ex);
             }
-            check(familyElement);
+            gives(familyElement, "family." + name);
             familyElement = null;
             family = null;
         } else if (localName.equals("mergePolicy")) {
-            builder.mergePolicy(policy.name(), policyParams);
-            check(policyElement);
-            policyElement = null;
+            builder.mergePolicy(policy, policyParams);
             policy = null;
         } else if (localName.equals("storageIO")) {
-            builder.storageIO(storage.name(), storageParams);
-            check(storageElement);
-            storageElement = null;
+            builder.storageIO(storage, storageParams);
             storage = null;
         }
     }
 
     @Override
     public void endDocument() {
-        // Every value has been checked at its element; this build can only fail on a rule
-        // that spans elements, so it is reported at the end of the document.
+        // The one build: its error is reported at the element that gave the setting it names
+        // (the nearest enclosing one it names: family.x for a rule over the whole family),
+        // else, for a rule over settings no element gave, at the end of the document.
         try {
             result = builder.build();
         } catch (ConfigException ex) {
-            throw XmlPosition.of(sourceName, locator).error(ex.getMessage(), ex);
+            Element at = elementOf(ex.setting());
+            if (at == null) {
+                throw XmlPosition.of(sourceName, locator).error(ex.getMessage(), ex);
+            }
+            throw at.at.error("<" + at.name + ">: " + ex.getMessage(), ex);
         }
+    }
+
+    /** Remembers that {@code e} gave {@code settings} (those of its attributes, whether present or not). */
+    private void gives(Element e, String... settings) {
+        for (String s : settings) {
+            settingElements.put(s, e);
+        }
+    }
+
+    /** The element that gave {@code setting} or, failing that, the nearest setting it is part of; or null. */
+    private Element elementOf(String setting) {
+        for (String s = setting; s != null && !s.isEmpty(); s = s.lastIndexOf('.') < 0 ? null
+                : s.substring(0, s.lastIndexOf('.'))) {
+            Element e = settingElements.get(s);
+            if (e != null) {
+                return e;
+            }
+        }
+        return null;
     }
 
     private void startFamily(Element e) {
@@ -236,15 +252,15 @@ final class ConfigDocumentHandler extends DefaultHandler {
     }
 
     private void startPolicy(Element e) {
-        String name = e.text("name").orElseThrow();
-        try {
-            policy = MergePolicies.find(name);
-        } catch (IllegalArgumentException ex) {
-            throw e.at.error(ex.getMessage(), ex);
-        }
-        policyElement = e;
+        policy = e.text("name").orElseThrow();
         policyParams.clear();
         policyParamPositions.clear();
+        gives(e, policySetting());
+    }
+
+    /** The setting the open {@code <mergePolicy>} gives: the store's policy or its family's. */
+    private String policySetting() {
+        return family != null ? "family." + familyName + ".mergePolicy" : "mergePolicy";
     }
 
     private void addParam(Element e) {
@@ -252,30 +268,19 @@ final class ConfigDocumentHandler extends DefaultHandler {
         String value = e.attributes.getValue("value");
         XmlPosition earlier = policyParamPositions.get(name);
         if (earlier != null) {
-            throw e.at.error("parameter '" + name + "' of merge policy '" + policy.name()
+            throw e.at.error("parameter '" + name + "' of merge policy '" + policy
                     + "' is given twice; first at line " + earlier.line() + ", column " + earlier.column());
-        }
-        try {
-            // Resolving this one parameter alone checks its name against the policy's
-            // declaration and its value against the parameter's type and range.
-            PolicyParameters.resolve(policy.name(), policy.parameters(), Map.of(name, value));
-        } catch (IllegalArgumentException ex) {
-            throw e.at.error(ex.getMessage(), ex);
         }
         policyParams.put(name, value);
         policyParamPositions.put(name, e.at);
+        gives(e, policySetting() + "." + name);
     }
 
     private void startStorage(Element e) {
-        String name = e.text("name").orElseThrow();
-        try {
-            storage = StorageIOs.find(name);
-        } catch (IllegalArgumentException ex) {
-            throw e.at.error(ex.getMessage(), ex);
-        }
-        storageElement = e;
+        storage = e.text("name").orElseThrow();
         storageParams.clear();
         storageParamPositions.clear();
+        gives(e, "storageIO");
     }
 
     private void addStorageParam(Element e) {
@@ -283,16 +288,12 @@ final class ConfigDocumentHandler extends DefaultHandler {
         String value = e.attributes.getValue("value");
         XmlPosition earlier = storageParamPositions.get(name);
         if (earlier != null) {
-            throw e.at.error("parameter '" + name + "' of " + StorageIOs.KIND + " '" + storage.name()
+            throw e.at.error("parameter '" + name + "' of " + StorageIOs.KIND + " '" + storage
                     + "' is given twice; first at line " + earlier.line() + ", column " + earlier.column());
-        }
-        try {
-            PolicyParameters.resolve(StorageIOs.KIND, storage.name(), storage.parameters(), Map.of(name, value));
-        } catch (IllegalArgumentException ex) {
-            throw e.at.error(ex.getMessage(), ex);
         }
         storageParams.put(name, value);
         storageParamPositions.put(name, e.at);
+        gives(e, "storageIO." + name);
     }
 
     /** The codec named {@code name} (the schema has checked it), reported at {@code e} otherwise. */
@@ -310,15 +311,6 @@ final class ConfigDocumentHandler extends DefaultHandler {
             return dev.strata.lsm.PrefixExtractor.parse(spec);
         } catch (IllegalArgumentException ex) {
             throw e.at.error("<" + e.name + "> attribute prefixBloom: " + ex.getMessage(), ex);
-        }
-    }
-
-    /** Builds once to find a value the builder rejects while we still know which element gave it. */
-    private void check(Element e) {
-        try {
-            builder.build();
-        } catch (ConfigException ex) {
-            throw e.at.error("<" + e.name + ">: " + ex.getMessage(), ex);
         }
     }
 

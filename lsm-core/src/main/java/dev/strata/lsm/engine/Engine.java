@@ -17,7 +17,6 @@ import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.WriteOptions;
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.CountingStorageIO;
-import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.metrics.StoreMetrics;
 import dev.strata.lsm.policy.MergePolicies;
@@ -247,8 +246,10 @@ public final class Engine implements AutoCloseable {
      * was created with.
      */
     private StoreConfig familyConfig(String name, dev.strata.lsm.FamilyOptions recorded) {
-        dev.strata.lsm.FamilyOptions configured = config.familyOptions().get(name);
-        StoreConfig applied = (configured != null ? configured : recorded).applyTo(config);
+        // A family configured here was validated with the store's configuration; one known only
+        // from the catalog is checked now.
+        StoreConfig configured = config.familyConfig(name);
+        StoreConfig applied = configured != null ? configured : recorded.applyTo(config);
         // A reader's tables are links to the writer's: nothing may merge (or append to) them.
         return reader ? applied.toBuilder().mergePolicy("no-merge", java.util.Map.of()).build() : applied;
     }
@@ -284,7 +285,7 @@ public final class Engine implements AutoCloseable {
         CountingStorageIO io;
         DirectoryLock dirLock;
         try {
-            io = new CountingStorageIO(StorageIOs.of(config));
+            io = new CountingStorageIO(config.createStorageIO());
             io.createDirectories(dir);
             dirLock = DirectoryLock.acquire(dir);
         } catch (IOException e) {
@@ -333,7 +334,7 @@ public final class Engine implements AutoCloseable {
         Path staging = null;
         try {
             staging = stagingDirectory(source);
-            ReaderStaging.stage(StorageIOs.of(config), source, staging);
+            ReaderStaging.stage(config.createStorageIO(), source, staging);
             StoreConfig readerConfig = config.toBuilder().mergePolicy("no-merge", java.util.Map.of())
                     .walMode(WalSyncMode.ASYNC).policyTickMillis(0).build();
             Engine engine = open(staging, readerConfig, true);
@@ -413,7 +414,7 @@ public final class Engine implements AutoCloseable {
             // Each column family's directory is a tree of its own: rebuilt the same way. Its
             // log number becomes 0, so the next open replays the store's WAL for it too.
             dev.strata.lsm.version.FamilyCatalog catalog = dev.strata.lsm.version.FamilyCatalog.read(
-                    StorageIOs.of(config), dir);
+                    config.createStorageIO(), dir);
             List<RepairReport> families = new ArrayList<>();
             for (dev.strata.lsm.version.FamilyCatalog.Entry e : catalog.families()) {
                 Path familyDir = dev.strata.lsm.version.FamilyCatalog.familyDirectory(dir, e.id());
@@ -422,7 +423,7 @@ public final class Engine implements AutoCloseable {
             }
             // Every readable table of a committed atomic flush is in the rebuilt manifests, and an
             // uncommitted one's are set aside: the record has nothing left to finish.
-            dev.strata.lsm.version.FlushGroupRecord.delete(StorageIOs.of(config), dir);
+            dev.strata.lsm.version.FlushGroupRecord.delete(config.createStorageIO(), dir);
             return root.withFamilies(families);
         } catch (IOException e) {
             throw new StoreException("cannot repair " + dir + ": " + e, e);
@@ -439,7 +440,7 @@ public final class Engine implements AutoCloseable {
         java.util.Map<Integer, Long> out = new java.util.HashMap<>();
         try {
             dev.strata.lsm.version.FlushGroupRecord record = dev.strata.lsm.version.FlushGroupRecord.read(
-                    StorageIOs.of(config), dir);
+                    config.createStorageIO(), dir);
             if (record != null && !record.committed()) {
                 for (dev.strata.lsm.version.FlushGroupRecord.Intent i : record.intents()) {
                     out.put(i.familyId(), i.above());

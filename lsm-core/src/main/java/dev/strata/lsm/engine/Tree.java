@@ -9,7 +9,6 @@ import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.CountingStorageIO;
 import dev.strata.lsm.mergeop.MergeOperator;
 import dev.strata.lsm.metrics.StoreMetrics;
-import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.LiveDataEstimate;
@@ -139,12 +138,11 @@ final class Tree {
     }
 
     /**
-     * The merge policy of {@code config}: its instance, or a new one of the policy it names
-     * (checked: an unknown name or bad parameter throws).
+     * The merge policy of {@code config}: its instance, or a new one of the policy it names,
+     * from the parameters resolved when the configuration was built.
      */
     static MergePolicy policyOf(StoreConfig config) {
-        return config.mergePolicyInstance() != null ? config.mergePolicyInstance()
-                : MergePolicies.create(config.mergePolicy(), config.mergePolicyParams());
+        return config.createMergePolicy();
     }
 
     /** For the scheduler, which is made before the flush lane. Mutex held. */

@@ -1,6 +1,5 @@
 package dev.strata.lsm.io;
 
-import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.policy.PolicyParameters;
 
 import java.util.ArrayList;
@@ -68,17 +67,5 @@ public final class StorageIOs {
     /** Validates {@code rawParams} for {@code name} and creates the implementation. */
     public static StorageIO create(String name, Map<String, String> rawParams) {
         return find(name).create(resolve(name, rawParams));
-    }
-
-    /**
-     * The storage IO a store opened with {@code config} uses: the instance given to
-     * {@link StoreConfig.Builder#storageIO(StorageIO)}, else a new one of the named
-     * implementation ({@code nio} by default).
-     */
-    public static StorageIO of(StoreConfig config) {
-        if (config.storageIO() != null) {
-            return config.storageIO();
-        }
-        return create(config.storageIOName(), config.storageIOParams());
     }
 }

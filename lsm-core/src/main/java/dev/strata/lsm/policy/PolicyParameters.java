@@ -55,6 +55,33 @@ public final class PolicyParameters {
         return new PolicyParameters(values);
     }
 
+    /**
+     * Raw values written on one line, {@code NAME=VALUE} pairs separated by {@code separator}
+     * (a command line's {@code fanout=4,k=6}), in the order given; names and values trimmed.
+     * Only splits: {@link #resolve} parses and checks the values.
+     *
+     * @throws IllegalArgumentException naming a pair without a name or value, or a name given twice
+     */
+    public static Map<String, String> parseAssignments(String line, char separator) {
+        Map<String, String> raw = new LinkedHashMap<>();
+        if (line == null || line.isBlank()) {
+            return raw;
+        }
+        for (String pair : line.split(java.util.regex.Pattern.quote(String.valueOf(separator)), -1)) {
+            int eq = pair.indexOf('=');
+            String name = eq < 0 ? "" : pair.substring(0, eq).trim();
+            String value = eq < 0 ? "" : pair.substring(eq + 1).trim();
+            if (name.isEmpty() || value.isEmpty()) {
+                throw new IllegalArgumentException("bad parameter '" + pair + "' in '" + line + "': expected NAME=VALUE"
+                        + " pairs separated by '" + separator + "'");
+            }
+            if (raw.put(name, value) != null) {
+                throw new IllegalArgumentException("parameter '" + name + "' is given twice in '" + line + "'");
+            }
+        }
+        return raw;
+    }
+
     /** All values by name, in declaration order. */
     public Map<String, Object> asMap() {
         return values;
@@ -79,6 +106,16 @@ public final class PolicyParameters {
 
     public boolean getBoolean(String name) {
         return (Boolean) require(name);
+    }
+
+    /** A {@link PolicyParameter.Type#CHOICE_LIST} or {@link PolicyParameter.Type#PER_LEVEL_CHOICE} value. */
+    public List<String> getStrings(String name) {
+        return ((List<?>) require(name)).stream().map(String.class::cast).toList();
+    }
+
+    /** A {@link PolicyParameter.Type#PER_LEVEL_DOUBLE} value, one number per level. */
+    public List<Double> getDoubles(String name) {
+        return ((List<?>) require(name)).stream().map(v -> ((Number) v).doubleValue()).toList();
     }
 
     private Object require(String name) {

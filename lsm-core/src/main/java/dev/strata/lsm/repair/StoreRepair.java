@@ -4,7 +4,6 @@ import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.cache.BlockCache;
-import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
@@ -83,7 +82,7 @@ public final class StoreRepair {
     private StoreRepair(Path dir, StoreConfig config, long uncommittedAbove) {
         this.uncommittedAbove = uncommittedAbove;
         this.dir = dir;
-        this.io = StorageIOs.of(config);
+        this.io = config.createStorageIO();
         this.tableOptions = config.tableOptions();
         this.clock = config.clock();
     }

@@ -44,12 +44,12 @@ class StorageIOConfigTest {
         assertEquals(Map.of(), c.storageIOParams());
         assertNull(c.storageIO());
         assertTrue(StorageIOs.names().contains("nio"), StorageIOs.names().toString());
-        assertInstanceOf(FileChannelStorageIO.class, StorageIOs.of(c));
-        assertInstanceOf(FileChannelStorageIO.class, StorageIOs.of(XmlConfigTest.read("""
+        assertInstanceOf(FileChannelStorageIO.class, c.createStorageIO());
+        assertInstanceOf(FileChannelStorageIO.class, XmlConfigTest.read("""
                 <store>
                   <storageIO name="nio"/>
                 </store>
-                """)));
+                """).createStorageIO());
     }
 
     @Test
@@ -69,7 +69,7 @@ class StorageIOConfigTest {
         assertEquals(Map.of("direct", "false", "depth", "9"), c.storageIOParams());
         // The merge policy's params are not mixed up with the storage IO's.
         assertEquals(Map.of("fanout", "8"), c.mergePolicyParams());
-        StorageIOs.of(c);
+        c.createStorageIO();
         assertEquals(false, ParameterizedTestStorageIOFactory.lastCreated.getBoolean("direct"));
         assertEquals(9, ParameterizedTestStorageIOFactory.lastCreated.getInt("depth"));
     }

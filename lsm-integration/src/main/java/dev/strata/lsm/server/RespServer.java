@@ -61,7 +61,10 @@ public final class RespServer implements AutoCloseable {
         this.options = options;
         this.metrics = new ServerMetrics(registry);
         this.info = new ServerInfo(store, metrics, options);
-        this.commands = new RespCommands(store, info, options.requirePass(), System::currentTimeMillis);
+        // Expiry times are the store's clock (StoreConfig.clock(), the system clock unless set),
+        // the one the store's ValueExpiry is asked at, so a test can move time for both.
+        java.time.InstantSource clock = store.config().clock();
+        this.commands = new RespCommands(store, info, options.requirePass(), clock::millis);
         this.commandThreads = new DefaultEventExecutorGroup(options.commandThreads());
         HashSweeper sweeper = commands.hashSweeper();
         io.micrometer.core.instrument.FunctionCounter.builder("strata.server.hash.fields.reclaimed", sweeper,

@@ -238,21 +238,6 @@ class HashCommandsTest extends OneNodeTest {
     }
 
     @Test
-    void expiredHashIsGoneAndItsVersionIsNotReused() throws InterruptedException {
-        try (Jedis j = client()) {
-            j.hset("x:h", Map.of("a", "1", "b", "2"));
-            j.pexpire("x:h", 30);
-            Thread.sleep(80);
-            assertNull(j.hget("x:h", "a"));
-            assertEquals(0, j.hlen("x:h"));
-            assertEquals("none", j.type("x:h"));
-            assertEquals(1, j.hset("x:h", "c", "3"));
-            assertEquals(Map.of("c", "3"), j.hgetAll("x:h"));
-            assertEquals(-1, j.ttl("x:h"));
-        }
-    }
-
-    @Test
     void hscanOverTenThousandFields() {
         int n = 10_000;
         try (Jedis j = client()) {

@@ -49,7 +49,7 @@ class JedisCommandsTest extends OneNodeTest {
     }
 
     @Test
-    void setOptions() throws InterruptedException {
+    void setOptions() {
         try (Jedis j = client()) {
             assertEquals("OK", j.set("o:nx", "first", SetParams.setParams().nx()));
             assertNull(j.set("o:nx", "second", SetParams.setParams().nx()));
@@ -61,37 +61,9 @@ class JedisCommandsTest extends OneNodeTest {
             assertEquals("third", j.setGet("o:nx", "fourth"));
             assertEquals("fourth", j.get("o:nx"));
 
-            // The time to live is what the SET gave less the time since: bounds from our own clock.
-            long setAt = System.currentTimeMillis();
+            // Time to live and expiry: NodeExpiryClockTest, on a clock the test moves.
             assertEquals("OK", j.set("o:ex", "v", SetParams.setParams().ex(100)));
-            long ttl = j.ttl("o:ex");
-            long since = System.currentTimeMillis() - setAt;
-            assertTrue(ttl <= 100 && ttl >= 100 - (since / 1000) - 1, "ttl " + ttl + ", " + since + " ms after the SET");
-            assertEquals(-1, j.ttl("o:nx"));
-            assertEquals(-2, j.ttl("o:none"));
-            setAt = System.currentTimeMillis();
-            assertEquals("OK", j.set("o:pxlong", "v", SetParams.setParams().px(60_000)));
-            long pttl = j.pttl("o:pxlong");
-            since = System.currentTimeMillis() - setAt;
-            assertTrue(pttl <= 60_000 && pttl >= 60_000 - since, "pttl " + pttl + ", " + since + " ms after the SET");
-            assertTrue(j.exists("o:pxlong"));
-            // A short expiry: the key is there until 150 ms have passed, and then gone.
-            setAt = System.currentTimeMillis();
-            assertEquals("OK", j.set("o:px", "v", SetParams.setParams().px(150)));
-            long deadline = setAt + 30_000;
-            while (j.exists("o:px")) {
-                assertTrue(System.currentTimeMillis() < deadline, "a 150 ms expiry has not expired in 30 s");
-                Thread.sleep(10);
-            }
-            long gone = System.currentTimeMillis() - setAt;
-            assertTrue(gone >= 150, "the key expired " + gone + " ms after a 150 ms PX");
-            assertNull(j.get("o:px"), "expired value was returned");
-            assertFalse(j.exists("o:px"));
-            assertEquals(-2, j.ttl("o:px"));
-            // An expired key can be set again with NX.
-            assertEquals("OK", j.set("o:px", "again", SetParams.setParams().nx()));
-            assertEquals("again", j.get("o:px"));
-
+            assertTrue(j.ttl("o:ex") > 0 && j.ttl("o:ex") <= 100);
             JedisDataException e = assertThrows(JedisDataException.class,
                     () -> j.set("o:bad", "v", SetParams.setParams().ex(0)));
             assertTrue(e.getMessage().contains("invalid expire time"), e.getMessage());

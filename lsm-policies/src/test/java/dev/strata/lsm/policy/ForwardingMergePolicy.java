@@ -36,6 +36,16 @@ public abstract class ForwardingMergePolicy implements MergePolicy {
     }
 
     @Override
+    public List<MergeTask> planCompaction(TreeView tree, byte[] from, byte[] to) {
+        return delegate.planCompaction(tree, from, to);
+    }
+
+    @Override
+    public Placement placeIngest(TreeView tree, List<ComponentView> tables) {
+        return delegate.placeIngest(tree, tables);
+    }
+
+    @Override
     public WriteAdmission admission(TreeView tree) {
         return delegate.admission(tree);
     }

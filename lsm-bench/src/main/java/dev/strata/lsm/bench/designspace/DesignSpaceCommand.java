@@ -291,14 +291,12 @@ public final class DesignSpaceCommand implements Callable<Integer> {
             if (colon < 0) {
                 return new PresetSpec(t, t, Map.of());
             }
-            Map<String, String> params = new LinkedHashMap<>();
-            for (String pair : t.substring(colon + 1).split("\\+")) {
-                int eq = pair.indexOf('=');
-                if (eq <= 0 || eq == pair.length() - 1) {
-                    throw new IllegalArgumentException("bad parameter '" + pair + "' in preset '" + t
-                            + "': expected NAME:P=V+P=V, e.g. spooky:x-offset=0");
-                }
-                params.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+            Map<String, String> params;
+            try {
+                params = dev.strata.lsm.policy.PolicyParameters.parseAssignments(t.substring(colon + 1), '+');
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("preset '" + t + "': " + e.getMessage()
+                        + " (NAME:P=V+P=V, e.g. spooky:x-offset=0)", e);
             }
             return new PresetSpec(t, t.substring(0, colon).trim(), Collections.unmodifiableMap(params));
         }

@@ -131,7 +131,7 @@ final class RocksDbAdapter implements BenchEngine {
         if (!policy.equals("design-space") && !DesignSpacePresets.allPresetNames().contains(policy)) {
             return "defaults";
         }
-        DesignSpaceConfig ds = DesignSpacePresets.config(policy, config.mergePolicyParams());
+        DesignSpaceConfig ds = DesignSpacePresets.config(policy, config.mergePolicyParameters());
         Layout.Kind layout = ds.layout().kind();
         if (layout != Layout.Kind.LEVELING && layout != Layout.Kind.ONE_LEVELING) {
             return "defaults";

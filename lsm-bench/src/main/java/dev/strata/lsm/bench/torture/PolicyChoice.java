@@ -2,6 +2,7 @@ package dev.strata.lsm.bench.torture;
 
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.PolicyParameters;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,20 +96,9 @@ public record PolicyChoice(String name, Map<String, String> params) {
                 .collect(Collectors.joining(","));
     }
 
-    /** Parses {@link #paramList()}. */
+    /** Parses {@link #paramList()} ({@link PolicyParameters#parseAssignments}). */
     public static Map<String, String> parseParams(String list) {
-        Map<String, String> p = new LinkedHashMap<>();
-        if (list == null || list.isBlank()) {
-            return p;
-        }
-        for (String kv : list.split(",")) {
-            int eq = kv.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("bad policy parameter '" + kv + "': expected NAME=VALUE");
-            }
-            p.put(kv.substring(0, eq), kv.substring(eq + 1));
-        }
-        return p;
+        return PolicyParameters.parseAssignments(list, ',');
     }
 
     @Override

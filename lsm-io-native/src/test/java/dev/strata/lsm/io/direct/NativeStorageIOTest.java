@@ -505,7 +505,7 @@ class NativeStorageIOTest {
         assertTrue(StorageIOs.names().contains("native"), StorageIOs.names().toString());
         assertTrue(StorageIOs.names().contains("nio"), StorageIOs.names().toString());
         StoreConfig c = StoreConfig.builder().storageIO("native", Map.of("direct", "false", "fadvise", "false")).build();
-        NativeStorageIO io = assertInstanceOf(NativeStorageIO.class, StorageIOs.of(c));
+        NativeStorageIO io = assertInstanceOf(NativeStorageIO.class, c.createStorageIO());
         assertEquals(new NativeOptions(false, true, false, true), io.options());
     }
 }

@@ -58,7 +58,7 @@ class NativeStoreTest {
         StoreConfig config = StoreConfig.fromXml(xml);
         assertEquals("native", config.storageIOName());
         assertEquals(Map.of("direct", String.valueOf(direct), "punch-holes", "true"), config.storageIOParams());
-        NativeStorageIO io = assertInstanceOf(NativeStorageIO.class, StorageIOs.of(config));
+        NativeStorageIO io = assertInstanceOf(NativeStorageIO.class, config.createStorageIO());
         assertEquals(direct, io.options().direct());
         // The instance the XML selected, passed in so that its counters can be read afterwards.
         config = config.toBuilder().storageIO(io).build();

@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param movement which file a partial compaction takes
  * @param filesPerMerge files taken by {@link Granularity#SEVERAL_FILES}
  * @param sizeRatio T: capacity of level i+1 = T x capacity of level i; level 0 holds T memtables
- * @param targetFileBytes output file size; 0 = the memtable size (learned from flushed tables)
+ * @param targetFileBytes output file size; 0 = the store's memtable size (TreeView.settings())
  * @param level1RunTrigger sorted runs that make a tiered level compact (RocksDB universal's file-number trigger)
  * @param tombstoneDensity tombstones / entries that make a file a {@link TriggerKind#TOMBSTONE_DENSITY} candidate
  * @param tombstoneTtlMillis D_th: how long a tombstone may live before it must reach the last level

@@ -1,5 +1,8 @@
 package dev.strata.lsm.policy.designspace;
 
+import dev.strata.lsm.policy.PolicyParameter;
+import dev.strata.lsm.policy.PolicyParameters;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -118,118 +121,129 @@ public final class DesignSpacePresets {
     }
 
     /**
-     * The configuration for {@code preset} with {@code given} values overriding.
+     * The declared parameters of {@code preset}: every parameter's type and range (here only)
+     * with the preset's value as its default ({@link #values}). Raw values are parsed and
+     * checked against these once, by {@link PolicyParameters#resolve}; {@link #config(String,
+     * PolicyParameters)} then reads the typed values.
+     */
+    public static List<PolicyParameter> parameters(String preset) {
+        Map<String, String> d = values(preset);
+        List<PolicyParameter> ps = new ArrayList<>();
+        ps.add(PolicyParameter.ofChoiceList(TRIGGERS, d.get(TRIGGERS), names(TriggerKind.values(), TriggerKind::xmlName),
+                "compaction triggers in priority order (seed 003)"));
+        ps.add(PolicyParameter.ofChoice(LAYOUT, d.get(LAYOUT), names(Layout.Kind.values(), Layout.Kind::xmlName),
+                "data layout (seed 003)"));
+        ps.add(PolicyParameter.ofPerLevelChoice(HYBRID_LEVELS, d.get(HYBRID_LEVELS), List.of("tiered", "leveled", "T", "L"),
+                "for layout=hybrid: each level's shape, the last repeated (not in the paper)"));
+        ps.add(PolicyParameter.ofChoice(GRANULARITY, d.get(GRANULARITY), names(Granularity.values(), Granularity::xmlName),
+                "how much one compaction takes (seed 003)"));
+        ps.add(PolicyParameter.ofChoice(DATA_MOVEMENT, d.get(DATA_MOVEMENT),
+                names(DataMovement.values(), DataMovement::xmlName), "which file a partial compaction takes (seed 003)"));
+        ps.add(PolicyParameter.ofInt(FILES_PER_MERGE, intOf(d, FILES_PER_MERGE), 1, 1000,
+                "files several-files takes (not in the paper)"));
+        ps.add(PolicyParameter.ofInt(SIZE_RATIO, intOf(d, SIZE_RATIO), 2, 1000,
+                "T, the size ratio between levels (seed 003: 10)"));
+        ps.add(PolicyParameter.ofBytes(TARGET_FILE_BYTES, PolicyParameter.parseBytes(d.get(TARGET_FILE_BYTES)), 0,
+                Long.MAX_VALUE, "output file size; 0 = the store's memtable size (not in the paper)"));
+        ps.add(PolicyParameter.ofInt(LEVEL1_RUN_TRIGGER, intOf(d, LEVEL1_RUN_TRIGGER), 2, 1000,
+                "sorted runs that make a tiered level compact (RocksDB's level0 trigger; not in the paper)"));
+        ps.add(PolicyParameter.ofDouble(TOMBSTONE_DENSITY, Double.parseDouble(d.get(TOMBSTONE_DENSITY)), 0.0, 1.0,
+                "tombstones per entry that trigger tombstone-density (not in the paper)"));
+        ps.add(PolicyParameter.ofDuration(TOMBSTONE_TTL, d.get(TOMBSTONE_TTL),
+                "D_th: a tombstone reaches the last level within this (Lethe's per-level split; value not in the "
+                        + "paper)"));
+        ps.add(PolicyParameter.ofDuration(FILE_TTL, d.get(FILE_TTL),
+                "a file older than this moves down (staleness trigger; 0 = never; not in the paper)"));
+        ps.add(PolicyParameter.ofInt(MAX_SIZE_AMP, intOf(d, MAX_SIZE_AMP), 1, 1_000_000,
+                "space-amp trigger: bytes above the oldest run / that run, in percent (RocksDB universal)"));
+        ps.add(PolicyParameter.ofInt(SIZE_RATIO_PERCENT, intOf(d, SIZE_RATIO_PERCENT), 0, 1000,
+                "universal's size-ratio rule inside a tiered level, in percent (RocksDB universal)"));
+        ps.add(PolicyParameter.ofInt(MIN_MERGE_WIDTH, intOf(d, MIN_MERGE_WIDTH), 2, 1000,
+                "fewest runs a size-ratio merge takes (RocksDB universal)"));
+        ps.add(PolicyParameter.ofBoolean(DYNAMIC_LEVEL_BYTES, Boolean.parseBoolean(d.get(DYNAMIC_LEVEL_BYTES)),
+                "derive level capacities from the last level (RocksDB's dynamic level bytes)"));
+        ps.add(PolicyParameter.ofInt(LEVEL0_STOP_RUNS, intOf(d, LEVEL0_STOP_RUNS), 2, 10_000,
+                "writers stop while level 0 holds this many runs and a merge runs"));
+        ps.add(PolicyParameter.ofBoolean(BLOCK_COMPACTION, Boolean.parseBoolean(d.get(BLOCK_COMPACTION)),
+                "merges from level 1 down into leveled levels reuse clean leaves in place, with selective compaction "
+                        + "(seed 001, BlockDB); level 0 always rewrites"));
+        ps.add(PolicyParameter.ofPerLevelDouble(MAX_DIRTY_RATIO, d.get(MAX_DIRTY_RATIO), 0.0, 1.0,
+                "block compaction: a child table more dirty than this (dirty / file bytes) is rewritten; per level, "
+                        + "levels above the last (not in the paper; FAMILIES.md 2.3 proposes 0.5)"));
+        ps.add(PolicyParameter.ofPerLevelDouble(MIN_VALID_RATIO, d.get(MIN_VALID_RATIO), 0.0, 1.0,
+                "block compaction: a child table less valid than this (valid / file bytes) is rewritten; per level, "
+                        + "levels above the last (not in the paper; FAMILIES.md 2.3 proposes 0.5, the default 0.7 keeps "
+                        + "BL5's peak space)"));
+        ps.add(PolicyParameter.ofDouble(LAST_LEVEL_MAX_DIRTY_RATIO, Double.parseDouble(d.get(LAST_LEVEL_MAX_DIRTY_RATIO)),
+                0.0, 1.0, "max-dirty-ratio of the last level (not in the paper; FAMILIES.md 2.3 proposes 0.2)"));
+        ps.add(PolicyParameter.ofDouble(LAST_LEVEL_MIN_VALID_RATIO, Double.parseDouble(d.get(LAST_LEVEL_MIN_VALID_RATIO)),
+                0.0, 1.0, "min-valid-ratio of the last level (not in the paper; FAMILIES.md 2.3 proposes 0.8)"));
+        ps.add(PolicyParameter.ofDouble(MAX_FILE_FACTOR, Double.parseDouble(d.get(MAX_FILE_FACTOR)), 1.0, 1_000_000.0,
+                "block compaction: a child table whose valid size exceeds this x target-file-bytes is rewritten "
+                        + "and split (seed 001's MAX_FILE_SIZE; value not in the paper, FAMILIES.md 2.3 proposes 4)"));
+        ps.add(PolicyParameter.ofBytes(LEVEL1_BYTES, PolicyParameter.parseBytes(d.get(LEVEL1_BYTES)), 0, Long.MAX_VALUE,
+                "static capacity of level 1, each deeper level size-ratio times more (RocksDB's "
+                        + "max_bytes_for_level_base; with dynamic-level-bytes=true only the deepest level keeps its "
+                        + "static capacity); 0 = size-ratio^2 memtables"));
+        return ps;
+    }
+
+    /**
+     * The configuration for {@code preset} with {@code given} raw values overriding its own:
+     * {@code given} resolved against {@link #parameters(String)}, then {@link #config(String,
+     * PolicyParameters)}.
      *
      * @throws IllegalArgumentException naming the parameter and the bad value
      */
     public static DesignSpaceConfig config(String preset, Map<String, String> given) {
-        Map<String, String> v = new LinkedHashMap<>(values(preset));
-        for (Map.Entry<String, String> e : given.entrySet()) {
-            if (!v.containsKey(e.getKey())) {
-                throw new IllegalArgumentException("unknown parameter '" + e.getKey() + "' for merge policy '" + preset
-                        + "'; allowed: " + String.join(", ", v.keySet()));
-            }
-            v.put(e.getKey(), e.getValue());
-        }
-        List<TriggerKind> triggers = new ArrayList<>();
-        for (String t : v.get(TRIGGERS).split(",")) {
-            if (!t.isBlank()) {
-                TriggerKind k = parse(TRIGGERS, t, TriggerKind::parse);
-                if (triggers.contains(k)) {
-                    throw new IllegalArgumentException("parameter 'triggers' lists '" + t.trim() + "' twice");
-                }
-                triggers.add(k);
-            }
-        }
-        if (triggers.isEmpty()) {
-            throw new IllegalArgumentException("parameter 'triggers' must name at least one trigger");
-        }
-        Layout.Kind kind = choice(LAYOUT, v.get(LAYOUT), Layout.Kind.values(), Layout.Kind::xmlName);
-        Layout layout = kind == Layout.Kind.HYBRID ? parse(HYBRID_LEVELS, v.get(HYBRID_LEVELS), Layout::hybrid)
-                : Layout.of(kind);
+        return config(preset, PolicyParameters.resolve(preset, parameters(preset), given));
+    }
+
+    /**
+     * The configuration for {@code preset} from typed values already resolved against
+     * {@link #parameters(String)} (each parsed and range-checked there, once); only the rules
+     * across parameters are checked here ({@link DesignSpaceConfig}).
+     *
+     * @throws IllegalArgumentException naming the rule {@code params} break
+     */
+    public static DesignSpaceConfig config(String preset, PolicyParameters params) {
+        List<TriggerKind> triggers = params.getStrings(TRIGGERS).stream().map(TriggerKind::parse).toList();
+        Layout.Kind kind = choice(params.getString(LAYOUT), Layout.Kind.values(), Layout.Kind::xmlName);
+        Layout layout = kind == Layout.Kind.HYBRID ? Layout.hybrid(params.getStrings(HYBRID_LEVELS)) : Layout.of(kind);
         try {
             return new DesignSpaceConfig(triggers, layout,
-                    choice(GRANULARITY, v.get(GRANULARITY), Granularity.values(), Granularity::xmlName),
-                    choice(DATA_MOVEMENT, v.get(DATA_MOVEMENT), DataMovement.values(), DataMovement::xmlName),
-                    intIn(v, FILES_PER_MERGE, 1, 1000), intIn(v, SIZE_RATIO, 2, 1000),
-                    parse(TARGET_FILE_BYTES, v.get(TARGET_FILE_BYTES), dev.strata.lsm.policy.PolicyParameter::parseBytes),
-                    intIn(v, LEVEL1_RUN_TRIGGER, 2, 1000), doubleIn(v, TOMBSTONE_DENSITY, 0.0, 1.0),
-                    parse(TOMBSTONE_TTL, v.get(TOMBSTONE_TTL), dev.strata.lsm.policy.PolicyParameter::parseDuration),
-                    parse(FILE_TTL, v.get(FILE_TTL), dev.strata.lsm.policy.PolicyParameter::parseDuration),
-                    intIn(v, MAX_SIZE_AMP, 1, 1_000_000), intIn(v, SIZE_RATIO_PERCENT, 0, 1000),
-                    intIn(v, MIN_MERGE_WIDTH, 2, 1000), bool(v, DYNAMIC_LEVEL_BYTES),
-                    intIn(v, LEVEL0_STOP_RUNS, 2, 10_000), bool(v, BLOCK_COMPACTION),
-                    ratios(v, MAX_DIRTY_RATIO), ratios(v, MIN_VALID_RATIO), doubleIn(v, LAST_LEVEL_MAX_DIRTY_RATIO, 0, 1),
-                    doubleIn(v, LAST_LEVEL_MIN_VALID_RATIO, 0, 1), doubleIn(v, MAX_FILE_FACTOR, 1, 1_000_000),
-                    parse(LEVEL1_BYTES, v.get(LEVEL1_BYTES), dev.strata.lsm.policy.PolicyParameter::parseBytes));
+                    choice(params.getString(GRANULARITY), Granularity.values(), Granularity::xmlName),
+                    choice(params.getString(DATA_MOVEMENT), DataMovement.values(), DataMovement::xmlName),
+                    params.getInt(FILES_PER_MERGE), params.getInt(SIZE_RATIO), params.getLong(TARGET_FILE_BYTES),
+                    params.getInt(LEVEL1_RUN_TRIGGER), params.getDouble(TOMBSTONE_DENSITY),
+                    params.getLong(TOMBSTONE_TTL), params.getLong(FILE_TTL), params.getInt(MAX_SIZE_AMP),
+                    params.getInt(SIZE_RATIO_PERCENT), params.getInt(MIN_MERGE_WIDTH),
+                    params.getBoolean(DYNAMIC_LEVEL_BYTES), params.getInt(LEVEL0_STOP_RUNS),
+                    params.getBoolean(BLOCK_COMPACTION), params.getDoubles(MAX_DIRTY_RATIO),
+                    params.getDoubles(MIN_VALID_RATIO), params.getDouble(LAST_LEVEL_MAX_DIRTY_RATIO),
+                    params.getDouble(LAST_LEVEL_MIN_VALID_RATIO), params.getDouble(MAX_FILE_FACTOR),
+                    params.getLong(LEVEL1_BYTES));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("merge policy '" + preset + "': " + e.getMessage(), e);
         }
     }
 
-    private interface Parser<T> {
-        T parse(String s);
+    private static int intOf(Map<String, String> d, String key) {
+        return Integer.parseInt(d.get(key));
     }
 
-    private static <T> T parse(String name, String raw, Parser<T> parser) {
-        try {
-            return parser.parse(raw);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("bad value \"" + raw + "\" for parameter '" + name + "': "
-                    + e.getMessage());
-        }
-    }
-
-    private static <E> E choice(String name, String raw, E[] values, java.util.function.Function<E, String> xml) {
-        List<String> names = new ArrayList<>();
+    /** The constant of {@code values} whose XML name is {@code name} (a choice {@link #parameters} declared). */
+    private static <E> E choice(String name, E[] values, java.util.function.Function<E, String> xml) {
         for (E e : values) {
-            if (xml.apply(e).equals(raw.trim())) {
+            if (xml.apply(e).equals(name)) {
                 return e;
             }
-            names.add(xml.apply(e));
         }
-        throw new IllegalArgumentException("bad value \"" + raw + "\" for parameter '" + name + "': expected one of "
-                + String.join(", ", names));
+        throw new IllegalStateException("'" + name + "' passed the parameter's choices but names no constant");
     }
 
-    private static int intIn(Map<String, String> v, String name, int min, int max) {
-        int x = parse(name, v.get(name), Integer::parseInt);
-        if (x < min || x > max) {
-            throw new IllegalArgumentException("bad value \"" + v.get(name) + "\" for parameter '" + name
-                    + "': expected an integer from " + min + " to " + max);
-        }
-        return x;
-    }
-
-    private static double doubleIn(Map<String, String> v, String name, double min, double max) {
-        double x = parse(name, v.get(name), Double::parseDouble);
-        if (!(x >= min && x <= max)) {
-            throw new IllegalArgumentException("bad value \"" + v.get(name) + "\" for parameter '" + name
-                    + "': expected a number from " + min + " to " + max);
-        }
-        return x;
-    }
-
-    private static List<Double> ratios(Map<String, String> v, String name) {
-        List<Double> out = new ArrayList<>();
-        for (String part : v.get(name).split(",", -1)) {
-            double x = parse(name, part.trim(), Double::parseDouble);
-            if (!(x >= 0 && x <= 1)) {
-                throw new IllegalArgumentException("bad value \"" + v.get(name) + "\" for parameter '" + name
-                        + "': expected numbers from 0 to 1, one per level");
-            }
-            out.add(x);
-        }
-        return out;
-    }
-
-    private static boolean bool(Map<String, String> v, String name) {
-        String s = v.get(name).trim();
-        if (!s.equals("true") && !s.equals("false")) {
-            throw new IllegalArgumentException("bad value \"" + s + "\" for parameter '" + name
-                    + "': expected true or false");
-        }
-        return Boolean.parseBoolean(s);
+    private static <E> List<String> names(E[] values, java.util.function.Function<E, String> xml) {
+        return java.util.Arrays.stream(values).map(xml).toList();
     }
 
     private static Map<String, String> ordered(String... kv) {

@@ -57,8 +57,13 @@ public final class Layout {
      * @throws IllegalArgumentException naming the bad entry
      */
     public static Layout hybrid(String perLevelShapes) {
+        return hybrid(List.of(perLevelShapes.split(",")));
+    }
+
+    /** As {@link #hybrid(String)}, the shapes already split, one per level. */
+    public static Layout hybrid(List<String> perLevelShapes) {
         List<LevelShape> shapes = new ArrayList<>();
-        for (String s : perLevelShapes.split(",")) {
+        for (String s : perLevelShapes) {
             String t = s.trim().toLowerCase(Locale.ROOT);
             if (t.isEmpty()) {
                 continue;

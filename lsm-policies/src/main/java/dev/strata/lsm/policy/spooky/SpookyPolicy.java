@@ -11,6 +11,7 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.RunningMerge;
+import dev.strata.lsm.policy.StoreSettings;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.WriteAdmission;
 
@@ -99,7 +100,10 @@ public final class SpookyPolicy implements MergePolicy {
     @Override
     public FlushPlan planFlush(TreeView tree, ComponentView flushed) {
         state.load(tree.policyState());
-        state.memtableBytes = Math.max(state.memtableBytes, flushed.sizeBytes());
+        StoreSettings settings = tree.settings();
+        state.memtableBytes = settings.knowsMemtableBytes()
+                ? settings.memtableBytes()
+                : Math.max(state.memtableBytes, flushed.sizeBytes());
         return FlushPlan.newComponent(Placement.newRun(0), "spooky: flush into level 0");
     }
 
@@ -587,16 +591,28 @@ public final class SpookyPolicy implements MergePolicy {
             largest = deepest;
             x = Math.max(1, largest - config.xOffset());
             if (state.capacityLevel == 0) {
-                // C_1 = T·α·B at the start (not in the paper; FAMILIES.md §1.2), B learned from flushes.
-                long memtable = state.memtableBytes;
-                for (ComponentView c : tree.level(0).runs().stream().flatMap(r -> r.components().stream()).toList()) {
-                    memtable = Math.max(memtable, c.sizeBytes());
-                }
+                // C_1 = T·α·B at the start (not in the paper; FAMILIES.md §1.2).
+                long memtable = memtableBytes(tree);
                 if (memtable > 0) {
                     state.capacityLevel = 1;
                     state.capacityBytes = (long) config.sizeRatio() * config.l0CompactionTrigger() * memtable;
                 }
             }
+        }
+
+        /**
+         * B, the memtable size: the store's setting ({@link StoreSettings#memtableBytes()}); for a
+         * view that carries none (made by hand), the largest flush seen or level-0 table.
+         */
+        private long memtableBytes(TreeView tree) {
+            if (tree.settings().knowsMemtableBytes()) {
+                return tree.settings().memtableBytes();
+            }
+            long memtable = state.memtableBytes;
+            for (ComponentView c : tree.level(0).runs().stream().flatMap(r -> r.components().stream()).toList()) {
+                memtable = Math.max(memtable, c.sizeBytes());
+            }
+            return memtable;
         }
 
         long bytes(int level) {

@@ -5,7 +5,8 @@ import java.util.Arrays;
 
 /**
  * Spooky's durable state, persisted in the manifest with each version: the memtable size
- * learned from flushes, the stored capacity of the largest level (as the level it was set
+ * (the store's setting as the last flush saw it; learned from flushes when the views carry no
+ * setting, as views made by hand do), the stored capacity of the largest level (as the level it was set
  * for and its bytes: a level added or removed by a move scales it by T without a write of
  * this state), and the partitioned pass in progress (its target level z, N_L when it began,
  * and the key where the next group starts). Encoded as: a version byte (0x53), memtable
