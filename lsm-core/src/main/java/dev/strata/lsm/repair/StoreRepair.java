@@ -1,5 +1,6 @@
 package dev.strata.lsm.repair;
 
+import dev.strata.lsm.RepairReport;
 import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
@@ -78,7 +79,7 @@ public final class StoreRepair {
     private StoreRepair(Path dir, StoreConfig config) {
         this.dir = dir;
         this.io = StorageIOs.of(config);
-        this.tableOptions = config.tableOptions();
+        this.tableOptions = TableOptions.of(config);
         this.clock = config.clock();
     }
 

@@ -7,7 +7,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.TableWriter;
 import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

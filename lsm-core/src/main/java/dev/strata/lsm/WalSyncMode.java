@@ -1,4 +1,4 @@
-package dev.strata.lsm.wal;
+package dev.strata.lsm;
 
 /**
  * What {@link WalWriter#append} has done with a record by the time it returns, and so

@@ -1,6 +1,4 @@
-package dev.strata.lsm.sstable;
-
-import dev.strata.lsm.ConfigException;
+package dev.strata.lsm;
 
 import java.util.Locale;
 
@@ -36,7 +34,7 @@ public enum LeafEncoding {
     }
 
     /** The encoding with on-disk code {@code id}, or null when there is none. */
-    static LeafEncoding fromId(int id) {
+    public static LeafEncoding fromId(int id) {
         for (LeafEncoding e : values()) {
             if (e.id == id) {
                 return e;

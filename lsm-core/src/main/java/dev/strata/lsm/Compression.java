@@ -1,6 +1,6 @@
-package dev.strata.lsm.sstable;
+package dev.strata.lsm;
 
-import dev.strata.lsm.ConfigException;
+import dev.strata.lsm.sstable.TableOptions;
 
 import java.util.Locale;
 
@@ -40,8 +40,8 @@ public enum Compression {
         return configName;
     }
 
-    /** The codec with on-disk code {@code id}, or null when there is none. */
-    static Compression fromId(int id) {
+    /** The codec with on-disk code {@code id} (a table footer's, docs/format.md), or null when there is none. */
+    public static Compression fromId(int id) {
         for (Compression c : values()) {
             if (c.id == id) {
                 return c;
@@ -73,7 +73,7 @@ public enum Compression {
      * @throws ConfigException naming the codec if its native part cannot be loaded or fails
      */
     public void checkAvailable() {
-        PageCodec.of(this, DEFAULT_LEVEL);
+        TableOptions.checkCodecAvailable(this);
     }
 
     @Override
