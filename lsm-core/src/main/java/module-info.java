@@ -2,7 +2,8 @@
  * Strata's core: the store ({@code dev.strata.lsm}) and the service provider interfaces
  * that other modules implement.
  */
-@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
+// "module": the qualified exports name dev.strata.lsm.policies, which is built after this module.
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic", "module"})
 module dev.strata.lsm {
     requires transitive micrometer.core;
     requires com.github.benmanes.caffeine;
@@ -16,6 +17,11 @@ module dev.strata.lsm {
     exports dev.strata.lsm.policy;
     exports dev.strata.lsm.io;
     exports dev.strata.lsm.mergeop;
+
+    // Engine rules the cost-model simulator of lsm-policies applies as the engine does (the
+    // level/run layout of a merge's output, and how an OutputSpec cuts output files). Not API.
+    exports dev.strata.lsm.policy.layout to dev.strata.lsm.policies;
+    exports dev.strata.lsm.merge to dev.strata.lsm.policies;
 
     uses dev.strata.lsm.policy.MergePolicyFactory;
     uses dev.strata.lsm.io.StorageIOFactory;

@@ -6,7 +6,7 @@ import dev.strata.lsm.Snapshot;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.policy.MergePolicies;
-import dev.strata.lsm.policy.StoreContents;
+import dev.strata.lsm.policies.StoreContents;
 import dev.strata.lsm.policy.sim.KeyRangeSimulator;
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
