@@ -1,7 +1,6 @@
 package dev.strata.lsm;
 
 import dev.strata.lsm.engine.Engine;
-import dev.strata.lsm.repair.RepairReport;
 
 import java.nio.file.Path;
 import java.util.Objects;

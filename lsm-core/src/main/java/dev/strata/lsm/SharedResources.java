@@ -3,19 +3,19 @@ package dev.strata.lsm;
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.engine.BackgroundPool;
 import dev.strata.lsm.engine.MemtableBudget;
+import dev.strata.lsm.engine.SharedResourcesAccess;
 
 /**
  * Memory shared by any number of stores of one JVM, as RocksDB shares a {@code Cache} and a
  * {@code WriteBufferManager} between databases: one block cache for all of them (each store
- * keys its pages apart, {@link BlockCache#forStore()}), and optionally one memtable budget
- * ({@link MemtableBudget}: when all their memtables together hold more than 7/8 of the
+ * keys its pages apart), and optionally one memtable budget (when all their memtables
+ * together hold more than 7/8 of the
  * budget, the largest active one among them is switched out and flushed, and writes wait
  * while they hold more than the budget). Give it to each store with
  * {@link StoreConfig.Builder#sharedResources(SharedResources)}; a store opened with it ignores
  * its own {@link StoreConfig#blockCacheBytes()}.
  *
- * <p>With {@link Builder#backgroundThreads(int)}, also one background thread pool
- * ({@link BackgroundPool}): the stores run their flushes, merges and policy decisions on its
+ * <p>With {@link Builder#backgroundThreads(int)}, also one background thread pool: the stores run their flushes, merges and policy decisions on its
  * threads instead of starting their own, and ignore their own
  * {@link StoreConfig#backgroundThreads()}. Flushes and merges have separate threads (a
  * quarter of them flush, as RocksDB's HIGH and LOW pools), so a store's stalled writers wait
@@ -35,6 +35,26 @@ public final class SharedResources implements AutoCloseable {
     private final BackgroundPool pool;
     private volatile boolean closed;
 
+    static {
+        // The engine reads the parts through this (its types are not API: docs/engine.md, "Modules").
+        SharedResourcesAccess.install(new SharedResourcesAccess.Accessor() {
+            @Override
+            public BlockCache blockCache(SharedResources resources) {
+                return resources.blockCache();
+            }
+
+            @Override
+            public MemtableBudget memtableBudget(SharedResources resources) {
+                return resources.memtableBudget();
+            }
+
+            @Override
+            public BackgroundPool backgroundPool(SharedResources resources) {
+                return resources.backgroundPool();
+            }
+        });
+    }
+
     private SharedResources(Builder b) {
         this.cache = BlockCache.create(b.blockCacheBytes);
         this.budget = b.memtableBudgetBytes > 0 ? new MemtableBudget(b.memtableBudgetBytes) : null;
@@ -47,12 +67,12 @@ public final class SharedResources implements AutoCloseable {
     }
 
     /** The shared cache (every store takes its own {@linkplain BlockCache#forStore() view} of it). */
-    public BlockCache blockCache() {
+    BlockCache blockCache() {
         return cache;
     }
 
     /** The memtable budget, or null when there is none. */
-    public MemtableBudget memtableBudget() {
+    MemtableBudget memtableBudget() {
         return budget;
     }
 
@@ -61,7 +81,7 @@ public final class SharedResources implements AutoCloseable {
      *
      * @throws ConfigException once these resources are closed (no store may be opened with them)
      */
-    public BackgroundPool backgroundPool() {
+    BackgroundPool backgroundPool() {
         if (closed && pool != null) {
             throw new ConfigException("the shared resources were closed: no store can be opened with them");
         }

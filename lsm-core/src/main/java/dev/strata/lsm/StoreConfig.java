@@ -10,10 +10,7 @@ import dev.strata.lsm.policy.MergePolicyFactory;
 import dev.strata.lsm.policy.PolicyParameter;
 import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.basic.SizeTieredPolicyFactory;
-import dev.strata.lsm.sstable.Compression;
-import dev.strata.lsm.sstable.LeafEncoding;
 import dev.strata.lsm.sstable.TableOptions;
-import dev.strata.lsm.wal.WalSyncMode;
 import dev.strata.lsm.wal.WalWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -235,22 +232,6 @@ public final class StoreConfig {
         return prefixExtractor;
     }
 
-    /** SSTable options derived from the page size and bloom density, with the default codec ({@link #compression()}). */
-    public TableOptions tableOptions() {
-        return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compression, compressionLevel)
-                .withLeafEncoding(leafEncoding, restartInterval).withPrefixExtractor(prefixExtractor);
-    }
-
-    /**
-     * SSTable options for a table written to {@code level}: the codec is the bottommost one
-     * when {@code bottommost} (the output holds the oldest data of its key range) and one is
-     * set, else the level's own codec when one is set, else {@link #compression()}.
-     */
-    public TableOptions tableOptions(int level, boolean bottommost) {
-        return new TableOptions(pageSize, bloomBitsPerKey).withCompression(compressionFor(level, bottommost),
-                compressionLevel).withLeafEncoding(leafEncoding, restartInterval).withPrefixExtractor(prefixExtractor);
-    }
-
     /**
      * How new tables encode their leaves: {@link LeafEncoding#PREFIX} (the default; keys
      * prefix-compressed between restart points) or {@link LeafEncoding#PLAIN} (the leaf of
@@ -265,7 +246,7 @@ public final class StoreConfig {
         return restartInterval;
     }
 
-    /** The codec of new tables written to {@code level} (see {@link #tableOptions(int, boolean)}). */
+    /** The codec of new tables written to {@code level} (what {@code TableOptions.of(config, level, bottommost)} gives the table writer). */
     public Compression compressionFor(int level, boolean bottommost) {
         if (bottommost && bottommostCompression != null) {
             return bottommostCompression;

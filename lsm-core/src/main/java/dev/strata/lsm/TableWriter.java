@@ -1,5 +1,6 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
@@ -61,7 +62,7 @@ public final class TableWriter implements AutoCloseable {
         PageFile f = null;
         try {
             f = io.open(path, OpenMode.CREATE_NEW, IoPurpose.FLUSH);
-            return new TableWriter(path, config, f, new SSTableWriter(f, config.tableOptions()));
+            return new TableWriter(path, config, f, new SSTableWriter(f, TableOptions.of(config)));
         } catch (IOException e) {
             if (f != null) {
                 try {

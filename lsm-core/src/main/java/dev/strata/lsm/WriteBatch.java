@@ -37,6 +37,10 @@ public final class WriteBatch {
     private final List<Op> ops = new ArrayList<>();
     private long approximateBytes;
 
+    /** An empty batch. */
+    public WriteBatch() {
+    }
+
     /** Sets {@code key} to {@code value} in the default family. */
     public WriteBatch put(byte[] key, byte[] value) {
         return add(null, key, value, false);

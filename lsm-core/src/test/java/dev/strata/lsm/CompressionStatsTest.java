@@ -1,6 +1,5 @@
 package dev.strata.lsm;
 
-import dev.strata.lsm.sstable.Compression;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

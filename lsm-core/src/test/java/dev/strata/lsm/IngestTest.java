@@ -1,5 +1,6 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
@@ -242,7 +243,7 @@ class IngestTest {
             // Duplicate keys (two versions of one key: a table of a store, not of a TableWriter).
             Path dup = root.resolve("dup.sst");
             try (PageFile f = new FileChannelStorageIO().open(dup, OpenMode.CREATE_NEW, IoPurpose.FLUSH)) {
-                SSTableWriter w = new SSTableWriter(f, store.config().tableOptions());
+                SSTableWriter w = new SSTableWriter(f, TableOptions.of(store.config()));
                 w.add(key(1), 2, EntryType.PUT, "a".getBytes());
                 w.add(key(1), 1, EntryType.PUT, "b".getBytes());
                 w.finishDurably();

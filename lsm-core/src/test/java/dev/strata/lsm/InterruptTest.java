@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.lsm.wal.WalSyncMode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

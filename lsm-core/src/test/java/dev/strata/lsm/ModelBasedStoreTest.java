@@ -2,7 +2,6 @@ package dev.strata.lsm;
 
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
-import dev.strata.lsm.wal.WalSyncMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -84,8 +83,8 @@ class ModelBasedStoreTest {
         long base = one ? TestSeed.fixed().getAsLong() : System.nanoTime();
         int n = one ? 1 : TestScale.scaled(1);
         List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
-        for (dev.strata.lsm.sstable.Compression c : List.of(dev.strata.lsm.sstable.Compression.LZ4,
-                dev.strata.lsm.sstable.Compression.ZSTD, dev.strata.lsm.sstable.Compression.SNAPPY)) {
+        for (dev.strata.lsm.Compression c : List.of(dev.strata.lsm.Compression.LZ4,
+                dev.strata.lsm.Compression.ZSTD, dev.strata.lsm.Compression.SNAPPY)) {
             for (int i = 0; i < n; i++) {
                 out.add(org.junit.jupiter.params.provider.Arguments.of(c, base + i * 7919L));
             }
@@ -100,11 +99,11 @@ class ModelBasedStoreTest {
      */
     @ParameterizedTest(name = "{0} seed {1}")
     @MethodSource("codecSeeds")
-    void compressedHistoryMatchesOracle(dev.strata.lsm.sstable.Compression codec, long seed) throws Exception {
+    void compressedHistoryMatchesOracle(dev.strata.lsm.Compression codec, long seed) throws Exception {
         run(seed, codec);
     }
 
-    private void run(long seed, dev.strata.lsm.sstable.Compression codec) throws Exception {
+    private void run(long seed, dev.strata.lsm.Compression codec) throws Exception {
         TestSeed.use(seed);
         System.out.println("ModelBasedStoreTest seed=" + seed + (codec == null ? "" : " codec=" + codec)
                 + " (replay with -Dstrata.test.seed=" + seed + ")");
@@ -216,11 +215,11 @@ class ModelBasedStoreTest {
                     }
                     snaps.clear();
                     store.close();
-                    config = config.toBuilder().leafEncoding(rnd.nextInt(3) == 0 ? dev.strata.lsm.sstable.LeafEncoding.PLAIN
-                            : dev.strata.lsm.sstable.LeafEncoding.PREFIX).restartInterval(RESTART_INTERVALS[rnd.nextInt(
+                    config = config.toBuilder().leafEncoding(rnd.nextInt(3) == 0 ? dev.strata.lsm.LeafEncoding.PLAIN
+                            : dev.strata.lsm.LeafEncoding.PREFIX).restartInterval(RESTART_INTERVALS[rnd.nextInt(
                             RESTART_INTERVALS.length)]).build();
                     if (codec != null) {
-                        dev.strata.lsm.sstable.Compression[] all = dev.strata.lsm.sstable.Compression.values();
+                        dev.strata.lsm.Compression[] all = dev.strata.lsm.Compression.values();
                         config = config.toBuilder().compression(all[rnd.nextInt(all.length)]).build();
                     }
                     store = LsmStore.open(dir, config);

@@ -1,7 +1,6 @@
 package dev.strata.lsm;
 
 import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.wal.WalSyncMode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -2,7 +2,6 @@ package dev.strata.lsm;
 
 import dev.strata.lsm.fault.CrashImages;
 import dev.strata.lsm.fault.WalFaultIO;
-import dev.strata.lsm.wal.WalSyncMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -2,7 +2,7 @@ package dev.strata.lsm.bench;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package dev.strata.lsm.bench;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
-import dev.strata.lsm.repair.RepairReport;
+import dev.strata.lsm.RepairReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

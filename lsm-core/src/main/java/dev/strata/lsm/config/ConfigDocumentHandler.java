@@ -4,7 +4,7 @@ import dev.strata.lsm.ConfigException;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.policy.PolicyParameter;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import org.xml.sax.Attributes;
 import org.xml.sax.Locator;
 import org.xml.sax.helpers.DefaultHandler;
@@ -297,9 +297,9 @@ final class ConfigDocumentHandler extends DefaultHandler {
     }
 
     /** The codec named {@code name} (the schema has checked it), reported at {@code e} otherwise. */
-    private static dev.strata.lsm.sstable.Compression codec(Element e, String name) {
+    private static dev.strata.lsm.Compression codec(Element e, String name) {
         try {
-            return dev.strata.lsm.sstable.Compression.fromName(name);
+            return dev.strata.lsm.Compression.fromName(name);
         } catch (ConfigException ex) {
             throw e.at.error("<" + e.name + ">: " + ex.getMessage(), ex);
         }

@@ -20,7 +20,7 @@ import dev.strata.lsm.io.CountingStorageIO;
 import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.metrics.StoreMetrics;
 import dev.strata.lsm.policy.MergePolicies;
-import dev.strata.lsm.repair.RepairReport;
+import dev.strata.lsm.RepairReport;
 import dev.strata.lsm.repair.StoreRepair;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.LiveDataEstimate;
@@ -28,7 +28,7 @@ import dev.strata.lsm.version.Run;
 import dev.strata.lsm.version.TableFiles;
 import dev.strata.lsm.version.Version;
 import dev.strata.lsm.version.VersionSet;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -157,7 +157,8 @@ public final class Engine implements AutoCloseable {
         this.dirLock = dirLock;
         this.mutex = new EngineMutex(dir);
         StoreListener listener = config.listener() != null ? config.listener() : new StoreListener() { };
-        this.cache = config.sharedResources() != null ? config.sharedResources().blockCache().forStore()
+        this.cache = config.sharedResources() != null ? SharedResourcesAccess.blockCache(config.sharedResources())
+                        .forStore()
                 : BlockCache.create(config.blockCacheBytes());
         TableFiles rootTables = new TableFiles(io, dir, cache);
         var mergePolicy = Tree.policyOf(config);
@@ -169,7 +170,7 @@ public final class Engine implements AutoCloseable {
             readCatalog = dev.strata.lsm.version.FamilyCatalog.read(io, dir);
             openedVersions = VersionSet.open(io, dir, rootTables, config.manifestRewriteBytes());
             startedThreads = new BackgroundThreads(dir, config.backgroundThreads(),
-                    config.sharedResources() != null ? config.sharedResources().backgroundPool() : null);
+                    config.sharedResources() != null ? SharedResourcesAccess.backgroundPool(config.sharedResources()) : null);
             boundMetrics = new StoreMetrics(String.valueOf(dir.getFileName()), io.counters(), this::stats, cache);
             boundMetrics.bindTo(config.meterRegistry() != null ? config.meterRegistry()
                     : new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
@@ -209,7 +210,7 @@ public final class Engine implements AutoCloseable {
         this.flushLane = tree.flushLane;
         this.writeControl = tree.writeControl;
         this.reads = tree.reads;
-        this.budget = config.sharedResources() == null ? null : config.sharedResources().memtableBudget();
+        this.budget = config.sharedResources() == null ? null : SharedResourcesAccess.memtableBudget(config.sharedResources());
         this.counters = tree.counters;
         this.writeQueue = new WriteQueue(dir, config, mutex, log, families, operator);
         this.groups = config.atomicFlush() ? new FlushGroups(dir, io, config.walMode(), mutex, families, log, snapshots,

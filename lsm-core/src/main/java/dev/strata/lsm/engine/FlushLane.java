@@ -4,7 +4,7 @@ import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.metrics.StoreMetrics;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.VersionSet;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 
 import java.nio.file.Path;
 

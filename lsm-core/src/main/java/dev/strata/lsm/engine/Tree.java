@@ -1,5 +1,6 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.BlockCompactionStats;
 import dev.strata.lsm.StallChainStats;
 import dev.strata.lsm.StoreConfig;
@@ -81,12 +82,13 @@ final class Tree {
         this.obsolete = new ObsoleteFiles(shared.io(), dir, tables, versions, mutex, counters.punchedBytes,
                 config.obsoleteDeleteBatchBytes());
         obsolete.walRetention(shared.storeDir(), shared.walKeepFrom());
-        this.output = new TableOutput(shared.io(), dir, tables, versions, obsolete, config::tableOptions,
+        this.output = new TableOutput(shared.io(), dir, tables, versions, obsolete,
+                (level, bottommost) -> TableOptions.of(config, level, bottommost),
                 config.valueExpiry(), shared.operator(), config.clock());
         this.memtables = new Memtables(shared.log());
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
         MergeJob mergeJob = new MergeJob(shared.io(), tables, versions, output, obsolete, policy, mutex,
-                config.tableOptions(), threads.blockPool(), counters);
+                TableOptions.of(config), threads.blockPool(), counters);
         this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, shared.snapshots(), threads,
                 counters, shared.metrics(), shared.listener(), this::flushRunning, config.clock(),
                 new dev.strata.lsm.policy.StoreSettings(config.memtableBytes()));

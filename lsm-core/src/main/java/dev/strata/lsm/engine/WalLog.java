@@ -2,7 +2,7 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.version.VersionSet;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import dev.strata.lsm.wal.WalWriter;
 
 import java.nio.file.Path;

@@ -6,7 +6,7 @@ import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.WriteOptions;
 import dev.strata.lsm.memtable.Memtable;
 import dev.strata.lsm.sstable.EntryType;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import dev.strata.lsm.wal.WalWriter;
 
 import java.nio.file.Path;

@@ -24,6 +24,9 @@ import java.util.Set;
  * is immune to thread interrupts (see {@link PageFile}).
  */
 public final class FileChannelStorageIO implements StorageIO {
+    /** A storage IO; it holds no state of its own (each {@link PageFile} holds its channel). */
+    public FileChannelStorageIO() {
+    }
 
     @Override
     public PageFile open(Path path, OpenMode mode, IoPurpose purpose) throws IOException {

@@ -10,6 +10,10 @@ public final class FileChannelStorageIOFactory implements StorageIOFactory {
     /** The name of the portable FileChannel implementation. */
     public static final String NAME = "nio";
 
+    /** The factory; ServiceLoader calls this. */
+    public FileChannelStorageIOFactory() {
+    }
+
     @Override
     public String name() {
         return NAME;

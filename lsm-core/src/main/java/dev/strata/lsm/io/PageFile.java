@@ -9,7 +9,7 @@ import java.nio.file.Path;
  * An open file as Strata's storage layer sees it: positional reads and writes, appends,
  * durability barriers and space management.
  *
- * <p>Buffers passed to {@link #read} and {@link #write} for SSTable pages are direct
+ * <p>Buffers passed to {@link #readFully} and {@link #write} for SSTable pages are direct
  * buffers allocated by {@link StorageIO#allocate}, positioned and sized at multiples of
  * {@link StorageIO#alignment()}, so that an O_DIRECT implementation can use them
  * unchanged. Implementations that do not need alignment accept any buffer.

@@ -20,7 +20,7 @@ import java.util.Objects;
  * about to be written and the file's size so far, applied in {@link OutputSpec}'s order:
  * <ol>
  *   <li>size >= {@code maxFileBytes}: cut;</li>
- *   <li>size < {@code minFileBytes}: no cut for the rules below;</li>
+ *   <li>size &lt; {@code minFileBytes}: no cut for the rules below;</li>
  *   <li>{@code k >= c} for the smallest cut key {@code c > s}: cut;</li>
  *   <li>{@code k >= m} for the smallest {@code minKey} {@code m > s} of the aligned level's
  *       files (the start of the next file after the one the output started in): cut;</li>

@@ -13,6 +13,10 @@ public final class StringAppendOperator implements MergeOperator {
     public static final String NAME = "stringappend";
     static final byte DELIMITER = ',';
 
+    /** The operator; ServiceLoader calls this. */
+    public StringAppendOperator() {
+    }
+
     @Override
     public String name() {
         return NAME;

@@ -13,6 +13,10 @@ public final class Uint64AddOperator implements MergeOperator {
     /** The name configurations use. */
     public static final String NAME = "uint64add";
 
+    /** The operator; ServiceLoader calls this. */
+    public Uint64AddOperator() {
+    }
+
     @Override
     public String name() {
         return NAME;

@@ -1,5 +1,6 @@
 package dev.strata.lsm.repair;
 
+import dev.strata.lsm.RepairReport;
 import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
@@ -83,7 +84,7 @@ public final class StoreRepair {
         this.uncommittedAbove = uncommittedAbove;
         this.dir = dir;
         this.io = config.createStorageIO();
-        this.tableOptions = config.tableOptions();
+        this.tableOptions = TableOptions.of(config);
         this.clock = config.clock();
     }
 

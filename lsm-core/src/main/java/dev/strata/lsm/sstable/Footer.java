@@ -1,5 +1,7 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.LeafEncoding;
+import dev.strata.lsm.Compression;
 import dev.strata.lsm.CorruptionException;
 
 import java.nio.file.Path;

@@ -34,7 +34,7 @@ public interface InternalIterator extends AutoCloseable {
     }
 
     /**
-     * Positions at the last entry whose internal key is <= {@code (userKey, seqno)}. The
+     * Positions at the last entry whose internal key is &lt;= {@code (userKey, seqno)}. The
      * default seeks forward to the first entry >= it and steps back once if that is greater.
      */
     default void seekForPrev(byte[] userKey, long seqno) throws IOException {

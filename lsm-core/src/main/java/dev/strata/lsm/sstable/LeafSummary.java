@@ -1,5 +1,7 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.LeafEncoding;
+
 /**
  * What a table version needs to know about one leaf without reading it: its counts for the
  * footer and, for page liveness, how many overflow pages it references. Format version 2

@@ -1,5 +1,7 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.LeafEncoding;
+
 import java.io.IOException;
 import java.util.List;
 

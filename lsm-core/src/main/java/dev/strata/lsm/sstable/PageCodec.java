@@ -1,5 +1,7 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.Compression;
+
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
 import com.github.luben.zstd.ZstdDecompressCtx;

@@ -1,5 +1,6 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.Compression;
 import dev.strata.lsm.io.AlignedBuffers;
 import dev.strata.lsm.io.PageFile;
 

@@ -1,7 +1,7 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.Compression;
 import dev.strata.lsm.PrefixExtractor;
-
 import dev.strata.lsm.io.PageFile;
 
 import java.io.IOException;

@@ -1,6 +1,9 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.LeafEncoding;
+import dev.strata.lsm.Compression;
 import dev.strata.lsm.PrefixExtractor;
+import dev.strata.lsm.StoreConfig;
 
 /**
  * Shape of an SSTable: page size, bloom filter density and the bloom filter's reserve.
@@ -99,6 +102,16 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
         }
     }
 
+    /**
+     * Loads {@code codec}'s native library (once per JVM) and checks that it round-trips a page
+     * ({@link Compression#checkAvailable()}).
+     *
+     * @throws dev.strata.lsm.ConfigException naming the codec if its native part cannot be loaded or fails
+     */
+    public static void checkCodecAvailable(Compression codec) {
+        PageCodec.of(codec, Compression.DEFAULT_LEVEL);
+    }
+
     /** These options with page codec {@code codec} at {@code level} (see {@link #compressionLevel()}). */
     public TableOptions withCompression(Compression codec, int level) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, codec, level, leafEncoding,
@@ -136,6 +149,27 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     /** Keys a filter built for {@code keys} distinct keys is sized for: {@code floor(keys·(1 + reserve))}. */
     public long bloomCapacity(long keys) {
         return (long) Math.floor(keys * (1 + bloomReserve));
+    }
+
+    /**
+     * The options of a new table of a store opened with {@code config}, with its default codec
+     * ({@link StoreConfig#compression()}): page size, bloom density, codec and level, leaf
+     * encoding and prefix extractor.
+     */
+    public static TableOptions of(StoreConfig config) {
+        return new TableOptions(config.pageSize(), config.bloomBitsPerKey())
+                .withCompression(config.compression(), config.compressionLevel())
+                .withLeafEncoding(config.leafEncoding(), config.restartInterval())
+                .withPrefixExtractor(config.prefixExtractor());
+    }
+
+    /**
+     * The options of a new table written to {@code level}: as {@link #of(StoreConfig)} with the
+     * codec {@link StoreConfig#compressionFor(int, boolean)} picks (the bottommost one when
+     * {@code bottommost} and one is set, else the level's own, else the default).
+     */
+    public static TableOptions of(StoreConfig config, int level, boolean bottommost) {
+        return of(config).withCompression(config.compressionFor(level, bottommost), config.compressionLevel());
     }
 
     /** 4 KiB pages, 10 bloom bits per key, no reserve. */

@@ -1,5 +1,8 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.LeafEncoding;
+import dev.strata.lsm.Compression;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

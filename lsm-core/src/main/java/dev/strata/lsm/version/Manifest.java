@@ -8,7 +8,7 @@ import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.wal.WalReader;
 import dev.strata.lsm.wal.WalRecord;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import dev.strata.lsm.wal.WalWriter;
 
 import java.io.Closeable;

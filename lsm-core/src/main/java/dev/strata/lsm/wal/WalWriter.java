@@ -1,5 +1,7 @@
 package dev.strata.lsm.wal;
 
+import dev.strata.lsm.WalSyncMode;
+
 
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.io.IoPurpose;

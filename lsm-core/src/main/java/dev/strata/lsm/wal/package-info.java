@@ -4,7 +4,7 @@
  * ("WAL segment").
  *
  * <p>{@link dev.strata.lsm.wal.WalWriter} appends to a new segment with group commit in
- * one of the {@link dev.strata.lsm.wal.WalSyncMode}s; {@link dev.strata.lsm.wal.WalReader}
+ * one of the {@link dev.strata.lsm.WalSyncMode}s; {@link dev.strata.lsm.wal.WalReader}
  * reads a segment back and tells a torn tail from corruption before the tail;
  * {@link dev.strata.lsm.wal.WalRecovery} replays a segment and truncates its torn tail;
  * {@link dev.strata.lsm.wal.WalSegments} names and lists segment files. All file access

@@ -1,8 +1,9 @@
 package dev.strata.lsm.config;
 
+import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.ConfigException;
 import dev.strata.lsm.StoreConfig;
-import dev.strata.lsm.sstable.Compression;
+import dev.strata.lsm.Compression;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -29,11 +30,11 @@ class XmlCompressionConfigTest {
         assertEquals(Compression.ZSTD, c.bottommostCompression());
         assertEquals(5, c.compressionLevel());
         assertEquals(Map.of(0, Compression.NONE, 3, Compression.SNAPPY), c.levelCompression());
-        assertEquals(Compression.NONE, c.tableOptions(0, false).compression());
-        assertEquals(Compression.LZ4, c.tableOptions(1, false).compression());
-        assertEquals(Compression.SNAPPY, c.tableOptions(3, false).compression());
-        assertEquals(Compression.ZSTD, c.tableOptions(3, true).compression(), "bottommost wins over the level's codec");
-        assertEquals(5, c.tableOptions(2, true).compressionLevel());
+        assertEquals(Compression.NONE, TableOptions.of(c, 0, false).compression());
+        assertEquals(Compression.LZ4, TableOptions.of(c, 1, false).compression());
+        assertEquals(Compression.SNAPPY, TableOptions.of(c, 3, false).compression());
+        assertEquals(Compression.ZSTD, TableOptions.of(c, 3, true).compression(), "bottommost wins over the level's codec");
+        assertEquals(5, TableOptions.of(c, 2, true).compressionLevel());
         // The builder says the same.
         StoreConfig b = StoreConfig.builder().compression("lz4").bottommostCompression(Compression.ZSTD)
                 .compressionLevel(5).levelCompression(0, "none").levelCompression(3, Compression.SNAPPY).build();
@@ -45,8 +46,8 @@ class XmlCompressionConfigTest {
         StoreConfig c = XmlConfigTest.read("<store><sstable pageSize=\"4096\"/></store>");
         assertEquals(Compression.NONE, c.compression());
         assertNull(c.bottommostCompression());
-        assertEquals(Compression.NONE, c.tableOptions(5, true).compression());
-        assertEquals(Compression.NONE, StoreConfig.defaults().tableOptions().compression());
+        assertEquals(Compression.NONE, TableOptions.of(c, 5, true).compression());
+        assertEquals(Compression.NONE, TableOptions.of(StoreConfig.defaults()).compression());
     }
 
     @Test

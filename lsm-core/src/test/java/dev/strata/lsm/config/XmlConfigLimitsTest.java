@@ -55,7 +55,7 @@ class XmlConfigLimitsTest {
         String tail = "--></store>";
         Files.writeString(file, head + "x".repeat(XmlConfig.MAX_DOCUMENT_BYTES - head.length() - tail.length()) + tail);
         assertEquals(XmlConfig.MAX_DOCUMENT_BYTES, Files.size(file));
-        assertEquals(dev.strata.lsm.wal.WalSyncMode.SYNC, StoreConfig.fromXml(file).walMode());
+        assertEquals(dev.strata.lsm.WalSyncMode.SYNC, StoreConfig.fromXml(file).walMode());
     }
 
     @Test

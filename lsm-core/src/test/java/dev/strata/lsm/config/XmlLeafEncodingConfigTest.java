@@ -2,7 +2,7 @@ package dev.strata.lsm.config;
 
 import dev.strata.lsm.ConfigException;
 import dev.strata.lsm.StoreConfig;
-import dev.strata.lsm.sstable.LeafEncoding;
+import dev.strata.lsm.LeafEncoding;
 import dev.strata.lsm.sstable.TableOptions;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +18,8 @@ class XmlLeafEncodingConfigTest {
         StoreConfig c = XmlConfigTest.read("<store><sstable pageSize=\"4096\"/></store>");
         assertEquals(LeafEncoding.PREFIX, c.leafEncoding());
         assertEquals(16, c.restartInterval());
-        assertEquals(LeafEncoding.PREFIX, StoreConfig.defaults().tableOptions().leafEncoding());
-        assertEquals(16, StoreConfig.defaults().tableOptions(3, true).restartInterval());
+        assertEquals(LeafEncoding.PREFIX, TableOptions.of(StoreConfig.defaults()).leafEncoding());
+        assertEquals(16, TableOptions.of(StoreConfig.defaults(), 3, true).restartInterval());
     }
 
     @Test
@@ -30,7 +30,7 @@ class XmlLeafEncodingConfigTest {
                 </store>
                 """);
         assertEquals(32, c.restartInterval());
-        TableOptions t = c.tableOptions(2, false);
+        TableOptions t = TableOptions.of(c, 2, false);
         assertEquals(LeafEncoding.PREFIX, t.leafEncoding());
         assertEquals(32, t.restartInterval());
         StoreConfig b = StoreConfig.builder().pageSize(8192).leafEncoding("prefix").restartInterval(32)
@@ -38,7 +38,7 @@ class XmlLeafEncodingConfigTest {
         assertEquals(c.toString(), b.toString());
         StoreConfig plain = XmlConfigTest.read("<store><sstable leafEncoding=\"plain\"/></store>");
         assertEquals(LeafEncoding.PLAIN, plain.leafEncoding());
-        assertEquals(LeafEncoding.PLAIN, plain.tableOptions().leafEncoding());
+        assertEquals(LeafEncoding.PLAIN, TableOptions.of(plain).leafEncoding());
         assertEquals(LeafEncoding.PLAIN, StoreConfig.builder().leafEncoding(LeafEncoding.PLAIN).build()
                 .toBuilder().build().leafEncoding());
     }

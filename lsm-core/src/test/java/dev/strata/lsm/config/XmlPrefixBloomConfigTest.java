@@ -1,5 +1,6 @@
 package dev.strata.lsm.config;
 
+import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.ConfigException;
 import dev.strata.lsm.PrefixExtractor;
 import dev.strata.lsm.StoreConfig;
@@ -17,8 +18,8 @@ class XmlPrefixBloomConfigTest {
     void fixedPrefixFromXmlEqualsTheBuilders() {
         StoreConfig c = XmlConfigTest.read("<store><sstable prefixBloom=\"fixed:4\"/></store>");
         assertEquals(PrefixExtractor.fixed(4), c.prefixExtractor());
-        assertEquals("fixed:4", c.tableOptions().prefixBloomName());
-        assertEquals("fixed:4", c.tableOptions(3, true).prefixBloomName(), "every level's tables carry it");
+        assertEquals("fixed:4", TableOptions.of(c).prefixBloomName());
+        assertEquals("fixed:4", TableOptions.of(c, 3, true).prefixBloomName(), "every level's tables carry it");
         StoreConfig b = StoreConfig.builder().prefixExtractor(PrefixExtractor.fixed(4)).build();
         assertEquals(c.toString(), b.toString());
     }
@@ -26,7 +27,7 @@ class XmlPrefixBloomConfigTest {
     @Test
     void noPrefixBloomByDefault() {
         assertNull(XmlConfigTest.read("<store><sstable pageSize=\"4096\"/></store>").prefixExtractor());
-        assertEquals("", StoreConfig.defaults().tableOptions().prefixBloomName());
+        assertEquals("", TableOptions.of(StoreConfig.defaults()).prefixBloomName());
     }
 
     @Test

@@ -2,7 +2,7 @@ package dev.strata.lsm.crash;
 
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.WriteBatch;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -28,11 +28,11 @@ public final class FamilyCrashWriter {
     }
 
     static StoreConfig config() {
-        return config(dev.strata.lsm.wal.WalSyncMode.ASYNC);
+        return config(dev.strata.lsm.WalSyncMode.ASYNC);
     }
 
     /** The store's configuration in WAL mode {@code mode} (in mode none its flushes are atomic across families). */
-    static StoreConfig config(dev.strata.lsm.wal.WalSyncMode mode) {
+    static StoreConfig config(dev.strata.lsm.WalSyncMode mode) {
         return StoreConfig.builder().memtableBytes(64 << 10).walMode(mode)
                 .family("a", FamilyOptions.builder().memtableBytes(96 << 10).build())
                 .family("b", FamilyOptions.builder().mergePolicy("no-merge").build())
@@ -51,8 +51,8 @@ public final class FamilyCrashWriter {
         Path dir = Path.of(args[0]);
         long id = Long.parseLong(args[1]);
         FileOutputStream out = new FileOutputStream(FileDescriptor.out);
-        dev.strata.lsm.wal.WalSyncMode mode = args.length > 2 ? dev.strata.lsm.wal.WalSyncMode.valueOf(args[2])
-                : dev.strata.lsm.wal.WalSyncMode.ASYNC;
+        dev.strata.lsm.WalSyncMode mode = args.length > 2 ? dev.strata.lsm.WalSyncMode.valueOf(args[2])
+                : dev.strata.lsm.WalSyncMode.ASYNC;
         LsmStore store = LsmStore.open(dir, config(mode));
         ColumnFamily a = store.columnFamily("a");
         ColumnFamily b = store.columnFamily("b");

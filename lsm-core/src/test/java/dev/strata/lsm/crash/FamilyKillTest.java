@@ -73,7 +73,7 @@ class FamilyKillTest {
             long[] acked = runAndKill(dir, next, 100 + rnd.nextInt(300), "round " + round, 45, "NONE");
             long flushedBefore = (acked[0] - 1) / 40 * 40; // the child flushed after every 40th batch before its last ack
             long last;
-            try (LsmStore store = LsmStore.open(dir, FamilyCrashWriter.config(dev.strata.lsm.wal.WalSyncMode.NONE))) {
+            try (LsmStore store = LsmStore.open(dir, FamilyCrashWriter.config(dev.strata.lsm.WalSyncMode.NONE))) {
                 last = next - 1;
                 while (store.get(FamilyCrashWriter.key(last + 1)) != null) {
                     last++;
@@ -81,7 +81,7 @@ class FamilyKillTest {
             }
             assertTrue(last >= flushedBefore, "round " + round + ": the batches up to " + flushedBefore
                     + " were flushed before the kill, the store holds them up to " + last);
-            verify(dir, last, last, dev.strata.lsm.wal.WalSyncMode.NONE);
+            verify(dir, last, last, dev.strata.lsm.WalSyncMode.NONE);
             System.out.printf("round %d (WAL none): %d batches acknowledged, %d in every family%n", round, acked[0],
                     last);
             next = last + 1;
@@ -90,10 +90,10 @@ class FamilyKillTest {
 
     /** Checks the store; returns the last id in it (the last acknowledged or the in-flight one). */
     private static long verify(Path dir, long lastAcked, long announced) {
-        return verify(dir, lastAcked, announced, dev.strata.lsm.wal.WalSyncMode.ASYNC);
+        return verify(dir, lastAcked, announced, dev.strata.lsm.WalSyncMode.ASYNC);
     }
 
-    private static long verify(Path dir, long lastAcked, long announced, dev.strata.lsm.wal.WalSyncMode mode) {
+    private static long verify(Path dir, long lastAcked, long announced, dev.strata.lsm.WalSyncMode mode) {
         try (LsmStore store = LsmStore.open(dir, FamilyCrashWriter.config(mode))) {
             ColumnFamily a = store.columnFamily("a");
             ColumnFamily b = store.columnFamily("b");

@@ -14,7 +14,7 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
-import dev.strata.lsm.sstable.Compression;
+import dev.strata.lsm.Compression;
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;

@@ -8,7 +8,7 @@ import dev.strata.lsm.StoreException;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.fault.CrashImages;
 import dev.strata.lsm.fault.WalFaultIO;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

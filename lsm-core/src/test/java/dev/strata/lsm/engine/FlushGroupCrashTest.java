@@ -8,7 +8,7 @@ import dev.strata.lsm.TestAccess;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.version.FlushGroupRecord;
 import dev.strata.lsm.fault.CrashImages;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;

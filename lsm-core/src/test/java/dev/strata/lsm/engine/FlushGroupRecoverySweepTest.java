@@ -16,7 +16,7 @@ import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.version.FlushGroupRecord;
 import dev.strata.lsm.version.TableFiles;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

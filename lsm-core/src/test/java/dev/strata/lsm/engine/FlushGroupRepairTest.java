@@ -11,10 +11,10 @@ import dev.strata.lsm.io.ForwardingStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
-import dev.strata.lsm.repair.RepairReport;
+import dev.strata.lsm.RepairReport;
 import dev.strata.lsm.version.FlushGroupRecord;
 import dev.strata.lsm.version.TableFiles;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -7,7 +7,7 @@ import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
-import dev.strata.lsm.sstable.Compression;
+import dev.strata.lsm.Compression;
 import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.version.TableFiles;
 import org.junit.jupiter.api.Test;

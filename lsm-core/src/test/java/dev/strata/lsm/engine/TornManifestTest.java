@@ -12,7 +12,7 @@ import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

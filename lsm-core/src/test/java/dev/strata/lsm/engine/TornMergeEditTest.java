@@ -15,7 +15,7 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.version.Manifest;
 import dev.strata.lsm.version.TableFiles;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -397,7 +397,7 @@ class ColumnFamilyTest {
                 }
             }
         }
-        dev.strata.lsm.repair.RepairReport report = LsmStore.repair(dir, StoreConfig.defaults());
+        dev.strata.lsm.RepairReport report = LsmStore.repair(dir, StoreConfig.defaults());
         assertEquals(1, report.families().size(), report.toString());
         assertEquals(1, report.families().get(0).tables(), report.toString());
         try (LsmStore store = LsmStore.open(dir)) {

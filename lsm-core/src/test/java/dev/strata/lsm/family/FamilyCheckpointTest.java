@@ -8,7 +8,7 @@ import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.backup.BackupInfo;
 import dev.strata.lsm.backup.Backups;
 import dev.strata.lsm.testkit.TestScale;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

@@ -10,7 +10,7 @@ import dev.strata.lsm.StoreException;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.SpaceLimitedStorageIO;
 import dev.strata.lsm.io.StorageIO;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

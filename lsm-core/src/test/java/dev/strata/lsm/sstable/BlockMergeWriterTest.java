@@ -1,5 +1,6 @@
 package dev.strata.lsm.sstable;
 
+import dev.strata.lsm.LeafEncoding;
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.IoStats;

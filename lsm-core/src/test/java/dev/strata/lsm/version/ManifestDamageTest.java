@@ -4,7 +4,7 @@ import dev.strata.lsm.CorruptionException;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.io.FileChannelStorageIO;
-import dev.strata.lsm.repair.RepairReport;
+import dev.strata.lsm.RepairReport;
 import dev.strata.lsm.repair.StoreRepair;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -168,7 +168,7 @@ class ManifestDamageTest {
         Path crashed = dir.resolve("crashed");
         Path live = dir.resolve("live");
         StoreConfig syncConfig = StoreConfig.builder().memtableBytes(64 << 10).mergePolicy("no-merge")
-                .walMode(dev.strata.lsm.wal.WalSyncMode.SYNC).build();
+                .walMode(dev.strata.lsm.WalSyncMode.SYNC).build();
         try (LsmStore store = LsmStore.open(live, syncConfig)) {
             for (int i = 0; i < KEYS; i++) {
                 store.put(key(i), value(i));

@@ -3,7 +3,7 @@ package dev.strata.lsm.version;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.policy.ComponentId;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import dev.strata.lsm.wal.WalWriter;
 
 import java.nio.charset.StandardCharsets;

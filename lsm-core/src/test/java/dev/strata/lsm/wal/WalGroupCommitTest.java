@@ -1,5 +1,7 @@
 package dev.strata.lsm.wal;
 
+import dev.strata.lsm.WalSyncMode;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

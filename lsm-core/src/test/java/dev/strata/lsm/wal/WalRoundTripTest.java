@@ -1,5 +1,7 @@
 package dev.strata.lsm.wal;
 
+import dev.strata.lsm.WalSyncMode;
+
 import static dev.strata.lsm.wal.WalFormat.BLOCK_SIZE;
 import static dev.strata.lsm.wal.WalFormat.HEADER_SIZE;
 import static dev.strata.lsm.wal.WalFormat.SEGMENT_HEADER_RECORD;

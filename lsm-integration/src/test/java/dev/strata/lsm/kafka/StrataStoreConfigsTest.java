@@ -3,6 +3,7 @@ package dev.strata.lsm.kafka;
 import dev.strata.lsm.ConfigException;
 import dev.strata.lsm.SharedResources;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.engine.SharedResourcesAccess;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -77,16 +78,16 @@ class StrataStoreConfigsTest {
             }
             SharedResources shared = StrataStoreConfigs.shared(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, appId),
                     null, null, null);
-            assertEquals(4 << 20, shared.blockCache().capacityBytes());
-            assertEquals(8 << 20, shared.memtableBudget().budgetBytes());
-            assertEquals(2, shared.backgroundPool().threads());
+            assertEquals(4 << 20, SharedResourcesAccess.blockCache(shared).capacityBytes());
+            assertEquals(8 << 20, SharedResourcesAccess.memtableBudget(shared).budgetBytes());
+            assertEquals(2, SharedResourcesAccess.backgroundPool(shared).threads());
             // Every store's background jobs run on the one pool: no thread is a store's own.
             assertTrue(Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
                     .noneMatch(n -> n.startsWith("strata-flush-") || n.startsWith("strata-bg-")
                             || n.startsWith("strata-policy-")), "a store started threads of its own");
             // The key-value store and the window store's open segments (20 records over 400 s).
-            assertTrue(shared.memtableBudget().members() >= 3, "stores in the budget: "
-                    + shared.memtableBudget().members());
+            assertTrue(SharedResourcesAccess.memtableBudget(shared).members() >= 3, "stores in the budget: "
+                    + SharedResourcesAccess.memtableBudget(shared).members());
             assertTrue(shared.memtableBytesUsed() > 0);
             assertSame(shared, RecordingSetter.last.sharedResources());
             assertEquals(1 << 20, RecordingSetter.last.memtableBytes());
@@ -95,7 +96,7 @@ class StrataStoreConfigsTest {
         }
         SharedResources shared = StrataStoreConfigs.shared(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, appId),
                 null, null, null);
-        assertEquals(0, shared.memtableBudget().members(), "closed stores leave the budget");
+        assertEquals(0, SharedResourcesAccess.memtableBudget(shared).members(), "closed stores leave the budget");
     }
 
     @Test

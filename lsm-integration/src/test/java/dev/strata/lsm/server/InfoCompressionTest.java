@@ -2,7 +2,7 @@ package dev.strata.lsm.server;
 
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
-import dev.strata.lsm.sstable.Compression;
+import dev.strata.lsm.Compression;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;

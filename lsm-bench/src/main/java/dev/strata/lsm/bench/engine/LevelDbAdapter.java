@@ -39,11 +39,11 @@ final class LevelDbAdapter implements BenchEngine {
      * The LevelDB port's codec for Strata's: it has Snappy only, so lz4 and zstd run it
      * uncompressed (said on stderr, so a comparison is not read as like for like).
      */
-    static CompressionType levelDbCodec(dev.strata.lsm.sstable.Compression c) {
-        if (c == dev.strata.lsm.sstable.Compression.SNAPPY) {
+    static CompressionType levelDbCodec(dev.strata.lsm.Compression c) {
+        if (c == dev.strata.lsm.Compression.SNAPPY) {
             return CompressionType.SNAPPY;
         }
-        if (c != dev.strata.lsm.sstable.Compression.NONE) {
+        if (c != dev.strata.lsm.Compression.NONE) {
             System.err.println("leveldb: the port has no " + c + " codec; it runs uncompressed");
         }
         return CompressionType.NONE;

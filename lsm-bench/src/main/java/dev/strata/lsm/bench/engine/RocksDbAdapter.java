@@ -117,7 +117,7 @@ final class RocksDbAdapter implements BenchEngine {
      * policy; returns how the shape was chosen, for the description.
      */
     /** RocksDB's codec for Strata's: the same algorithm (none, LZ4, Zstandard, Snappy). */
-    static CompressionType rocksCodec(dev.strata.lsm.sstable.Compression c) {
+    static CompressionType rocksCodec(dev.strata.lsm.Compression c) {
         return switch (c) {
             case NONE -> CompressionType.NO_COMPRESSION;
             case LZ4 -> CompressionType.LZ4_COMPRESSION;

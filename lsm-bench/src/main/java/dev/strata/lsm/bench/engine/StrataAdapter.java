@@ -10,7 +10,7 @@ import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.vlsm.VlsmCensus;
 import dev.strata.lsm.policy.vlsm.VlsmPolicy;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

@@ -3,7 +3,7 @@ package dev.strata.lsm.bench.jmh;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.StorageIO;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import dev.strata.lsm.wal.WalWriter;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

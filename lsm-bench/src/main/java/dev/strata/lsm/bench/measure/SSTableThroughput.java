@@ -103,8 +103,8 @@ public final class SSTableThroughput implements Callable<Integer> {
         }
         Files.createDirectories(dir);
         TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY)
-                .withCompression(dev.strata.lsm.sstable.Compression.fromName(compression))
-                .withLeafEncoding(dev.strata.lsm.sstable.LeafEncoding.fromName(leafEncoding), restartInterval);
+                .withCompression(dev.strata.lsm.Compression.fromName(compression))
+                .withLeafEncoding(dev.strata.lsm.LeafEncoding.fromName(leafEncoding), restartInterval);
         CountingStorageIO io = new CountingStorageIO(dev.strata.lsm.io.StorageIOs.create(storage, storageParams));
         byte[][] values = new byte[1024][valueSize];
         Random rnd = new Random(42);

@@ -2,7 +2,7 @@ package dev.strata.lsm.bench.measure;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -7,7 +7,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 
 import java.io.IOException;
 import java.io.PrintWriter;

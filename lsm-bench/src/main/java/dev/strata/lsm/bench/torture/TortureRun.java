@@ -3,7 +3,7 @@ package dev.strata.lsm.bench.torture;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.wal.WalSyncMode;
+import dev.strata.lsm.WalSyncMode;
 
 import java.io.IOException;
 import java.io.PrintStream;

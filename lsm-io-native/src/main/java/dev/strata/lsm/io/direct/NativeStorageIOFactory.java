@@ -14,6 +14,10 @@ import java.util.List;
 public final class NativeStorageIOFactory implements StorageIOFactory {
     public static final String NAME = "native";
 
+    /** The factory; ServiceLoader calls this. */
+    public NativeStorageIOFactory() {
+    }
+
     @Override
     public String name() {
         return NAME;

@@ -41,10 +41,10 @@ class BlockMergeHolePunchTest {
     Path tmp;
 
     /** 1 KiB: random, or (compressed tables) half random bytes, half repeated text. */
-    private static byte[] value(Random rnd, dev.strata.lsm.sstable.Compression compression) {
+    private static byte[] value(Random rnd, dev.strata.lsm.Compression compression) {
         byte[] v = new byte[1024];
         rnd.nextBytes(v);
-        if (compression != dev.strata.lsm.sstable.Compression.NONE) {
+        if (compression != dev.strata.lsm.Compression.NONE) {
             for (int i = 0; i < v.length; i++) {
                 if (i % 64 >= 32) {
                     v[i] = (byte) ('a' + i % 7);
@@ -72,7 +72,7 @@ class BlockMergeHolePunchTest {
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"none", "lz4"})
     void punchingDeadPagesOfAMergedTableFreesExactlyThemAndKeepsTheLiveVersion(String codec) throws Exception {
-        dev.strata.lsm.sstable.Compression compression = dev.strata.lsm.sstable.Compression.fromName(codec);
+        dev.strata.lsm.Compression compression = dev.strata.lsm.Compression.fromName(codec);
         NativeStorageIO io = new NativeStorageIO();
         io.createDirectories(tmp);
         Assumptions.assumeTrue(io.capabilities(tmp).punchHole(), "the file system of " + tmp + " cannot punch holes");
@@ -132,7 +132,7 @@ class BlockMergeHolePunchTest {
             file.force(true);
             long referenced = (long) TableLiveness.referencedPages(live).cardinality() * PAGE;
             assertEquals(size - referenced, punched, "every page but those live bytes touch is punched");
-            if (compression == dev.strata.lsm.sstable.Compression.NONE) {
+            if (compression == dev.strata.lsm.Compression.NONE) {
                 assertEquals(size - table.footer().liveBytes(), punched, "every page but the live ones is punched");
             } else {
                 assertTrue(table.footer().spanningMap() && punched > 0, "dead frames punched: " + punched);

@@ -79,7 +79,7 @@ public final class Simulator {
     /**
      * Simulates {@code flushes} flushes.
      *
-     * @param checkpoints flush counts at which to record figures (ascending, each <= flushes)
+     * @param checkpoints flush counts at which to record figures (ascending, each &lt;= flushes)
      */
     public SimulationResult run(long flushes, long[] checkpoints) {
         long[] cps = checkpoints.clone();

@@ -3,7 +3,7 @@ package dev.strata.lsm.policy.conformance;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.FlushPlan;
-import dev.strata.lsm.policy.ForwardingMergePolicy;
+import dev.strata.lsm.policies.ForwardingMergePolicy;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;

@@ -6,7 +6,7 @@ import dev.strata.lsm.Snapshot;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.policy.MergePolicies;
-import dev.strata.lsm.policy.StoreContents;
+import dev.strata.lsm.policies.StoreContents;
 import dev.strata.lsm.policy.sim.KeyRangeSimulator;
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
@@ -52,8 +52,8 @@ class BlockDbTest {
     @dev.strata.lsm.testkit.SlowTest
     void aStoreOnBlockDbWithLz4AgreesWithAMap(@TempDir Path dir) {
         StoreStats stats = agreesWithAMap(dir, StoreConfig.builder()
-                .compression(dev.strata.lsm.sstable.Compression.LZ4)
-                .leafEncoding(dev.strata.lsm.sstable.LeafEncoding.PREFIX));
+                .compression(dev.strata.lsm.Compression.LZ4)
+                .leafEncoding(dev.strata.lsm.LeafEncoding.PREFIX));
         assertTrue(stats.compressionRatio() > 1.3, "the tables are lz4-compressed: " + stats);
         assertTrue(stats.blockCompaction().mergedInPlace() > 0, "compressed tables were merged in place: " + stats);
     }
@@ -68,7 +68,7 @@ class BlockDbTest {
         int ops = 20_000;
         StoreConfig config = builder.memtableBytes(32 << 10).blockCacheBytes(1 << 20)
                 .mergePolicy("blockdb", Map.of("size-ratio", "4", "dynamic-level-bytes", "false")).build();
-        boolean compressible = config.compression() != dev.strata.lsm.sstable.Compression.NONE;
+        boolean compressible = config.compression() != dev.strata.lsm.Compression.NONE;
         StoreStats result;
         try (LsmStore store = LsmStore.open(dir, config)) {
             Snapshot snapshot = null;

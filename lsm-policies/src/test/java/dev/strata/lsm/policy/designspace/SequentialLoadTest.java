@@ -4,7 +4,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreListener;
 import dev.strata.lsm.StoreStats;
-import dev.strata.lsm.policy.RecordingPolicy;
+import dev.strata.lsm.policies.RecordingPolicy;
 import dev.strata.lsm.policy.TreeView;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -2,7 +2,7 @@ package dev.strata.lsm.policy.designspace;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
-import dev.strata.lsm.policy.ForwardingMergePolicy;
+import dev.strata.lsm.policies.ForwardingMergePolicy;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;

@@ -9,7 +9,7 @@ import dev.strata.lsm.policy.MergeMode;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
-import dev.strata.lsm.policy.RecordingPolicy;
+import dev.strata.lsm.policies.RecordingPolicy;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.policy.MergePolicies;
-import dev.strata.lsm.policy.StoreContents;
+import dev.strata.lsm.policies.StoreContents;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,6 @@
 package dev.strata.lsm.policy.vlsm;
 
-import dev.strata.lsm.policy.DecisionScript;
+import dev.strata.lsm.policies.DecisionScript;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 

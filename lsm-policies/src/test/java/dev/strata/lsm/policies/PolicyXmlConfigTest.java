@@ -1,5 +1,14 @@
-package dev.strata.lsm.policy;
+package dev.strata.lsm.policies;
 
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.LevelView;
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicy;
+import dev.strata.lsm.policy.MergePolicyFactory;
+import dev.strata.lsm.policy.PolicyParameters;
+import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.ConfigException;
 import dev.strata.lsm.StoreConfig;
 import org.junit.jupiter.api.Test;

@@ -1,10 +1,12 @@
-package dev.strata.lsm.repair;
+package dev.strata.lsm;
+
+import dev.strata.lsm.repair.StoreRepair;
 
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * What a {@link StoreRepair} did.
+ * What a repair ({@link LsmStore#repair(java.nio.file.Path, StoreConfig)}) did.
  *
  * @param dir            the store directory
  * @param manifest       the manifest the repair wrote (CURRENT now names it)

@@ -1,5 +1,6 @@
-package dev.strata.lsm.policy;
+package dev.strata.lsm.policies;
 
+import dev.strata.lsm.sstable.TableOptions;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreListener;
@@ -98,7 +99,7 @@ class EngineVersusSimulatorTest {
         Path file = tmp.resolve("overhead-" + records + "-" + seed + ".sst");
         try (dev.strata.lsm.io.PageFile f = new dev.strata.lsm.io.FileChannelStorageIO().open(file,
                 dev.strata.lsm.io.OpenMode.CREATE_NEW, dev.strata.lsm.io.IoPurpose.OTHER)) {
-            dev.strata.lsm.sstable.SSTableWriter w = new dev.strata.lsm.sstable.SSTableWriter(f, config.tableOptions());
+            dev.strata.lsm.sstable.SSTableWriter w = new dev.strata.lsm.sstable.SSTableWriter(f, TableOptions.of(config));
             long seq = records;
             for (Map.Entry<byte[], byte[]> e : sorted.entrySet()) {
                 w.add(e.getKey(), seq--, dev.strata.lsm.sstable.EntryType.PUT, e.getValue());

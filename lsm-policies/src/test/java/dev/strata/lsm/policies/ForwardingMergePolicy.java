@@ -1,5 +1,12 @@
-package dev.strata.lsm.policy;
+package dev.strata.lsm.policies;
 
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.FlushPlan;
+import dev.strata.lsm.policy.MergePolicy;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.policy.WriteAdmission;
 import java.util.List;
 
 /**

@@ -1,4 +1,6 @@
-package dev.strata.lsm.policy;
+package dev.strata.lsm.policies;
+
+import dev.strata.lsm.policy.*;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

@@ -1,20 +1,20 @@
-package dev.strata.lsm.wal;
+package dev.strata.lsm;
 
 /**
- * What {@link WalWriter#append} has done with a record by the time it returns, and so
- * what the record survives.
+ * What the write-ahead log has done with a write's record by the time the write returns,
+ * and so what the record survives.
  */
 public enum WalSyncMode {
     /**
      * No durability promise. Records are buffered in memory and handed to the operating
-     * system only when the buffer passes {@link WalWriter#NONE_BUFFER_LIMIT} bytes, on
-     * {@link WalWriter#sync()} or on {@link WalWriter#close()}; a process kill loses what
+     * system only when the buffer passes a buffer limit (1 MiB), on
+     * the log's {@code ()} or on the log's {@code ()}; a process kill loses what
      * is still buffered.
      */
     NONE,
     /**
      * The record has been written to the operating system (one {@code PageFile.append}
-     * per group-committed batch) before append returns: it survives a process kill, not
+     * per group-committed batch) before the append returns: it survives a process kill, not
      * a power loss.
      */
     ASYNC,

@@ -1,5 +1,9 @@
-package dev.strata.lsm.policy;
+package dev.strata.lsm.policies;
 
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicy;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 

@@ -1,6 +1,6 @@
-package dev.strata.lsm.sstable;
+package dev.strata.lsm;
 
-import dev.strata.lsm.ConfigException;
+import java.util.Locale;
 
 /**
  * How the cells of a table's leaves are encoded (format 3, footer byte 133; docs/format.md).
@@ -11,7 +11,7 @@ import dev.strata.lsm.ConfigException;
  * whose key is stored whole), so a lookup binary-searches the restarts and scans at most N
  * cells. A table's encoding is fixed when it is written; an in-place merge keeps its base's.
  */
-public enum LeafEncoding implements CodedSetting {
+public enum LeafEncoding {
     PLAIN(0, "plain"),
     PREFIX(1, "prefix");
 
@@ -24,20 +24,23 @@ public enum LeafEncoding implements CodedSetting {
     }
 
     /** The code stored on disk (footer byte 133). */
-    @Override
     public int id() {
         return id;
     }
 
     /** The name used in configuration: plain or prefix. */
-    @Override
     public String configName() {
         return configName;
     }
 
     /** The encoding with on-disk code {@code id}, or null when there is none. */
-    static LeafEncoding fromId(int id) {
-        return CodedSetting.byId(values(), id);
+    public static LeafEncoding fromId(int id) {
+        for (LeafEncoding e : values()) {
+            if (e.id == id) {
+                return e;
+            }
+        }
+        return null;
     }
 
     /**
@@ -46,9 +49,13 @@ public enum LeafEncoding implements CodedSetting {
      * @throws ConfigException if there is no such encoding
      */
     public static LeafEncoding fromName(String name) {
-        LeafEncoding e = CodedSetting.byName(values(), name);
-        if (e != null) {
-            return e;
+        if (name != null) {
+            String n = name.trim().toLowerCase(Locale.ROOT);
+            for (LeafEncoding e : values()) {
+                if (e.configName.equals(n)) {
+                    return e;
+                }
+            }
         }
         throw new ConfigException("unknown leaf encoding '" + name + "': expected prefix or plain");
     }

@@ -1,5 +1,18 @@
-package dev.strata.lsm.policy;
+package dev.strata.lsm.policies;
 
+import dev.strata.lsm.policy.ComponentId;
+import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.policy.FlushPlan;
+import dev.strata.lsm.policy.LevelView;
+import dev.strata.lsm.policy.MergeMode;
+import dev.strata.lsm.policy.MergePolicies;
+import dev.strata.lsm.policy.MergePolicy;
+import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.policy.RunView;
+import dev.strata.lsm.policy.RunningMerge;
+import dev.strata.lsm.policy.StoreSettings;
+import dev.strata.lsm.policy.TreeView;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.DynamicTest;
 

@@ -1,4 +1,4 @@
-package dev.strata.lsm.policy;
+package dev.strata.lsm.policies;
 
 import dev.strata.lsm.testkit.SlowTest;
 

@@ -1,6 +1,8 @@
-package dev.strata.lsm.sstable;
+package dev.strata.lsm;
 
-import dev.strata.lsm.ConfigException;
+import dev.strata.lsm.sstable.TableOptions;
+
+import java.util.Locale;
 
 /**
  * The page compression codec of a table (format 3, docs/format.md): {@code none} (the
@@ -8,7 +10,7 @@ import dev.strata.lsm.ConfigException;
  * each table's footer (byte 132) and in each compressed page's frame header, so a table is
  * always read with the codec it was written with, whatever the store is configured with now.
  */
-public enum Compression implements CodedSetting {
+public enum Compression {
     NONE(0, "none"),
     LZ4(1, "lz4"),
     ZSTD(2, "zstd"),
@@ -29,20 +31,23 @@ public enum Compression implements CodedSetting {
     }
 
     /** The code stored on disk (footer byte 132, frame header byte 4). */
-    @Override
     public int id() {
         return id;
     }
 
     /** The name used in configuration: none, lz4, zstd or snappy. */
-    @Override
     public String configName() {
         return configName;
     }
 
-    /** The codec with on-disk code {@code id}, or null when there is none. */
-    static Compression fromId(int id) {
-        return CodedSetting.byId(values(), id);
+    /** The codec with on-disk code {@code id} (a table footer's, docs/format.md), or null when there is none. */
+    public static Compression fromId(int id) {
+        for (Compression c : values()) {
+            if (c.id == id) {
+                return c;
+            }
+        }
+        return null;
     }
 
     /**
@@ -51,9 +56,13 @@ public enum Compression implements CodedSetting {
      * @throws ConfigException if there is no such codec
      */
     public static Compression fromName(String name) {
-        Compression c = CodedSetting.byName(values(), name);
-        if (c != null) {
-            return c;
+        if (name != null) {
+            String n = name.trim().toLowerCase(Locale.ROOT);
+            for (Compression c : values()) {
+                if (c.configName.equals(n)) {
+                    return c;
+                }
+            }
         }
         throw new ConfigException("unknown compression codec '" + name + "': expected none, lz4, zstd or snappy");
     }
@@ -64,7 +73,7 @@ public enum Compression implements CodedSetting {
      * @throws ConfigException naming the codec if its native part cannot be loaded or fails
      */
     public void checkAvailable() {
-        PageCodec.of(this, DEFAULT_LEVEL);
+        TableOptions.checkCodecAvailable(this);
     }
 
     @Override
