@@ -272,26 +272,23 @@ final class HashCommands {
         if (by == null) {
             return RespCommands.NOT_INTEGER;
         }
-        try (KeyLocks.Held ignored = locks.lock(key)) {
-            HashMeta meta = meta(key);
-            if (meta == null) {
-                meta = new HashMeta(StoredValue.NEVER, newVersion(key), 0);
-            }
-            byte[] fieldKey = NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field);
-            byte[] old = meta.fields() == 0 ? null : store.get(fields, fieldKey);
-            long next = RespCommands.increment(fieldValue(old), by, HASH_NOT_INTEGER);
-            WriteBatch batch = new WriteBatch()
-                    .put(fields, fieldKey, storedField(Long.toString(next).getBytes(StandardCharsets.US_ASCII)));
-            if (old == null) {
-                batch.put(NodeKeys.stored(key), meta.withFields(meta.fields() + 1).encode());
-            }
-            store.write(batch);
-            return new IntegerRedisMessage(next);
-        }
+        byte[] next = updateField(key, field, old -> Long.toString(RespCommands.increment(old, by, HASH_NOT_INTEGER))
+                .getBytes(StandardCharsets.US_ASCII));
+        return new IntegerRedisMessage(Long.parseLong(new String(next, StandardCharsets.US_ASCII)));
     }
 
     /** HINCRBYFLOAT key field by: as HINCRBY, in {@link FloatIncrement}'s arithmetic; the new value as a bulk string. */
     private RedisMessage incrByFloat(byte[] key, byte[] field, byte[] byText) {
+        return RespCommands.bulk(updateField(key, field,
+                old -> FloatIncrement.add(old, byText, FloatIncrement.HASH_NOT_FLOAT)));
+    }
+
+    /**
+     * Replaces field {@code field} of the hash at {@code key} (created when missing) with
+     * {@code next} of its value (null when missing), under the key's lock, in one write batch
+     * with the field count when the field is new; returns the new value.
+     */
+    private byte[] updateField(byte[] key, byte[] field, java.util.function.UnaryOperator<byte[]> next) {
         try (KeyLocks.Held ignored = locks.lock(key)) {
             HashMeta meta = meta(key);
             if (meta == null) {
@@ -299,14 +296,13 @@ final class HashCommands {
             }
             byte[] fieldKey = NodeKeys.hashField(NodeKeys.hashPrefix(key, meta.version()), field);
             byte[] old = meta.fields() == 0 ? null : store.get(fields, fieldKey);
-            byte[] next = FloatIncrement.add(fieldValue(old), byText, FloatIncrement.HASH_NOT_FLOAT);
-            WriteBatch batch = new WriteBatch()
-                    .put(fields, fieldKey, storedField(next));
+            byte[] value = next.apply(fieldValue(old));
+            WriteBatch batch = new WriteBatch().put(fields, fieldKey, storedField(value));
             if (old == null) {
                 batch.put(NodeKeys.stored(key), meta.withFields(meta.fields() + 1).encode());
             }
             store.write(batch);
-            return RespCommands.bulk(next);
+            return value;
         }
     }
 
