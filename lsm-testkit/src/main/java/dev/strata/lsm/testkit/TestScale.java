@@ -3,9 +3,8 @@ package dev.strata.lsm.testkit;
 /**
  * The size of a randomized or long-running test: its fast-lane size times the multiplier, the
  * system property {@value #PROPERTY} (Lucene's {@code tests.multiplier}). The README's
- * {@code mvn -B verify} runs with 1; the slow lane ({@code -Pslow}) sets 10 (the parent pom's
- * {@code strata.test.multiplier}), which gives each long test its full size: a test's fast-lane
- * size is its full size divided by 10.
+ * {@code mvn -B verify} runs with 1; the slow lane ({@code -Pslow}) sets 3 (the parent pom's
+ * {@code strata.test.multiplier}): three times each long test's fast-lane size.
  * A larger value on the command line ({@code -Dstrata.test.multiplier=N}) scales every test
  * that asks here, in either lane.
  */
