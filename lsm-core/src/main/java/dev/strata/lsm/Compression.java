@@ -2,8 +2,6 @@ package dev.strata.lsm;
 
 import dev.strata.lsm.sstable.TableOptions;
 
-import java.util.Locale;
-
 /**
  * The page compression codec of a table (format 3, docs/format.md): {@code none} (the
  * default) or one of the native codecs LZ4, Zstandard and Snappy. The codec is recorded in
@@ -42,12 +40,7 @@ public enum Compression {
 
     /** The codec with on-disk code {@code id} (a table footer's, docs/format.md), or null when there is none. */
     public static Compression fromId(int id) {
-        for (Compression c : values()) {
-            if (c.id == id) {
-                return c;
-            }
-        }
-        return null;
+        return CodedSetting.byId(values(), Compression::id, id);
     }
 
     /**
@@ -56,13 +49,9 @@ public enum Compression {
      * @throws ConfigException if there is no such codec
      */
     public static Compression fromName(String name) {
-        if (name != null) {
-            String n = name.trim().toLowerCase(Locale.ROOT);
-            for (Compression c : values()) {
-                if (c.configName.equals(n)) {
-                    return c;
-                }
-            }
+        Compression found = CodedSetting.byName(values(), Compression::configName, name);
+        if (found != null) {
+            return found;
         }
         throw new ConfigException("unknown compression codec '" + name + "': expected none, lz4, zstd or snappy");
     }

@@ -1,7 +1,5 @@
 package dev.strata.lsm;
 
-import java.util.Locale;
-
 /**
  * How the cells of a table's leaves are encoded (format 3, footer byte 133; docs/format.md).
  * {@link #PLAIN} is the leaf of formats 1 and 2: every cell holds its whole key and an 8-byte
@@ -35,12 +33,7 @@ public enum LeafEncoding {
 
     /** The encoding with on-disk code {@code id}, or null when there is none. */
     public static LeafEncoding fromId(int id) {
-        for (LeafEncoding e : values()) {
-            if (e.id == id) {
-                return e;
-            }
-        }
-        return null;
+        return CodedSetting.byId(values(), LeafEncoding::id, id);
     }
 
     /**
@@ -49,13 +42,9 @@ public enum LeafEncoding {
      * @throws ConfigException if there is no such encoding
      */
     public static LeafEncoding fromName(String name) {
-        if (name != null) {
-            String n = name.trim().toLowerCase(Locale.ROOT);
-            for (LeafEncoding e : values()) {
-                if (e.configName.equals(n)) {
-                    return e;
-                }
-            }
+        LeafEncoding found = CodedSetting.byName(values(), LeafEncoding::configName, name);
+        if (found != null) {
+            return found;
         }
         throw new ConfigException("unknown leaf encoding '" + name + "': expected prefix or plain");
     }
