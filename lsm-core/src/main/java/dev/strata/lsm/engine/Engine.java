@@ -709,6 +709,15 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /**
+     * For tests: {@code hook} is told {@code "memtables read"} by every read of column family
+     * {@code family} between taking its memtable set and pinning a version, on the reader's
+     * thread (null: none).
+     */
+    void readHook(int family, java.util.function.Consumer<String> hook) {
+        tree(family).reads.hook(hook);
+    }
+
     // ------------------------------------------------------------------ reads
 
     /** The value of {@code key} at {@code seq}, or null. */

@@ -35,6 +35,13 @@ final class ReadPath {
     /** The store's clock: a table's last access time. */
     private final java.time.InstantSource clock;
 
+    /**
+     * For tests: told {@code "memtables read"} on the reader's thread once a read has taken
+     * its memtable set (and, for a point read, probed it) and before it pins a version — the
+     * window in which a memtable switch, flush and install can happen.
+     */
+    private volatile java.util.function.Consumer<String> hook;
+
     ReadPath(Memtables memtables, VersionSet versions, EngineMutex mutex, dev.strata.lsm.mergeop.MergeOperator operator,
              dev.strata.lsm.PrefixExtractor prefixExtractor, java.util.concurrent.atomic.LongAdder prefixSkips,
              java.time.InstantSource clock) {
@@ -45,6 +52,18 @@ final class ReadPath {
         this.versions = versions;
         this.mutex = mutex;
         this.operator = operator;
+    }
+
+    /** For tests: sets the read hook (null: none); see {@link #hook}. */
+    void hook(java.util.function.Consumer<String> hook) {
+        this.hook = hook;
+    }
+
+    private void tellHook() {
+        java.util.function.Consumer<String> h = hook;
+        if (h != null) {
+            h.accept("memtables read");
+        }
     }
 
     /** The value of {@code key} at {@code seq}, or null. */
@@ -129,6 +148,7 @@ final class ReadPath {
     private byte[] lookup(byte[] key, long seq, MemtableSet m, Version[] v) {
         long cover = memtableCover(m, key, seq);
         InternalEntry e = fromMemtables(m, key, seq);
+        tellHook();
         if (e == null && cover > 0) {
             // A range tombstone in a memtable is newer than every table entry (a table entry
             // newer than it would come from the same memtable, and be found there): deleted,
@@ -269,6 +289,7 @@ final class ReadPath {
     Cursor scanPrefix(byte[] prefix, long seq) {
         byte[] to = prefixSuccessor(prefix);
         MemtableSet m = memtables.set();
+        tellHook();
         Version v = versions.acquire();
         long readSeq = seq < 0 ? memtables.visibleSequence() : seq;
         return new StoreCursor(new MergingIterator(sources(m, v, prefix, to)), readSeq, prefix, to, v::release,
@@ -327,6 +348,7 @@ final class ReadPath {
     /** A cursor over live keys in [from, to) at {@code seq}. */
     Cursor scan(byte[] from, byte[] to, long seq) {
         MemtableSet m = memtables.set();
+        tellHook();
         Version v = versions.acquire();
         return scan(m, v, seq, from, to, v::release, mutex::checkOpen, operator);
     }
@@ -334,6 +356,7 @@ final class ReadPath {
     /** A cursor over the newest data, read after the memtables and version (see {@link #getLatest}). */
     Cursor scanLatest(byte[] from, byte[] to) {
         MemtableSet m = memtables.set();
+        tellHook();
         Version v = versions.acquire();
         return scan(m, v, memtables.visibleSequence(), from, to, v::release, mutex::checkOpen, operator);
     }
