@@ -24,6 +24,28 @@ import java.util.List;
  * DBImpl::Get and NewIterator): newest source first — the active memtable, the immutable
  * ones, then each run of each level, where a run holds at most one component per key.
  * Takes no lock: reads the volatile memtable set, then pins the current version.
+ *
+ * <p>The read view (docs/engine.md, "Read path"): every read that touches a table reads one
+ * view — a memtable set {@code m} taken first, a version {@code v} pinned after it, and a
+ * sequence number at which {@code v}'s tables hold, for every key, its newest version:
+ * <ul>
+ *   <li>the sources are {@code v}'s runs and the memtables of {@code m} whose writes {@code v}
+ *       does not hold ({@link #unflushed}: empty, or a newest sequence number above
+ *       {@code v.lastSequence()}) — the active one included, which may have been switched,
+ *       flushed and installed since {@code m} was taken. A memtable read beside the table it
+ *       went into shadows that table's entry for the same (key, sequence number), which a
+ *       merge may have combined with older operands: they would be lost (or, without the
+ *       duplicate drop, counted twice);
+ *   <li>a read of the newest data takes its sequence number after its pin, or retakes it
+ *       when {@code v.lastSequence()} is above the one it took: a flush or merge installed
+ *       after a read took its sequence number may have combined versions at or below it
+ *       into one above it (a plain read is no snapshot), and reading {@code v} below them
+ *       would find neither. A snapshot's reads keep their sequence number: the snapshot is
+ *       registered, so flushes and merges keep what it sees.
+ * </ul>
+ * A point read first probes every memtable of {@code m} without a pin; a value or tombstone
+ * found there is the answer at any such view (the memtables of {@code m} are newer than every
+ * table), so only misses and merge operands pin a version.
  */
 final class ReadPath {
     private final Memtables memtables;
@@ -66,20 +88,20 @@ final class ReadPath {
         }
     }
 
-    /** The value of {@code key} at {@code seq}, or null. */
+    /** The value of {@code key} at {@code seq} (a snapshot's: registered), or null. */
     byte[] get(byte[] key, long seq) {
-        return lookup(key, seq, memtables.set());
+        return lookup(key, seq, false, memtables.set());
     }
 
     /**
      * The newest value of {@code key}, or null. The memtables are read before the visible
-     * sequence number: a flush or merge drops versions that no snapshot and no read
-     * starting after its memtable was switched out can see, and a read that took its
-     * sequence number before that switch reads the switched-out memtable itself.
+     * sequence number (a memtable switched out before it was taken is in the set), and the
+     * sequence number is retaken if the version pinned later holds newer writes (see the
+     * read view, above).
      */
     byte[] getLatest(byte[] key) {
         MemtableSet m = memtables.set();
-        return lookup(key, memtables.visibleSequence(), m);
+        return lookup(key, memtables.visibleSequence(), true, m);
     }
 
     /**
@@ -89,8 +111,8 @@ final class ReadPath {
     InternalEntry latestInMemtables(byte[] key) {
         MemtableSet m = memtables.set();
         long seq = memtables.visibleSequence();
-        InternalEntry e = fromMemtables(m, key, seq);
-        long cover = memtableCover(m, key, seq);
+        InternalEntry e = fromMemtables(m, null, key, seq);
+        long cover = memtableCover(m, null, key, seq);
         if (cover > 0 && (e == null || e.seqno() < cover)) {
             // A range tombstone in memory is newer than anything in the tables: the key is deleted.
             return new InternalEntry(key, cover, EntryType.DELETE, null);
@@ -103,11 +125,13 @@ final class ReadPath {
      * read in one pass at one sequence number: the memtable set, the sequence number and (if
      * a key is not in the memtables) the version are taken once, and the keys are looked up
      * in ascending order, so that neighbouring lookups share the memtable's upper levels and
-     * the tables' index and data pages. As {@link #getLatest}, the memtables are read before
-     * the sequence number is taken.
+     * the tables' index and data pages. One read view for every key: the memtable set, then
+     * the version, then the sequence number (so one pin per call, whatever the keys).
      */
     byte[][] getLatestAll(byte[][] keys) {
         MemtableSet m = memtables.set();
+        tellHook();
+        Version[] v = {versions.acquire()};
         long seq = memtables.visibleSequence();
         Integer[] order = new Integer[keys.length];
         for (int i = 0; i < keys.length; i++) {
@@ -115,23 +139,20 @@ final class ReadPath {
         }
         java.util.Arrays.sort(order, (a, b) -> java.util.Arrays.compareUnsigned(keys[a], keys[b]));
         byte[][] values = new byte[keys.length][];
-        Version[] v = {null};
         try {
             for (int i : order) {
-                values[i] = lookup(keys[i], seq, m, v);
+                values[i] = lookup(keys[i], seq, false, m, v);
             }
         } finally {
-            if (v[0] != null) {
-                v[0].release();
-            }
+            v[0].release();
         }
         return values;
     }
 
-    private byte[] lookup(byte[] key, long seq, MemtableSet m) {
+    private byte[] lookup(byte[] key, long seq, boolean latest, MemtableSet m) {
         Version[] v = {null};
         try {
-            return lookup(key, seq, m, v);
+            return lookup(key, seq, latest, m, v);
         } finally {
             if (v[0] != null) {
                 v[0].release();
@@ -141,13 +162,16 @@ final class ReadPath {
 
     /**
      * The value of {@code key} at {@code seq}; pins the current version into {@code v[0]} if
-     * the tables must be read (the caller releases it). An entry below the newest range
-     * tombstone covering the key (among the memtables', and the tables' when they are read)
-     * is deleted: the memtables hold only data newer than the tables.
+     * the tables must be read or a merge operand resolved (the caller releases it). An entry
+     * below the newest range tombstone covering the key (among the memtables', and the
+     * tables' when they are read) is deleted: the memtables hold only data newer than the
+     * tables. With {@code latest} (a read of the newest data, {@code seq} the visible sequence
+     * number taken after {@code m}), a pin whose version holds writes above {@code seq}
+     * retakes it and reads again from the memtables (the read view, above).
      */
-    private byte[] lookup(byte[] key, long seq, MemtableSet m, Version[] v) {
-        long cover = memtableCover(m, key, seq);
-        InternalEntry e = fromMemtables(m, key, seq);
+    private byte[] lookup(byte[] key, long seq, boolean latest, MemtableSet m, Version[] v) {
+        long cover = memtableCover(m, v[0], key, seq);
+        InternalEntry e = fromMemtables(m, v[0], key, seq);
         tellHook();
         if (e == null && cover > 0) {
             // A range tombstone in a memtable is newer than every table entry (a table entry
@@ -155,10 +179,19 @@ final class ReadPath {
             // without reading a table.
             return null;
         }
-        if (e == null) {
-            if (v[0] == null) {
-                v[0] = versions.acquire();
+        if (e != null && e.type() != EntryType.MERGE) {
+            return e.seqno() < cover || e.isTombstone() ? null : e.value();
+        }
+        if (v[0] == null) {
+            v[0] = versions.acquire();
+            if (latest && v[0].lastSequence() > seq) {
+                // A flush installed after seq was taken: its tables may hold versions of the
+                // key above seq that replaced (combined) those at or below it. Read at a
+                // sequence number the version is complete at, memtables filtered by it.
+                return lookup(key, memtables.visibleSequence(), false, m, v);
             }
+        }
+        if (e == null) {
             try {
                 e = fromVersion(v[0], key, seq);
             } catch (IOException ex) {
@@ -171,16 +204,32 @@ final class ReadPath {
             return null;
         }
         if (e.type() == EntryType.MERGE) {
-            return resolveMerge(key, seq, m);
+            return resolveMerge(key, seq, m, v[0]);
         }
         return e.isTombstone() ? null : e.value();
     }
 
-    /** The newest range tombstone at or below {@code seq} covering {@code key} in the memtables (0: none). */
-    private static long memtableCover(MemtableSet m, byte[] key, long seq) {
-        long cover = m.active().rangeTombstones().coveringSeqno(key, seq);
+    /**
+     * Whether memtable {@code mt} of a read's set holds writes that version {@code v} does not
+     * (null: no version pinned yet, every memtable counts): an empty one, or one whose newest
+     * sequence number is above every write {@code v} holds. A memtable that a flush installed
+     * into {@code v} is read from its table only — the active memtable of the set included,
+     * which may have been switched, flushed and installed after the set was taken.
+     */
+    private static boolean unflushed(Memtable mt, Version v) {
+        return v == null || mt.isEmpty() || mt.maxSeqno() > v.lastSequence();
+    }
+
+    /**
+     * The newest range tombstone at or below {@code seq} covering {@code key} in the memtables
+     * of {@code m} that {@code v} does not hold (0: none).
+     */
+    private static long memtableCover(MemtableSet m, Version v, byte[] key, long seq) {
+        long cover = unflushed(m.active(), v) ? m.active().rangeTombstones().coveringSeqno(key, seq) : 0;
         for (Memtable imm : m.immutable()) {
-            cover = Math.max(cover, imm.rangeTombstones().coveringSeqno(key, seq));
+            if (unflushed(imm, v)) {
+                cover = Math.max(cover, imm.rangeTombstones().coveringSeqno(key, seq));
+            }
         }
         return cover;
     }
@@ -209,12 +258,12 @@ final class ReadPath {
 
     /**
      * The value of {@code key} whose newest visible version is a merge operand: every source
-     * merged from the key on, the visible operands collected down to the first put or
-     * tombstone (or range tombstone), combined by the operator.
+     * of the read view ({@code m}, {@code v}, {@code seq}; the caller's pin) merged from the
+     * key on, the visible operands collected down to the first put or tombstone (or range
+     * tombstone), combined by the operator.
      */
-    private byte[] resolveMerge(byte[] key, long seq, MemtableSet m) {
-        Version v = versions.acquire();
-        long cover = Math.max(memtableCover(m, key, seq), versionCover(v, key, seq));
+    private byte[] resolveMerge(byte[] key, long seq, MemtableSet m, Version v) {
+        long cover = Math.max(memtableCover(m, v, key, seq), versionCover(v, key, seq));
         try (MergingIterator it = new MergingIterator(sources(m, v))) {
             it.seek(key);
             List<byte[]> operands = new ArrayList<>();
@@ -241,16 +290,12 @@ final class ReadPath {
         } catch (IOException ex) {
             mutex.checkOpen();
             throw new StoreException("read of " + InternalKeys.describe(key) + " failed: " + ex, ex);
-        } finally {
-            v.release();
         }
     }
 
     /**
-     * The sources of a merged read, newest first: the memtables, then the runs. An immutable
-     * memtable whose writes {@code v} already holds (a flush installed between reading the
-     * memtable set and pinning the version) is left out: read twice, a key's merge operands
-     * would be combined twice.
+     * The sources of a merged read, newest first: the memtables of {@code m} that {@code v}
+     * does not hold ({@link #unflushed}), then the runs of {@code v}.
      */
     private static List<InternalIterator> sources(MemtableSet m, Version v) {
         List<InternalIterator> sources = memtableSources(m, v);
@@ -265,9 +310,11 @@ final class ReadPath {
     /** The memtable sources of a merged read, newest first (see {@link #sources(MemtableSet, Version)}). */
     private static List<InternalIterator> memtableSources(MemtableSet m, Version v) {
         List<InternalIterator> sources = new ArrayList<>();
-        sources.add(m.active().iterator());
+        if (unflushed(m.active(), v)) {
+            sources.add(m.active().iterator());
+        }
         for (Memtable imm : m.immutable()) {
-            if (imm.isEmpty() || imm.maxSeqno() > v.lastSequence()) {
+            if (unflushed(imm, v)) {
                 sources.add(imm.iterator());
             }
         }
@@ -361,14 +408,19 @@ final class ReadPath {
         return scan(m, v, memtables.visibleSequence(), from, to, v::release, mutex::checkOpen, operator);
     }
 
-    /** The newest entry of {@code key} at or below {@code seq} in the memtables, or null. */
-    private static InternalEntry fromMemtables(MemtableSet m, byte[] key, long seq) {
-        InternalEntry e = m.active().get(key, seq);
+    /**
+     * The newest entry of {@code key} at or below {@code seq} in the memtables of {@code m}
+     * that {@code v} does not hold (null {@code v}: in every memtable of {@code m}), or null.
+     */
+    private static InternalEntry fromMemtables(MemtableSet m, Version v, byte[] key, long seq) {
+        InternalEntry e = unflushed(m.active(), v) ? m.active().get(key, seq) : null;
         if (e == null) {
             for (Memtable imm : m.immutable()) {
-                e = imm.get(key, seq);
-                if (e != null) {
-                    break;
+                if (unflushed(imm, v)) {
+                    e = imm.get(key, seq);
+                    if (e != null) {
+                        break;
+                    }
                 }
             }
         }
@@ -426,11 +478,11 @@ final class ReadPath {
      * bounds overlap the range. Errs towards yes.
      */
     private static boolean mayHoldNewer(MemtableSet m, Version v, byte[] from, byte[] to, long seqno) {
-        if (m.active().maxSeqno() > seqno && m.active().hasEntryIn(from, to)) {
+        if (unflushed(m.active(), v) && m.active().maxSeqno() > seqno && m.active().hasEntryIn(from, to)) {
             return true;
         }
         for (Memtable imm : m.immutable()) {
-            if (imm.maxSeqno() > seqno && imm.hasEntryIn(from, to)) {
+            if (unflushed(imm, v) && imm.maxSeqno() > seqno && imm.hasEntryIn(from, to)) {
                 return true;
             }
         }
@@ -453,9 +505,13 @@ final class ReadPath {
      */
     private static RangeTombstones rangeTombstones(MemtableSet m, Version v, long seq) {
         List<RangeTombstones> sets = new ArrayList<>();
-        sets.add(m.active().rangeTombstones());
+        if (unflushed(m.active(), v)) {
+            sets.add(m.active().rangeTombstones());
+        }
         for (Memtable imm : m.immutable()) {
-            sets.add(imm.rangeTombstones());
+            if (unflushed(imm, v)) {
+                sets.add(imm.rangeTombstones());
+            }
         }
         if (v.hasRangeTombstones()) {
             for (List<Run> level : v.levels()) {
