@@ -30,7 +30,7 @@ import java.util.List;
  * sequence number at which {@code v}'s tables hold, for every key, its newest version:
  * <ul>
  *   <li>the sources are {@code v}'s runs and the memtables of {@code m} whose writes {@code v}
- *       does not hold ({@link #unflushed}: empty, or a newest sequence number above
+ *       does not hold ({@link #unflushed}: empty, or a first sequence number above
  *       {@code v.lastSequence()}) — the active one included, which may have been switched,
  *       flushed and installed since {@code m} was taken. A memtable read beside the table it
  *       went into shadows that table's entry for the same (key, sequence number), which a
@@ -211,13 +211,21 @@ final class ReadPath {
 
     /**
      * Whether memtable {@code mt} of a read's set holds writes that version {@code v} does not
-     * (null: no version pinned yet, every memtable counts): an empty one, or one whose newest
-     * sequence number is above every write {@code v} holds. A memtable that a flush installed
-     * into {@code v} is read from its table only — the active memtable of the set included,
-     * which may have been switched, flushed and installed after the set was taken.
+     * (null: no version pinned yet, every memtable counts): an empty one, or one whose first
+     * sequence number is above every write {@code v} holds ({@code v.lastSequence()}: flushes
+     * go oldest first and take a memtable whole, and an ingest flushes every memtable before
+     * its sequence number). A memtable that a flush installed into {@code v} is read from its
+     * table only — the active memtable of the set included, which may have been switched,
+     * flushed and installed after the set was taken. (The first sequence number, not the
+     * newest: a memtable holding part of a write group that failed while it was inserted is
+     * flushed without that part, above the visible sequence number and the version's last.)
      */
     private static boolean unflushed(Memtable mt, Version v) {
-        return v == null || mt.isEmpty() || mt.maxSeqno() > v.lastSequence();
+        if (v == null) {
+            return true;
+        }
+        long first = mt.minSeqno();
+        return first == 0 || first > v.lastSequence();
     }
 
     /**

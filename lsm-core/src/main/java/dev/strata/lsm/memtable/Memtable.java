@@ -25,6 +25,12 @@ public final class Memtable {
     private final long walSegment;
     private volatile long maxSeqno;
     /**
+     * Smallest sequence number added (0 until the first add): a version whose last sequence
+     * number is at or above it holds this memtable's writes (flushes go oldest first and take
+     * a memtable whole), which is how a read tells a memtable already in the version it pinned.
+     */
+    private volatile long minSeqno;
+    /**
      * The range tombstones ({@code deleteRange}) added, fragmented beside the skip list and
      * replaced whole by each add (range deletes are rare next to point writes); readers take
      * the reference and filter by their sequence number, so a half-inserted group's tombstone
@@ -48,9 +54,7 @@ public final class Memtable {
     /** Adds an entry; {@code value} is ignored for a delete. One thread at a time. */
     public void add(byte[] key, long seqno, EntryType type, byte[] value) {
         list.insert(key, seqno, type, value);
-        if (seqno > maxSeqno) {
-            maxSeqno = seqno;
-        }
+        noteSeqno(seqno);
     }
 
     /**
@@ -59,9 +63,7 @@ public final class Memtable {
      */
     public void addRangeTombstone(byte[] from, byte[] to, long seqno) {
         rangeTombstones = rangeTombstones.with(from, to, seqno);
-        if (seqno > maxSeqno) {
-            maxSeqno = seqno;
-        }
+        noteSeqno(seqno);
     }
 
     /** The range tombstones added so far (all sequence numbers: readers filter). */
@@ -73,6 +75,24 @@ public final class Memtable {
     public boolean hasEntryIn(byte[] from, byte[] to) {
         long node = list.seek(from, dev.strata.lsm.sstable.InternalKeys.MAX_SEQNO);
         return node != 0 && java.util.Arrays.compareUnsigned(list.key(node), to) < 0;
+    }
+
+    private void noteSeqno(long seqno) {
+        if (seqno > maxSeqno) {
+            maxSeqno = seqno;
+        }
+        long min = minSeqno;
+        if (min == 0 || seqno < min) {
+            minSeqno = seqno;
+        }
+    }
+
+    /**
+     * Smallest sequence number added; 0 when empty, and possibly for a moment after the first
+     * add began (a reader then takes the memtable as not yet flushed, which it is not).
+     */
+    public long minSeqno() {
+        return minSeqno;
     }
 
     /** Largest sequence number added (0 when empty). */

@@ -33,8 +33,9 @@ public final class Version {
 
     /**
      * @param lastSequence every write up to this sequence number is in the components (the
-     *     manifest's {@code lastSequence} as of this version): a memtable whose writes all lie
-     *     at or below it has been flushed into them
+     *     manifest's {@code lastSequence} as of this version): a memtable whose first write
+     *     lies at or below it has been flushed into them (flushes take memtables oldest first
+     *     and whole)
      */
     public Version(List<List<Run>> levels, long flushCounter, byte[] policyState, long lastSequence) {
         this.lastSequence = lastSequence;
