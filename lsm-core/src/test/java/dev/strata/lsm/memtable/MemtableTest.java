@@ -105,6 +105,22 @@ class MemtableTest {
         }
     }
 
+    /** The smallest and largest sequence numbers added, range tombstones included; 0 while empty. */
+    @Test
+    void tracksItsFirstAndLastSequenceNumbers() {
+        Memtable m = new Memtable(1);
+        assertEquals(0, m.minSeqno());
+        assertEquals(0, m.maxSeqno());
+        m.add(new byte[] {5}, 7, dev.strata.lsm.sstable.EntryType.PUT, new byte[] {1});
+        m.add(new byte[] {3}, 9, dev.strata.lsm.sstable.EntryType.MERGE, new byte[] {1});
+        assertEquals(7, m.minSeqno());
+        assertEquals(9, m.maxSeqno());
+        m.addRangeTombstone(new byte[] {0}, new byte[] {9}, 4);
+        m.addRangeTombstone(new byte[] {0}, new byte[] {9}, 12);
+        assertEquals(4, m.minSeqno());
+        assertEquals(12, m.maxSeqno());
+    }
+
     @Test
     void accountsForWhatTheEntriesOccupy() {
         Memtable m = new Memtable(1);
