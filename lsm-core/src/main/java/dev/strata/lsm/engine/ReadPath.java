@@ -122,11 +122,10 @@ final class ReadPath {
 
     /**
      * The newest values of {@code keys} (null where absent), in the order of {@code keys},
-     * read in one pass at one sequence number: the memtable set, the sequence number and (if
-     * a key is not in the memtables) the version are taken once, and the keys are looked up
-     * in ascending order, so that neighbouring lookups share the memtable's upper levels and
-     * the tables' index and data pages. One read view for every key: the memtable set, then
-     * the version, then the sequence number (so one pin per call, whatever the keys).
+     * read in one pass at one read view: the memtable set, then the version, then the
+     * sequence number, taken once (one pin per call, whatever the keys), and the keys looked
+     * up in ascending order, so that neighbouring lookups share the memtable's upper levels
+     * and the tables' index and data pages.
      */
     byte[][] getLatestAll(byte[][] keys) {
         MemtableSet m = memtables.set();
