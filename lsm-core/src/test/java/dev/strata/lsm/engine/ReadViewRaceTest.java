@@ -29,8 +29,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * read hook, {@link ReadPath#hook}, runs them synchronously on the reader's thread: no sleeps).
  * Whatever happens there, the read must see one consistent state: the store's as of the
  * read's start, or as of the hook's writes — never a memtable and the table flushed from it
- * both (a counter counted twice), nor a table whose older versions were combined above the
- * read's sequence number (a counter missing operands, a value gone).
+ * both (the memtable's entries shadow the table's same-numbered ones, into which a compaction
+ * folded older operands: a counter short; without the iterator's duplicate drop it would be
+ * counted twice), nor a table whose older versions were combined above the read's sequence
+ * number (a counter missing operands, a value gone).
  *
  * <p>The counters use {@code uint64add}; "T" below is a table, "M" the active memtable the
  * read took, "s" the read's sequence number.
@@ -204,7 +206,10 @@ class ReadViewRaceTest {
         }
     }
 
-    /** Variant B through multiGet: the counter once (7), the plain key as written. */
+    /**
+     * Variant B through multiGet: the hook compacts M into the tables; the counter must be 7
+     * (3 before the read view), the plain key as written.
+     */
     @Test
     void variantB_multiGetReadsACompactedMemtableOnce() {
         try (LsmStore store = open()) {
@@ -221,7 +226,10 @@ class ReadViewRaceTest {
         }
     }
 
-    /** Variant A through multiGet: a key read from the tables after a compaction inside the call. */
+    /**
+     * Variant A through multiGet: a counter and a plain key written and compacted inside the
+     * call; both read at one sequence number (before the read view: 2 and null).
+     */
     @Test
     void variantA_multiGetFindsTheValueAfterACompaction() {
         try (LsmStore store = open()) {
@@ -243,8 +251,9 @@ class ReadViewRaceTest {
     }
 
     /**
-     * A snapshot's get: the snapshot is registered, so the flush keeps what it sees, but the
-     * memtable the get took is still read twice without the read view (10: it reproduced).
+     * A snapshot's get: the snapshot is registered, so the compaction keeps what it sees (7,
+     * apart from the +100 written after it), but before the read view the memtable the get
+     * took was read beside that table and shadowed it: 3 (it reproduced).
      */
     @Test
     void variantB_aSnapshotGetReadsACompactedMemtableOnce() {
@@ -263,7 +272,10 @@ class ReadViewRaceTest {
         }
     }
 
-    /** Cursors take their memtable set, then their version: a forward cursor over a flushed memtable. */
+    /**
+     * Cursors take their memtable set, then their version: M compacted into the tables between
+     * the two, a forward cursor must read it from the tables only (7; 3 before the read view).
+     */
     @Test
     void variantB_aForwardCursorReadsACompactedMemtableOnce() {
         try (LsmStore store = open()) {
@@ -304,9 +316,9 @@ class ReadViewRaceTest {
         }
     }
 
-    /** A snapshot's cursor and a prefix cursor take their views the same way. */
+    /** A snapshot's cursor and a prefix cursor take their views the same way (7 and 15). */
     @Test
-    void variantB_snapshotAndPrefixCursorsCountAFlushedMemtablesOperandsOnce() {
+    void variantB_snapshotAndPrefixCursorsReadACompactedMemtableOnce() {
         try (LsmStore store = open()) {
             store.merge(K, u64(4));
             store.flush();
