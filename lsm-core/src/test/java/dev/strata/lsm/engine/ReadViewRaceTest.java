@@ -84,6 +84,20 @@ class ReadViewRaceTest {
         return armed;
     }
 
+    /**
+     * The counter at 7: +4 in a table (with {@code plain} = v beside it, unless null), then +1
+     * and +2 in the active memtable.
+     */
+    private static void tableFourMemtableOneAndTwo(LsmStore store, byte[] plain) {
+        store.merge(K, u64(4));
+        if (plain != null) {
+            store.put(plain, bytes("v"));
+        }
+        store.flush();
+        store.merge(K, u64(1));
+        store.merge(K, u64(2));
+    }
+
     private static void ran(AtomicBoolean armed) {
         assertFalse(armed.get(), "the hook ran inside the read");
     }
@@ -102,10 +116,7 @@ class ReadViewRaceTest {
     @Test
     void variantB_aGetWhoseActiveMemtableIsFlushedUnderItCountsItsOperandsOnce() {
         try (LsmStore store = open()) {
-            store.merge(K, u64(4));
-            store.flush();
-            store.merge(K, u64(1));
-            store.merge(K, u64(2));
+            tableFourMemtableOneAndTwo(store, null);
             AtomicBoolean hook = once(store, 0, store::flush);
             long got = counter(store.get(K));
             ran(hook);
@@ -123,10 +134,7 @@ class ReadViewRaceTest {
     @Test
     void variantB_aGetWhoseActiveMemtableIsCompactedUnderItReadsItOnce() {
         try (LsmStore store = open()) {
-            store.merge(K, u64(4));
-            store.flush();
-            store.merge(K, u64(1));
-            store.merge(K, u64(2));
+            tableFourMemtableOneAndTwo(store, null);
             AtomicBoolean hook = once(store, 0, () -> store.compactRange(null, null));
             long got = counter(store.get(K));
             ran(hook);
@@ -213,11 +221,7 @@ class ReadViewRaceTest {
     @Test
     void variantB_multiGetReadsACompactedMemtableOnce() {
         try (LsmStore store = open()) {
-            store.merge(K, u64(4));
-            store.put(P, bytes("v"));
-            store.flush();
-            store.merge(K, u64(1));
-            store.merge(K, u64(2));
+            tableFourMemtableOneAndTwo(store, P);
             AtomicBoolean hook = once(store, 0, () -> store.compactRange(null, null));
             byte[][] got = store.getAll(K, P);
             ran(hook);
@@ -258,10 +262,7 @@ class ReadViewRaceTest {
     @Test
     void variantB_aSnapshotGetReadsACompactedMemtableOnce() {
         try (LsmStore store = open()) {
-            store.merge(K, u64(4));
-            store.flush();
-            store.merge(K, u64(1));
-            store.merge(K, u64(2));
+            tableFourMemtableOneAndTwo(store, null);
             try (Snapshot snap = store.snapshot()) {
                 store.merge(K, u64(100)); // after the snapshot: not seen by it
                 AtomicBoolean hook = once(store, 0, () -> store.compactRange(null, null));
@@ -279,10 +280,7 @@ class ReadViewRaceTest {
     @Test
     void variantB_aForwardCursorReadsACompactedMemtableOnce() {
         try (LsmStore store = open()) {
-            store.merge(K, u64(4));
-            store.flush();
-            store.merge(K, u64(1));
-            store.merge(K, u64(2));
+            tableFourMemtableOneAndTwo(store, null);
             AtomicBoolean hook = once(store, 0, () -> store.compactRange(null, null));
             try (Cursor c = store.scan(null, null)) {
                 ran(hook);
@@ -298,11 +296,7 @@ class ReadViewRaceTest {
     @Test
     void variantB_aReverseCursorReadsACompactedMemtableOnce() {
         try (LsmStore store = open()) {
-            store.merge(K, u64(4));
-            store.put(P, bytes("v")); // "plain" sorts after "counter": the reverse walk meets it first
-            store.flush();
-            store.merge(K, u64(1));
-            store.merge(K, u64(2));
+            tableFourMemtableOneAndTwo(store, P); // "plain" sorts after "counter": the reverse walk meets it first
             AtomicBoolean hook = once(store, 0, () -> store.compactRange(null, null));
             try (Cursor c = store.scan(null, null)) {
                 ran(hook);
@@ -320,10 +314,7 @@ class ReadViewRaceTest {
     @Test
     void variantB_snapshotAndPrefixCursorsReadACompactedMemtableOnce() {
         try (LsmStore store = open()) {
-            store.merge(K, u64(4));
-            store.flush();
-            store.merge(K, u64(1));
-            store.merge(K, u64(2));
+            tableFourMemtableOneAndTwo(store, null);
             try (Snapshot snap = store.snapshot()) {
                 AtomicBoolean hook = once(store, 0, () -> store.compactRange(null, null));
                 try (Cursor c = snap.scan(null, null)) {
