@@ -1270,7 +1270,7 @@ public final class Engine implements AutoCloseable {
         if (files.stream().map(p -> p.toAbsolutePath().normalize()).distinct().count() != files.size()) {
             throw new IllegalArgumentException("ingest lists a file twice: " + files);
         }
-        List<IngestJob.External> external = IngestJob.validateAll(io, files, t.config);
+        List<IngestJob.External> external = IngestJob.validateAll(io, files, t.config, options.verification());
         try {
             String overlap = IngestJob.overlap(external);
             if (overlap != null) {
