@@ -36,7 +36,9 @@ public final class TableWriter implements AutoCloseable {
     private final StoreConfig config;
     private final PageFile file;
     private final SSTableWriter writer;
-    private byte[] lastKey;
+    /** The last key added, in its first {@code lastKeyLength} bytes (reused: no copy per entry). */
+    private byte[] lastKey = new byte[64];
+    private int lastKeyLength = -1;
     private long entries;
     private boolean finished;
     private boolean closed;
@@ -105,16 +107,21 @@ public final class TableWriter implements AutoCloseable {
             throw new IllegalArgumentException("key of " + key.length + " bytes exceeds the maximum key size of "
                     + config.maxKeyBytes() + " bytes");
         }
-        if (lastKey != null && Arrays.compareUnsigned(key, lastKey) <= 0) {
+        if (lastKeyLength >= 0 && Arrays.compareUnsigned(key, 0, key.length, lastKey, 0, lastKeyLength) <= 0) {
             throw new IllegalArgumentException("keys must be added in strictly increasing order: "
-                    + dev.strata.lsm.sstable.InternalKeys.describe(key) + " after " + dev.strata.lsm.sstable.InternalKeys.describe(lastKey) + " in " + path);
+                    + dev.strata.lsm.sstable.InternalKeys.describe(key) + " after "
+                    + dev.strata.lsm.sstable.InternalKeys.describe(Arrays.copyOf(lastKey, lastKeyLength)) + " in " + path);
         }
         try {
             writer.add(key, 0, type, value);
         } catch (IOException e) {
             throw new StoreException("cannot write table file " + path + ": " + e, e);
         }
-        lastKey = key.clone();
+        if (key.length > lastKey.length) {
+            lastKey = new byte[Math.max(key.length, lastKey.length * 2)];
+        }
+        System.arraycopy(key, 0, lastKey, 0, key.length);
+        lastKeyLength = key.length;
         entries++;
     }
 

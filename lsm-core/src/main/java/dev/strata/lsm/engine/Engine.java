@@ -94,6 +94,8 @@ public final class Engine implements AutoCloseable {
     private final TableOutput output;
     /** For a read-only engine ({@link #openReadOnly}): the store it reads, its staging directory and the caller's config. */
     private volatile Path readOnlySource;
+    /** See {@link #opsHook}. */
+    private volatile java.util.function.Consumer<String> opsHook;
     private volatile Path staging;
     private volatile StoreConfig readOnlyConfig;
     private final StoreMetrics metrics;
@@ -619,6 +621,16 @@ public final class Engine implements AutoCloseable {
             while (t.busy()) {
                 mutex.awaitBackground(100);
             }
+            // A checkpoint that pinned the family before the drop holds it (it was live at the
+            // checkpoint's sequence number): its tables stay until they are linked or copied.
+            boolean told = false;
+            while (t.checkpoints > 0) {
+                if (!told) {
+                    tellOpsHook("drop waits for checkpoint");
+                    told = true;
+                }
+                mutex.awaitBackground(100);
+            }
             t.memtables.discard();
         } finally {
             mutex.unlock();
@@ -689,6 +701,23 @@ public final class Engine implements AutoCloseable {
      *
      * @throws IllegalStateException if the store does not flush atomically
      */
+    /**
+     * For tests: {@code hook} is told {@code "checkpoint pinned"} on a checkpoint's thread
+     * once a checkpoint of a store with column families has pinned them (the mutex and the
+     * write queue released, no file linked yet), and {@code "drop waits for checkpoint"} on a
+     * column family drop's thread when the drop waits for such a checkpoint; null: none.
+     */
+    void opsHook(java.util.function.Consumer<String> hook) {
+        opsHook = hook;
+    }
+
+    private void tellOpsHook(String step) {
+        java.util.function.Consumer<String> h = opsHook;
+        if (h != null) {
+            h.accept(step);
+        }
+    }
+
     void flushGroupHook(java.util.function.Consumer<String> hook) {
         if (groups == null) {
             throw new IllegalStateException("store " + dir + " does not flush atomically");
@@ -1046,14 +1075,17 @@ public final class Engine implements AutoCloseable {
      * family's tables are linked or copied into its directory ({@code families/<id>/} for the
      * others) with a manifest naming exactly them, and the catalog is written. Opening the
      * checkpoint replays the WAL tail per family (above each family's last sequence number),
-     * so every family holds exactly the writes at or below the one sequence number. A family
-     * dropped while its tables are linked makes the checkpoint fail (nothing is left behind).
+     * so every family holds exactly the writes at or below the one sequence number. The family
+     * set is the one pinned with the versions, under the same mutex and write-queue turn: a
+     * family dropped after that is still in the checkpoint (it was live at its sequence
+     * number), and its drop waits to delete its directory until the checkpoint is done.
      */
     private long checkpointFamilies(Path absolute, Path parent) {
         Path temp = parent.resolve(absolute.getFileName() + ".checkpoint-tmp");
         long[] copied = {0};
         List<Tree> trees = new ArrayList<>();
         List<VersionSet.CheckpointPin> pins = new ArrayList<>();
+        List<Tree> held = new ArrayList<>();
         dev.strata.lsm.version.FamilyCatalog taken;
         Path activeLink = null;
         Path activeTarget = null;
@@ -1082,6 +1114,8 @@ public final class Engine implements AutoCloseable {
                         VersionSet.CheckpointPin pin = t.versions.pinForCheckpoint();
                         trees.add(t);
                         pins.add(pin);
+                        t.checkpoints++; // a drop from now on waits for this checkpoint
+                        held.add(t);
                         from = Math.min(from, pin.logNumber());
                     }
                     dev.strata.lsm.wal.WalWriter wal = log.wal();
@@ -1111,6 +1145,7 @@ public final class Engine implements AutoCloseable {
             } finally {
                 mutex.unlock();
             }
+            tellOpsHook("checkpoint pinned");
             if (activeLink != null) {
                 copied[0] += copyPrefix(activeLink, activeTarget, activeEnd);
                 Files.delete(activeLink);
@@ -1145,11 +1180,19 @@ public final class Engine implements AutoCloseable {
             if (e instanceof StoreException se) {
                 throw se;
             }
-            if (e instanceof java.nio.file.NoSuchFileException) {
-                throw new StoreException("checkpoint of " + dir + " into " + absolute + " failed: " + e
-                        + " (a column family dropped meanwhile? take the checkpoint again)", e);
-            }
             throw new StoreException("checkpoint of " + dir + " into " + absolute + " failed: " + e, e);
+        } finally {
+            if (!held.isEmpty()) {
+                mutex.lock();
+                try {
+                    for (Tree t : held) {
+                        t.checkpoints--;
+                    }
+                    mutex.signalBackground();
+                } finally {
+                    mutex.unlock();
+                }
+            }
         }
     }
 
@@ -1236,7 +1279,7 @@ public final class Engine implements AutoCloseable {
         if (files.stream().map(p -> p.toAbsolutePath().normalize()).distinct().count() != files.size()) {
             throw new IllegalArgumentException("ingest lists a file twice: " + files);
         }
-        List<IngestJob.External> external = IngestJob.validateAll(io, files, t.config);
+        List<IngestJob.External> external = IngestJob.validateAll(io, files, t.config, options.verification());
         try {
             String overlap = IngestJob.overlap(external);
             if (overlap != null) {

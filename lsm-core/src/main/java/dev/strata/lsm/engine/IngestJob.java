@@ -1,6 +1,7 @@
 package dev.strata.lsm.engine;
 
 import dev.strata.lsm.CorruptionException;
+import dev.strata.lsm.IngestOptions;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
@@ -10,7 +11,9 @@ import dev.strata.lsm.merge.OutputCutter;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.repair.StoreRepair;
 import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.Footer;
 import dev.strata.lsm.sstable.ForwardingInternalIterator;
+import dev.strata.lsm.sstable.IndexCheck;
 import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.InternalKeys;
 import dev.strata.lsm.sstable.SSTableReader;
@@ -40,23 +43,30 @@ final class IngestJob {
     }
 
     /**
-     * Opens {@code path} at its last footer and reads every entry: the format, the checksums
-     * (each page is checked as it is read), strictly increasing user keys (one entry per key),
-     * puts and deletes only, and the store's key and value limits.
+     * Opens {@code path} at its last footer and checks it as {@code verification} says
+     * ({@link IngestOptions.Verification}). {@code FULL} reads every entry: the format, the
+     * checksums (each page is checked as it is read, the file read in large sequential chunks),
+     * strictly increasing user keys (one entry per key), puts and deletes only, and the store's
+     * key and value limits; it allocates nothing per entry. {@code INDEX} reads the footer,
+     * bloom filter and every interior page ({@link IndexCheck}), not the leaves.
      *
      * @throws IllegalArgumentException naming the file and what is wrong with it
      */
-    static External validate(StorageIO io, Path path, StoreConfig config) {
+    static External validate(StorageIO io, Path path, StoreConfig config, IngestOptions.Verification verification) {
         if (!Files.isRegularFile(path)) {
             throw new IllegalArgumentException("ingest: " + path + " is not a file");
         }
+        boolean full = verification == IngestOptions.Verification.FULL;
         PageFile f = null;
         try {
-            // One pass in file order: read in large chunks rather than page by page.
-            f = new ReadAheadFile(io.open(path, OpenMode.READ, IoPurpose.READ));
+            PageFile raw = io.open(path, OpenMode.READ, IoPurpose.READ);
+            // FULL: one pass in file order, read in large chunks rather than page by page.
+            // INDEX: a few pages spread over the file (interior pages sit between the leaves).
+            f = full ? new ReadAheadFile(raw) : raw;
             SSTableReader reader = StoreRepair.openAtLastFooter(f, 0);
-            if (reader.footer().pageSize() != config.pageSize()) {
-                throw new IllegalArgumentException("ingest: " + path + " has " + reader.footer().pageSize()
+            Footer footer = reader.footer();
+            if (footer.pageSize() != config.pageSize()) {
+                throw new IllegalArgumentException("ingest: " + path + " has " + footer.pageSize()
                         + "-byte pages; the store writes " + config.pageSize() + "-byte pages (pageSize)");
             }
             if (!reader.rangeTombstones().isEmpty()) {
@@ -64,18 +74,28 @@ final class IngestJob {
                         .fragmentCount() + " range-tombstone fragments; ingest takes tables of puts and deletes only "
                         + "(TableWriter): apply range deletes with LsmStore.deleteRange");
             }
+            if (!full) {
+                return checkIndex(path, f, reader, config);
+            }
             byte[] first = null;
-            byte[] last = null;
+            byte[] last = new byte[64];
+            int lastLength = -1;
             long entries = 0;
             try (TableIterator it = reader.iterator()) {
                 for (it.seekToFirst(); it.valid(); it.next()) {
-                    byte[] key = it.key();
-                    if (last != null && Arrays.compareUnsigned(key, last) <= 0) {
-                        throw new IllegalArgumentException("ingest: " + path + " holds key " + InternalKeys.describe(key) + " after "
-                                + InternalKeys.describe(last) + (Arrays.equals(key, last) ? " (a duplicate key)" : " (keys out of order)"));
+                    int length = it.keyLength();
+                    if (lastLength >= 0) {
+                        int cmp = it.compareKey(last, lastLength);
+                        if (cmp <= 0) {
+                            byte[] key = it.key();
+                            byte[] before = Arrays.copyOf(last, lastLength);
+                            throw new IllegalArgumentException("ingest: " + path + " holds key " + InternalKeys.describe(key)
+                                    + " after " + InternalKeys.describe(before)
+                                    + (cmp == 0 ? " (a duplicate key)" : " (keys out of order)"));
+                        }
                     }
-                    if (key.length > config.maxKeyBytes()) {
-                        throw new IllegalArgumentException("ingest: " + path + " holds a key of " + key.length
+                    if (length > config.maxKeyBytes()) {
+                        throw new IllegalArgumentException("ingest: " + path + " holds a key of " + length
                                 + " bytes, over the store's maximum key size of " + config.maxKeyBytes());
                     }
                     EntryType type = it.type();
@@ -88,20 +108,24 @@ final class IngestJob {
                     }
                     it.valueArray(); // reads (and checks) overflow pages too
                     if (first == null) {
-                        first = key;
+                        first = it.key();
                     }
-                    last = key;
+                    if (length > last.length) {
+                        last = new byte[Math.max(length, last.length * 2)];
+                    }
+                    it.copyKey(last);
+                    lastLength = length;
                     entries++;
                 }
             }
             if (entries == 0) {
                 throw new IllegalArgumentException("ingest: " + path + " holds no entry");
             }
-            if (entries != reader.footer().entryCount()) {
+            if (entries != footer.entryCount()) {
                 throw new IllegalArgumentException("ingest: " + path + " holds " + entries + " entries; its footer says "
-                        + reader.footer().entryCount());
+                        + footer.entryCount());
             }
-            return new External(path, f, reader, first, last, entries);
+            return new External(path, f, reader, first, Arrays.copyOf(last, lastLength), entries);
         } catch (IOException | RuntimeException e) {
             closeQuietly(f);
             if (e instanceof IllegalArgumentException iae) {
@@ -112,19 +136,43 @@ final class IngestJob {
         }
     }
 
+    /** {@link IngestOptions.Verification#INDEX}: the format, then {@link IndexCheck}. */
+    private static External checkIndex(Path path, PageFile f, SSTableReader reader, StoreConfig config)
+            throws IOException {
+        Footer footer = reader.footer();
+        if (footer.formatVersion() != Footer.FORMAT_VERSION) {
+            throw new IllegalArgumentException("ingest: " + path + " is a table of format version " + footer.formatVersion()
+                    + "; TableWriter writes version " + Footer.FORMAT_VERSION
+                    + " (ingest other tables with IngestOptions.Verification.FULL)");
+        }
+        if (footer.previousFooterOffset() >= 0) {
+            throw new IllegalArgumentException("ingest: " + path + " holds more than one version of a table; "
+                    + "TableWriter writes one (ingest it with IngestOptions.Verification.FULL)");
+        }
+        for (byte[] bound : new byte[][] {footer.minKey(), footer.maxKey()}) {
+            if (bound.length > config.maxKeyBytes()) {
+                throw new IllegalArgumentException("ingest: " + path + " holds a key of " + bound.length
+                        + " bytes, over the store's maximum key size of " + config.maxKeyBytes());
+            }
+        }
+        IndexCheck check = IndexCheck.of(reader);
+        return new External(path, f, reader, footer.minKey().clone(), footer.maxKey().clone(), check.entries());
+    }
+
     /**
      * {@link #validate}s every file, several at once (a thread per core, at most one per
-     * file: validation reads and decodes every entry, and the files are independent); the
+     * file: full validation reads and decodes every entry, and the files are independent); the
      * tables in the order of {@code files}. If any fails, the others are closed and the
      * failure of the first failing file in list order is thrown.
      */
-    static List<External> validateAll(StorageIO io, List<Path> files, StoreConfig config) {
+    static List<External> validateAll(StorageIO io, List<Path> files, StoreConfig config,
+                                      IngestOptions.Verification verification) {
         int threads = Math.min(files.size(), Runtime.getRuntime().availableProcessors());
         if (threads <= 1) {
             List<External> out = new ArrayList<>();
             try {
                 for (Path p : files) {
-                    out.add(validate(io, p, config));
+                    out.add(validate(io, p, config, verification));
                 }
             } catch (RuntimeException e) {
                 closeAll(out);
@@ -140,7 +188,7 @@ final class IngestJob {
         try {
             List<java.util.concurrent.Future<External>> futures = new ArrayList<>();
             for (Path p : files) {
-                futures.add(pool.submit(() -> validate(io, p, config)));
+                futures.add(pool.submit(() -> validate(io, p, config, verification)));
             }
             List<External> out = new ArrayList<>();
             RuntimeException first = null;

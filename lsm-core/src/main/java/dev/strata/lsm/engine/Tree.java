@@ -62,6 +62,11 @@ final class Tree {
     volatile java.util.List<io.micrometer.core.instrument.Meter> meters = java.util.List.of();
     /** Set (mutex held) once the family's drop is durable: no write may reach it any more. */
     volatile boolean dropped;
+    /**
+     * Checkpoints that pinned this family and have not finished putting its tables into
+     * their directory (mutex held): its drop deletes its directory only once this is 0.
+     */
+    int checkpoints;
 
     /**
      * Builds the tree over {@code versions} (open, over {@code tables}) with {@code config}, the

@@ -206,6 +206,26 @@ public final class TableIterator implements InternalIterator {
         return currentKey;
     }
 
+    /** Length of the user key at the current position (allocates nothing). */
+    public int keyLength() {
+        return cell().keyLength;
+    }
+
+    /**
+     * Compares the user key at the current position with the first {@code length} bytes of
+     * {@code other}, unsigned, as {@link java.util.Arrays#compareUnsigned} (allocates nothing).
+     */
+    public int compareKey(byte[] other, int length) {
+        LeafCell c = cell();
+        return java.util.Arrays.compareUnsigned(c.keyArray, c.keyStart, c.keyStart + c.keyLength, other, 0, length);
+    }
+
+    /** Copies the user key at the current position into {@code dest} from index 0 ({@link #keyLength()} bytes). */
+    public void copyKey(byte[] dest) {
+        LeafCell c = cell();
+        System.arraycopy(c.keyArray, c.keyStart, dest, 0, c.keyLength);
+    }
+
     /** The sequence number at the current position. */
     @Override
     public long seqno() {

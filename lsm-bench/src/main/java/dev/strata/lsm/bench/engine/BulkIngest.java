@@ -31,7 +31,16 @@ public interface BulkIngest {
      * Ingests {@code files} (disjoint key ranges) in one call; the store takes them over and the
      * paths no longer exist afterwards (RocksDB moves them, Strata copies and deletes them).
      */
-    void ingest(List<Path> files);
+    default void ingest(List<Path> files) {
+        ingest(files, true);
+    }
+
+    /**
+     * {@link #ingest(List)}; {@code fullVerification} false lets an engine that has a lighter
+     * check of its own writer's files use it (Strata: {@code IngestOptions.Verification.INDEX});
+     * an engine without the choice ignores it.
+     */
+    void ingest(List<Path> files, boolean fullVerification);
 
     /** How the files get into the store, in one line. */
     String describe();

@@ -177,13 +177,15 @@ final class StrataAdapter implements BenchEngine {
             }
 
             @Override
-            public void ingest(List<Path> files) {
-                store.ingest(files, IngestOptions.defaults().deleteFiles(true));
+            public void ingest(List<Path> files, boolean fullVerification) {
+                store.ingest(files, IngestOptions.defaults().deleteFiles(true).verification(fullVerification
+                        ? IngestOptions.Verification.FULL : IngestOptions.Verification.INDEX));
             }
 
             @Override
             public String describe() {
-                return "TableWriter, then LsmStore.ingest(deleteFiles=true): each file validated, hard-linked "
+                return "TableWriter, then LsmStore.ingest(deleteFiles=true): each file validated (every page, or footer "
+                        + "and index with --ingest-verification index), hard-linked "
                         + "into the store and given the ingest's sequence number by a footer appended to it";
             }
         };

@@ -118,6 +118,7 @@ public final class ResultJson {
         m.put("maxScanLength", s.maxScanLength());
         m.put("scanLength", s.scanLength());
         m.put("ingestFileRecords", s.ingestFileRecords());
+        m.put("ingestVerification", s.ingestVerification());
         return m;
     }
 }

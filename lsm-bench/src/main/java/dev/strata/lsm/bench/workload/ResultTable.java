@@ -35,7 +35,8 @@ public final class ResultTable {
             out.printf(Locale.ROOT, "ingest = the records in key order written by the engine's own table writer into "
                     + "external files of %,d records beside the data directory, then one ingest call, on one thread, "
                     + "on an empty store; ops/s counts both; latency rows: write-file = one file, ingest = the call; "
-                    + "a fill after ingest starts on an empty store too%n", settings.ingestFileRecords());
+                    + "a fill after ingest starts on an empty store too; Strata's ingest verification: %s%n",
+                    settings.ingestFileRecords(), settings.ingestVerification());
             for (String engine : summary.engines()) {
                 String how = summary.ingestMethods().get(engine);
                 out.printf("  %-8s ingest: %s%n", engine, how == null ? "not supported" : how);

@@ -240,7 +240,7 @@ final class WorkloadDriver {
                 files.add(file);
             }
             written = System.nanoTime();
-            bulk.ingest(files);
+            bulk.ingest(files, "full".equals(settings.ingestVerification()));
             end = System.nanoTime();
             rec.recordBatch(Operation.INGEST, end - written, 0, 0);
         } catch (RuntimeException e) {

@@ -90,6 +90,11 @@ public final class WorkloadOptions {
             description = "ingest: records per external table file (default ${DEFAULT-VALUE})")
     long ingestFileRecords;
 
+    @Option(names = "--ingest-verification", defaultValue = "full",
+            description = "ingest: how Strata checks the files, full (every page) or index (footer and index "
+                    + "pages: IngestOptions.Verification.INDEX); RocksDB keeps its default (default ${DEFAULT-VALUE})")
+    String ingestVerification;
+
     @Option(names = "--config", description = "Strata store configuration (XML); the other engines are sized "
             + "from it (default: Strata's defaults)")
     Path config;
@@ -122,7 +127,8 @@ public final class WorkloadOptions {
         }
         KeyDistribution d = distribution == null ? null : KeyDistribution.parse(distribution.trim());
         return new WorkloadSettings(types, records, ops == null ? records : ops, keySize, valueSize, threads, seed, d,
-                zipfTheta, rate, maxScanLength, scanLength, valueCompressibility, ingestFileRecords);
+                zipfTheta, rate, maxScanLength, scanLength, valueCompressibility, ingestFileRecords,
+                ingestVerification == null ? "full" : ingestVerification.trim());
     }
 
     /**

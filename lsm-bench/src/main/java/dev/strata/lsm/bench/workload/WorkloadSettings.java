@@ -21,10 +21,22 @@ import java.util.List;
  * @param valueCompressibility values compress to about this fraction of their size (db_bench's
  *     {@code compression_ratio}; 1.0, the default, for random values)
  * @param ingestFileRecords records per external table file of the ingest workload
+ * @param ingestVerification how Strata's ingest checks the files: {@code full} (every page, its
+ *     default) or {@code index} ({@code IngestOptions.Verification.INDEX}); RocksDB's ingest
+ *     always runs with its default ({@code verify_checksums_before_ingest=false})
  */
 public record WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
                                int threads, long seed, KeyDistribution distribution, double zipfTheta, Double rate,
-                               int maxScanLength, int scanLength, double valueCompressibility, long ingestFileRecords) {
+                               int maxScanLength, int scanLength, double valueCompressibility, long ingestFileRecords,
+                               String ingestVerification) {
+
+    /** Settings with Strata's default (full) ingest verification. */
+    public WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
+                            int threads, long seed, KeyDistribution distribution, double zipfTheta, Double rate,
+                            int maxScanLength, int scanLength, double valueCompressibility, long ingestFileRecords) {
+        this(workloads, records, ops, keySize, valueSize, threads, seed, distribution, zipfTheta, rate, maxScanLength,
+                scanLength, valueCompressibility, ingestFileRecords, "full");
+    }
 
     /** Settings with random (incompressible) values. */
     public WorkloadSettings(List<WorkloadType> workloads, long records, long ops, int keySize, int valueSize,
@@ -97,6 +109,9 @@ public record WorkloadSettings(List<WorkloadType> workloads, long records, long 
         }
         if (ingestFileRecords < 1) {
             throw new IllegalArgumentException("--ingest-file-records must be at least 1, got " + ingestFileRecords);
+        }
+        if (!"full".equals(ingestVerification) && !"index".equals(ingestVerification)) {
+            throw new IllegalArgumentException("--ingest-verification must be full or index, got " + ingestVerification);
         }
     }
 

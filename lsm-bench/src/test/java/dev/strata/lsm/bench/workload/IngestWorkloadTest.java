@@ -95,6 +95,25 @@ class IngestWorkloadTest {
     }
 
     @Test
+    void indexVerificationIngestsOnStrataAndIsReported(@TempDir Path tmp) throws Exception {
+        WorkloadSettings s = new WorkloadSettings(List.of(WorkloadType.INGEST, WorkloadType.READRANDOM), 2500, 2500, 16,
+                100, 1, 7, null, 0.99, null, 100, 50, 1.0, 1000, "index");
+        Summary sum = Comparison.run(List.of("strata"), 1, tmp, false, SMALL, s, null).summary();
+        Summary.Row ingest = sum.rowsOf("strata").get(0);
+        assertEquals(2500, ingest.ops());
+        assertEquals(1001L, ((Number) ingest.engineCounters().get("ingestVerifiedKeys")).longValue());
+        assertEquals(0, sum.rowsOf("strata").get(1).misses(), "reads after the ingest find every key");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        ResultTable.print(sum, s, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("ingest verification: index"));
+        assertEquals("index", ResultJson.document(sum, s, "lsm-bench compare").get("settings") instanceof Map<?, ?> m
+                ? m.get("ingestVerification") : null);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new WorkloadSettings(
+                List.of(WorkloadType.INGEST), 10, 10, 16, 100, 1, 7, null, 0.99, null, 100, 50, 1.0, 1000, "footer"));
+        assertTrue(e.getMessage().contains("--ingest-verification"), e.getMessage());
+    }
+
+    @Test
     void aWrongReadBackFailsTheRun(@TempDir Path tmp) throws Exception {
         // Strata underneath, but the bulk load drops the last file: the read-back must notice.
         Path dir = tmp.resolve("strata");
@@ -111,8 +130,8 @@ class IngestWorkloadTest {
                         }
 
                         @Override
-                        public void ingest(List<Path> files) {
-                            b.ingest(files.subList(0, files.size() - 1));
+                        public void ingest(List<Path> files, boolean fullVerification) {
+                            b.ingest(files.subList(0, files.size() - 1), fullVerification);
                         }
 
                         @Override
