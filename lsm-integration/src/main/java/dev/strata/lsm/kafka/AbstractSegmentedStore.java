@@ -575,27 +575,16 @@ abstract class AbstractSegmentedStore implements StateStore {
 
     <K> KeyValueIterator<K, byte[]> iterate(List<TimeSegments.Segment> searched, byte[] start, byte[] end,
                                             Function<byte[], K> decode, boolean forward) {
-        return register(new SegmentIterator<>(name, searched, start, end, buffered(searched, start, end), decode,
+        return register(new SegmentIterator<>(name, searched, start, end, bufferSource, decode,
                 forward, openIterators::remove));
     }
 
-    /**
-     * A copy of the buffered writes in [start, end) of each of {@code searched} (segments
-     * without any are left out), for an iterator to merge with the segments' records.
-     */
-    Map<TimeSegments.Segment, List<Map.Entry<Bytes, byte[]>>> buffered(List<TimeSegments.Segment> searched,
-                                                                         byte[] start, byte[] end) {
-        if (buffer.isEmpty()) {
-            return Map.of();
-        }
-        Map<TimeSegments.Segment, List<Map.Entry<Bytes, byte[]>>> out = new java.util.IdentityHashMap<>();
-        for (TimeSegments.Segment s : searched) {
-            List<Map.Entry<Bytes, byte[]>> part = buffer.copyRange(s, start, end);
-            if (!part.isEmpty()) {
-                out.put(s, part);
-            }
-        }
-        return out;
+    /** Copies a segment's buffered writes for an iterator, under the store's monitor. */
+    final SegmentIterator.BufferSource bufferSource = this::copyBuffered;
+
+    private synchronized List<Map.Entry<Bytes, byte[]>> copyBuffered(TimeSegments.Segment segment, byte[] start,
+                                                                      byte[] end) {
+        return buffer.copyRange(segment, start, end);
     }
 
     /** Writes the buffered writes, one batch per segment, without offsets, and empties the buffer. */

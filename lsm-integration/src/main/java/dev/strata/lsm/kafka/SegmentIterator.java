@@ -30,10 +30,13 @@ import java.util.function.Function;
  * range of each segment into memory when it reaches it and walks it backwards: it holds at
  * most one segment's part of the range at a time.
  *
- * <p>The store's buffered writes ({@link SegmentWriteBuffer}), copied per segment when the
- * iterator is made, are merged with each segment's records: a buffered value replaces the
- * stored one of the same key, a buffered delete hides it. A commit while the iterator runs
- * changes neither side's answer for a key (the copy holds what the commit writes).
+ * <p>The store's buffered writes ({@link SegmentWriteBuffer}) are merged with each segment's
+ * records: a buffered value replaces the stored one of the same key, a buffered delete hides
+ * it. When the iteration reaches a segment it copies the segment's buffered writes of its
+ * range (under the store's monitor) and then opens the segment's cursor, so, as in Kafka's
+ * segmented stores, it sees what was written to a segment before it reached it; and a
+ * commit between the two loses nothing (what the commit moved from the buffer is in the
+ * copy, and the copy wins over the cursor with the same value).
  *
  * <p>A segment dropped (expired) or a store closed while the iterator runs ends that
  * segment's (or the whole) iteration: {@link #hasNext()} answers false, as Kafka's
@@ -45,7 +48,7 @@ class SegmentIterator<K> implements KeyValueIterator<K, byte[]> {
     private final Iterator<TimeSegments.Segment> segments;
     private final byte[] start;
     private final byte[] end;
-    private final Map<TimeSegments.Segment, List<Map.Entry<Bytes, byte[]>>> buffered;
+    private final BufferSource buffered;
     private final Function<byte[], K> decode;
     private final boolean forward;
     private final Consumer<SegmentIterator<?>> onClose;
@@ -62,12 +65,21 @@ class SegmentIterator<K> implements KeyValueIterator<K, byte[]> {
     private volatile boolean closed;
     private volatile boolean storeClosed;
 
+    /** Where an iterator copies a segment's buffered writes from. */
+    interface BufferSource {
+        /**
+         * A copy of {@code segment}'s buffered writes in [start, end), ascending, deletes as
+         * {@link UncommittedWrites#TOMBSTONE}; safe to call from any thread.
+         */
+        List<Map.Entry<Bytes, byte[]>> copy(TimeSegments.Segment segment, byte[] start, byte[] end);
+    }
+
     /**
-     * @param buffered per segment, the buffered writes in [start, end), ascending (deletes as
-     *                 {@link UncommittedWrites#TOMBSTONE}); a segment absent has none
+     * @param buffered where the segments' buffered writes are copied from when the iteration
+     *                 reaches each segment
      */
     SegmentIterator(String storeName, List<TimeSegments.Segment> segments, byte[] start, byte[] end,
-                    Map<TimeSegments.Segment, List<Map.Entry<Bytes, byte[]>>> buffered,
+                    BufferSource buffered,
                     Function<byte[], K> decode, boolean forward, Consumer<SegmentIterator<?>> onClose) {
         this.storeName = storeName;
         this.segments = segments.iterator();
@@ -129,7 +141,10 @@ class SegmentIterator<K> implements KeyValueIterator<K, byte[]> {
             if (!segment.open) {
                 continue;
             }
-            List<Map.Entry<Bytes, byte[]>> segmentBuffered = buffered.get(segment);
+            List<Map.Entry<Bytes, byte[]>> segmentBuffered = buffered.copy(segment, start, end);
+            if (segmentBuffered.isEmpty()) {
+                segmentBuffered = null;
+            }
             try {
                 Cursor c = segment.store.scan(start, end);
                 if (forward) {

@@ -111,14 +111,14 @@ public class StrataWindowStore extends AbstractSegmentedStore implements WindowS
         byte[] start = SegmentLayout.keyTime(key.get(), from);
         byte[] end = timeTo == Long.MAX_VALUE ? SegmentLayout.keyEnd(key.get())
                 : SegmentLayout.keyTime(key.get(), timeTo + 1);
-        return register(new Times(name, searched, start, end, buffered(searched, start, end), forward,
+        return register(new Times(name, searched, start, end, bufferSource, forward,
                 this::unregister));
     }
 
     /** A single key's windows, by start time. */
     private static final class Times extends SegmentIterator<Long> implements WindowStoreIterator<byte[]> {
         Times(String storeName, List<TimeSegments.Segment> segments, byte[] start, byte[] end,
-              java.util.Map<TimeSegments.Segment, List<java.util.Map.Entry<Bytes, byte[]>>> buffered, boolean forward,
+              SegmentIterator.BufferSource buffered, boolean forward,
               java.util.function.Consumer<SegmentIterator<?>> onClose) {
             super(storeName, segments, start, end, buffered,
                     stored -> SegmentLayout.firstTime(stored, SegmentLayout.WINDOW_SUFFIX_BYTES), forward, onClose);
