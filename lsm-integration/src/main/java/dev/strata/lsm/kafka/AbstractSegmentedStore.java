@@ -695,9 +695,10 @@ abstract class AbstractSegmentedStore implements StateStore {
     }
 
     private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action) {
+        byte[] serializedPosition = PositionSerde.serialize(position).array();
         WriteBatch batch = new WriteBatch();
         addOffsets(changelogOffsets, batch);
-        batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
+        batch.put(StoreLayout.POSITION_KEY, serializedPosition);
         // Each segment's buffered writes go first in the batch that carries its offsets.
         buffer.purgeDropped();
         Map<LsmStore, TimeSegments.Segment> bufferedIn = new java.util.IdentityHashMap<>();
@@ -725,7 +726,7 @@ abstract class AbstractSegmentedStore implements StateStore {
                     } else {
                         addOffsets(changelogOffsets, own);
                     }
-                    own.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
+                    own.put(StoreLayout.POSITION_KEY, serializedPosition);
                     s.write(own);
                     if (withData != null) {
                         withData.dirty = true;
@@ -779,8 +780,9 @@ abstract class AbstractSegmentedStore implements StateStore {
 
     /**
      * Writes the buffered writes (without offsets), then forces every write so far to the
-     * device (a WAL-synced write in each participant written since the last force). Kafka Streams does not call it (it calls {@link #commit(Map)});
-     * kept for callers of the deprecated {@code StateStore.flush()}.
+     * device (a WAL-synced write in each participant written since the last force). Kafka
+     * Streams does not call it (it calls {@link #commit(Map)}); kept for callers of the
+     * deprecated {@code StateStore.flush()}.
      */
     @Override
     @Deprecated
