@@ -75,9 +75,27 @@ import java.util.function.Function;
  * the metadata store records "open" at init and "closed" after a clean close; under
  * {@code exactly_once_v2} opening a store still marked open throws
  * {@link TaskCorruptedException}, and Kafka Streams wipes and restores the task.
+ *
+ * <h2>Write buffer</h2>
+ * A store that {@linkplain #buffersWrites() buffers its writes} (the window and session
+ * stores) holds them in memory ({@link SegmentWriteBuffer}) until the next commit, as the
+ * key-value store does: reads (gets and iterators, both directions) merge the buffer with
+ * the segments, the buffer's value winning, and a delete in the buffer hiding the stored
+ * record. {@link #commit(Map)} writes each segment's buffered writes and then the offsets
+ * and position as <em>one</em> write batch per segment (so offsets still follow their data
+ * in every WAL, atomically), and the other participants' offsets as before. When the
+ * buffer passes {@link #MAX_BUFFERED_BYTES} (approximate key and value bytes plus a per-entry
+ * overhead) between two commits it is written early, without offsets: the store is then
+ * ahead of its offsets, which restore tolerates under at-least-once and the open marker
+ * covers under exactly-once. A restore batch, {@link #flush()} and {@link #close()} write the
+ * buffer first likewise. The writes of a segment that expires while buffered are dropped
+ * with it.
  */
 abstract class AbstractSegmentedStore implements StateStore {
     static final Logger LOG = LoggerFactory.getLogger(AbstractSegmentedStore.class);
+
+    /** Buffered writes past this many bytes are written to the segments before the next commit. */
+    public static final long MAX_BUFFERED_BYTES = StrataKeyValueStore.MAX_UNCOMMITTED_BYTES;
 
     /** The position file of the layout before offsets were kept in the store: removed at init. */
     private static final String LEGACY_POSITION_FILE = "position";
@@ -87,6 +105,9 @@ abstract class AbstractSegmentedStore implements StateStore {
     final long retentionPeriod;
     final long segmentInterval;
     private final Set<SegmentIterator<?>> openIterators = ConcurrentHashMap.newKeySet();
+    /** The writes since the last commit, when {@link #buffersWrites()}. */
+    private final SegmentWriteBuffer buffer = new SegmentWriteBuffer();
+    private long maxBufferedBytes = MAX_BUFFERED_BYTES;
 
     TimeSegments segments;
     long observedStreamTime = -1;
@@ -130,6 +151,28 @@ abstract class AbstractSegmentedStore implements StateStore {
         return name;
     }
 
+    /**
+     * Whether writes are held in memory until the next commit (see the class comment, "Write
+     * buffer"); false by default: a store whose reads go to the segments' Strata stores
+     * directly must not buffer.
+     */
+    boolean buffersWrites() {
+        return false;
+    }
+
+    /** Sets the byte limit past which buffered writes are written before the next commit (tests). */
+    synchronized void maxBufferedBytes(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("maxBufferedBytes must be positive, was " + bytes);
+        }
+        maxBufferedBytes = bytes;
+    }
+
+    /** The approximate bytes of the buffered writes (tests and metrics). */
+    synchronized long bufferedBytes() {
+        return buffer.approximateBytes();
+    }
+
     @Override
     public boolean persistent() {
         return true;
@@ -159,6 +202,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         context = stateStoreContext;
         taskId = stateStoreContext.taskId();
         observedStreamTime = -1;
+        buffer.clear();
         committed.clear();
         position = Position.emptyPosition();
         committedPosition = Position.emptyPosition();
@@ -433,6 +477,7 @@ abstract class AbstractSegmentedStore implements StateStore {
     TimeSegments.Segment segmentForWrite(long time) {
         observedStreamTime = Math.max(observedStreamTime, time);
         TimeSegments.Segment segment = segments.getOrCreateIfLive(segments.segmentId(time), observedStreamTime);
+        buffer.purgeDropped();
         if (segment == null) {
             if (droppedRecords != null) {
                 droppedRecords.record();
@@ -465,6 +510,13 @@ abstract class AbstractSegmentedStore implements StateStore {
     /** Writes {@code value} (null deletes) under {@code storedKey} in {@code segment}. */
     void write(TimeSegments.Segment segment, byte[] storedKey, byte[] value) {
         updatePosition();
+        if (buffersWrites()) {
+            buffer.put(segment, storedKey, value);
+            if (buffer.approximateBytes() > maxBufferedBytes) {
+                writeBufferWithoutOffsets("writing buffered records");
+            }
+            return;
+        }
         try {
             if (value == null) {
                 segment.store.delete(storedKey);
@@ -484,6 +536,10 @@ abstract class AbstractSegmentedStore implements StateStore {
     byte[] get(TimeSegments.Segment segment, byte[] storedKey) {
         if (segment == null) {
             return null;
+        }
+        byte[] buffered = buffer.get(segment, storedKey);
+        if (buffered != null) {
+            return buffered == UncommittedWrites.TOMBSTONE ? null : buffered;
         }
         try {
             return segment.store.get(storedKey);
@@ -519,7 +575,35 @@ abstract class AbstractSegmentedStore implements StateStore {
 
     <K> KeyValueIterator<K, byte[]> iterate(List<TimeSegments.Segment> searched, byte[] start, byte[] end,
                                             Function<byte[], K> decode, boolean forward) {
-        return register(new SegmentIterator<>(name, searched, start, end, decode, forward, openIterators::remove));
+        return register(new SegmentIterator<>(name, searched, start, end, bufferSource, decode,
+                forward, openIterators::remove));
+    }
+
+    /** Copies a segment's buffered writes for an iterator, under the store's monitor. */
+    final SegmentIterator.BufferSource bufferSource = this::copyBuffered;
+
+    private synchronized List<Map.Entry<Bytes, byte[]>> copyBuffered(TimeSegments.Segment segment, byte[] start,
+                                                                      byte[] end) {
+        return buffer.copyRange(segment, start, end);
+    }
+
+    /** Writes the buffered writes, one batch per segment, without offsets, and empties the buffer. */
+    private void writeBufferWithoutOffsets(String action) {
+        if (buffer.isEmpty()) {
+            return;
+        }
+        buffer.purgeDropped();
+        for (TimeSegments.Segment s : buffer.segments()) {
+            WriteBatch batch = new WriteBatch();
+            buffer.addTo(s, batch);
+            try {
+                s.store.write(batch);
+            } catch (StoreException | IllegalArgumentException e) {
+                throw failure(action, e);
+            }
+            s.dirty = true;
+        }
+        buffer.clear();
     }
 
     <I extends SegmentIterator<?>> I register(I iterator) {
@@ -551,6 +635,7 @@ abstract class AbstractSegmentedStore implements StateStore {
      */
     synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         checkOpen();
+        writeBufferWithoutOffsets("writing buffered records");
         Map<TimeSegments.Segment, WriteBatch> batches = new LinkedHashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, position);
@@ -610,31 +695,42 @@ abstract class AbstractSegmentedStore implements StateStore {
     }
 
     private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action) {
+        byte[] serializedPosition = PositionSerde.serialize(position).array();
         WriteBatch batch = new WriteBatch();
-        for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
-            byte[] key = offsetKey(e.getKey());
-            if (e.getValue() == null) {
-                batch.delete(key);
-            } else {
-                batch.put(key, StoreLayout.encodeOffset(e.getValue()));
-            }
+        addOffsets(changelogOffsets, batch);
+        batch.put(StoreLayout.POSITION_KEY, serializedPosition);
+        // Each segment's buffered writes go first in the batch that carries its offsets.
+        buffer.purgeDropped();
+        Map<LsmStore, TimeSegments.Segment> bufferedIn = new java.util.IdentityHashMap<>();
+        for (TimeSegments.Segment s : buffer.segments()) {
+            bufferedIn.put(s.store, s);
         }
-        batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
         try {
             boolean removes = changelogOffsets.isEmpty();
             for (Long offset : changelogOffsets.values()) {
                 removes |= offset == null;
             }
             for (LsmStore s : offsetWriters(removes)) {
-                if (changelogOffsets.isEmpty()) {
-                    WriteBatch clearing = new WriteBatch();
-                    try (Cursor c = s.scan(StoreLayout.OFFSET_PREFIX, StoreLayout.OFFSET_END)) {
-                        while (c.next()) {
-                            clearing.delete(c.key());
-                        }
+                TimeSegments.Segment withData = bufferedIn.get(s);
+                if (changelogOffsets.isEmpty() || withData != null) {
+                    WriteBatch own = new WriteBatch();
+                    if (withData != null) {
+                        buffer.addTo(withData, own);
                     }
-                    clearing.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
-                    s.write(clearing);
+                    if (changelogOffsets.isEmpty()) {
+                        try (Cursor c = s.scan(StoreLayout.OFFSET_PREFIX, StoreLayout.OFFSET_END)) {
+                            while (c.next()) {
+                                own.delete(c.key());
+                            }
+                        }
+                    } else {
+                        addOffsets(changelogOffsets, own);
+                    }
+                    own.put(StoreLayout.POSITION_KEY, serializedPosition);
+                    s.write(own);
+                    if (withData != null) {
+                        withData.dirty = true;
+                    }
                 } else {
                     s.write(batch);
                 }
@@ -642,6 +738,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         } catch (StoreException | IllegalArgumentException e) {
             throw failure(action, e);
         }
+        buffer.clear();
         if (changelogOffsets.isEmpty()) {
             committed.clear();
         }
@@ -654,6 +751,17 @@ abstract class AbstractSegmentedStore implements StateStore {
             }
         }
         committedPosition = position.copy();
+    }
+
+    private void addOffsets(Map<TopicPartition, Long> changelogOffsets, WriteBatch batch) {
+        for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
+            byte[] key = offsetKey(e.getKey());
+            if (e.getValue() == null) {
+                batch.delete(key);
+            } else {
+                batch.put(key, StoreLayout.encodeOffset(e.getValue()));
+            }
+        }
     }
 
     private byte[] offsetKey(TopicPartition partition) {
@@ -671,9 +779,10 @@ abstract class AbstractSegmentedStore implements StateStore {
     }
 
     /**
-     * Forces every write so far to the device (a WAL-synced write in each participant written
-     * since the last force). Kafka Streams does not call it (it calls {@link #commit(Map)});
-     * kept for callers of the deprecated {@code StateStore.flush()}.
+     * Writes the buffered writes (without offsets), then forces every write so far to the
+     * device (a WAL-synced write in each participant written since the last force). Kafka
+     * Streams does not call it (it calls {@link #commit(Map)}); kept for callers of the
+     * deprecated {@code StateStore.flush()}.
      */
     @Override
     @Deprecated
@@ -681,6 +790,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         if (!open) {
             return;
         }
+        writeBufferWithoutOffsets("flush");
         segments.sync();
         syncOthers();
         if (meta == null) {
@@ -739,6 +849,14 @@ abstract class AbstractSegmentedStore implements StateStore {
             it.storeClosed();
         }
         openIterators.clear();
+        try {
+            // As the key-value store: what is buffered is written (without offsets) before closing.
+            writeBufferWithoutOffsets("close");
+        } catch (RuntimeException e) {
+            failure = e;
+        } finally {
+            buffer.clear();
+        }
         try {
             segments.close();
         } catch (RuntimeException e) {

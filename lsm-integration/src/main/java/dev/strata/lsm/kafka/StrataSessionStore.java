@@ -30,7 +30,9 @@ import java.util.Objects;
  * sessions of the key ending at or after the first and starting at or before the second,
  * segment by segment, by key, end and start inside one. Backward searches read one segment's
  * part of their range into memory at a time. {@code findSessions(earliestEnd, latestEnd)}
- * over every key is not supported, as in Kafka's RocksDB session store. Offsets: see
+ * over every key is not supported, as in Kafka's RocksDB session store. Writes are held in
+ * memory until the next commit and merged into every read (see {@link AbstractSegmentedStore},
+ * "Write buffer"). Offsets: see
  * {@link AbstractSegmentedStore}.
  */
 public class StrataSessionStore extends AbstractSegmentedStore implements SessionStore<Bytes, byte[]> {
@@ -43,6 +45,12 @@ public class StrataSessionStore extends AbstractSegmentedStore implements Sessio
      */
     public StrataSessionStore(String name, StoreConfig config, long retentionPeriod, long segmentInterval) {
         super(name, config, retentionPeriod, segmentInterval);
+    }
+
+    /** Writes are buffered until the next commit (see {@link AbstractSegmentedStore}, "Write buffer"). */
+    @Override
+    boolean buffersWrites() {
+        return true;
     }
 
     @Override

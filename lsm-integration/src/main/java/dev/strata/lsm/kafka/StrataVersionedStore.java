@@ -10,6 +10,8 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
 import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.MultiVersionedKeyQuery;
+import org.apache.kafka.streams.query.ResultOrder;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.Query;
 import org.apache.kafka.streams.query.QueryConfig;
@@ -17,12 +19,18 @@ import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.VersionedKeyQuery;
 import org.apache.kafka.streams.state.VersionedKeyValueStore;
 import org.apache.kafka.streams.state.VersionedRecord;
+import org.apache.kafka.streams.state.VersionedRecordIterator;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Collection;
 import java.util.Objects;
 
@@ -312,6 +320,78 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
         return new VersionedRecord<>(v.value, v.validFrom, v.validTo);
     }
 
+    /**
+     * The versions of {@code key} valid at some time in [fromTime, toTime] (KIP-968): those with
+     * {@code validFrom <= toTime} and {@code validTo > fromTime}, tombstones left out, ordered by
+     * {@code validFrom}, ascending for {@link ResultOrder#ASCENDING}, descending otherwise
+     * ({@code ANY} is newest first, as in Kafka's RocksDB versioned store). As there, when
+     * {@code toTime} is older than stream time less the history retention only the latest
+     * version can answer. The history is searched in every segment that may hold a version
+     * valid after {@code fromTime} (a version goes to the segment of its {@code validTo}), so a
+     * version valid across {@code toTime} is found whatever its segment. The answer is read
+     * when the query runs (one key's versions within the history retention).
+     */
+    synchronized List<VersionedRecord<byte[]>> versions(Bytes key, long fromTime, long toTime, ResultOrder order) {
+        Objects.requireNonNull(key, "key cannot be null");
+        checkOpen();
+        List<VersionedRecord<byte[]>> out = new ArrayList<>();
+        if (fromTime <= toTime && !expired(toTime) && fromTime != Long.MAX_VALUE) {
+            byte[] start = SegmentLayout.keyTime(key.get(), fromTime + 1);
+            byte[] end = SegmentLayout.keyEnd(key.get());
+            for (TimeSegments.Segment segment : segments.segments(fromTime + 1, Long.MAX_VALUE, true)) {
+                try (Cursor c = segment.store.scan(start, end)) {
+                    while (c.next()) {
+                        byte[] stored = c.key();
+                        long validFrom = SegmentLayout.sessionStart(stored);
+                        long validTo = SegmentLayout.firstTime(stored, SegmentLayout.SESSION_SUFFIX_BYTES);
+                        byte[] raw = c.value();
+                        if (validFrom <= toTime && raw[0] != TOMBSTONE) {
+                            out.add(new VersionedRecord<>(Arrays.copyOfRange(raw, 1, raw.length), validFrom, validTo));
+                        }
+                    }
+                } catch (StoreException e) {
+                    throw failure("get", e);
+                }
+            }
+        }
+        Version current = latestOf(key);
+        if (fromTime <= toTime && current != null && current.value != null && current.validFrom <= toTime) {
+            out.add(new VersionedRecord<>(current.value, current.validFrom));
+        }
+        if (order != ResultOrder.ASCENDING) {
+            Collections.reverse(out);
+        }
+        return out;
+    }
+
+    /** A {@link VersionedRecordIterator} over a list read when the query ran. */
+    private static final class ListVersionIterator implements VersionedRecordIterator<byte[]> {
+        private final Iterator<VersionedRecord<byte[]>> records;
+        private boolean closed;
+
+        ListVersionIterator(List<VersionedRecord<byte[]>> records) {
+            this.records = records.iterator();
+        }
+
+        @Override
+        public boolean hasNext() {
+            return !closed && records.hasNext();
+        }
+
+        @Override
+        public VersionedRecord<byte[]> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException(closed ? "the iterator is closed" : "no more versions");
+            }
+            return records.next();
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
     /** Changelog records are puts: key, value (null: tombstone), the record's timestamp. */
     @Override
     synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
@@ -331,8 +411,10 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
     }
 
     /**
-     * Answers {@link VersionedKeyQuery} (the latest version, or the version as of a time), as
-     * Kafka's RocksDB versioned store does; other queries are
+     * Answers {@link VersionedKeyQuery} (the latest version, or the version as of a time) and
+     * {@link MultiVersionedKeyQuery} (the versions of a key in a time range, KIP-968, see
+     * {@link #versions}; an absent bound is open), as Kafka's RocksDB versioned store does;
+     * other queries are
      * {@link FailureReason#UNKNOWN_QUERY_TYPE}.
      */
     @Override
@@ -348,6 +430,17 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
                 VersionedRecord<byte[]> record = q.asOfTimestamp().isPresent()
                         ? get(q.key(), q.asOfTimestamp().get().toEpochMilli()) : get(q.key());
                 result = (QueryResult<R>) QueryResult.forResult(record);
+                result.setPosition(position.copy());
+            }
+        } else if (query instanceof MultiVersionedKeyQuery) {
+            if (!isPermitted(positionBound)) {
+                result = QueryResult.notUpToBound(position, positionBound, partition());
+            } else {
+                MultiVersionedKeyQuery<Bytes, byte[]> q = (MultiVersionedKeyQuery<Bytes, byte[]>) query;
+                long from = q.fromTime().map(java.time.Instant::toEpochMilli).orElse(Long.MIN_VALUE);
+                long to = q.toTime().map(java.time.Instant::toEpochMilli).orElse(Long.MAX_VALUE);
+                result = (QueryResult<R>) QueryResult.forResult(
+                        new ListVersionIterator(versions(q.key(), from, to, q.resultOrder())));
                 result.setPosition(position.copy());
             }
         } else {

@@ -29,6 +29,9 @@ import java.util.Objects;
  * dropped records) nor returned; with {@code retainDuplicates} every put is a new record
  * (numbered, as Kafka numbers them) and a null value is ignored.
  *
+ * <p>Writes are held in memory until the next commit and merged into every read (see
+ * {@link AbstractSegmentedStore}, "Write buffer").
+ *
  * <p>Iterators go segment by segment and by key, then time, inside one; backward fetches
  * read one segment's part of their range into memory at a time (Strata's cursors go forward
  * only). Offsets: see {@link AbstractSegmentedStore} (Kafka Streams checkpoints them).
@@ -54,6 +57,12 @@ public class StrataWindowStore extends AbstractSegmentedStore implements WindowS
         }
         this.windowSize = windowSize;
         this.retainDuplicates = retainDuplicates;
+    }
+
+    /** Writes are buffered until the next commit (see {@link AbstractSegmentedStore}, "Write buffer"). */
+    @Override
+    boolean buffersWrites() {
+        return true;
     }
 
     @Override
@@ -102,14 +111,16 @@ public class StrataWindowStore extends AbstractSegmentedStore implements WindowS
         byte[] start = SegmentLayout.keyTime(key.get(), from);
         byte[] end = timeTo == Long.MAX_VALUE ? SegmentLayout.keyEnd(key.get())
                 : SegmentLayout.keyTime(key.get(), timeTo + 1);
-        return register(new Times(name, searched, start, end, forward, this::unregister));
+        return register(new Times(name, searched, start, end, bufferSource, forward,
+                this::unregister));
     }
 
     /** A single key's windows, by start time. */
     private static final class Times extends SegmentIterator<Long> implements WindowStoreIterator<byte[]> {
-        Times(String storeName, List<TimeSegments.Segment> segments, byte[] start, byte[] end, boolean forward,
+        Times(String storeName, List<TimeSegments.Segment> segments, byte[] start, byte[] end,
+              SegmentIterator.BufferSource buffered, boolean forward,
               java.util.function.Consumer<SegmentIterator<?>> onClose) {
-            super(storeName, segments, start, end,
+            super(storeName, segments, start, end, buffered,
                     stored -> SegmentLayout.firstTime(stored, SegmentLayout.WINDOW_SUFFIX_BYTES), forward, onClose);
         }
     }

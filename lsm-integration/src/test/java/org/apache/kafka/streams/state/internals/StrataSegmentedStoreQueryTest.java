@@ -1,6 +1,7 @@
 package org.apache.kafka.streams.state.internals;
 
 import dev.strata.lsm.kafka.StrataStores;
+import dev.strata.lsm.kafka.StrataVersionedStore;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.serialization.Serdes;
@@ -14,6 +15,7 @@ import org.apache.kafka.streams.processor.internals.MockStreamsMetrics;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 import org.apache.kafka.streams.query.FailureReason;
 import org.apache.kafka.streams.query.KeyQuery;
+import org.apache.kafka.streams.query.MultiVersionedKeyQuery;
 import org.apache.kafka.streams.query.Position;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
@@ -24,6 +26,7 @@ import org.apache.kafka.streams.query.WindowRangeQuery;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.VersionedRecord;
+import org.apache.kafka.streams.state.VersionedRecordIterator;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.apache.kafka.test.InternalMockProcessorContext;
@@ -195,5 +198,75 @@ public class StrataSegmentedStoreQueryTest {
         assertEquals(FailureReason.UNKNOWN_QUERY_TYPE,
                 adapter.query(KeyQuery.withKey(b("k")), PositionBound.unbounded(), CONFIG).getFailureReason());
         assertTrue(adapter.managesOffsets(), "the adapter passes on the store's managesOffsets");
+    }
+
+    private static List<String> versions(QueryResult<VersionedRecordIterator<byte[]>> result) {
+        assertTrue(result.isSuccess(), String.valueOf(result));
+        List<String> out = new ArrayList<>();
+        try (VersionedRecordIterator<byte[]> it = result.getResult()) {
+            it.forEachRemaining(r -> out.add(s(r.value()) + "@" + r.timestamp()
+                    + r.validTo().map(t -> "-" + t).orElse("")));
+        }
+        return out;
+    }
+
+    private static MultiVersionedKeyQuery<Bytes, byte[]> range(String key, long from, long to) {
+        return MultiVersionedKeyQuery.<Bytes, byte[]>withKey(b(key)).fromTime(Instant.ofEpochMilli(from))
+                .toTime(Instant.ofEpochMilli(to));
+    }
+
+    /**
+     * KIP-968 as Kafka's RocksDB versioned store answers it: the versions with
+     * {@code validFrom <= toTime} and {@code validTo > fromTime}, tombstones left out, newest
+     * first unless ascending is asked; past the history retention only the latest version.
+     */
+    @Test
+    void versionedStoreAnswersMultiVersionedKeyQueries() {
+        VersionedKeyValueToBytesStoreAdapter adapter = (VersionedKeyValueToBytesStoreAdapter) init(
+                StrataStores.persistentVersionedKeyValueStore("v", Duration.ofMinutes(1)).get());
+        processing(5);
+        adapter.put(b("k"), "a".getBytes(StandardCharsets.UTF_8), 1_000);
+        adapter.put(b("k"), "b".getBytes(StandardCharsets.UTF_8), 2_000);
+        adapter.put(b("k"), null, 3_000);
+        adapter.put(b("k"), "d".getBytes(StandardCharsets.UTF_8), 4_000);
+
+        assertEquals(List.of("d@4000", "b@2000-3000", "a@1000-2000"),
+                versions(adapter.query(MultiVersionedKeyQuery.withKey(b("k")), at(5), CONFIG)), "ANY: newest first");
+        assertEquals(List.of("a@1000-2000", "b@2000-3000", "d@4000"), versions(adapter.query(
+                MultiVersionedKeyQuery.<Bytes, byte[]>withKey(b("k")).withAscendingTimestamps(), at(5), CONFIG)));
+        assertEquals(List.of("d@4000", "b@2000-3000", "a@1000-2000"), versions(adapter.query(
+                MultiVersionedKeyQuery.<Bytes, byte[]>withKey(b("k")).withDescendingTimestamps(), at(5), CONFIG)));
+        assertEquals(List.of("a@1000-2000", "b@2000-3000"),
+                versions(adapter.query(range("k", 1_500, 3_500).withAscendingTimestamps(), at(5), CONFIG)));
+        assertEquals(List.of("b@2000-3000"), versions(adapter.query(range("k", 2_000, 2_000), at(5), CONFIG)),
+                "validTo is exclusive, validFrom inclusive");
+        assertEquals(List.of(), versions(adapter.query(range("k", 3_000, 3_999), at(5), CONFIG)),
+                "the tombstone's interval holds no version");
+        assertEquals(List.of("d@4000"), versions(adapter.query(range("k", 5_000, 6_000), at(5), CONFIG)));
+        assertEquals(List.of("a@1000-2000"), versions(adapter.query(
+                MultiVersionedKeyQuery.<Bytes, byte[]>withKey(b("k")).toTime(Instant.ofEpochMilli(1_999)), at(5),
+                CONFIG)), "an open fromTime");
+        assertEquals(List.of(), versions(adapter.query(MultiVersionedKeyQuery.withKey(b("none")), at(5), CONFIG)));
+        assertEquals(FailureReason.NOT_UP_TO_BOUND,
+                adapter.query(MultiVersionedKeyQuery.withKey(b("k")), at(6), CONFIG).getFailureReason());
+
+        // Stream time 200,000: a toTime older than 140,000 only reaches the latest version.
+        adapter.put(b("other"), "x".getBytes(StandardCharsets.UTF_8), 200_000);
+        assertEquals(List.of("d@4000"), versions(adapter.query(range("k", 0, 5_000), at(5), CONFIG)));
+        assertEquals(List.of(), versions(adapter.query(range("k", 0, 3_500), at(5), CONFIG)));
+    }
+
+    /** A version valid across toTime is found though it lives in a later segment (that of its validTo). */
+    @Test
+    void multiVersionedKeyQueriesFindVersionsInLaterSegments() {
+        StrataVersionedStore store = init(new StrataVersionedStore("v2", StrataStores.DEFAULT_CONFIG, 600_000, 1_000));
+        processing(1);
+        store.put(b("k"), "p".getBytes(StandardCharsets.UTF_8), 1_000);
+        store.put(b("k"), "q".getBytes(StandardCharsets.UTF_8), 50_000);   // p valid to 50,000: segment 50
+        store.put(b("k"), "r".getBytes(StandardCharsets.UTF_8), 52_500);   // q valid to 52,500: segment 52
+        assertEquals(List.of("p@1000-50000"), versions(store.query(range("k", 1_000, 2_000), at(1), CONFIG)));
+        assertEquals(List.of("p@1000-50000", "q@50000-52500", "r@52500"),
+                versions(store.query(range("k", 0, 60_000).withAscendingTimestamps(), at(1), CONFIG)));
+        assertEquals(List.of("q@50000-52500"), versions(store.query(range("k", 51_000, 52_000), at(1), CONFIG)));
     }
 }

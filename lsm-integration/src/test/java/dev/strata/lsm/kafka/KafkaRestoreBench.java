@@ -1,0 +1,171 @@
+package dev.strata.lsm.kafka;
+
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.utils.LogContext;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.MockStreamsMetrics;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.apache.kafka.streams.state.internals.ThreadCache;
+import org.apache.kafka.streams.state.internals.WindowKeySchema;
+import org.apache.kafka.test.InternalMockProcessorContext;
+import org.apache.kafka.test.MockRecordCollector;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.stream.Stream;
+
+/**
+ * Changelog restore of a window store, Strata's ({@link StrataStores#persistentWindowStore})
+ * against Kafka's RocksDB one ({@code Stores.persistentWindowStore}), through the same path:
+ * each store is opened under Kafka's {@code InternalMockProcessorContext}, which registers
+ * its restore callback, and the changelog is handed to that callback in batches of
+ * {@code --batch} records (Kafka's restore consumer polls {@code max.poll.records}, 1000 by
+ * default), as Kafka Streams' restore does. The changelog is that of a 1-minute tumbling
+ * count: {@code --records} records, keys uniform over {@code --keys}, event time 1 ms apart,
+ * Kafka's binary window keys (key, window start, sequence number 0), 8-byte values; retention
+ * 1 hour. Figures are records/s of the restore (to the store's close, which writes what it
+ * holds), medians of {@code --rounds}, engine order alternating each round, after an
+ * unmeasured warm-up of each. Each store is checked after its restore (a key's last window
+ * holds its last value). A measurement, not a test: run with
+ * {@code java -cp ... dev.strata.lsm.kafka.KafkaRestoreBench --records 500000 --keys 100000}.
+ */
+public final class KafkaRestoreBench {
+    private static final String STORE = "restore-bench";
+
+    private KafkaRestoreBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int records = 500_000;
+        int keys = 100_000;
+        int rounds = 3;
+        int batch = 1_000;
+        Path base = Path.of(System.getProperty("java.io.tmpdir"), "strata-kafka-restore-bench");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--records" -> records = Integer.parseInt(args[++i]);
+                case "--keys" -> keys = Integer.parseInt(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--batch" -> batch = Integer.parseInt(args[++i]);
+                case "--dir" -> base = Path.of(args[++i]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]
+                        + " (--records N --keys N --rounds N --batch N --dir DIR)");
+            }
+        }
+        List<List<KeyValue<byte[], byte[]>>> changelog = changelog(records, keys, batch);
+        System.out.printf(Locale.ROOT, "KafkaRestoreBench: window store changelog of %,d records over %,d keys, "
+                + "batches of %,d, %d rounds, java %s, %d cpus%n", records, keys, batch, rounds,
+                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
+        run("strata", base, changelog.subList(0, Math.max(1, changelog.size() / 10)));   // warm-up
+        run("rocksdb", base, changelog.subList(0, Math.max(1, changelog.size() / 10)));
+        double[] strata = new double[rounds];
+        double[] rocksdb = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            List<String> order = r % 2 == 0 ? List.of("strata", "rocksdb") : List.of("rocksdb", "strata");
+            for (String engine : order) {
+                double seconds = run(engine, base, changelog);
+                double rate = records / seconds;
+                (engine.equals("strata") ? strata : rocksdb)[r] = rate;
+                System.out.printf(Locale.ROOT, "  restore %-7s round %d: %,10.0f records/s (%.2f s)%n", engine, r,
+                        rate, seconds);
+            }
+        }
+        double s = median(strata);
+        double k = median(rocksdb);
+        System.out.printf(Locale.ROOT, "%n| restore | Strata records/s (median) | RocksDB records/s (median) | "
+                + "Strata / RocksDB |%n|---|---:|---:|---:|%n| window store | %,.0f | %,.0f | %.2fx |%n", s, k, s / k);
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted.length % 2 == 1 ? sorted[sorted.length / 2]
+                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    }
+
+    /** The changelog of a 1-minute tumbling count, in batches; the last batch may be short. */
+    private static List<List<KeyValue<byte[], byte[]>>> changelog(int records, int keys, int batch) {
+        Random random = new Random(42);
+        long[] counts = new long[keys];
+        List<List<KeyValue<byte[], byte[]>>> batches = new ArrayList<>();
+        List<KeyValue<byte[], byte[]>> current = new ArrayList<>(batch);
+        for (int i = 0; i < records; i++) {
+            int k = random.nextInt(keys);
+            long windowStart = i - i % 60_000;
+            counts[k]++;
+            byte[] key = WindowKeySchema.toStoreKeyBinary(Bytes.wrap(key(k)), windowStart, 0).get();
+            current.add(KeyValue.pair(key, ByteBuffer.allocate(Long.BYTES).putLong(counts[k]).array()));
+            if (current.size() == batch) {
+                batches.add(current);
+                current = new ArrayList<>(batch);
+            }
+        }
+        if (!current.isEmpty()) {
+            batches.add(current);
+        }
+        return batches;
+    }
+
+    private static byte[] key(int k) {
+        return String.format(Locale.ROOT, "key-%08d", k).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Restores {@code changelog} into a fresh store of {@code engine}; the seconds it took, to the close. */
+    private static double run(String engine, Path base, List<List<KeyValue<byte[], byte[]>>> changelog)
+            throws IOException {
+        Path dir = base.resolve(engine);
+        deleteRecursively(dir);
+        Files.createDirectories(dir);
+        InternalMockProcessorContext<?, ?> context = new InternalMockProcessorContext<>(dir.toFile(),
+                Serdes.Bytes(), Serdes.ByteArray(), new MockRecordCollector(),
+                new ThreadCache(new LogContext("bench"), 0, new MockStreamsMetrics(new Metrics())));
+        WindowStore<Bytes, byte[]> store = engine.equals("strata")
+                ? StrataStores.persistentWindowStore(STORE, Duration.ofHours(1), Duration.ofMinutes(1), false).get()
+                : Stores.persistentWindowStore(STORE, Duration.ofHours(1), Duration.ofMinutes(1), false).get();
+        store.init((StateStoreContext) context, store);
+        long start = System.nanoTime();
+        for (List<KeyValue<byte[], byte[]>> b : changelog) {
+            context.restore(STORE, b);
+        }
+        // Check: the last record's window holds its value.
+        List<KeyValue<byte[], byte[]>> lastBatch = changelog.get(changelog.size() - 1);
+        KeyValue<byte[], byte[]> last = lastBatch.get(lastBatch.size() - 1);
+        int keyLength = last.key.length - Long.BYTES - Integer.BYTES;   // key, window start, seqnum
+        Bytes lastKey = Bytes.wrap(Arrays.copyOf(last.key, keyLength));
+        long lastStart = ByteBuffer.wrap(last.key).getLong(keyLength);
+        try (WindowStoreIterator<byte[]> it = store.fetch(lastKey, lastStart, lastStart)) {
+            if (!it.hasNext() || !Arrays.equals(it.next().value, last.value)) {
+                throw new IllegalStateException(engine + ": the restored store does not hold the last record");
+            }
+        }
+        store.close();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        deleteRecursively(dir);
+        return seconds;
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(path)) {
+            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
+    }
+}
