@@ -75,10 +75,9 @@ class TortureCommandTest {
                 }
             }
         };
-        // A kill about every second (0.3-1.7 s): the run needs one epoch with an acknowledged put.
         // A run stops at its first failure: epochs go on until a child has acknowledged a put
         // (counted in the expected state, not waited for by time); 5 minutes is only a bound.
-        int code = execute(command, "--minutes", "5", "--kill-interval", "1", "--keys", "500", "--seed", "11",
+        int code = execute(command, "--minutes", "5", "--kill-interval", "2", "--keys", "500", "--seed", "11",
                 "--faults", "off", "--wal-mode", "sync", "--dir", tmp.resolve("run").toString(), "--no-progress");
         String out = streams.out();
         assertTrue(sabotaged.get() >= 0, "no acknowledged put to lose: " + out);
@@ -113,7 +112,7 @@ class TortureCommandTest {
         // A run stops at its first failure: epochs go on until a child has written a table (under
         // load a child can be killed before it flushes, several epochs in a row), and the reopen
         // after the first removal fails and ends the run; 5 minutes is only a bound.
-        int code = execute(command, "--minutes", "5", "--kill-interval", "1", "--keys", "500", "--seed", "5",
+        int code = execute(command, "--minutes", "5", "--kill-interval", "2", "--keys", "500", "--seed", "5",
                 "--faults", "off", "--wal-mode", "async", "--dir", tmp.resolve("run").toString(), "--no-progress");
         String out = streams.out();
         assertTrue(removed.get() >= 1, "no table to remove: " + out);
