@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * in both families), and the next child's backups succeed. At the end a backup taken here
  * must leave none of the killed backups' temporary directories beside the store.
  *
- * <p>The fast lane kills 3 times per variant; {@link BackupKillSlowTest} {@code 3 *
+ * <p>The fast lane kills 2 times per variant; {@link BackupKillSlowTest} {@code 3 *
  * strata.test.multiplier} times. Replay with {@code -Dstrata.test.seed=N}.
  */
 @DisabledOnOs(OS.WINDOWS)
@@ -58,7 +58,7 @@ class BackupKillTest {
         long seed = TestSeed.orDefault(System.nanoTime());
         Random rnd = new Random(seed);
         String replay = "seed " + seed + (families ? ", families" : "");
-        int kills = 3 * TestScale.multiplier();
+        int kills = TestScale.multiplier() > 1 ? 3 * TestScale.multiplier() : 2;
         Path dir = tmp.resolve("store");
         Path backupDir = tmp.resolve("backups");
         // Per acknowledged backup id: the last key acknowledged before its create began.

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * sequence numbers go on above the ingested ones). With column families the ingest goes into
  * family {@code a} while the default family's writes sit in the shared WAL.
  *
- * <p>The fast lane kills 3 times per variant; {@link IngestKillSlowTest} {@code 3 *
+ * <p>The fast lane kills 2 times per variant; {@link IngestKillSlowTest} {@code 3 *
  * strata.test.multiplier} times with larger rounds. Replay with {@code -Dstrata.test.seed=N}.
  */
 @DisabledOnOs(OS.WINDOWS)
@@ -56,7 +56,7 @@ class IngestKillTest {
         Random rnd = new Random(seed);
         String replay = "seed " + seed + (families ? ", families" : "");
         int keys = TestScale.scaled(6_000);
-        int kills = 3 * TestScale.multiplier();
+        int kills = TestScale.multiplier() > 1 ? 3 * TestScale.multiplier() : 2;
         Path dir = tmp.resolve("store");
         Path files = tmp.resolve("files");
         State state = new State(-1, false);

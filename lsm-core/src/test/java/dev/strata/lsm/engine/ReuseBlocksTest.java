@@ -252,8 +252,10 @@ class ReuseBlocksTest {
     }
 
     /**
-     * For the longer tests: lz4 with prefix-compressed leaves in the fast lane, every pair of
-     * {@link #codecs()} in the slow lane ({@code -Pslow}).
+     * For the tests per codec: lz4 with prefix-compressed leaves in the fast lane, every pair of
+     * {@link #codecs()} in the slow lane ({@link ReuseBlocksSlowTest}, multiplier above 1). The
+     * fast lane's other codecs: {@link #aBlockCompactionAcrossCodecsKeepsEachChildsCodec()}
+     * merges zstd, uncompressed and snappy parents into lz4 children.
      */
     static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> codecsForLongTests() {
         return dev.strata.lsm.testkit.TestScale.multiplier() > 1 ? codecs()
@@ -272,7 +274,7 @@ class ReuseBlocksTest {
      * and a second round stacks another version.
      */
     @ParameterizedTest(name = "{0}, {1} leaves")
-    @MethodSource("codecs")
+    @MethodSource("codecsForLongTests")
     void aBlockCompactionMergesCompressedTablesInPlaceKeepingTheirCodec(Compression codec, LeafEncoding encoding) {
         StoreConfig config = compressed(codec, encoding);
         long[] before;

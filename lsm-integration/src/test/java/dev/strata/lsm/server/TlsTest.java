@@ -44,10 +44,15 @@ class TlsTest {
     private static SelfSignedCertificate serverCert;
     private static SelfSignedCertificate clientCert;
 
+    /**
+     * EC P-256 keys: generating the two RSA-2048 pairs Netty makes by default was most of the
+     * class's time (seconds on a test JVM that runs C1 only), and the handshakes are cheaper
+     * too; the node takes any PKCS#8 key (NodeTls), so nothing under test is RSA-specific.
+     */
     @BeforeAll
     static void certificates() throws Exception {
-        serverCert = new SelfSignedCertificate("localhost");
-        clientCert = new SelfSignedCertificate("strata-test-client");
+        serverCert = new SelfSignedCertificate("localhost", "EC", 256);
+        clientCert = new SelfSignedCertificate("strata-test-client", "EC", 256);
     }
 
     @AfterAll

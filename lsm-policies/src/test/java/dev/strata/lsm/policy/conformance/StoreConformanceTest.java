@@ -40,7 +40,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * exactly the oracle's contents, counts no policy error (a rejected decision or a policy
  * exception) and has not merged in a loop (at most {@link #MAX_MERGES_PER_FLUSH} merges per
  * flush); a policy that never lets merges finish fails on the timeout instead of hanging
- * the build. Replay one history with {@code -Dstrata.test.seed=N}. In the fast lane a history
+ * the build. Replay one history with {@code -Dstrata.test.seed=N}. The fast lane runs one
+ * policy of each family ({@link RegisteredPolicies#REPRESENTATIVES}), the slow lane every
+ * registered policy. In the fast lane a history
  * is 1,500 operations over as many keys, into memtables sized to it (32 KiB for 4,000
  * operations, proportionally smaller for fewer), so a short history flushes and merges as
  * often per operation as a long one. In the slow lane ({@link StoreConformanceSlowTest},
@@ -69,8 +71,12 @@ class StoreConformanceTest {
     @TempDir
     Path tmp;
 
+    /**
+     * One policy of each family in the fast lane ({@link RegisteredPolicies#REPRESENTATIVES});
+     * every registered policy in the slow lane ({@link StoreConformanceSlowTest}).
+     */
     static Stream<String> policies() {
-        return RegisteredPolicies.names();
+        return RegisteredPolicies.representativesInTheFastLane();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -105,8 +105,19 @@ class PolicyKillTest {
         return new ProcessBuilder(command).redirectError(err.toFile()).start();
     }
 
+    /**
+     * spooky, vlsm and blockdb (a policy of each kind of merge the kills land in: partitioned,
+     * variable-size, block compaction) in the fast lane; spooky's tiering layout and
+     * one-leveling too in the slow lane ({@link PolicyKillSlowTest}).
+     */
+    static java.util.stream.Stream<String> policies() {
+        return TestScale.multiplier() > 1
+                ? java.util.stream.Stream.of("spooky", "spooky:tiering", "vlsm", "blockdb", "one-leveling")
+                : java.util.stream.Stream.of("spooky", "vlsm", "blockdb");
+    }
+
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"spooky", "spooky:tiering", "vlsm", "blockdb", "one-leveling"})
+    @MethodSource("policies")
     void acknowledgedWritesSurviveKills(String policy) throws Exception {
         long seed = TestSeed.orRandom();
         Random rnd = new Random(seed);

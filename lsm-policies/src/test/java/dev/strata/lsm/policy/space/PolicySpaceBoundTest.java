@@ -5,8 +5,9 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.version.TableFiles;
 import org.junit.jupiter.api.io.TempDir;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -59,9 +60,21 @@ class PolicySpaceBoundTest {
         return ByteBuffer.allocate(KEY_BYTES).putLong(0x5354524154414b45L).putLong(i).array();
     }
 
+    /**
+     * Five policies in the fast lane (the k-bounded stacks constant and binomial, prefix,
+     * concurrent, size-tiered); bigtable, exploring and minlatency too in the slow lane
+     * ({@link PolicySpaceBoundSlowTest}).
+     */
+    static java.util.stream.Stream<String> policies() {
+        java.util.stream.Stream<String> fast = java.util.stream.Stream.of("constant", "binomial", "prefix",
+                "concurrent", "size-tiered");
+        return TestScale.multiplier() > 1
+                ? java.util.stream.Stream.concat(fast, java.util.stream.Stream.of("bigtable", "exploring", "minlatency"))
+                : fast;
+    }
+
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"constant", "bigtable", "exploring", "minlatency", "binomial", "prefix", "concurrent",
-            "size-tiered"})
+    @MethodSource("policies")
     void crashCyclesKeepTablesBoundedAndReportedExactly(String policy, @TempDir Path dir) throws Exception {
         StoreConfig config = StoreConfig.builder().memtableBytes(MEMTABLE_BYTES).mergePolicy(policy, Map.of()).build();
         SplittableRandom random = new SplittableRandom(9);

@@ -51,6 +51,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public class StrataVersionedStoreTest {
     private static final long HISTORY_RETENTION = 10_000L;
     private static final int KEYS = 5;
+    /**
+     * Operations between two full comparisons in {@link #answersAsKafkasRocksDbVersionedStore()}:
+     * 60 in the fast lane (the comparisons were most of its time), 20 in the slow lane
+     * ({@link StrataVersionedStoreSlowTest}); each operation's own answer is compared in both.
+     */
+    private static final int COMPARE_EVERY = dev.strata.lsm.testkit.TestScale.multiplier() > 1 ? 20 : 60;
 
     private File baseDir;
     private InternalMockProcessorContext<?, ?> context;
@@ -137,7 +143,7 @@ public class StrataVersionedStoreTest {
                     pastLatest++;
                 }
             }
-            if (op % 20 == 0) {
+            if (op % COMPARE_EVERY == 0) {
                 compareEverything("after op " + op + " " + what);
             }
         }
