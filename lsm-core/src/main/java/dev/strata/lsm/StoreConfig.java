@@ -7,6 +7,7 @@ import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergePolicyFactory;
+import dev.strata.lsm.policy.PolicyParameterException;
 import dev.strata.lsm.policy.PolicyParameter;
 import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.basic.SizeTieredPolicyFactory;
@@ -917,7 +918,14 @@ public final class StoreConfig {
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), "mergePolicy", e);
             }
-            mergePolicyParameters = resolve("merge policy", f.name(), f.parameters(), mergePolicyParams, "mergePolicy");
+            PolicyParameters params = resolve("merge policy", f.name(), f.parameters(), mergePolicyParams,
+                    "mergePolicy");
+            try {
+                f.validate(params);
+            } catch (PolicyParameterException e) {
+                throw new ConfigException(e.getMessage(), "mergePolicy." + String.join(",", e.parameters()), e);
+            }
+            mergePolicyParameters = params;
             mergePolicyFactory = f;
         }
 

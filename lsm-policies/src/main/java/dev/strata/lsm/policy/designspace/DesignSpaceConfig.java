@@ -1,11 +1,24 @@
 package dev.strata.lsm.policy.designspace;
 
+import dev.strata.lsm.policy.PolicyParameterException;
+
 import java.util.List;
 import java.util.Objects;
 
+import static dev.strata.lsm.policy.designspace.DesignSpacePresets.BLOCK_COMPACTION;
+import static dev.strata.lsm.policy.designspace.DesignSpacePresets.FILE_TTL;
+import static dev.strata.lsm.policy.designspace.DesignSpacePresets.HYBRID_LEVELS;
+import static dev.strata.lsm.policy.designspace.DesignSpacePresets.LAYOUT;
+import static dev.strata.lsm.policy.designspace.DesignSpacePresets.LEVEL0_STOP_RUNS;
+import static dev.strata.lsm.policy.designspace.DesignSpacePresets.LEVEL1_RUN_TRIGGER;
+import static dev.strata.lsm.policy.designspace.DesignSpacePresets.TOMBSTONE_TTL;
+import static dev.strata.lsm.policy.designspace.DesignSpacePresets.TRIGGERS;
+
 /**
  * One point of the compaction design space: the four primitives and their thresholds.
- * Immutable; built by {@link DesignSpacePolicyFactory} from XML parameters.
+ * Immutable; built by {@link DesignSpacePolicyFactory} from XML parameters. Its constructor
+ * checks the rules across parameters (a {@link PolicyParameterException} naming them), which
+ * the factory's {@code validate} runs when a store's configuration is built.
  *
  * @param triggers triggers in priority order (the first that yields a compaction wins)
  * @param layout which levels are leveled and which tiered
@@ -69,10 +82,57 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
         if (level1Bytes < 0) {
             throw new IllegalArgumentException("level1-bytes must be >= 0 (0 = T^2 memtables), got " + level1Bytes);
         }
+        checkRules(triggers, layout, level1RunTrigger, tombstoneTtlMillis, fileTtlMillis, level0StopRuns,
+                blockCompaction);
+    }
+
+    /**
+     * The rules across parameters, each a {@link PolicyParameterException} naming its parameters
+     * ({@link DesignSpacePolicyFactory#validate} runs them at {@code StoreConfig.Builder.build()}).
+     */
+    private static void checkRules(List<TriggerKind> triggers, Layout layout, int level1RunTrigger,
+                                   long tombstoneTtlMillis, long fileTtlMillis, int level0StopRuns,
+                                   boolean blockCompaction) {
+        String layoutParams = layout.kind() == Layout.Kind.HYBRID ? HYBRID_LEVELS : LAYOUT;
         if (level0StopRuns < level1RunTrigger) {
-            throw new IllegalArgumentException("level0-stop-runs (" + level0StopRuns
-                    + ") must be at least level1-run-trigger (" + level1RunTrigger + ")");
+            throw new PolicyParameterException(LEVEL0_STOP_RUNS + " (" + level0StopRuns + ") must be at least "
+                    + LEVEL1_RUN_TRIGGER + " (" + level1RunTrigger + "): writers would stop before level 0 is due"
+                    + " a merge", LEVEL0_STOP_RUNS, LEVEL1_RUN_TRIGGER);
         }
+        if (triggers.contains(TriggerKind.STALENESS) && fileTtlMillis == 0) {
+            throw new PolicyParameterException("the staleness trigger needs " + FILE_TTL + " > 0 (0 means files"
+                    + " never go stale, so it would never fire)", FILE_TTL, TRIGGERS);
+        }
+        for (TriggerKind t : List.of(TriggerKind.TOMBSTONE_DENSITY, TriggerKind.TOMBSTONE_TTL)) {
+            if (triggers.contains(t) && tombstoneTtlMillis == 0) {
+                throw new PolicyParameterException("the " + t.xmlName() + " trigger needs " + TOMBSTONE_TTL
+                        + " > 0: it is D_th, the per-level tombstone deadlines and the wait before a bottommost "
+                        + "file that had to keep its tombstones is rewritten again (0 would rewrite it at every "
+                        + "decision)", TOMBSTONE_TTL, TRIGGERS);
+            }
+        }
+        if (triggers.contains(TriggerKind.RUNS) && !layout.hasTiered()) {
+            throw new PolicyParameterException("the runs trigger needs a tiered level, but " + LAYOUT + " " + layout
+                    + " has none, so it would never fire", TRIGGERS, layoutParams);
+        }
+        if (triggers.contains(TriggerKind.SATURATION) && !layout.hasLeveled()) {
+            throw new PolicyParameterException("the saturation trigger needs a leveled level, but " + LAYOUT + " "
+                    + layout + " has none, so it would never fire", TRIGGERS, layoutParams);
+        }
+        if (layout.hasTiered() && !triggers.contains(TriggerKind.RUNS)
+                && !triggers.contains(TriggerKind.SPACE_AMPLIFICATION)) {
+            throw new PolicyParameterException(LAYOUT + " " + layout + " has tiered levels, which only the runs or"
+                    + " space-amp trigger moves down; " + TRIGGERS + " " + names(triggers) + " has neither, so their"
+                    + " runs would pile up", TRIGGERS, layoutParams);
+        }
+        if (blockCompaction && !layout.hasLeveledBelowZero()) {
+            throw new PolicyParameterException(BLOCK_COMPACTION + "=true merges into leveled levels below level 0,"
+                    + " but " + LAYOUT + " " + layout + " has none", BLOCK_COMPACTION, layoutParams);
+        }
+    }
+
+    private static String names(List<TriggerKind> triggers) {
+        return String.join(",", triggers.stream().map(TriggerKind::xmlName).toList());
     }
 
     /** The selective compaction thresholds of a merge into {@code level} (the last level's own if it is the last). */

@@ -48,6 +48,12 @@ public class DesignSpacePolicyFactory implements MergePolicyFactory {
         return DesignSpacePresets.parameters(name);
     }
 
+    /** The rules across the design-space parameters ({@link DesignSpaceConfig}), checked once at configuration. */
+    @Override
+    public void validate(PolicyParameters params) {
+        DesignSpacePresets.config(name, params);
+    }
+
     @Override
     public MergePolicy create(PolicyParameters params) {
         return new DesignSpacePolicy(name, DesignSpacePresets.config(name, params));

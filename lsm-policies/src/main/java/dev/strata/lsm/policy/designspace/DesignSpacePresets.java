@@ -1,6 +1,7 @@
 package dev.strata.lsm.policy.designspace;
 
 import dev.strata.lsm.policy.PolicyParameter;
+import dev.strata.lsm.policy.PolicyParameterException;
 import dev.strata.lsm.policy.PolicyParameters;
 
 import java.util.ArrayList;
@@ -204,7 +205,7 @@ public final class DesignSpacePresets {
      * {@link #parameters(String)} (each parsed and range-checked there, once); only the rules
      * across parameters are checked here ({@link DesignSpaceConfig}).
      *
-     * @throws IllegalArgumentException naming the rule {@code params} break
+     * @throws PolicyParameterException naming the rule {@code params} break and its parameters
      */
     public static DesignSpaceConfig config(String preset, PolicyParameters params) {
         List<TriggerKind> triggers = params.getStrings(TRIGGERS).stream().map(TriggerKind::parse).toList();
@@ -223,6 +224,8 @@ public final class DesignSpacePresets {
                     params.getDoubles(MIN_VALID_RATIO), params.getDouble(LAST_LEVEL_MAX_DIRTY_RATIO),
                     params.getDouble(LAST_LEVEL_MIN_VALID_RATIO), params.getDouble(MAX_FILE_FACTOR),
                     params.getLong(LEVEL1_BYTES));
+        } catch (PolicyParameterException e) {
+            throw e.withPrefix("merge policy '" + preset + "': ");
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("merge policy '" + preset + "': " + e.getMessage(), e);
         }

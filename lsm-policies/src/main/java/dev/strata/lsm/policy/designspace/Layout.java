@@ -85,6 +85,22 @@ public final class Layout {
         return kind;
     }
 
+    /** Whether some level of a tree with this layout is tiered (holds several runs). */
+    boolean hasTiered() {
+        return kind != Kind.LEVELING && (kind != Kind.HYBRID || perLevel.contains(LevelShape.TIERED));
+    }
+
+    /** Whether some level of a tree with this layout is leveled (holds one run). */
+    boolean hasLeveled() {
+        return kind != Kind.TIERING && (kind != Kind.HYBRID || perLevel.contains(LevelShape.LEVELED));
+    }
+
+    /** Whether some level below level 0 is leveled: where block compaction merges. */
+    boolean hasLeveledBelowZero() {
+        return kind != Kind.TIERING && (kind != Kind.HYBRID
+                || perLevel.subList(Math.min(1, perLevel.size() - 1), perLevel.size()).contains(LevelShape.LEVELED));
+    }
+
     /**
      * The shape of {@code level} in a tree whose deepest level is {@code lastLevel}.
      */
