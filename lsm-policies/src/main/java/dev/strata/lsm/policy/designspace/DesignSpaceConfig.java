@@ -57,6 +57,40 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
                                 boolean blockCompaction, List<Double> maxDirtyRatio, List<Double> minValidRatio,
                                 double lastLevelMaxDirtyRatio, double lastLevelMinValidRatio, double maxFileFactor,
                                 long level1Bytes) {
+    /**
+     * Copies the lists and checks each value's own range and the rules across values.
+     *
+     * @param triggers triggers in priority order (the first that yields a compaction wins)
+     * @param layout which levels are leveled and which tiered
+     * @param granularity how much one compaction takes
+     * @param movement which file a partial compaction takes
+     * @param filesPerMerge files taken by {@link Granularity#SEVERAL_FILES}
+     * @param sizeRatio T: capacity of level i+1 = T x capacity of level i; level 0 holds T memtables
+     * @param targetFileBytes output file size; 0 = the store's memtable size (TreeView.settings())
+     * @param level1RunTrigger sorted runs that make a tiered level compact (RocksDB universal's file-number trigger)
+     * @param tombstoneDensity tombstones / entries that make a file a {@link TriggerKind#TOMBSTONE_DENSITY} candidate
+     * @param tombstoneTtlMillis D_th: how long a tombstone may live before it must reach the last level
+     * @param fileTtlMillis how long a file may stay at its level ({@link TriggerKind#STALENESS}); 0 = never stale
+     * @param maxSizeAmplificationPercent the space-amplification trigger: bytes above the last level / last level x 100
+     * @param sizeRatioPercent RocksDB universal's size_ratio: in a tiered level, the newest runs are merged
+     *     early when each next run is within this percentage of the runs before it combined
+     * @param minMergeWidth fewest runs such an early size-ratio merge takes
+     * @param dynamicLevelBytes derive capacities from the last level's size (RocksDB's level_compaction_dynamic_level_bytes)
+     * @param level0StopRuns writers stop while level 0 holds this many runs and a merge is running
+     * @param blockCompaction partial merges from level 1 down into a leveled level run as block
+     *     compactions (seed 001: REUSE_BLOCKS with selective thresholds); level 0 always rewrites
+     * @param maxDirtyRatio per level (index = level; deeper levels take the last entry): dirty ÷ file
+     *     size above which a child table is rewritten, for levels above the last
+     * @param minValidRatio per level, as {@code maxDirtyRatio}: valid ÷ file size below which a
+     *     child table is rewritten, for levels above the last
+     * @param lastLevelMaxDirtyRatio {@code maxDirtyRatio} of the last level
+     * @param lastLevelMinValidRatio {@code minValidRatio} of the last level
+     * @param maxFileFactor a child whose valid size exceeds this × the target file size is rewritten (split)
+     * @param level1Bytes the static capacity of level 1 (RocksDB's max_bytes_for_level_base), each deeper
+     *     level T times more; 0 = T² memtables (the paper's numbering, see {@link LevelCapacities})
+     * @throws IllegalArgumentException naming a value out of its range
+     * @throws dev.strata.lsm.policy.PolicyParameterException naming the parameters of a broken rule
+     */
     public DesignSpaceConfig {
         triggers = List.copyOf(triggers);
         if (triggers.isEmpty()) {
@@ -135,8 +169,16 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
         return String.join(",", triggers.stream().map(TriggerKind::xmlName).toList());
     }
 
-    /** The selective compaction thresholds of a merge into {@code level} (the last level's own if it is the last). */
+    /**
+     * The selective compaction thresholds of a merge into {@code level} (the last level's own if it is the last).
+     *
+     * @param level           the level merged into
+     * @param last            whether that level is the tree's deepest
+     * @param targetFileBytes the output file size, which {@code maxFileFactor} multiplies
+     * @return the thresholds a block compaction into that level uses
+     */
     public dev.strata.lsm.policy.SelectiveThresholds thresholds(int level, boolean last, long targetFileBytes) {
+
         int i = Math.min(level, maxDirtyRatio.size() - 1);
         int j = Math.min(level, minValidRatio.size() - 1);
         return new dev.strata.lsm.policy.SelectiveThresholds(Math.max(1, Math.round(maxFileFactor * targetFileBytes)),

@@ -15,21 +15,35 @@ import java.util.Random;
  */
 public interface FlushLengths {
 
-    /** Length of flush {@code t} (1-based). */
+    /**
+     * Length of flush {@code t}.
+     *
+     * @param t the flush's number, 1-based; a random spec expects each number once, in order
+     * @return the flush's length
+     */
     long length(long t);
 
-    /** The spec this was parsed from. */
+    /**
+     * The spec this was parsed from.
+     *
+     * @return the spec as written
+     */
     String spec();
 
     /**
      * The largest length any flush has: what the simulators show a policy as the memtable size
      * ({@code StoreSettings.memtableBytes()}), as a store's largest flush is about its memtable.
+     *
+     * @return the largest length
      */
     long maxLength();
 
     /**
      * Parses a spec and makes its lengths: {@code Spec.parse(spec).lengths(seed)}.
      *
+     * @param spec the spec ({@link Spec#parse})
+     * @param seed the seed of a {@code random} spec
+     * @return the lengths
      * @throws IllegalArgumentException naming the spec, the bad value and what is allowed
      * @throws UncheckedIOException when a {@code file:} spec's file cannot be read
      */
@@ -51,7 +65,15 @@ public interface FlushLengths {
      */
     record Spec(String text, String kind, long min, long max, List<Long> values) {
 
-        /** Copies {@code values}. */
+        /**
+         * Copies {@code values}.
+         *
+         * @param text   the spec as written
+         * @param kind   {@code uniform}, {@code random} or {@code file}
+         * @param min    the smallest length of a {@code random} spec
+         * @param max    the largest length of a {@code random} spec
+         * @param values the lengths of a {@code file} spec
+         */
         public Spec {
             values = List.copyOf(values);
         }
@@ -61,6 +83,8 @@ public interface FlushLengths {
          * {@code file:PATH} (one non-negative integer per line; blank lines and {@code #}
          * comments skipped; at least one length).
          *
+         * @param spec the spec as written
+         * @return the parsed spec
          * @throws IllegalArgumentException naming the spec, the bad value and what is allowed
          * @throws UncheckedIOException when the file of a {@code file:} spec cannot be read
          */
@@ -117,8 +141,14 @@ public interface FlushLengths {
             }
         }
 
-        /** The lengths this spec describes; {@code seed} seeds a {@code random} spec. */
+        /**
+         * The lengths this spec describes.
+         *
+         * @param seed the seed of a {@code random} spec (the others ignore it)
+         * @return new lengths; a {@code random} one holds its own generator, for one simulation
+         */
         public FlushLengths lengths(long seed) {
+
             return switch (kind) {
                 case "random" -> random(seed);
                 case "file" -> cycle();
