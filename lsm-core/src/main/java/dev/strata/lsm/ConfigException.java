@@ -15,10 +15,12 @@ public class ConfigException extends StoreException {
     /** The setting the error is about, or null. */
     private final String setting;
 
+    /** A configuration error about no setting in particular. */
     public ConfigException(String message) {
         this(message, null, null);
     }
 
+    /** A configuration error about no setting in particular, caused by {@code cause}. */
     public ConfigException(String message, Throwable cause) {
         this(message, null, cause);
     }
