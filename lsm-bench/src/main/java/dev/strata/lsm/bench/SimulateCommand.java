@@ -108,26 +108,16 @@ public final class SimulateCommand implements Callable<Integer> {
     }
 
     /** {@code --flush-length}, parsed once by {@link FlushLengths.Spec#parse}; a bad spec is a usage error naming it. */
-    static final class FlushLengthConverter implements CommandLine.ITypeConverter<FlushLengths.Spec> {
-        @Override
-        public FlushLengths.Spec convert(String value) {
-            try {
-                return FlushLengths.Spec.parse(value);
-            } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+    static final class FlushLengthConverter extends ParsingConverter<FlushLengths.Spec> {
+        FlushLengthConverter() {
+            super(FlushLengths.Spec::parse);
         }
     }
 
     /** {@code --semantics}, by {@link Semantics#parse}. */
-    static final class SemanticsConverter implements CommandLine.ITypeConverter<Semantics> {
-        @Override
-        public Semantics convert(String value) {
-            try {
-                return Semantics.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+    static final class SemanticsConverter extends ParsingConverter<Semantics> {
+        SemanticsConverter() {
+            super(Semantics::parse);
         }
     }
 

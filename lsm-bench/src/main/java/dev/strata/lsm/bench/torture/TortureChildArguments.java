@@ -1,6 +1,7 @@
 package dev.strata.lsm.bench.torture;
 
 import dev.strata.lsm.WalSyncMode;
+import dev.strata.lsm.bench.ParsingConverter;
 import dev.strata.lsm.io.IoPurpose;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -138,14 +139,9 @@ record TortureChildArguments(Path dir, Path state, Path failureFile, long seed, 
     }
 
     /** A fault kind, by {@link FaultInjectingStorageIO.Kind#parse}. */
-    static final class KindConverter implements CommandLine.ITypeConverter<FaultInjectingStorageIO.Kind> {
-        @Override
-        public FaultInjectingStorageIO.Kind convert(String value) {
-            try {
-                return FaultInjectingStorageIO.Kind.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+    static final class KindConverter extends ParsingConverter<FaultInjectingStorageIO.Kind> {
+        KindConverter() {
+            super(FaultInjectingStorageIO.Kind::parse);
         }
     }
 }
