@@ -9,15 +9,20 @@ import dev.strata.lsm.sstable.TableOptions;
  * always read with the codec it was written with, whatever the store is configured with now.
  */
 public enum Compression {
+    /** No compression: leaves stored as written. */
     NONE(0, "none"),
+    /** LZ4: fast, a moderate ratio (lz4-java). */
     LZ4(1, "lz4"),
+    /** Zstandard at the configured level (zstd-jni). */
     ZSTD(2, "zstd"),
+    /** Snappy: fast, a moderate ratio (snappy-java). */
     SNAPPY(3, "snappy");
 
     /** Zstandard's default level (and the configuration's). */
     public static final int DEFAULT_LEVEL = 3;
     /** Levels accepted for Zstandard. */
     public static final int MIN_ZSTD_LEVEL = 1;
+    /** The highest level accepted for Zstandard. */
     public static final int MAX_ZSTD_LEVEL = 22;
 
     private final int id;

@@ -15,10 +15,12 @@ public class ConfigException extends StoreException {
     /** The setting the error is about, or null. */
     private final String setting;
 
+    /** A configuration error about no setting in particular. */
     public ConfigException(String message) {
         this(message, null, null);
     }
 
+    /** A configuration error about no setting in particular, caused by {@code cause}. */
     public ConfigException(String message, Throwable cause) {
         this(message, null, cause);
     }
@@ -37,7 +39,9 @@ public class ConfigException extends StoreException {
      * The setting the error is about, as a dotted path of {@link StoreConfig.Builder} names, or
      * null when it is about none in particular: {@code memtableBytes}, {@code pageSize}, ...;
      * {@code levelCompression.2} for level 2's codec; {@code mergePolicy} for the policy's name
-     * and {@code mergePolicy.fanout} for one of its parameters; likewise {@code storageIO} and
+     * and {@code mergePolicy.fanout} for one of its parameters ({@code
+     * mergePolicy.level0-stop-runs,level1-run-trigger}, the names separated by commas, for a rule
+     * across several, see {@link dev.strata.lsm.policy.MergePolicyFactory#validate}); likewise {@code storageIO} and
      * {@code storageIO.NAME}; {@code family.NAME} followed by the family's own setting, such as
      * {@code family.users.mergePolicy.size-ratio}.
      */

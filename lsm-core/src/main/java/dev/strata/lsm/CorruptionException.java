@@ -11,14 +11,20 @@ public class CorruptionException extends StoreException {
     private static final long serialVersionUID = 1L;
 
     private final transient Path file;
+    /** Where in the file the damage was found (see {@link #offset()}). */
     private final long offset;
 
+    /** Corruption found in {@code file} at byte {@code offset}, described by {@code message}. */
     public CorruptionException(Path file, long offset, String message) {
         super(message);
         this.file = file;
         this.offset = offset;
     }
 
+    /**
+     * Corruption found in {@code file} at byte {@code offset}, described by {@code message}, found through {@code
+     * cause}.
+     */
     public CorruptionException(Path file, long offset, String message, Throwable cause) {
         super(message, cause);
         this.file = file;

@@ -34,6 +34,7 @@ public final class FamilyOptions {
         return DEFAULTS;
     }
 
+    /** A builder with no setting given: the family takes the store's. */
     public static Builder builder() {
         return new Builder();
     }
@@ -146,6 +147,7 @@ public final class FamilyOptions {
             return mergePolicy(name, Map.of());
         }
 
+        /** The options given so far; a store's configuration checks them when it applies them (at its build). */
         public FamilyOptions build() {
             return new FamilyOptions(this);
         }

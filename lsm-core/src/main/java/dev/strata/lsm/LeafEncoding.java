@@ -10,7 +10,9 @@ package dev.strata.lsm;
  * cells. A table's encoding is fixed when it is written; an in-place merge keeps its base's.
  */
 public enum LeafEncoding {
+    /** Every cell holds its whole key. */
     PLAIN(0, "plain"),
+    /** Keys share a prefix with the restart point before them; every restart interval holds a whole key. */
     PREFIX(1, "prefix");
 
     private final int id;

@@ -25,6 +25,19 @@ public record RepairReport(Path dir, Path manifest, int intactEdits, int tables,
     public record SetAside(String file, String reason) {
     }
 
+    /**
+     * Creates a {@code RepairReport} from its components.
+     *
+     * @param dir            the store directory
+     * @param manifest       the manifest the repair wrote (CURRENT now names it)
+     * @param intactEdits    edits the old manifest still held intact (0 if it was unreadable or absent)
+     * @param tables         tables in the rebuilt layout
+     * @param entries        entries in those tables, as read back
+     * @param lastSequence   the largest sequence number in those tables
+     * @param merged         whether the tables had to be merged into new ones to be ordered
+     * @param walSegments    WAL segments left for the next open to replay
+     * @param setAside       files moved into {@code lost/}, with the reason for each
+     */
     public RepairReport {
         setAside = List.copyOf(setAside);
         families = List.copyOf(families);

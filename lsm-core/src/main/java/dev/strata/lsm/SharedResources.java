@@ -161,6 +161,7 @@ public final class SharedResources implements AutoCloseable {
             return this;
         }
 
+        /** The shared resources, with the sizes given so far. */
         public SharedResources build() {
             return new SharedResources(this);
         }

@@ -21,10 +21,25 @@ public record StallChainStats(long episodes, long maxStallNanos, long maxChainBy
     /** No episode yet. */
     public static final StallChainStats NONE = new StallChainStats(0, 0, 0, 0, 0, new long[0]);
 
+    /**
+     * Creates a {@code StallChainStats} from its components.
+     *
+     * @param episodes stall episodes since the store opened
+     * @param maxStallNanos the longest episode
+     * @param maxChainBytes the most bytes merged during one episode
+     * @param meanChainBytes bytes merged per episode, on average
+     * @param maxChainLength the most levels one episode's merges wrote into
+     * @param widestChainBytesPerLevel the episode with {@code maxChainBytes}: input bytes merged into each level (level 0 first)
+     */
     public StallChainStats {
         widestChainBytesPerLevel = widestChainBytesPerLevel.clone();
     }
 
+    /**
+     * The episode with {@code maxChainBytes}: input bytes merged into each level (level 0 first).
+     *
+     * @return a copy
+     */
     @Override
     public long[] widestChainBytesPerLevel() {
         return widestChainBytesPerLevel.clone();

@@ -4,6 +4,7 @@ package dev.strata.lsm;
 public class StoreClosedException extends StoreException {
     private static final long serialVersionUID = 1L;
 
+    /** An operation on a closed store, cursor or snapshot; {@code message} says which. */
     public StoreClosedException(String message) {
         super(message);
     }

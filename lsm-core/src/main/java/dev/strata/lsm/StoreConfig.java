@@ -7,6 +7,7 @@ import dev.strata.lsm.io.StorageIOs;
 import dev.strata.lsm.policy.MergePolicies;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergePolicyFactory;
+import dev.strata.lsm.policy.PolicyParameterException;
 import dev.strata.lsm.policy.PolicyParameter;
 import dev.strata.lsm.policy.PolicyParameters;
 import dev.strata.lsm.policy.basic.SizeTieredPolicyFactory;
@@ -30,14 +31,21 @@ import java.util.Map;
  * and a copy made with {@link #toBuilder()} keeps them unless it names another.
  */
 public final class StoreConfig {
+    /** The default memtable size: 64 MiB. */
     public static final long DEFAULT_MEMTABLE_BYTES = 64L << 20;
+    /** The default number of full memtables that may wait for their flush before writers stall. */
     public static final int DEFAULT_MAX_IMMUTABLE_MEMTABLES = 2;
+    /** The default block cache size: 128 MiB. */
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
+    /** The default number of merge threads. */
     public static final int DEFAULT_BACKGROUND_THREADS = 2;
     /** The policy tick's default period: a few seconds, as RocksDB's periodic compaction check. */
     public static final long DEFAULT_POLICY_TICK_MILLIS = 5000;
+    /** The default largest value a put accepts: 64 MiB. */
     public static final int DEFAULT_MAX_VALUE_BYTES = 64 << 20;
+    /** The default manifest size at which it is rewritten as one snapshot: 4 MiB. */
     public static final long DEFAULT_MANIFEST_REWRITE_BYTES = 4L << 20;
+    /** The smallest memtable size accepted. */
     public static final long MIN_MEMTABLE_BYTES = 4096;
 
     private final long memtableBytes;
@@ -522,16 +530,25 @@ public final class StoreConfig {
         private Builder() {
         }
 
+        /**
+         * The memtable size: a full memtable is switched out and flushed (default {@link
+         * #DEFAULT_MEMTABLE_BYTES}).
+         */
         public Builder memtableBytes(long bytes) {
             this.memtableBytes = bytes;
             return this;
         }
 
+        /**
+         * How many full memtables may wait for their flush before writers stall (default {@link
+         * #DEFAULT_MAX_IMMUTABLE_MEMTABLES}).
+         */
         public Builder maxImmutableMemtables(int count) {
             this.maxImmutableMemtables = count;
             return this;
         }
 
+        /** The write-ahead log's durability mode (default {@code ASYNC}). */
         public Builder walMode(WalSyncMode mode) {
             this.walMode = mode;
             return this;
@@ -547,11 +564,13 @@ public final class StoreConfig {
             return this;
         }
 
+        /** The page size of new tables: a power of two from 4 KiB to 64 KiB. */
         public Builder pageSize(int bytes) {
             this.pageSize = bytes;
             return this;
         }
 
+        /** Bloom filter bits per key of new tables; 0 writes no filter. */
         public Builder bloomBitsPerKey(int bits) {
             this.bloomBitsPerKey = bits;
             return this;
@@ -631,11 +650,13 @@ public final class StoreConfig {
             return this;
         }
 
+        /** The block cache's size (default {@link #DEFAULT_BLOCK_CACHE_BYTES}). */
         public Builder blockCacheBytes(long bytes) {
             this.blockCacheBytes = bytes;
             return this;
         }
 
+        /** The merge threads (default {@link #DEFAULT_BACKGROUND_THREADS}). */
         public Builder backgroundThreads(int threads) {
             this.backgroundThreads = threads;
             return this;
@@ -647,6 +668,7 @@ public final class StoreConfig {
             return this;
         }
 
+        /** The largest value a put accepts (default {@link #DEFAULT_MAX_VALUE_BYTES}). */
         public Builder maxValueBytes(int bytes) {
             this.maxValueBytes = bytes;
             return this;
@@ -658,6 +680,10 @@ public final class StoreConfig {
             return this;
         }
 
+        /**
+         * The manifest size at which it is rewritten as one snapshot (default {@link
+         * #DEFAULT_MANIFEST_REWRITE_BYTES}).
+         */
         public Builder manifestRewriteBytes(long bytes) {
             this.manifestRewriteBytes = bytes;
             return this;
@@ -742,11 +768,13 @@ public final class StoreConfig {
             return this;
         }
 
+        /** The registered merge operator {@code merge} calls use, by name; null for none. */
         public Builder mergeOperator(String name) {
             this.mergeOperator = name;
             return this;
         }
 
+        /** Where the store publishes its metrics; null for a registry of its own. */
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = registry;
             return this;
@@ -789,6 +817,7 @@ public final class StoreConfig {
             return this;
         }
 
+        /** Told of completed flushes and merges, on the background thread that did them; null for none. */
         public Builder listener(StoreListener listener) {
             this.listener = listener;
             return this;
@@ -917,7 +946,14 @@ public final class StoreConfig {
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(e.getMessage(), "mergePolicy", e);
             }
-            mergePolicyParameters = resolve("merge policy", f.name(), f.parameters(), mergePolicyParams, "mergePolicy");
+            PolicyParameters params = resolve("merge policy", f.name(), f.parameters(), mergePolicyParams,
+                    "mergePolicy");
+            try {
+                f.validate(params);
+            } catch (PolicyParameterException e) {
+                throw new ConfigException(e.getMessage(), "mergePolicy." + String.join(",", e.parameters()), e);
+            }
+            mergePolicyParameters = params;
             mergePolicyFactory = f;
         }
 

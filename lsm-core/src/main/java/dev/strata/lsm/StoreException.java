@@ -16,10 +16,12 @@ package dev.strata.lsm;
 public class StoreException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** A store error described by {@code message}. */
     public StoreException(String message) {
         super(message);
     }
 
+    /** A store error described by {@code message}, caused by {@code cause}. */
     public StoreException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -233,18 +233,22 @@ public final class StoreStats {
         return io.bytesWritten(purpose);
     }
 
+    /** Bytes written to the write-ahead log. */
     public long walBytesWritten() {
         return io.bytesWritten(IoPurpose.WAL);
     }
 
+    /** Bytes written by flushes. */
     public long flushBytesWritten() {
         return io.bytesWritten(IoPurpose.FLUSH);
     }
 
+    /** Bytes written by merges. */
     public long mergeBytesWritten() {
         return io.bytesWritten(IoPurpose.MERGE);
     }
 
+    /** Bytes written to the manifest and CURRENT. */
     public long manifestBytesWritten() {
         return io.bytesWritten(IoPurpose.MANIFEST);
     }
@@ -296,10 +300,12 @@ public final class StoreStats {
         return Arrays.stream(componentsPerLevel).sum();
     }
 
+    /** Flushes completed since the store opened. */
     public long flushCount() {
         return flushCount;
     }
 
+    /** Merges completed since the store opened. */
     public long mergeCount() {
         return mergeCount;
     }
@@ -314,6 +320,7 @@ public final class StoreStats {
         return memtableBytes;
     }
 
+    /** The sequence number of the last write made visible. */
     public long lastSequence() {
         return lastSequence;
     }

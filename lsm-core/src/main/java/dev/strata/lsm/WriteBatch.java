@@ -157,6 +157,7 @@ public final class WriteBatch {
         return ops.size();
     }
 
+    /** Whether the batch holds no operation. */
     public boolean isEmpty() {
         return ops.isEmpty();
     }

@@ -46,16 +46,16 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--flushes", defaultValue = "20000", description = "flushes to simulate (default ${DEFAULT-VALUE})")
     long flushes;
 
-    @Option(names = "--flush-length", defaultValue = "uniform",
+    @Option(names = "--flush-length", defaultValue = "uniform", converter = FlushLengthConverter.class,
             description = "uniform | random:A:B | file:PATH (default ${DEFAULT-VALUE})")
-    String flushLength;
+    FlushLengths.Spec flushLength;
 
     @Option(names = "--seed", defaultValue = "1", description = "seed for random flush lengths (default ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--semantics", defaultValue = "model",
+    @Option(names = "--semantics", defaultValue = "model", converter = SemanticsConverter.class,
             description = "model | flush-then-merge (default ${DEFAULT-VALUE})")
-    String semantics;
+    Semantics semantics;
 
     @Option(names = "--component-overhead", defaultValue = "0",
             description = "fixed bytes per component that merging saves (default ${DEFAULT-VALUE}: the paper's model)")
@@ -86,9 +86,9 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         Simulator sim;
         try {
-            sim = Simulator.of(policy, params, Semantics.parse(semantics), FlushLengths.parse(flushLength, seed))
+            sim = Simulator.of(policy, params, semantics, flushLength.lengths(seed))
                     .componentOverhead(componentOverhead);
-        } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+        } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
         SimulationResult r = sim.run(flushes, cps);
@@ -105,6 +105,20 @@ public final class SimulateCommand implements Callable<Integer> {
             writePlot(r, plot);
         }
         return 0;
+    }
+
+    /** {@code --flush-length}, parsed once by {@link FlushLengths.Spec#parse}; a bad spec is a usage error naming it. */
+    static final class FlushLengthConverter extends ParsingConverter<FlushLengths.Spec> {
+        FlushLengthConverter() {
+            super(FlushLengths.Spec::parse);
+        }
+    }
+
+    /** {@code --semantics}, by {@link Semantics#parse}. */
+    static final class SemanticsConverter extends ParsingConverter<Semantics> {
+        SemanticsConverter() {
+            super(Semantics::parse);
+        }
     }
 
     private CommandLine.ParameterException usage(String message) {

@@ -77,7 +77,16 @@ class SimulateCommandTest {
         assertTrue(streams.err().contains("unknown parameter 'q'"));
         assertEquals(2, BenchCli.run("simulate", "--policy", "binomial", "--param", "k=0", "--flushes", "10"));
         assertEquals(2, BenchCli.run("simulate", "--policy", "binomial", "--flush-length", "gaussian"));
+        assertTrue(streams.err().contains("Invalid value for option '--flush-length'")
+                && streams.err().contains("bad flush length spec 'gaussian'"), streams.err());
+        assertEquals(2, BenchCli.run("simulate", "--policy", "binomial", "--flush-length", "random:9:2"));
+        assertTrue(streams.err().contains("'random:9:2'") && streams.err().contains("got A = 9 and B = 2"),
+                streams.err());
+        assertEquals(2, BenchCli.run("simulate", "--policy", "binomial", "--flush-length", "random:1:ten"));
+        assertTrue(streams.err().contains("B 'ten' is not an integer"), streams.err());
         assertEquals(2, BenchCli.run("simulate", "--policy", "binomial", "--semantics", "paper"));
+        assertTrue(streams.err().contains("Invalid value for option '--semantics'")
+                && streams.err().contains("bad semantics 'paper'"), streams.err());
         assertEquals(2, BenchCli.run("simulate", "--policy", "binomial", "--flushes", "10", "--checkpoints", "20"));
     }
 }

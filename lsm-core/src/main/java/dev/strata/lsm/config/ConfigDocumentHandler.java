@@ -222,8 +222,22 @@ final class ConfigDocumentHandler extends DefaultHandler {
         }
     }
 
-    /** The element that gave {@code setting} or, failing that, the nearest setting it is part of; or null. */
+    /**
+     * The element that gave {@code setting} or, failing that, the nearest setting it is part of; or
+     * null. A setting about several parameters ({@code mergePolicy.a,b}) is at the first of them
+     * the document gives.
+     */
     private Element elementOf(String setting) {
+        int dot = setting == null ? -1 : setting.lastIndexOf('.');
+        if (dot >= 0 && setting.indexOf(',', dot) >= 0) {
+            for (String name : setting.substring(dot + 1).split(",")) {
+                Element e = settingElements.get(setting.substring(0, dot + 1) + name);
+                if (e != null) {
+                    return e;
+                }
+            }
+            setting = setting.substring(0, dot);
+        }
         for (String s = setting; s != null && !s.isEmpty(); s = s.lastIndexOf('.') < 0 ? null
                 : s.substring(0, s.lastIndexOf('.'))) {
             Element e = settingElements.get(s);

@@ -11,10 +11,12 @@ import java.nio.ByteBuffer;
 public final class CountingStorageIO extends ForwardingStorageIO {
     private final IoCounters counters;
 
+    /** Counts the IO of {@code delegate} in counters of its own. */
     public CountingStorageIO(StorageIO delegate) {
         this(delegate, new IoCounters());
     }
 
+    /** Counts the IO of {@code delegate} in {@code counters}, which others may share. */
     public CountingStorageIO(StorageIO delegate, IoCounters counters) {
         super(delegate);
         this.counters = counters;

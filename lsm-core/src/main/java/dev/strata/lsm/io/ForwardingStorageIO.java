@@ -13,6 +13,7 @@ import java.util.List;
 public class ForwardingStorageIO implements StorageIO {
     private final StorageIO delegate;
 
+    /** Forwards every call to {@code delegate}. */
     public ForwardingStorageIO(StorageIO delegate) {
         this.delegate = delegate;
     }
@@ -86,6 +87,7 @@ public class ForwardingStorageIO implements StorageIO {
     public static class ForwardingPageFile implements PageFile {
         private final PageFile delegate;
 
+        /** Forwards every call to {@code delegate}. */
         public ForwardingPageFile(PageFile delegate) {
             this.delegate = delegate;
         }

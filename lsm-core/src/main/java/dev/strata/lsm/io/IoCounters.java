@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class IoCounters {
     private final Map<IoPurpose, Cells> cells = new EnumMap<>(IoPurpose.class);
 
+    /** Counters at zero. */
     public IoCounters() {
         for (IoPurpose p : IoPurpose.values()) {
             cells.put(p, new Cells());

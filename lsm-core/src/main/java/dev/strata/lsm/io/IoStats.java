@@ -28,22 +28,27 @@ public final class IoStats {
         return byPurpose.getOrDefault(purpose, PurposeStats.ZERO);
     }
 
+    /** Bytes read for {@code purpose}. */
     public long bytesRead(IoPurpose purpose) {
         return of(purpose).bytesRead();
     }
 
+    /** Bytes written for {@code purpose}. */
     public long bytesWritten(IoPurpose purpose) {
         return of(purpose).bytesWritten();
     }
 
+    /** Read calls for {@code purpose}. */
     public long reads(IoPurpose purpose) {
         return of(purpose).reads();
     }
 
+    /** Write calls for {@code purpose}. */
     public long writes(IoPurpose purpose) {
         return of(purpose).writes();
     }
 
+    /** Forces (fsync or fdatasync) for {@code purpose}. */
     public long forces(IoPurpose purpose) {
         return of(purpose).forces();
     }

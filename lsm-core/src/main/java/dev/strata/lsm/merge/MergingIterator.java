@@ -42,6 +42,7 @@ public final class MergingIterator implements InternalIterator {
     /** Whether the inputs are positioned for stepping backwards (the tree plays reverse matches). */
     private boolean reverse;
 
+    /** Merges {@code inputs}, each in internal-key order, into one internal-key order. */
     public MergingIterator(List<? extends InternalIterator> inputs) {
         this.inputs = inputs.toArray(new InternalIterator[0]);
         int n = this.inputs.length;

@@ -48,6 +48,13 @@ public final class OutputCutter {
      * @param bytes the file's size in bytes ({@code >= 0})
      */
     public record FileBounds(byte[] minKey, byte[] maxKey, long bytes) {
+        /**
+         * Creates a {@code FileBounds} from its components.
+         *
+         * @param minKey the file's smallest user key
+         * @param maxKey the file's largest user key ({@code >= minKey})
+         * @param bytes the file's size in bytes ({@code >= 0})
+         */
         public FileBounds {
             Objects.requireNonNull(minKey, "minKey");
             Objects.requireNonNull(maxKey, "maxKey");

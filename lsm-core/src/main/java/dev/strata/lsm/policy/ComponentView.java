@@ -35,6 +35,30 @@ public record ComponentView(ComponentId id, long sizeBytes, long physicalBytes, 
     /** {@link #oldestTombstoneMillis} of a component without tombstones. */
     public static final long NO_TOMBSTONE = Long.MAX_VALUE;
 
+    /**
+     * Creates a {@code ComponentView} from its components.
+     *
+     * @param id the component's identity
+     * @param sizeBytes logical bytes: what the component's own pages occupy (for a component
+     *     that reuses pages of an earlier version of its file, those pages count here)
+     * @param physicalBytes bytes its file occupies on disk (all versions of the file, less the
+     *     dead pages punched out of it; equal to {@code sizeBytes} for a table written in one piece)
+     * @param entryCount internal entries, tombstones included
+     * @param tombstoneCount DELETE entries
+     * @param userBytes sum of user key and value lengths
+     * @param minKey smallest user key
+     * @param maxKey largest user key
+     * @param minSeqno smallest sequence number
+     * @param maxSeqno largest sequence number
+     * @param creationOrder increases with every component the store creates (flush or merge output)
+     * @param creationTimeMillis wall-clock time the component was written (milliseconds since the epoch)
+     * @param oldestTombstoneMillis wall-clock time the oldest tombstone it holds was flushed
+     *     ({@link #NO_TOMBSTONE} when it holds none); carried through merges, so it is when
+     *     the delete first reached disk, at memtable granularity
+     * @param reads point lookups that searched this component since the store opened (approximate)
+     * @param lastAccessMillis wall-clock time of the last such lookup, or 0 if none since open
+     * @param busy whether a merge is currently using the component
+     */
     public ComponentView {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(minKey, "minKey");
@@ -105,56 +129,66 @@ public record ComponentView(ComponentId id, long sizeBytes, long physicalBytes, 
             return this;
         }
 
+        /** The bytes its file occupies on disk, less dead pages punched out of it. */
         public Builder physicalBytes(long v) {
             physicalBytes = v;
             return this;
         }
 
+        /** The entries the component holds, and how many of them are tombstones. */
         public Builder entries(long entries, long tombstones) {
             entryCount = entries;
             tombstoneCount = tombstones;
             return this;
         }
 
+        /** The key and value bytes the component holds. */
         public Builder userBytes(long v) {
             userBytes = v;
             return this;
         }
 
+        /** The smallest and largest user key the component holds. */
         public Builder keyRange(byte[] min, byte[] max) {
             minKey = min;
             maxKey = max;
             return this;
         }
 
+        /** The smallest and largest sequence number the component holds. */
         public Builder seqnos(long min, long max) {
             minSeqno = min;
             maxSeqno = max;
             return this;
         }
 
+        /** The component's creation order and time. */
         public Builder creation(long order, long timeMillis) {
             creationOrder = order;
             creationTimeMillis = timeMillis;
             return this;
         }
 
+        /** When the component's oldest tombstone was flushed, or {@link #NO_TOMBSTONE}. */
         public Builder oldestTombstoneMillis(long v) {
             oldestTombstoneMillis = v;
             return this;
         }
 
+        /** How many point lookups searched the component, and when the last did. */
         public Builder access(long readCount, long lastMillis) {
             reads = readCount;
             lastAccessMillis = lastMillis;
             return this;
         }
 
+        /** Whether a running merge uses the component. */
         public Builder busy(boolean v) {
             busy = v;
             return this;
         }
 
+        /** The view, with the values given so far. */
         public ComponentView build() {
             return new ComponentView(id, sizeBytes, physicalBytes < 0 ? sizeBytes : physicalBytes, entryCount,
                     tombstoneCount, userBytes, minKey, maxKey, minSeqno, maxSeqno, creationOrder, creationTimeMillis,

@@ -24,6 +24,15 @@ import java.util.Objects;
  */
 public record FlushPlan(List<ComponentId> mergeWith, Placement placement, OutputSpec output,
                         List<MergeTask> mergesFirst, String reason) {
+    /**
+     * Creates a {@code FlushPlan} from its components.
+     *
+     * @param mergeWith components merged with the flushed table (empty: no merge)
+     * @param placement where the flush's result lands
+     * @param output how the flush's result is cut into files
+     * @param mergesFirst merges to complete before the flush is installed
+     * @param reason why, for logs and golden tests
+     */
     public FlushPlan {
         mergeWith = List.copyOf(mergeWith);
         mergesFirst = List.copyOf(mergesFirst);

@@ -9,6 +9,12 @@ import java.util.List;
  * @param runs the runs, newest first
  */
 public record LevelView(int index, List<RunView> runs) {
+    /**
+     * Creates a {@code LevelView} from its components.
+     *
+     * @param index level number, 0 at the top
+     * @param runs the runs, newest first
+     */
     public LevelView {
         runs = List.copyOf(runs);
     }

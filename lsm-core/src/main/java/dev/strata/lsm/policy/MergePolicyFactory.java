@@ -46,6 +46,25 @@ public interface MergePolicyFactory {
         return OptionalInt.empty();
     }
 
-    /** A new policy instance; {@code params} have been validated against {@link #parameters()}. */
+    /**
+     * Checks the rules across the policy's parameters that {@link #parameters()} cannot state
+     * one parameter at a time (one value at most another, a trigger that needs a value to
+     * fire, ...). {@code StoreConfig.Builder.build()} calls it once, after resolving the values
+     * and before anything is created, so a bad combination fails the configuration (and an XML
+     * document, at its {@code <param>}) rather than the store's open or its first merge. The
+     * default checks nothing: a policy without such rules need not override it.
+     *
+     * @param params values resolved against {@link #parameters()}
+     * @throws PolicyParameterException naming the parameters of the rule {@code params} break
+     */
+    default void validate(PolicyParameters params) {
+    }
+
+    /**
+     * A new policy instance.
+     *
+     * @param params values resolved against {@link #parameters()} that passed {@link #validate}
+     * @return a new policy, not shared with any other caller
+     */
     MergePolicy create(PolicyParameters params);
 }

@@ -47,6 +47,24 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
         this(inputs, placement, output, mode, priority, reason, selective, "");
     }
 
+    /**
+     * Creates a {@code MergeTask} from its components.
+     *
+     * @param inputs the components to merge (at least one)
+     * @param placement where the output lands
+     * @param output how the output is cut into files ({@link OutputSpec#singleFile()} for {@link MergeMode#MOVE})
+     * @param mode rewrite, metadata-only move, or block reuse
+     * @param priority tasks waiting for a merge thread start in descending priority, then in the
+     *     order they were picked
+     * @param reason why the policy chose this merge, for logs and golden tests
+     * @param selective for {@link MergeMode#REUSE_BLOCKS} only: the thresholds by which each child
+     *     table is merged in place or rewritten (cut by {@code output}); null: every child is
+     *     merged in place (and {@code output} must be {@link OutputSpec#singleFile()})
+     * @param kind what kind of merge this is in the policy's own terms (e.g. Spooky's
+     *     {@code partitioned}), a short label: the engine adds the bytes the merge writes to
+     *     {@code StoreStats.bytesWrittenByKind()} under it; "" (the default) counts them under
+     *     {@value #UNLABELLED}. Not part of {@link #toString()}.
+     */
     public MergeTask {
         inputs = List.copyOf(inputs);
         if (inputs.isEmpty()) {

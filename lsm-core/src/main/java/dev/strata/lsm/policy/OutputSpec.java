@@ -56,6 +56,21 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
     private static final OutputSpec SINGLE_FILE = new OutputSpec(Long.MAX_VALUE, 0, List.of(), NO_LEVEL,
             Long.MAX_VALUE, Double.POSITIVE_INFINITY, Integer.MAX_VALUE);
 
+    /**
+     * Creates a {@code OutputSpec} from its components.
+     *
+     * @param maxFileBytes start a new file once the current one reaches this size;
+     *     {@link Long#MAX_VALUE} for no limit
+     * @param minFileBytes never cut for rules 3–7 before the current file reaches this size (0: no minimum)
+     * @param cutKeys start a new file before the first key >= each of these keys (sorted ascending here)
+     * @param alignToLevel the level whose file boundaries outputs align with, or {@link #NO_LEVEL}
+     * @param maxOverlapBytes the most bytes of the level below the target one output file may
+     *     overlap; {@link Long#MAX_VALUE} for no limit
+     * @param maxOverlapRatio the most bytes of the level below the target one output file may
+     *     overlap per byte of its own; {@link Double#POSITIVE_INFINITY} for no limit
+     * @param maxOverlapFiles the most files of the level below the target one output file's key
+     *     range may intersect ({@code >= 1}); {@link Integer#MAX_VALUE} for no limit
+     */
     public OutputSpec {
         if (maxFileBytes <= 0) {
             throw new IllegalArgumentException("maxFileBytes must be positive, got " + maxFileBytes);

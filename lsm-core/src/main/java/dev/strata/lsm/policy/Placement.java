@@ -23,6 +23,13 @@ public record Placement(int level, Kind kind, ComponentId anchor) {
         INTO_RUN_OF
     }
 
+    /**
+     * Creates a {@code Placement} from its components.
+     *
+     * @param level the level that receives the data
+     * @param kind how the data joins that level
+     * @param anchor for {@link Kind#INTO_RUN_OF}: a component of the receiving run; else null
+     */
     public Placement {
         Objects.requireNonNull(kind, "kind");
         if (level < 0) {

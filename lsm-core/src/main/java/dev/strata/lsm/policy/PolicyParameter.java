@@ -51,6 +51,17 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         return type.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
+    /**
+     * Creates a {@code PolicyParameter} from its components.
+     *
+     * @param name the parameter's name as written in XML ({@code <param name="..."/>})
+     * @param type the value type
+     * @param defaultValue the value used when the parameter is not given
+     * @param min smallest allowed value (inclusive), or null
+     * @param max largest allowed value (inclusive), or null
+     * @param description one line for documentation and error messages
+     * @param choices for {@link Type#CHOICE} and {@link Type#CHOICE_LIST}: the allowed values; else empty
+     */
     public PolicyParameter {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");

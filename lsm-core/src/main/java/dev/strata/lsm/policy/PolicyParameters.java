@@ -87,14 +87,17 @@ public final class PolicyParameters {
         return values;
     }
 
+    /** The value of the {@code INT} parameter {@code name}. */
     public int getInt(String name) {
         return ((Number) require(name)).intValue();
     }
 
+    /** The value of the {@code BYTES} or {@code DURATION} (milliseconds) parameter {@code name}. */
     public long getLong(String name) {
         return ((Number) require(name)).longValue();
     }
 
+    /** The value of the {@code DOUBLE} parameter {@code name}. */
     public double getDouble(String name) {
         return ((Number) require(name)).doubleValue();
     }
@@ -104,6 +107,7 @@ public final class PolicyParameters {
         return (String) require(name);
     }
 
+    /** The value of the {@code BOOLEAN} parameter {@code name}. */
     public boolean getBoolean(String name) {
         return (Boolean) require(name);
     }

@@ -8,6 +8,11 @@ import java.util.List;
  * @param components the components, ascending by key
  */
 public record RunView(List<ComponentView> components) {
+    /**
+     * Creates a {@code RunView} from its components.
+     *
+     * @param components the components, ascending by key
+     */
     public RunView {
         components = List.copyOf(components);
     }

@@ -15,6 +15,15 @@ import java.util.Objects;
  */
 public record RunningMerge(List<ComponentId> inputs, Placement placement, MergeMode mode, long inputBytes,
                            String reason) {
+    /**
+     * Creates a {@code RunningMerge} from its components.
+     *
+     * @param inputs the components being merged (the flushed memtable of a merging flush is not listed)
+     * @param placement where the output will land
+     * @param mode how the output is produced
+     * @param inputBytes bytes of all inputs
+     * @param reason the reason the policy gave
+     */
     public RunningMerge {
         inputs = List.copyOf(inputs);
         Objects.requireNonNull(placement, "placement");

@@ -16,6 +16,13 @@ package dev.strata.lsm.policy;
  * @param maxDirtyRatio dirty ÷ file size above which a table is rewritten, 0 to 1
  */
 public record SelectiveThresholds(long maxFileBytes, double minValidRatio, double maxDirtyRatio) {
+    /**
+     * Creates a {@code SelectiveThresholds} from its components.
+     *
+     * @param maxFileBytes valid size above which a table is rewritten (split)
+     * @param minValidRatio valid ÷ file size below which a table is rewritten, 0 to 1
+     * @param maxDirtyRatio dirty ÷ file size above which a table is rewritten, 0 to 1
+     */
     public SelectiveThresholds {
         if (maxFileBytes <= 0) {
             throw new IllegalArgumentException("max file size must be positive, got " + maxFileBytes);

@@ -92,6 +92,11 @@ public record PolicyChoice(String name, Map<String, String> params) {
 
     /** Command-line form of the parameters: {@code k=v,k=v}. */
     public String paramList() {
+        return paramList(params);
+    }
+
+    /** Command-line form of {@code params}: {@code k=v,k=v}, sorted, as {@link #parseParams} reads it. */
+    static String paramList(Map<String, String> params) {
         return params.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).sorted()
                 .collect(Collectors.joining(","));
     }

@@ -39,19 +39,18 @@ import java.util.SplittableRandom;
  * that failed is not visible in the process that issued it). Exit status: 0 after a clean
  * close, 3 when a checked read, scan or snapshot read is wrong, 4 when the store cannot be
  * opened for a reason other than an injected fault, 5 on any other unexpected failure; the
- * reason goes to the failure file.
+ * reason goes to the failure file; 2 when its command line is bad (the reason on stderr).
  *
- * <p>Arguments ({@code --name value}): dir, state, failure-file, seed, policy, params
- * ({@code k=v,...}), wal-mode, memtable-bytes, fault-rate, fault-kinds, wal-fault-kinds,
- * fault-targets (comma lists; empty for none).
+ * <p>Arguments: {@link TortureChildArguments}.
  */
 public final class TortureChild {
+    static final int EXIT_BAD_ARGUMENTS = 2;
     static final int EXIT_CHECK_FAILED = 3;
     static final int EXIT_OPEN_FAILED = 4;
     static final int EXIT_UNEXPECTED = 5;
     private static final int OPEN_ATTEMPTS = 20;
 
-    private final Map<String, String> args;
+    private final TortureChildArguments args;
     private final ExpectedState state;
     private final SplittableRandom random;
     private final WalSyncMode walMode;
@@ -78,28 +77,24 @@ public final class TortureChild {
         }
     }
 
-    private TortureChild(Map<String, String> args) throws IOException {
+    private TortureChild(TortureChildArguments args) throws IOException {
         this.args = args;
-        this.state = ExpectedState.open(Path.of(required("state")));
-        this.failureFile = Path.of(required("failure-file"));
-        this.random = new SplittableRandom(Long.parseLong(args.getOrDefault("seed", "1")));
-        this.walMode = WalSyncMode.valueOf(args.getOrDefault("wal-mode", "async").toUpperCase(Locale.ROOT));
+        this.state = ExpectedState.open(args.state());
+        this.failureFile = args.failureFile();
+        this.random = new SplittableRandom(args.seed());
+        this.walMode = args.walMode();
         Map<IoPurpose, Set<FaultInjectingStorageIO.Kind>> kinds = new EnumMap<>(IoPurpose.class);
-        Set<FaultInjectingStorageIO.Kind> general = parseKinds(args.getOrDefault("fault-kinds", ""));
-        Set<FaultInjectingStorageIO.Kind> wal = args.containsKey("wal-fault-kinds")
-                ? parseKinds(args.get("wal-fault-kinds")) : general;
-        for (String t : list(args.getOrDefault("fault-targets", ""))) {
-            IoPurpose p = IoPurpose.valueOf(t.toUpperCase(Locale.ROOT));
-            kinds.put(p, p == IoPurpose.WAL ? wal : general);
+        for (IoPurpose p : args.faultTargets()) {
+            kinds.put(p, p == IoPurpose.WAL ? args.walFaultKinds() : args.faultKinds());
         }
-        this.faults = new FaultInjectingStorageIO(new FileChannelStorageIO(), kinds,
-                Double.parseDouble(args.getOrDefault("fault-rate", "0")), random.nextLong());
-        long memtable = Long.parseLong(args.getOrDefault("memtable-bytes", "65536"));
+        this.faults = new FaultInjectingStorageIO(new FileChannelStorageIO(), kinds, args.faultRate(),
+                random.nextLong());
+        long memtable = args.memtableBytes();
         this.config = TortureFamilies.addTo(StoreConfig.builder(), memtable)
                 .memtableBytes(memtable)
                 .walMode(walMode)
                 .blockCacheBytes(4L << 20)
-                .mergePolicy(required("policy"), PolicyChoice.parseParams(args.getOrDefault("params", "")))
+                .mergePolicy(args.policy(), args.params())
                 .storageIO(faults)
                 .build();
         this.live = new long[state.keys()];
@@ -109,12 +104,13 @@ public final class TortureChild {
     }
 
     public static void main(String[] argv) {
-        Map<String, String> args = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < argv.length; i += 2) {
-            if (!argv[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name value, got " + argv[i]);
-            }
-            args.put(argv[i].substring(2), argv[i + 1]);
+        TortureChildArguments args;
+        try {
+            args = TortureChildArguments.parse(argv);
+        } catch (picocli.CommandLine.ParameterException e) {
+            System.err.println("torture child: " + e.getMessage());
+            System.exit(EXIT_BAD_ARGUMENTS);
+            return;
         }
         TortureChild child;
         try {
@@ -160,7 +156,7 @@ public final class TortureChild {
         faults.arm(true);
         for (int attempt = 1; ; attempt++) {
             try {
-                store = LsmStore.open(Path.of(required("dir")), config);
+                store = LsmStore.open(args.dir(), config);
                 families = new TortureFamilies(store);
                 state.setChildState(ExpectedState.CHILD_OPEN);
                 return;
@@ -526,33 +522,5 @@ public final class TortureChild {
             state.addFaults(now - reportedFaults);
             reportedFaults = now;
         }
-    }
-
-    // ------------------------------------------------------------------ arguments
-
-    private String required(String name) {
-        String v = args.get(name);
-        if (v == null) {
-            throw new IllegalArgumentException("missing --" + name);
-        }
-        return v;
-    }
-
-    private static List<String> list(String s) {
-        List<String> out = new ArrayList<>();
-        for (String x : s.split(",")) {
-            if (!x.isBlank()) {
-                out.add(x.trim());
-            }
-        }
-        return out;
-    }
-
-    private static Set<FaultInjectingStorageIO.Kind> parseKinds(String s) {
-        Set<FaultInjectingStorageIO.Kind> kinds = EnumSet.noneOf(FaultInjectingStorageIO.Kind.class);
-        for (String x : list(s)) {
-            kinds.add(FaultInjectingStorageIO.Kind.parse(x));
-        }
-        return kinds;
     }
 }

@@ -412,20 +412,10 @@ public final class TortureRun {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + options.childHeap(), "-XX:+UseSerialGC",
-                "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"), TortureChild.class.getName(),
-                "--dir", storeDir.toString(),
-                "--state", state.file().toString(),
-                "--failure-file", failureFile.toString(),
-                "--seed", Long.toString(seed),
-                "--policy", policy.name(),
-                "--params", policy.paramList(),
-                "--wal-mode", mode.name().toLowerCase(Locale.ROOT),
-                "--memtable-bytes", Long.toString(memtable),
-                "--fault-rate", Double.toString(options.faultRate()),
-                "--fault-kinds", names(options.faultKinds()),
-                "--wal-fault-kinds", names(options.walFaultKinds()),
-                "--fault-targets", options.faultTargets().stream().map(p -> p.name().toLowerCase(Locale.ROOT))
-                        .collect(Collectors.joining(","))));
+                "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"), TortureChild.class.getName()));
+        cmd.addAll(new TortureChildArguments(storeDir, state.file(), failureFile, seed, policy.name(),
+                policy.params(), mode, memtable, options.faultRate(), options.faultKinds(), options.walFaultKinds(),
+                options.faultTargets()).toArgs());
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectErrorStream(true);
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -433,10 +423,6 @@ public final class TortureRun {
         Process p = pb.start();
         p.getOutputStream().close();
         return p;
-    }
-
-    private static String names(Set<FaultInjectingStorageIO.Kind> kinds) {
-        return kinds.stream().map(k -> k.name().toLowerCase(Locale.ROOT)).collect(Collectors.joining(","));
     }
 
     private void dumpThreads(Process child) {

@@ -34,6 +34,7 @@ public final class LayoutModel<C> {
 
     /** How the model reads a component. */
     public interface Traits<C> {
+        /** The identity of {@code c}. */
         ComponentId id(C c);
 
         /** Smallest key, inclusive. */
@@ -42,13 +43,21 @@ public final class LayoutModel<C> {
         /** Largest key, inclusive. */
         byte[] maxKey(C c);
 
+        /** The smallest sequence number {@code c} holds. */
         long minSeqno(C c);
 
+        /** The largest sequence number {@code c} holds. */
         long maxSeqno(C c);
     }
 
     /** A sorted run: an id that stays with the run while it exists, and its components in key order. */
     public record Run<C>(long id, List<C> components) {
+        /**
+         * Creates a run.
+         *
+         * @param id         an id that stays with the run while it exists
+         * @param components its components, in key order
+         */
         public Run {
             components = List.copyOf(components);
         }
@@ -58,6 +67,7 @@ public final class LayoutModel<C> {
     public static final class LayoutException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
+        /** A layout rule broken, as {@code message} says. */
         public LayoutException(String message) {
             super(message);
         }
@@ -97,6 +107,7 @@ public final class LayoutModel<C> {
     private final Traits<C> traits;
     private final Comparator<C> byMinKey;
 
+    /** A model reading components through {@code traits}. */
     public LayoutModel(Traits<C> traits) {
         this.traits = traits;
         this.byMinKey = (a, b) -> Arrays.compareUnsigned(traits.minKey(a), traits.minKey(b));

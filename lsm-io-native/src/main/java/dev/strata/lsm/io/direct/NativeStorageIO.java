@@ -88,6 +88,10 @@ public final class NativeStorageIO implements StorageIO {
     }
 
     /**
+     * A native storage IO with {@code options}, logging its fallbacks (O_DIRECT refused, hole
+     * punching unsupported) as warnings.
+     *
+     * @param options what to use: O_DIRECT, hole punching, ...
      * @throws UnsupportedOperationException off Linux, or if the C library cannot be bound
      */
     public NativeStorageIO(NativeOptions options) {
@@ -115,7 +119,11 @@ public final class NativeStorageIO implements StorageIO {
         }
     }
 
-    /** The parameters this instance was created with. */
+    /**
+     * The parameters this instance was created with.
+     *
+     * @return the options, as given
+     */
     public NativeOptions options() {
         return options;
     }
@@ -156,17 +164,29 @@ public final class NativeStorageIO implements StorageIO {
         return options.punchHoles() && (c == null || c.punchHole());
     }
 
-    /** O_DIRECT opens refused so far, each served buffered instead. */
+    /**
+     * O_DIRECT opens refused so far, each served buffered instead.
+     *
+     * @return the count since this instance was created
+     */
     public long directFallbacks() {
         return directFallbacks.get();
     }
 
-    /** Bytes read through O_DIRECT descriptors so far (the rest went through the page cache). */
+    /**
+     * Bytes read through O_DIRECT descriptors so far (the rest went through the page cache).
+     *
+     * @return the count since this instance was created
+     */
     public long directBytesRead() {
         return directBytesRead.get();
     }
 
-    /** Bytes written through O_DIRECT descriptors so far. */
+    /**
+     * Bytes written through O_DIRECT descriptors so far.
+     *
+     * @return the count since this instance was created
+     */
     public long directBytesWritten() {
         return directBytesWritten.get();
     }
@@ -182,8 +202,13 @@ public final class NativeStorageIO implements StorageIO {
     /**
      * What the file system of {@code dir} (an existing directory) supports, probed once per
      * directory with a short-lived file.
+     *
+     * @param dir an existing directory
+     * @return what its file system supports (cached after the first probe)
+     * @throws IOException when the probe file cannot be created, written or deleted
      */
     public Capabilities capabilities(Path dir) throws IOException {
+
         Path key = dir.toAbsolutePath().normalize();
         Capabilities c = probed.get(key);
         if (c == null) {

@@ -12,7 +12,9 @@ import java.util.List;
  * {@code <storageIO name="native"><param name="direct" value="true"/><param name="punch-holes" value="true"/></storageIO>}.
  */
 public final class NativeStorageIOFactory implements StorageIOFactory {
+    /** The name configurations use for the native storage IO. */
     public static final String NAME = "native";
+
 
     /** The factory; ServiceLoader calls this. */
     public NativeStorageIOFactory() {

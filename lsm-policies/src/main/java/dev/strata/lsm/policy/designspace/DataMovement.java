@@ -26,8 +26,13 @@ public enum DataMovement {
         this.xmlName = xmlName;
     }
 
-    /** The name used in XML. */
+    /**
+     * The name used in XML.
+     *
+     * @return the value configurations write for this constant
+     */
     public String xmlName() {
+
         return xmlName;
     }
 }

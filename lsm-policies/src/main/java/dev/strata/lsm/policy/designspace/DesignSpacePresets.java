@@ -1,6 +1,7 @@
 package dev.strata.lsm.policy.designspace;
 
 import dev.strata.lsm.policy.PolicyParameter;
+import dev.strata.lsm.policy.PolicyParameterException;
 import dev.strata.lsm.policy.PolicyParameters;
 
 import java.util.ArrayList;
@@ -19,30 +20,56 @@ public final class DesignSpacePresets {
     private DesignSpacePresets() {
     }
 
-    /** Parameter names, in documentation order. */
+    // Parameter names, in documentation order; each parameter's meaning is its description in
+    // parameters() and its row in docs/policies.md.
+
+    /** Parameter name: the compaction triggers, in priority order. */
     public static final String TRIGGERS = "triggers";
+    /** Parameter name: the data layout. */
     public static final String LAYOUT = "layout";
+    /** Parameter name: each level's shape for the hybrid layout. */
     public static final String HYBRID_LEVELS = "hybrid-levels";
+    /** Parameter name: how much one compaction takes. */
     public static final String GRANULARITY = "granularity";
+    /** Parameter name: which file a partial compaction takes. */
     public static final String DATA_MOVEMENT = "data-movement";
+    /** Parameter name: the files the several-files granularity takes. */
     public static final String FILES_PER_MERGE = "files-per-merge";
+    /** Parameter name: T, the size ratio between levels. */
     public static final String SIZE_RATIO = "size-ratio";
+    /** Parameter name: the output file size. */
     public static final String TARGET_FILE_BYTES = "target-file-bytes";
+    /** Parameter name: the sorted runs that make a tiered level compact. */
     public static final String LEVEL1_RUN_TRIGGER = "level1-run-trigger";
+    /** Parameter name: the tombstone density that triggers tombstone-density. */
     public static final String TOMBSTONE_DENSITY = "tombstone-density";
+    /** Parameter name: D_th, the tombstone persistence deadline. */
     public static final String TOMBSTONE_TTL = "tombstone-ttl";
+    /** Parameter name: the age at which a file is stale. */
     public static final String FILE_TTL = "file-ttl";
+    /** Parameter name: the space-amplification trigger, in percent. */
     public static final String MAX_SIZE_AMP = "max-size-amplification-percent";
+    /** Parameter name: universal compaction's size-ratio rule, in percent. */
     public static final String SIZE_RATIO_PERCENT = "size-ratio-percent";
+    /** Parameter name: the fewest runs a size-ratio merge takes. */
     public static final String MIN_MERGE_WIDTH = "min-merge-width";
+    /** Parameter name: level capacities derived from the last level. */
     public static final String DYNAMIC_LEVEL_BYTES = "dynamic-level-bytes";
+    /** Parameter name: the level-0 runs at which writers stop while a merge runs. */
     public static final String LEVEL0_STOP_RUNS = "level0-stop-runs";
+    /** Parameter name: block compaction (seed 001) on or off. */
     public static final String BLOCK_COMPACTION = "block-compaction";
+    /** Parameter name: block compaction's dirty-ratio threshold, per level. */
     public static final String MAX_DIRTY_RATIO = "max-dirty-ratio";
+    /** Parameter name: block compaction's valid-ratio threshold, per level. */
     public static final String MIN_VALID_RATIO = "min-valid-ratio";
+    /** Parameter name: the dirty-ratio threshold of the last level. */
     public static final String LAST_LEVEL_MAX_DIRTY_RATIO = "last-level-max-dirty-ratio";
+    /** Parameter name: the valid-ratio threshold of the last level. */
     public static final String LAST_LEVEL_MIN_VALID_RATIO = "last-level-min-valid-ratio";
+    /** Parameter name: the valid size, in target files, above which a child table is split. */
     public static final String MAX_FILE_FACTOR = "max-file-factor";
+    /** Parameter name: the static capacity of level 1. */
     public static final String LEVEL1_BYTES = "level1-bytes";
 
     private static final Map<String, String> DEFAULTS = ordered(
@@ -91,17 +118,31 @@ public final class DesignSpacePresets {
         PRESETS.put("blockdb", ordered(DATA_MOVEMENT, "round-robin", BLOCK_COMPACTION, "true"));
     }
 
-    /** The preset names of seed 003, in the paper's Table 2 order. */
+    /**
+     * The preset names of seed 003, in the paper's Table 2 order.
+     *
+     * @return the ten names
+     */
     public static List<String> presetNames() {
         return List.copyOf(PRESETS.keySet()).subList(0, 10);
     }
 
-    /** Every registered preset: seed 003's ten and {@code blockdb} (seed 001 on {@code rr}). */
+    /**
+     * Every registered preset: seed 003's ten and {@code blockdb} (seed 001 on {@code rr}).
+     *
+     * @return the eleven names, seed 003's first
+     */
     public static List<String> allPresetNames() {
         return List.copyOf(PRESETS.keySet());
     }
 
-    /** The full parameter values of {@code preset} ({@code design-space} for the plain defaults). */
+    /**
+     * The full parameter values of {@code preset} ({@code design-space} for the plain defaults).
+     *
+     * @param preset a preset's name, or {@code design-space}
+     * @return every parameter's raw value, in documentation order (unmodifiable)
+     * @throws IllegalArgumentException for an unknown preset, listing the known ones
+     */
     public static Map<String, String> values(String preset) {
         Map<String, String> v = new LinkedHashMap<>(DEFAULTS);
         if (!preset.equals("design-space")) {
@@ -115,7 +156,12 @@ public final class DesignSpacePresets {
         return Collections.unmodifiableMap(v);
     }
 
-    /** The values a preset sets beyond the defaults (what makes it that strategy). */
+    /**
+     * The values a preset sets beyond the defaults (what makes it that strategy).
+     *
+     * @param preset a preset's name, or {@code design-space} (which overrides nothing)
+     * @return the raw values it sets (unmodifiable)
+     */
     public static Map<String, String> overrides(String preset) {
         return preset.equals("design-space") ? Map.of() : Collections.unmodifiableMap(PRESETS.get(preset));
     }
@@ -125,6 +171,10 @@ public final class DesignSpacePresets {
      * with the preset's value as its default ({@link #values}). Raw values are parsed and
      * checked against these once, by {@link PolicyParameters#resolve}; {@link #config(String,
      * PolicyParameters)} then reads the typed values.
+     *
+     * @param preset a preset's name, or {@code design-space}
+     * @return the declared parameters, in documentation order
+     * @throws IllegalArgumentException for an unknown preset
      */
     public static List<PolicyParameter> parameters(String preset) {
         Map<String, String> d = values(preset);
@@ -193,6 +243,9 @@ public final class DesignSpacePresets {
      * {@code given} resolved against {@link #parameters(String)}, then {@link #config(String,
      * PolicyParameters)}.
      *
+     * @param preset a preset's name, or {@code design-space}
+     * @param given  raw values overriding the preset's
+     * @return the configuration
      * @throws IllegalArgumentException naming the parameter and the bad value
      */
     public static DesignSpaceConfig config(String preset, Map<String, String> given) {
@@ -204,8 +257,12 @@ public final class DesignSpacePresets {
      * {@link #parameters(String)} (each parsed and range-checked there, once); only the rules
      * across parameters are checked here ({@link DesignSpaceConfig}).
      *
-     * @throws IllegalArgumentException naming the rule {@code params} break
+     * @param preset the preset's name, for messages
+     * @param params values resolved against {@link #parameters(String)}
+     * @return the configuration
+     * @throws PolicyParameterException naming the rule {@code params} break and its parameters
      */
+
     public static DesignSpaceConfig config(String preset, PolicyParameters params) {
         List<TriggerKind> triggers = params.getStrings(TRIGGERS).stream().map(TriggerKind::parse).toList();
         Layout.Kind kind = choice(params.getString(LAYOUT), Layout.Kind.values(), Layout.Kind::xmlName);
@@ -223,6 +280,8 @@ public final class DesignSpacePresets {
                     params.getDoubles(MIN_VALID_RATIO), params.getDouble(LAST_LEVEL_MAX_DIRTY_RATIO),
                     params.getDouble(LAST_LEVEL_MIN_VALID_RATIO), params.getDouble(MAX_FILE_FACTOR),
                     params.getLong(LEVEL1_BYTES));
+        } catch (PolicyParameterException e) {
+            throw e.withPrefix("merge policy '" + preset + "': ");
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("merge policy '" + preset + "': " + e.getMessage(), e);
         }

@@ -17,8 +17,13 @@ public enum Granularity {
         this.xmlName = xmlName;
     }
 
-    /** The name used in XML. */
+    /**
+     * The name used in XML.
+     *
+     * @return the value configurations write for this constant
+     */
     public String xmlName() {
+
         return xmlName;
     }
 }

@@ -29,7 +29,11 @@ public final class Layout {
             this.xmlName = xmlName;
         }
 
-        /** The name used in XML. */
+        /**
+         * The name used in XML.
+         *
+         * @return the value configurations write for this layout
+         */
         public String xmlName() {
             return xmlName;
         }
@@ -43,7 +47,13 @@ public final class Layout {
         this.perLevel = List.copyOf(perLevel);
     }
 
-    /** A layout of a kind other than {@link Kind#HYBRID}. */
+    /**
+     * A layout of a kind other than {@link Kind#HYBRID}.
+     *
+     * @param kind the layout's kind
+     * @return the layout
+     * @throws IllegalArgumentException for {@link Kind#HYBRID}, which needs its per-level shapes
+     */
     public static Layout of(Kind kind) {
         if (kind == Kind.HYBRID) {
             throw new IllegalArgumentException("a hybrid layout needs its per-level shapes");
@@ -54,14 +64,23 @@ public final class Layout {
     /**
      * A hybrid layout from a list such as {@code "tiered,leveled"} (or {@code "T,L"}).
      *
+     * @param perLevelShapes each level's shape, comma-separated; levels past the list take its last
+     * @return the layout
      * @throws IllegalArgumentException naming the bad entry
      */
     public static Layout hybrid(String perLevelShapes) {
         return hybrid(List.of(perLevelShapes.split(",")));
     }
 
-    /** As {@link #hybrid(String)}, the shapes already split, one per level. */
+    /**
+     * As {@link #hybrid(String)}, the shapes already split, one per level.
+     *
+     * @param perLevelShapes each level's shape ({@code tiered}, {@code leveled}, {@code T} or {@code L})
+     * @return the layout
+     * @throws IllegalArgumentException naming the bad entry, or for an empty list
+     */
     public static Layout hybrid(List<String> perLevelShapes) {
+
         List<LevelShape> shapes = new ArrayList<>();
         for (String s : perLevelShapes) {
             String t = s.trim().toLowerCase(Locale.ROOT);
@@ -81,12 +100,37 @@ public final class Layout {
         return new Layout(Kind.HYBRID, shapes);
     }
 
+    /**
+     * Which named layout this is.
+     *
+     * @return the kind; {@link Kind#HYBRID} for a per-level list
+     */
     public Kind kind() {
         return kind;
     }
 
+    /** Whether some level of a tree with this layout is tiered (holds several runs). */
+    boolean hasTiered() {
+        return kind != Kind.LEVELING && (kind != Kind.HYBRID || perLevel.contains(LevelShape.TIERED));
+    }
+
+    /** Whether some level of a tree with this layout is leveled (holds one run). */
+    boolean hasLeveled() {
+        return kind != Kind.TIERING && (kind != Kind.HYBRID || perLevel.contains(LevelShape.LEVELED));
+    }
+
+    /** Whether some level below level 0 is leveled: where block compaction merges. */
+    boolean hasLeveledBelowZero() {
+        return kind != Kind.TIERING && (kind != Kind.HYBRID
+                || perLevel.subList(Math.min(1, perLevel.size() - 1), perLevel.size()).contains(LevelShape.LEVELED));
+    }
+
     /**
      * The shape of {@code level} in a tree whose deepest level is {@code lastLevel}.
+     *
+     * @param level     a level, 0 the newest
+     * @param lastLevel the tree's deepest level
+     * @return whether the level is leveled or tiered
      */
     public LevelShape shape(int level, int lastLevel) {
         return switch (kind) {

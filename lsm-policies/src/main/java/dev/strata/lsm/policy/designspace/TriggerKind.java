@@ -26,13 +26,24 @@ public enum TriggerKind {
         this.xmlName = xmlName;
     }
 
-    /** The name used in XML ({@code triggers} parameter, comma-separated). */
+    /**
+     * The name used in XML ({@code triggers} parameter, comma-separated).
+     *
+     * @return the value configurations write for this trigger
+     */
     public String xmlName() {
         return xmlName;
     }
 
-    /** The trigger called {@code name}. */
+    /**
+     * The trigger called {@code name}.
+     *
+     * @param name a trigger's XML name, in any case, surrounding blanks ignored
+     * @return the trigger
+     * @throws IllegalArgumentException naming the unknown trigger and the known ones
+     */
     public static TriggerKind parse(String name) {
+
         String n = name.trim().toLowerCase(Locale.ROOT);
         for (TriggerKind t : values()) {
             if (t.xmlName.equals(n)) {

@@ -59,6 +59,15 @@ public final class KeyRangeSimulator {
      * live bytes as if updates covered every key (an upper bound).
      */
     public record Workload(double keys, double hotWidth, long moveEvery, long uniformFlushes) {
+        /**
+         * Checks the window.
+         *
+         * @param keys           the updated keys, 0 for unique inserts
+         * @param hotWidth       the hot window's share of the key space, in (0, 1]
+         * @param moveEvery      flushes between moves of the window, 0 for never
+         * @param uniformFlushes flushes over the whole key space before the window applies
+         * @throws IllegalArgumentException naming a value out of range
+         */
         public Workload {
             if (!(hotWidth > 0 && hotWidth <= 1) || moveEvery < 0 || uniformFlushes < 0) {
                 throw new IllegalArgumentException("need a hot width in (0, 1], moveEvery >= 0 and uniformFlushes >= 0, "
@@ -66,11 +75,24 @@ public final class KeyRangeSimulator {
             }
         }
 
+        /**
+         * Unique inserts spread over the whole key space.
+         *
+         * @return the workload
+         */
         public static Workload inserts() {
             return new Workload(0, 1, 0, 0);
         }
 
+        /**
+         * Updates of {@code keys} keys spread over the whole key space.
+         *
+         * @param keys the updated keys, at least 1
+         * @return the workload
+         * @throws IllegalArgumentException for fewer than one key
+         */
         public static Workload updates(long keys) {
+
             if (keys <= 0) {
                 throw new IllegalArgumentException("updates need a positive key count, got " + keys);
             }
@@ -80,6 +102,12 @@ public final class KeyRangeSimulator {
         /**
          * Updates of {@code keys} keys: {@code uniformFlushes} flushes over the whole key space,
          * then each flush within a window of {@code width} of it, moving every {@code moveEvery}.
+         *
+         * @param keys           the updated keys, at least 1
+         * @param uniformFlushes flushes over the whole key space first
+         * @param width          the window's share of the key space, in (0, 1]
+         * @param moveEvery      flushes between moves of the window, 0 for never
+         * @return the workload
          */
         public static Workload hotSetUpdates(long keys, long uniformFlushes, double width, long moveEvery) {
             if (keys <= 0) {
@@ -146,6 +174,12 @@ public final class KeyRangeSimulator {
     private Consumer<String> trace = s -> { };
 
     /**
+     * A simulator of {@code policy} (not shared: the simulator calls it from one thread).
+     *
+     * @param policyName the policy's name, for reports
+     * @param params     the policy's parameters, for reports
+     * @param policy     the policy, fresh
+     * @param workload   what each flush writes
      * @param entryBytes bytes of one entry on disk (key, value and per-entry overhead)
      * @param flushBytes bytes of one flush (a memtable's worth)
      */
@@ -164,7 +198,16 @@ public final class KeyRangeSimulator {
         this.settings = new StoreSettings(flushBytes);
     }
 
-    /** Simulates the registered policy {@code name} with raw parameters. */
+    /**
+     * Simulates the registered policy {@code name} with raw parameters.
+     *
+     * @param name       a registered policy's name
+     * @param rawParams  its raw parameters ({@code PolicyParameters.resolve} parses them)
+     * @param workload   what each flush writes
+     * @param entryBytes bytes of one entry on disk
+     * @param flushBytes bytes of one flush
+     * @return the simulator
+     */
     public static KeyRangeSimulator of(String name, Map<String, String> rawParams, Workload workload,
                                        double entryBytes, long flushBytes) {
         MergePolicyFactory f = MergePolicies.find(name);
@@ -172,24 +215,47 @@ public final class KeyRangeSimulator {
         return new KeyRangeSimulator(name, p, f.create(p), workload, entryBytes, flushBytes);
     }
 
-    /** The simulated clock advances this much per flush (time-based triggers). */
+    /**
+     * The simulated clock advances this much per flush (time-based triggers).
+     *
+     * @param millis the time between flushes
+     * @return this simulator
+     */
     public KeyRangeSimulator flushIntervalMillis(long millis) {
         this.flushIntervalMillis = millis;
         return this;
     }
 
+    /**
+     * Where each simulated merge is reported.
+     *
+     * @param sink called once per merge, on the simulating thread
+     * @return this simulator
+     */
     public KeyRangeSimulator onMerge(Consumer<MergeEvent> sink) {
         this.events = sink;
         return this;
     }
 
-    /** One line per flush and per merge. */
+    /**
+     * One line per flush and per merge.
+     *
+     * @param sink called with each line, on the simulating thread
+     * @return this simulator
+     */
     public KeyRangeSimulator onTrace(Consumer<String> sink) {
         this.trace = sink;
         return this;
     }
 
+    /**
+     * Runs {@code flushes} flushes with the merges the policy decides after each.
+     *
+     * @param flushes the number of flushes
+     * @return the totals and per-level figures
+     */
     public Result run(long flushes) {
+
         RangedTree tree = new RangedTree();
         byte[] state = new byte[0];
         long nextId = 1;

@@ -16,13 +16,24 @@ public enum Semantics {
         this.label = label;
     }
 
-    /** The name used on the command line and in JSON. */
+    /**
+     * The name used on the command line and in JSON.
+     *
+     * @return the label
+     */
     public String label() {
         return label;
     }
 
-    /** Parses {@code model} or {@code flush-then-merge}. */
+    /**
+     * Parses {@code model} or {@code flush-then-merge}.
+     *
+     * @param s a label
+     * @return the semantics it names
+     * @throws IllegalArgumentException naming the bad label and the allowed ones
+     */
     public static Semantics parse(String s) {
+
         for (Semantics x : values()) {
             if (x.label.equals(s)) {
                 return x;

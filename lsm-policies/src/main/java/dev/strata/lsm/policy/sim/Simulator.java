@@ -39,13 +39,31 @@ public final class Simulator {
     private Consumer<String> decisions = s -> { };
     private long componentOverhead;
 
-    /** Simulates the registered policy {@code name} with raw parameters. */
+    /**
+     * Simulates the registered policy {@code name} with raw parameters.
+     *
+     * @param name      a registered policy's name
+     * @param rawParams its raw parameters ({@code PolicyParameters.resolve} parses them)
+     * @param semantics how bytes written are counted
+     * @param lengths   each flush's length
+     * @return the simulator
+     */
     public static Simulator of(String name, Map<String, String> rawParams, Semantics semantics, FlushLengths lengths) {
         MergePolicyFactory f = MergePolicies.find(name);
         PolicyParameters p = PolicyParameters.resolve(name, f.parameters(), rawParams);
         return new Simulator(name, p, f.create(p), semantics, lengths);
     }
 
+    /**
+     * A simulator of {@code policy} (not shared: the simulator calls it from one thread, and
+     * one simulator runs on one thread).
+     *
+     * @param policyName the policy's name, for reports
+     * @param params     the policy's parameters, for reports
+     * @param policy     the policy, fresh
+     * @param semantics  how bytes written are counted
+     * @param lengths    each flush's length
+     */
     public Simulator(String policyName, PolicyParameters params, MergePolicy policy, Semantics semantics,
                      FlushLengths lengths) {
         this.policyName = policyName;
@@ -61,6 +79,9 @@ public final class Simulator {
      * footer, index root, partly filled last page): a merge of j components then creates
      * one of length sum - (j - 1) x overhead. 0, the default, is the paper's model, where
      * lengths simply add up.
+     *
+     * @param bytes the overhead per component, at least 0
+     * @return this simulator
      */
     public Simulator componentOverhead(long bytes) {
         if (bytes < 0) {
@@ -70,7 +91,12 @@ public final class Simulator {
         return this;
     }
 
-    /** Receives one line per flush describing what the policy did (for golden tests and tracing). */
+    /**
+     * Receives one line per flush describing what the policy did (for golden tests and tracing).
+     *
+     * @param sink called with each line, on the simulating thread
+     * @return this simulator
+     */
     public Simulator onDecision(Consumer<String> sink) {
         this.decisions = sink;
         return this;
@@ -79,9 +105,12 @@ public final class Simulator {
     /**
      * Simulates {@code flushes} flushes.
      *
+     * @param flushes     the number of flushes
      * @param checkpoints flush counts at which to record figures (ascending, each &lt;= flushes)
+     * @return the write amplification and component counts, overall and at each checkpoint
      */
     public SimulationResult run(long flushes, long[] checkpoints) {
+
         long[] cps = checkpoints.clone();
         Arrays.sort(cps);
         SimulatedTree tree = new SimulatedTree();

@@ -1,5 +1,7 @@
 package dev.strata.lsm.policy.spooky;
 
+import dev.strata.lsm.policy.PolicyParameterException;
+
 /**
  * The parameters of {@code spooky} (FAMILIES.md §1, seed 000).
  *
@@ -37,14 +39,17 @@ public record SpookyConfig(int sizeRatio, int xOffset, String layout, int l0Comp
             throw new IllegalArgumentException("spooky: l0-compaction-trigger must be >= 1, got "
                     + l0CompactionTrigger);
         }
-        if (l0SlowdownTrigger < 1 || l0StopTrigger < l0SlowdownTrigger) {
-            throw new IllegalArgumentException("spooky: need 1 <= l0-slowdown-trigger (" + l0SlowdownTrigger
-                    + ") <= l0-stop-trigger (" + l0StopTrigger + ")");
+        if (l0SlowdownTrigger < 1) {
+            throw new IllegalArgumentException("spooky: l0-slowdown-trigger must be >= 1, got " + l0SlowdownTrigger);
+        }
+        if (l0StopTrigger < l0SlowdownTrigger) {
+            throw new PolicyParameterException("spooky: need l0-slowdown-trigger (" + l0SlowdownTrigger
+                    + ") <= l0-stop-trigger (" + l0StopTrigger + ")", "l0-slowdown-trigger", "l0-stop-trigger");
         }
         if (l0StopTrigger < l0CompactionTrigger) {
-            throw new IllegalArgumentException("spooky: l0-stop-trigger (" + l0StopTrigger
+            throw new PolicyParameterException("spooky: l0-stop-trigger (" + l0StopTrigger
                     + ") must be >= l0-compaction-trigger (" + l0CompactionTrigger + "), or writers would stop "
-                    + "before a merge is due");
+                    + "before a merge is due", "l0-stop-trigger", "l0-compaction-trigger");
         }
     }
 

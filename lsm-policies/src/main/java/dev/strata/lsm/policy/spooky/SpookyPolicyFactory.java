@@ -64,12 +64,22 @@ public final class SpookyPolicyFactory implements MergePolicyFactory {
         return OptionalInt.of(2);
     }
 
+    /** The level-0 triggers' order ({@link SpookyConfig}), checked once at configuration. */
+    @Override
+    public void validate(PolicyParameters params) {
+        config(params);
+    }
+
     @Override
     public MergePolicy create(PolicyParameters params) {
-        return new SpookyPolicy(new SpookyConfig(params.getInt("size-ratio"), params.getInt("x-offset"),
+        return new SpookyPolicy(config(params));
+    }
+
+    private static SpookyConfig config(PolicyParameters params) {
+        return new SpookyConfig(params.getInt("size-ratio"), params.getInt("x-offset"),
                 params.getString("layout"), params.getInt("l0-compaction-trigger"),
                 params.getInt("l0-slowdown-trigger"), params.getInt("l0-stop-trigger"),
                 params.getBoolean("skew-optimizations"), params.getBoolean("intra-l0-merge"),
-                params.getBoolean("flush-as-own-file")));
+                params.getBoolean("flush-as-own-file"));
     }
 }

@@ -1,5 +1,7 @@
 package dev.strata.lsm.policy.vlsm;
 
+import dev.strata.lsm.policy.PolicyParameterException;
+
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -59,8 +61,8 @@ public record VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, 
             throw new IllegalArgumentException("vlsm: growth (" + growth + ") and phi (" + phi + ") must be >= 2");
         }
         if (minVsstBytes < 1 || minVsstBytes > sstBytes) {
-            throw new IllegalArgumentException("vlsm: min-vsst-bytes must be in [1, sst-bytes=" + sstBytes + "], got "
-                    + minVsstBytes);
+            throw new PolicyParameterException("vlsm: min-vsst-bytes must be in [1, sst-bytes=" + sstBytes + "], got "
+                    + minVsstBytes, "min-vsst-bytes", "sst-bytes");
         }
         if (l0MaxFiles < 1) {
             throw new IllegalArgumentException("vlsm: l0-max-files must be >= 1, got " + l0MaxFiles);

@@ -48,10 +48,20 @@ public final class VlsmPolicyFactory implements MergePolicyFactory {
 
     @Override
     public MergePolicy create(PolicyParameters params) {
+        return new VlsmPolicy(config(params));
+    }
+
+    /** min-vsst-bytes at most sst-bytes ({@link VlsmConfig}), checked once at configuration. */
+    @Override
+    public void validate(PolicyParameters params) {
+        config(params);
+    }
+
+    private static VlsmConfig config(PolicyParameters params) {
         long sst = params.getLong("sst-bytes");
         int growth = params.getInt("growth");
         long min = params.getLong("min-vsst-bytes");
-        return new VlsmPolicy(new VlsmConfig(sst, growth, params.getInt("phi"), min == 0 ? Math.max(1, sst / growth)
-                : min, params.getInt("l0-max-files"), VlsmConfig.Overlap.parse(params.getString("overlap"))));
+        return new VlsmConfig(sst, growth, params.getInt("phi"), min == 0 ? Math.max(1, sst / growth)
+                : min, params.getInt("l0-max-files"), VlsmConfig.Overlap.parse(params.getString("overlap")));
     }
 }
