@@ -141,14 +141,15 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * On the event loop, when nothing of this connection is waiting or running on its command
-     * thread and everything one read brought is plain SETs (an unpipelined SET; a pipeline of
-     * them): runs them here as one write batch and writes the replies, saving the two thread
-     * hand-offs (event loop to command thread and back) per read. Only when the store's WAL
-     * mode does not force the log per write, so no log force happens on the event loop, and
-     * nothing is read ({@link RespCommands#setAllInline}; INCR, which reads, stays on the
-     * command thread); anything else (a value over the limit, an error of the store) is left
-     * in {@link #incoming} for the command thread, unchanged. The write waits, as on a command
-     * thread, for its group commit, the keys' stripes and any write stall of the store.
+     * thread and everything one read brought is writes {@link RespCommands#batchableWrite}
+     * takes (an unpipelined SET or INCR; a pipeline of them): runs them here as one write batch
+     * and writes the replies, saving the two thread hand-offs (event loop to command thread and
+     * back) per read. Only when the store's WAL mode does not force the log per write, and only
+     * when what the increments read is in the memtables ({@link RespCommands#writeAllFromMemory}),
+     * so no log force and no table read happens on the event loop; anything else (a key not in
+     * memory, a value over the limit, an error of the store) is left in {@link #incoming} for
+     * the command thread, unchanged. The write waits, as on a command thread, for its group
+     * commit, the keys' stripes and any write stall of the store.
      */
     private void runWritesInline(ChannelHandlerContext ctx) {
         if (!session.authenticated || incoming.size() > MAX_RUN) {
@@ -161,12 +162,15 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             }
             @SuppressWarnings("unchecked")
             List<byte[]> args = (List<byte[]>) l;
+            if (!RespCommands.batchableWrite(args)) {
+                return;
+            }
             writes.add(args);
         }
         long start = System.nanoTime();
         List<RedisMessage> replies;
         try {
-            replies = commands.setAllInline(session, writes);
+            replies = commands.writeAllFromMemory(session, writes);
         } catch (RuntimeException e) {
             // A closing store and the like: the command thread answers with the error.
             return;

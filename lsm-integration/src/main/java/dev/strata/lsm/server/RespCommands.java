@@ -191,28 +191,24 @@ final class RespCommands {
 
     /**
      * Whether the store acknowledges a write without forcing its log ({@link WalSyncMode#SYNC}
-     * forces it), so that {@link #setAllInline} may run on an event loop.
+     * forces it), so that {@link #writeAllFromMemory} may run on an event loop.
      */
     boolean writesNeedNoForce() {
         return store.config().walMode() != WalSyncMode.SYNC;
     }
 
     /**
-     * {@link #writeAll}, for an event loop, of plain SETs only: nothing is read, and the one
-     * store call is the batch's write. Returns null, having changed nothing, when any command
-     * is not a plain SET or would get an answer other than OK (a value over the limit, a key
-     * the store refuses, a store error): the caller then runs them where blocking is allowed.
+     * {@link #writeAll}, for an event loop: what the increments read must be in the store's
+     * memtables (read with {@link LsmStore#getFromMemory} under the keys' stripes), so no table
+     * is read. Returns null, having changed nothing, when a key is not in memory or a command
+     * would get an answer that {@link #execute} makes (a value over the limit, a key the store
+     * refuses, a store error): the caller then runs the commands where blocking is allowed.
      */
-    List<RedisMessage> setAllInline(Session session, List<List<byte[]>> sets) {
-        for (List<byte[]> args : sets) {
-            if (args.size() != 3 || !is(args.get(0), "SET")) {
-                return null;
-            }
-        }
-        return writeAll(session, sets, true);
+    List<RedisMessage> writeAllFromMemory(Session session, List<List<byte[]>> writes) {
+        return writeAll(session, writes, true);
     }
 
-    private List<RedisMessage> writeAll(Session session, List<List<byte[]>> writes, boolean inline) {
+    private List<RedisMessage> writeAll(Session session, List<List<byte[]>> writes, boolean memoryOnly) {
         try {
             // Every key, once, in first-seen order; and the keys an increment reads before any SET of them.
             Map<ByteBuffer, byte[]> state = new LinkedHashMap<>();
@@ -233,7 +229,15 @@ final class RespCommands {
             List<RedisMessage> replies = new ArrayList<>(writes.size());
             try (KeyLocks.Held ignored = locks.lockAll(keys)) {
                 long now = clock.getAsLong();
-                if (!toRead.isEmpty()) {
+                if (memoryOnly) {
+                    for (byte[] key : toRead) {
+                        dev.strata.lsm.MemoryRead r = store.getFromMemory(NodeKeys.stored(key));
+                        if (!r.answered()) {
+                            return null;
+                        }
+                        state.put(ByteBuffer.wrap(key), r.value());
+                    }
+                } else if (!toRead.isEmpty()) {
                     byte[][] current = getAll(toRead);
                     for (int i = 0; i < current.length; i++) {
                         state.put(ByteBuffer.wrap(toRead.get(i)), current[i]);
@@ -275,7 +279,7 @@ final class RespCommands {
             }
             return replies;
         } catch (IllegalArgumentException | StoreException | IllegalStateException refused) {
-            if (inline) {
+            if (memoryOnly) {
                 return null;
             }
             List<RedisMessage> out = new ArrayList<>(writes.size());
