@@ -44,8 +44,6 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     private final ServerMetrics metrics;
     private final Session session;
     private final EventExecutor commandThread;
-    /** Whether a read's writes may run on the event loop ({@link #runWritesInline}): the WAL is not forced per write. */
-    private final boolean inlineWrites;
     /** Commands read and not yet handed to the command thread (event loop only). */
     private List<Object> incoming = new ArrayList<>();
     /**
@@ -63,7 +61,6 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         this.metrics = metrics;
         this.session = session;
         this.commandThread = commandThread;
-        this.inlineWrites = commands.writesNeedNoForce();
     }
 
     @Override
@@ -85,9 +82,6 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (inlineWrites && batchesOut == 0 && !incoming.isEmpty() && !closing) {
-            runWritesInline(ctx);
-        }
         if (unflushed) {
             unflushed = false;
             ctx.flush();
@@ -137,57 +131,6 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         unflushed = true;
         metrics.record(hget ? "HGET" : "GET", System.nanoTime() - start);
         return true;
-    }
-
-    /**
-     * On the event loop, when nothing of this connection is waiting or running on its command
-     * thread and everything one read brought is writes {@link RespCommands#batchableWrite}
-     * takes (an unpipelined SET or INCR; a pipeline of them): runs them here as one write batch
-     * and writes the replies, saving the two thread hand-offs (event loop to command thread and
-     * back) per read. Only when the store's WAL mode does not force the log per write, and only
-     * when what the increments read is in the memtables ({@link RespCommands#writeAllFromMemory}),
-     * so no log force and no table read happens on the event loop; anything else (a key not in
-     * memory, a value over the limit, an error of the store) is left in {@link #incoming} for
-     * the command thread, unchanged. The write waits, as on a command thread, for its group
-     * commit, the keys' stripes and any write stall of the store.
-     */
-    private void runWritesInline(ChannelHandlerContext ctx) {
-        if (!session.authenticated || incoming.size() > MAX_RUN) {
-            return;
-        }
-        List<List<byte[]>> writes = new ArrayList<>(incoming.size());
-        for (Object msg : incoming) {
-            if (!(msg instanceof List<?> l)) {
-                return;
-            }
-            @SuppressWarnings("unchecked")
-            List<byte[]> args = (List<byte[]>) l;
-            if (!RespCommands.batchableWrite(args)) {
-                return;
-            }
-            writes.add(args);
-        }
-        long start = System.nanoTime();
-        List<RedisMessage> replies;
-        try {
-            replies = commands.writeAllFromMemory(session, writes);
-        } catch (RuntimeException e) {
-            // A closing store and the like: the command thread answers with the error.
-            return;
-        }
-        if (replies == null) {
-            return;
-        }
-        ByteBuf out = ctx.alloc().ioBuffer(16 * writes.size());
-        writeReplies(out, writes, replies, System.nanoTime() - start);
-        ctx.write(out);
-        unflushed = true;
-        int n = incoming.size();
-        incoming.clear();
-        int before = session.pending.getAndAdd(-n);
-        if (before >= RESUME_BELOW && before - n < RESUME_BELOW && ctx.channel().isWritable()) {
-            ctx.channel().config().setAutoRead(true);
-        }
     }
 
     private void handOff(ChannelHandlerContext ctx) {
@@ -335,12 +278,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         }
         long start = System.nanoTime();
         List<RedisMessage> replies = commands.writeAll(session, writes);
-        writeReplies(out, writes, replies, System.nanoTime() - start);
-        return end;
-    }
-
-    /** Writes the replies of {@code writes} into {@code out} and records the commands' {@code nanos}. */
-    private void writeReplies(ByteBuf out, List<List<byte[]>> writes, List<RedisMessage> replies, long nanos) {
+        long nanos = System.nanoTime() - start;
         // Counted per command name, each run of one name at once (a pipeline's run is usually one name).
         int runStart = 0;
         for (int k = 1; k <= writes.size(); k++) {
@@ -358,6 +296,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
                 ReferenceCountUtil.release(reply);
             }
         }
+        return end;
     }
 
     private static boolean sameName(List<byte[]> a, List<byte[]> b) {

@@ -2,7 +2,6 @@ package dev.strata.lsm.server;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreException;
-import dev.strata.lsm.WalSyncMode;
 import dev.strata.lsm.WriteBatch;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
@@ -186,29 +185,6 @@ final class RespCommands {
         if (writes.size() == 1) {
             return List.of(execute(session, writes.get(0)));
         }
-        return writeAll(session, writes, false);
-    }
-
-    /**
-     * Whether the store acknowledges a write without forcing its log ({@link WalSyncMode#SYNC}
-     * forces it), so that {@link #writeAllFromMemory} may run on an event loop.
-     */
-    boolean writesNeedNoForce() {
-        return store.config().walMode() != WalSyncMode.SYNC;
-    }
-
-    /**
-     * {@link #writeAll}, for an event loop: what the increments read must be in the store's
-     * memtables (read with {@link LsmStore#getFromMemory} under the keys' stripes), so no table
-     * is read. Returns null, having changed nothing, when a key is not in memory or a command
-     * would get an answer that {@link #execute} makes (a value over the limit, a key the store
-     * refuses, a store error): the caller then runs the commands where blocking is allowed.
-     */
-    List<RedisMessage> writeAllFromMemory(Session session, List<List<byte[]>> writes) {
-        return writeAll(session, writes, true);
-    }
-
-    private List<RedisMessage> writeAll(Session session, List<List<byte[]>> writes, boolean memoryOnly) {
         try {
             // Every key, once, in first-seen order; and the keys an increment reads before any SET of them.
             Map<ByteBuffer, byte[]> state = new LinkedHashMap<>();
@@ -229,15 +205,7 @@ final class RespCommands {
             List<RedisMessage> replies = new ArrayList<>(writes.size());
             try (KeyLocks.Held ignored = locks.lockAll(keys)) {
                 long now = clock.getAsLong();
-                if (memoryOnly) {
-                    for (byte[] key : toRead) {
-                        dev.strata.lsm.MemoryRead r = store.getFromMemory(NodeKeys.stored(key));
-                        if (!r.answered()) {
-                            return null;
-                        }
-                        state.put(ByteBuffer.wrap(key), r.value());
-                    }
-                } else if (!toRead.isEmpty()) {
+                if (!toRead.isEmpty()) {
                     byte[][] current = getAll(toRead);
                     for (int i = 0; i < current.length; i++) {
                         state.put(ByteBuffer.wrap(toRead.get(i)), current[i]);
@@ -279,9 +247,6 @@ final class RespCommands {
             }
             return replies;
         } catch (IllegalArgumentException | StoreException | IllegalStateException refused) {
-            if (memoryOnly) {
-                return null;
-            }
             List<RedisMessage> out = new ArrayList<>(writes.size());
             for (List<byte[]> args : writes) {
                 out.add(execute(session, args));
