@@ -10,16 +10,21 @@
 # The node's jar is built first if needed, then copied, so editing sources meanwhile changes nothing.
 # BASELINE_JAR=path/to/strata-server.jar also measures that jar (an older build), as strata-baseline,
 # after the node in every round.
-# Usage: [BASELINE_JAR=JAR] lsm-integration/redis-throughput.sh [ROUNDS]   (default 1)
+# CLIENTS=N sets redis-benchmark's -c (default 20, the issue's). The order alternates: odd rounds
+# run redis-server first, then the node, then the baseline; even rounds the reverse. The load average is printed at the start
+# and the end.
+# Usage: [BASELINE_JAR=JAR] [CLIENTS=N] lsm-integration/redis-throughput.sh [ROUNDS]   (default 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-1}
+clients=${CLIENTS:-20}
+echo "# start $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), -c $clients"
 work=$(mktemp -d /tmp/node-vs-redis.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 ./strata-server --help > /dev/null # builds the jar if it is missing or older than the sources
 cp lsm-integration/target/strata-server.jar "$work/strata-server.jar"
 bench() { # name port pipeline
-  redis-benchmark -p "$2" -t set,get,incr -n 300000 -r 300000 -d 100 -c 20 -P "$3" --csv -q \
+  redis-benchmark -p "$2" -t set,get,incr -n 300000 -r 300000 -d 100 -c "$clients" -P "$3" --csv -q \
     | tr -d '"' | awk -F, -v s="$1" -v p="$3" '$1=="SET"||$1=="GET"||$1=="INCR"{print s "," p "," $1 "," $2}' \
     | tee -a "$work/results.csv"
 }
@@ -36,21 +41,26 @@ node() { # name jar pipeline
   bench "$1" 6398 "$3"
   kill "$npid"; wait "$npid" 2>/dev/null || true
 }
+redis() { # pipeline
+  rm -rf "$work/redis" && mkdir -p "$work/redis"
+  redis-server --port 6399 --bind 127.0.0.1 --appendonly yes --appendfsync no --save "" \
+    --dir "$work/redis" --daemonize no >"$work/redis.log" 2>&1 &
+  rpid=$!
+  await 6399
+  bench redis-server 6399 "$1"
+  kill "$rpid"; wait "$rpid" 2>/dev/null || true
+}
+nodes() { # pipeline round (even rounds: the baseline before the node)
+  if [ -n "${BASELINE_JAR:-}" ] && [ $(($2 % 2)) -eq 0 ]; then node strata-baseline "$BASELINE_JAR" "$1"; fi
+  node strata-server "$work/strata-server.jar" "$1"
+  if [ -n "${BASELINE_JAR:-}" ] && [ $(($2 % 2)) -eq 1 ]; then node strata-baseline "$BASELINE_JAR" "$1"; fi
+}
 for r in $(seq 1 "$rounds"); do
   for p in 1 16; do
-    rm -rf "$work/redis" && mkdir -p "$work/redis"
-    redis-server --port 6399 --bind 127.0.0.1 --appendonly yes --appendfsync no --save "" \
-      --dir "$work/redis" --daemonize no >"$work/redis.log" 2>&1 &
-    rpid=$!
-    await 6399
-    bench redis-server 6399 "$p"
-    kill "$rpid"; wait "$rpid" 2>/dev/null || true
-    node strata-server "$work/strata-server.jar" "$p"
-    if [ -n "${BASELINE_JAR:-}" ]; then
-      node strata-baseline "$BASELINE_JAR" "$p"
-    fi
+    if [ $((r % 2)) -eq 1 ]; then redis "$p"; nodes "$p" "$r"; else nodes "$p" "$r"; redis "$p"; fi
   done
 done
+echo "# end $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# medians over $rounds round(s), and the ratio to redis-server's median"
 python3 - "$work/results.csv" <<'EOF'
 import collections, statistics, sys

@@ -20,8 +20,8 @@ import java.util.Locale;
  * Runs one connection's commands in the order they arrived and writes their replies in
  * order. The event loop collects the commands decoded from one read and hands them to the
  * connection's command thread as one task (store calls block, so they never run on the
- * event loop); the command thread runs them — consecutive plain SETs as one write batch,
- * consecutive GETs as one multi-get — and writes every reply of the batch into one buffer,
+ * event loop); the command thread runs them — consecutive plain SETs and INCRs as one write
+ * batch, consecutive GETs as one multi-get — and writes every reply of the batch into one buffer,
  * sent with one write and flush. So a pipeline costs one hand-off and one write per read,
  * not one per command. Reading pauses while too many commands wait or while the client
  * does not read its replies, so a pipelining client cannot make the node buffer without bound.
@@ -218,8 +218,8 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
                 }
                 @SuppressWarnings("unchecked")
                 List<byte[]> args = (List<byte[]>) msg;
-                if (session.authenticated && isPlainSet(args)) {
-                    i = runSets(batch, i, out);
+                if (session.authenticated && RespCommands.batchableWrite(args)) {
+                    i = runWrites(batch, i, out);
                 } else if (session.authenticated && isGet(args)) {
                     i = runGets(batch, i, out);
                 } else {
@@ -260,24 +260,35 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         send(ctx, out, close);
     }
 
-    /** Runs the plain SETs from {@code batch[from]} on as one write batch; returns the index after them. */
-    private int runSets(List<Object> batch, int from, ByteBuf out) {
+    /**
+     * Runs the writes {@link RespCommands#batchableWrite} takes (plain SETs, INCRs ...) from
+     * {@code batch[from]} on as one write batch; returns the index after them.
+     */
+    private int runWrites(List<Object> batch, int from, ByteBuf out) {
         int end = from;
-        List<List<byte[]>> sets = new ArrayList<>();
-        while (end < batch.size() && sets.size() < MAX_RUN && batch.get(end) instanceof List<?> l) {
+        List<List<byte[]>> writes = new ArrayList<>();
+        while (end < batch.size() && writes.size() < MAX_RUN && batch.get(end) instanceof List<?> l) {
             @SuppressWarnings("unchecked")
             List<byte[]> args = (List<byte[]>) l;
-            if (!isPlainSet(args)) {
+            if (!RespCommands.batchableWrite(args)) {
                 break;
             }
-            sets.add(args);
+            writes.add(args);
             end++;
         }
         long start = System.nanoTime();
-        List<RedisMessage> replies = commands.setAll(session, sets);
-        long each = (System.nanoTime() - start) / sets.size();
+        List<RedisMessage> replies = commands.writeAll(session, writes);
+        long nanos = System.nanoTime() - start;
+        // Counted per command name, each run of one name at once (a pipeline's run is usually one name).
+        int runStart = 0;
+        for (int k = 1; k <= writes.size(); k++) {
+            if (k == writes.size() || !sameName(writes.get(k), writes.get(runStart))) {
+                String name = new String(writes.get(runStart).get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+                metrics.record(name, k - runStart, nanos * (k - runStart) / writes.size());
+                runStart = k;
+            }
+        }
         for (RedisMessage reply : replies) {
-            metrics.record("SET", each);
             if (reply == RespCommands.OK) {
                 out.writeBytes(ReplyWriter.OK);
             } else {
@@ -286,6 +297,10 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             }
         }
         return end;
+    }
+
+    private static boolean sameName(List<byte[]> a, List<byte[]> b) {
+        return java.util.Arrays.equals(a.get(0), b.get(0));
     }
 
     /** Runs the GETs from {@code batch[from]} on as one multi-get; returns the index after them. */
@@ -332,15 +347,8 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
                 ReplyWriter.bulk(out, value, at);
             }
         }
-        long each = (System.nanoTime() - start) / keys.size();
-        for (int k = 0; k < keys.size(); k++) {
-            metrics.record("GET", each);
-        }
+        metrics.record("GET", keys.size(), System.nanoTime() - start);
         return end;
-    }
-
-    private static boolean isPlainSet(List<byte[]> args) {
-        return args.size() == 3 && is(args.get(0), "SET");
     }
 
     private static boolean isHGet(List<byte[]> args) {
@@ -351,16 +359,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         return args.size() == 2 && is(args.get(0), "GET");
     }
 
-    /** Whether {@code name} is {@code upper} in any case (ASCII). */
     private static boolean is(byte[] name, String upper) {
-        if (name.length != upper.length()) {
-            return false;
-        }
-        for (int i = 0; i < name.length; i++) {
-            if ((name[i] & 0xdf) != upper.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
+        return RespCommands.is(name, upper);
     }
 }

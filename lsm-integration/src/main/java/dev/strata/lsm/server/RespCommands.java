@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -156,43 +155,139 @@ final class RespCommands {
     }
 
     /**
-     * Plain {@code SET key value} commands that arrived one after another on one connection
-     * (a pipeline), applied as one write batch: one WAL record and one wait for the store's
-     * acknowledgement instead of one per command. Where one key repeats, the batch keeps its
-     * last value, as running them in order would. If the store refuses the batch (an
-     * oversized key, say) nothing was written, and the commands run one by one so each gets
-     * its own answer.
+     * Whether {@link #writeAll} takes {@code args}: a plain {@code SET key value}, {@code INCR
+     * key}, {@code DECR key}, {@code INCRBY key n} or {@code DECRBY key n} (any case).
+     */
+    static boolean batchableWrite(List<byte[]> args) {
+        return switch (args.size()) {
+            case 2 -> is(args.get(0), "INCR") || is(args.get(0), "DECR");
+            case 3 -> is(args.get(0), "SET") || is(args.get(0), "INCRBY") || is(args.get(0), "DECRBY");
+            default -> false;
+        };
+    }
+
+    /**
+     * Writes that arrived one after another on one connection (a pipeline) and that
+     * {@link #batchableWrite} takes, applied as one write batch: one WAL record and one wait
+     * for the store's acknowledgement instead of one per command. They run as if one after
+     * another: every key's stripe is held from the reads to the write, each command sees the
+     * effect of the ones before it (an INCR after a SET of the same key, or after another
+     * INCR), and a command refused (not an integer, an overflow, a hash) changes nothing and
+     * gets its own error while the others go on, as in Redis. Where one key is written more
+     * than once, the batch keeps its last value. If the store refuses the batch (an oversized
+     * key, say) or a value is over the client's limit, nothing was written, and the commands
+     * run one by one so each gets its own answer.
      *
      * @return one reply per command, in order
      */
-    List<RedisMessage> setAll(Session session, List<List<byte[]>> sets) {
-        if (sets.size() == 1) {
-            return List.of(execute(session, sets.get(0)));
+    List<RedisMessage> writeAll(Session session, List<List<byte[]>> writes) {
+        if (writes.size() == 1) {
+            return List.of(execute(session, writes.get(0)));
         }
         try {
-            Map<ByteBuffer, byte[]> last = new LinkedHashMap<>();
-            for (List<byte[]> args : sets) {
-                // Every value is checked, also those a later SET of the same key replaces.
-                last.put(ByteBuffer.wrap(args.get(1)), stored(args.get(2), StoredValue.NEVER));
+            // Every key, once, in first-seen order; and the keys an increment reads before any SET of them.
+            Map<ByteBuffer, byte[]> state = new LinkedHashMap<>();
+            List<byte[]> toRead = new ArrayList<>();
+            for (List<byte[]> args : writes) {
+                ByteBuffer key = ByteBuffer.wrap(args.get(1));
+                if (!state.containsKey(key)) {
+                    state.put(key, null);
+                    if (!is(args.get(0), "SET")) {
+                        toRead.add(args.get(1));
+                    }
+                }
             }
-            List<byte[]> keys = new ArrayList<>(last.size());
-            WriteBatch batch = new WriteBatch();
-            for (Map.Entry<ByteBuffer, byte[]> e : last.entrySet()) {
-                byte[] key = e.getKey().array();
-                keys.add(key);
-                batch.put(NodeKeys.stored(key), e.getValue());
+            List<byte[]> keys = new ArrayList<>(state.size());
+            for (ByteBuffer k : state.keySet()) {
+                keys.add(k.array());
             }
+            List<RedisMessage> replies = new ArrayList<>(writes.size());
             try (KeyLocks.Held ignored = locks.lockAll(keys)) {
-                store.write(batch);
+                long now = clock.getAsLong();
+                if (!toRead.isEmpty()) {
+                    byte[][] current = getAll(toRead);
+                    for (int i = 0; i < current.length; i++) {
+                        state.put(ByteBuffer.wrap(toRead.get(i)), current[i]);
+                    }
+                }
+                java.util.Set<ByteBuffer> written = new java.util.HashSet<>();
+                for (List<byte[]> args : writes) {
+                    ByteBuffer key = ByteBuffer.wrap(args.get(1));
+                    if (is(args.get(0), "SET")) {
+                        state.put(key, stored(args.get(2), StoredValue.NEVER));
+                        written.add(key);
+                        replies.add(OK);
+                        continue;
+                    }
+                    try {
+                        long by = delta(args);
+                        StoredValue old = StoredValue.decode(state.get(key), now);
+                        long next = increment(old == null ? null : old.payload(), by, NOT_INTEGER);
+                        // INCR keeps the key's time to live, as Redis does.
+                        long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
+                        state.put(key, stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
+                        written.add(key);
+                        replies.add(new IntegerRedisMessage(next));
+                    } catch (CommandRefused e) {
+                        replies.add(e.reply);
+                    } catch (WrongTypeException e) {
+                        replies.add(WRONGTYPE);
+                    }
+                }
+                if (!written.isEmpty()) {
+                    WriteBatch batch = new WriteBatch();
+                    for (Map.Entry<ByteBuffer, byte[]> e : state.entrySet()) {
+                        if (written.contains(e.getKey())) {
+                            batch.put(NodeKeys.stored(e.getKey().array()), e.getValue());
+                        }
+                    }
+                    store.write(batch);
+                }
             }
-            return Collections.nCopies(sets.size(), OK);
+            return replies;
         } catch (IllegalArgumentException | StoreException | IllegalStateException refused) {
-            List<RedisMessage> out = new ArrayList<>(sets.size());
-            for (List<byte[]> args : sets) {
+            List<RedisMessage> out = new ArrayList<>(writes.size());
+            for (List<byte[]> args : writes) {
                 out.add(execute(session, args));
             }
             return out;
         }
+    }
+
+    /**
+     * The amount an INCR, DECR, INCRBY or DECRBY ({@link #batchableWrite}) adds.
+     *
+     * @throws CommandRefused as {@link #execute} answers a bad amount
+     */
+    private static long delta(List<byte[]> args) {
+        if (args.size() == 2) {
+            return is(args.get(0), "INCR") ? 1 : -1;
+        }
+        Long n = parseLong(args.get(2));
+        if (n == null) {
+            throw new CommandRefused(NOT_INTEGER);
+        }
+        if (is(args.get(0), "INCRBY")) {
+            return n;
+        }
+        if (n == Long.MIN_VALUE) {
+            // Its negation is not a long (Redis 7 answers the same).
+            throw new CommandRefused(new ErrorRedisMessage("ERR decrement would overflow"));
+        }
+        return -n;
+    }
+
+    /** Whether {@code name} is {@code upper} in any case (ASCII letters). */
+    static boolean is(byte[] name, String upper) {
+        if (name.length != upper.length()) {
+            return false;
+        }
+        for (int i = 0; i < name.length; i++) {
+            if ((name[i] & 0xdf) != upper.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

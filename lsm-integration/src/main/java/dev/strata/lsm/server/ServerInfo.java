@@ -101,7 +101,7 @@ final class ServerInfo {
         if (dflt || section.equals("stats")) {
             sb.append("# Stats\r\n")
                     .append("total_connections_received:").append((long) metrics.accepted.count()).append("\r\n")
-                    .append("total_commands_processed:").append(metrics.commandsProcessed.get()).append("\r\n")
+                    .append("total_commands_processed:").append(metrics.commandsProcessed.sum()).append("\r\n")
                     .append("rejected_connections:").append((long) metrics.refused.count()).append("\r\n")
                     .append("total_error_replies_protocol:").append((long) metrics.protocolErrors.count()).append("\r\n")
                     .append("\r\n");

@@ -350,6 +350,6 @@ class JedisCommandsTest extends OneNodeTest {
             assertEquals("PONG", j.ping());
             assertEquals("OK", new String((byte[]) j.sendCommand(() -> "QUIT".getBytes())));
         }
-        assertTrue(node.registry.find("strata.server.commands").tag("command", "set").timer().count() > 0);
+        assertTrue(node.registry.find("strata.server.commands").tag("command", "set").functionTimer().count() > 0);
     }
 }
