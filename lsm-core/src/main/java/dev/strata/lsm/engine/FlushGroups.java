@@ -235,7 +235,7 @@ final class FlushGroups {
                     }
                     p.tree.versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
                     if (!p.written) {
-                        p.table = p.memtable.isEmpty() ? null : p.tree.flushJob.write(p.memtable, cut);
+                        p.table = p.memtable.isEmpty() ? null : p.tree.flushJob.writeOne(p.memtable, cut);
                         p.written = true;
                     }
                     if (p.table != null) {

@@ -64,22 +64,35 @@ final class FlushJob {
     }
 
     /**
-     * Writes memtable {@code m} as one table at {@code cut}, keeping of each key only the
-     * versions that the cut's snapshots or a new read could see: the newest, and the newest
-     * at or below each snapshot. Every version in {@code m} is at or below the cut's visible
-     * sequence number, so a snapshot taken later sees the newest — except the part of a write
-     * group that failed while it was inserted (see {@link WriteQueue}), which lies above it
-     * and is left out. Tombstones stay: older data for their keys may lie in components
-     * below. Returns null if nothing is left.
+     * Writes memtable {@code m} at {@code cut} as tables of at most the policy's
+     * {@link dev.strata.lsm.policy.MergePolicy#flushTableBytes} each (one table by default),
+     * adjacent in key order, keeping of each key only the versions that the cut's snapshots or
+     * a new read could see: the newest, and the newest at or below each snapshot. Every version
+     * in {@code m} is at or below the cut's visible sequence number, so a snapshot taken later
+     * sees the newest — except the part of a write group that failed while it was inserted
+     * (see {@link WriteQueue}), which lies above it and is left out. Tombstones stay: older
+     * data for their keys may lie in components below. Returns an empty list if nothing is left.
      */
-    Component write(Memtable m, FlushCut cut) throws IOException {
+    List<Component> write(Memtable m, FlushCut cut) throws IOException {
+        return write(m, cut, policy.flushTableBytes());
+    }
+
+    /**
+     * {@link #write(Memtable, FlushCut)} as one table whatever the policy's table size (an
+     * atomic flush of several families records one table per family); null if nothing is left.
+     */
+    Component writeOne(Memtable m, FlushCut cut) throws IOException {
+        List<Component> out = write(m, cut, Long.MAX_VALUE);
+        return out.isEmpty() ? null : out.get(0);
+    }
+
+    private List<Component> write(Memtable m, FlushCut cut, long tableBytes) throws IOException {
         long visible = cut.visible();
         InternalIterator it = new SequenceBoundIterator(m.iterator(), visible);
         it.seekToFirst();
-        List<Component> out = output.write(it, m.rangeTombstones().visibleAt(visible), IoPurpose.FLUSH,
-                new OutputCutter(OutputSpec.singleFile(), List.of(), List.of()),
-                new VersionRetention(cut.snapshots(), false), 0, false);
-        return out.isEmpty() ? null : out.get(0);
+        OutputSpec spec = tableBytes == Long.MAX_VALUE ? OutputSpec.singleFile() : OutputSpec.maxFileBytes(tableBytes);
+        return List.copyOf(output.write(it, m.rangeTombstones().visibleAt(visible), IoPurpose.FLUSH,
+                new OutputCutter(spec, List.of(), List.of()), new VersionRetention(cut.snapshots(), false), 0, false));
     }
 
     /**
@@ -92,20 +105,36 @@ final class FlushJob {
     }
 
     /**
-     * Installs a flushed table as the policy plans; the edit moves the log number to
+     * Installs a flush's tables as the policy plans; the edit moves the log number to
      * {@code nextSegment} and the last sequence number to {@code maxSeq}. A merged flushed
      * table's file is dropped, never having been visible.
      */
-    void install(Component flushed, long nextSegment, long maxSeq) throws IOException {
+    void install(List<Component> flushed, long nextSegment, long maxSeq) throws IOException {
         install(flushed, nextSegment, maxSeq, true);
     }
 
     /**
-     * {@link #install(Component, long, long)}; with {@code settle} false the flushed table
-     * stays a pending output after a failure (no sweep deletes it: an atomic flush's committed
-     * table is installed again by a retry), and the caller settles it after a success.
+     * {@link #install(List, long, long)} of one table; with {@code settle} false the flushed
+     * table stays a pending output after a failure (no sweep deletes it: an atomic flush's
+     * committed table is installed again by a retry), and the caller settles it after a success.
      */
     void install(Component flushed, long nextSegment, long maxSeq, boolean settle) throws IOException {
+        install(List.of(flushed), nextSegment, maxSeq, settle);
+    }
+
+    /**
+     * Installs the tables one flush wrote (adjacent in key order, at least one) as the policy
+     * plans, in one version edit: as one run at the planned placement, or merged, all of them,
+     * with the planned components. {@code settle} as in {@link #install(Component, long, long, boolean)}.
+     */
+    void install(List<Component> flushed, long nextSegment, long maxSeq, boolean settle) throws IOException {
+        if (flushed.isEmpty()) {
+            throw new IllegalArgumentException("a flush installs at least one table");
+        }
+        long flushedBytes = 0;
+        for (Component c : flushed) {
+            flushedBytes += c.meta().sizeBytes();
+        }
         Claimed claimed = claimPlan(flushed);
         FlushPlan plan = claimed.plan;
         try {
@@ -124,38 +153,42 @@ final class FlushJob {
                 versions.logAndApply(base -> {
                     List<List<Run>> levels;
                     try {
-                        levels = Layouts.apply(base, Set.of(), List.of(flushed), p, versions::newRunId);
-                        Layouts.checkChange(base, List.of(flushed), List.of(flushed), levels);
+                        levels = Layouts.apply(base, Set.of(), flushed, p, versions::newRunId);
+                        Layouts.checkChange(base, flushed, flushed, levels);
                     } catch (Layouts.PolicyError e) {
                         policy.error("merge policy " + policy.policyName() + " placed a flush badly ("
                                 + e.getMessage() + "); using a new newest run of level 0", null);
-                        levels = Layouts.apply(base, Set.of(), List.of(flushed), Placement.newRun(0), versions::newRunId);
+                        levels = Layouts.apply(base, Set.of(), flushed, Placement.newRun(0), versions::newRunId);
                     }
-                    return new VersionSet.Change(levels, List.of(flushed), List.of(), base.flushCounter() + 1,
+                    return new VersionSet.Change(levels, flushed, List.of(), base.flushCounter() + 1,
                             policy.state(), nextSegment, maxSeq);
                 });
-                counters.wroteIntoLevel(p.level(), flushed.meta().sizeBytes());
-                counters.wroteAs(MergeTask.FLUSH, flushed.meta().sizeBytes());
-                listener.flushed(versions.current().flushCounter(), flushed.meta().sizeBytes(), 0);
+                counters.wroteIntoLevel(p.level(), flushedBytes);
+                counters.wroteAs(MergeTask.FLUSH, flushedBytes);
+                listener.flushed(versions.current().flushCounter(), flushedBytes, 0);
             } else {
                 List<Component> inputs = new ArrayList<>(claimed.mergeInputs);
-                inputs.add(0, flushed);
+                inputs.addAll(0, flushed);
                 MergeTask task = MergeTask.rewrite(plan.mergeWith(), plan.placement(), plan.output(), plan.reason());
-                long bytes = mergeJob.merge(task, inputs, claimed.mergeBottommost, claimed.snapshots, flushed,
+                long bytes = mergeJob.merge(task, inputs, claimed.mergeBottommost, claimed.snapshots, flushed.get(0),
                         nextSegment, maxSeq, Layouts.RunAt.NONE);
-                obsolete.deleteUninstalled(flushed.meta().fileNumber());
+                for (Component c : flushed) {
+                    obsolete.deleteUninstalled(c.meta().fileNumber());
+                }
                 counters.merges.incrementAndGet();
-                counters.wroteIntoLevel(plan.placement().level(), flushed.meta().sizeBytes() + bytes);
-                counters.wroteAs(MergeTask.FLUSH, flushed.meta().sizeBytes());
+                counters.wroteIntoLevel(plan.placement().level(), flushedBytes + bytes);
+                counters.wroteAs(MergeTask.FLUSH, flushedBytes);
                 counters.wroteAs(task.kindLabel(), bytes);
-                listener.flushed(versions.current().flushCounter(), flushed.meta().sizeBytes(), bytes);
+                listener.flushed(versions.current().flushCounter(), flushedBytes, bytes);
             }
         } finally {
             mutex.lock();
             try {
                 scheduler.release(claimed, claimed.ids, claimed.anchors);
                 if (settle) {
-                    obsolete.settled(flushed.meta().fileNumber());
+                    for (Component c : flushed) {
+                        obsolete.settled(c.meta().fileNumber());
+                    }
                 }
                 mutex.signalBackground();
             } finally {
@@ -175,13 +208,13 @@ final class FlushJob {
      * is in a running merge. An unusable plan is a policy error: the flush then becomes a
      * new newest run of level 0.
      */
-    private Claimed claimPlan(Component flushed) {
+    private Claimed claimPlan(List<Component> flushed) {
         mutex.lock();
         try {
             while (true) {
                 Version v = versions.current();
-                TreeView view = scheduler.treeView(v, flushed);
-                ComponentView fv = ComponentViews.of(flushed, false);
+                TreeView view = scheduler.treeView(v, flushed.toArray(new Component[0]));
+                ComponentView fv = ComponentViews.ofFlush(flushed);
                 // The policy plans without the mutex (a decision on the decider may hold the
                 // policy; writers must not wait for either); the plan is then checked against
                 // the version current again, and made anew if that changed meanwhile.
@@ -230,7 +263,7 @@ final class FlushJob {
                 Set<ComponentId> anchorsSoFar = new HashSet<>(scheduler.anchored());
                 for (MergeTask t : plan.mergesFirst()) {
                     if (problem == null) {
-                        problem = TaskValidation.problem(v, t, null, scheduler.busy(), claimedSoFar, anchorsSoFar);
+                        problem = TaskValidation.problem(v, t, List.of(), scheduler.busy(), claimedSoFar, anchorsSoFar);
                         claimedSoFar.addAll(t.inputs());
                         ComponentId a = MergeScheduler.anchorHeld(t.placement(), t.inputs());
                         if (a != null) {
@@ -252,13 +285,13 @@ final class FlushJob {
     }
 
     /** Marks a checked plan's inputs busy and lists its merges as running. Mutex held. */
-    private Claimed claim(Version v, FlushPlan plan, Set<ComponentId> ids, Component flushed) {
+    private Claimed claim(Version v, FlushPlan plan, Set<ComponentId> ids, List<Component> flushed) {
         long[] snaps = snapshots.live();
         List<Component> mergeInputs = plan.mergeWith().stream().map(v::find).toList();
         boolean bottommost = false;
         if (plan.merges()) {
             List<Component> all = new ArrayList<>(mergeInputs);
-            all.add(flushed);
+            all.addAll(flushed);
             bottommost = Layouts.isBottommost(v, ids, plan.placement(), MergeScheduler.minKey(all),
                     MergeScheduler.maxKey(all));
         }
@@ -283,7 +316,7 @@ final class FlushJob {
         }
         if (plan.merges()) {
             merges.add(new RunningMerge(plan.mergeWith(), plan.placement(), MergeMode.REWRITE,
-                    MergeScheduler.bytesOf(mergeInputs) + flushed.meta().sizeBytes(), plan.reason()));
+                    MergeScheduler.bytesOf(mergeInputs) + MergeScheduler.bytesOf(flushed), plan.reason()));
         }
         scheduler.claim(claim, ids, merges, anchors);
         return claim;

@@ -7,6 +7,7 @@ import dev.strata.lsm.version.VersionSet;
 import dev.strata.lsm.WalSyncMode;
 
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The flush lane: flushes immutable memtables oldest first, one at a time, on the flush
@@ -113,13 +114,13 @@ final class FlushLane {
         } finally {
             mutex.unlock();
         }
-        Component flushed = null;
+        List<Component> flushed = List.of();
         long flushStart = System.nanoTime();
         try {
             versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
-            flushed = m.isEmpty() ? null : job.write(m, cut);
+            flushed = m.isEmpty() ? List.of() : job.write(m, cut);
             long maxSeq = cut.lastSequence(m);
-            if (flushed == null) {
+            if (flushed.isEmpty()) {
                 job.installNothing(nextSegment, maxSeq);
             } else {
                 job.install(flushed, nextSegment, maxSeq);
@@ -130,8 +131,8 @@ final class FlushLane {
             // Any Throwable: a flush that ends without this bookkeeping would leave running set
             // for good, and flush() and close() waiting for it forever.
             LOG.log(System.Logger.Level.WARNING, "flush to " + dir + " failed; will retry", e);
-            if (flushed != null) {
-                obsolete.deleteUninstalled(flushed.meta().fileNumber());
+            for (Component c : flushed) {
+                obsolete.deleteUninstalled(c.meta().fileNumber());
             }
             mutex.lock();
             try {
@@ -148,8 +149,8 @@ final class FlushLane {
         mutex.lock();
         try {
             memtables.dropOldest();
-            if (flushed != null) {
-                obsolete.settled(flushed.meta().fileNumber());
+            for (Component c : flushed) {
+                obsolete.settled(c.meta().fileNumber());
             }
             error = null;
             failures = 0;

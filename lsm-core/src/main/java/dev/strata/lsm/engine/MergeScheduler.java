@@ -306,8 +306,8 @@ final class MergeScheduler {
                         + "asking again");
                 continue;
             }
-            String problem = TaskValidation.problem(v, task, null, busy, claimed, anchored.keySet());
-            if (problem != null && v != seen && TaskValidation.problem(seen, task, null, heldSeen, claimed,
+            String problem = TaskValidation.problem(v, task, List.of(), busy, claimed, anchored.keySet());
+            if (problem != null && v != seen && TaskValidation.problem(seen, task, List.of(), heldSeen, claimed,
                     Set.of()) == null) {
                 // Valid on the view the policy saw; the tree changed under it (a merge or flush
                 // installed meanwhile): not the policy's error. Ask again with a fresh view.
@@ -349,7 +349,7 @@ final class MergeScheduler {
         Version v = versions.current();
         Set<ComponentId> claimed = new HashSet<>();
         for (MergeTask task : tasks) {
-            String problem = TaskValidation.problem(v, task, null, busy, claimed, anchored.keySet());
+            String problem = TaskValidation.problem(v, task, List.of(), busy, claimed, anchored.keySet());
             if (problem != null) {
                 return problem + " in " + task;
             }

@@ -62,6 +62,31 @@ final class PolicyBridge {
     }
 
     /**
+     * The most bytes of one flushed table ({@link MergePolicy#flushTableBytes}); a policy that
+     * throws or answers below 1 gets one table per flush, counted as an error.
+     */
+    long flushTableBytes() {
+        long bytes;
+        try {
+            policyLock.lock();
+            try {
+                bytes = policy.flushTableBytes();
+            } finally {
+                policyLock.unlock();
+            }
+        } catch (RuntimeException e) {
+            error("merge policy " + policyName + " failed to size a flush's tables", e);
+            return Long.MAX_VALUE;
+        }
+        if (bytes < 1) {
+            error("merge policy " + policyName + " asked for flushed tables of " + bytes + " bytes (must be >= 1); "
+                    + "writing one table", null);
+            return Long.MAX_VALUE;
+        }
+        return bytes;
+    }
+
+    /**
      * One decision: the merges to start, the write admission and the state to persist. A
      * policy that throws (or overflows its stack) is reported by the exception, for the
      * caller to count.

@@ -101,14 +101,17 @@ final class Recovery {
         // its log number past the old segments; they go once every family has.
         for (Tree t : trees) {
             Memtable m = recovered.get(t.id);
-            Component flushed = m.isEmpty() ? null : t.flushJob.write(m, new FlushCut(new long[0], Long.MAX_VALUE));
-            if (flushed == null) {
+            List<Component> flushed = m.isEmpty() ? List.of()
+                    : t.flushJob.write(m, new FlushCut(new long[0], Long.MAX_VALUE));
+            if (flushed.isEmpty()) {
                 t.flushJob.installNothing(newSegment, maxSeq);
             } else {
                 try {
                     t.flushJob.install(flushed, newSegment, maxSeq);
                 } catch (RuntimeException | IOException e) {
-                    t.obsolete.deleteUninstalled(flushed.meta().fileNumber());
+                    for (Component c : flushed) {
+                        t.obsolete.deleteUninstalled(c.meta().fileNumber());
+                    }
                     throw e;
                 }
                 t.counters.flushes.incrementAndGet();

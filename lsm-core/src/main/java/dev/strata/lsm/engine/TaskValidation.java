@@ -31,15 +31,15 @@ final class TaskValidation {
     /**
      * Why {@code task} cannot run on {@code v}, or null.
      *
-     * @param flushed a flushed table (in no version) the task merges too, or null
+     * @param flushed the tables of a flush (in no version) the task merges too; empty for none
      * @param busy inputs of running merges
      * @param claimed inputs of tasks accepted in the same decision
      * @param anchored placement anchors (not inputs) of running merges and of tasks accepted in
      *     the same decision: a task may anchor on one but not consume it
      */
-    static String problem(Version v, MergeTask task, Component flushed, Set<ComponentId> busy,
+    static String problem(Version v, MergeTask task, List<Component> flushed, Set<ComponentId> busy,
                           Set<ComponentId> claimed, Set<ComponentId> anchored) {
-        if (flushed != null && task.mode() != MergeMode.REWRITE) {
+        if (!flushed.isEmpty() && task.mode() != MergeMode.REWRITE) {
             return "a flush can only be merged by REWRITE, not " + task.mode();
         }
         if (task.mode() == MergeMode.REUSE_BLOCKS) {
@@ -75,9 +75,7 @@ final class TaskValidation {
             }
         }
         List<Component> stand = new ArrayList<>(task.inputs().stream().map(v::find).toList());
-        if (flushed != null) {
-            stand.add(flushed);
-        }
+        stand.addAll(flushed);
         if (stand.isEmpty()) {
             return "the task has no inputs";
         }

@@ -33,6 +33,20 @@ public interface MergePolicy {
     }
 
     /**
+     * The most bytes of one table a flush writes (FlushPlan's output spec cuts only a flush
+     * that merges). A memtable holding more is written as several tables adjacent in key
+     * order; {@link #planFlush} sees them as one flushed component (the first table's id,
+     * their summed sizes and counts, their whole key range), and they land together, as one
+     * run at the plan's placement or, when the plan merges the flush, all among the merge's
+     * inputs. Asked before each flush is written; the default, {@link Long#MAX_VALUE}, writes
+     * one table per flush. A store's atomic flush of several families writes one table per
+     * family whatever this says. A value below 1 is a policy error (one table is written).
+     */
+    default long flushTableBytes() {
+        return Long.MAX_VALUE;
+    }
+
+    /**
      * Merges to start now. Components marked busy are already being merged (see
      * {@link TreeView#runningMerges()}) and must not be used. Returning tasks whose inputs
      * overlap, that break the stability invariant, or whose mode the engine cannot execute

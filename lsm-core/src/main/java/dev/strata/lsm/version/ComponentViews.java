@@ -28,6 +28,37 @@ public final class ComponentViews {
                 .access(c.reads().reads(), c.reads().lastAccessMillis()).busy(busy).build();
     }
 
+    /**
+     * The policy's view of a flush written as {@code tables} (adjacent in key order, at least
+     * one): one table's view if there is one; else the first table's id, the tables' summed
+     * sizes and counts, their whole key range, sequence numbers and times, not busy.
+     */
+    public static ComponentView ofFlush(List<Component> tables) {
+        if (tables.size() == 1) {
+            return of(tables.get(0), false);
+        }
+        ComponentMeta first = tables.get(0).meta();
+        long size = 0, physical = 0, entries = 0, tombstones = 0, user = 0;
+        long minSeq = Long.MAX_VALUE, maxSeq = Long.MIN_VALUE, created = 0;
+        long oldestTombstone = ComponentView.NO_TOMBSTONE;
+        for (Component c : tables) {
+            ComponentMeta m = c.meta();
+            size += m.sizeBytes();
+            physical += c.physicalBytes();
+            entries += m.entryCount();
+            tombstones += m.tombstoneCount();
+            user += m.userBytes();
+            minSeq = Math.min(minSeq, m.minSeqno());
+            maxSeq = Math.max(maxSeq, m.maxSeqno());
+            created = Math.max(created, m.creationTimeMillis());
+            oldestTombstone = Math.min(oldestTombstone, m.oldestTombstoneMillis()); // 0 (unknown) wins
+        }
+        return ComponentView.builder(first.id()).sizeBytes(size).physicalBytes(physical).entries(entries, tombstones)
+                .userBytes(user).keyRange(first.minKey(), tables.get(tables.size() - 1).meta().maxKey())
+                .seqnos(minSeq, maxSeq).creation(first.creationOrder(), created).oldestTombstoneMillis(oldestTombstone)
+                .busy(false).build();
+    }
+
     /** The levels of {@code v} as the policy sees them, components in {@code busy} marked busy. */
     public static List<LevelView> levels(Version v, Predicate<ComponentId> busy) {
         List<LevelView> levels = new ArrayList<>();

@@ -38,6 +38,11 @@ public abstract class ForwardingMergePolicy implements MergePolicy {
     }
 
     @Override
+    public long flushTableBytes() {
+        return delegate.flushTableBytes();
+    }
+
+    @Override
     public List<MergeTask> pickMerges(TreeView tree) {
         return delegate.pickMerges(tree);
     }

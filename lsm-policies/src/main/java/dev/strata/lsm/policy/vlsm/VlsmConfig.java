@@ -15,16 +15,25 @@ import java.util.Objects;
  * @param minVsstBytes S_m: the smallest vSST (paper: S_M / f)
  * @param l0MaxFiles level-0 SSTs at which writers stop while a merge runs (not in the paper)
  * @param overlap how a vSST's overlap with level 2 is read: a count of level-2 SSTs (the spec's
- *     corrected reading) or level-2 bytes per vSST byte (the earlier reading, kept for comparison)
+ *     corrected reading) or level-2 bytes per vSST byte (the earlier reading, kept for comparison),
+ *     or not at all (the naive control: level-1 files cut at S_M only)
+ * @param splitFlush whether a flush writes the memtable as SSTs of at most S_M (a memtable larger than
+ *     S_M, the paper's §6.2 reading) rather than as one SST (memtable = S_M, §4.2 and FAMILIES.md §3.1)
  */
-public record VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, int l0MaxFiles, Overlap overlap) {
+public record VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, int l0MaxFiles, Overlap overlap,
+                         boolean splitFlush) {
 
     /** How overlap with level 2 is measured (parameter {@code overlap}). */
     public enum Overlap {
         /** O = the number of level-2 SSTs whose range intersects the vSST's; good when O ≤ f. */
         COUNT("count"),
         /** The level-2 bytes the vSST's range intersects over its own bytes; good when ≤ f. */
-        BYTES("bytes");
+        BYTES("bytes"),
+        /**
+         * No overlap rule (the naive control): level-0 → level-1 output is cut at S_M only, every
+         * level-1 file counts as good for the level-1 → level-2 window.
+         */
+        NONE("none");
 
         private final String label;
 
@@ -75,6 +84,11 @@ public record VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, 
         this(sstBytes, growth, phi, minVsstBytes, l0MaxFiles, Overlap.COUNT);
     }
 
+    /** A configuration whose flushes write one SST each. */
+    public VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, int l0MaxFiles, Overlap overlap) {
+        this(sstBytes, growth, phi, minVsstBytes, l0MaxFiles, overlap, false);
+    }
+
     /** Level 1's capacity: f · S_M. */
     long level1Bytes() {
         return growth * sstBytes;
@@ -94,6 +108,10 @@ public record VlsmConfig(long sstBytes, int growth, int phi, long minVsstBytes, 
      * holding {@code overlapBytes} is good (overlap within f in this config's reading).
      */
     boolean good(long vsstBytes, int files, long overlapBytes) {
-        return overlap == Overlap.COUNT ? files <= growth : overlapBytes <= (double) growth * Math.max(1, vsstBytes);
+        return switch (overlap) {
+            case COUNT -> files <= growth;
+            case BYTES -> overlapBytes <= (double) growth * Math.max(1, vsstBytes);
+            case NONE -> true;
+        };
     }
 }

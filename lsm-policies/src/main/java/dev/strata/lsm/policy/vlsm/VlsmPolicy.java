@@ -22,8 +22,10 @@ import java.util.Set;
 /**
  * vLSM (seed 002; the rule is FAMILIES.md §3.1) as one picker over the policy SPI.
  *
- * <p>Level 0 is a FIFO queue of flushed SSTs: each flush is a new run, and a merge out of
- * level 0 takes exactly one SST, the oldest, with the level-1 vSSTs it overlaps. Its output
+ * <p>Level 0 is a FIFO queue of flushed SSTs: each flush is a new run (with {@code split-flush},
+ * a run of SSTs of at most S_M, {@link #flushTableBytes()}), and a merge out of level 0 takes
+ * exactly one SST, the oldest (the oldest run's first in key order), with the level-1 vSSTs it
+ * overlaps. Its output
  * is cut into vSSTs by overlap with level 2, sizes in [S_m, S_M]: with {@code overlap=count}
  * (the default; {@link OutputSpec#maxOverlapFiles()} = f) O is the number of level-2 SSTs
  * the vSST's range intersects; with {@code overlap=bytes} ({@link OutputSpec#maxOverlapRatio()}
@@ -184,6 +186,12 @@ public final class VlsmPolicy implements MergePolicy {
         return tasks;
     }
 
+    /** S_M with {@code split-flush} (a flush written as SSTs of at most S_M), else one SST per flush. */
+    @Override
+    public long flushTableBytes() {
+        return config.splitFlush() ? config.sstBytes() : Long.MAX_VALUE;
+    }
+
     @Override
     public WriteAdmission admission(TreeView tree) {
         if (tree.level(0).componentCount() < config.l0MaxFiles()) {
@@ -224,7 +232,9 @@ public final class VlsmPolicy implements MergePolicy {
                 claimed)) {
             return null; // one merge through levels 0 and 1 at a time
         }
-        List<ComponentView> oldest = level0.get(level0.size() - 1).components();
+        // One SST, the oldest: the oldest flush's, and of a flush written as several SSTs
+        // (split-flush) the first in key order (the run keeps the rest until their turn).
+        List<ComponentView> oldest = List.of(level0.get(level0.size() - 1).components().get(0));
         long incoming = bytes(oldest);
         RunView level1 = run(tree, 1);
         long n1 = tree.level(1).sizeBytes();
@@ -236,8 +246,11 @@ public final class VlsmPolicy implements MergePolicy {
             inputs.addAll(level1.overlapping(minKey(oldest), maxKey(oldest)));
         }
         OutputSpec sized = OutputSpec.maxFileBytes(config.sstBytes()).withMinFileBytes(config.minVsstBytes());
-        OutputSpec vssts = config.overlap() == VlsmConfig.Overlap.COUNT ? sized.withMaxOverlapFiles(config.growth())
-                : sized.withMaxOverlapRatio(config.growth());
+        OutputSpec vssts = switch (config.overlap()) {
+            case COUNT -> sized.withMaxOverlapFiles(config.growth());
+            case BYTES -> sized.withMaxOverlapRatio(config.growth());
+            case NONE -> OutputSpec.maxFileBytes(config.sstBytes());
+        };
         return MergeTask.rewrite(ids(inputs), into(level1, 1, inputs), vssts, String.format(
                 "vlsm: oldest level-0 SST %s with %d overlapping vSSTs into level 1", oldest.get(0).id(),
                 inputs.size() - oldest.size())).withKind(KIND_L0);

@@ -43,7 +43,11 @@ public final class VlsmPolicyFactory implements MergePolicyFactory {
                 PolicyParameter.ofChoice("overlap", VlsmConfig.Overlap.COUNT.label(), VlsmConfig.Overlap.labels(),
                         "how a vSST's overlap with level 2 is read: count = level-2 SSTs its range intersects, good "
                         + "when <= growth (FAMILIES.md 3.1, corrected); bytes = level-2 bytes per vSST byte (the "
-                        + "earlier reading, for comparison)"));
+                        + "earlier reading, for comparison); none = no overlap rule, level-1 files cut at sst-bytes "
+                        + "only (the naive control)"),
+                PolicyParameter.ofBoolean("split-flush", false, "write each flush as SSTs of at most sst-bytes "
+                        + "(a memtable larger than S_M, seed 002 6.2) rather than as one SST (memtable = S_M, 4.2); "
+                        + "merges out of level 0 take one of them at a time, the oldest flush's first"));
     }
 
     @Override
@@ -62,6 +66,7 @@ public final class VlsmPolicyFactory implements MergePolicyFactory {
         int growth = params.getInt("growth");
         long min = params.getLong("min-vsst-bytes");
         return new VlsmConfig(sst, growth, params.getInt("phi"), min == 0 ? Math.max(1, sst / growth)
-                : min, params.getInt("l0-max-files"), VlsmConfig.Overlap.parse(params.getString("overlap")));
+                : min, params.getInt("l0-max-files"), VlsmConfig.Overlap.parse(params.getString("overlap")),
+                params.getBoolean("split-flush"));
     }
 }

@@ -37,25 +37,49 @@ class VlsmEngineTraceTest {
 
     @Test
     void everyDecisionInTheEngineFollowsTheRule(@TempDir Path dir) {
+        run(dir, false);
+    }
+
+    /**
+     * The same with {@code split-flush}: an 8·S_M memtable flushed as S_M SSTs (one level-0 run
+     * each flush); each merge out of level 0 still takes one SST, the oldest (the oldest run's
+     * first in key order, which the engine created first).
+     */
+    @Test
+    void withSplitFlushEveryMergeOutOfLevel0TakesOneSst(@TempDir Path dir) {
+        run(dir, true);
+    }
+
+    private static void run(Path dir, boolean split) {
         RecordingPolicy<Void> vlsm = RecordingPolicy.of("vlsm", Map.of("sst-bytes", "64KiB", "growth",
-                Integer.toString(F)));
-        StoreConfig config = StoreConfig.builder().memtableBytes(SST).maxImmutableMemtables(1).blockCacheBytes(1 << 20)
-                .mergePolicy(vlsm).build();
-        // 37,500 entries (~73 flushes) in the fast lane, 112,500 in the slow lane (VlsmEngineTraceSlowTest).
+                Integer.toString(F), "split-flush", Boolean.toString(split)));
+        StoreConfig config = StoreConfig.builder().memtableBytes(split ? 8 * SST : SST).maxImmutableMemtables(1)
+                .blockCacheBytes(1 << 20).mergePolicy(vlsm).build();
+        // 37,500 entries (~73 flushes of S_M) in the fast lane, 112,500 in the slow lane (VlsmEngineTraceSlowTest).
         assertEquals(0, RecordingPolicy.fillRandom(dir, config, 11, TestScale.scaled(37_500)));
         List<String> problems = new ArrayList<>();
         int[] counts = new int[2];
+        int widestLevel0Run = 0;
         for (RecordingPolicy.Decision<Void> d : vlsm.decisions()) {
+            for (var run : d.view().level(0).runs()) {
+                widestLevel0Run = Math.max(widestLevel0Run, run.components().size());
+            }
             for (MergeTask task : d.tasks()) {
                 check(d.view(), task, problems, counts);
             }
         }
-        System.out.printf("vlsm on the engine: %d decisions, %d merges out of level 0, %d level-1 merges, "
-                + "%d violations%n", vlsm.decisions().size(), counts[0], counts[1], problems.size());
+        System.out.printf("vlsm on the engine%s: %d decisions, %d merges out of level 0, %d level-1 merges, "
+                + "%d violations, widest level-0 run %d SSTs%n", split ? " (split-flush)" : "", vlsm.decisions().size(),
+                counts[0], counts[1], problems.size(), widestLevel0Run);
         assertTrue(problems.isEmpty(), problems.size() + " violations, first: "
                 + problems.subList(0, Math.min(5, problems.size())));
         assertTrue(counts[0] > 50 && counts[1] > 10, "merges out of level 0 and level 1: " + counts[0] + ", "
                 + counts[1]);
+        if (split) {
+            assertTrue(widestLevel0Run >= 4, "a split flush is a run of several SSTs: " + widestLevel0Run);
+        } else {
+            assertEquals(1, widestLevel0Run, "one SST per flush");
+        }
     }
 
     private static void check(TreeView v, MergeTask task, List<String> problems, int[] counts) {
