@@ -19,6 +19,8 @@ import dev.strata.lsm.version.Manifest;
 import dev.strata.lsm.version.TableFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -153,12 +155,14 @@ class TornFlushEditTest {
         return out;
     }
 
-    @Test
-    void aTornFlushEditFollowedByAKillOpensWithoutTheUnacknowledgedFlush() throws Exception {
+    /** With atomic flush (the default in mode none: a flush group of one table) and without (the family's flush lane). */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aTornFlushEditFollowedByAKillOpensWithoutTheUnacknowledgedFlush(boolean atomicFlush) throws Exception {
         Path dir = tmp.resolve("db");
         Path image = tmp.resolve("crashed");
         TearNextManifestAppendIO io = new TearNextManifestAppendIO(dir, image);
-        try (LsmStore store = LsmStore.open(dir, none().storageIO(io).build())) {
+        try (LsmStore store = LsmStore.open(dir, none().atomicFlush(atomicFlush).storageIO(io).build())) {
             for (int i = 0; i < KEYS; i++) {
                 store.put(key('a', i), key('a', i));
             }
