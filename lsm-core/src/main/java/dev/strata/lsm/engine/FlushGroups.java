@@ -247,6 +247,7 @@ final class FlushGroups {
                 if (entries.size() > 1) {
                     g.recordWritten = true;
                     new FlushGroupRecord(entries).write(io, dir); // replaces the intent
+                    g.intentWritten = false;
                 } else if (g.intentWritten && walMode != WalSyncMode.NONE) {
                     // One table (the others' memtables held nothing to write): a family's own edit
                     // is atomic. The intent goes first, durably, or a repair after the install
