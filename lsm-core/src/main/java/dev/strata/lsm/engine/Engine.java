@@ -1328,9 +1328,27 @@ public final class Engine implements AutoCloseable {
                 if (t.dropped) {
                     throw new IllegalArgumentException("column family \"" + t.name + "\" was dropped; nothing ingested");
                 }
+                // WAL mode none: the ingest announces its tables with an intent (FlushLane.writeIntent),
+                // so that a kill after its edit tore leaves a store that opens without them. No flush
+                // of any family may write the store's FLUSHGROUP file meanwhile: none is pending
+                // once every family's immutable memtables are flushed, and none starts while this
+                // barrier holds the write queue.
+                boolean intent = config.walMode() == WalSyncMode.NONE;
+                if (intent) {
+                    for (Tree other : families.all()) {
+                        if (other != t && !other.dropped) {
+                            awaitImmutableFlushed(other);
+                        }
+                    }
+                    mutex.checkOpen();
+                }
+                long above = versions.lastSequence();
                 long seq = log.reserve(1);
                 mutex.unlock();
                 try {
+                    if (intent) {
+                        FlushLane.writeIntent(io, dir, t.id, above);
+                    }
                     for (IngestJob.External x : external) {
                         // A table the format lets carry one sequence number is adopted as it is
                         // (linked when moved, else copied); any other is rewritten entry by entry.
@@ -1375,6 +1393,10 @@ public final class Engine implements AutoCloseable {
                 });
                 installed = true;
                 log.publish();
+                if (intent) {
+                    // Before the ingest returns: from here on its tables are acknowledged.
+                    FlushLane.deleteIntent(io, dir);
+                }
                 counters.wroteIntoLevel(chosen.level(), written.stream().mapToLong(c -> c.meta().sizeBytes()).sum());
                 counters.wroteAs(StoreStats.INGEST, written.stream().mapToLong(c -> c.meta().sizeBytes()).sum());
                 scheduler.scheduleMerges();

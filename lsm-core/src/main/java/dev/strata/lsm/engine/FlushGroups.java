@@ -247,10 +247,13 @@ final class FlushGroups {
                 if (entries.size() > 1) {
                     g.recordWritten = true;
                     new FlushGroupRecord(entries).write(io, dir); // replaces the intent
-                } else if (g.intentWritten) {
+                    g.intentWritten = false;
+                } else if (g.intentWritten && walMode != WalSyncMode.NONE) {
                     // One table (the others' memtables held nothing to write): a family's own edit
                     // is atomic. The intent goes first, durably, or a repair after the install
-                    // would set the installed table aside.
+                    // would set the installed table aside although the WAL segments that held its
+                    // writes may be gone. (In mode none the intent stays until the edit is in: see
+                    // deleteIntent.)
                     FlushGroupRecord.delete(io, dir);
                     io.syncDirectory(dir);
                     g.intentWritten = false;
@@ -280,6 +283,9 @@ final class FlushGroups {
                 }
                 p.installed = true;
                 hook.accept("installed " + p.tree.name);
+            }
+            if (g.intentWritten) {
+                deleteIntent(g);
             }
             if (g.recordWritten) {
                 try {
@@ -364,10 +370,27 @@ final class FlushGroups {
                 intents.add(new FlushGroupRecord.Intent(p.tree.id, p.tree.versions.lastSequence()));
             }
         }
-        if (intents.size() > 1) {
+        // In WAL mode none a flush of one table writes it too: nothing else on disk tells its
+        // table, beside a manifest whose install edit tore, from an acknowledged flush whose
+        // record was damaged later (docs/format.md, "Recovery of a damaged manifest", rule 5).
+        if (intents.size() > 1 || !intents.isEmpty() && walMode == WalSyncMode.NONE) {
             g.intentWritten = true;
             FlushGroupRecord.intent(intents).write(io, dir);
         }
+    }
+
+    /**
+     * WAL mode none, a group of one table: its intent, kept through the install edit, is deleted
+     * and the deletion made durable before the group is done (and so before any flush or
+     * {@code sync} write waiting for it returns). An intent on disk therefore means that no
+     * table above its sequence number was acknowledged: the open drops such a table beside a
+     * torn manifest tail instead of refusing ({@code VersionSet.checkTornTail}). A failure here
+     * fails the group, whose retry (every part installed) tries the deletion again.
+     */
+    private void deleteIntent(Group g) throws java.io.IOException {
+        FlushGroupRecord.delete(io, dir);
+        io.syncDirectory(dir);
+        g.intentWritten = false;
     }
 
     private void retry() {

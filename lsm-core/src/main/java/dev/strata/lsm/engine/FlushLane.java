@@ -34,6 +34,10 @@ final class FlushLane {
     private final BackgroundThreads lane;
     private final EngineCounters counters;
     private final StoreMetrics metrics;
+    /** The store's storage and directory, and this family's id: for the flush intent (WAL mode none). */
+    private final dev.strata.lsm.io.StorageIO io;
+    private final Path storeDir;
+    private final int familyId;
 
     private boolean running;
     private Throwable error;
@@ -43,7 +47,11 @@ final class FlushLane {
 
     FlushLane(Path dir, WalSyncMode walMode, EngineMutex mutex, Memtables memtables, VersionSet versions, FlushJob job,
               MergeScheduler scheduler, ObsoleteFiles obsolete, Snapshots snapshots, BackgroundThreads lane,
-              EngineCounters counters, StoreMetrics metrics) {
+              EngineCounters counters, StoreMetrics metrics, dev.strata.lsm.io.StorageIO io, Path storeDir,
+              int familyId) {
+        this.io = io;
+        this.storeDir = storeDir;
+        this.familyId = familyId;
         this.dir = dir;
         this.walMode = walMode;
         this.mutex = mutex;
@@ -118,6 +126,10 @@ final class FlushLane {
         long flushStart = System.nanoTime();
         try {
             versions.ensureIntactTail(); // no new tables while a crash would leave a torn manifest
+            boolean intent = walMode == WalSyncMode.NONE && !m.isEmpty();
+            if (intent) {
+                writeIntent(io, storeDir, familyId, versions.lastSequence());
+            }
             flushed = m.isEmpty() ? List.of() : job.write(m, cut);
             long maxSeq = cut.lastSequence(m);
             if (flushed.isEmpty()) {
@@ -126,6 +138,9 @@ final class FlushLane {
                 job.install(flushed, nextSegment, maxSeq);
                 counters.flushes.incrementAndGet();
                 metrics.recordFlush(System.nanoTime() - flushStart);
+            }
+            if (intent) {
+                deleteIntent(io, storeDir);
             }
         } catch (Throwable e) {
             // Any Throwable: a flush that ends without this bookkeeping would leave running set
@@ -162,6 +177,31 @@ final class FlushLane {
             mutex.unlock();
         }
         obsolete.deleteObsoleteWal();
+    }
+
+    /**
+     * WAL mode none: before a flush or an ingest of family {@code familyId} writes its first
+     * table, the store's {@code FLUSHGROUP} file becomes an intent naming the family with
+     * {@code above}, its last sequence number (written durably: temporary file, force, rename,
+     * directory sync). Every table the operation writes holds only sequence numbers above it.
+     * Deleted by {@link #deleteIntent} once the operation's manifest edit is in and before the
+     * operation returns, so while it is on disk nothing above {@code above} was acknowledged:
+     * beside a manifest whose last record tore, the open can drop those tables instead of
+     * refusing ({@code VersionSet.checkTornTail}). Left in place when the operation fails: the
+     * retry writes it again, the next operation replaces it, an open deletes it. The caller
+     * makes sure no other flush or ingest of the store writes the file meanwhile (the one flush
+     * thread; an ingest waits until no family has a flush pending).
+     */
+    static void writeIntent(dev.strata.lsm.io.StorageIO io, Path storeDir, int familyId, long above)
+            throws java.io.IOException {
+        dev.strata.lsm.version.FlushGroupRecord.intent(List.of(
+                new dev.strata.lsm.version.FlushGroupRecord.Intent(familyId, above))).write(io, storeDir);
+    }
+
+    /** Deletes the intent of {@link #writeIntent}, durably (directory synced). */
+    static void deleteIntent(dev.strata.lsm.io.StorageIO io, Path storeDir) throws java.io.IOException {
+        dev.strata.lsm.version.FlushGroupRecord.delete(io, storeDir);
+        io.syncDirectory(storeDir);
     }
 
     /**

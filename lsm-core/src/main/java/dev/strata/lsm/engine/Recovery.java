@@ -150,8 +150,8 @@ final class Recovery {
         }
         FlushGroupRecord.delete(io, dir);
         io.syncDirectory(dir);
-        LOG.log(System.Logger.Level.INFO, "deleted the tables of an atomic flush a crash interrupted before it"
-                + " committed, in " + dir);
+        LOG.log(System.Logger.Level.INFO, "deleted the tables of a flush, ingest or atomic flush a crash interrupted"
+                + " before it completed (its FLUSHGROUP intent was on disk), in " + dir);
     }
 
     /**

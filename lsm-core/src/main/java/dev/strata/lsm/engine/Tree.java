@@ -100,7 +100,7 @@ final class Tree {
         this.flushJob = new FlushJob(mutex, versions, output, obsolete, policy, scheduler, mergeJob, shared.snapshots(),
                 counters, shared.listener(), threads);
         this.flushLane = new FlushLane(dir, config.walMode(), mutex, memtables, versions, flushJob, scheduler, obsolete,
-                shared.snapshots(), threads, counters, shared.metrics());
+                shared.snapshots(), threads, counters, shared.metrics(), shared.io(), shared.storeDir(), id);
         this.writeControl = new WriteControl(dir, config, mutex, memtables, flushLane, scheduler, counters);
         this.reads = new ReadPath(memtables, versions, mutex, shared.operator(), config.prefixExtractor(),
                 counters.prefixBloomSkips, config.clock());

@@ -217,15 +217,18 @@ public final class VersionSet {
         // A table the store's atomic-flush commit record names for this tree is held by that
         // record: recovery installs it (Recovery#finishFlushGroup), whatever became of the
         // install edit; with WAL mode none there is no WAL segment to vouch for it.
-        Set<String> grouped = flushGroupTables();
+        FlushGroupRecord record = FlushGroupRecord.read(io, walDir);
+        Set<String> grouped = flushGroupTables(record);
+        long intentAbove = intentAbove(record);
         List<String> unvouched = new ArrayList<>(unreferenced);
         unvouched.removeAll(grouped);
         boolean walHoldsThem = io.exists(WalSegments.path(walDir, logNumber));
-        // Without that segment, tables holding nothing newer than the intact edits vouch for themselves.
+        // Without that segment, tables holding nothing newer than the intact edits vouch for
+        // themselves, and so do those of a flush or ingest whose intent is still on disk.
         Map<String, String> covered = new LinkedHashMap<>();
         if (!walHoldsThem) {
             for (String name : unvouched) {
-                String why = holdsNothingNew(name, lastSequence);
+                String why = holdsNothingNew(name, lastSequence, intentAbove);
                 if (why != null) {
                     covered.put(name, why);
                 }
@@ -258,7 +261,7 @@ public final class VersionSet {
      * merge's output), or it has no valid footer at its end (an output still being written);
      * null if it may hold newer data.
      */
-    private String holdsNothingNew(String name, long lastSequence) throws IOException {
+    private String holdsNothingNew(String name, long lastSequence, long intentAbove) throws IOException {
         Path path = dir.resolve(name);
         try (PageFile f = io.open(path, OpenMode.READ, IoPurpose.READ)) {
             SSTableReader r;
@@ -268,13 +271,42 @@ public final class VersionSet {
                 return "no valid footer at its end: unfinished";
             }
             long max = r.footer().maxSeqno();
-            return max <= lastSequence ? "entries up to sequence number " + max : null;
+            if (max <= lastSequence) {
+                return "entries up to sequence number " + max;
+            }
+            long min = r.footer().minSeqno();
+            if (min > intentAbove) {
+                // Written after the intent on disk was: by the flush (or ingest) it announces, which
+                // deletes it, durably, only after its edit is in and before it returns. An
+                // acknowledged table's edit set the tree's lastSequence to at least its largest
+                // sequence number before any later intent was written, so it is never above one.
+                return "entries from sequence number " + min + ", above the " + FlushGroupRecord.FILE
+                        + " intent's " + intentAbove + ": written by a flush or ingest that never completed";
+            }
+            return null;
         }
     }
 
+    /**
+     * The sequence number above which this tree's tables were written by a flush, ingest or flush
+     * group that has not completed: the store's {@code FLUSHGROUP} intent's entry for this tree;
+     * {@link Long#MAX_VALUE} without one.
+     */
+    private long intentAbove(FlushGroupRecord record) {
+        if (record == null || record.committed()) {
+            return Long.MAX_VALUE;
+        }
+        for (FlushGroupRecord.Intent i : record.intents()) {
+            Path treeDir = i.familyId() == 0 ? walDir : FamilyCatalog.familyDirectory(walDir, i.familyId());
+            if (treeDir.toAbsolutePath().normalize().equals(dir.toAbsolutePath().normalize())) {
+                return i.above();
+            }
+        }
+        return Long.MAX_VALUE;
+    }
+
     /** The file names of this tree's tables in the store's atomic-flush commit record (none: no record). */
-    private Set<String> flushGroupTables() throws IOException {
-        FlushGroupRecord record = FlushGroupRecord.read(io, walDir);
+    private Set<String> flushGroupTables(FlushGroupRecord record) {
         Set<String> out = new HashSet<>();
         if (record == null) {
             return out;
