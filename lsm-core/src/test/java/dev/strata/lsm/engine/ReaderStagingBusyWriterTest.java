@@ -48,6 +48,20 @@ class ReaderStagingBusyWriterTest {
         store.write(new WriteBatch().put(a, b("n"), v).put(bFam, b("n"), v).put(b("n"), v));
     }
 
+    /**
+     * Batches 1 to 50, a flush of every family (each family's log number then at one segment,
+     * which family a's own flushes keep), batches 51 to 100; returns the next batch number.
+     */
+    private static long writeHundredBatches(LsmStore writer, ColumnFamily a, ColumnFamily bFam) {
+        for (long i = 1; i <= 100; i++) {
+            writeBatch(writer, a, bFam, i);
+            if (i == 50) {
+                writer.flush();
+            }
+        }
+        return 101;
+    }
+
     private static long read(LsmStore store, ColumnFamily family) {
         byte[] v = store.get(family, b("n"));
         return v == null ? 0 : Long.parseLong(new String(v, StandardCharsets.UTF_8));
@@ -59,14 +73,7 @@ class ReaderStagingBusyWriterTest {
         try (LsmStore writer = LsmStore.open(dir, config())) {
             ColumnFamily a = writer.createColumnFamily("a", FamilyOptions.defaults());
             ColumnFamily bFam = writer.createColumnFamily("b", FamilyOptions.defaults());
-            long[] next = {1};
-            for (; next[0] <= 50; next[0]++) {
-                writeBatch(writer, a, bFam, next[0]);
-            }
-            writer.flush(); // every family's log number at one segment, which family a's flushes keep
-            for (; next[0] <= 100; next[0]++) {
-                writeBatch(writer, a, bFam, next[0]);
-            }
+            long[] next = {writeHundredBatches(writer, a, bFam)};
             int[] attempts = {0};
             ReaderStaging.afterManifestsHook = () -> {
                 attempts[0]++;
@@ -92,14 +99,7 @@ class ReaderStagingBusyWriterTest {
         try (LsmStore writer = LsmStore.open(dir, config())) {
             ColumnFamily a = writer.createColumnFamily("a", FamilyOptions.defaults());
             ColumnFamily bFam = writer.createColumnFamily("b", FamilyOptions.defaults());
-            long[] next = {1};
-            for (; next[0] <= 50; next[0]++) {
-                writeBatch(writer, a, bFam, next[0]);
-            }
-            writer.flush();
-            for (; next[0] <= 100; next[0]++) {
-                writeBatch(writer, a, bFam, next[0]);
-            }
+            long[] next = {writeHundredBatches(writer, a, bFam)};
             int[] attempts = {0};
             ReaderStaging.afterManifestsHook = () -> {
                 attempts[0]++;
