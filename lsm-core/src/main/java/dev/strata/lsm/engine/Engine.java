@@ -1395,7 +1395,7 @@ public final class Engine implements AutoCloseable {
                 log.publish();
                 if (intent) {
                     // Before the ingest returns: from here on its tables are acknowledged.
-                    FlushLane.deleteIntent(io, dir);
+                    dev.strata.lsm.version.FlushGroupRecord.deleteIntent(io, dir);
                 }
                 counters.wroteIntoLevel(chosen.level(), written.stream().mapToLong(c -> c.meta().sizeBytes()).sum());
                 counters.wroteAs(StoreStats.INGEST, written.stream().mapToLong(c -> c.meta().sizeBytes()).sum());

@@ -388,8 +388,7 @@ final class FlushGroups {
      * fails the group, whose retry (every part installed) tries the deletion again.
      */
     private void deleteIntent(Group g) throws java.io.IOException {
-        FlushGroupRecord.delete(io, dir);
-        io.syncDirectory(dir);
+        FlushGroupRecord.deleteIntent(io, dir);
         g.intentWritten = false;
     }
 

@@ -140,7 +140,7 @@ final class FlushLane {
                 metrics.recordFlush(System.nanoTime() - flushStart);
             }
             if (intent) {
-                deleteIntent(io, storeDir);
+                dev.strata.lsm.version.FlushGroupRecord.deleteIntent(io, storeDir);
             }
         } catch (Throwable e) {
             // Any Throwable: a flush that ends without this bookkeeping would leave running set
@@ -184,7 +184,7 @@ final class FlushLane {
      * table, the store's {@code FLUSHGROUP} file becomes an intent naming the family with
      * {@code above}, its last sequence number (written durably: temporary file, force, rename,
      * directory sync). Every table the operation writes holds only sequence numbers above it.
-     * Deleted by {@link #deleteIntent} once the operation's manifest edit is in and before the
+     * Deleted by {@code FlushGroupRecord.deleteIntent} once the operation's manifest edit is in and before the
      * operation returns, so while it is on disk nothing above {@code above} was acknowledged:
      * beside a manifest whose last record tore, the open can drop those tables instead of
      * refusing ({@code VersionSet.checkTornTail}). Left in place when the operation fails: the
@@ -196,12 +196,6 @@ final class FlushLane {
             throws java.io.IOException {
         dev.strata.lsm.version.FlushGroupRecord.intent(List.of(
                 new dev.strata.lsm.version.FlushGroupRecord.Intent(familyId, above))).write(io, storeDir);
-    }
-
-    /** Deletes the intent of {@link #writeIntent}, durably (directory synced). */
-    static void deleteIntent(dev.strata.lsm.io.StorageIO io, Path storeDir) throws java.io.IOException {
-        dev.strata.lsm.version.FlushGroupRecord.delete(io, storeDir);
-        io.syncDirectory(storeDir);
     }
 
     /**

@@ -181,6 +181,16 @@ public final class FlushGroupRecord {
         io.delete(dir.resolve(FILE));
     }
 
+    /**
+     * Deletes an intent record of the store in {@code dir} durably (the directory synced):
+     * once this returns, no crash brings back the intent, which would let an open drop the
+     * tables of an operation that has since been acknowledged (docs/format.md, rule 5).
+     */
+    public static void deleteIntent(StorageIO io, Path dir) throws IOException {
+        delete(io, dir);
+        io.syncDirectory(dir);
+    }
+
     byte[] encode() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
