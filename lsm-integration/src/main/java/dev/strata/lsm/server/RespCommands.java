@@ -220,14 +220,10 @@ final class RespCommands {
                         continue;
                     }
                     try {
-                        long by = delta(args);
-                        StoredValue old = StoredValue.decode(state.get(key), now);
-                        long next = increment(old == null ? null : old.payload(), by, NOT_INTEGER);
-                        // INCR keeps the key's time to live, as Redis does.
-                        long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
-                        state.put(key, stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
+                        Incremented next = incremented(state.get(key), now, delta(args));
+                        state.put(key, next.stored());
                         written.add(key);
-                        replies.add(new IntegerRedisMessage(next));
+                        replies.add(new IntegerRedisMessage(next.value()));
                     } catch (CommandRefused e) {
                         replies.add(e.reply);
                     } catch (WrongTypeException e) {
@@ -263,18 +259,42 @@ final class RespCommands {
         if (args.size() == 2) {
             return is(args.get(0), "INCR") ? 1 : -1;
         }
-        Long n = parseLong(args.get(2));
+        return amount(args.get(2), is(args.get(0), "DECRBY"));
+    }
+
+    /**
+     * INCRBY's or (when {@code negate}) DECRBY's amount, {@code by} as a client wrote it.
+     *
+     * @throws CommandRefused when {@code by} is not an integer, or DECRBY's negation of it is
+     *     not a long
+     */
+    private static long amount(byte[] by, boolean negate) {
+        Long n = parseLong(by);
         if (n == null) {
             throw new CommandRefused(NOT_INTEGER);
         }
-        if (is(args.get(0), "INCRBY")) {
-            return n;
-        }
-        if (n == Long.MIN_VALUE) {
+        if (negate && n == Long.MIN_VALUE) {
             // Its negation is not a long (Redis 7 answers the same).
             throw new CommandRefused(new ErrorRedisMessage("ERR decrement would overflow"));
         }
-        return -n;
+        return negate ? -n : n;
+    }
+
+    /** An integer increment's result: the new value and its stored form (the TTL kept). */
+    private record Incremented(long value, byte[] stored) {
+    }
+
+    /**
+     * {@code by} added to the stored value {@code storedOld} (null: missing, 0) as INCRBY does
+     * at {@code now}, keeping the key's time to live, as Redis does.
+     *
+     * @throws CommandRefused as {@link #increment}
+     */
+    private Incremented incremented(byte[] storedOld, long now, long by) {
+        StoredValue old = StoredValue.decode(storedOld, now);
+        long next = increment(old == null ? null : old.payload(), by, NOT_INTEGER);
+        long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
+        return new Incremented(next, stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
     }
 
     /** Whether {@code name} is {@code upper} in any case (ASCII letters). */
@@ -538,15 +558,7 @@ final class RespCommands {
     }
 
     private RedisMessage incrBy(byte[] key, byte[] by, boolean negate) {
-        Long n = parseLong(by);
-        if (n == null) {
-            return NOT_INTEGER;
-        }
-        if (negate && n == Long.MIN_VALUE) {
-            // Its negation is not a long (Redis 7 answers the same).
-            return new ErrorRedisMessage("ERR decrement would overflow");
-        }
-        return incrBy(key, negate ? -n : n);
+        return incrBy(key, amount(by, negate));
     }
 
     /** INCRBYFLOAT key by: the new value, as Redis writes it ({@link FloatIncrement}); the TTL is kept. */
@@ -564,12 +576,9 @@ final class RespCommands {
     private RedisMessage incrBy(byte[] key, long by) {
         try (KeyLocks.Held ignored = locks.lock(key)) {
             long now = clock.getAsLong();
-            StoredValue old = StoredValue.decode(store.get(NodeKeys.stored(key)), now);
-            long next = increment(old == null ? null : old.payload(), by, NOT_INTEGER);
-            // INCR keeps the key's time to live, as Redis does.
-            long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
-            store.put(NodeKeys.stored(key), stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
-            return new IntegerRedisMessage(next);
+            Incremented next = incremented(store.get(NodeKeys.stored(key)), now, by);
+            store.put(NodeKeys.stored(key), next.stored());
+            return new IntegerRedisMessage(next.value());
         }
     }
 
