@@ -239,6 +239,9 @@ final class DesignSpaceRun {
             writes.recordValue(Math.max(1, System.nanoTime() - a));
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
+        // The phase ends with the merges its writes started: a merge still running would write
+        // part of its bytes into this phase's counters and be counted by kind in the next one.
+        store.awaitMerges();
         sample(store);
         StoreStats after = store.stats();
         double ingested = (double) ops * s.entryBytes();
