@@ -44,6 +44,8 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     private final ServerMetrics metrics;
     private final Session session;
     private final EventExecutor commandThread;
+    /** The node's writer, which takes batches made only of plain writes. */
+    private final WriteCombiner writer;
     /** Commands read and not yet handed to the command thread (event loop only). */
     private List<Object> incoming = new ArrayList<>();
     /**
@@ -55,12 +57,18 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     private boolean unflushed;
     /** The connection closes once its last replies are written: nothing more is read into it (event loop only). */
     private boolean closing;
+    /** Whether the batches out went to {@link #writer} rather than {@link #commandThread} (event loop only). */
+    private boolean outToWriter;
+    /** The client half-closed: the connection closes once every command is answered (event loop only). */
+    private boolean inputShut;
 
-    CommandHandler(RespCommands commands, ServerMetrics metrics, Session session, EventExecutor commandThread) {
+    CommandHandler(RespCommands commands, ServerMetrics metrics, Session session, EventExecutor commandThread,
+                   WriteCombiner writer) {
         this.commands = commands;
         this.metrics = metrics;
         this.session = session;
         this.commandThread = commandThread;
+        this.writer = writer;
     }
 
     @Override
@@ -133,14 +141,71 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         return true;
     }
 
+    /**
+     * Hands the commands read so far to the writer (when all are plain writes) or to the
+     * connection's command thread. While batches are out with the other of the two, the
+     * commands wait (they are handed off from {@link #sendNow} once those are answered): one
+     * connection's commands never run on two threads at once.
+     */
     private void handOff(ChannelHandlerContext ctx) {
-        if (incoming.isEmpty()) {
+        if (incoming.isEmpty() || closing) {
+            return;
+        }
+        boolean toWriter = session.authenticated && allPlainWrites(incoming);
+        if (batchesOut > 0 && toWriter != outToWriter) {
             return;
         }
         List<Object> batch = incoming;
         incoming = new ArrayList<>();
         batchesOut++;
-        commandThread.execute(() -> run(ctx, batch));
+        outToWriter = toWriter;
+        if (toWriter) {
+            writer.submit(new WriteCombiner.Submission(this, ctx, session, batch));
+        } else {
+            commandThread.execute(() -> run(ctx, batch));
+        }
+    }
+
+    private static boolean allPlainWrites(List<Object> batch) {
+        for (Object msg : batch) {
+            if (!(msg instanceof List<?> l)) {
+                return false;
+            }
+            @SuppressWarnings("unchecked")
+            List<byte[]> args = (List<byte[]>) l;
+            if (!RespCommands.batchableWrite(args)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * On the writer thread: the {@code count} commands of a batch this connection submitted
+     * were applied and {@code out} holds their replies (empty if the connection had closed).
+     */
+    void writesDone(ChannelHandlerContext ctx, ByteBuf out, int count) {
+        commandsAnswered(ctx, count);
+        send(ctx, out, false);
+    }
+
+    /** On the writer thread: applying a batch this connection submitted failed; the connection closes. */
+    void writesFailed(ChannelHandlerContext ctx, int count) {
+        commandsAnswered(ctx, count);
+        try {
+            ctx.channel().eventLoop().execute(() -> batchesOut--);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The node is shutting down: nothing is left to count.
+        }
+        ctx.close();
+    }
+
+    /** Counts {@code count} commands as answered, resuming reading where it paused for them. */
+    private void commandsAnswered(ChannelHandlerContext ctx, int count) {
+        int before = session.pending.getAndAdd(-count);
+        if (before >= RESUME_BELOW && before - count < RESUME_BELOW && ctx.channel().isWritable()) {
+            ctx.channel().config().setAutoRead(true);
+        }
     }
 
     /**
@@ -168,20 +233,36 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             out.release();
             ctx.flush();
         }
+        if (batchesOut == 0) {
+            // Commands held back while the other executor had batches out go now.
+            handOff(ctx);
+            closeIfAnswered(ctx);
+        }
+    }
+
+    /** Closes a half-closed connection once every command it sent is answered. */
+    private void closeIfAnswered(ChannelHandlerContext ctx) {
+        if (inputShut && !closing && batchesOut == 0 && incoming.isEmpty()) {
+            closing = true;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
     }
 
     /**
      * The client half-closed (sent a FIN): it will send nothing more, but every command it
      * sent before is executed and answered, and the connection is closed once those replies
-     * are written (the close is queued on the command thread behind them).
+     * are written ({@link #closeIfAnswered}, after the last batch's replies).
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof ChannelInputShutdownEvent) {
+            inputShut = true;
+            if (unflushed) {
+                unflushed = false;
+                ctx.flush();
+            }
             handOff(ctx);
-            // Queued behind the batches: its close runs on the event loop after their replies were written.
-            batchesOut++;
-            commandThread.execute(() -> send(ctx, Unpooled.EMPTY_BUFFER, true));
+            closeIfAnswered(ctx);
             return;
         }
         ctx.fireUserEventTriggered(evt);
@@ -252,10 +333,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             ctx.close();
             throw e;
         } finally {
-            int before = session.pending.getAndAdd(-batch.size());
-            if (before >= RESUME_BELOW && before - batch.size() < RESUME_BELOW && ctx.channel().isWritable()) {
-                ctx.channel().config().setAutoRead(true);
-            }
+            commandsAnswered(ctx, batch.size());
         }
         send(ctx, out, close);
     }
@@ -278,16 +356,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         }
         long start = System.nanoTime();
         List<RedisMessage> replies = commands.writeAll(session, writes);
-        long nanos = System.nanoTime() - start;
-        // Counted per command name, each run of one name at once (a pipeline's run is usually one name).
-        int runStart = 0;
-        for (int k = 1; k <= writes.size(); k++) {
-            if (k == writes.size() || !sameName(writes.get(k), writes.get(runStart))) {
-                String name = new String(writes.get(runStart).get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
-                metrics.record(name, k - runStart, nanos * (k - runStart) / writes.size());
-                runStart = k;
-            }
-        }
+        recordRuns(metrics, writes, System.nanoTime() - start);
         for (RedisMessage reply : replies) {
             if (reply == RespCommands.OK) {
                 out.writeBytes(ReplyWriter.OK);
@@ -297,6 +366,21 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             }
         }
         return end;
+    }
+
+    /**
+     * Counts {@code writes}, applied together in {@code nanos}, per command name: each run of
+     * one name at once (a pipeline's run is usually one name), its share of the time by count.
+     */
+    static void recordRuns(ServerMetrics metrics, List<List<byte[]>> writes, long nanos) {
+        int runStart = 0;
+        for (int k = 1; k <= writes.size(); k++) {
+            if (k == writes.size() || !sameName(writes.get(k), writes.get(runStart))) {
+                String name = new String(writes.get(runStart).get(0), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+                metrics.record(name, k - runStart, nanos * (k - runStart) / writes.size());
+                runStart = k;
+            }
+        }
     }
 
     private static boolean sameName(List<byte[]> a, List<byte[]> b) {

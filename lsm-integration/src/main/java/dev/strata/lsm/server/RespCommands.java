@@ -181,8 +181,16 @@ final class RespCommands {
      * @return one reply per command, in order
      */
     List<RedisMessage> writeAll(Session session, List<List<byte[]>> writes) {
+        return writeAll(java.util.Collections.nCopies(writes.size(), session), writes);
+    }
+
+    /**
+     * {@link #writeAll(Session, List)} of writes that came from several connections:
+     * {@code sessions[i]} sent {@code writes[i]} (and answers for it where a command runs alone).
+     */
+    List<RedisMessage> writeAll(List<Session> sessions, List<List<byte[]>> writes) {
         if (writes.size() == 1) {
-            return List.of(execute(session, writes.get(0)));
+            return List.of(execute(sessions.get(0), writes.get(0)));
         }
         try {
             // Every key, once, in first-seen order; and the keys an increment reads before any SET of them.
@@ -243,8 +251,8 @@ final class RespCommands {
             return replies;
         } catch (IllegalArgumentException | StoreException | IllegalStateException refused) {
             List<RedisMessage> out = new ArrayList<>(writes.size());
-            for (List<byte[]> args : writes) {
-                out.add(execute(session, args));
+            for (int i = 0; i < writes.size(); i++) {
+                out.add(execute(sessions.get(i), writes.get(i)));
             }
             return out;
         }

@@ -40,9 +40,13 @@ public final class RespServer implements AutoCloseable {
     private final ServerInfo info;
     /** TLS for every connection, or null for plain TCP. */
     private final SslContext tls;
-    private final EventLoopGroup boss = new NioEventLoopGroup(1);
-    private final EventLoopGroup workers = new NioEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()));
+    /** Linux's epoll transport where its native library loads (fewer system calls per request), else NIO. */
+    private static final boolean EPOLL = io.netty.channel.epoll.Epoll.isAvailable();
+    private final EventLoopGroup boss = EPOLL ? new io.netty.channel.epoll.EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
+    private final EventLoopGroup workers = eventLoops(Math.max(1, Runtime.getRuntime().availableProcessors()));
     private final EventExecutorGroup commandThreads;
+    /** Applies the plain writes of every connection as shared write batches. */
+    private final WriteCombiner writer;
     /** Runs {@link HashSweeper#tick} (one daemon thread). */
     private final java.util.concurrent.ScheduledExecutorService sweeperThread =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
@@ -66,6 +70,7 @@ public final class RespServer implements AutoCloseable {
         java.time.InstantSource clock = store.config().clock();
         this.commands = new RespCommands(store, info, options.requirePass(), clock::millis);
         this.commandThreads = new DefaultEventExecutorGroup(options.commandThreads());
+        this.writer = new WriteCombiner(commands, metrics);
         HashSweeper sweeper = commands.hashSweeper();
         io.micrometer.core.instrument.FunctionCounter.builder("strata.server.hash.fields.reclaimed", sweeper,
                 HashSweeper::deletedTotal).description("fields of deleted hashes removed by the sweeper").register(registry);
@@ -134,10 +139,19 @@ public final class RespServer implements AutoCloseable {
                 .maxValueBytes(StoredValue.storeLimit(user.maxValueBytes())).build();
     }
 
+    private static EventLoopGroup eventLoops(int threads) {
+        return EPOLL ? new io.netty.channel.epoll.EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
+    }
+
+    /** The network transport the node serves with: {@code epoll} or {@code nio}. */
+    static String transport() {
+        return EPOLL ? "epoll" : "nio";
+    }
+
     private void bind() {
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
-                .channel(NioServerSocketChannel.class)
+                .channel(EPOLL ? io.netty.channel.epoll.EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -179,7 +193,7 @@ public final class RespServer implements AutoCloseable {
                 commands.openAccess());
         ch.pipeline()
                 .addLast("decoder", new RespDecoder(options))
-                .addLast("commands", new CommandHandler(commands, metrics, session, commandThreads.next()));
+                .addLast("commands", new CommandHandler(commands, metrics, session, commandThreads.next(), writer));
     }
 
     private void sweepTick() {
@@ -243,6 +257,7 @@ public final class RespServer implements AutoCloseable {
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         // Commands already running finish (their writes were acknowledged or will be) before the store closes.
         commandThreads.shutdownGracefully(0, 10, TimeUnit.SECONDS).awaitUninterruptibly(30, TimeUnit.SECONDS);
+        writer.shutdown();
         boss.terminationFuture().awaitUninterruptibly(10, TimeUnit.SECONDS);
         workers.terminationFuture().awaitUninterruptibly(10, TimeUnit.SECONDS);
     }
