@@ -155,7 +155,8 @@ public final class StrataServer implements Callable<Integer> {
         System.out.println(READY + ": listening on " + server.address().getAddress().getHostAddress() + ":"
                 + server.port() + " (dir " + store.directory() + ", merge policy " + store.config().mergePolicy()
                 + ", WAL " + store.config().walMode().name().toLowerCase(java.util.Locale.ROOT)
-                + ", max clients " + server.maxClients() + (requirePass != null ? ", password required" : "")
+                + ", max clients " + server.maxClients() + ", " + RespServer.transport() + " transport"
+                + (requirePass != null ? ", password required" : "")
                 + (tls != null ? ", TLS" + (tlsCaCert != null ? " with client certificates" : "") : "")
                 + (metrics != null ? ", metrics on http://" + bind + ":" + metrics.port() + "/metrics" : "") + ")");
         System.out.flush();
