@@ -263,6 +263,83 @@ class MemtableTest {
         assertEquals(n, m.entryCount());
     }
 
+    /**
+     * Overwrites of a few keys (most go in front of the key's newest node without a search),
+     * some with older sequence numbers than the key's newest (those must search): both
+     * directions of iteration, seeks, point reads and the key counts match a sorted model.
+     */
+    @Test
+    void overwritesLinkedWithoutASearchKeepTheListSortedBothWays() throws Exception {
+        long seed = TestSeed.orRandom();
+        Random r = new Random(seed);
+        Memtable m = new Memtable(1);
+        TreeMap<IKey, Val> model = new TreeMap<>();
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            keys.add(randomKey(r));
+        }
+        long seq = 1_000;
+        for (int i = 0; i < 20_000; i++) {
+            byte[] key = keys.get(r.nextInt(keys.size()));
+            // One in ten goes below every sequence number used so far: an older version.
+            long s = r.nextInt(10) == 0 ? 1 + r.nextInt(999) : ++seq;
+            IKey ik = new IKey(key.clone(), s);
+            if (model.containsKey(ik)) {
+                continue;
+            }
+            boolean delete = r.nextInt(4) == 0;
+            byte[] value = ("v" + i).getBytes();
+            m.add(key, s, delete ? EntryType.DELETE : EntryType.PUT, delete ? null : value);
+            model.put(ik, new Val(delete ? EntryType.DELETE : EntryType.PUT, delete ? null : value));
+        }
+        assertEquals(model.size(), m.entryCount(), "seed " + seed);
+        int live = 0;
+        int deleted = 0;
+        byte[] previous = null;
+        for (Map.Entry<IKey, Val> e : model.entrySet()) {
+            if (previous == null || !Arrays.equals(previous, e.getKey().key())) {
+                if (e.getValue().type() == EntryType.DELETE) {
+                    deleted++;
+                } else {
+                    live++;
+                }
+            }
+            previous = e.getKey().key();
+        }
+        assertEquals(live, m.liveKeyCount(), "seed " + seed);
+        assertEquals(deleted, m.deletedKeyCount(), "seed " + seed);
+
+        InternalIterator it = m.iterator();
+        it.seekToFirst();
+        for (IKey k : model.keySet()) {
+            assertTrue(it.valid(), "seed " + seed);
+            assertArrayEquals(k.key(), it.key(), "seed " + seed);
+            assertEquals(k.seqno(), it.seqno(), "seed " + seed);
+            it.next();
+        }
+        assertFalse(it.valid());
+        it.seekToLast();
+        for (IKey k : model.descendingKeySet()) {
+            assertTrue(it.valid(), "seed " + seed);
+            assertArrayEquals(k.key(), it.key(), "seed " + seed);
+            assertEquals(k.seqno(), it.seqno(), "seed " + seed);
+            it.prev();
+        }
+        assertFalse(it.valid());
+        for (byte[] key : keys) {
+            for (long snapshot : new long[] {500, 1_000, seq / 2, seq}) {
+                Map.Entry<IKey, Val> want = model.ceilingEntry(new IKey(key, snapshot));
+                InternalEntry got = m.get(key, snapshot);
+                if (want == null || !Arrays.equals(want.getKey().key(), key)) {
+                    assertNull(got, "seed " + seed);
+                } else {
+                    assertEquals(want.getKey().seqno(), got.seqno(), "seed " + seed);
+                    assertArrayEquals(want.getValue().value(), got.value(), "seed " + seed);
+                }
+            }
+        }
+    }
+
     @Test
     void pointReadsFindEveryVersionBySnapshotAndKeepTheNewestWhenInsertedOutOfOrder() {
         Memtable m = new Memtable(1);
