@@ -20,8 +20,8 @@ import java.util.Arrays;
  * <p>Node layout, in longs from the node's address: key bytes 0–7 and 8–15 as big-endian
  * unsigned numbers (zero padded), {@code seqno << 8 | type code}, {@code keyLength << 32 |
  * valueLength} (value length -1 for a tombstone), the address of the key bytes (the value
- * bytes follow them), the node before it on level 0 (kept by the writer for the insert of a
- * newer version, below), then one forward pointer per level.
+ * bytes follow them), the node before it on level 0 (a back link: a cursor steps back in one
+ * load, and the insert of a newer version below uses it), then one forward pointer per level.
  *
  * <p>A newer version of a key already here, whose random height is 1 (three inserts in four),
  * is linked in front of the key's newest node found through the point-read index and that
@@ -46,7 +46,7 @@ final class ArenaSkipList {
     private static final int SEQ_TYPE = 2;
     private static final int LENGTHS = 3;
     private static final int DATA = 4;
-    /** The node before this one on level 0 (the head is 0); the writer's alone, readers never use it. */
+    /** The node before this one on level 0 (0: the head); set with release stores, read with acquire loads. */
     private static final int PREV = 5;
     private static final int NEXT = 6;
     /** Bytes a node takes on top of its forward pointers. */
@@ -263,8 +263,22 @@ final class ArenaSkipList {
         return nodeChunks[chunkOf(node)][offsetOf(node) + PREV];
     }
 
+    /**
+     * Sets {@code node}'s back link; a release store, so a reader that follows it finds
+     * {@code prev} fully written. Writer only.
+     */
     private void setPrev(long node, long prev) {
-        nodeChunks[chunkOf(node)][offsetOf(node) + PREV] = prev;
+        LONGS.setRelease(nodeChunks[chunkOf(node)], offsetOf(node) + PREV, prev);
+    }
+
+    /**
+     * The node before {@code node} on level 0, or 0 when {@code node} is the first. A reader
+     * may get the predecessor from before a concurrent insert in front of {@code node}; such
+     * an entry is newer than any snapshot the reader can hold, so skipping it changes nothing
+     * the reader may see.
+     */
+    long previous(long node) {
+        return (long) LONGS.getAcquire(nodeChunks[chunkOf(node)], offsetOf(node) + PREV);
     }
 
     /** Doubles the point-read index: a new table, filled and then published (readers keep the old one meanwhile). Writer only. */
@@ -398,29 +412,15 @@ final class ArenaSkipList {
         return next;
     }
 
-    /**
-     * The last node before {@code (key, seqno)} in internal-key order, or 0 if none: the
-     * search LevelDB's skip list calls FindLessThan. A skip list has no backward pointers,
-     * so stepping back is a search from the top (O(log n)), not a pointer chase.
-     */
-    long lessThan(byte[] key, long seqno) {
-        return lastBefore(key, seqno, false);
-    }
-
     /** The last node at or before {@code (key, seqno)} in internal-key order, or 0 if none. */
     long atOrBefore(byte[] key, long seqno) {
-        return lastBefore(key, seqno, true);
-    }
-
-    private long lastBefore(byte[] key, long seqno, boolean inclusive) {
         long prefix0 = prefix(key, 0);
         long prefix1 = prefix(key, 8);
         long x = 0;
         for (int level = height - 1; level >= 0; level--) {
             long next = next(x, level);
             while (next != 0) {
-                int c = compare(next, prefix0, prefix1, key, seqno);
-                if (c > 0 || (c == 0 && !inclusive)) {
+                if (compare(next, prefix0, prefix1, key, seqno) > 0) {
                     break;
                 }
                 x = next;

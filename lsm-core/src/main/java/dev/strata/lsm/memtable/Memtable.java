@@ -181,11 +181,11 @@ public final class Memtable {
             position(list.next(node));
         }
 
-        /** A search for the predecessor of the current entry: the list has no backward links. */
+        /** One load: the list keeps a back link on level 0. */
         @Override
         public void prev() {
             checkValid();
-            position(list.lessThan(key(), list.seqno(node)));
+            position(list.previous(node));
         }
 
         private void checkValid() {

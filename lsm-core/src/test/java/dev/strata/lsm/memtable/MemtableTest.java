@@ -206,7 +206,8 @@ class MemtableTest {
                         byte[] prev = null;
                         for (int i = 0; i < 1000 && it.valid(); i++, it.next()) {
                             byte[] key = it.key();
-                            if (prev != null && Arrays.compareUnsigned(prev, key) >= 0) {
+                            // Versions of one key (the writer overwrites) sit side by side.
+                            if (prev != null && Arrays.compareUnsigned(prev, key) > 0) {
                                 throw new AssertionError("out of order");
                             }
                             // Each value repeats its key's first byte: a torn entry would show.
@@ -218,12 +219,12 @@ class MemtableTest {
                             }
                             prev = key;
                         }
-                        // Backwards: each step searches for the predecessor while nodes are linked in.
+                        // Backwards: each step follows a back link while nodes are linked in.
                         it.seekForPrev(from);
                         byte[] after = null;
                         for (int i = 0; i < 1000 && it.valid(); i++, it.prev()) {
                             byte[] key = it.key();
-                            if (after != null && Arrays.compareUnsigned(key, after) >= 0) {
+                            if (after != null && Arrays.compareUnsigned(key, after) > 0) {
                                 throw new AssertionError("out of order backwards");
                             }
                             if (Arrays.compareUnsigned(key, from) > 0) {
@@ -246,9 +247,17 @@ class MemtableTest {
             readers.add(reader);
         }
         Random r = new Random(3);
+        List<byte[]> written = new ArrayList<>();
         for (int i = 1; i <= n; i++) {
-            byte[] key = new byte[12];
-            r.nextBytes(key);
+            // One in three a newer version of a recent key (linked in front of it without a search).
+            byte[] key;
+            if (!written.isEmpty() && r.nextInt(3) == 0) {
+                key = written.get(written.size() - 1 - r.nextInt(Math.min(1000, written.size())));
+            } else {
+                key = new byte[12];
+                r.nextBytes(key);
+                written.add(key);
+            }
             byte[] value = new byte[1 + r.nextInt(64)];
             Arrays.fill(value, key[0]);
             m.add(key, i, EntryType.PUT, value);

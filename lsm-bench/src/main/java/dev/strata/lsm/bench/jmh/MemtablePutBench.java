@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Time to add one PUT (16-byte key, 100-byte value) to a {@link Memtable}, in random key
- * order.
+ * order: of keys each new to the memtable ({@code keyPool} 1,048,576), or mostly of keys it
+ * already holds ({@code keyPool} 65,536: overwrites, as a cache or a counter store writes).
  *
  * <p>A memtable that never stops growing would make later iterations slower than earlier
  * ones (a deeper skip list, more heap to scan), so, like the store, the benchmark switches
@@ -31,10 +32,12 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class MemtablePutBench extends BenchmarkDefaults {
     /**
-     * Keys the puts cycle through. More than a full default memtable holds (about 370,000
-     * entries of 180 charged bytes), so no memtable sees the same user key twice.
+     * Keys the puts cycle through. 1,048,576 is more than a full default memtable holds (about
+     * 370,000 entries of 180 charged bytes), so no memtable sees the same user key twice;
+     * 65,536 makes most puts a newer version of a key the memtable holds.
      */
-    private static final int KEY_POOL = 1 << 20;
+    @Param({"1048576", "65536"})
+    public int keyPool;
 
     /** Memtable size at which the benchmark switches to a new one. */
     @Param({"" + StoreConfig.DEFAULT_MEMTABLE_BYTES})
@@ -49,7 +52,7 @@ public class MemtablePutBench extends BenchmarkDefaults {
     /** Generates the key pool and the value and starts the first memtable. */
     @Setup(Level.Trial)
     public void setUp() {
-        keys = KeySpace.keys(0, KEY_POOL);
+        keys = KeySpace.keys(0, keyPool);
         value = KeySpace.value(1);
         memtable = new Memtable(1);
     }
@@ -62,7 +65,7 @@ public class MemtablePutBench extends BenchmarkDefaults {
         }
         // The pool's keys are already in random order (KeySpace), so cycling through it is a random insert.
         byte[] key = keys[next];
-        if (++next == KEY_POOL) {
+        if (++next == keyPool) {
             next = 0;
         }
         memtable.add(key, ++seqno, EntryType.PUT, value);
