@@ -136,7 +136,10 @@ class VlsmCensusTest {
                 * census.goodShareByBytes(), census.level1ToLevel2Amplification(), stats.bytesWrittenByKind());
         assertEquals(new VlsmCensus(vssts, vsstBytes, goodCount, goodCountBytes, goodBytes, goodBytesBytes,
                 intersected, merges, moved, merged, census.poorWindows()), census);
-        assertTrue(vssts > 100 && merges > 10 && goodCount > 0 && goodCount < vssts, census.toString());
+        // Poor by count is rare here (more than f = 8 level-2 SSTs under one vSST: none to a few in
+        // a run, as memtable sizes move the cuts); poor by bytes is common: both readings are counted.
+        assertTrue(vssts > 100 && merges > 10 && goodCount > 0 && goodBytes > 0 && goodBytes < vssts,
+                census.toString());
         long written = stats.bytesWrittenByKind().getOrDefault(VlsmPolicy.KIND_L1, 0L);
         double ratio = (double) written / (moved + merged);
         assertTrue(ratio > 0.9 && ratio < 1.1, "engine wrote " + written + " bytes in l1-to-l2 merges, the census "
