@@ -53,8 +53,12 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
      * (event loop only): while one is out, a GET must not be answered ahead of it.
      */
     private int batchesOut;
-    /** Replies written by the event loop itself since the last flush (event loop only). */
-    private boolean unflushed;
+    /**
+     * Replies the event loop answered itself ({@link #answerFromMemory}) since the read began,
+     * collected in one buffer and written at the read's end or before anything else is written
+     * (event loop only); null when there are none.
+     */
+    private ByteBuf answered;
     /** The connection closes once its last replies are written: nothing more is read into it (event loop only). */
     private boolean closing;
     /** Whether the batches out went to {@link #writer} rather than {@link #commandThread} (event loop only). */
@@ -90,11 +94,18 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (unflushed) {
-            unflushed = false;
+        if (answered != null) {
+            writeAnswered(ctx);
             ctx.flush();
         }
         handOff(ctx);
+    }
+
+    /** Writes the replies the event loop answered itself (not flushed), ahead of anything later. */
+    private void writeAnswered(ChannelHandlerContext ctx) {
+        ByteBuf out = answered;
+        answered = null;
+        ctx.write(out);
     }
 
     /**
@@ -129,14 +140,17 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             // A closing store, a value of another format: the command thread answers with the error.
             return false;
         }
-        ByteBuf out = ctx.alloc().ioBuffer(at < 0 ? 8 : stored.length + 16);
-        if (at < 0) {
-            out.writeBytes(ReplyWriter.NIL);
-        } else {
-            ReplyWriter.bulk(out, stored, at);
+        if (answered == null) {
+            answered = ctx.alloc().ioBuffer(Math.max(4096, stored == null ? 8 : stored.length + 16));
         }
-        ctx.write(out);
-        unflushed = true;
+        if (at < 0) {
+            answered.writeBytes(ReplyWriter.NIL);
+        } else {
+            ReplyWriter.bulk(answered, stored, at);
+        }
+        if (answered.readableBytes() >= WRITE_AT_BYTES) {
+            writeAnswered(ctx);
+        }
         metrics.record(hget ? "HGET" : "GET", System.nanoTime() - start);
         return true;
     }
@@ -224,6 +238,9 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
 
     private void sendNow(ChannelHandlerContext ctx, ByteBuf out, boolean close) {
         batchesOut--;
+        if (answered != null) {
+            writeAnswered(ctx); // answered before this batch was handed off: it goes first
+        }
         if (close) {
             closing = true;
             ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
@@ -257,8 +274,8 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof ChannelInputShutdownEvent) {
             inputShut = true;
-            if (unflushed) {
-                unflushed = false;
+            if (answered != null) {
+                writeAnswered(ctx);
                 ctx.flush();
             }
             handOff(ctx);
@@ -266,6 +283,15 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (answered != null) {
+            answered.release(); // the connection went before they could be written
+            answered = null;
+        }
+        ctx.fireChannelInactive();
     }
 
     @Override

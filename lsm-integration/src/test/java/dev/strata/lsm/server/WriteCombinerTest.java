@@ -110,6 +110,37 @@ class WriteCombinerTest extends OneNodeTest {
         }
     }
 
+    @Test
+    void repliesTheEventLoopAnswersFromMemoryStayAheadOfLaterCommands() throws IOException {
+        try (Jedis j = client()) {
+            j.set("wm:a", "one");
+        }
+        try (Socket s = new Socket("127.0.0.1", node.port())) {
+            s.setSoTimeout(CLIENT_TIMEOUT_MILLIS);
+            StringBuilder pipeline = new StringBuilder();
+            StringBuilder expected = new StringBuilder();
+            for (int i = 0; i < 200; i++) {
+                // The first GET of each round is answered on the event loop (the key is in the
+                // memtable and nothing is out); the SET and the GET behind it go to the threads.
+                String before = i == 0 ? "one" : "v" + (i - 1);
+                String after = "v" + i;
+                pipeline.append(cmd("GET", "wm:a")).append(cmd("SET", "wm:a", after)).append(cmd("GET", "wm:a"));
+                expected.append('$').append(before.length()).append("\r\n").append(before).append("\r\n")
+                        .append("+OK\r\n")
+                        .append('$').append(after.length()).append("\r\n").append(after).append("\r\n");
+                if (i % 20 == 19) {
+                    s.getOutputStream().write(pipeline.toString().getBytes(StandardCharsets.UTF_8));
+                    s.getOutputStream().flush();
+                    pipeline.setLength(0);
+                }
+            }
+            s.shutdownOutput();
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            s.getInputStream().transferTo(got);
+            assertEquals(expected.toString(), got.toString(StandardCharsets.UTF_8));
+        }
+    }
+
     private static String cmd(String... args) {
         StringBuilder sb = new StringBuilder("*").append(args.length).append("\r\n");
         for (String a : args) {
