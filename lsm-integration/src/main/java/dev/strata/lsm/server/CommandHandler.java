@@ -23,11 +23,15 @@ import java.util.Locale;
  * event loop); the command thread runs them — consecutive plain SETs and INCRs as one write
  * batch, consecutive GETs as one multi-get — and writes every reply of the batch into one buffer,
  * sent with one write and flush. So a pipeline costs one hand-off and one write per read,
- * not one per command. Reading pauses while too many commands wait or while the client
- * does not read its replies, so a pipelining client cannot make the node buffer without bound.
+ * not one per command. A read made only of plain writes goes to the node's {@link WriteCombiner}
+ * instead, which applies the plain writes of every connection together; a connection's batches
+ * are out with one of the two at a time, so its commands still run in order. Reading pauses
+ * while too many commands wait or while the client does not read its replies, so a pipelining
+ * client cannot make the node buffer without bound.
  *
  * <p>Threads: {@link #incoming} is the event loop's; {@link Session} is the command
- * thread's, except {@link Session#pending}, which both update.
+ * thread's (read by the writer, after the event loop's hand-off), except
+ * {@link Session#pending}, which all of them update.
  */
 final class CommandHandler extends ChannelInboundHandlerAdapter {
     /** Reading pauses at this many unanswered commands and resumes below {@link #RESUME_BELOW}. */
