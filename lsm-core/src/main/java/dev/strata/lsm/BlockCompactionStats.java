@@ -18,7 +18,11 @@ public record BlockCompactionStats(long mergedInPlace, long rewrittenTooLarge, l
     /** No block compaction yet. */
     public static final BlockCompactionStats NONE = new BlockCompactionStats(0, 0, 0, 0, 0, 0);
 
-    /** Children rewritten by selective compaction, for any reason. */
+    /**
+     * Children rewritten by selective compaction, for any reason.
+     *
+     * @return the number of children rewritten
+     */
     public long rewritten() {
         return rewrittenTooLarge + rewrittenMostlyDead + rewrittenMostlyDirty;
     }

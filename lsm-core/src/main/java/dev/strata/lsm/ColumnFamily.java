@@ -32,22 +32,38 @@ public final class ColumnFamily {
         this.owner = owner;
     }
 
-    /** The family's name. */
+    /**
+     * The family's name.
+     *
+     * @return the name the family was created with
+     */
     public String name() {
         return name;
     }
 
-    /** The family's id: 0 for the default family; never reused in a store once dropped. */
+    /**
+     * The family's id: 0 for the default family; never reused in a store once dropped.
+     *
+     * @return the family's id, 0 or more
+     */
     public int id() {
         return id;
     }
 
-    /** Whether this is the default family. */
+    /**
+     * Whether this is the default family.
+     *
+     * @return true for the default family
+     */
     public boolean isDefault() {
         return id == 0;
     }
 
-    /** Whether the family was dropped (through this handle's store). */
+    /**
+     * Whether the family was dropped (through this handle's store).
+     *
+     * @return true once the family was dropped
+     */
     public boolean isDropped() {
         return dropped;
     }
@@ -64,6 +80,7 @@ public final class ColumnFamily {
      * Checks a family name: 1 to {@value #MAX_NAME_LENGTH} characters from {@code [A-Za-z0-9_.-]},
      * not starting with {@code .} or {@code -}.
      *
+     * @param name the name to check
      * @throws IllegalArgumentException naming the problem
      */
     public static void checkName(String name) {

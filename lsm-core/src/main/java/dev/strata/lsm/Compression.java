@@ -33,17 +33,31 @@ public enum Compression {
         this.configName = configName;
     }
 
-    /** The code stored on disk (footer byte 132, frame header byte 4). */
+    /**
+     * The code stored on disk (footer byte 132, frame header byte 4).
+     *
+     * @return the codec's on-disk code
+     */
     public int id() {
         return id;
     }
 
-    /** The name used in configuration: none, lz4, zstd or snappy. */
+    /**
+     * The name used in configuration: none, lz4, zstd or snappy.
+     *
+     * @return the codec's configuration name
+     */
     public String configName() {
         return configName;
     }
 
-    /** The codec with on-disk code {@code id} (a table footer's, docs/format.md), or null when there is none. */
+    /**
+     * The codec with on-disk code {@code id} (a table footer's, docs/format.md), or null when there
+     * is none.
+     *
+     * @param id an on-disk codec code
+     * @return the codec, or null for an unknown code
+     */
     public static Compression fromId(int id) {
         return CodedSetting.byId(values(), Compression::id, id);
     }
@@ -51,6 +65,8 @@ public enum Compression {
     /**
      * The codec named {@code name} (case-insensitive).
      *
+     * @param name the codec's configuration name, in any case
+     * @return the codec
      * @throws ConfigException if there is no such codec
      */
     public static Compression fromName(String name) {

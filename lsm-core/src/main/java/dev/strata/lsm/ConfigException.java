@@ -15,12 +15,21 @@ public class ConfigException extends StoreException {
     /** The setting the error is about, or null. */
     private final String setting;
 
-    /** A configuration error about no setting in particular. */
+    /**
+     * A configuration error about no setting in particular.
+     *
+     * @param message what is wrong and what is allowed
+     */
     public ConfigException(String message) {
         this(message, null, null);
     }
 
-    /** A configuration error about no setting in particular, caused by {@code cause}. */
+    /**
+     * A configuration error about no setting in particular, caused by {@code cause}.
+     *
+     * @param message what is wrong and what is allowed
+     * @param cause the underlying error
+     */
     public ConfigException(String message, Throwable cause) {
         this(message, null, cause);
     }
@@ -29,6 +38,8 @@ public class ConfigException extends StoreException {
      * An error about {@code setting} (see {@link #setting()}).
      *
      * @param setting the setting's path, or null when the error is about none in particular
+     * @param message what is wrong and what is allowed
+     * @param cause the underlying error, or null
      */
     public ConfigException(String message, String setting, Throwable cause) {
         super(message, cause);
@@ -44,6 +55,8 @@ public class ConfigException extends StoreException {
      * across several, see {@link dev.strata.lsm.policy.MergePolicyFactory#validate}); likewise {@code storageIO} and
      * {@code storageIO.NAME}; {@code family.NAME} followed by the family's own setting, such as
      * {@code family.users.mergePolicy.size-ratio}.
+     *
+     * @return the setting's dotted path, or null
      */
     public String setting() {
         return setting;

@@ -63,6 +63,8 @@ public interface Cursor extends AutoCloseable {
     /**
      * Moves to the next key: from before the first entry to the first one. Returns false,
      * leaving the cursor after the last entry, when there is no next key in range.
+     *
+     * @return true when the cursor is on an entry
      */
     boolean next();
 
@@ -70,31 +72,55 @@ public interface Cursor extends AutoCloseable {
      * Moves to the previous key: from after the last entry to the last one. Returns false,
      * leaving the cursor before the first entry, when there is no previous key in range; on a
      * new cursor (before its first entry) it therefore returns false.
+     *
+     * @return true when the cursor is on an entry
      */
     boolean prev();
 
     /**
      * Moves to the first key at or after {@code key} within the bounds (to the first key of
      * the range when {@code key} is below the lower bound); false when there is none.
+     *
+     * @param key the key to seek (not null)
+     * @return true when the cursor is on an entry
      */
     boolean seek(byte[] key);
 
     /**
      * Moves to the last key at or before {@code key} within the bounds (to the last key of
      * the range when {@code key} is at or above the upper bound); false when there is none.
+     *
+     * @param key the key to seek (not null)
+     * @return true when the cursor is on an entry
      */
     boolean seekForPrev(byte[] key);
 
-    /** Moves to the first key of the range; false when the range is empty. */
+    /**
+     * Moves to the first key of the range; false when the range is empty.
+     *
+     * @return true when the cursor is on an entry
+     */
     boolean seekToFirst();
 
-    /** Moves to the last key of the range; false when the range is empty. */
+    /**
+     * Moves to the last key of the range; false when the range is empty.
+     *
+     * @return true when the cursor is on an entry
+     */
     boolean seekToLast();
 
-    /** The current key; throws {@link IllegalStateException} when not on an entry. */
+    /**
+     * The current key; throws {@link IllegalStateException} when not on an entry.
+     *
+     * @return the current entry's key
+     */
     byte[] key();
 
-    /** The current value; throws {@link IllegalStateException} when not on an entry. */
+    /**
+     * The current value; throws {@link IllegalStateException} when not on an entry.
+     *
+     * @return the current entry's value
+     */
     byte[] value();
 
     @Override

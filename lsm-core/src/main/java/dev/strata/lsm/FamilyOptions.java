@@ -29,32 +29,56 @@ public final class FamilyOptions {
         this.mergePolicyParams = Map.copyOf(b.mergePolicyParams);
     }
 
-    /** Every option the store's. */
+    /**
+     * Every option the store's.
+     *
+     * @return options that set nothing
+     */
     public static FamilyOptions defaults() {
         return DEFAULTS;
     }
 
-    /** A builder with no setting given: the family takes the store's. */
+    /**
+     * A builder with no setting given: the family takes the store's.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The memtable size in bytes, or 0 for the store's. */
+    /**
+     * The memtable size in bytes, or 0 for the store's.
+     *
+     * @return the size in bytes, or 0
+     */
     public long memtableBytes() {
         return memtableBytes;
     }
 
-    /** The immutable memtable backlog, or 0 for the store's. */
+    /**
+     * The immutable memtable backlog, or 0 for the store's.
+     *
+     * @return the number of full memtables that may wait, or 0
+     */
     public int maxImmutableMemtables() {
         return maxImmutableMemtables;
     }
 
-    /** The merge policy's registered name, or null for the store's (with its parameters). */
+    /**
+     * The merge policy's registered name, or null for the store's (with its parameters).
+     *
+     * @return the policy's name, or null
+     */
     public String mergePolicy() {
         return mergePolicy;
     }
 
-    /** The merge policy's parameters (empty when the policy is the store's). */
+    /**
+     * The merge policy's parameters (empty when the policy is the store's).
+     *
+     * @return the parameters, name to unparsed value
+     */
     public Map<String, String> mergePolicyParams() {
         return mergePolicyParams;
     }
@@ -63,6 +87,8 @@ public final class FamilyOptions {
      * The store configuration a family with these options runs with: {@code store}'s, with
      * the options set here in place of its own; checked as {@link StoreConfig.Builder#build} checks.
      *
+     * @param store the store's validated configuration
+     * @return the family's validated configuration
      * @throws ConfigException naming a bad value, or when these options take the store's merge
      *     policy and the store's is an instance ({@link StoreConfig.Builder#mergePolicy(dev.strata.lsm.policy.MergePolicy)})
      */
@@ -114,7 +140,12 @@ public final class FamilyOptions {
         private Builder() {
         }
 
-        /** The family's memtable size (0: the store's). */
+        /**
+         * The family's memtable size (0: the store's).
+         *
+         * @param bytes the size in bytes, or 0
+         * @return this builder
+         */
         public Builder memtableBytes(long bytes) {
             if (bytes < 0) {
                 throw new IllegalArgumentException("family memtableBytes must not be negative, was " + bytes);
@@ -123,7 +154,12 @@ public final class FamilyOptions {
             return this;
         }
 
-        /** The family's immutable memtable backlog (0: the store's). */
+        /**
+         * The family's immutable memtable backlog (0: the store's).
+         *
+         * @param count the number of full memtables that may wait, or 0
+         * @return this builder
+         */
         public Builder maxImmutableMemtables(int count) {
             if (count < 0) {
                 throw new IllegalArgumentException("family maxImmutableMemtables must not be negative, was " + count);
@@ -132,7 +168,13 @@ public final class FamilyOptions {
             return this;
         }
 
-        /** The family's merge policy by registered name, with parameters. */
+        /**
+         * The family's merge policy by registered name, with parameters.
+         *
+         * @param name the policy's registered name
+         * @param params its parameters, name to unparsed value (absent ones take their defaults)
+         * @return this builder
+         */
         public Builder mergePolicy(String name, Map<String, String> params) {
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("family merge policy name must not be null or blank");
@@ -142,12 +184,22 @@ public final class FamilyOptions {
             return this;
         }
 
-        /** The family's merge policy by registered name, default parameters. */
+        /**
+         * The family's merge policy by registered name, default parameters.
+         *
+         * @param name the policy's registered name
+         * @return this builder
+         */
         public Builder mergePolicy(String name) {
             return mergePolicy(name, Map.of());
         }
 
-        /** The options given so far; a store's configuration checks them when it applies them (at its build). */
+        /**
+         * The options given so far; a store's configuration checks them when it applies them (at
+         * its build).
+         *
+         * @return the new immutable options
+         */
         public FamilyOptions build() {
             return new FamilyOptions(this);
         }

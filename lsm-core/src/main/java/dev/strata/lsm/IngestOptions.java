@@ -49,7 +49,12 @@ public final class IngestOptions {
         this.verification = verification;
     }
 
-    /** The external files are kept (copied into the store), and read whole ({@link Verification#FULL}). */
+    /**
+     * The external files are kept (copied into the store), and read whole ({@link
+     * Verification#FULL}).
+     *
+     * @return the default options
+     */
     public static IngestOptions defaults() {
         return DEFAULTS;
     }
@@ -59,12 +64,19 @@ public final class IngestOptions {
      * is hard-linked into the store (copied where the file system refuses a link) and its name
      * removed once the ingest is installed. Without it (the default) each file is copied byte
      * for byte and left as it was. Either way its entries are not rewritten.
+     *
+     * @param delete true to move the files in, false to copy them
+     * @return new options, otherwise equal to these
      */
     public IngestOptions deleteFiles(boolean delete) {
         return new IngestOptions(delete, verification);
     }
 
-    /** See {@link #deleteFiles(boolean)}. */
+    /**
+     * See {@link #deleteFiles(boolean)}.
+     *
+     * @return true when the files are moved in
+     */
     public boolean isDeleteFiles() {
         return deleteFiles;
     }
@@ -73,6 +85,8 @@ public final class IngestOptions {
      * How much of each file is read before it is taken in ({@link Verification}); default
      * {@link Verification#FULL}.
      *
+     * @param verification how much of each file to read
+     * @return new options, otherwise equal to these
      * @throws IllegalArgumentException if {@code verification} is null
      */
     public IngestOptions verification(Verification verification) {
@@ -82,7 +96,11 @@ public final class IngestOptions {
         return new IngestOptions(deleteFiles, verification);
     }
 
-    /** See {@link #verification(Verification)}. */
+    /**
+     * See {@link #verification(Verification)}.
+     *
+     * @return the verification level
+     */
     public Verification verification() {
         return verification;
     }

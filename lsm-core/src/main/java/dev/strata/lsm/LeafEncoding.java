@@ -23,17 +23,30 @@ public enum LeafEncoding {
         this.configName = configName;
     }
 
-    /** The code stored on disk (footer byte 133). */
+    /**
+     * The code stored on disk (footer byte 133).
+     *
+     * @return the encoding's on-disk code
+     */
     public int id() {
         return id;
     }
 
-    /** The name used in configuration: plain or prefix. */
+    /**
+     * The name used in configuration: plain or prefix.
+     *
+     * @return the encoding's configuration name
+     */
     public String configName() {
         return configName;
     }
 
-    /** The encoding with on-disk code {@code id}, or null when there is none. */
+    /**
+     * The encoding with on-disk code {@code id}, or null when there is none.
+     *
+     * @param id an on-disk encoding code
+     * @return the encoding, or null for an unknown code
+     */
     public static LeafEncoding fromId(int id) {
         return CodedSetting.byId(values(), LeafEncoding::id, id);
     }
@@ -41,6 +54,8 @@ public enum LeafEncoding {
     /**
      * The encoding named {@code name} (case-insensitive).
      *
+     * @param name the encoding's configuration name, in any case
+     * @return the encoding
      * @throws ConfigException if there is no such encoding
      */
     public static LeafEncoding fromName(String name) {

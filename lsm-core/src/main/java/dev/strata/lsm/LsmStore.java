@@ -50,12 +50,23 @@ public final class LsmStore implements AutoCloseable {
         }
     }
 
-    /** Opens (creating if needed) the store in {@code dir} with the default configuration. */
+    /**
+     * Opens (creating if needed) the store in {@code dir} with the default configuration.
+     *
+     * @param dir the store's directory; created when missing
+     * @return the open store, which the caller closes
+     */
     public static LsmStore open(Path dir) {
         return open(dir, StoreConfig.defaults());
     }
 
-    /** Opens (creating if needed) the store in {@code dir}, recovering it after a crash. */
+    /**
+     * Opens (creating if needed) the store in {@code dir}, recovering it after a crash.
+     *
+     * @param dir the store's directory; created when missing
+     * @param config the store's configuration
+     * @return the open store, which the caller closes
+     */
     public static LsmStore open(Path dir, StoreConfig config) {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(config, "config");
@@ -87,6 +98,9 @@ public final class LsmStore implements AutoCloseable {
      * reader runs with no merge policy. After {@link #refresh()} the store's handles cover the
      * families the writer created meanwhile; handles of families it dropped are refused.
      *
+     * @param dir the directory of the store to read
+     * @param config the reader's configuration (its merge policy is not used)
+     * @return the open read-only store, which the caller closes
      * @throws StoreException if {@code dir} holds no store or cannot be staged
      */
     public static LsmStore openReadOnly(Path dir, StoreConfig config) {
@@ -155,6 +169,9 @@ public final class LsmStore implements AutoCloseable {
      * column family keeps its part of a flush group the others lack. Also
      * {@code strata-bench repair DIR}.
      *
+     * @param dir the directory of the closed store
+     * @param config the configuration the store is opened with
+     * @return what was kept, set aside and rebuilt
      * @throws StoreException if the store is open or the directory cannot be repaired
      */
     public static RepairReport repair(Path dir, StoreConfig config) {
@@ -167,6 +184,8 @@ public final class LsmStore implements AutoCloseable {
 
     /**
      * The default column family's handle: the family every call without a handle uses.
+     *
+     * @return the handle of the family named {@code default}
      */
     public ColumnFamily defaultColumnFamily() {
         engine.checkOpen();
@@ -179,6 +198,9 @@ public final class LsmStore implements AutoCloseable {
      * the store after a crash or reopen, with the options it was created with unless the
      * store's configuration names it ({@link StoreConfig#familyOptions()}).
      *
+     * @param name the new family's name
+     * @param options the family's options; unset ones take the store's
+     * @return the new family's handle
      * @throws IllegalArgumentException if {@code name} is invalid ({@link ColumnFamily#checkName})
      *     or taken, or the options are bad; nothing is changed
      */
@@ -195,6 +217,8 @@ public final class LsmStore implements AutoCloseable {
     /**
      * The handle of the live column family {@code name}.
      *
+     * @param name the family's name
+     * @return its handle
      * @throws IllegalArgumentException if the store has no live family of that name
      */
     public ColumnFamily columnFamily(String name) {
@@ -211,7 +235,11 @@ public final class LsmStore implements AutoCloseable {
                 + "\"; it has " + listColumnFamilies().stream().map(ColumnFamily::name).toList());
     }
 
-    /** The live column families, the default one first, then in creation order. */
+    /**
+     * The live column families, the default one first, then in creation order.
+     *
+     * @return the handles of the live families, a new list
+     */
     public java.util.List<ColumnFamily> listColumnFamilies() {
         engine.checkOpen();
         return engine.families().stream().map(f -> handles.get(f.id())).filter(Objects::nonNull).toList();
@@ -223,6 +251,7 @@ public final class LsmStore implements AutoCloseable {
      * are deleted (only after the drop is recorded: a crash in between leaves the family
      * whole or gone, never half). Its name may then be used for a new family.
      *
+     * @param family the handle of the family to drop
      * @throws IllegalArgumentException if {@code family} is the default family, dropped, or
      *     another store's; nothing is changed
      */
@@ -269,43 +298,87 @@ public final class LsmStore implements AutoCloseable {
         return batch;
     }
 
-    /** Sets {@code key} to {@code value} in {@code family}. */
+    /**
+     * Sets {@code key} to {@code value} in {@code family}.
+     *
+     * @param family the family written (a live handle of this store)
+     * @param key the key (not null)
+     * @param value the value (not null)
+     */
     public void put(ColumnFamily family, byte[] key, byte[] value) {
         engine.checkOpen();
         engine.write(new WriteBatch().put(check(family), key, value), WriteOptions.defaults());
     }
 
-    /** {@link #put(ColumnFamily, byte[], byte[])} with {@code options}. */
+    /**
+     * {@link #put(ColumnFamily, byte[], byte[])} with {@code options}.
+     *
+     * @param family the family written (a live handle of this store)
+     * @param key the key (not null)
+     * @param value the value (not null)
+     * @param options the write's durability options
+     */
     public void put(ColumnFamily family, byte[] key, byte[] value, WriteOptions options) {
         engine.checkOpen();
         engine.write(new WriteBatch().put(check(family), key, value), checked(options));
     }
 
-    /** The value of {@code key} in {@code family}, or null when absent. */
+    /**
+     * The value of {@code key} in {@code family}, or null when absent.
+     *
+     * @param family the family read (a live handle of this store)
+     * @param key the key (not null)
+     * @return the value, or null when the key is absent or deleted
+     */
     public byte[] get(ColumnFamily family, byte[] key) {
         engine.checkOpen();
         return engine.getLatest(check(family).id(), key);
     }
 
-    /** Removes {@code key} from {@code family} (a no-op if absent). */
+    /**
+     * Removes {@code key} from {@code family} (a no-op if absent).
+     *
+     * @param family the family written (a live handle of this store)
+     * @param key the key (not null)
+     */
     public void delete(ColumnFamily family, byte[] key) {
         engine.checkOpen();
         engine.write(new WriteBatch().delete(check(family), key), WriteOptions.defaults());
     }
 
-    /** Records a merge {@code operand} for {@code key} in {@code family} (see {@link #merge(byte[], byte[])}). */
+    /**
+     * Records a merge {@code operand} for {@code key} in {@code family} (see {@link #merge(byte[],
+     * byte[])}).
+     *
+     * @param family the family written (a live handle of this store)
+     * @param key the key (not null)
+     * @param operand the operand the family's merge operator combines (not null)
+     */
     public void merge(ColumnFamily family, byte[] key, byte[] operand) {
         engine.checkOpen();
         engine.write(new WriteBatch().merge(check(family), key, operand), WriteOptions.defaults());
     }
 
-    /** {@link #delete(ColumnFamily, byte[])} with {@code options}. */
+    /**
+     * {@link #delete(ColumnFamily, byte[])} with {@code options}.
+     *
+     * @param family the family written (a live handle of this store)
+     * @param key the key (not null)
+     * @param options the write's durability options
+     */
     public void delete(ColumnFamily family, byte[] key, WriteOptions options) {
         engine.checkOpen();
         engine.write(new WriteBatch().delete(check(family), key), checked(options));
     }
 
-    /** {@link #merge(ColumnFamily, byte[], byte[])} with {@code options}. */
+    /**
+     * {@link #merge(ColumnFamily, byte[], byte[])} with {@code options}.
+     *
+     * @param family the family written (a live handle of this store)
+     * @param key the key (not null)
+     * @param operand the operand the family's merge operator combines (not null)
+     * @param options the write's durability options
+     */
     public void merge(ColumnFamily family, byte[] key, byte[] operand, WriteOptions options) {
         engine.checkOpen();
         engine.write(new WriteBatch().merge(check(family), key, operand), checked(options));
@@ -315,6 +388,9 @@ public final class LsmStore implements AutoCloseable {
      * The values of {@code keys} in {@code family}, null where absent, in the order of
      * {@code keys}, read at one sequence number in one pass (see {@link #getAll(byte[]...)}).
      *
+     * @param family the family read (a live handle of this store)
+     * @param keys the keys to read; repeats allowed
+     * @return an array as long as {@code keys}: each key's value, or null
      * @throws IllegalArgumentException if the handle is null, dropped or another store's, or
      *     {@code keys} or a key is null
      */
@@ -331,6 +407,9 @@ public final class LsmStore implements AutoCloseable {
      * The value of {@code key} in {@code family} if the store can tell from memory alone (see
      * {@link #getFromMemory(byte[])}).
      *
+     * @param family the family read (a live handle of this store)
+     * @param key the key (not null)
+     * @return the answer, or a not-answered result when the tables must be read
      * @throws IllegalArgumentException if the handle is null, dropped or another store's
      */
     public MemoryRead getFromMemory(ColumnFamily family, byte[] key) {
@@ -344,6 +423,9 @@ public final class LsmStore implements AutoCloseable {
      * placed by the family's merge policy; the family's memtables are flushed first (the other
      * families' are not), and the other families are untouched.
      *
+     * @param family the family loaded into (a live handle of this store)
+     * @param files the table files to load, overlapping each other nowhere
+     * @param options whether the files are moved or copied in
      * @throws IllegalArgumentException if the handle is null, dropped or another store's, or
      *     a file is not a valid table for this family, or two files overlap; nothing is
      *     changed then
@@ -353,37 +435,73 @@ public final class LsmStore implements AutoCloseable {
         engine.ingest(check(family).id(), files, options);
     }
 
-    /** A cursor over the live keys of {@code family} in [fromInclusive, toExclusive) as of now (see {@link #scan(byte[], byte[])}). */
+    /**
+     * A cursor over the live keys of {@code family} in [fromInclusive, toExclusive) as of now (see
+     * {@link #scan(byte[], byte[])}).
+     *
+     * @param family the family read (a live handle of this store)
+     * @param fromInclusive the first key, or null for the first key of the family
+     * @param toExclusive the key the scan stops before, or null to the end
+     * @return a new cursor, which the caller closes
+     */
     public Cursor scan(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
         engine.checkOpen();
         return engine.scanLatest(check(family).id(), fromInclusive, toExclusive);
     }
 
-    /** {@link #scanPrefix(byte[])} over column family {@code family}. */
+    /**
+     * {@link #scanPrefix(byte[])} over column family {@code family}.
+     *
+     * @param family the family read (a live handle of this store)
+     * @param prefix the prefix every returned key starts with (not null; empty for all keys)
+     * @return a new cursor, which the caller closes
+     */
     public Cursor scanPrefix(ColumnFamily family, byte[] prefix) {
         engine.checkOpen();
         return engine.scanPrefix(check(family).id(), prefix, -1);
     }
 
-    /** Flushes {@code family}'s memtable; returns when it is durable in a table. */
+    /**
+     * Flushes {@code family}'s memtable; returns when it is durable in a table.
+     *
+     * @param family the family to flush (a live handle of this store)
+     */
     public void flushColumnFamily(ColumnFamily family) {
         engine.checkOpen();
         engine.flushFamily(check(family).id());
     }
 
-    /** {@link #compactRange(byte[], byte[])} in {@code family}, as its merge policy plans it. */
+    /**
+     * {@link #compactRange(byte[], byte[])} in {@code family}, as its merge policy plans it.
+     *
+     * @param family the family to compact (a live handle of this store)
+     * @param fromInclusive the first key of the range, or null for no lower bound
+     * @param toExclusive the end of the range, exclusive, or null for no upper bound
+     */
     public void compactRange(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
         engine.checkOpen();
         engine.compactRange(check(family).id(), fromInclusive, toExclusive);
     }
 
-    /** {@link #approximateSize(byte[], byte[])} of {@code family}'s tables. */
+    /**
+     * {@link #approximateSize(byte[], byte[])} of {@code family}'s tables.
+     *
+     * @param family the family measured (a live handle of this store)
+     * @param fromInclusive the first key of the range, or null for no lower bound
+     * @param toExclusive the end of the range, exclusive, or null for no upper bound
+     * @return the estimated bytes of the family's tables in the range
+     */
     public long approximateSize(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
         engine.checkOpen();
         return engine.approximateSize(check(family).id(), fromInclusive, toExclusive);
     }
 
-    /** {@link #estimateKeyCount()} of {@code family}. */
+    /**
+     * {@link #estimateKeyCount()} of {@code family}.
+     *
+     * @param family the family counted (a live handle of this store)
+     * @return the estimated number of live keys in the family
+     */
     public long estimateKeyCount(ColumnFamily family) {
         engine.checkOpen();
         return engine.estimateKeyCount(check(family).id());
@@ -392,6 +510,9 @@ public final class LsmStore implements AutoCloseable {
     /**
      * The counters and gauges of {@code family}: its tables, levels, memtables, flushes,
      * merges, stalls and policy errors; the IO counters (one WAL, one device) are the store's.
+     *
+     * @param family the family (a live handle of this store)
+     * @return a new immutable snapshot of the family's statistics
      */
     public StoreStats columnFamilyStats(ColumnFamily family) {
         engine.checkOpen();
@@ -400,12 +521,22 @@ public final class LsmStore implements AutoCloseable {
 
     // ------------------------------------------------------------------ default family
 
-    /** Sets {@code key} to {@code value}. */
+    /**
+     * Sets {@code key} to {@code value}.
+     *
+     * @param key the key (not null)
+     * @param value the value (not null)
+     */
     public void put(byte[] key, byte[] value) {
         engine.write(new WriteBatch().put(key, value), WriteOptions.defaults());
     }
 
-    /** The value of {@code key}, or null when absent. */
+    /**
+     * The value of {@code key}, or null when absent.
+     *
+     * @param key the key (not null)
+     * @return the value, or null when the key is absent or deleted
+     */
     public byte[] get(byte[] key) {
         return engine.getLatest(key);
     }
@@ -417,6 +548,8 @@ public final class LsmStore implements AutoCloseable {
      * counting as 0), without the read-modify-write a get then put would take. Flushes and
      * merges combine operands where the operator allows.
      *
+     * @param key the key (not null)
+     * @param operand the operand the merge operator combines (not null)
      * @throws IllegalArgumentException if the store has no merge operator or the operator
      *     refuses the operand (nothing is written)
      */
@@ -424,7 +557,13 @@ public final class LsmStore implements AutoCloseable {
         engine.write(new WriteBatch().merge(key, operand), WriteOptions.defaults());
     }
 
-    /** {@link #merge(byte[], byte[])} with {@code options}. */
+    /**
+     * {@link #merge(byte[], byte[])} with {@code options}.
+     *
+     * @param key the key (not null)
+     * @param operand the operand the merge operator combines (not null)
+     * @param options the write's durability options
+     */
     public void merge(byte[] key, byte[] operand, WriteOptions options) {
         engine.write(new WriteBatch().merge(key, operand), checked(options));
     }
@@ -434,6 +573,9 @@ public final class LsmStore implements AutoCloseable {
      * multi-get. All are read at one sequence number (as one {@link #snapshot} would, without
      * taking one), in one pass through the read path in ascending key order, which costs
      * less than a {@link #get} per key. A key may appear more than once.
+     *
+     * @param keys the keys to read (not null, no null key); repeats allowed
+     * @return an array as long as {@code keys}: each key's value, or null
      */
     public byte[][] getAll(byte[]... keys) {
         engine.checkOpen();
@@ -449,6 +591,9 @@ public final class LsmStore implements AutoCloseable {
      * {@link MemoryRead#value()} the value, or null when that version is a delete. Otherwise
      * the answer is not answered, and {@link #get} must read the tables. Never reads a file,
      * so a caller that must not block (an event loop) can try it first.
+     *
+     * @param key the key (not null)
+     * @return the answer, or a not-answered result when the tables must be read
      */
     public MemoryRead getFromMemory(byte[] key) {
         return memoryRead(engine.latestInMemtables(key));
@@ -462,7 +607,11 @@ public final class LsmStore implements AutoCloseable {
         return e.isTombstone() ? MemoryRead.DELETED : new MemoryRead(true, e.value());
     }
 
-    /** Removes {@code key} (a no-op if absent). */
+    /**
+     * Removes {@code key} (a no-op if absent).
+     *
+     * @param key the key (not null)
+     */
     public void delete(byte[] key) {
         engine.write(new WriteBatch().delete(key), WriteOptions.defaults());
     }
@@ -476,6 +625,8 @@ public final class LsmStore implements AutoCloseable {
      * tombstone itself at the last level. {@code fromInclusive == toExclusive} is an empty
      * range: nothing is deleted.
      *
+     * @param fromInclusive the first key deleted
+     * @param toExclusive the key the range ends before (not deleted)
      * @throws IllegalArgumentException if a key is null, {@code fromInclusive} sorts after
      *     {@code toExclusive} (the message names both) or a key exceeds the maximum key size
      *     (nothing is written)
@@ -490,6 +641,9 @@ public final class LsmStore implements AutoCloseable {
      * Deletes every key in {@code [fromInclusive, toExclusive)} of {@code family} (see
      * {@link #deleteRange(byte[], byte[])}); other families are untouched.
      *
+     * @param family the family written (a live handle of this store)
+     * @param fromInclusive the first key deleted
+     * @param toExclusive the key the range ends before (not deleted)
      * @throws IllegalArgumentException if the handle is null, dropped or another store's, or
      *     the range is invalid (nothing is written)
      */
@@ -498,13 +652,26 @@ public final class LsmStore implements AutoCloseable {
         engine.write(new WriteBatch().deleteRange(check(family), fromInclusive, toExclusive), WriteOptions.defaults());
     }
 
-    /** {@link #deleteRange(byte[], byte[])} with {@code options}. */
+    /**
+     * {@link #deleteRange(byte[], byte[])} with {@code options}.
+     *
+     * @param fromInclusive the first key deleted
+     * @param toExclusive the key the range ends before (not deleted)
+     * @param options the write's durability options
+     */
     public void deleteRange(byte[] fromInclusive, byte[] toExclusive, WriteOptions options) {
         engine.checkOpen();
         engine.write(new WriteBatch().deleteRange(fromInclusive, toExclusive), checked(options));
     }
 
-    /** {@link #deleteRange(ColumnFamily, byte[], byte[])} with {@code options}. */
+    /**
+     * {@link #deleteRange(ColumnFamily, byte[], byte[])} with {@code options}.
+     *
+     * @param family the family written (a live handle of this store)
+     * @param fromInclusive the first key deleted
+     * @param toExclusive the key the range ends before (not deleted)
+     * @param options the write's durability options
+     */
     public void deleteRange(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive, WriteOptions options) {
         engine.checkOpen();
         engine.write(new WriteBatch().deleteRange(check(family), fromInclusive, toExclusive), checked(options));
@@ -514,6 +681,7 @@ public final class LsmStore implements AutoCloseable {
      * Applies every operation of {@code batch} atomically, across column families too: after
      * a crash all of it is there or none, and no reader sees part of it.
      *
+     * @param batch the operations to apply (not null)
      * @throws IllegalArgumentException if the batch names a dropped family or another store's
      *     handle; nothing of it is written
      */
@@ -522,18 +690,34 @@ public final class LsmStore implements AutoCloseable {
         engine.write(checkFamilies(batch), WriteOptions.defaults());
     }
 
-    /** Applies every operation of {@code batch} atomically, with {@code options} (see there). */
+    /**
+     * Applies every operation of {@code batch} atomically, with {@code options} (see there).
+     *
+     * @param batch the operations to apply (not null)
+     * @param options the write's durability options
+     */
     public void write(WriteBatch batch, WriteOptions options) {
         engine.checkOpen();
         engine.write(checkFamilies(batch), checked(options));
     }
 
-    /** Sets {@code key} to {@code value}, with {@code options}. */
+    /**
+     * Sets {@code key} to {@code value}, with {@code options}.
+     *
+     * @param key the key (not null)
+     * @param value the value (not null)
+     * @param options the write's durability options
+     */
     public void put(byte[] key, byte[] value, WriteOptions options) {
         engine.write(new WriteBatch().put(key, value), checked(options));
     }
 
-    /** Removes {@code key} (a no-op if absent), with {@code options}. */
+    /**
+     * Removes {@code key} (a no-op if absent), with {@code options}.
+     *
+     * @param key the key (not null)
+     * @param options the write's durability options
+     */
     public void delete(byte[] key, WriteOptions options) {
         engine.write(new WriteBatch().delete(key), checked(options));
     }
@@ -545,7 +729,11 @@ public final class LsmStore implements AutoCloseable {
         return options;
     }
 
-    /** A consistent view as of now; close it when done. */
+    /**
+     * A consistent view as of now; close it when done.
+     *
+     * @return a new snapshot, which the caller closes
+     */
     public Snapshot snapshot() {
         Engine owner = engine;
         long seq = owner.acquireSnapshot();
@@ -555,6 +743,10 @@ public final class LsmStore implements AutoCloseable {
     /**
      * A cursor over the live keys in [fromInclusive, toExclusive) as of now; a null bound is
      * open. It moves both ways (see {@link Cursor}). Close the cursor.
+     *
+     * @param fromInclusive the first key, or null for the first key of the store
+     * @param toExclusive the key the scan stops before, or null to the end
+     * @return a new cursor, which the caller closes
      */
     public Cursor scan(byte[] fromInclusive, byte[] toExclusive) {
         return engine.scanLatest(fromInclusive, toExclusive);
@@ -572,6 +764,8 @@ public final class LsmStore implements AutoCloseable {
      * ({@link StoreStats#prefixBloomSkips()}); without one it reads what {@link #scan} reads.
      * Close the cursor.
      *
+     * @param prefix the prefix every returned key starts with (empty for all keys)
+     * @return a new cursor, which the caller closes
      * @throws IllegalArgumentException if {@code prefix} is null
      */
     public Cursor scanPrefix(byte[] prefix) {
@@ -595,6 +789,8 @@ public final class LsmStore implements AutoCloseable {
      * {@code rocksdb.estimate-num-keys}). Exact for distinct inserts; it errs high while
      * versions of an overwritten key sit in several components not yet merged, and low while
      * tombstones stay whose keys a merge already dropped.
+     *
+     * @return the estimated number of live keys, 0 or more
      */
     public long estimateKeyCount() {
         engine.checkOpen();
@@ -622,6 +818,7 @@ public final class LsmStore implements AutoCloseable {
      * it holds every family exactly as it was at that sequence number — a write batch across
      * families whole or not at all.
      *
+     * @param target the checkpoint's directory, which must not exist; its parent must
      * @throws IllegalArgumentException if {@code target} exists or its parent does not
      */
     public void checkpoint(Path target) {
@@ -645,6 +842,8 @@ public final class LsmStore implements AutoCloseable {
      * still a valid table with the same entries that can be ingested again. A kept file is not
      * changed. (A table written with compression is rewritten entry by entry instead.)
      *
+     * @param files the table files to load, overlapping each other nowhere
+     * @param options whether the files are moved or copied in
      * @throws IllegalArgumentException naming the file and the problem when a file is not a
      *     valid table for this store, or two files overlap; nothing is changed then
      */
@@ -660,6 +859,8 @@ public final class LsmStore implements AutoCloseable {
      * deepest level they occupy, dropping overwritten versions and, at the bottom, tombstones)
      * and returns when it is done. Reads and writes go on meanwhile.
      *
+     * @param fromInclusive the first key of the range, or null for no lower bound
+     * @param toExclusive the end of the range, exclusive, or null for no upper bound
      * @throws IllegalArgumentException if {@code fromInclusive} is after {@code toExclusive}
      * @throws StoreException if the policy's plan is invalid or the merge fails
      */
@@ -673,6 +874,9 @@ public final class LsmStore implements AutoCloseable {
      * a leaf; the memtables are not counted (as RocksDB's {@code getApproximateSizes} with
      * files only).
      *
+     * @param fromInclusive the first key of the range, or null for no lower bound
+     * @param toExclusive the end of the range, exclusive, or null for no upper bound
+     * @return the estimated bytes, 0 or more
      * @throws IllegalArgumentException if {@code fromInclusive} is after {@code toExclusive}
      */
     public long approximateSize(byte[] fromInclusive, byte[] toExclusive) {
@@ -680,19 +884,31 @@ public final class LsmStore implements AutoCloseable {
         return engine.approximateSize(fromInclusive, toExclusive);
     }
 
-    /** Current counters. */
+    /**
+     * Current counters.
+     *
+     * @return a new immutable snapshot of the store's statistics
+     */
     public StoreStats stats() {
         engine.checkOpen();
         return engine.stats();
     }
 
-    /** The directory of the store. */
+    /**
+     * The directory of the store.
+     *
+     * @return the path the store was opened at
+     */
     public Path directory() {
         engine.checkOpen();
         return engine.directory();
     }
 
-    /** The configuration the store was opened with. */
+    /**
+     * The configuration the store was opened with.
+     *
+     * @return the configuration given to {@code open}
+     */
     public StoreConfig config() {
         engine.checkOpen();
         return engine.config();

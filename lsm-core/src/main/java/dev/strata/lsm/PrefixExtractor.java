@@ -32,6 +32,8 @@ public final class PrefixExtractor {
     /**
      * The extractor taking a key's first {@code n} bytes (1 to {@value #MAX_LENGTH}).
      *
+     * @param n the prefix length in bytes
+     * @return an extractor of {@code n}-byte prefixes
      * @throws IllegalArgumentException if {@code n} is out of range
      */
     public static PrefixExtractor fixed(int n) {
@@ -44,6 +46,8 @@ public final class PrefixExtractor {
     /**
      * Parses the XML form, {@code fixed:N}.
      *
+     * @param spec the text, e.g. {@code fixed:8}
+     * @return the extractor it names
      * @throws IllegalArgumentException naming the problem for an unknown kind or a bad N
      */
     public static PrefixExtractor parse(String spec) {
@@ -66,17 +70,32 @@ public final class PrefixExtractor {
         return fixed(length);
     }
 
-    /** N: the prefix length. */
+    /**
+     * N: the prefix length.
+     *
+     * @return the prefix length in bytes
+     */
     public int length() {
         return length;
     }
 
-    /** Whether {@code key} has a prefix (is at least N bytes long). */
+    /**
+     * Whether {@code key} has a prefix (is at least N bytes long).
+     *
+     * @param key a key
+     * @return true when {@code key} is at least N bytes long
+     */
     public boolean inDomain(byte[] key) {
         return key.length >= length;
     }
 
-    /** The prefix of {@code key}, its first N bytes; {@code key} must be {@linkplain #inDomain in the domain}. */
+    /**
+     * The prefix of {@code key}, its first N bytes; {@code key} must be {@linkplain #inDomain in
+     * the domain}.
+     *
+     * @param key a key in the domain
+     * @return a new array of the key's first N bytes
+     */
     public byte[] prefix(byte[] key) {
         if (!inDomain(key)) {
             throw new IllegalArgumentException("a key of " + key.length + " bytes has no " + name() + " prefix");
@@ -84,7 +103,11 @@ public final class PrefixExtractor {
         return Arrays.copyOf(key, length);
     }
 
-    /** The name tables record and XML uses: {@code fixed:N}. */
+    /**
+     * The name tables record and XML uses: {@code fixed:N}.
+     *
+     * @return the extractor's name
+     */
     public String name() {
         return "fixed:" + length;
     }

@@ -17,6 +17,7 @@ import java.util.List;
  * @param merged         whether the tables had to be merged into new ones to be ordered
  * @param walSegments    WAL segments left for the next open to replay
  * @param setAside       files moved into {@code lost/}, with the reason for each
+ * @param families       the reports of the column family directories (empty for a store without them)
  */
 public record RepairReport(Path dir, Path manifest, int intactEdits, int tables, long entries, long lastSequence,
                            boolean merged, int walSegments, List<SetAside> setAside, List<RepairReport> families) {
@@ -37,19 +38,39 @@ public record RepairReport(Path dir, Path manifest, int intactEdits, int tables,
      * @param merged         whether the tables had to be merged into new ones to be ordered
      * @param walSegments    WAL segments left for the next open to replay
      * @param setAside       files moved into {@code lost/}, with the reason for each
+     * @param families the reports of the column family directories (empty for a store without them)
      */
     public RepairReport {
         setAside = List.copyOf(setAside);
         families = List.copyOf(families);
     }
 
-    /** A report of one tree (a store without column families, or one family's directory). */
+    /**
+     * A report of one tree (a store without column families, or one family's directory).
+     *
+     * @param dir the store directory
+     * @param manifest the manifest the repair wrote (CURRENT now names it)
+     * @param intactEdits edits the old manifest still held intact (0 if it was unreadable or
+     *     absent)
+     *
+     * @param tables tables in the rebuilt layout
+     * @param entries entries in those tables, as read back
+     * @param lastSequence the largest sequence number in those tables
+     * @param merged whether the tables had to be merged into new ones to be ordered
+     * @param walSegments WAL segments left for the next open to replay
+     * @param setAside files moved into {@code lost/}, with the reason for each
+     */
     public RepairReport(Path dir, Path manifest, int intactEdits, int tables, long entries, long lastSequence,
                         boolean merged, int walSegments, List<SetAside> setAside) {
         this(dir, manifest, intactEdits, tables, entries, lastSequence, merged, walSegments, setAside, List.of());
     }
 
-    /** This report with the reports of the store's column family directories. */
+    /**
+     * This report with the reports of the store's column family directories.
+     *
+     * @param familyReports one report per column family directory
+     * @return a new report, otherwise equal to this one
+     */
     public RepairReport withFamilies(List<RepairReport> familyReports) {
         return new RepairReport(dir, manifest, intactEdits, tables, entries, lastSequence, merged, walSegments,
                 setAside, familyReports);

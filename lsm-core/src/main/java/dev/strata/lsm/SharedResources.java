@@ -61,7 +61,11 @@ public final class SharedResources implements AutoCloseable {
         this.pool = b.backgroundThreads > 0 ? BackgroundPool.shared(b.backgroundThreads) : null;
     }
 
-    /** A builder: a 64 MiB block cache and no memtable budget until told otherwise. */
+    /**
+     * A builder: a 64 MiB block cache and no memtable budget until told otherwise.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -88,12 +92,21 @@ public final class SharedResources implements AutoCloseable {
         return pool;
     }
 
-    /** Bytes the memtables of the stores open with these resources hold now (0 without a budget: not counted). */
+    /**
+     * Bytes the memtables of the stores open with these resources hold now (0 without a budget: not
+     * counted).
+     *
+     * @return the memtables' bytes, or 0 without a budget
+     */
     public long memtableBytesUsed() {
         return budget == null ? 0 : budget.usedBytes();
     }
 
-    /** Bytes the shared block cache charges now. */
+    /**
+     * Bytes the shared block cache charges now.
+     *
+     * @return the cache's charged bytes
+     */
     public long blockCacheWeightedBytes() {
         return cache.weightedSize();
     }
@@ -133,6 +146,7 @@ public final class SharedResources implements AutoCloseable {
          * 0 (default) for none: each store starts its own threads.
          *
          * @param threads 0, or 2 to 256
+         * @return this builder
          */
         public Builder backgroundThreads(int threads) {
             if (threads != 0 && (threads < 2 || threads > 256)) {
@@ -143,7 +157,12 @@ public final class SharedResources implements AutoCloseable {
             return this;
         }
 
-        /** Capacity of the one block cache (0 disables caching). */
+        /**
+         * Capacity of the one block cache (0 disables caching).
+         *
+         * @param bytes the cache's capacity in bytes, or 0
+         * @return this builder
+         */
         public Builder blockCacheBytes(long bytes) {
             if (bytes < 0) {
                 throw new ConfigException("blockCacheBytes must be >= 0, was " + bytes);
@@ -152,7 +171,12 @@ public final class SharedResources implements AutoCloseable {
             return this;
         }
 
-        /** Bytes all the stores' memtables may hold together; 0 (default) for no budget. */
+        /**
+         * Bytes all the stores' memtables may hold together; 0 (default) for no budget.
+         *
+         * @param bytes the budget in bytes, or 0
+         * @return this builder
+         */
         public Builder memtableBudgetBytes(long bytes) {
             if (bytes < 0) {
                 throw new ConfigException("memtableBudgetBytes must be >= 0, was " + bytes);
@@ -161,7 +185,12 @@ public final class SharedResources implements AutoCloseable {
             return this;
         }
 
-        /** The shared resources, with the sizes given so far. */
+        /**
+         * The shared resources, with the sizes given so far.
+         *
+         * @return the new shared resources, which the caller closes once the stores using them are
+         *     closed
+         */
         public SharedResources build() {
             return new SharedResources(this);
         }

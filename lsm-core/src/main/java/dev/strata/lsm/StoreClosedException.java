@@ -4,7 +4,11 @@ package dev.strata.lsm;
 public class StoreClosedException extends StoreException {
     private static final long serialVersionUID = 1L;
 
-    /** An operation on a closed store, cursor or snapshot; {@code message} says which. */
+    /**
+     * An operation on a closed store, cursor or snapshot; {@code message} says which.
+     *
+     * @param message which closed object the operation was called on
+     */
     public StoreClosedException(String message) {
         super(message);
     }

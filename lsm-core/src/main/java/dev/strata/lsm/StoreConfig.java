@@ -132,12 +132,20 @@ public final class StoreConfig {
         this.familyConfigs = Collections.unmodifiableMap(new LinkedHashMap<>(familyConfigs));
     }
 
-    /** A builder with every default. */
+    /**
+     * A builder with every default.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The default configuration. */
+    /**
+     * The default configuration.
+     *
+     * @return a configuration with every default
+     */
     public static StoreConfig defaults() {
         return builder().build();
     }
@@ -146,13 +154,19 @@ public final class StoreConfig {
      * Reads a configuration from an XML file validated against the schema shipped in
      * lsm-core (docs/config.md).
      *
+     * @param file the XML file
+     * @return the configuration it describes, validated
      * @throws ConfigException naming the file, line and column of the first problem
      */
     public static StoreConfig fromXml(Path file) {
         return dev.strata.lsm.config.XmlConfig.read(file);
     }
 
-    /** A builder starting from this configuration's values. */
+    /**
+     * A builder starting from this configuration's values.
+     *
+     * @return a new builder holding every value of this configuration
+     */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.memtableBytes = memtableBytes;
@@ -194,17 +208,30 @@ public final class StoreConfig {
         return b;
     }
 
-    /** Bytes of memtable data before it is switched out and flushed (default 64 MiB). */
+    /**
+     * Bytes of memtable data before it is switched out and flushed (default 64 MiB).
+     *
+     * @return the memtable size in bytes
+     */
     public long memtableBytes() {
         return memtableBytes;
     }
 
-    /** Full memtables waiting for flush before writers stall (default 2). */
+    /**
+     * Full memtables waiting for flush before writers stall (default 2).
+     *
+     * @return the number of full memtables that may wait
+     */
     public int maxImmutableMemtables() {
         return maxImmutableMemtables;
     }
 
-    /** WAL durability (default {@link WalSyncMode#ASYNC}: every acknowledged write survives a process kill). */
+    /**
+     * WAL durability (default {@link WalSyncMode#ASYNC}: every acknowledged write survives a
+     * process kill).
+     *
+     * @return the WAL mode
+     */
     public WalSyncMode walMode() {
         return walMode;
     }
@@ -217,17 +244,27 @@ public final class StoreConfig {
      * Default: on in WAL mode none (where nothing else makes such a batch atomic), off in the
      * modes with a WAL, where the WAL's record does it; turn it on there for batches written
      * with {@link WriteOptions#disableWal}. A store with the default family only is unaffected.
+     *
+     * @return true when the families flush together
      */
     public boolean atomicFlush() {
         return atomicFlush != null ? atomicFlush : walMode == WalSyncMode.NONE;
     }
 
-    /** SSTable page size (default 4096). */
+    /**
+     * SSTable page size (default 4096).
+     *
+     * @return the page size in bytes
+     */
     public int pageSize() {
         return pageSize;
     }
 
-    /** Bloom filter bits per key (default 10; 0 disables filters). */
+    /**
+     * Bloom filter bits per key (default 10; 0 disables filters).
+     *
+     * @return bits per key, 0 for no filter
+     */
     public int bloomBitsPerKey() {
         return bloomBitsPerKey;
     }
@@ -235,6 +272,8 @@ public final class StoreConfig {
     /**
      * The prefix extractor whose prefixes new tables add to their bloom filter for prefix
      * scans ({@link LsmStore#scanPrefix(byte[])}), or null (the default): none.
+     *
+     * @return the extractor, or null
      */
     public PrefixExtractor prefixExtractor() {
         return prefixExtractor;
@@ -244,17 +283,30 @@ public final class StoreConfig {
      * How new tables encode their leaves: {@link LeafEncoding#PREFIX} (the default; keys
      * prefix-compressed between restart points) or {@link LeafEncoding#PLAIN} (the leaf of
      * formats 1 and 2). Existing tables keep theirs until a merge rewrites them.
+     *
+     * @return the leaf encoding
      */
     public LeafEncoding leafEncoding() {
         return leafEncoding;
     }
 
-    /** Cells between restart points (whole keys) in a prefix-compressed leaf: 1 to 1024, default 16. */
+    /**
+     * Cells between restart points (whole keys) in a prefix-compressed leaf: 1 to 1024, default 16.
+     *
+     * @return cells between restart points
+     */
     public int restartInterval() {
         return restartInterval;
     }
 
-    /** The codec of new tables written to {@code level} (what {@code TableOptions.of(config, level, bottommost)} gives the table writer). */
+    /**
+     * The codec of new tables written to {@code level} (what {@code TableOptions.of(config, level,
+     * bottommost)} gives the table writer).
+     *
+     * @param level the level the table is written to, 0 or more
+     * @param bottommost whether the table holds the oldest data of its key range
+     * @return the codec to write the table with
+     */
     public Compression compressionFor(int level, boolean bottommost) {
         if (bottommost && bottommostCompression != null) {
             return bottommostCompression;
@@ -262,27 +314,48 @@ public final class StoreConfig {
         return levelCompression.getOrDefault(level, compression);
     }
 
-    /** The page codec of new tables (default {@link Compression#NONE}). */
+    /**
+     * The page codec of new tables (default {@link Compression#NONE}).
+     *
+     * @return the default page codec
+     */
     public Compression compression() {
         return compression;
     }
 
-    /** The codec of tables written with the oldest data of their key range, or null to use the level's codec. */
+    /**
+     * The codec of tables written with the oldest data of their key range, or null to use the
+     * level's codec.
+     *
+     * @return the bottommost codec, or null
+     */
     public Compression bottommostCompression() {
         return bottommostCompression;
     }
 
-    /** The codec level (zstd: 1 to 22, default 3; lz4 and snappy ignore it). */
+    /**
+     * The codec level (zstd: 1 to 22, default 3; lz4 and snappy ignore it).
+     *
+     * @return the codec level
+     */
     public int compressionLevel() {
         return compressionLevel;
     }
 
-    /** Codecs set for single levels (level to codec). */
+    /**
+     * Codecs set for single levels (level to codec).
+     *
+     * @return the per-level codecs, by level (empty when none)
+     */
     public java.util.SortedMap<Integer, Compression> levelCompression() {
         return levelCompression;
     }
 
-    /** Largest key accepted: {@code pageSize / 4 - 32} bytes. */
+    /**
+     * Largest key accepted: {@code pageSize / 4 - 32} bytes.
+     *
+     * @return the largest key in bytes
+     */
     public int maxKeyBytes() {
         return TableOptions.maxKeySize(pageSize);
     }
@@ -292,22 +365,37 @@ public final class StoreConfig {
      * of the largest key and a value this size still fits one WAL record
      * ({@link WalWriter#MAX_RECORD_SIZE} less the record's batch header of 12 bytes and one
      * operation's type byte and two length varints).
+     *
+     * @param pageSize a table page size in bytes
+     * @return the largest value size in bytes
      */
     public static int maxValueBytesLimit(int pageSize) {
         return WalWriter.MAX_RECORD_SIZE - 12 - 1 - 5 - 5 - TableOptions.maxKeySize(pageSize);
     }
 
-    /** Largest value accepted (default 64 MiB). */
+    /**
+     * Largest value accepted (default 64 MiB).
+     *
+     * @return the largest value in bytes
+     */
     public int maxValueBytes() {
         return maxValueBytes;
     }
 
-    /** Block cache capacity (default 128 MiB; 0 disables the cache). */
+    /**
+     * Block cache capacity (default 128 MiB; 0 disables the cache).
+     *
+     * @return the cache's capacity in bytes
+     */
     public long blockCacheBytes() {
         return blockCacheBytes;
     }
 
-    /** Threads running flushes and merges (default 2). */
+    /**
+     * Threads running flushes and merges (default 2).
+     *
+     * @return the number of background threads
+     */
     public int backgroundThreads() {
         return backgroundThreads;
     }
@@ -316,12 +404,18 @@ public final class StoreConfig {
      * How often, in milliseconds, the merge policy is consulted although nothing was flushed
      * or merged, so that time-based triggers (file or tombstone age) fire on an idle store;
      * 0 disables the tick.
+     *
+     * @return the tick interval in milliseconds, or 0
      */
     public long policyTickMillis() {
         return policyTickMillis;
     }
 
-    /** The manifest is rewritten as a snapshot once its log exceeds this size (default 4 MiB). */
+    /**
+     * The manifest is rewritten as a snapshot once its log exceeds this size (default 4 MiB).
+     *
+     * @return the manifest size in bytes
+     */
     public long manifestRewriteBytes() {
         return manifestRewriteBytes;
     }
@@ -332,6 +426,8 @@ public final class StoreConfig {
      * them when the store closes. 0 (the default) deletes each as soon as it is obsolete.
      * Until deleted they occupy disk space; a crash leaves them to the next open, which
      * deletes every table file the manifest does not name.
+     *
+     * @return the batch size in bytes, or 0
      */
     public long obsoleteDeleteBatchBytes() {
         return obsoleteDeleteBatchBytes;
@@ -342,6 +438,8 @@ public final class StoreConfig {
      * the builder was given an instance ({@link Builder#mergePolicy(MergePolicy)}), the
      * instance's class's simple name, which is for logs and reports only (no registry
      * resolves it, and nothing on disk records it).
+     *
+     * @return the policy's name
      */
     public String mergePolicy() {
         return mergePolicy;
@@ -351,6 +449,8 @@ public final class StoreConfig {
      * The merge policy instance given to the builder ({@link Builder#mergePolicy(MergePolicy)}),
      * or null: then the store creates the policy {@link #mergePolicy()} names, with
      * {@link #mergePolicyParams()}, each time it opens.
+     *
+     * @return the instance, or null
      */
     public MergePolicy mergePolicyInstance() {
         return mergePolicyInstance;
@@ -359,6 +459,8 @@ public final class StoreConfig {
     /**
      * Name of the merge operator {@code LsmStore.merge} operands are combined with (see
      * {@link dev.strata.lsm.mergeop.MergeOperator}), or null for none (default): merges are then refused.
+     *
+     * @return the operator's name, or null
      */
     public String mergeOperator() {
         return mergeOperator;
@@ -369,12 +471,19 @@ public final class StoreConfig {
      * {@link Builder#family}): a family of the store with an entry here runs with these
      * options (in place of those it was created with), and a family named here that the
      * store does not have is created when the store opens. Empty by default.
+     *
+     * @return the family options by family name
      */
     public Map<String, FamilyOptions> familyOptions() {
         return families;
     }
 
-    /** Raw parameters of the merge policy, validated against its declaration (empty for an instance). */
+    /**
+     * Raw parameters of the merge policy, validated against its declaration (empty for an
+     * instance).
+     *
+     * @return the parameters, name to unparsed value
+     */
     public Map<String, String> mergePolicyParams() {
         return mergePolicyParams;
     }
@@ -383,6 +492,8 @@ public final class StoreConfig {
      * The merge policy's typed parameters, every declared one given or defaulted, as parsed
      * and checked when this configuration was built; null when the builder was given an
      * instance.
+     *
+     * @return the typed parameters, or null
      */
     public PolicyParameters mergePolicyParameters() {
         return mergePolicyParameters;
@@ -392,6 +503,8 @@ public final class StoreConfig {
      * The merge policy a tree opened with this configuration runs: the instance given to the
      * builder, else a new policy from the named factory and {@link #mergePolicyParameters()}
      * (nothing is looked up or parsed again). Each call on a named policy makes a new one.
+     *
+     * @return the policy to run
      */
     public MergePolicy createMergePolicy() {
         return mergePolicyInstance != null ? mergePolicyInstance : mergePolicyFactory.create(mergePolicyParameters);
@@ -402,12 +515,19 @@ public final class StoreConfig {
      * given here ({@link #familyOptions()}): this configuration with them applied
      * ({@link FamilyOptions#applyTo}), made when this one was built; null for a family not
      * configured here.
+     *
+     * @param name the family's name
+     * @return the family's configuration, or null
      */
     public StoreConfig familyConfig(String name) {
         return familyConfigs.get(name);
     }
 
-    /** The host's meter registry, or null for a private one. */
+    /**
+     * The host's meter registry, or null for a private one.
+     *
+     * @return the registry, or null
+     */
     public MeterRegistry meterRegistry() {
         return meterRegistry;
     }
@@ -415,17 +535,28 @@ public final class StoreConfig {
     /**
      * The storage IO instance given to the builder, or null: then the store creates one of
      * {@link #storageIOName()} (see {@link #createStorageIO()}).
+     *
+     * @return the instance, or null
      */
     public StorageIO storageIO() {
         return storageIO;
     }
 
-    /** Name of the storage IO implementation (default {@code nio}); unused when {@link #storageIO()} is set. */
+    /**
+     * Name of the storage IO implementation (default {@code nio}); unused when {@link #storageIO()}
+     * is set.
+     *
+     * @return the implementation's name
+     */
     public String storageIOName() {
         return storageIOName;
     }
 
-    /** Raw parameters of the storage IO implementation, validated against its declaration. */
+    /**
+     * Raw parameters of the storage IO implementation, validated against its declaration.
+     *
+     * @return the parameters, name to unparsed value
+     */
     public Map<String, String> storageIOParams() {
         return storageIOParams;
     }
@@ -434,12 +565,18 @@ public final class StoreConfig {
      * The storage IO a store opened with this configuration uses: the instance given to
      * {@link Builder#storageIO(StorageIO)}, else a new one of the named implementation
      * ({@code nio} by default) from the typed parameters resolved at build.
+     *
+     * @return the storage IO to use
      */
     public StorageIO createStorageIO() {
         return storageIO != null ? storageIO : storageIOFactory.create(storageIOParameters);
     }
 
-    /** The listener for completed flushes and merges, or null. */
+    /**
+     * The listener for completed flushes and merges, or null.
+     *
+     * @return the listener, or null
+     */
     public StoreListener listener() {
         return listener;
     }
@@ -447,12 +584,18 @@ public final class StoreConfig {
     /**
      * The block cache and memtable budget shared with other stores, or null (default): the
      * store then has a cache of {@link #blockCacheBytes()} of its own and no budget.
+     *
+     * @return the shared resources, or null
      */
     public SharedResources sharedResources() {
         return sharedResources;
     }
 
-    /** Which values flushes and merges turn into tombstones because they expired, or null. */
+    /**
+     * Which values flushes and merges turn into tombstones because they expired, or null.
+     *
+     * @return the expiry rule, or null
+     */
     public ValueExpiry valueExpiry() {
         return valueExpiry;
     }
@@ -465,6 +608,8 @@ public final class StoreConfig {
      * ({@code TreeView.nowMillis()}), and the "now" {@link ValueExpiry} is asked at. It does
      * not pace anything: the policy tick ({@link #policyTickMillis()}), retries, stalls and
      * latency timers run on the JVM's own time. A test can give a clock it moves itself.
+     *
+     * @return the clock
      */
     public java.time.InstantSource clock() {
         return clock;
@@ -533,6 +678,9 @@ public final class StoreConfig {
         /**
          * The memtable size: a full memtable is switched out and flushed (default {@link
          * #DEFAULT_MEMTABLE_BYTES}).
+         *
+         * @param bytes the memtable size in bytes
+         * @return this builder
          */
         public Builder memtableBytes(long bytes) {
             this.memtableBytes = bytes;
@@ -542,13 +690,21 @@ public final class StoreConfig {
         /**
          * How many full memtables may wait for their flush before writers stall (default {@link
          * #DEFAULT_MAX_IMMUTABLE_MEMTABLES}).
+         *
+         * @param count the number of full memtables that may wait
+         * @return this builder
          */
         public Builder maxImmutableMemtables(int count) {
             this.maxImmutableMemtables = count;
             return this;
         }
 
-        /** The write-ahead log's durability mode (default {@code ASYNC}). */
+        /**
+         * The write-ahead log's durability mode (default {@code ASYNC}).
+         *
+         * @param mode when the WAL is synced, or none for no WAL
+         * @return this builder
+         */
         public Builder walMode(WalSyncMode mode) {
             this.walMode = mode;
             return this;
@@ -558,19 +714,32 @@ public final class StoreConfig {
          * Column families flush together, committed all or nothing (see {@link
          * StoreConfig#atomicFlush()}); unset: on in WAL mode none, off otherwise. XML: {@code
          * <wal atomicFlush="true"/>}.
+         *
+         * @param atomic true to flush the column families together
+         * @return this builder
          */
         public Builder atomicFlush(boolean atomic) {
             this.atomicFlush = atomic;
             return this;
         }
 
-        /** The page size of new tables: a power of two from 4 KiB to 64 KiB. */
+        /**
+         * The page size of new tables: a power of two from 4 KiB to 64 KiB.
+         *
+         * @param bytes the page size in bytes
+         * @return this builder
+         */
         public Builder pageSize(int bytes) {
             this.pageSize = bytes;
             return this;
         }
 
-        /** Bloom filter bits per key of new tables; 0 writes no filter. */
+        /**
+         * Bloom filter bits per key of new tables; 0 writes no filter.
+         *
+         * @param bits bits per key, 0 or more
+         * @return this builder
+         */
         public Builder bloomBitsPerKey(int bits) {
             this.bloomBitsPerKey = bits;
             return this;
@@ -581,47 +750,89 @@ public final class StoreConfig {
          * prefixBloom="fixed:N"/>}); null (the default) for none. With one, each table's filter
          * also holds the prefixes of its keys, so a prefix scan skips tables without the
          * prefix. Needs bloom filters ({@link #bloomBitsPerKey(int)} above 0).
+         *
+         * @param extractor the extractor, or null for none
+         * @return this builder
          */
         public Builder prefixExtractor(PrefixExtractor extractor) {
             this.prefixExtractor = extractor;
             return this;
         }
 
-        /** The page codec of new tables: none (the default), lz4, zstd or snappy. */
+        /**
+         * The page codec of new tables: none (the default), lz4, zstd or snappy.
+         *
+         * @param codec the codec (not null)
+         * @return this builder
+         */
         public Builder compression(Compression codec) {
             this.compression = codec;
             return this;
         }
 
-        /** {@link #compression(Compression)} by name; an unknown name is a {@link ConfigException}. */
+        /**
+         * {@link #compression(Compression)} by name; an unknown name is a {@link ConfigException}.
+         *
+         * @param codec the codec's name, e.g. {@code lz4}
+         * @return this builder
+         */
         public Builder compression(String codec) {
             return compression(Compression.fromName(codec));
         }
 
-        /** The codec of tables holding the oldest data of their key range; null (the default) for the level's codec. */
+        /**
+         * The codec of tables holding the oldest data of their key range; null (the default) for
+         * the level's codec.
+         *
+         * @param codec the bottommost codec, or null for the level's
+         * @return this builder
+         */
         public Builder bottommostCompression(Compression codec) {
             this.bottommostCompression = codec;
             return this;
         }
 
-        /** {@link #bottommostCompression(Compression)} by name. */
+        /**
+         * {@link #bottommostCompression(Compression)} by name.
+         *
+         * @param codec the bottommost codec's name, or null for the level's
+         * @return this builder
+         */
         public Builder bottommostCompression(String codec) {
             return bottommostCompression(Compression.fromName(codec));
         }
 
-        /** The codec level: zstd 1 to 22 (default 3); lz4 and snappy ignore it. */
+        /**
+         * The codec level: zstd 1 to 22 (default 3); lz4 and snappy ignore it.
+         *
+         * @param level the codec level
+         * @return this builder
+         */
         public Builder compressionLevel(int level) {
             this.compressionLevel = level;
             return this;
         }
 
-        /** The codec of new tables written to {@code level} (0 and up), overriding {@link #compression(Compression)}. */
+        /**
+         * The codec of new tables written to {@code level} (0 and up), overriding {@link
+         * #compression(Compression)}.
+         *
+         * @param level the level, 0 or more
+         * @param codec that level's codec
+         * @return this builder
+         */
         public Builder levelCompression(int level, Compression codec) {
             this.levelCompression.put(level, codec);
             return this;
         }
 
-        /** {@link #levelCompression(int, Compression)} by name. */
+        /**
+         * {@link #levelCompression(int, Compression)} by name.
+         *
+         * @param level the level, 0 or more
+         * @param codec the name of that level's codec
+         * @return this builder
+         */
         public Builder levelCompression(int level, String codec) {
             return levelCompression(level, Compression.fromName(codec));
         }
@@ -629,13 +840,22 @@ public final class StoreConfig {
         /**
          * How new tables encode their leaves (default {@link LeafEncoding#PREFIX}); see
          * {@link StoreConfig#leafEncoding()}.
+         *
+         * @param encoding the leaf encoding (not null)
+         * @return this builder
          */
         public Builder leafEncoding(LeafEncoding encoding) {
             this.leafEncoding = encoding;
             return this;
         }
 
-        /** {@link #leafEncoding(LeafEncoding)} by name (prefix or plain); an unknown name is a {@link ConfigException}. */
+        /**
+         * {@link #leafEncoding(LeafEncoding)} by name (prefix or plain); an unknown name is a
+         * {@link ConfigException}.
+         *
+         * @param encoding the leaf encoding's name
+         * @return this builder
+         */
         public Builder leafEncoding(String encoding) {
             return leafEncoding(LeafEncoding.fromName(encoding));
         }
@@ -644,37 +864,67 @@ public final class StoreConfig {
          * Cells between restart points of a prefix-compressed leaf, 1 to 1024 (default 16): a
          * lookup scans at most this many cells of a leaf after a binary search of its restarts;
          * a larger interval stores fewer whole keys and slots.
+         *
+         * @param interval cells between restart points
+         * @return this builder
          */
         public Builder restartInterval(int interval) {
             this.restartInterval = interval;
             return this;
         }
 
-        /** The block cache's size (default {@link #DEFAULT_BLOCK_CACHE_BYTES}). */
+        /**
+         * The block cache's size (default {@link #DEFAULT_BLOCK_CACHE_BYTES}).
+         *
+         * @param bytes the cache's capacity in bytes; 0 disables the cache
+         * @return this builder
+         */
         public Builder blockCacheBytes(long bytes) {
             this.blockCacheBytes = bytes;
             return this;
         }
 
-        /** The merge threads (default {@link #DEFAULT_BACKGROUND_THREADS}). */
+        /**
+         * The merge threads (default {@link #DEFAULT_BACKGROUND_THREADS}).
+         *
+         * @param threads the number of threads running flushes and merges
+         * @return this builder
+         */
         public Builder backgroundThreads(int threads) {
             this.backgroundThreads = threads;
             return this;
         }
 
-        /** See {@link StoreConfig#policyTickMillis()}: 0 (off) or 10 ms to one day. */
+        /**
+         * See {@link StoreConfig#policyTickMillis()}: 0 (off) or 10 ms to one day.
+         *
+         * @param millis the tick interval in milliseconds, or 0 for no tick
+         * @return this builder
+         */
         public Builder policyTickMillis(long millis) {
             this.policyTickMillis = millis;
             return this;
         }
 
-        /** The largest value a put accepts (default {@link #DEFAULT_MAX_VALUE_BYTES}). */
+        /**
+         * The largest value a put accepts (default {@link #DEFAULT_MAX_VALUE_BYTES}).
+         *
+         * @param bytes the largest value in bytes, at most {@link
+         *     StoreConfig#maxValueBytesLimit(int)} of the page size
+         *
+         * @return this builder
+         */
         public Builder maxValueBytes(int bytes) {
             this.maxValueBytes = bytes;
             return this;
         }
 
-        /** See {@link StoreConfig#obsoleteDeleteBatchBytes()}: 0 (delete at once) or more. */
+        /**
+         * See {@link StoreConfig#obsoleteDeleteBatchBytes()}: 0 (delete at once) or more.
+         *
+         * @param bytes the obsolete bytes at which files are deleted together, or 0
+         * @return this builder
+         */
         public Builder obsoleteDeleteBatchBytes(long bytes) {
             this.obsoleteDeleteBatchBytes = bytes;
             return this;
@@ -683,6 +933,9 @@ public final class StoreConfig {
         /**
          * The manifest size at which it is rewritten as one snapshot (default {@link
          * #DEFAULT_MANIFEST_REWRITE_BYTES}).
+         *
+         * @param bytes the manifest size in bytes
+         * @return this builder
          */
         public Builder manifestRewriteBytes(long bytes) {
             this.manifestRewriteBytes = bytes;
@@ -693,6 +946,12 @@ public final class StoreConfig {
          * Chooses the merge policy by name, with raw parameter values (validated at build), in
          * place of an instance given before: the store creates it from its registered factory
          * each time it opens.
+         *
+         * @param name the policy's registered name
+         * @param params the policy's parameters, name to unparsed value (absent ones take their
+         *     defaults)
+         *
+         * @return this builder
          */
         public Builder mergePolicy(String name, Map<String, String> params) {
             this.mergePolicy = name;
@@ -726,6 +985,8 @@ public final class StoreConfig {
          *       creating one is a {@link ConfigException}; give the family a policy by name.</li>
          * </ul>
          *
+         * @param policy the policy instance the default family runs
+         * @return this builder
          * @throws IllegalArgumentException if {@code policy} is null
          */
         public Builder mergePolicy(MergePolicy policy) {
@@ -742,15 +1003,26 @@ public final class StoreConfig {
             return this;
         }
 
-        /** Chooses the merge policy by name with default parameters. */
+        /**
+         * Chooses the merge policy by name with default parameters.
+         *
+         * @param name the policy's registered name
+         * @return this builder
+         */
         public Builder mergePolicy(String name) {
             return mergePolicy(name, Map.of());
         }
 
         /**
-         * The merge operator {@code merge} operands are combined with, by its registered name
-         * ({@code uint64add}, {@code stringappend}, or one a jar registers); null for none.
-         * An unknown name fails {@link #build()} with the names known.
+         * Configures column family {@code name} with {@code options} (XML {@code <family
+         * name="...">}; see {@link StoreConfig#familyOptions()}): the family runs with them, and
+         * is created when the store opens if it does not have it.
+         *
+         * @param name the family's name (not the default family's)
+         * @param options the family's options
+         * @return this builder
+         * @throws IllegalArgumentException if {@code name} is invalid, is the default family's or
+         *     is configured already, or {@code options} is null
          */
         public Builder family(String name, FamilyOptions options) {
             ColumnFamily.checkName(name);
@@ -768,13 +1040,25 @@ public final class StoreConfig {
             return this;
         }
 
-        /** The registered merge operator {@code merge} calls use, by name; null for none. */
+        /**
+         * The merge operator {@code merge} operands are combined with, by its registered name
+         * ({@code uint64add}, {@code stringappend}, or one a jar registers); null for none.
+         * An unknown name fails {@link #build()} with the names known.
+         *
+         * @param name the operator's registered name, or null for none
+         * @return this builder
+         */
         public Builder mergeOperator(String name) {
             this.mergeOperator = name;
             return this;
         }
 
-        /** Where the store publishes its metrics; null for a registry of its own. */
+        /**
+         * Where the store publishes its metrics; null for a registry of its own.
+         *
+         * @param registry the host's registry, or null
+         * @return this builder
+         */
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = registry;
             return this;
@@ -783,6 +1067,9 @@ public final class StoreConfig {
         /**
          * Uses this storage IO instance (tests wrap one to inject faults); it takes precedence
          * over a {@linkplain #storageIO(String, Map) named} implementation. Null returns to the named one.
+         *
+         * @param io the instance to use, or null for the named implementation
+         * @return this builder
          */
         public Builder storageIO(StorageIO io) {
             this.storageIO = io;
@@ -793,6 +1080,10 @@ public final class StoreConfig {
          * Chooses the storage IO implementation by name ({@code nio}, the default, or one
          * registered by another module such as {@code native}), with raw parameter values
          * (validated at build).
+         *
+         * @param name the implementation's registered name
+         * @param params its parameters, name to unparsed value (absent ones take their defaults)
+         * @return this builder
          */
         public Builder storageIO(String name, Map<String, String> params) {
             this.storageIOName = name;
@@ -802,7 +1093,12 @@ public final class StoreConfig {
             return this;
         }
 
-        /** Chooses the storage IO implementation by name with default parameters. */
+        /**
+         * Chooses the storage IO implementation by name with default parameters.
+         *
+         * @param name the implementation's registered name
+         * @return this builder
+         */
         public Builder storageIO(String name) {
             return storageIO(name, Map.of());
         }
@@ -811,19 +1107,33 @@ public final class StoreConfig {
          * Opens the store with {@code resources} (block cache and memtable budget shared with
          * the other stores given the same instance; see {@link SharedResources}); its own
          * {@link #blockCacheBytes(long)} is then unused. Null (default) for none.
+         *
+         * @param resources the shared resources, or null for none
+         * @return this builder
          */
         public Builder sharedResources(SharedResources resources) {
             this.sharedResources = resources;
             return this;
         }
 
-        /** Told of completed flushes and merges, on the background thread that did them; null for none. */
+        /**
+         * Told of completed flushes and merges, on the background thread that did them; null for
+         * none.
+         *
+         * @param listener the listener, or null for none
+         * @return this builder
+         */
         public Builder listener(StoreListener listener) {
             this.listener = listener;
             return this;
         }
 
-        /** See {@link ValueExpiry}; null (the default) for values that never expire. */
+        /**
+         * See {@link ValueExpiry}; null (the default) for values that never expire.
+         *
+         * @param expiry the expiry rule, or null for none
+         * @return this builder
+         */
         public Builder valueExpiry(ValueExpiry expiry) {
             this.valueExpiry = expiry;
             return this;
@@ -833,6 +1143,8 @@ public final class StoreConfig {
          * The store's clock (see {@link StoreConfig#clock()}; default the system clock). It is
          * read from the store's threads, so it must be thread safe; it should not go backwards.
          *
+         * @param clock the clock (not null)
+         * @return this builder
          * @throws IllegalArgumentException if {@code clock} is null
          */
         public Builder clock(java.time.InstantSource clock) {
@@ -850,6 +1162,7 @@ public final class StoreConfig {
          * {@link StoreConfig#toBuilder()} and names the same ones), then each family's options
          * applied on top of the result.
          *
+         * @return the new immutable configuration
          * @throws ConfigException naming the first bad value ({@link ConfigException#setting()})
          *     and what is allowed
          */

@@ -16,12 +16,21 @@ package dev.strata.lsm;
 public class StoreException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** A store error described by {@code message}. */
+    /**
+     * A store error described by {@code message}.
+     *
+     * @param message what went wrong
+     */
     public StoreException(String message) {
         super(message);
     }
 
-    /** A store error described by {@code message}, caused by {@code cause}. */
+    /**
+     * A store error described by {@code message}, caused by {@code cause}.
+     *
+     * @param message what went wrong
+     * @param cause the underlying error
+     */
     public StoreException(String message, Throwable cause) {
         super(message, cause);
     }

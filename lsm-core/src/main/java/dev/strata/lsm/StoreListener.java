@@ -53,6 +53,9 @@ public interface StoreListener {
     /**
      * The merge announced by {@link #mergeStarted} with the same reason has ended: installed
      * ({@code installed} true) or failed and left to a retry.
+     *
+     * @param reason the merge task's reason, as {@link #mergeStarted} was given it
+     * @param installed true when the merge's output was installed
      */
     default void mergeEnded(String reason, boolean installed) {
     }

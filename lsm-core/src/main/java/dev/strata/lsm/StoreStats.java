@@ -116,12 +116,19 @@ public final class StoreStats {
      * A builder of stats over {@code io}; every other figure starts at 0 (empty per-level
      * arrays), but for {@link #tableAllocatedBytes()} and {@link #liveTombstones()} at -1
      * (unknown) and {@link BlockCompactionStats#NONE} / {@link StallChainStats#NONE}.
+     *
+     * @param io the IO counters the stats report
+     * @return a new builder
      */
     public static Builder builder(IoStats io) {
         return new Builder().io(io);
     }
 
-    /** A builder holding every figure of these stats. */
+    /**
+     * A builder holding every figure of these stats.
+     *
+     * @return a new builder with this object's figures
+     */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.io = io;
@@ -158,6 +165,8 @@ public final class StoreStats {
      * invariant, naming a missing or busy component, a mode it cannot run…) and exceptions
      * the policy threw, since the store opened. Each is also logged at WARNING. A correct
      * policy keeps this at 0.
+     *
+     * @return the number of rejected decisions and policy exceptions
      */
     public long policyErrors() {
         return policyErrors;
@@ -167,6 +176,8 @@ public final class StoreStats {
      * Disk bytes the table files occupy: their allocated blocks, so pages released by hole
      * punching are not counted (unlike {@link #tableFileBytes()}, their lengths); -1 when the
      * storage cannot tell (the default {@code nio} storage).
+     *
+     * @return the allocated bytes, or -1 when unknown
      */
     public long tableAllocatedBytes() {
         return tableAllocatedBytes;
@@ -177,6 +188,8 @@ public final class StoreStats {
      * at the level the policy placed them, merges at their target level, block compactions
      * with the bytes they appended in place). Their sum is {@link #flushBytesWritten()} +
      * {@link #mergeBytesWritten()} up to the bytes of merges still running.
+     *
+     * @return a copy of the bytes per level
      */
     public long[] bytesWrittenByLevel() {
         return bytesWrittenByLevel.clone();
@@ -185,6 +198,8 @@ public final class StoreStats {
     /**
      * Per level (index = level; empty if unknown), the bytes the live components reference:
      * for a table merged in place, its clean leaves of earlier versions too, not its dead pages.
+     *
+     * @return a copy of the bytes per level
      */
     public long[] liveBytesByLevel() {
         return liveBytesByLevel.clone();
@@ -194,6 +209,8 @@ public final class StoreStats {
      * Per level (index = level; empty if unknown), the bytes the files of the live components
      * occupy: their length, less the pages punched out of them. Above
      * {@link #liveBytesByLevel()} by the dead pages of tables merged in place.
+     *
+     * @return a copy of the bytes per level
      */
     public long[] physicalBytesByLevel() {
         return physicalBytesByLevel.clone();
@@ -203,57 +220,100 @@ public final class StoreStats {
      * Delete markers (tombstones) held by the live components, counted once per component
      * that holds one (a key deleted twice in two components counts twice); -1 if unknown.
      * Memtables are not counted.
+     *
+     * @return the tombstone count, or -1 when unknown
      */
     public long liveTombstones() {
         return liveTombstones;
     }
 
-    /** Compaction chains of the stall episodes since open (vLSM's quantities). */
+    /**
+     * Compaction chains of the stall episodes since open (vLSM's quantities).
+     *
+     * @return the stall-chain figures ({@link StallChainStats#NONE} when not reported)
+     */
     public StallChainStats stallChains() {
         return stallChains;
     }
 
-    /** What block compactions did to their child tables since open. */
+    /**
+     * What block compactions did to their child tables since open.
+     *
+     * @return the block-compaction figures ({@link BlockCompactionStats#NONE} when not reported)
+     */
     public BlockCompactionStats blockCompaction() {
         return blockCompaction;
     }
 
-    /** Numbers of the table files the live components are in, ascending (a copy). */
+    /**
+     * Numbers of the table files the live components are in, ascending (a copy).
+     *
+     * @return a copy of the file numbers
+     */
     public long[] liveTableFileNumbers() {
         return liveTableFileNumbers.clone();
     }
 
-    /** Raw IO counters by purpose. */
+    /**
+     * Raw IO counters by purpose.
+     *
+     * @return the IO counters
+     */
     public IoStats io() {
         return io;
     }
 
-    /** Bytes written for {@code purpose}. */
+    /**
+     * Bytes written for {@code purpose}.
+     *
+     * @param purpose the purpose asked about
+     * @return the bytes written through files opened for {@code purpose}
+     */
     public long bytesWritten(IoPurpose purpose) {
         return io.bytesWritten(purpose);
     }
 
-    /** Bytes written to the write-ahead log. */
+    /**
+     * Bytes written to the write-ahead log.
+     *
+     * @return the WAL's bytes written
+     */
     public long walBytesWritten() {
         return io.bytesWritten(IoPurpose.WAL);
     }
 
-    /** Bytes written by flushes. */
+    /**
+     * Bytes written by flushes.
+     *
+     * @return the flushes' bytes written
+     */
     public long flushBytesWritten() {
         return io.bytesWritten(IoPurpose.FLUSH);
     }
 
-    /** Bytes written by merges. */
+    /**
+     * Bytes written by merges.
+     *
+     * @return the merges' bytes written
+     */
     public long mergeBytesWritten() {
         return io.bytesWritten(IoPurpose.MERGE);
     }
 
-    /** Bytes written to the manifest and CURRENT. */
+    /**
+     * Bytes written to the manifest and CURRENT.
+     *
+     * @return the manifest's and CURRENT's bytes written
+     */
     public long manifestBytesWritten() {
         return io.bytesWritten(IoPurpose.MANIFEST);
     }
 
-    /** (flush + merge bytes) / flush bytes; 0 before the first flush. */
+    /**
+     * (flush + merge bytes) / flush bytes; 0 before the first flush.
+     *
+     * @return the write amplification, 1 or more once something was flushed
+     */
     public double writeAmplification() {
         long flushed = flushBytesWritten();
         return flushed == 0 ? 0 : (double) (flushed + mergeBytesWritten()) / flushed;
@@ -263,6 +323,8 @@ public final class StoreStats {
      * {@link #tableFileBytes()} / {@link #liveLogicalBytes()}; {@link Double#NaN} when the
      * estimated live data is under {@link #MIN_LIVE_BYTES_FOR_SPACE_AMPLIFICATION} (an
      * empty or tiny store), where the ratio measures fixed per-table overhead, not the tree.
+     *
+     * @return the space amplification, or NaN for a store too small to measure
      */
     public double spaceAmplification() {
         return liveLogicalBytes < MIN_LIVE_BYTES_FOR_SPACE_AMPLIFICATION ? Double.NaN
@@ -272,12 +334,18 @@ public final class StoreStats {
     /**
      * Lengths of the table files the store holds: those of live components, and those of
      * obsolete components not deleted yet (pinned by a reader, or deletion pending).
+     *
+     * @return the sum of the table files' lengths in bytes
      */
     public long tableFileBytes() {
         return tableFileBytes;
     }
 
-    /** Bytes of the live components, each from its first page to the end of its footer. */
+    /**
+     * Bytes of the live components, each from its first page to the end of its footer.
+     *
+     * @return the live components' bytes
+     */
     public long liveComponentBytes() {
         return liveComponentBytes;
     }
@@ -285,42 +353,72 @@ public final class StoreStats {
     /**
      * Estimated user bytes (key + value) of the newest version of each live key, from
      * component metadata (see the class comment); 0 when there are no components.
+     *
+     * @return the estimated live user bytes
      */
     public double liveLogicalBytes() {
         return liveLogicalBytes;
     }
 
-    /** Components in each level, level 0 first. */
+    /**
+     * Components in each level, level 0 first.
+     *
+     * @return a copy of the component counts
+     */
     public int[] componentsPerLevel() {
         return componentsPerLevel.clone();
     }
 
-    /** Components in the whole tree. */
+    /**
+     * Components in the whole tree.
+     *
+     * @return the number of components
+     */
     public int componentCount() {
         return Arrays.stream(componentsPerLevel).sum();
     }
 
-    /** Flushes completed since the store opened. */
+    /**
+     * Flushes completed since the store opened.
+     *
+     * @return the number of flushes
+     */
     public long flushCount() {
         return flushCount;
     }
 
-    /** Merges completed since the store opened. */
+    /**
+     * Merges completed since the store opened.
+     *
+     * @return the number of merges
+     */
     public long mergeCount() {
         return mergeCount;
     }
 
-    /** Total time writers spent waiting for flushes, merges or the policy, in nanoseconds. */
+    /**
+     * Total time writers spent waiting for flushes, merges or the policy, in nanoseconds.
+     *
+     * @return the stall time in nanoseconds
+     */
     public long stallNanos() {
         return stallNanos;
     }
 
-    /** Bytes held by the active and immutable memtables. */
+    /**
+     * Bytes held by the active and immutable memtables.
+     *
+     * @return the memtables' bytes
+     */
     public long memtableBytes() {
         return memtableBytes;
     }
 
-    /** The sequence number of the last write made visible. */
+    /**
+     * The sequence number of the last write made visible.
+     *
+     * @return the last visible sequence number
+     */
     public long lastSequence() {
         return lastSequence;
     }
@@ -328,6 +426,9 @@ public final class StoreStats {
     /**
      * A copy of these stats counting {@code skips} tables prefix scans skipped by their
      * prefix bloom ({@link #prefixBloomSkips()}); every other figure as here.
+     *
+     * @param skips the number of tables skipped, 0 or more
+     * @return a new stats object
      */
     public StoreStats withPrefixBloomSkips(long skips) {
         return toBuilder().prefixBloomSkips(skips).build();
@@ -337,6 +438,8 @@ public final class StoreStats {
      * Tables that prefix scans ({@link LsmStore#scanPrefix(byte[])}) left unread since open
      * because their prefix bloom said no key has the prefix (tables whose key bounds exclude
      * it are not counted).
+     *
+     * @return the number of tables skipped
      */
     public long prefixBloomSkips() {
         return prefixBloomSkips;
@@ -348,6 +451,11 @@ public final class StoreStats {
      * uncompressed ({@code livePages·pageSize}, index = level), against
      * {@link #liveBytesByLevel()}, the bytes they take stored; {@code decompressions} pages
      * decompressed since open, taking {@code decompressionNanos}; every other figure as here.
+     *
+     * @param logicalBytesByLevel per level, the live pages' uncompressed bytes
+     * @param decompressions pages decompressed since the store opened
+     * @param decompressionNanos the time those decompressions took, in nanoseconds
+     * @return a new stats object
      */
     public StoreStats withCompression(long[] logicalBytesByLevel, long decompressions, long decompressionNanos) {
         if (logicalBytesByLevel.length != liveBytesByLevel.length) {
@@ -361,6 +469,10 @@ public final class StoreStats {
      * A copy of these stats with the block cache's page lookups for this store since it
      * opened: {@code hits} answered from the cache, {@code misses} read from a file. With a
      * cache shared by several stores ({@link SharedResources}) these are this store's lookups only.
+     *
+     * @param hits lookups answered from the cache
+     * @param misses lookups read from a file
+     * @return a new stats object
      */
     public StoreStats withBlockCache(long hits, long misses) {
         return toBuilder().blockCache(hits, misses).build();
@@ -369,6 +481,9 @@ public final class StoreStats {
     /**
      * A copy of these stats with the table bytes written by each kind of write since open
      * ({@link #bytesWrittenByKind()}); every count must be &gt;= 0.
+     *
+     * @param byKind bytes written by kind of write
+     * @return a new stats object
      */
     public StoreStats withBytesWrittenByKind(java.util.Map<String, Long> byKind) {
         return toBuilder().bytesWrittenByKind(byKind).build();
@@ -382,17 +497,28 @@ public final class StoreStats {
      * {@code full-preemptive}, {@code dividing}, {@code partitioned}, {@code intra-l0}), or
      * {@code merge} when it did not. Kinds that wrote nothing are absent. Empty when not
      * reported. Unmodifiable.
+     *
+     * @return the bytes written by kind
      */
     public java.util.SortedMap<String, Long> bytesWrittenByKind() {
         return bytesWrittenByKind;
     }
 
-    /** Page lookups of this store the block cache answered, since it opened (0 when not reported). */
+    /**
+     * Page lookups of this store the block cache answered, since it opened (0 when not reported).
+     *
+     * @return the number of cache hits
+     */
     public long blockCacheHits() {
         return blockCacheHits;
     }
 
-    /** Page lookups of this store the block cache did not answer, since it opened (0 when not reported). */
+    /**
+     * Page lookups of this store the block cache did not answer, since it opened (0 when not
+     * reported).
+     *
+     * @return the number of cache misses
+     */
     public long blockCacheMisses() {
         return blockCacheMisses;
     }
@@ -400,12 +526,19 @@ public final class StoreStats {
     /**
      * Per level, the bytes the live components' pages take uncompressed (index = level; empty
      * when not reported). Equal to {@link #liveBytesByLevel()} for tables without a codec.
+     *
+     * @return a copy of the uncompressed bytes per level
      */
     public long[] logicalBytesByLevel() {
         return logicalBytesByLevel.clone();
     }
 
-    /** Per level, the bytes the live components take stored (compressed pages at their stored size): {@link #liveBytesByLevel()}. */
+    /**
+     * Per level, the bytes the live components take stored (compressed pages at their stored size):
+     * {@link #liveBytesByLevel()}.
+     *
+     * @return a copy of the stored bytes per level
+     */
     public long[] storedBytesByLevel() {
         return liveBytesByLevel.clone();
     }
@@ -413,6 +546,8 @@ public final class StoreStats {
     /**
      * Uncompressed over stored bytes of the live components: 1.0 without compression (or
      * when nothing is stored), above 1 as compressed tables save space.
+     *
+     * @return the compression ratio
      */
     public double compressionRatio() {
         long logical = Arrays.stream(logicalBytesByLevel).sum();
@@ -420,7 +555,12 @@ public final class StoreStats {
         return logical == 0 || stored == 0 ? 1.0 : (double) logical / stored;
     }
 
-    /** {@link #compressionRatio()} of one level (1.0 when it holds nothing). */
+    /**
+     * {@link #compressionRatio()} of one level (1.0 when it holds nothing).
+     *
+     * @param level the level, 0 or more
+     * @return the level's compression ratio
+     */
     public double compressionRatio(int level) {
         if (level >= logicalBytesByLevel.length || level >= liveBytesByLevel.length || liveBytesByLevel[level] == 0) {
             return 1.0;
@@ -428,12 +568,20 @@ public final class StoreStats {
         return (double) logicalBytesByLevel[level] / liveBytesByLevel[level];
     }
 
-    /** Pages of compressed tables decompressed since the store opened (block cache misses on them). */
+    /**
+     * Pages of compressed tables decompressed since the store opened (block cache misses on them).
+     *
+     * @return the number of decompressed pages
+     */
     public long decompressions() {
         return decompressions;
     }
 
-    /** Time spent decompressing those pages, in nanoseconds. */
+    /**
+     * Time spent decompressing those pages, in nanoseconds.
+     *
+     * @return the decompression time in nanoseconds
+     */
     public long decompressionNanos() {
         return decompressionNanos;
     }
@@ -488,103 +636,188 @@ public final class StoreStats {
         private Builder() {
         }
 
-        /** IO counters by purpose ({@link StoreStats#io()}). */
+        /**
+         * IO counters by purpose ({@link StoreStats#io()}).
+         *
+         * @param io the IO counters (not null)
+         * @return this builder
+         */
         public Builder io(IoStats io) {
             this.io = io;
             return this;
         }
 
-        /** See {@link StoreStats#tableFileBytes()}. */
+        /**
+         * See {@link StoreStats#tableFileBytes()}.
+         *
+         * @param bytes the table files' lengths in bytes
+         * @return this builder
+         */
         public Builder tableFileBytes(long bytes) {
             this.tableFileBytes = bytes;
             return this;
         }
 
-        /** See {@link StoreStats#liveComponentBytes()}. */
+        /**
+         * See {@link StoreStats#liveComponentBytes()}.
+         *
+         * @param bytes the live components' bytes
+         * @return this builder
+         */
         public Builder liveComponentBytes(long bytes) {
             this.liveComponentBytes = bytes;
             return this;
         }
 
-        /** See {@link StoreStats#liveLogicalBytes()}. */
+        /**
+         * See {@link StoreStats#liveLogicalBytes()}.
+         *
+         * @param bytes the estimated live user bytes
+         * @return this builder
+         */
         public Builder liveLogicalBytes(double bytes) {
             this.liveLogicalBytes = bytes;
             return this;
         }
 
-        /** See {@link StoreStats#componentsPerLevel()}. */
+        /**
+         * See {@link StoreStats#componentsPerLevel()}.
+         *
+         * @param counts the components per level, level 0 first (copied)
+         * @return this builder
+         */
         public Builder componentsPerLevel(int[] counts) {
             this.componentsPerLevel = counts.clone();
             return this;
         }
 
-        /** See {@link StoreStats#flushCount()}. */
+        /**
+         * See {@link StoreStats#flushCount()}.
+         *
+         * @param count the number of flushes
+         * @return this builder
+         */
         public Builder flushCount(long count) {
             this.flushCount = count;
             return this;
         }
 
-        /** See {@link StoreStats#mergeCount()}. */
+        /**
+         * See {@link StoreStats#mergeCount()}.
+         *
+         * @param count the number of merges
+         * @return this builder
+         */
         public Builder mergeCount(long count) {
             this.mergeCount = count;
             return this;
         }
 
-        /** See {@link StoreStats#stallNanos()}. */
+        /**
+         * See {@link StoreStats#stallNanos()}.
+         *
+         * @param nanos the stall time in nanoseconds
+         * @return this builder
+         */
         public Builder stallNanos(long nanos) {
             this.stallNanos = nanos;
             return this;
         }
 
-        /** See {@link StoreStats#memtableBytes()}. */
+        /**
+         * See {@link StoreStats#memtableBytes()}.
+         *
+         * @param bytes the memtables' bytes
+         * @return this builder
+         */
         public Builder memtableBytes(long bytes) {
             this.memtableBytes = bytes;
             return this;
         }
 
-        /** See {@link StoreStats#lastSequence()}. */
+        /**
+         * See {@link StoreStats#lastSequence()}.
+         *
+         * @param sequence the last visible sequence number
+         * @return this builder
+         */
         public Builder lastSequence(long sequence) {
             this.lastSequence = sequence;
             return this;
         }
 
-        /** See {@link StoreStats#policyErrors()}. */
+        /**
+         * See {@link StoreStats#policyErrors()}.
+         *
+         * @param errors the number of policy errors
+         * @return this builder
+         */
         public Builder policyErrors(long errors) {
             this.policyErrors = errors;
             return this;
         }
 
-        /** See {@link StoreStats#liveTableFileNumbers()} (ascending). */
+        /**
+         * See {@link StoreStats#liveTableFileNumbers()} (ascending).
+         *
+         * @param numbers the live table file numbers, ascending (copied)
+         * @return this builder
+         */
         public Builder liveTableFileNumbers(long[] numbers) {
             this.liveTableFileNumbers = numbers.clone();
             return this;
         }
 
-        /** See {@link StoreStats#blockCompaction()}. */
+        /**
+         * See {@link StoreStats#blockCompaction()}.
+         *
+         * @param stats the block-compaction figures
+         * @return this builder
+         */
         public Builder blockCompaction(BlockCompactionStats stats) {
             this.blockCompaction = java.util.Objects.requireNonNull(stats, "blockCompaction");
             return this;
         }
 
-        /** See {@link StoreStats#tableAllocatedBytes()}; -1 if unknown. */
+        /**
+         * See {@link StoreStats#tableAllocatedBytes()}; -1 if unknown.
+         *
+         * @param bytes the allocated bytes, or -1
+         * @return this builder
+         */
         public Builder tableAllocatedBytes(long bytes) {
             this.tableAllocatedBytes = bytes;
             return this;
         }
 
-        /** See {@link StoreStats#stallChains()}. */
+        /**
+         * See {@link StoreStats#stallChains()}.
+         *
+         * @param stats the stall-chain figures
+         * @return this builder
+         */
         public Builder stallChains(StallChainStats stats) {
             this.stallChains = java.util.Objects.requireNonNull(stats, "stallChains");
             return this;
         }
 
-        /** See {@link StoreStats#bytesWrittenByLevel()} (index = level). */
+        /**
+         * See {@link StoreStats#bytesWrittenByLevel()} (index = level).
+         *
+         * @param bytes the bytes written per level (copied)
+         * @return this builder
+         */
         public Builder bytesWrittenByLevel(long[] bytes) {
             this.bytesWrittenByLevel = bytes.clone();
             return this;
         }
 
-        /** See {@link StoreStats#liveTombstones()}; -1 if unknown. */
+        /**
+         * See {@link StoreStats#liveTombstones()}; -1 if unknown.
+         *
+         * @param count the tombstone count, or -1
+         * @return this builder
+         */
         public Builder liveTombstones(long count) {
             this.liveTombstones = count;
             return this;
@@ -594,6 +827,10 @@ public final class StoreStats {
          * Per level (index = level, both arrays as long): the bytes the live components
          * reference ({@link StoreStats#liveBytesByLevel()}) and those their files occupy
          * ({@link StoreStats#physicalBytesByLevel()}).
+         *
+         * @param live the referenced bytes per level (copied)
+         * @param physical the occupied bytes per level (copied)
+         * @return this builder
          */
         public Builder bytesByLevel(long[] live, long[] physical) {
             this.liveBytesByLevel = live.clone();
@@ -606,6 +843,11 @@ public final class StoreStats {
          * {@link #bytesByLevel}'s arrays, or empty), pages decompressed and the time it took
          * ({@link StoreStats#logicalBytesByLevel()}, {@link StoreStats#decompressions()},
          * {@link StoreStats#decompressionNanos()}).
+         *
+         * @param logicalBytesByLevel per level, the live pages' uncompressed bytes (copied)
+         * @param decompressions pages decompressed since the store opened
+         * @param decompressionNanos the time those decompressions took, in nanoseconds
+         * @return this builder
          */
         public Builder compression(long[] logicalBytesByLevel, long decompressions, long decompressionNanos) {
             this.logicalBytesByLevel = logicalBytesByLevel.clone();
@@ -614,20 +856,37 @@ public final class StoreStats {
             return this;
         }
 
-        /** See {@link StoreStats#blockCacheHits()} and {@link StoreStats#blockCacheMisses()}; neither negative. */
+        /**
+         * See {@link StoreStats#blockCacheHits()} and {@link StoreStats#blockCacheMisses()};
+         * neither negative.
+         *
+         * @param hits lookups answered from the cache
+         * @param misses lookups read from a file
+         * @return this builder
+         */
         public Builder blockCache(long hits, long misses) {
             this.blockCacheHits = hits;
             this.blockCacheMisses = misses;
             return this;
         }
 
-        /** See {@link StoreStats#prefixBloomSkips()}. */
+        /**
+         * See {@link StoreStats#prefixBloomSkips()}.
+         *
+         * @param skips the number of tables skipped
+         * @return this builder
+         */
         public Builder prefixBloomSkips(long skips) {
             this.prefixBloomSkips = skips;
             return this;
         }
 
-        /** See {@link StoreStats#bytesWrittenByKind()}; every kind named and every count &gt;= 0. */
+        /**
+         * See {@link StoreStats#bytesWrittenByKind()}; every kind named and every count &gt;= 0.
+         *
+         * @param byKind bytes written by kind of write
+         * @return this builder
+         */
         public Builder bytesWrittenByKind(java.util.Map<String, Long> byKind) {
             java.util.TreeMap<String, Long> copy = new java.util.TreeMap<>();
             for (java.util.Map.Entry<String, Long> e : byKind.entrySet()) {
@@ -644,6 +903,7 @@ public final class StoreStats {
         /**
          * The stats.
          *
+         * @return a new immutable stats object
          * @throws IllegalArgumentException if the IO counters are missing, the per-level arrays
          *     differ in length, or a cache count is negative
          */

@@ -53,6 +53,10 @@ public final class TableWriter implements AutoCloseable {
     /**
      * Creates {@code path}, which must not exist, for a table written with {@code config}'s
      * table options through its storage IO.
+     *
+     * @param path the table file to create
+     * @param config the configuration whose table options and storage IO are used
+     * @return a new writer, which the caller finishes and closes
      */
     public static TableWriter create(Path path, StoreConfig config) {
         Objects.requireNonNull(path, "path");
@@ -77,7 +81,13 @@ public final class TableWriter implements AutoCloseable {
         }
     }
 
-    /** Adds {@code key} = {@code value}; {@code key} must sort after every key added before. */
+    /**
+     * Adds {@code key} = {@code value}; {@code key} must sort after every key added before.
+     *
+     * @param key the key (not null)
+     * @param value the value (not null)
+     * @return this writer
+     */
     public TableWriter put(byte[] key, byte[] value) {
         if (value == null) {
             throw new IllegalArgumentException("value must not be null (use delete)");
@@ -90,7 +100,12 @@ public final class TableWriter implements AutoCloseable {
         return this;
     }
 
-    /** Adds a deletion of {@code key}; {@code key} must sort after every key added before. */
+    /**
+     * Adds a deletion of {@code key}; {@code key} must sort after every key added before.
+     *
+     * @param key the key (not null)
+     * @return this writer
+     */
     public TableWriter delete(byte[] key) {
         add(key, EntryType.DELETE, null);
         return this;
@@ -125,7 +140,11 @@ public final class TableWriter implements AutoCloseable {
         entries++;
     }
 
-    /** Entries added so far. */
+    /**
+     * Entries added so far.
+     *
+     * @return the number of entries added
+     */
     public long entryCount() {
         return entries;
     }
@@ -134,6 +153,7 @@ public final class TableWriter implements AutoCloseable {
      * Writes the table's interior pages, bloom filter and footer and forces the file; returns
      * its size in bytes.
      *
+     * @return the table file's size in bytes
      * @throws IllegalStateException if no entry was added (an empty table cannot be ingested)
      */
     public long finish() {

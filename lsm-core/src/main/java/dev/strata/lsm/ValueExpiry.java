@@ -19,6 +19,11 @@ public interface ValueExpiry {
     /**
      * Whether {@code value}, stored under {@code key}, has expired at {@code nowMillis}
      * (milliseconds since the epoch, {@link System#currentTimeMillis()}).
+     *
+     * @param key the key the value is stored under
+     * @param value the value
+     * @param nowMillis the current time in milliseconds since the epoch
+     * @return true when the value has expired
      */
     boolean expired(byte[] key, byte[] value, long nowMillis);
 }

@@ -18,17 +18,34 @@ public final class WriteBatch {
      */
     public record Op(boolean delete, byte[] key, byte[] value, boolean merge, boolean rangeDelete,
             ColumnFamily family) {
-        /** A put or a delete in the default family. */
+        /**
+         * A put or a delete in the default family.
+         *
+         * @param delete true for a delete (no value)
+         * @param key the key
+         * @param value the value, or null for a delete
+         */
         public Op(boolean delete, byte[] key, byte[] value) {
             this(delete, key, value, false, false, null);
         }
 
-        /** A put, a delete or a merge operand of the default family. */
+        /**
+         * A put, a delete or a merge operand of the default family.
+         *
+         * @param delete true for a delete (no value)
+         * @param key the key
+         * @param value the value or merge operand, or null for a delete
+         * @param merge true for a merge operand
+         */
         public Op(boolean delete, byte[] key, byte[] value, boolean merge) {
             this(delete, key, value, merge, false, null);
         }
 
-        /** The id of the operation's column family (0, the default family's, when none was given). */
+        /**
+         * The id of the operation's column family (0, the default family's, when none was given).
+         *
+         * @return the family's id
+         */
         public int familyId() {
             return family == null ? 0 : family.id();
         }
@@ -41,7 +58,13 @@ public final class WriteBatch {
     public WriteBatch() {
     }
 
-    /** Sets {@code key} to {@code value} in the default family. */
+    /**
+     * Sets {@code key} to {@code value} in the default family.
+     *
+     * @param key the key (not null)
+     * @param value the value (not null)
+     * @return this batch
+     */
     public WriteBatch put(byte[] key, byte[] value) {
         return add(null, key, value, false);
     }
@@ -49,17 +72,36 @@ public final class WriteBatch {
     /**
      * Sets {@code key} to {@code value} in {@code family}. The family's handle is checked when
      * the batch is written (a dropped family or another store's handle fails the whole batch).
+     *
+     * @param family the family written
+     * @param key the key (not null)
+     * @param value the value (not null)
+     * @return this batch
      */
     public WriteBatch put(ColumnFamily family, byte[] key, byte[] value) {
         return add(checkFamily(family), key, value, false);
     }
 
-    /** Records a merge {@code operand} for {@code key} in {@code family} (see {@link #merge(byte[], byte[])}). */
+    /**
+     * Records a merge {@code operand} for {@code key} in {@code family} (see {@link #merge(byte[],
+     * byte[])}).
+     *
+     * @param family the family written
+     * @param key the key (not null)
+     * @param operand the merge operand (not null)
+     * @return this batch
+     */
     public WriteBatch merge(ColumnFamily family, byte[] key, byte[] operand) {
         return add(checkFamily(family), key, operand, true);
     }
 
-    /** Removes {@code key} from {@code family}. */
+    /**
+     * Removes {@code key} from {@code family}.
+     *
+     * @param family the family written
+     * @param key the key (not null)
+     * @return this batch
+     */
     public WriteBatch delete(ColumnFamily family, byte[] key) {
         return remove(checkFamily(family), key);
     }
@@ -98,12 +140,21 @@ public final class WriteBatch {
     /**
      * Records {@code operand} for {@code key}, combined with the key's value by the store's
      * merge operator (see {@link LsmStore#merge}).
+     *
+     * @param key the key (not null)
+     * @param operand the merge operand (not null)
+     * @return this batch
      */
     public WriteBatch merge(byte[] key, byte[] operand) {
         return add(null, key, operand, true);
     }
 
-    /** Removes {@code key} from the default family. */
+    /**
+     * Removes {@code key} from the default family.
+     *
+     * @param key the key (not null)
+     * @return this batch
+     */
     public WriteBatch delete(byte[] key) {
         return remove(null, key);
     }
@@ -123,6 +174,9 @@ public final class WriteBatch {
      * {@link LsmStore#deleteRange}: one operation, however many keys the range holds.
      * {@code fromInclusive == toExclusive} is an empty range (it deletes nothing).
      *
+     * @param fromInclusive the first key deleted
+     * @param toExclusive the key the range ends before (not deleted)
+     * @return this batch
      * @throws IllegalArgumentException if a key is null or {@code fromInclusive} sorts after
      *     {@code toExclusive} (the message names both)
      */
@@ -133,6 +187,11 @@ public final class WriteBatch {
     /**
      * Deletes every key in {@code [fromInclusive, toExclusive)} of {@code family} written before
      * this operation (see {@link #deleteRange(byte[], byte[])}); other families are untouched.
+     *
+     * @param family the family written
+     * @param fromInclusive the first key deleted
+     * @param toExclusive the key the range ends before (not deleted)
+     * @return this batch
      */
     public WriteBatch deleteRange(ColumnFamily family, byte[] fromInclusive, byte[] toExclusive) {
         return rangeDelete(checkFamily(family), fromInclusive, toExclusive);
@@ -152,12 +211,20 @@ public final class WriteBatch {
         return this;
     }
 
-    /** Number of operations. */
+    /**
+     * Number of operations.
+     *
+     * @return the number of operations
+     */
     public int size() {
         return ops.size();
     }
 
-    /** Whether the batch holds no operation. */
+    /**
+     * Whether the batch holds no operation.
+     *
+     * @return true when the batch is empty
+     */
     public boolean isEmpty() {
         return ops.isEmpty();
     }
@@ -168,12 +235,21 @@ public final class WriteBatch {
         approximateBytes = 0;
     }
 
-    /** The operations in order. */
+    /**
+     * The operations in order.
+     *
+     * @return an unmodifiable view of the operations, in the order they were added
+     */
     public List<Op> ops() {
         return Collections.unmodifiableList(ops);
     }
 
-    /** Approximate encoded size: 16 bytes per operation plus its key and value, never less than the WAL encoding takes. */
+    /**
+     * Approximate encoded size: 16 bytes per operation plus its key and value, never less than the
+     * WAL encoding takes.
+     *
+     * @return the approximate encoded size in bytes
+     */
     public long approximateBytes() {
         return approximateBytes;
     }

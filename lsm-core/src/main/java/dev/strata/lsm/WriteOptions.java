@@ -41,27 +41,49 @@ public final class WriteOptions {
         this.walDisabled = walDisabled;
     }
 
-    /** Neither sync nor WAL disabled: the store's WAL mode decides durability. */
+    /**
+     * Neither sync nor WAL disabled: the store's WAL mode decides durability.
+     *
+     * @return the default options
+     */
     public static WriteOptions defaults() {
         return DEFAULTS;
     }
 
-    /** These options with {@code sync} set (see the class comment). */
+    /**
+     * These options with {@code sync} set (see the class comment).
+     *
+     * @param sync true to force the write to the device before the call returns
+     * @return new options, otherwise equal to these
+     */
     public WriteOptions sync(boolean sync) {
         return new WriteOptions(sync, walDisabled);
     }
 
-    /** These options with the WAL disabled or not (see the class comment). */
+    /**
+     * These options with the WAL disabled or not (see the class comment).
+     *
+     * @param disable true to skip the WAL
+     * @return new options, otherwise equal to these
+     */
     public WriteOptions disableWal(boolean disable) {
         return new WriteOptions(sync, disable);
     }
 
-    /** Whether the write is forced to the device before the call returns. */
+    /**
+     * Whether the write is forced to the device before the call returns.
+     *
+     * @return true when the write is synced
+     */
     public boolean isSync() {
         return sync;
     }
 
-    /** Whether the write skips the WAL. */
+    /**
+     * Whether the write skips the WAL.
+     *
+     * @return true when the write skips the WAL
+     */
     public boolean isWalDisabled() {
         return walDisabled;
     }

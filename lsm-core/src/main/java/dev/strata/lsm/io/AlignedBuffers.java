@@ -13,6 +13,10 @@ public final class AlignedBuffers {
     /**
      * Returns a zeroed direct buffer with exactly {@code capacity} bytes whose first byte
      * sits at an address that is a multiple of {@code alignment} (a power of two).
+     *
+     * @param capacity the buffer's size in bytes (not negative)
+     * @param alignment the address alignment in bytes, a power of two
+     * @return a new zeroed direct buffer, position 0 and limit {@code capacity}
      */
     public static ByteBuffer allocate(int capacity, int alignment) {
         if (capacity < 0) {

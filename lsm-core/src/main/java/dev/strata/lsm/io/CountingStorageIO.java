@@ -11,18 +11,31 @@ import java.nio.ByteBuffer;
 public final class CountingStorageIO extends ForwardingStorageIO {
     private final IoCounters counters;
 
-    /** Counts the IO of {@code delegate} in counters of its own. */
+    /**
+     * Counts the IO of {@code delegate} in counters of its own.
+     *
+     * @param delegate the implementation whose IO is counted (not null)
+     */
     public CountingStorageIO(StorageIO delegate) {
         this(delegate, new IoCounters());
     }
 
-    /** Counts the IO of {@code delegate} in {@code counters}, which others may share. */
+    /**
+     * Counts the IO of {@code delegate} in {@code counters}, which others may share.
+     *
+     * @param delegate the implementation whose IO is counted (not null)
+     * @param counters where the counts are added (not null)
+     */
     public CountingStorageIO(StorageIO delegate, IoCounters counters) {
         super(delegate);
         this.counters = counters;
     }
 
-    /** The live counters. */
+    /**
+     * The live counters.
+     *
+     * @return the counters this wrapper adds to, updated as IO happens
+     */
     public IoCounters counters() {
         return counters;
     }

@@ -13,12 +13,21 @@ import java.util.List;
 public class ForwardingStorageIO implements StorageIO {
     private final StorageIO delegate;
 
-    /** Forwards every call to {@code delegate}. */
+    /**
+     * Forwards every call to {@code delegate}.
+     *
+     * @param delegate the implementation every call goes to (not null)
+     */
     public ForwardingStorageIO(StorageIO delegate) {
         this.delegate = delegate;
     }
 
-    /** Wraps every opened file; the default returns it unchanged. */
+    /**
+     * Wraps every opened file; the default returns it unchanged.
+     *
+     * @param file a file just opened by the delegate
+     * @return the file callers get: {@code file} or a wrapper of it
+     */
     protected PageFile wrap(PageFile file) {
         return file;
     }
@@ -78,7 +87,11 @@ public class ForwardingStorageIO implements StorageIO {
         delegate.syncDirectory(dir);
     }
 
-    /** The wrapped implementation. */
+    /**
+     * The wrapped implementation.
+     *
+     * @return the implementation given to the constructor
+     */
     public StorageIO delegate() {
         return delegate;
     }
@@ -87,7 +100,11 @@ public class ForwardingStorageIO implements StorageIO {
     public static class ForwardingPageFile implements PageFile {
         private final PageFile delegate;
 
-        /** Forwards every call to {@code delegate}. */
+        /**
+         * Forwards every call to {@code delegate}.
+         *
+         * @param delegate the file every call goes to (not null)
+         */
         public ForwardingPageFile(PageFile delegate) {
             this.delegate = delegate;
         }
@@ -95,6 +112,8 @@ public class ForwardingStorageIO implements StorageIO {
         /**
          * The wrapped file. {@link #writeBehind} is not forwarded: it goes through this
          * wrapper's {@link #write}, so a subclass that overrides {@code write} sees every write.
+         *
+         * @return the file given to the constructor
          */
         protected PageFile delegate() {
             return delegate;

@@ -34,7 +34,11 @@ public final class IoCounters {
         cells.get(purpose).forces.increment();
     }
 
-    /** A consistent-enough copy of all counters (each counter is read once). */
+    /**
+     * A consistent-enough copy of all counters (each counter is read once).
+     *
+     * @return a new immutable snapshot of every purpose's counters
+     */
     public IoStats snapshot() {
         Map<IoPurpose, IoStats.PurposeStats> copy = new EnumMap<>(IoPurpose.class);
         for (Map.Entry<IoPurpose, Cells> e : cells.entrySet()) {

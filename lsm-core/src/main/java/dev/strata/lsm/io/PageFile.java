@@ -24,20 +24,38 @@ import java.nio.file.Path;
  */
 public interface PageFile extends Closeable {
 
-    /** The path this file was opened at; used in error messages. */
+    /**
+     * The path this file was opened at; used in error messages.
+     *
+     * @return the path given when the file was opened
+     */
     Path path();
 
-    /** Why this handle moves bytes; every byte through it is counted under this purpose. */
+    /**
+     * Why this handle moves bytes; every byte through it is counted under this purpose.
+     *
+     * @return the purpose given when the file was opened
+     */
     IoPurpose purpose();
 
     /**
      * Reads exactly {@code dst.remaining()} bytes starting at {@code position}.
      *
+     * @param dst the buffer to fill; its position advances to its limit
+     * @param position the file offset of the first byte to read, in bytes
      * @throws java.io.EOFException if the file ends first
      */
     void readFully(ByteBuffer dst, long position) throws IOException;
 
-    /** Writes all remaining bytes of {@code src} at {@code position}. */
+    /**
+     * Writes all remaining bytes of {@code src} at {@code position}.
+     *
+     * @param src the bytes to write, from its position to its limit; its position advances to its
+     *     limit
+     *
+     * @param position the file offset of the first byte written, in bytes
+     * @throws java.io.IOException if the write fails
+     */
     void write(ByteBuffer src, long position) throws IOException;
 
     /**
@@ -50,6 +68,13 @@ public interface PageFile extends Closeable {
      * needs). A write behind the caller fails at the next call on the file ({@code
      * writeBehind}, {@link #write}, {@link #force}, {@link #close}, ...); as with {@link
      * #write}, nothing is durable before {@link #force}.
+     *
+     * @param src the bytes to write, from its position to its limit; owned by this file afterwards
+     * @param position the file offset of the first byte written, in bytes
+     * @return the cleared buffer to fill next ({@code src} itself, or another of at least its
+     *     capacity and alignment)
+     *
+     * @throws java.io.IOException if this write fails, or an earlier write behind the caller failed
      */
     default ByteBuffer writeBehind(ByteBuffer src, long position) throws IOException {
         write(src, position);
@@ -60,20 +85,38 @@ public interface PageFile extends Closeable {
     /**
      * Writes all remaining bytes of {@code src} at the current end of the file.
      *
+     * @param src the bytes to append, from its position to its limit; its position advances to its
+     *     limit
      * @return the offset at which the bytes were written
+     * @throws java.io.IOException if the write fails
      */
     long append(ByteBuffer src) throws IOException;
 
     /**
      * Makes all written bytes durable. With {@code metadata} false only the data and the
      * metadata needed to read it back (fdatasync) are forced.
+     *
+     * @param metadata true to also force metadata not needed to read the data back (fsync rather
+     *     than fdatasync)
+     *
+     * @throws java.io.IOException if the sync fails; the written bytes may then not be durable
      */
     void force(boolean metadata) throws IOException;
 
-    /** Cuts the file to {@code size} bytes; later appends continue from there. */
+    /**
+     * Cuts the file to {@code size} bytes; later appends continue from there.
+     *
+     * @param size the new length in bytes, at most the current {@link #size()}
+     * @throws java.io.IOException if the file cannot be truncated
+     */
     void truncate(long size) throws IOException;
 
-    /** The current length of the file in bytes, including appends not yet forced. */
+    /**
+     * The current length of the file in bytes, including appends not yet forced.
+     *
+     * @return the length in bytes
+     * @throws java.io.IOException if the length cannot be read
+     */
     long size() throws IOException;
 
     /**
@@ -93,6 +136,9 @@ public interface PageFile extends Closeable {
      * {@link IOException} there; an implementation reserves space itself (failing the append)
      * for an append that runs past what was preallocated. The default does not map and
      * returns false.
+     *
+     * @return true when appends are now mapped; false when this file does not map them
+     * @throws java.io.IOException if the mapping cannot be set up
      */
     default boolean mapAppends() throws IOException {
         return false;
@@ -104,6 +150,8 @@ public interface PageFile extends Closeable {
      * {@link #size()}, where appends continue, is unchanged; a range past the end of the
      * file may make the file longer on disk, reading as zeros, until {@link #close()}.
      *
+     * @param offset the first byte of the range, in bytes from the start of the file
+     * @param length the range's length in bytes
      * @throws IOException                   if the space cannot be reserved ("No space left
      *                                       on device")
      * @throws UnsupportedOperationException unless {@link StorageIO#supportsPreallocate()}
@@ -116,7 +164,10 @@ public interface PageFile extends Closeable {
      * Frees the disk blocks of {@code [offset, offset + length)}; reads of the range return
      * zeros afterwards and the file size is unchanged.
      *
+     * @param offset the first byte of the range, in bytes from the start of the file
+     * @param length the range's length in bytes
      * @throws UnsupportedOperationException unless {@link StorageIO#supportsPunchHole()}
+     * @throws java.io.IOException if the file system fails to free the range
      */
     default void punchHole(long offset, long length) throws IOException {
         throw new UnsupportedOperationException("punchHole is not supported for " + path());
@@ -126,6 +177,9 @@ public interface PageFile extends Closeable {
      * Bytes of disk the file occupies (allocated blocks: less than {@link #size()} where
      * holes were punched, more where blocks were preallocated), or -1 when this
      * implementation cannot tell.
+     *
+     * @return the allocated bytes, or -1 when unknown
+     * @throws java.io.IOException if the file's allocation cannot be read
      */
     default long allocatedBytes() throws IOException {
         return -1;

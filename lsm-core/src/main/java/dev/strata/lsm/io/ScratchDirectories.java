@@ -23,13 +23,29 @@ public final class ScratchDirectories {
     /**
      * Deletes the abandoned {@code .NAME.KIND-*} directories in {@code parent}, then creates a
      * new one of this process.
+     *
+     * @param parent the directory to make the scratch directory in (it must exist)
+     * @param name the owner's name, the {@code NAME} of the directory's name
+     * @param kind what the directory is for, the {@code KIND} of the directory's name
+     * @return the new, empty directory {@code .NAME.KIND-PID-*} of this process
+     * @throws java.io.IOException if {@code parent} cannot be listed, or an abandoned directory
+     *     deleted or the new one created
      */
     public static Path create(Path parent, String name, String kind) throws IOException {
         deleteAbandoned(parent, name, kind);
         return Files.createTempDirectory(parent, prefix(name, kind) + ProcessHandle.current().pid() + "-");
     }
 
-    /** Deletes the {@code .NAME.KIND-PID-*} directories in {@code parent} whose process PID is not running. */
+    /**
+     * Deletes the {@code .NAME.KIND-PID-*} directories in {@code parent} whose process PID is not
+     * running.
+     *
+     * @param parent the directory to look in
+     * @param name the owner's name, the {@code NAME} of the directories' names
+     * @param kind what the directories are for, the {@code KIND} of their names
+     * @throws java.io.IOException if {@code parent} cannot be listed or an abandoned directory
+     *     cannot be deleted
+     */
     public static void deleteAbandoned(Path parent, String name, String kind) throws IOException {
         String prefix = prefix(name, kind);
         long self = ProcessHandle.current().pid();

@@ -16,15 +16,32 @@ import java.util.List;
  */
 public interface StorageIOFactory {
 
-    /** The name users write in configuration, e.g. {@code native}. Unique among factories. */
+    /**
+     * The name users write in configuration, e.g. {@code native}. Unique among factories.
+     *
+     * @return the implementation's unique configuration name
+     */
     String name();
 
-    /** One line saying what the implementation does. */
+    /**
+     * One line saying what the implementation does.
+     *
+     * @return a one-line description, for listings
+     */
     String description();
 
-    /** The parameters the implementation takes, with defaults and allowed ranges. */
+    /**
+     * The parameters the implementation takes, with defaults and allowed ranges.
+     *
+     * @return the parameter specifications, in the order listings show them (empty for none)
+     */
     List<PolicyParameter> parameters();
 
-    /** A new instance; {@code params} have been validated against {@link #parameters()}. */
+    /**
+     * A new instance; {@code params} have been validated against {@link #parameters()}.
+     *
+     * @param params the validated parameters, defaults filled in
+     * @return a new implementation configured by {@code params}
+     */
     StorageIO create(PolicyParameters params);
 }

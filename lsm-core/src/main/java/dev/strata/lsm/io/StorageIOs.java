@@ -16,7 +16,11 @@ public final class StorageIOs {
     private StorageIOs() {
     }
 
-    /** Every factory on the class path, sorted by name. */
+    /**
+     * Every factory on the class path, sorted by name.
+     *
+     * @return a new list of each registered factory, sorted by {@link StorageIOFactory#name()}
+     */
     public static List<StorageIOFactory> available() {
         List<StorageIOFactory> all = new ArrayList<>();
         for (StorageIOFactory f : ServiceLoader.load(StorageIOFactory.class, StorageIOs.class.getClassLoader())) {
@@ -34,7 +38,11 @@ public final class StorageIOs {
         return all;
     }
 
-    /** Names of every available implementation. */
+    /**
+     * Names of every available implementation.
+     *
+     * @return the names of the available implementations, sorted
+     */
     public static List<String> names() {
         return available().stream().map(StorageIOFactory::name).toList();
     }
@@ -42,6 +50,8 @@ public final class StorageIOs {
     /**
      * The factory called {@code name}.
      *
+     * @param name the implementation's configuration name
+     * @return the registered factory with that name
      * @throws IllegalArgumentException naming the unknown implementation and listing the known ones
      */
     public static StorageIOFactory find(String name) {
@@ -57,6 +67,11 @@ public final class StorageIOs {
     /**
      * Validates {@code rawParams} for the implementation {@code name}.
      *
+     * @param name the implementation's configuration name
+     * @param rawParams the parameters as configured, name to unparsed value (absent ones take their
+     *     defaults)
+     *
+     * @return the typed parameters, defaults filled in
      * @throws IllegalArgumentException for an unknown implementation or parameter, or a bad value
      */
     public static PolicyParameters resolve(String name, Map<String, String> rawParams) {
@@ -64,7 +79,16 @@ public final class StorageIOs {
         return PolicyParameters.resolve(KIND, f.name(), f.parameters(), rawParams);
     }
 
-    /** Validates {@code rawParams} for {@code name} and creates the implementation. */
+    /**
+     * Validates {@code rawParams} for {@code name} and creates the implementation.
+     *
+     * @param name the implementation's configuration name
+     * @param rawParams the parameters as configured, name to unparsed value (absent ones take their
+     *     defaults)
+     *
+     * @return a new implementation
+     * @throws IllegalArgumentException for an unknown implementation or parameter, or a bad value
+     */
     public static StorageIO create(String name, Map<String, String> rawParams) {
         return find(name).create(resolve(name, rawParams));
     }

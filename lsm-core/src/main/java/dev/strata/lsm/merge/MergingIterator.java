@@ -42,7 +42,12 @@ public final class MergingIterator implements InternalIterator {
     /** Whether the inputs are positioned for stepping backwards (the tree plays reverse matches). */
     private boolean reverse;
 
-    /** Merges {@code inputs}, each in internal-key order, into one internal-key order. */
+    /**
+     * Merges {@code inputs}, each in internal-key order, into one internal-key order.
+     *
+     * @param inputs the iterators to merge, each in internal-key order (user key ascending, then
+     *     sequence number descending)
+     */
     public MergingIterator(List<? extends InternalIterator> inputs) {
         this.inputs = inputs.toArray(new InternalIterator[0]);
         int n = this.inputs.length;

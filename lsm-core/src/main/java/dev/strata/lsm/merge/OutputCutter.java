@@ -118,7 +118,11 @@ public final class OutputCutter {
         }
     }
 
-    /** Starts a new output file whose first user key is {@code firstUserKey}. */
+    /**
+     * Starts a new output file whose first user key is {@code firstUserKey}.
+     *
+     * @param firstUserKey the first user key written to the new file
+     */
     public void fileStarted(byte[] firstUserKey) {
         Objects.requireNonNull(firstUserKey, "firstUserKey");
         advanceTo(firstUserKey, false);
@@ -138,6 +142,8 @@ public final class OutputCutter {
      * strictly larger) user key, is written.
      *
      * @param currentFileBytes the current file's size so far
+     * @param userKey the next user key to write
+     * @return true when the current file must be finished first
      * @throws IllegalStateException if no file was started
      * @throws IllegalArgumentException if the key is not above the previous one
      */

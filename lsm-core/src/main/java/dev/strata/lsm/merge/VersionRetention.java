@@ -34,12 +34,23 @@ public final class VersionRetention {
         this.bottommost = bottommost;
     }
 
-    /** Whether nothing older than the output overlaps its key range. */
+    /**
+     * Whether nothing older than the output overlaps its key range.
+     *
+     * @return true when the output is bottommost
+     */
     public boolean bottommost() {
         return bottommost;
     }
 
-    /** Whether the output keeps this entry. */
+    /**
+     * Whether the output keeps this entry.
+     *
+     * @param key the entry's user key
+     * @param seqno the entry's sequence number
+     * @param type the entry's type (put, tombstone, merge operand)
+     * @return true when the output keeps the entry
+     */
     public boolean keep(byte[] key, long seqno, EntryType type) {
         int stripe = stripe(seqno);
         boolean sameKey = lastKey != null && Arrays.equals(lastKey, key);
@@ -57,7 +68,13 @@ public final class VersionRetention {
         return !(type == EntryType.DELETE && bottommost && stripe == 0);
     }
 
-    /** The stripe of {@code seqno}: the index of the first snapshot >= seqno (snapshots.length when none). */
+    /**
+     * The stripe of {@code seqno}: the index of the first snapshot >= seqno (snapshots.length when
+     * none).
+     *
+     * @param seqno a sequence number
+     * @return the stripe's index, from 0 to the number of snapshots
+     */
     public int stripe(long seqno) {
         int i = Arrays.binarySearch(snapshots, seqno);
         if (i >= 0) {

@@ -12,13 +12,20 @@ import java.util.List;
  * same inputs give the same bytes, whenever and however often the store combines them.
  */
 public interface MergeOperator {
-    /** The name configurations use. */
+    /**
+     * The name configurations use.
+     *
+     * @return the operator's registered name, as a store's configuration names it
+     */
     String name();
 
     /**
      * Checks an operand when it is written, before anything changes: throws
      * {@link IllegalArgumentException} naming what is wrong with an operand this operator
      * cannot combine. The default accepts every operand.
+     *
+     * @param key the key the operand is written under (not null)
+     * @param operand the operand bytes being written (not null)
      */
     default void checkOperand(byte[] key, byte[] operand) {
     }
@@ -26,6 +33,11 @@ public interface MergeOperator {
     /**
      * The value of {@code key} after applying {@code operands} (oldest first) to
      * {@code existing}, the value below them (null when the key has none: absent or deleted).
+     *
+     * @param key the key being merged (not null)
+     * @param existing the value below the operands, or null when the key has none
+     * @param operands the operands to apply, oldest first (not empty)
+     * @return the key's value after the operands
      */
     byte[] fullMerge(byte[] key, byte[] existing, List<byte[]> operands);
 
@@ -33,6 +45,11 @@ public interface MergeOperator {
      * One operand equivalent to {@code operands} (oldest first, at least two), or null when
      * they cannot be combined without the value below them. Flushes and merges use it to
      * shorten the operands of a key; the default combines nothing.
+     *
+     * @param key the key whose operands are combined (not null)
+     * @param operands the operands to combine, oldest first (at least two)
+     * @return one operand with the same effect as {@code operands}, or null when they cannot be
+     *     combined alone
      */
     default byte[] partialMerge(byte[] key, List<byte[]> operands) {
         return null;

@@ -12,7 +12,12 @@ public final class MergeOperators {
     private MergeOperators() {
     }
 
-    /** Every registered operator. */
+    /**
+     * Every registered operator.
+     *
+     * @return a new list of a new instance of each registered operator, in the service loader's
+     *     order
+     */
     public static List<MergeOperator> available() {
         List<MergeOperator> all = new ArrayList<>();
         for (MergeOperator o : ServiceLoader.load(MergeOperator.class, MergeOperators.class.getClassLoader())) {
@@ -26,7 +31,11 @@ public final class MergeOperators {
         return all;
     }
 
-    /** Names of every registered operator, sorted. */
+    /**
+     * Names of every registered operator, sorted.
+     *
+     * @return the names of the registered operators, sorted
+     */
     public static List<String> names() {
         TreeSet<String> names = new TreeSet<>();
         available().forEach(o -> names.add(o.name()));
@@ -36,6 +45,8 @@ public final class MergeOperators {
     /**
      * The operator named {@code name}.
      *
+     * @param name the operator's registered name, as a configuration gives it
+     * @return the registered operator with that name
      * @throws ConfigException naming the unknown name and the known ones
      */
     public static MergeOperator find(String name) {

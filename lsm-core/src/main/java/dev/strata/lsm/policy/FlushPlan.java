@@ -41,27 +41,54 @@ public record FlushPlan(List<ComponentId> mergeWith, Placement placement, Output
         reason = reason == null ? "" : reason;
     }
 
-    /** The flush becomes a component of its own at {@code placement}. */
+    /**
+     * The flush becomes a component of its own at {@code placement}.
+     *
+     * @param placement where the flushed table lands
+     * @param reason why, for logs and golden tests (null: "")
+     * @return a new plan that merges nothing and writes one file
+     */
     public static FlushPlan newComponent(Placement placement, String reason) {
         return new FlushPlan(List.of(), placement, OutputSpec.singleFile(), List.of(), reason);
     }
 
-    /** The flush is merged with {@code components}; the output lands at {@code placement}. */
+    /**
+     * The flush is merged with {@code components}; the output lands at {@code placement}.
+     *
+     * @param components the components merged with the flushed table
+     * @param placement where the merge's output lands
+     * @param reason why, for logs and golden tests (null: "")
+     * @return a new plan whose output is one file
+     */
     public static FlushPlan mergeWith(List<ComponentId> components, Placement placement, String reason) {
         return new FlushPlan(components, placement, OutputSpec.singleFile(), List.of(), reason);
     }
 
-    /** A copy whose result is cut by {@code newOutput}. */
+    /**
+     * A copy whose result is cut by {@code newOutput}.
+     *
+     * @param newOutput how the flush's result is cut into files
+     * @return a new plan, otherwise equal to this one
+     */
     public FlushPlan withOutput(OutputSpec newOutput) {
         return new FlushPlan(mergeWith, placement, newOutput, mergesFirst, reason);
     }
 
-    /** A copy that completes {@code tasks} before the flush is installed. */
+    /**
+     * A copy that completes {@code tasks} before the flush is installed.
+     *
+     * @param tasks the merges to complete first
+     * @return a new plan, otherwise equal to this one
+     */
     public FlushPlan withMergesFirst(List<MergeTask> tasks) {
         return new FlushPlan(mergeWith, placement, output, tasks, reason);
     }
 
-    /** Whether the flush is merged with existing components. */
+    /**
+     * Whether the flush is merged with existing components.
+     *
+     * @return true when {@link #mergeWith} is not empty
+     */
     public boolean merges() {
         return !mergeWith.isEmpty();
     }

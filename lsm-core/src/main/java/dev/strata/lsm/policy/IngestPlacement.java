@@ -13,6 +13,10 @@ public final class IngestPlacement {
      * version of its keys — into that level's oldest run when it has one (the tables overlap
      * none of its components), else as a new run of it; a new newest run of level 0 when
      * level 0 already overlaps. A level past the deepest one is never chosen.
+     *
+     * @param tree the tree the tables are ingested into
+     * @param tables the ingested tables, as components (overlapping each other nowhere)
+     * @return where the tables land
      */
     public static Placement deepestFree(TreeView tree, List<ComponentView> tables) {
         int chosen = -1;

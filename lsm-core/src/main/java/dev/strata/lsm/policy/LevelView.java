@@ -19,7 +19,11 @@ public record LevelView(int index, List<RunView> runs) {
         runs = List.copyOf(runs);
     }
 
-    /** Bytes of all runs. */
+    /**
+     * Bytes of all runs.
+     *
+     * @return the sum of the runs' sizes in bytes
+     */
     public long sizeBytes() {
         long s = 0;
         for (RunView r : runs) {
@@ -28,7 +32,11 @@ public record LevelView(int index, List<RunView> runs) {
         return s;
     }
 
-    /** Components in all runs. */
+    /**
+     * Components in all runs.
+     *
+     * @return the number of components over the level's runs
+     */
     public int componentCount() {
         int n = 0;
         for (RunView r : runs) {

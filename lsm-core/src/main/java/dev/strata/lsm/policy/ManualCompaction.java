@@ -21,6 +21,11 @@ public final class ManualCompaction {
      * holding an input, into the oldest of that level's runs holding one — so it overlaps no
      * component left out, and no version of a key passes a newer one. Empty when no component
      * overlaps the range.
+     *
+     * @param tree the tree to compact, with no merge running
+     * @param from the first key of the range, inclusive, or null for no lower bound
+     * @param to the end of the range, exclusive, or null for no upper bound
+     * @return a list of at most one rewrite task
      */
     public static List<MergeTask> intoDeepestLevel(TreeView tree, byte[] from, byte[] to) {
         List<ComponentView> all = tree.components();

@@ -11,7 +11,11 @@ public final class MergePolicies {
     private MergePolicies() {
     }
 
-    /** Every policy factory on the class path, sorted by name. */
+    /**
+     * Every policy factory on the class path, sorted by name.
+     *
+     * @return a new list of each registered factory, sorted by {@link MergePolicyFactory#name()}
+     */
     public static List<MergePolicyFactory> available() {
         List<MergePolicyFactory> all = new ArrayList<>();
         for (MergePolicyFactory f : ServiceLoader.load(MergePolicyFactory.class, MergePolicies.class.getClassLoader())) {
@@ -29,7 +33,11 @@ public final class MergePolicies {
         return all;
     }
 
-    /** Names of every available policy. */
+    /**
+     * Names of every available policy.
+     *
+     * @return the names of the available policies, sorted
+     */
     public static List<String> names() {
         return available().stream().map(MergePolicyFactory::name).toList();
     }
@@ -37,6 +45,8 @@ public final class MergePolicies {
     /**
      * The factory called {@code name}.
      *
+     * @param name the policy's configuration name
+     * @return the registered factory with that name
      * @throws IllegalArgumentException naming the unknown policy and listing the known ones
      */
     public static MergePolicyFactory find(String name) {
@@ -49,7 +59,16 @@ public final class MergePolicies {
                 + String.join(", ", names()));
     }
 
-    /** Validates {@code rawParams} for policy {@code name} and creates it. */
+    /**
+     * Validates {@code rawParams} for policy {@code name} and creates it.
+     *
+     * @param name the policy's configuration name
+     * @param rawParams the parameters as configured, name to unparsed value (absent ones take their
+     *     defaults)
+     *
+     * @return a new policy instance
+     * @throws IllegalArgumentException for an unknown policy or parameter, or a bad value
+     */
     public static MergePolicy create(String name, Map<String, String> rawParams) {
         MergePolicyFactory f = find(name);
         return f.create(PolicyParameters.resolve(name, f.parameters(), rawParams));

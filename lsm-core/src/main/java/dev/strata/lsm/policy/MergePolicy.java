@@ -17,6 +17,9 @@ public interface MergePolicy {
     /**
      * Where the next flushed memtable lands. The default puts it in a new newest run of
      * level 0, which is always stable.
+     *
+     * @param tree the tree before the flush lands
+     * @return where the flushed table lands
      */
     default Placement placeFlush(TreeView tree) {
         return Placement.newRun(0);
@@ -27,6 +30,10 @@ public interface MergePolicy {
      * table itself (its size, keys and sequence numbers). The default makes it a new
      * component at {@link #placeFlush}. Eager stack-based policies merge it with the newest
      * components here.
+     *
+     * @param tree the tree before the flush lands
+     * @param flushed the flushed table (one component even when it was written as several tables)
+     * @return the plan the engine carries out, or rejects as a policy error
      */
     default FlushPlan planFlush(TreeView tree, ComponentView flushed) {
         return FlushPlan.newComponent(placeFlush(tree), "");
@@ -41,6 +48,8 @@ public interface MergePolicy {
      * inputs. Asked before each flush is written; the default, {@link Long#MAX_VALUE}, writes
      * one table per flush. A store's atomic flush of several families writes one table per
      * family whatever this says. A value below 1 is a policy error (one table is written).
+     *
+     * @return the most bytes of one flushed table, at least 1
      */
     default long flushTableBytes() {
         return Long.MAX_VALUE;
@@ -51,6 +60,9 @@ public interface MergePolicy {
      * {@link TreeView#runningMerges()}) and must not be used. Returning tasks whose inputs
      * overlap, that break the stability invariant, or whose mode the engine cannot execute
      * is a policy error.
+     *
+     * @param tree the tree now, with the running merges' inputs marked busy
+     * @return the merges to start, possibly empty
      */
     List<MergeTask> pickMerges(TreeView tree);
 
@@ -63,6 +75,11 @@ public interface MergePolicy {
      * range (and, transitively, every component overlapping those, so that the output overlaps
      * nothing left behind) into the deepest run they occupy. A policy whose layout that would
      * upset may shape the plan; an empty list does nothing.
+     *
+     * @param tree the tree after the flush, with no merge running
+     * @param from the first key of the range, inclusive, or null for no lower bound
+     * @param to the end of the range, exclusive, or null for no upper bound
+     * @return the merges to run, possibly empty
      */
     default List<MergeTask> planCompaction(TreeView tree, byte[] from, byte[] to) {
         return ManualCompaction.intoDeepestLevel(tree, from, to);
@@ -75,6 +92,10 @@ public interface MergePolicy {
      * in it or above it overlaps them. A placement the engine cannot use (one that would
      * put them below a component they overlap) is a policy error, and the tables then become
      * a new newest run of level 0.
+     *
+     * @param tree the tree before the tables land
+     * @param tables the ingested tables, as components
+     * @return where the tables land
      */
     default Placement placeIngest(TreeView tree, List<ComponentView> tables) {
         return IngestPlacement.deepestFree(tree, tables);
@@ -83,6 +104,9 @@ public interface MergePolicy {
     /**
      * Whether writers may continue. Asked before each flush would be started and after
      * every merge.
+     *
+     * @param tree the tree now
+     * @return whether writers proceed, are slowed or stop
      */
     default WriteAdmission admission(TreeView tree) {
         return WriteAdmission.GO;
@@ -92,6 +116,9 @@ public interface MergePolicy {
      * Small state to persist in the manifest with the next version (for example a schedule
      * position); return {@code tree.policyState()} to keep it unchanged. Kept small: it is
      * written with every version edit.
+     *
+     * @param tree the tree the next version holds, with the state last persisted
+     * @return the bytes to persist (empty for none)
      */
     default byte[] persistentState(TreeView tree) {
         return tree.policyState();

@@ -11,12 +11,18 @@ import java.util.OptionalInt;
  */
 public interface MergePolicyFactory {
 
-    /** The name users write in configuration, e.g. {@code binomial}. Unique among factories. */
+    /**
+     * The name users write in configuration, e.g. {@code binomial}. Unique among factories.
+     *
+     * @return the policy's unique configuration name
+     */
     String name();
 
     /**
      * The artifact that provides the policy, e.g. {@code lsm-policies}; the default is the
      * name of the jar or directory the factory class was loaded from.
+     *
+     * @return the providing artifact's name, for listings
      */
     default String module() {
         try {
@@ -30,10 +36,18 @@ public interface MergePolicyFactory {
         }
     }
 
-    /** One line saying what the policy does. */
+    /**
+     * One line saying what the policy does.
+     *
+     * @return a one-line description, for listings
+     */
     String description();
 
-    /** The parameters the policy takes, with defaults and allowed ranges. */
+    /**
+     * The parameters the policy takes, with defaults and allowed ranges.
+     *
+     * @return the parameter specifications, in the order listings show them (empty for none)
+     */
     List<PolicyParameter> parameters();
 
     /**
@@ -41,6 +55,8 @@ public interface MergePolicyFactory {
      * policy (the {@code design-space} bench runs each policy with this, else one); empty: no
      * preference. The engine itself runs {@code StoreConfig.backgroundThreads()} threads
      * (default {@code StoreConfig.DEFAULT_BACKGROUND_THREADS}) whatever the policy.
+     *
+     * @return the preferred number of merge threads, or empty for no preference
      */
     default OptionalInt mergeThreads() {
         return OptionalInt.empty();

@@ -35,13 +35,32 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
     public static final String FLUSH = "flush";
     private static final java.util.regex.Pattern KIND = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,31}");
 
-    /** A task without selective thresholds. */
+    /**
+     * A task without selective thresholds.
+     *
+     * @param inputs the components to merge (at least one)
+     * @param placement where the output lands
+     * @param output how the output is cut into files
+     * @param mode rewrite, metadata-only move, or block reuse
+     * @param priority higher-priority tasks start first
+     * @param reason why, for logs and golden tests
+     */
     public MergeTask(List<ComponentId> inputs, Placement placement, OutputSpec output, MergeMode mode, int priority,
                      String reason) {
         this(inputs, placement, output, mode, priority, reason, null, "");
     }
 
-    /** A task without a kind. */
+    /**
+     * A task without a kind.
+     *
+     * @param inputs the components to merge (at least one)
+     * @param placement where the output lands
+     * @param output how the output is cut into files
+     * @param mode rewrite, metadata-only move, or block reuse
+     * @param priority higher-priority tasks start first
+     * @param reason why, for logs and golden tests
+     * @param selective for {@link MergeMode#REUSE_BLOCKS}: the per-child thresholds, or null
+     */
     public MergeTask(List<ComponentId> inputs, Placement placement, OutputSpec output, MergeMode mode, int priority,
                      String reason, SelectiveThresholds selective) {
         this(inputs, placement, output, mode, priority, reason, selective, "");
@@ -94,33 +113,68 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
     /**
      * The label {@code StoreStats.bytesWrittenByKind()} counts this merge's bytes under: its
      * {@link #kind}, or {@value #UNLABELLED} when it has none.
+     *
+     * @return the label of the merge's written bytes
      */
     public String kindLabel() {
         return kind.isEmpty() ? UNLABELLED : kind;
     }
 
-    /** A rewrite of {@code inputs} into one file at {@code placement}. */
+    /**
+     * A rewrite of {@code inputs} into one file at {@code placement}.
+     *
+     * @param inputs the components to merge (at least one)
+     * @param placement where the output lands
+     * @param reason why, for logs and golden tests
+     * @return a new {@link MergeMode#REWRITE} task of priority 0, output {@link
+     *     OutputSpec#singleFile()}
+     */
     public static MergeTask of(List<ComponentId> inputs, Placement placement, String reason) {
         return new MergeTask(inputs, placement, OutputSpec.singleFile(), MergeMode.REWRITE, 0, reason);
     }
 
-    /** A rewrite of {@code inputs} into files cut by {@code output} at {@code placement}. */
+    /**
+     * A rewrite of {@code inputs} into files cut by {@code output} at {@code placement}.
+     *
+     * @param inputs the components to merge (at least one)
+     * @param placement where the output lands
+     * @param output how the output is cut into files
+     * @param reason why, for logs and golden tests
+     * @return a new {@link MergeMode#REWRITE} task of priority 0
+     */
     public static MergeTask rewrite(List<ComponentId> inputs, Placement placement, OutputSpec output,
                                     String reason) {
         return new MergeTask(inputs, placement, output, MergeMode.REWRITE, 0, reason);
     }
 
-    /** A metadata-only move of {@code inputs} to {@code placement}. */
+    /**
+     * A metadata-only move of {@code inputs} to {@code placement}.
+     *
+     * @param inputs the components to move (at least one)
+     * @param placement where they land
+     * @param reason why, for logs and golden tests
+     * @return a new {@link MergeMode#MOVE} task of priority 0
+     */
     public static MergeTask move(List<ComponentId> inputs, Placement placement, String reason) {
         return new MergeTask(inputs, placement, OutputSpec.singleFile(), MergeMode.MOVE, 0, reason);
     }
 
-    /** A copy with the given priority. */
+    /**
+     * A copy with the given priority.
+     *
+     * @param newPriority the priority: higher-priority tasks start first
+     * @return a new task, otherwise equal to this one
+     */
     public MergeTask withPriority(int newPriority) {
         return new MergeTask(inputs, placement, output, mode, newPriority, reason, selective, kind);
     }
 
-    /** A copy with the given output spec. */
+    /**
+     * A copy with the given output spec.
+     *
+     * @param newOutput how the output is cut into files
+     * @return a new task, otherwise equal to this one
+     */
     public MergeTask withOutput(OutputSpec newOutput) {
         return new MergeTask(inputs, placement, newOutput, mode, priority, reason, selective, kind);
     }
@@ -129,13 +183,29 @@ public record MergeTask(List<ComponentId> inputs, Placement placement, OutputSpe
      * A block compaction of {@code inputs} into the run at {@code placement}, whose children
      * are merged in place or rewritten into files cut by {@code output} as {@code selective}
      * decides for each (BlockDB's selective compaction).
+     *
+     * @param inputs the components to merge (at least one)
+     * @param placement the run receiving the output ({@link Placement.Kind#INTO_RUN_OF})
+     * @param output how rewritten children are cut into files
+     * @param selective the thresholds deciding, per child, between merging in place and rewriting;
+     *     null: merge every child in place
+     *
+     * @param reason why, for logs and golden tests
+     * @return a new {@link MergeMode#REUSE_BLOCKS} task of priority 0
      */
     public static MergeTask reuseBlocks(List<ComponentId> inputs, Placement placement, OutputSpec output,
                                         SelectiveThresholds selective, String reason) {
         return new MergeTask(inputs, placement, output, MergeMode.REUSE_BLOCKS, 0, reason, selective);
     }
 
-    /** A copy labelled {@code newKind} (see {@link #kind}). */
+    /**
+     * A copy labelled {@code newKind} (see {@link #kind}).
+     *
+     * @param newKind the label: lower-case letters, digits and '-', at most 32 characters, not
+     *     {@value #FLUSH}; "" for {@value #UNLABELLED}
+     *
+     * @return a new task, otherwise equal to this one
+     */
     public MergeTask withKind(String newKind) {
         return new MergeTask(inputs, placement, output, mode, priority, reason, selective, newKind);
     }

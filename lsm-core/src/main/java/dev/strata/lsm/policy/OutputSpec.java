@@ -96,59 +96,128 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
                 .sorted(Arrays::compareUnsigned).toList();
     }
 
-    /** A spec without an overlap-file-count limit. */
+    /**
+     * A spec without an overlap-file-count limit.
+     *
+     * @param maxFileBytes start a new file once the current one reaches this size; {@link
+     *     Long#MAX_VALUE} for no limit
+     *
+     * @param minFileBytes never cut for rules 3–7 before the current file reaches this size (0: no
+     *     minimum)
+     *
+     * @param cutKeys start a new file before the first key >= each of these keys (null: none)
+     * @param alignToLevel the level whose file boundaries outputs align with, or {@link #NO_LEVEL}
+     * @param maxOverlapBytes the most bytes of the level below the target one output file may
+     *     overlap; {@link Long#MAX_VALUE} for no limit
+     *
+     * @param maxOverlapRatio the most bytes of the level below the target one output file may
+     *     overlap per byte of its own; {@link Double#POSITIVE_INFINITY} for no limit
+     */
     public OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutKeys, int alignToLevel,
                       long maxOverlapBytes, double maxOverlapRatio) {
         this(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, maxOverlapRatio, Integer.MAX_VALUE);
     }
 
-    /** A spec without an overlap-ratio or overlap-file-count limit. */
+    /**
+     * A spec without an overlap-ratio or overlap-file-count limit.
+     *
+     * @param maxFileBytes start a new file once the current one reaches this size; {@link
+     *     Long#MAX_VALUE} for no limit
+     *
+     * @param minFileBytes never cut for rules 3–7 before the current file reaches this size (0: no
+     *     minimum)
+     *
+     * @param cutKeys start a new file before the first key >= each of these keys (null: none)
+     * @param alignToLevel the level whose file boundaries outputs align with, or {@link #NO_LEVEL}
+     * @param maxOverlapBytes the most bytes of the level below the target one output file may
+     *     overlap; {@link Long#MAX_VALUE} for no limit
+     */
     public OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutKeys, int alignToLevel,
                       long maxOverlapBytes) {
         this(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, Double.POSITIVE_INFINITY);
     }
 
-    /** One output file, however large (also the only spec a {@link MergeMode#MOVE} accepts). */
+    /**
+     * One output file, however large (also the only spec a {@link MergeMode#MOVE} accepts).
+     *
+     * @return the shared spec with no limit and no cut
+     */
     public static OutputSpec singleFile() {
         return SINGLE_FILE;
     }
 
-    /** Output files of at most about {@code bytes} each. */
+    /**
+     * Output files of at most about {@code bytes} each.
+     *
+     * @param bytes the size at which a file is closed (rule 1), positive
+     * @return a new spec with no other rule
+     */
     public static OutputSpec maxFileBytes(long bytes) {
         return SINGLE_FILE.withMaxFileBytes(bytes);
     }
 
-    /** A copy with the given maximum file size. */
+    /**
+     * A copy with the given maximum file size.
+     *
+     * @param bytes the size at which a file is closed (rule 1), positive
+     * @return a new spec, otherwise equal to this one
+     */
     public OutputSpec withMaxFileBytes(long bytes) {
         return new OutputSpec(bytes, Math.min(minFileBytes, bytes), cutKeys, alignToLevel, maxOverlapBytes,
                 maxOverlapRatio, maxOverlapFiles);
     }
 
-    /** A copy with the given minimum file size. */
+    /**
+     * A copy with the given minimum file size.
+     *
+     * @param bytes the size below which rules 3–7 do not cut, from 0 to {@link #maxFileBytes}
+     * @return a new spec, otherwise equal to this one
+     */
     public OutputSpec withMinFileBytes(long bytes) {
         return new OutputSpec(maxFileBytes, bytes, cutKeys, alignToLevel, maxOverlapBytes, maxOverlapRatio,
                 maxOverlapFiles);
     }
 
-    /** A copy that also cuts before each of {@code keys}. */
+    /**
+     * A copy that also cuts before each of {@code keys}.
+     *
+     * @param keys the cut keys (rule 3), replacing this spec's (null: none)
+     * @return a new spec, otherwise equal to this one
+     */
     public OutputSpec withCutKeys(List<byte[]> keys) {
         return new OutputSpec(maxFileBytes, minFileBytes, keys, alignToLevel, maxOverlapBytes, maxOverlapRatio,
                 maxOverlapFiles);
     }
 
-    /** A copy whose outputs align with the file boundaries of {@code level}. */
+    /**
+     * A copy whose outputs align with the file boundaries of {@code level}.
+     *
+     * @param level the level whose file boundaries to align with (rule 4), or {@link #NO_LEVEL}
+     * @return a new spec, otherwise equal to this one
+     */
     public OutputSpec alignedTo(int level) {
         return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, level, maxOverlapBytes, maxOverlapRatio,
                 maxOverlapFiles);
     }
 
-    /** A copy that limits each output's overlap with the level below the target to {@code bytes}. */
+    /**
+     * A copy that limits each output's overlap with the level below the target to {@code bytes}.
+     *
+     * @param bytes the most overlapped bytes per output file (rule 5), positive
+     * @return a new spec, otherwise equal to this one
+     */
     public OutputSpec withMaxOverlapBytes(long bytes) {
         return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, bytes, maxOverlapRatio,
                 maxOverlapFiles);
     }
 
-    /** A copy that limits each output's overlap with the level below the target to {@code ratio} times its size. */
+    /**
+     * A copy that limits each output's overlap with the level below the target to {@code ratio}
+     * times its size.
+     *
+     * @param ratio the most overlapped bytes per byte of output (rule 6), positive
+     * @return a new spec, otherwise equal to this one
+     */
     public OutputSpec withMaxOverlapRatio(double ratio) {
         return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, ratio,
                 maxOverlapFiles);
@@ -157,19 +226,32 @@ public record OutputSpec(long maxFileBytes, long minFileBytes, List<byte[]> cutK
     /**
      * A copy that limits each output's key range to intersect at most {@code files} files of
      * the level below the target (rule 7).
+     *
+     * @param files the most files of the level below one output may intersect, at least 1
+     * @return a new spec, otherwise equal to this one
      */
     public OutputSpec withMaxOverlapFiles(int files) {
         return new OutputSpec(maxFileBytes, minFileBytes, cutKeys, alignToLevel, maxOverlapBytes, maxOverlapRatio,
                 files);
     }
 
-    /** Whether an overlap rule (5, 6 or 7) is set: the cutter then needs the files of the level below the target. */
+    /**
+     * Whether an overlap rule (5, 6 or 7) is set: the cutter then needs the files of the level
+     * below the target.
+     *
+     * @return true when {@code maxOverlapBytes}, {@code maxOverlapRatio} or {@code maxOverlapFiles}
+     *     is limited
+     */
     public boolean usesLevelBelow() {
         return maxOverlapBytes != Long.MAX_VALUE || maxOverlapRatio != Double.POSITIVE_INFINITY
                 || maxOverlapFiles != Integer.MAX_VALUE;
     }
 
-    /** Whether this spec can produce more than one file. */
+    /**
+     * Whether this spec can produce more than one file.
+     *
+     * @return false only for a spec equivalent to {@link #singleFile()}
+     */
     public boolean cuts() {
         return !equals(SINGLE_FILE);
     }

@@ -40,17 +40,33 @@ public record Placement(int level, Kind kind, ComponentId anchor) {
         }
     }
 
-    /** A new newest run at {@code level}. */
+    /**
+     * A new newest run at {@code level}.
+     *
+     * @param level the receiving level, 0 or more
+     * @return a {@link Kind#NEW_RUN_NEWEST} placement
+     */
     public static Placement newRun(int level) {
         return new Placement(level, Kind.NEW_RUN_NEWEST, null);
     }
 
-    /** A new oldest run at {@code level}. */
+    /**
+     * A new oldest run at {@code level}.
+     *
+     * @param level the receiving level, 0 or more
+     * @return a {@link Kind#NEW_RUN_OLDEST} placement
+     */
     public static Placement newOldestRun(int level) {
         return new Placement(level, Kind.NEW_RUN_OLDEST, null);
     }
 
-    /** Into the run at {@code level} that holds {@code anchor}. */
+    /**
+     * Into the run at {@code level} that holds {@code anchor}.
+     *
+     * @param level the receiving level, 0 or more
+     * @param anchor a component of the receiving run (not null)
+     * @return an {@link Kind#INTO_RUN_OF} placement
+     */
     public static Placement intoRunOf(int level, ComponentId anchor) {
         return new Placement(level, Kind.INTO_RUN_OF, anchor);
     }

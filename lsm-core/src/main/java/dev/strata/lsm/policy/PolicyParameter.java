@@ -46,7 +46,11 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         PER_LEVEL_CHOICE
     }
 
-    /** The name of a type as shown in documentation and {@code policies --json}. */
+    /**
+     * The name of a type as shown in documentation and {@code policies --json}.
+     *
+     * @return the type's name in lower case, '-' for '_' (e.g. {@code per-level-double})
+     */
     public String typeName() {
         return type.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
@@ -73,33 +77,84 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         }
     }
 
-    /** A parameter without choices. */
+    /**
+     * A parameter without choices.
+     *
+     * @param name the parameter's name as written in XML
+     * @param type the value type (not one with choices)
+     * @param defaultValue the value when the parameter is not given (not null)
+     * @param min the smallest allowed value, inclusive, or null
+     * @param max the largest allowed value, inclusive, or null
+     * @param description one line for documentation and error messages
+     */
     public PolicyParameter(String name, Type type, Object defaultValue, Number min, Number max, String description) {
         this(name, type, defaultValue, min, max, description, List.of());
     }
 
-    /** An int parameter in [min, max]. */
+    /**
+     * An int parameter in [min, max].
+     *
+     * @param name the parameter's name as written in XML
+     * @param defaultValue the value when the parameter is not given
+     * @param min the smallest allowed value, inclusive
+     * @param max the largest allowed value, inclusive
+     * @param description one line for documentation and error messages
+     * @return a new {@link Type#INT} parameter
+     */
     public static PolicyParameter ofInt(String name, int defaultValue, int min, int max, String description) {
         return new PolicyParameter(name, Type.INT, defaultValue, min, max, description);
     }
 
-    /** A double parameter in [min, max]. */
+    /**
+     * A double parameter in [min, max].
+     *
+     * @param name the parameter's name as written in XML
+     * @param defaultValue the value when the parameter is not given
+     * @param min the smallest allowed value, inclusive
+     * @param max the largest allowed value, inclusive
+     * @param description one line for documentation and error messages
+     * @return a new {@link Type#DOUBLE} parameter
+     */
     public static PolicyParameter ofDouble(String name, double defaultValue, double min, double max,
                                            String description) {
         return new PolicyParameter(name, Type.DOUBLE, defaultValue, min, max, description);
     }
 
-    /** A byte-size parameter in [min, max] bytes. */
+    /**
+     * A byte-size parameter in [min, max] bytes.
+     *
+     * @param name the parameter's name as written in XML
+     * @param defaultValue the value in bytes when the parameter is not given
+     * @param min the smallest allowed value in bytes, inclusive
+     * @param max the largest allowed value in bytes, inclusive
+     * @param description one line for documentation and error messages
+     * @return a new {@link Type#BYTES} parameter
+     */
     public static PolicyParameter ofBytes(String name, long defaultValue, long min, long max, String description) {
         return new PolicyParameter(name, Type.BYTES, defaultValue, min, max, description);
     }
 
-    /** A boolean parameter. */
+    /**
+     * A boolean parameter.
+     *
+     * @param name the parameter's name as written in XML
+     * @param defaultValue the value when the parameter is not given
+     * @param description one line for documentation and error messages
+     * @return a new {@link Type#BOOLEAN} parameter
+     */
     public static PolicyParameter ofBoolean(String name, boolean defaultValue, String description) {
         return new PolicyParameter(name, Type.BOOLEAN, defaultValue, null, null, description);
     }
 
-    /** One of {@code choices}. */
+    /**
+     * One of {@code choices}.
+     *
+     * @param name the parameter's name as written in XML
+     * @param defaultValue the value when the parameter is not given, one of {@code choices}
+     * @param choices the allowed values (not empty)
+     * @param description one line for documentation and error messages
+     * @return a new {@link Type#CHOICE} parameter
+     */
     public static PolicyParameter ofChoice(String name, String defaultValue, List<String> choices,
                                            String description) {
         PolicyParameter p = new PolicyParameter(name, Type.CHOICE, defaultValue, null, null, description, choices);
@@ -107,19 +162,46 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         return p;
     }
 
-    /** A comma-separated list of distinct {@code choices}; {@code defaultValue} written the same way. */
+    /**
+     * A comma-separated list of distinct {@code choices}; {@code defaultValue} written the same
+     * way.
+     *
+     * @param name the parameter's name as written in XML
+     * @param defaultValue the value when the parameter is not given, comma-separated
+     * @param choices the allowed values (not empty)
+     * @param description one line for documentation and error messages
+     * @return a new {@link Type#CHOICE_LIST} parameter
+     */
     public static PolicyParameter ofChoiceList(String name, String defaultValue, List<String> choices,
                                                String description) {
         PolicyParameter p = new PolicyParameter(name, Type.CHOICE_LIST, "", null, null, description, choices);
         return new PolicyParameter(name, Type.CHOICE_LIST, p.parse(defaultValue), null, null, description, choices);
     }
 
-    /** A duration in milliseconds; {@code defaultValue} written as in XML, e.g. {@code "10m"}. */
+    /**
+     * A duration in milliseconds; {@code defaultValue} written as in XML, e.g. {@code "10m"}.
+     *
+     * @param name the parameter's name as written in XML
+     * @param defaultValue the value when the parameter is not given, with its unit
+     * @param description one line for documentation and error messages
+     * @return a new {@link Type#DURATION} parameter
+     */
     public static PolicyParameter ofDuration(String name, String defaultValue, String description) {
         return new PolicyParameter(name, Type.DURATION, parseDuration(defaultValue), 0L, null, description);
     }
 
-    /** One of {@code choices} per level; {@code defaultValue} written as in XML, e.g. {@code "tiered,leveled"}. */
+    /**
+     * One of {@code choices} per level; {@code defaultValue} written as in XML, e.g. {@code
+     * "tiered,leveled"}.
+     *
+     * @param name the parameter's name as written in XML
+     * @param defaultValue the value when the parameter is not given, one choice per level,
+     *     comma-separated
+     *
+     * @param choices the allowed values (not empty)
+     * @param description one line for documentation and error messages
+     * @return a new {@link Type#PER_LEVEL_CHOICE} parameter
+     */
     public static PolicyParameter ofPerLevelChoice(String name, String defaultValue, List<String> choices,
                                                    String description) {
         PolicyParameter p = new PolicyParameter(name, Type.PER_LEVEL_CHOICE, List.of(), null, null, description,
@@ -128,19 +210,39 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
                 choices);
     }
 
-    /** Numbers per level in [min, max]. */
+    /**
+     * Numbers per level in [min, max].
+     *
+     * @param name the parameter's name as written in XML
+     * @param defaultValue the value when the parameter is not given, one number per level,
+     *     comma-separated
+     *
+     * @param min the smallest allowed entry, inclusive
+     * @param max the largest allowed entry, inclusive
+     * @param description one line for documentation and error messages
+     * @return a new {@link Type#PER_LEVEL_DOUBLE} parameter
+     */
     public static PolicyParameter ofPerLevelDouble(String name, String defaultValue, double min, double max,
                                                    String description) {
         PolicyParameter p = new PolicyParameter(name, Type.PER_LEVEL_DOUBLE, List.of(), min, max, description);
         return new PolicyParameter(name, Type.PER_LEVEL_DOUBLE, p.parse(defaultValue), min, max, description);
     }
 
-    /** The default written as it would be in XML. */
+    /**
+     * The default written as it would be in XML.
+     *
+     * @return the default value, formatted by {@link #format}
+     */
     public String defaultText() {
         return format(defaultValue);
     }
 
-    /** {@code value} (of this parameter's type) written as it would be in XML. */
+    /**
+     * {@code value} (of this parameter's type) written as it would be in XML.
+     *
+     * @param value a value of this parameter's type, as {@link #parse} returns it
+     * @return the text that parses back to {@code value}
+     */
     public String format(Object value) {
         return switch (type) {
             case CHOICE_LIST, PER_LEVEL_DOUBLE, PER_LEVEL_CHOICE -> String.join(",",
@@ -150,7 +252,11 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         };
     }
 
-    /** What values are allowed, for error messages and docs. */
+    /**
+     * What values are allowed, for error messages and docs.
+     *
+     * @return a phrase such as "an integer from 1 to 64"
+     */
     public String allowed() {
         String kind = switch (type) {
             case INT -> "an integer";
@@ -181,6 +287,11 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
     /**
      * Parses and range-checks {@code raw}.
      *
+     * @param raw the value as written (null or blank is a bad value); surrounding spaces are
+     *     ignored
+     *
+     * @return the typed value: an Integer, Double, Long (bytes, milliseconds), Boolean, String or
+     *     List, per {@link #type}
      * @throws IllegalArgumentException naming the parameter, the bad value and what is allowed
      */
     public Object parse(String raw) {
@@ -252,12 +363,26 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         return List.copyOf(out);
     }
 
-    /** The value for {@code level} of a per-level list: its entry, or the last entry for deeper levels. */
+    /**
+     * The value for {@code level} of a per-level list: its entry, or the last entry for deeper
+     * levels.
+     *
+     * @param values the per-level list (not empty)
+     * @param level the level number, 0 or more
+     * @return the entry at {@code level}, or the last entry when the list is shorter
+     */
     public static Number perLevel(List<? extends Number> values, int level) {
         return values.get(Math.min(level, values.size() - 1));
     }
 
-    /** Parses a duration such as {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d} or {@code 0}. */
+    /**
+     * Parses a duration such as {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d} or
+     * {@code 0}.
+     *
+     * @param raw the text: digits then a unit (ms, s, m or min, h, d), or 0 without one
+     * @return the duration in milliseconds
+     * @throws NumberFormatException without digits, with an unknown or missing unit, or on overflow
+     */
     public static long parseDuration(String raw) {
         String t = raw.trim().toLowerCase(Locale.ROOT);
         int i = 0;
@@ -286,7 +411,12 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         return Math.multiplyExact(n, mult);
     }
 
-    /** A duration in the largest unit that writes it exactly. */
+    /**
+     * A duration in the largest unit that writes it exactly.
+     *
+     * @param millis the duration in milliseconds, 0 or more
+     * @return e.g. {@code "2h"}, {@code "90s"}, {@code "1500ms"}; {@code "0"} for 0
+     */
     public static String formatDuration(long millis) {
         if (millis == 0) {
             return "0";
@@ -312,7 +442,15 @@ public record PolicyParameter(String name, Type type, Object defaultValue, Numbe
         return Long.compare(a.longValue(), b.longValue());
     }
 
-    /** Parses a byte size such as {@code 4096}, {@code 64MiB}, {@code 1G} or {@code 500KB}. */
+    /**
+     * Parses a byte size such as {@code 4096}, {@code 64MiB}, {@code 1G} or {@code 500KB}.
+     *
+     * @param s the text: digits then an optional unit (B, K/KiB, M/MiB, G/GiB, T/TiB in powers of
+     *     1024, KB, MB, ... in powers of 1000)
+     *
+     * @return the size in bytes
+     * @throws NumberFormatException without digits, with an unknown unit, or on overflow
+     */
     public static long parseBytes(String s) {
         String t = s.trim();
         int i = 0;

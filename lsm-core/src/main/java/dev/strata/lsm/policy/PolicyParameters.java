@@ -20,6 +20,10 @@ public final class PolicyParameters {
     /**
      * Resolves raw string values against the declared parameters.
      *
+     * @param policyName the policy's name, for messages
+     * @param declared the parameters the policy declares
+     * @param raw the values as configured, name to unparsed text
+     * @return every declared parameter's value, parsed, defaults filled in
      * @throws IllegalArgumentException for an unknown name (listing the known ones) or a bad value
      */
     public static PolicyParameters resolve(String policyName, List<PolicyParameter> declared, Map<String, String> raw) {
@@ -32,6 +36,9 @@ public final class PolicyParameters {
      *
      * @param kind  what messages call the owner, e.g. {@code "storage IO"}
      * @param owner the owner's name
+     * @param declared the parameters the owner declares
+     * @param raw the values as configured, name to unparsed text
+     * @return every declared parameter's value, parsed, defaults filled in
      * @throws IllegalArgumentException for an unknown name (listing the known ones) or a bad value
      */
     public static PolicyParameters resolve(String kind, String owner, List<PolicyParameter> declared,
@@ -60,6 +67,9 @@ public final class PolicyParameters {
      * (a command line's {@code fanout=4,k=6}), in the order given; names and values trimmed.
      * Only splits: {@link #resolve} parses and checks the values.
      *
+     * @param line the text to split; null or blank gives an empty map
+     * @param separator the character between pairs
+     * @return a new map of name to unparsed value, in the order given
      * @throws IllegalArgumentException naming a pair without a name or value, or a name given twice
      */
     public static Map<String, String> parseAssignments(String line, char separator) {
@@ -82,42 +92,89 @@ public final class PolicyParameters {
         return raw;
     }
 
-    /** All values by name, in declaration order. */
+    /**
+     * All values by name, in declaration order.
+     *
+     * @return an unmodifiable map of name to typed value
+     */
     public Map<String, Object> asMap() {
         return values;
     }
 
-    /** The value of the {@code INT} parameter {@code name}. */
+    /**
+     * The value of the {@code INT} parameter {@code name}.
+     *
+     * @param name a declared parameter's name
+     * @return its value
+     * @throws IllegalArgumentException if no parameter is called {@code name}
+     */
     public int getInt(String name) {
         return ((Number) require(name)).intValue();
     }
 
-    /** The value of the {@code BYTES} or {@code DURATION} (milliseconds) parameter {@code name}. */
+    /**
+     * The value of the {@code BYTES} or {@code DURATION} (milliseconds) parameter {@code name}.
+     *
+     * @param name a declared parameter's name
+     * @return its value, in bytes or milliseconds
+     * @throws IllegalArgumentException if no parameter is called {@code name}
+     */
     public long getLong(String name) {
         return ((Number) require(name)).longValue();
     }
 
-    /** The value of the {@code DOUBLE} parameter {@code name}. */
+    /**
+     * The value of the {@code DOUBLE} parameter {@code name}.
+     *
+     * @param name a declared parameter's name
+     * @return its value
+     * @throws IllegalArgumentException if no parameter is called {@code name}
+     */
     public double getDouble(String name) {
         return ((Number) require(name)).doubleValue();
     }
 
-    /** A {@link PolicyParameter.Type#CHOICE} value. */
+    /**
+     * A {@link PolicyParameter.Type#CHOICE} value.
+     *
+     * @param name a declared parameter's name
+     * @return the chosen value
+     * @throws IllegalArgumentException if no parameter is called {@code name}
+     */
     public String getString(String name) {
         return (String) require(name);
     }
 
-    /** The value of the {@code BOOLEAN} parameter {@code name}. */
+    /**
+     * The value of the {@code BOOLEAN} parameter {@code name}.
+     *
+     * @param name a declared parameter's name
+     * @return its value
+     * @throws IllegalArgumentException if no parameter is called {@code name}
+     */
     public boolean getBoolean(String name) {
         return (Boolean) require(name);
     }
 
-    /** A {@link PolicyParameter.Type#CHOICE_LIST} or {@link PolicyParameter.Type#PER_LEVEL_CHOICE} value. */
+    /**
+     * A {@link PolicyParameter.Type#CHOICE_LIST} or {@link PolicyParameter.Type#PER_LEVEL_CHOICE}
+     * value.
+     *
+     * @param name a declared parameter's name
+     * @return the values, in the order given (one per level for a per-level choice)
+     * @throws IllegalArgumentException if no parameter is called {@code name}
+     */
     public List<String> getStrings(String name) {
         return ((List<?>) require(name)).stream().map(String.class::cast).toList();
     }
 
-    /** A {@link PolicyParameter.Type#PER_LEVEL_DOUBLE} value, one number per level. */
+    /**
+     * A {@link PolicyParameter.Type#PER_LEVEL_DOUBLE} value, one number per level.
+     *
+     * @param name a declared parameter's name
+     * @return the numbers, level 0 first (see {@link PolicyParameter#perLevel})
+     * @throws IllegalArgumentException if no parameter is called {@code name}
+     */
     public List<Double> getDoubles(String name) {
         return ((List<?>) require(name)).stream().map(v -> ((Number) v).doubleValue()).toList();
     }

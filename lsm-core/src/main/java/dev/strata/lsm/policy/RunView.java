@@ -17,7 +17,11 @@ public record RunView(List<ComponentView> components) {
         components = List.copyOf(components);
     }
 
-    /** Bytes of all components. */
+    /**
+     * Bytes of all components.
+     *
+     * @return the sum of the components' sizes in bytes
+     */
     public long sizeBytes() {
         long s = 0;
         for (ComponentView c : components) {
@@ -26,7 +30,13 @@ public record RunView(List<ComponentView> components) {
         return s;
     }
 
-    /** The components whose key ranges intersect [min, max], in key order, found by binary search. */
+    /**
+     * The components whose key ranges intersect [min, max], in key order, found by binary search.
+     *
+     * @param min the smallest key of the range, inclusive
+     * @param max the largest key of the range, inclusive
+     * @return the overlapping components (empty when none)
+     */
     public List<ComponentView> overlapping(byte[] min, byte[] max) {
         int lo = 0;
         int hi = components.size();
@@ -45,7 +55,11 @@ public record RunView(List<ComponentView> components) {
         return components.subList(lo, end);
     }
 
-    /** Whether any component is being merged. */
+    /**
+     * Whether any component is being merged.
+     *
+     * @return true when any component of the run is busy
+     */
     public boolean busy() {
         for (ComponentView c : components) {
             if (c.busy()) {

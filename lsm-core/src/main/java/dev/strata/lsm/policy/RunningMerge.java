@@ -31,7 +31,11 @@ public record RunningMerge(List<ComponentId> inputs, Placement placement, MergeM
         reason = reason == null ? "" : reason;
     }
 
-    /** The level that receives the output. */
+    /**
+     * The level that receives the output.
+     *
+     * @return the output's level
+     */
     public int targetLevel() {
         return placement.level();
     }

@@ -35,12 +35,22 @@ public record SelectiveThresholds(long maxFileBytes, double minValidRatio, doubl
         }
     }
 
-    /** Middle levels favour block compaction: max dirty 0.5, min valid 0.5, max file 4 × target. */
+    /**
+     * Middle levels favour block compaction: max dirty 0.5, min valid 0.5, max file 4 × target.
+     *
+     * @param targetFileBytes the level's target file size in bytes
+     * @return new thresholds for a middle level
+     */
     public static SelectiveThresholds middleLevel(long targetFileBytes) {
         return new SelectiveThresholds(4 * targetFileBytes, 0.5, 0.5);
     }
 
-    /** The last level favours table compaction: max dirty 0.2, min valid 0.8, max file 4 × target. */
+    /**
+     * The last level favours table compaction: max dirty 0.2, min valid 0.8, max file 4 × target.
+     *
+     * @param targetFileBytes the level's target file size in bytes
+     * @return new thresholds for the last level
+     */
     public static SelectiveThresholds lastLevel(long targetFileBytes) {
         return new SelectiveThresholds(4 * targetFileBytes, 0.8, 0.2);
     }

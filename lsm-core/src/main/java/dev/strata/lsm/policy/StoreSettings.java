@@ -26,7 +26,11 @@ public record StoreSettings(long memtableBytes) {
         }
     }
 
-    /** Whether the memtable size is known. */
+    /**
+     * Whether the memtable size is known.
+     *
+     * @return true when the memtable size was given (not {@link #UNKNOWN})
+     */
     public boolean knowsMemtableBytes() {
         return memtableBytes > 0;
     }

@@ -18,7 +18,14 @@ public final class TreeView {
     /** Estimates how many bytes of a component fall inside a key range. */
     @FunctionalInterface
     public interface RangeEstimator {
-        /** Bytes of {@code component} whose keys lie in [from, to) ({@code null} bounds are open). */
+        /**
+         * Bytes of {@code component} whose keys lie in [from, to) ({@code null} bounds are open).
+         *
+         * @param component the component to estimate
+         * @param from the first key of the range, inclusive, or null for no lower bound
+         * @param to the end of the range, exclusive, or null for no upper bound
+         * @return the estimated bytes, from 0 to the component's size
+         */
         long bytesInRange(ComponentView component, byte[] from, byte[] to);
     }
 
@@ -30,7 +37,15 @@ public final class TreeView {
     private final long nowMillis;
     private final StoreSettings settings;
 
-    /** A view with no running merges, taken now; {@code estimator} null means key-range interpolation. */
+    /**
+     * A view with no running merges, taken now; {@code estimator} null means key-range
+     * interpolation.
+     *
+     * @param levels the levels, level 0 first
+     * @param flushCounter completed flushes over the store's life
+     * @param policyState the policy's state as last persisted (null: empty)
+     * @param estimator how {@link #bytesInRange} estimates, or null for key-range interpolation
+     */
     public TreeView(List<LevelView> levels, long flushCounter, byte[] policyState, RangeEstimator estimator) {
         this(levels, flushCounter, policyState, estimator, List.of(), System.currentTimeMillis());
     }
@@ -38,6 +53,13 @@ public final class TreeView {
     /**
      * A view of {@code levels} while {@code running} merges execute, taken at {@code nowMillis}
      * (the store's clock; the simulator's own clock), its settings unknown.
+     *
+     * @param levels the levels, level 0 first
+     * @param flushCounter completed flushes over the store's life
+     * @param policyState the policy's state as last persisted (null: empty)
+     * @param estimator how {@link #bytesInRange} estimates, or null for key-range interpolation
+     * @param running the merges executing now (their inputs marked busy in {@code levels})
+     * @param nowMillis the view's time, milliseconds since the epoch
      */
     public TreeView(List<LevelView> levels, long flushCounter, byte[] policyState, RangeEstimator estimator,
                     List<RunningMerge> running, long nowMillis) {
@@ -47,6 +69,14 @@ public final class TreeView {
     /**
      * A view of {@code levels} while {@code running} merges execute, taken at {@code nowMillis},
      * of a store with {@code settings} (the engine's configuration; a simulator's flush size).
+     *
+     * @param levels the levels, level 0 first
+     * @param flushCounter completed flushes over the store's life
+     * @param policyState the policy's state as last persisted (null: empty)
+     * @param estimator how {@link #bytesInRange} estimates, or null for key-range interpolation
+     * @param running the merges executing now (their inputs marked busy in {@code levels})
+     * @param nowMillis the view's time, milliseconds since the epoch
+     * @param settings the store's settings the policy may read
      */
     public TreeView(List<LevelView> levels, long flushCounter, byte[] policyState, RangeEstimator estimator,
                     List<RunningMerge> running, long nowMillis, StoreSettings settings) {
@@ -59,42 +89,77 @@ public final class TreeView {
         this.nowMillis = nowMillis;
     }
 
-    /** Merges being executed while the policy decides (their inputs are also marked busy). */
+    /**
+     * Merges being executed while the policy decides (their inputs are also marked busy).
+     *
+     * @return the running merges (empty when none)
+     */
     public List<RunningMerge> runningMerges() {
         return running;
     }
 
-    /** The time this view was taken, milliseconds since the epoch; time-based triggers compare against it. */
+    /**
+     * The time this view was taken, milliseconds since the epoch; time-based triggers compare
+     * against it.
+     *
+     * @return the view's time, milliseconds since the epoch
+     */
     public long nowMillis() {
         return nowMillis;
     }
 
-    /** The settings of the store the tree belongs to ({@link StoreSettings#UNKNOWN} for a view made by hand). */
+    /**
+     * The settings of the store the tree belongs to ({@link StoreSettings#UNKNOWN} for a view made
+     * by hand).
+     *
+     * @return the store's settings
+     */
     public StoreSettings settings() {
         return settings;
     }
 
-    /** The levels, level 0 first. */
+    /**
+     * The levels, level 0 first.
+     *
+     * @return the levels, level 0 first (unmodifiable)
+     */
     public List<LevelView> levels() {
         return levels;
     }
 
-    /** Level {@code i}, or an empty level when the tree has fewer levels. */
+    /**
+     * Level {@code i}, or an empty level when the tree has fewer levels.
+     *
+     * @param i the level number, 0 or more
+     * @return that level, or an empty level past the deepest one
+     */
     public LevelView level(int i) {
         return i < levels.size() ? levels.get(i) : new LevelView(i, List.of());
     }
 
-    /** Number of completed flushes over the store's life (durable across restarts). */
+    /**
+     * Number of completed flushes over the store's life (durable across restarts).
+     *
+     * @return the count of completed flushes
+     */
     public long flushCounter() {
         return flushCounter;
     }
 
-    /** The policy's durable state as last persisted (empty when none). */
+    /**
+     * The policy's durable state as last persisted (empty when none).
+     *
+     * @return the persisted state bytes (empty array when none)
+     */
     public byte[] policyState() {
         return policyState.clone();
     }
 
-    /** Every component, in position order (newest first). */
+    /**
+     * Every component, in position order (newest first).
+     *
+     * @return every component of every run of every level, newest first
+     */
     public List<ComponentView> components() {
         List<ComponentView> all = new ArrayList<>();
         for (LevelView l : levels) {
@@ -105,7 +170,11 @@ public final class TreeView {
         return Collections.unmodifiableList(all);
     }
 
-    /** Number of components in the whole tree. */
+    /**
+     * Number of components in the whole tree.
+     *
+     * @return the number of components over all levels
+     */
     public int componentCount() {
         int n = 0;
         for (LevelView l : levels) {
@@ -114,7 +183,14 @@ public final class TreeView {
         return n;
     }
 
-    /** Estimated bytes of {@code component} inside [from, to). */
+    /**
+     * Estimated bytes of {@code component} inside [from, to).
+     *
+     * @param component a component of this tree
+     * @param from the first key of the range, inclusive, or null for no lower bound
+     * @param to the end of the range, exclusive, or null for no upper bound
+     * @return the estimated bytes, from 0 to the component's size
+     */
     public long bytesInRange(ComponentView component, byte[] from, byte[] to) {
         return estimator.bytesInRange(component, from, to);
     }

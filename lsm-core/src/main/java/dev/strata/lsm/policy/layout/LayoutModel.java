@@ -34,19 +34,44 @@ public final class LayoutModel<C> {
 
     /** How the model reads a component. */
     public interface Traits<C> {
-        /** The identity of {@code c}. */
+        /**
+         * The identity of {@code c}.
+         *
+         * @param c a component
+         * @return its identity
+         */
         ComponentId id(C c);
 
-        /** Smallest key, inclusive. */
+        /**
+         * Smallest key, inclusive.
+         *
+         * @param c a component
+         * @return its smallest user key
+         */
         byte[] minKey(C c);
 
-        /** Largest key, inclusive. */
+        /**
+         * Largest key, inclusive.
+         *
+         * @param c a component
+         * @return its largest user key
+         */
         byte[] maxKey(C c);
 
-        /** The smallest sequence number {@code c} holds. */
+        /**
+         * The smallest sequence number {@code c} holds.
+         *
+         * @param c a component
+         * @return its smallest sequence number
+         */
         long minSeqno(C c);
 
-        /** The largest sequence number {@code c} holds. */
+        /**
+         * The largest sequence number {@code c} holds.
+         *
+         * @param c a component
+         * @return its largest sequence number
+         */
         long maxSeqno(C c);
     }
 
@@ -67,7 +92,11 @@ public final class LayoutModel<C> {
     public static final class LayoutException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        /** A layout rule broken, as {@code message} says. */
+        /**
+         * A layout rule broken, as {@code message} says.
+         *
+         * @param message the rule broken, naming the components
+         */
         public LayoutException(String message) {
             super(message);
         }
@@ -107,23 +136,47 @@ public final class LayoutModel<C> {
     private final Traits<C> traits;
     private final Comparator<C> byMinKey;
 
-    /** A model reading components through {@code traits}. */
+    /**
+     * A model reading components through {@code traits}.
+     *
+     * @param traits how to read a component's identity, key range and sequence numbers
+     */
     public LayoutModel(Traits<C> traits) {
         this.traits = traits;
         this.byMinKey = (a, b) -> Arrays.compareUnsigned(traits.minKey(a), traits.minKey(b));
     }
 
-    /** Whether the key ranges of {@code a} and {@code b} share a key. */
+    /**
+     * Whether the key ranges of {@code a} and {@code b} share a key.
+     *
+     * @param a a component
+     * @param b another component
+     * @return true when their key ranges intersect
+     */
     public boolean overlaps(C a, C b) {
         return overlaps(a, traits.minKey(b), traits.maxKey(b));
     }
 
-    /** Whether {@code c} holds keys in [{@code min}, {@code max}] (both inclusive). */
+    /**
+     * Whether {@code c} holds keys in [{@code min}, {@code max}] (both inclusive).
+     *
+     * @param c a component
+     * @param min the smallest key of the range, inclusive
+     * @param max the largest key of the range, inclusive
+     * @return true when the component's key range intersects the range
+     */
     public boolean overlaps(C c, byte[] min, byte[] max) {
         return Arrays.compareUnsigned(traits.minKey(c), max) <= 0 && Arrays.compareUnsigned(min, traits.maxKey(c)) <= 0;
     }
 
-    /** The components of {@code run} overlapping [{@code min}, {@code max}], by binary search. */
+    /**
+     * The components of {@code run} overlapping [{@code min}, {@code max}], by binary search.
+     *
+     * @param run a run, its components sorted by key and disjoint
+     * @param min the smallest key of the range, inclusive
+     * @param max the largest key of the range, inclusive
+     * @return the overlapping components, in key order (empty when none)
+     */
     public List<C> overlapping(Run<C> run, byte[] min, byte[] max) {
         List<C> cs = run.components();
         int lo = 0;
@@ -147,6 +200,12 @@ public final class LayoutModel<C> {
      * The layout of {@code base} with {@code removed} taken out and {@code added} placed at
      * {@code placement}; runs left empty are dropped. Not checked: see {@link #checkChange}.
      *
+     * @param base the layout before the change: levels of runs, newest run first
+     * @param removed the components taken out
+     * @param added the components placed
+     * @param placement where {@code added} go
+     * @param newRunId gives the id of a run the placement creates
+     * @return the new layout (a new list; {@code base} is unchanged)
      * @throws LayoutException if the placement's anchor is not in its level
      */
     public List<List<Run<C>>> apply(List<List<Run<C>>> base, Set<ComponentId> removed, List<C> added,
@@ -232,6 +291,10 @@ public final class LayoutModel<C> {
      * reopened with another policy), or a tiered output merged down under newer level-0
      * tables.
      *
+     * @param base the layout before the change
+     * @param inputs the components the change took out
+     * @param added the components the change placed
+     * @param result the layout after the change
      * @throws LayoutException describing the first violation
      */
     public void checkChange(List<List<Run<C>>> base, List<C> inputs, List<C> added, List<List<Run<C>>> result) {
@@ -353,6 +416,14 @@ public final class LayoutModel<C> {
     /**
      * Whether nothing positioned below the placement target overlaps [minKey, maxKey]
      * (ignoring {@code inputs}): then a merge into that target may drop tombstones.
+     *
+     * @param levels the layout: levels of runs, newest run first
+     * @param inputs the components to ignore (the merge's inputs)
+     * @param placement the merge's placement
+     * @param minKey the smallest key of the output, inclusive
+     * @param maxKey the largest key of the output, inclusive
+     * @return true when no component outside {@code inputs} positioned below the target overlaps
+     *     the range
      */
     public boolean isBottommost(List<List<Run<C>>> levels, Set<ComponentId> inputs, Placement placement, byte[] minKey,
                                 byte[] maxKey) {
