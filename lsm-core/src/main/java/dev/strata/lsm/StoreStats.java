@@ -423,16 +423,6 @@ public final class StoreStats {
         return lastSequence;
     }
 
-    /**
-     * A copy of these stats counting {@code skips} tables prefix scans skipped by their
-     * prefix bloom ({@link #prefixBloomSkips()}); every other figure as here.
-     *
-     * @param skips the number of tables skipped, 0 or more
-     * @return a new stats object
-     */
-    public StoreStats withPrefixBloomSkips(long skips) {
-        return toBuilder().prefixBloomSkips(skips).build();
-    }
 
     /**
      * Tables that prefix scans ({@link LsmStore#scanPrefix(byte[])}) left unread since open
@@ -445,49 +435,8 @@ public final class StoreStats {
         return prefixBloomSkips;
     }
 
-    /**
-     * A copy of these stats with what page compression (table format 3) did:
-     * {@code logicalBytesByLevel} holds per level the bytes the live components' pages take
-     * uncompressed ({@code livePages·pageSize}, index = level), against
-     * {@link #liveBytesByLevel()}, the bytes they take stored; {@code decompressions} pages
-     * decompressed since open, taking {@code decompressionNanos}; every other figure as here.
-     *
-     * @param logicalBytesByLevel per level, the live pages' uncompressed bytes
-     * @param decompressions pages decompressed since the store opened
-     * @param decompressionNanos the time those decompressions took, in nanoseconds
-     * @return a new stats object
-     */
-    public StoreStats withCompression(long[] logicalBytesByLevel, long decompressions, long decompressionNanos) {
-        if (logicalBytesByLevel.length != liveBytesByLevel.length) {
-            throw new IllegalArgumentException("logical bytes for " + logicalBytesByLevel.length
-                    + " levels but live bytes for " + liveBytesByLevel.length);
-        }
-        return toBuilder().compression(logicalBytesByLevel, decompressions, decompressionNanos).build();
-    }
 
-    /**
-     * A copy of these stats with the block cache's page lookups for this store since it
-     * opened: {@code hits} answered from the cache, {@code misses} read from a file. With a
-     * cache shared by several stores ({@link SharedResources}) these are this store's lookups only.
-     *
-     * @param hits lookups answered from the cache
-     * @param misses lookups read from a file
-     * @return a new stats object
-     */
-    public StoreStats withBlockCache(long hits, long misses) {
-        return toBuilder().blockCache(hits, misses).build();
-    }
 
-    /**
-     * A copy of these stats with the table bytes written by each kind of write since open
-     * ({@link #bytesWrittenByKind()}); every count must be &gt;= 0.
-     *
-     * @param byKind bytes written by kind of write
-     * @return a new stats object
-     */
-    public StoreStats withBytesWrittenByKind(java.util.Map<String, Long> byKind) {
-        return toBuilder().bytesWrittenByKind(byKind).build();
-    }
 
     /**
      * Table bytes written since the store opened, by what wrote them, in alphabetical order of

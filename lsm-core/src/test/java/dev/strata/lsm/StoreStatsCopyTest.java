@@ -9,23 +9,25 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Each {@code StoreStats.with...} copy keeps the figures the others set, in any order (a merge
- * once chained {@code withBlockCache} after {@code withPrefixBloomSkips} and lost the skips).
+ * A copy through {@link StoreStats#toBuilder()} keeps every figure, and each setter keeps the
+ * figures the others set, in any order (a merge once chained two copies and lost the first's
+ * figure).
  */
 class StoreStatsCopyTest {
     @TempDir
     Path dir;
 
     @Test
-    void everyWithCopyKeepsTheOthersFigures() {
+    void everySetterOfACopyKeepsTheOthersFigures() {
         try (LsmStore store = LsmStore.open(dir)) {
             store.put(new byte[] {1}, new byte[] {2});
             store.flush();
             StoreStats base = store.stats();
             long[] logical = new long[base.liveBytesByLevel().length];
             java.util.Arrays.fill(logical, 4096);
-            StoreStats a = base.withPrefixBloomSkips(7).withBlockCache(11, 13).withCompression(logical, 17, 19);
-            StoreStats b = base.withCompression(logical, 17, 19).withBlockCache(11, 13).withPrefixBloomSkips(7);
+            StoreStats a = base.toBuilder().prefixBloomSkips(7).build().toBuilder().blockCache(11, 13).build()
+                    .toBuilder().compression(logical, 17, 19).build();
+            StoreStats b = base.toBuilder().compression(logical, 17, 19).blockCache(11, 13).prefixBloomSkips(7).build();
             for (StoreStats s : new StoreStats[] {a, b}) {
                 assertEquals(7, s.prefixBloomSkips(), s.toString());
                 assertEquals(11, s.blockCacheHits(), s.toString());
@@ -43,7 +45,7 @@ class StoreStatsCopyTest {
         try (LsmStore store = LsmStore.open(dir)) {
             store.put(new byte[] {1}, new byte[] {2});
             store.flush();
-            StoreStats base = store.stats().withPrefixBloomSkips(3).withBlockCache(5, 6);
+            StoreStats base = store.stats().toBuilder().prefixBloomSkips(3).blockCache(5, 6).build();
             StoreStats copy = base.toBuilder().build();
             assertEquals(base.toString(), copy.toString());
             assertEquals(base.lastSequence(), copy.lastSequence());
@@ -65,7 +67,7 @@ class StoreStatsCopyTest {
                             .compression(new long[3], 0, 0).build());
             org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                     () -> StoreStats.builder(null).build());
-            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> base.withBlockCache(-1, 0));
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> base.toBuilder().blockCache(-1, 0).build());
         }
     }
 }
