@@ -46,7 +46,7 @@ class MultiGetTest {
 
     @Test
     void answersAsAGetPerKeyInTheCallersOrder() {
-        long seed = Long.getLong("strata.test.seed", System.nanoTime());
+        long seed = dev.strata.lsm.testkit.TestSeed.orRandom();
         Random rnd = new Random(seed);
         StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).build();
         try (LsmStore store = LsmStore.open(dir, config)) {

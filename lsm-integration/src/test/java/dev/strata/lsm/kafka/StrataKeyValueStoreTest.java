@@ -153,7 +153,7 @@ class StrataKeyValueStoreTest {
         StrataKeyValueStore store = (StrataKeyValueStore) StrataStores.persistentKeyValueStore("counts", small).get();
         store.init(new TestStoreContext(stateDir.toFile(), 0, false), store);
         opened.add(store);
-        long seed = Long.getLong("strata.test.seed", System.nanoTime());
+        long seed = dev.strata.lsm.testkit.TestSeed.orRandom();
         java.util.Random rnd = new java.util.Random(seed);
         java.util.TreeMap<Bytes, String> model = new java.util.TreeMap<>();
         for (int op = 0; op < 4_000; op++) {

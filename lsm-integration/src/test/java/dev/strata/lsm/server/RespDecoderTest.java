@@ -59,7 +59,7 @@ class RespDecoderTest {
 
     @Test
     void sameCommandsWhateverTheReadBoundaries() {
-        long seed = Long.getLong("strata.test.seed", System.nanoTime());
+        long seed = dev.strata.lsm.testkit.TestSeed.orRandom();
         Random rnd = new Random(seed);
         ByteArrayOutputStream wire = new ByteArrayOutputStream();
         List<List<byte[]>> expected = commands(rnd, wire);

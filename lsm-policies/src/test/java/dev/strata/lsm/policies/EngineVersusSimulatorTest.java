@@ -54,8 +54,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lag is covered by {@code FlowControlTest} and {@code FlowControlStoreTest}.
  */
 class EngineVersusSimulatorTest {
-    private static final int FLUSHES = Integer.getInteger("strata.evs.flushes", TestScale.scaled(40));
-    private static final long MEMTABLE = Long.getLong("strata.evs.memtable", 256 * 1024);
+    private static final int FLUSHES = TestScale.scaled(40);
+    private static final long MEMTABLE = 256 * 1024;
     private static final long PREFIX_MAX = 4L << 20;
     private static final int PREFIX_TOLERANCE = 4;
 
@@ -125,7 +125,7 @@ class EngineVersusSimulatorTest {
         List<Long> flushSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
         StoreConfig config = StoreConfig.builder()
                 .memtableBytes(MEMTABLE)
-                .bloomBitsPerKey(Integer.getInteger("strata.evs.bloom", 10))
+                .bloomBitsPerKey(10)
                 .blockCacheBytes(0)
                 .mergePolicy(policy, params)
                 .listener(new StoreListener() {

@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * minimal (S_M bytes reached only with its last vSST) or, when it cannot reach S_M, as long as
  * it can get; full windows first, then the lowest level-2 bytes per byte moved, then the
  * leftmost — and it reads exactly the level-2 SSTs the window's range intersects.
- * Replay a seed with {@code -Dvlsm.window.seed=N}.
+ * Replay a seed with {@code -Dstrata.test.seed=N}.
  */
 class VlsmWindowTest {
     private static final long SM = 4096;
@@ -47,7 +47,7 @@ class VlsmWindowTest {
     @ParameterizedTest(name = "overlap={0}")
     @ValueSource(strings = {"count", "bytes"})
     void picksTheReferenceWindowOnRandomTrees(String overlap) {
-        long seed = Long.getLong("vlsm.window.seed", 33);
+        long seed = dev.strata.lsm.testkit.TestSeed.orDefault(33);
         Random rnd = new Random(seed);
         MergePolicy policy = MergePolicies.create("vlsm", Map.of("sst-bytes", Long.toString(SM), "growth",
                 Integer.toString(F), "phi", "1000", "overlap", overlap));
@@ -65,7 +65,7 @@ class VlsmWindowTest {
             Window want = reference(l1, l2, overlap.equals("count"), Set.of(), SM, F);
             MergeTask got = policy.pickMerges(tree).stream().filter(t -> t.placement().level() == 2).findFirst()
                     .orElse(null);
-            String where = "seed " + seed + " round " + round + " (replay with -Dvlsm.window.seed=" + seed + ")";
+            String where = "seed " + seed + " round " + round + " (replay with -Dstrata.test.seed=" + seed + ")";
             if (want == null) {
                 assertEquals(null, got, where);
                 continue;
