@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,6 +37,9 @@ class NodeCrashTest {
     private static final int KILLS = TestScale.multiplier() > 1 ? 2 * TestScale.scaled(1) : 1;
     private static final int THREADS = 4;
     private static final int KEYS_PER_THREAD = 400;
+    /** SETs (all client threads) and HSETs acknowledged in a round before its kill may come. */
+    private static final long MIN_SETS_PER_KILL = 51;
+    private static final long MIN_HSETS_PER_KILL = 21;
 
     /** The hash client's log: the last acknowledged value per group of three fields, and the HSET in flight. */
     private static final class HashLog {
@@ -73,17 +77,27 @@ class NodeCrashTest {
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> writers = new ArrayList<>();
             long[] acked = new long[THREADS];
+            AtomicLong setsThisRound = new AtomicLong();
+            AtomicLong hsetsThisRound = new AtomicLong();
             for (int t = 0; t < THREADS; t++) {
                 int thread = t;
                 int r = round;
-                Thread w = new Thread(() -> acked[thread] = write(port, thread, r, logs[thread], stop));
+                Thread w = new Thread(() -> acked[thread] = write(port, thread, r, logs[thread], stop, setsThisRound));
                 w.start();
                 writers.add(w);
             }
             int hashRound = round;
-            Thread hashWriter = new Thread(() -> hashAcked[0] += writeHash(port, hashRound, hashLog, stop));
+            Thread hashWriter = new Thread(() -> hashAcked[0] += writeHash(port, hashRound, hashLog, stop,
+                    hsetsThisRound));
             hashWriter.start();
             writers.add(hashWriter);
+            // The kill comes 300-1,200 ms after the round has acknowledged the writes the checks below
+            // need (counted, not waited for by time: on a loaded machine the clients start slowly).
+            long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while ((setsThisRound.get() < MIN_SETS_PER_KILL || hsetsThisRound.get() < MIN_HSETS_PER_KILL)
+                    && System.nanoTime() < waitUntil && node.isAlive()) {
+                Thread.sleep(10);
+            }
             Thread.sleep(300 + rnd.nextInt(900));
             node.destroyForcibly();
             assertTrue(node.waitFor(30, TimeUnit.SECONDS), "node did not die");
@@ -107,11 +121,11 @@ class NodeCrashTest {
         }
         System.out.println("NodeCrashTest: " + KILLS + " kills, " + totalAcked + " acknowledged SETs, "
                 + hashAcked[0] + " acknowledged HSETs, seed " + seed);
-        assertTrue(hashAcked[0] > KILLS * 20L, "too few HSETs acknowledged to test anything: " + hashAcked[0]);
-        assertTrue(totalAcked > KILLS * 50L, "too few writes acknowledged to test anything: " + totalAcked);
+        assertTrue(hashAcked[0] >= KILLS * MIN_HSETS_PER_KILL, "too few HSETs acknowledged to test anything: " + hashAcked[0]);
+        assertTrue(totalAcked >= KILLS * MIN_SETS_PER_KILL, "too few writes acknowledged to test anything: " + totalAcked);
     }
 
-    private static long write(int port, int thread, int round, ClientLog log, AtomicBoolean stop) {
+    private static long write(int port, int thread, int round, ClientLog log, AtomicBoolean stop, AtomicLong counted) {
         long n = 0;
         try (Jedis j = new Jedis("127.0.0.1", port, 5000)) {
             for (int i = 0; !stop.get(); i++) {
@@ -123,6 +137,7 @@ class NodeCrashTest {
                 log.acked.put(key, value);
                 log.inflightKey = null;
                 n++;
+                counted.incrementAndGet();
             }
         } catch (RuntimeException e) {
             // The node was killed under us: the SET in flight may or may not have been applied.
@@ -130,7 +145,7 @@ class NodeCrashTest {
         return n;
     }
 
-    private static long writeHash(int port, int round, HashLog log, AtomicBoolean stop) {
+    private static long writeHash(int port, int round, HashLog log, AtomicBoolean stop, AtomicLong counted) {
         long n = 0;
         try (Jedis j = new Jedis("127.0.0.1", port, 5000)) {
             for (int i = 0; !stop.get(); i++) {
@@ -142,6 +157,7 @@ class NodeCrashTest {
                 log.acked.put(group, value);
                 log.inflightGroup = -1;
                 n++;
+                counted.incrementAndGet();
             }
         } catch (RuntimeException e) {
             // The node was killed under us: the HSET in flight may or may not have been applied.

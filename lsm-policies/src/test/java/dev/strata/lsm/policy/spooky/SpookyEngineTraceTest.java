@@ -50,27 +50,46 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * </ul>
  */
 class SpookyEngineTraceTest {
-    private static final int T = 5;
     private static final int ALPHA = 4;
+
+    /**
+     * The size ratio T: 3 in the fast lane, where a quarter of the flushes T = 5 needs reach L = 4
+     * with every kind of merge (T = 3 on 60,000 entries: L = 4 but 1 full preemptive merge; T = 4
+     * on 120,000: L = 3); the slow lane ({@link SpookyEngineTraceSlowTest}) runs T = 5, the
+     * configuration of {@link SpookyTraceTest}.
+     */
+    int sizeRatio() {
+        return FAST_T;
+    }
+
+    /**
+     * The 128-byte entries written (512 fill a 64 KiB memtable): 120,000 (~240 flushes, L = 4, 24
+     * full preemptive merges in a run under load) at T = 3 in the fast lane; the slow lane writes
+     * {@code TestScale.scaled(350_000)} at T = 5.
+     */
+    long entries() {
+        return TestScale.scaled(120_000);
+    }
+
+    private static final int FAST_T = 3;
 
     @Test
     void everyDecisionInTheEngineFollowsTheRule(@TempDir Path dir) throws Exception {
+        int t = sizeRatio();
         RecordingPolicy<PassState> spooky = new RecordingPolicy<>(
-                MergePolicies.create("spooky", Map.of("size-ratio", Integer.toString(T))), SpookyEngineTraceTest::passState);
+                MergePolicies.create("spooky", Map.of("size-ratio", Integer.toString(t))), SpookyEngineTraceTest::passState);
         StoreConfig config = StoreConfig.builder().memtableBytes(64 << 10).maxImmutableMemtables(1)
                 .blockCacheBytes(1 << 20).mergePolicy(spooky).build();
-        // 350,000 128-byte entries: ~700 flushes of 64 KiB, L = 4 (the slow lane,
-        // SpookyEngineTraceSlowTest: 3,500,000)
-        assertEquals(0, RecordingPolicy.fillRandom(dir, config, 7, TestScale.scaled(350_000)));
+        assertEquals(0, RecordingPolicy.fillRandom(dir, config, 7, entries()));
         List<String> problems = new ArrayList<>();
         int[] kinds = new int[4];
         int maxLargest = 0;
         for (RecordingPolicy.Decision<PassState> d : spooky.decisions()) {
-            maxLargest = Math.max(maxLargest, check(d, problems, kinds));
+            maxLargest = Math.max(maxLargest, check(d, t, problems, kinds));
         }
-        System.out.printf("spooky on the engine: %d decisions, %d full preemptive, %d into X, %d partitioned, "
-                + "%d intra-L0 merges, L up to %d, %d violations%n", spooky.decisions().size(), kinds[0],
-                kinds[1], kinds[2], kinds[3], maxLargest, problems.size());
+        System.out.printf("spooky on the engine, T = %d, %d entries: %d decisions, %d full preemptive, %d into X, "
+                + "%d partitioned, %d intra-L0 merges, L up to %d, %d violations%n", t, entries(),
+                spooky.decisions().size(), kinds[0], kinds[1], kinds[2], kinds[3], maxLargest, problems.size());
         assertTrue(problems.isEmpty(), problems.size() + " violations, first: "
                 + problems.subList(0, Math.min(5, problems.size())));
         assertTrue(maxLargest >= 4 && kinds[0] > 5 && kinds[1] > 5 && kinds[2] > 5,
@@ -96,7 +115,12 @@ class SpookyEngineTraceTest {
         return new PassState(state.passActive, state.passTarget, state.passLargestBytes);
     }
 
-    private static int check(RecordingPolicy.Decision<PassState> d,
+    /** DCA's capacity C_level = basis / T^(largest − level), at least 1. */
+    private static long capacity(long basis, int largest, int level, int t) {
+        return Math.max(1, (long) (basis * Math.pow(t, level - largest)));
+    }
+
+    private static int check(RecordingPolicy.Decision<PassState> d, int t,
                              List<String> problems, int[] kinds) {
         TreeView v = d.view();
         int largest = largest(v);
@@ -123,7 +147,7 @@ class SpookyEngineTraceTest {
                 long sum = bytes(v, 0);
                 for (int level = 1; level < x && basis > 0; level++) {
                     sum += bytes(v, level);
-                    if (sum < SpookyTraceTest.capacity(basis, largest, level)) {
+                    if (sum < capacity(basis, largest, level, t)) {
                         q = level;
                         break;
                     }
@@ -163,14 +187,14 @@ class SpookyEngineTraceTest {
             partitionedHere = true;
             int target;
             if (!passRuns) {
-                if (bytes(v, x) < SpookyTraceTest.capacity(bytes(v, largest), largest, x)) {
+                if (bytes(v, x) < capacity(bytes(v, largest), largest, x, t)) {
                     problems.add("SP1 a pass began with N_X < C_X: " + where);
                 }
                 target = largest;
                 long sum = bytes(v, x);
                 for (int z = x + 1; z < largest; z++) {
                     sum += bytes(v, z);
-                    if (sum < SpookyTraceTest.capacity(bytes(v, largest), largest, z)) {
+                    if (sum < capacity(bytes(v, largest), largest, z, t)) {
                         target = z;
                         break;
                     }
