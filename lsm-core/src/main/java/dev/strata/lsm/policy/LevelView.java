@@ -1,6 +1,8 @@
 package dev.strata.lsm.policy;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * One level: its runs, newest first. Immutable.
@@ -17,6 +19,38 @@ public record LevelView(int index, List<RunView> runs) {
      */
     public LevelView {
         runs = List.copyOf(runs);
+    }
+
+    /**
+     * The level views of a tree kept in any form: {@code levels} top level first, each a list
+     * of runs newest first; {@code components} gives a run's components in key order and
+     * {@code view} the policy's view of each. The one place a level/run view is assembled, for
+     * the engine's versions and the simulators' trees alike.
+     *
+     * @param levels the tree's levels, top first, each its runs newest first
+     * @param components a run's components, in key order
+     * @param view the view of one component
+     * @param <R> the tree's run type
+     * @param <C> the tree's component type
+     * @return one view per level, numbered from 0
+     */
+    public static <R, C> List<LevelView> levelsOf(List<? extends List<R>> levels,
+                                                  Function<? super R, ? extends List<C>> components,
+                                                  Function<? super C, ComponentView> view) {
+        List<LevelView> out = new ArrayList<>(levels.size());
+        for (int i = 0; i < levels.size(); i++) {
+            List<RunView> runs = new ArrayList<>(levels.get(i).size());
+            for (R run : levels.get(i)) {
+                List<C> cs = components.apply(run);
+                List<ComponentView> views = new ArrayList<>(cs.size());
+                for (C c : cs) {
+                    views.add(view.apply(c));
+                }
+                runs.add(new RunView(views));
+            }
+            out.add(new LevelView(i, runs));
+        }
+        return out;
     }
 
     /**

@@ -3,10 +3,8 @@ package dev.strata.lsm.version;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.LevelView;
-import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -61,20 +59,7 @@ public final class ComponentViews {
 
     /** The levels of {@code v} as the policy sees them, components in {@code busy} marked busy. */
     public static List<LevelView> levels(Version v, Predicate<ComponentId> busy) {
-        List<LevelView> levels = new ArrayList<>();
-        List<List<Run>> vl = v.levels();
-        for (int i = 0; i < vl.size(); i++) {
-            List<RunView> runs = new ArrayList<>();
-            for (Run r : vl.get(i)) {
-                List<ComponentView> comps = new ArrayList<>(r.components().size());
-                for (Component c : r.components()) {
-                    comps.add(of(c, busy.test(c.id())));
-                }
-                runs.add(new RunView(comps));
-            }
-            levels.add(new LevelView(i, runs));
-        }
-        return levels;
+        return LevelView.levelsOf(v.levels(), Run::components, c -> of(c, busy.test(c.id())));
     }
 
     /**

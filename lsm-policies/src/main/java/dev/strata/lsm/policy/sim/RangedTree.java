@@ -4,7 +4,6 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.LevelView;
 import dev.strata.lsm.policy.Placement;
-import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.StoreSettings;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.layout.LayoutModel;
@@ -193,18 +192,7 @@ final class RangedTree {
     }
 
     TreeView view(long flushCounter, byte[] policyState, long nowMillis, StoreSettings settings) {
-        List<LevelView> lv = new ArrayList<>(levels.size());
-        for (int i = 0; i < levels.size(); i++) {
-            List<RunView> runs = new ArrayList<>(levels.get(i).size());
-            for (LayoutModel.Run<Part> r : levels.get(i)) {
-                List<ComponentView> cs = new ArrayList<>(r.components().size());
-                for (Part p : r.components()) {
-                    cs.add(p.view);
-                }
-                runs.add(new RunView(cs));
-            }
-            lv.add(new LevelView(i, runs));
-        }
+        List<LevelView> lv = LevelView.levelsOf(levels, LayoutModel.Run::components, p -> p.view);
         TreeView.RangeEstimator estimator = (c, from, to) -> {
             Part p = byId.get(c.id());
             if (p == null) {

@@ -4,7 +4,6 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.LevelView;
 import dev.strata.lsm.policy.Placement;
-import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.StoreSettings;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.policy.layout.LayoutModel;
@@ -39,14 +38,7 @@ final class SimulatedTree {
     }
 
     TreeView view(long flushCounter, byte[] policyState, StoreSettings settings) {
-        List<LevelView> lv = new ArrayList<>(levels.size());
-        for (int i = 0; i < levels.size(); i++) {
-            List<RunView> runs = new ArrayList<>(levels.get(i).size());
-            for (LayoutModel.Run<ComponentView> r : levels.get(i)) {
-                runs.add(new RunView(r.components()));
-            }
-            lv.add(new LevelView(i, runs));
-        }
+        List<LevelView> lv = LevelView.levelsOf(levels, LayoutModel.Run::components, c -> c);
         return new TreeView(lv, flushCounter, policyState, null, List.of(), System.currentTimeMillis(), settings);
     }
 
