@@ -90,6 +90,26 @@ import java.util.function.Function;
  * covers under exactly-once. A restore batch, {@link #flush()} and {@link #close()} write the
  * buffer first likewise. The writes of a segment that expires while buffered are dropped
  * with it.
+ *
+ * <h2>Restore without the WAL</h2>
+ * A store that {@linkplain #restoresWithoutWal() restores without the WAL} (the window and
+ * session stores) writes each restore batch as one write batch per segment holding the
+ * batch's records <em>and</em> the offsets and position, with
+ * {@link WriteOptions#disableWal(boolean) disableWal}, as Kafka's RocksDB stores write without
+ * a WAL (the changelog is the source of truth); the other participants take the offsets
+ * without the WAL too. Such writes become durable when their memtable is flushed (a full
+ * memtable, {@link #flush()}, a clean close), in the order they were written, so a participant
+ * never holds offsets durably without the records before them: a crash loses the batch's
+ * offsets with its records, the store reports older offsets (the smallest over the
+ * participants, as always), and Kafka restores the rest again. The one thing that could put
+ * offsets ahead of the data is a later write <em>with</em> the WAL to a store whose unlogged
+ * writes are not flushed (the WAL would bring it back after a crash while the unlogged records
+ * before it are lost), so: a store that took unlogged writes ({@link #unlogged}) is flushed
+ * before its next write with the WAL (the first commit with buffered data after a restore,
+ * {@link #flush()}, a direct write), and a commit that writes only offsets into it writes them
+ * without the WAL as well (so a standby, which alternates restore batches and commits, never
+ * flushes for it). Stores created later start with a forced write of the last committed
+ * offsets as before: they hold nothing older.
  */
 abstract class AbstractSegmentedStore implements StateStore {
     static final Logger LOG = LoggerFactory.getLogger(AbstractSegmentedStore.class);
@@ -108,6 +128,13 @@ abstract class AbstractSegmentedStore implements StateStore {
     /** The writes since the last commit, when {@link #buffersWrites()}. */
     private final SegmentWriteBuffer buffer = new SegmentWriteBuffer();
     private long maxBufferedBytes = MAX_BUFFERED_BYTES;
+    /** Options of a write made without the WAL (see the class comment, "Restore without the WAL"). */
+    private static final WriteOptions UNLOGGED = WriteOptions.defaults().disableWal(true);
+    /**
+     * The Strata stores (segments) holding writes made without the WAL that no flush has made
+     * durable yet: the next write with the WAL to one of them flushes it first.
+     */
+    private final Set<LsmStore> unlogged = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     TimeSegments segments;
     long observedStreamTime = -1;
@@ -160,6 +187,27 @@ abstract class AbstractSegmentedStore implements StateStore {
         return false;
     }
 
+    /**
+     * Whether restore batches go to the segments without the WAL (see the class comment,
+     * "Restore without the WAL"): the stores that restore through {@link #fromChangelogKey}
+     * (the window and session stores).
+     */
+    boolean restoresWithoutWal() {
+        return buffersWrites();
+    }
+
+    /** Before a write with the WAL to {@code store}: flushes it if it holds unlogged writes. */
+    private void beforeLoggedWrite(LsmStore store) {
+        if (unlogged.remove(store)) {
+            store.flush();
+        }
+    }
+
+    /** The stores holding unlogged writes not yet flushed (tests). */
+    synchronized int unloggedStores() {
+        return unlogged.size();
+    }
+
     /** Sets the byte limit past which buffered writes are written before the next commit (tests). */
     synchronized void maxBufferedBytes(long bytes) {
         if (bytes <= 0) {
@@ -203,6 +251,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         taskId = stateStoreContext.taskId();
         observedStreamTime = -1;
         buffer.clear();
+        unlogged.clear();
         committed.clear();
         position = Position.emptyPosition();
         committedPosition = Position.emptyPosition();
@@ -518,6 +567,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             return;
         }
         try {
+            beforeLoggedWrite(segment.store);
             if (value == null) {
                 segment.store.delete(storedKey);
             } else {
@@ -597,6 +647,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             WriteBatch batch = new WriteBatch();
             buffer.addTo(s, batch);
             try {
+                beforeLoggedWrite(s.store);
                 s.store.write(batch);
             } catch (StoreException | IllegalArgumentException e) {
                 throw failure(action, e);
@@ -652,11 +703,28 @@ abstract class AbstractSegmentedStore implements StateStore {
                 batch.put(r.storedKey, record.value());
             }
         }
+        if (restoresWithoutWal()) {
+            // The records and the offsets in one unlogged batch per segment (see "Restore without the WAL").
+            Map<LsmStore, WriteBatch> data = new java.util.IdentityHashMap<>();
+            for (Map.Entry<TimeSegments.Segment, WriteBatch> e : batches.entrySet()) {
+                if (e.getKey().open) {  // else dropped by a later record of the batch
+                    data.put(e.getKey().store, e.getValue());
+                    e.getKey().dirty = true;
+                }
+            }
+            ConsumerRecord<byte[], byte[]> last = last(records);
+            if (last != null) {
+                writeOffsets(Map.of(new TopicPartition(last.topic(), last.partition()), last.offset()), "restore",
+                        data, true);
+            }
+            return;
+        }
         for (Map.Entry<TimeSegments.Segment, WriteBatch> e : batches.entrySet()) {
             if (!e.getKey().open) {
                 continue;  // dropped by a later record of the batch
             }
             try {
+                beforeLoggedWrite(e.getKey().store);
                 e.getKey().store.write(e.getValue());
                 e.getKey().dirty = true;
             } catch (StoreException | IllegalArgumentException ex) {
@@ -671,13 +739,19 @@ abstract class AbstractSegmentedStore implements StateStore {
      * partition's committed offset in every participant (after the batch's data in each WAL).
      */
     void restored(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        ConsumerRecord<byte[], byte[]> last = last(records);
+        if (last != null) {
+            writeOffsets(Map.of(new TopicPartition(last.topic(), last.partition()), last.offset()), "restore",
+                    Map.of(), false);
+        }
+    }
+
+    private static ConsumerRecord<byte[], byte[]> last(Collection<ConsumerRecord<byte[], byte[]>> records) {
         ConsumerRecord<byte[], byte[]> last = null;
         for (ConsumerRecord<byte[], byte[]> r : records) {
             last = r;
         }
-        if (last != null) {
-            writeOffsets(Map.of(new TopicPartition(last.topic(), last.partition()), last.offset()), "restore");
-        }
+        return last;
     }
 
     /**
@@ -690,11 +764,18 @@ abstract class AbstractSegmentedStore implements StateStore {
         if (!open) {
             return;
         }
-        writeOffsets(changelogOffsets, "commit");
+        writeOffsets(changelogOffsets, "commit", Map.of(), false);
         recorder.record(false);
     }
 
-    private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action) {
+    /**
+     * Writes the offsets and position into every participant, after the buffered writes and
+     * {@code data} (restored records by store, written first in that store's batch); {@code
+     * restoring}: without the WAL (see "Restore without the WAL"), except into the metadata
+     * store, which holds no records.
+     */
+    private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action,
+                              Map<LsmStore, WriteBatch> data, boolean restoring) {
         byte[] serializedPosition = PositionSerde.serialize(position).array();
         WriteBatch batch = new WriteBatch();
         addOffsets(changelogOffsets, batch);
@@ -710,10 +791,18 @@ abstract class AbstractSegmentedStore implements StateStore {
             for (Long offset : changelogOffsets.values()) {
                 removes |= offset == null;
             }
-            for (LsmStore s : offsetWriters(removes)) {
+            List<LsmStore> writers = offsetWriters(removes);
+            unlogged.removeIf(u -> !writers.contains(u));  // dropped segments
+            for (LsmStore s : writers) {
                 TimeSegments.Segment withData = bufferedIn.get(s);
-                if (changelogOffsets.isEmpty() || withData != null) {
-                    WriteBatch own = new WriteBatch();
+                WriteBatch restoredData = data.get(s);
+                // Unlogged: a restore write, or offsets alone into a store whose unlogged writes are not flushed.
+                boolean unloggedWrite = restoring && s != meta || withData == null && unlogged.contains(s);
+                if (!unloggedWrite) {
+                    beforeLoggedWrite(s);
+                }
+                if (changelogOffsets.isEmpty() || withData != null || restoredData != null) {
+                    WriteBatch own = restoredData != null ? restoredData : new WriteBatch();
                     if (withData != null) {
                         buffer.addTo(withData, own);
                     }
@@ -727,12 +816,15 @@ abstract class AbstractSegmentedStore implements StateStore {
                         addOffsets(changelogOffsets, own);
                     }
                     own.put(StoreLayout.POSITION_KEY, serializedPosition);
-                    s.write(own);
+                    s.write(own, unloggedWrite ? UNLOGGED : WriteOptions.defaults());
                     if (withData != null) {
                         withData.dirty = true;
                     }
                 } else {
-                    s.write(batch);
+                    s.write(batch, unloggedWrite ? UNLOGGED : WriteOptions.defaults());
+                }
+                if (unloggedWrite) {
+                    unlogged.add(s);
                 }
             }
         } catch (StoreException | IllegalArgumentException e) {
@@ -791,6 +883,16 @@ abstract class AbstractSegmentedStore implements StateStore {
             return;
         }
         writeBufferWithoutOffsets("flush");
+        try {
+            for (LsmStore s : List.copyOf(unlogged)) {
+                if (lsmStores().contains(s)) {
+                    s.flush();
+                }
+            }
+        } catch (StoreException e) {
+            throw failure("flush", e);
+        }
+        unlogged.clear();
         segments.sync();
         syncOthers();
         if (meta == null) {
@@ -857,6 +959,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         } finally {
             buffer.clear();
         }
+        unlogged.clear();  // a clean close makes the memtables durable
         try {
             segments.close();
         } catch (RuntimeException e) {
