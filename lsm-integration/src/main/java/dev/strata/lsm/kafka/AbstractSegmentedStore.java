@@ -105,10 +105,14 @@ import java.util.function.Function;
  * offsets ahead of the data is a later write <em>with</em> the WAL to a store whose unlogged
  * writes are not flushed (the WAL would bring it back after a crash while the unlogged records
  * before it are lost), so: a store that took unlogged writes ({@link #unlogged}) is flushed
- * before its next write with the WAL (the first commit with buffered data after a restore,
- * {@link #flush()}, a direct write), and a commit that writes only offsets into it writes them
- * without the WAL as well (so a standby, which alternates restore batches and commits, never
- * flushes for it). Stores created later start with a forced write of the last committed
+ * before its next write with the WAL. A {@linkplain #commit(Map) commit} is the checkpoint of
+ * a restore: when the store holds buffered writes (processing has started, so the restore is
+ * over) or when {@link #UNLOGGED_RECORDS_PER_CHECKPOINT} records or more were restored since
+ * the last flush, it flushes every store with unlogged writes and then writes the offsets with
+ * the WAL as usual; otherwise (a standby between two restore batches, a restore's early
+ * commits) it writes the offsets without the WAL into the stores whose unlogged writes are not
+ * flushed, so that a standby does not flush its memtables at every commit. {@link #flush()}
+ * flushes them too. Stores created later start with a forced write of the last committed
  * offsets as before: they hold nothing older.
  */
 abstract class AbstractSegmentedStore implements StateStore {
@@ -135,6 +139,13 @@ abstract class AbstractSegmentedStore implements StateStore {
      * durable yet: the next write with the WAL to one of them flushes it first.
      */
     private final Set<LsmStore> unlogged = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    /** Records restored without the WAL since the unlogged stores were last flushed. */
+    private long unloggedRecords;
+    /**
+     * Restored records past which a commit flushes the unlogged stores (Kafka's threshold for
+     * writing a checkpoint during restore, {@code OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT}).
+     */
+    static final long UNLOGGED_RECORDS_PER_CHECKPOINT = 10_000;
 
     TimeSegments segments;
     long observedStreamTime = -1;
@@ -203,6 +214,25 @@ abstract class AbstractSegmentedStore implements StateStore {
         }
     }
 
+    /** Flushes every current store holding unlogged writes: what they hold is then durable. */
+    private void flushUnlogged(String action) {
+        if (unlogged.isEmpty()) {
+            return;
+        }
+        try {
+            java.util.Collection<LsmStore> current = lsmStores();
+            for (LsmStore s : List.copyOf(unlogged)) {
+                if (current.contains(s)) {
+                    s.flush();
+                }
+                unlogged.remove(s);
+            }
+        } catch (StoreException e) {
+            throw failure(action, e);
+        }
+        unloggedRecords = 0;
+    }
+
     /** The stores holding unlogged writes not yet flushed (tests). */
     synchronized int unloggedStores() {
         return unlogged.size();
@@ -252,6 +282,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         observedStreamTime = -1;
         buffer.clear();
         unlogged.clear();
+        unloggedRecords = 0;
         committed.clear();
         position = Position.emptyPosition();
         committedPosition = Position.emptyPosition();
@@ -712,6 +743,7 @@ abstract class AbstractSegmentedStore implements StateStore {
                     e.getKey().dirty = true;
                 }
             }
+            unloggedRecords += records.size();
             ConsumerRecord<byte[], byte[]> last = last(records);
             if (last != null) {
                 writeOffsets(Map.of(new TopicPartition(last.topic(), last.partition()), last.offset()), "restore",
@@ -763,6 +795,9 @@ abstract class AbstractSegmentedStore implements StateStore {
     public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
         if (!open) {
             return;
+        }
+        if (!buffer.isEmpty() || unloggedRecords >= UNLOGGED_RECORDS_PER_CHECKPOINT) {
+            flushUnlogged("commit");
         }
         writeOffsets(changelogOffsets, "commit", Map.of(), false);
         recorder.record(false);
@@ -883,16 +918,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             return;
         }
         writeBufferWithoutOffsets("flush");
-        try {
-            for (LsmStore s : List.copyOf(unlogged)) {
-                if (lsmStores().contains(s)) {
-                    s.flush();
-                }
-            }
-        } catch (StoreException e) {
-            throw failure("flush", e);
-        }
-        unlogged.clear();
+        flushUnlogged("flush");
         segments.sync();
         syncOthers();
         if (meta == null) {
