@@ -90,6 +90,30 @@ import java.util.function.Function;
  * covers under exactly-once. A restore batch, {@link #flush()} and {@link #close()} write the
  * buffer first likewise. The writes of a segment that expires while buffered are dropped
  * with it.
+ *
+ * <h2>Restore without the WAL</h2>
+ * A store that {@linkplain #restoresWithoutWal() restores without the WAL} (the window and
+ * session stores) writes each restore batch as one write batch per segment holding the
+ * batch's records <em>and</em> the offsets and position, with
+ * {@link WriteOptions#disableWal(boolean) disableWal}, as Kafka's RocksDB stores write without
+ * a WAL (the changelog is the source of truth); the other participants take the offsets
+ * without the WAL too. Such writes become durable when their memtable is flushed (a full
+ * memtable, {@link #flush()}, a clean close), in the order they were written, so a participant
+ * never holds offsets durably without the records before them: a crash loses the batch's
+ * offsets with its records, the store reports older offsets (the smallest over the
+ * participants, as always), and Kafka restores the rest again. The one thing that could put
+ * offsets ahead of the data is a later write <em>with</em> the WAL to a store whose unlogged
+ * writes are not flushed (the WAL would bring it back after a crash while the unlogged records
+ * before it are lost), so: a store that took unlogged writes ({@link #unlogged}) is flushed
+ * before its next write with the WAL. A {@linkplain #commit(Map) commit} is the checkpoint of
+ * a restore: when the store holds buffered writes (processing has started, so the restore is
+ * over) or when {@link #UNLOGGED_RECORDS_PER_CHECKPOINT} records or more were restored since
+ * the last flush, it flushes every store with unlogged writes and then writes the offsets with
+ * the WAL as usual; otherwise (a standby between two restore batches, a restore's early
+ * commits) it writes the offsets without the WAL into the stores whose unlogged writes are not
+ * flushed, so that a standby does not flush its memtables at every commit. {@link #flush()}
+ * flushes them too. Stores created later start with a forced write of the last committed
+ * offsets as before: they hold nothing older.
  */
 abstract class AbstractSegmentedStore implements StateStore {
     static final Logger LOG = LoggerFactory.getLogger(AbstractSegmentedStore.class);
@@ -108,6 +132,20 @@ abstract class AbstractSegmentedStore implements StateStore {
     /** The writes since the last commit, when {@link #buffersWrites()}. */
     private final SegmentWriteBuffer buffer = new SegmentWriteBuffer();
     private long maxBufferedBytes = MAX_BUFFERED_BYTES;
+    /** Options of a write made without the WAL (see the class comment, "Restore without the WAL"). */
+    private static final WriteOptions UNLOGGED = WriteOptions.defaults().disableWal(true);
+    /**
+     * The Strata stores (segments) holding writes made without the WAL that no flush has made
+     * durable yet: the next write with the WAL to one of them flushes it first.
+     */
+    private final Set<LsmStore> unlogged = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    /** Records restored without the WAL since the unlogged stores were last flushed. */
+    private long unloggedRecords;
+    /**
+     * Restored records past which a commit flushes the unlogged stores (Kafka's threshold for
+     * writing a checkpoint during restore, {@code OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT}).
+     */
+    static final long UNLOGGED_RECORDS_PER_CHECKPOINT = 10_000;
 
     TimeSegments segments;
     long observedStreamTime = -1;
@@ -160,6 +198,46 @@ abstract class AbstractSegmentedStore implements StateStore {
         return false;
     }
 
+    /**
+     * Whether restore batches go to the segments without the WAL (see the class comment,
+     * "Restore without the WAL"): the stores that restore through {@link #fromChangelogKey}
+     * (the window and session stores).
+     */
+    boolean restoresWithoutWal() {
+        return buffersWrites();
+    }
+
+    /** Before a write with the WAL to {@code store}: flushes it if it holds unlogged writes. */
+    private void beforeLoggedWrite(LsmStore store) {
+        if (unlogged.remove(store)) {
+            store.flush();
+        }
+    }
+
+    /** Flushes every current store holding unlogged writes: what they hold is then durable. */
+    private void flushUnlogged(String action) {
+        if (unlogged.isEmpty()) {
+            return;
+        }
+        try {
+            java.util.Collection<LsmStore> current = lsmStores();
+            for (LsmStore s : List.copyOf(unlogged)) {
+                if (current.contains(s)) {
+                    s.flush();
+                }
+                unlogged.remove(s);
+            }
+        } catch (StoreException e) {
+            throw failure(action, e);
+        }
+        unloggedRecords = 0;
+    }
+
+    /** The stores holding unlogged writes not yet flushed (tests). */
+    synchronized int unloggedStores() {
+        return unlogged.size();
+    }
+
     /** Sets the byte limit past which buffered writes are written before the next commit (tests). */
     synchronized void maxBufferedBytes(long bytes) {
         if (bytes <= 0) {
@@ -203,6 +281,8 @@ abstract class AbstractSegmentedStore implements StateStore {
         taskId = stateStoreContext.taskId();
         observedStreamTime = -1;
         buffer.clear();
+        unlogged.clear();
+        unloggedRecords = 0;
         committed.clear();
         position = Position.emptyPosition();
         committedPosition = Position.emptyPosition();
@@ -518,6 +598,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             return;
         }
         try {
+            beforeLoggedWrite(segment.store);
             if (value == null) {
                 segment.store.delete(storedKey);
             } else {
@@ -597,6 +678,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             WriteBatch batch = new WriteBatch();
             buffer.addTo(s, batch);
             try {
+                beforeLoggedWrite(s.store);
                 s.store.write(batch);
             } catch (StoreException | IllegalArgumentException e) {
                 throw failure(action, e);
@@ -652,11 +734,29 @@ abstract class AbstractSegmentedStore implements StateStore {
                 batch.put(r.storedKey, record.value());
             }
         }
+        if (restoresWithoutWal()) {
+            // The records and the offsets in one unlogged batch per segment (see "Restore without the WAL").
+            Map<LsmStore, WriteBatch> data = new java.util.IdentityHashMap<>();
+            for (Map.Entry<TimeSegments.Segment, WriteBatch> e : batches.entrySet()) {
+                if (e.getKey().open) {  // else dropped by a later record of the batch
+                    data.put(e.getKey().store, e.getValue());
+                    e.getKey().dirty = true;
+                }
+            }
+            unloggedRecords += records.size();
+            ConsumerRecord<byte[], byte[]> last = last(records);
+            if (last != null) {
+                writeOffsets(Map.of(new TopicPartition(last.topic(), last.partition()), last.offset()), "restore",
+                        data, true);
+            }
+            return;
+        }
         for (Map.Entry<TimeSegments.Segment, WriteBatch> e : batches.entrySet()) {
             if (!e.getKey().open) {
                 continue;  // dropped by a later record of the batch
             }
             try {
+                beforeLoggedWrite(e.getKey().store);
                 e.getKey().store.write(e.getValue());
                 e.getKey().dirty = true;
             } catch (StoreException | IllegalArgumentException ex) {
@@ -671,13 +771,19 @@ abstract class AbstractSegmentedStore implements StateStore {
      * partition's committed offset in every participant (after the batch's data in each WAL).
      */
     void restored(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        ConsumerRecord<byte[], byte[]> last = last(records);
+        if (last != null) {
+            writeOffsets(Map.of(new TopicPartition(last.topic(), last.partition()), last.offset()), "restore",
+                    Map.of(), false);
+        }
+    }
+
+    private static ConsumerRecord<byte[], byte[]> last(Collection<ConsumerRecord<byte[], byte[]>> records) {
         ConsumerRecord<byte[], byte[]> last = null;
         for (ConsumerRecord<byte[], byte[]> r : records) {
             last = r;
         }
-        if (last != null) {
-            writeOffsets(Map.of(new TopicPartition(last.topic(), last.partition()), last.offset()), "restore");
-        }
+        return last;
     }
 
     /**
@@ -690,11 +796,21 @@ abstract class AbstractSegmentedStore implements StateStore {
         if (!open) {
             return;
         }
-        writeOffsets(changelogOffsets, "commit");
+        if (!buffer.isEmpty() || unloggedRecords >= UNLOGGED_RECORDS_PER_CHECKPOINT) {
+            flushUnlogged("commit");
+        }
+        writeOffsets(changelogOffsets, "commit", Map.of(), false);
         recorder.record(false);
     }
 
-    private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action) {
+    /**
+     * Writes the offsets and position into every participant, after the buffered writes and
+     * {@code data} (restored records by store, written first in that store's batch); {@code
+     * restoring}: without the WAL (see "Restore without the WAL"), except into the metadata
+     * store, which holds no records.
+     */
+    private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action,
+                              Map<LsmStore, WriteBatch> data, boolean restoring) {
         byte[] serializedPosition = PositionSerde.serialize(position).array();
         WriteBatch batch = new WriteBatch();
         addOffsets(changelogOffsets, batch);
@@ -710,10 +826,18 @@ abstract class AbstractSegmentedStore implements StateStore {
             for (Long offset : changelogOffsets.values()) {
                 removes |= offset == null;
             }
-            for (LsmStore s : offsetWriters(removes)) {
+            List<LsmStore> writers = offsetWriters(removes);
+            unlogged.removeIf(u -> !writers.contains(u));  // dropped segments
+            for (LsmStore s : writers) {
                 TimeSegments.Segment withData = bufferedIn.get(s);
-                if (changelogOffsets.isEmpty() || withData != null) {
-                    WriteBatch own = new WriteBatch();
+                WriteBatch restoredData = data.get(s);
+                // Unlogged: a restore write, or offsets alone into a store whose unlogged writes are not flushed.
+                boolean unloggedWrite = restoring && s != meta || withData == null && unlogged.contains(s);
+                if (!unloggedWrite) {
+                    beforeLoggedWrite(s);
+                }
+                if (changelogOffsets.isEmpty() || withData != null || restoredData != null) {
+                    WriteBatch own = restoredData != null ? restoredData : new WriteBatch();
                     if (withData != null) {
                         buffer.addTo(withData, own);
                     }
@@ -727,12 +851,15 @@ abstract class AbstractSegmentedStore implements StateStore {
                         addOffsets(changelogOffsets, own);
                     }
                     own.put(StoreLayout.POSITION_KEY, serializedPosition);
-                    s.write(own);
+                    s.write(own, unloggedWrite ? UNLOGGED : WriteOptions.defaults());
                     if (withData != null) {
                         withData.dirty = true;
                     }
                 } else {
-                    s.write(batch);
+                    s.write(batch, unloggedWrite ? UNLOGGED : WriteOptions.defaults());
+                }
+                if (unloggedWrite) {
+                    unlogged.add(s);
                 }
             }
         } catch (StoreException | IllegalArgumentException e) {
@@ -791,6 +918,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             return;
         }
         writeBufferWithoutOffsets("flush");
+        flushUnlogged("flush");
         segments.sync();
         syncOthers();
         if (meta == null) {
@@ -857,6 +985,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         } finally {
             buffer.clear();
         }
+        unlogged.clear();  // a clean close makes the memtables durable
         try {
             segments.close();
         } catch (RuntimeException e) {

@@ -1,6 +1,5 @@
 package dev.strata.lsm.kafka;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -33,16 +32,28 @@ final class SegmentLayout {
     private SegmentLayout() {
     }
 
-    /** The bytes of the data prefix and the escaped, terminated {@code key}. */
-    private static ByteArrayOutputStream escaped(byte[] key, int extra) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(key.length + 3 + extra);
-        out.write(DATA);
-        for (byte b : key) {
-            out.write(b);
-            if (b == 0) {
-                out.write(1);
+    /**
+     * A new array of the data prefix, the escaped {@code key} and the terminator {@code 0x00
+     * last}, with {@code suffix} bytes left (zero) after it: one allocation, no copy (restore
+     * and every write encode a key this way).
+     */
+    private static byte[] encoded(byte[] key, byte last, int suffix) {
+        int length = encodedKeyLength(key);
+        byte[] out = new byte[length + suffix];
+        out[0] = DATA;
+        if (length == key.length + 3) {
+            System.arraycopy(key, 0, out, 1, key.length);  // no 0x00 to escape
+        } else {
+            int n = 1;
+            for (byte b : key) {
+                out[n++] = b;
+                if (b == 0) {
+                    out[n++] = 1;
+                }
             }
         }
+        out[length - 2] = 0;
+        out[length - 1] = last;
         return out;
     }
 
@@ -59,43 +70,47 @@ final class SegmentLayout {
 
     /** The first Strata key of every record of {@code key}: prefix, escaped key, terminator. */
     static byte[] keyStart(byte[] key) {
-        ByteArrayOutputStream out = escaped(key, 0);
-        out.write(0);
-        out.write(0);
-        return out.toByteArray();
+        return encoded(key, (byte) 0, 0);
     }
 
     /** The first Strata key after every record of {@code key}. */
     static byte[] keyEnd(byte[] key) {
-        ByteArrayOutputStream out = escaped(key, 0);
-        out.write(0);
-        out.write(1);
-        return out.toByteArray();
+        return encoded(key, (byte) 1, 0);
     }
 
     /** {@code keyStart(key)} followed by {@code time} (8 bytes). */
     static byte[] keyTime(byte[] key, long time) {
-        byte[] start = keyStart(key);
-        byte[] k = Arrays.copyOf(start, start.length + Long.BYTES);
-        ByteBuffer.wrap(k, start.length, Long.BYTES).putLong(time ^ Long.MIN_VALUE);
+        byte[] k = encoded(key, (byte) 0, Long.BYTES);
+        putLong(k, k.length - Long.BYTES, time ^ Long.MIN_VALUE);
         return k;
     }
 
     /** The Strata key of the window of {@code key} starting at {@code start}, duplicate {@code seq}. */
     static byte[] windowKey(byte[] key, long start, int seq) {
-        byte[] prefix = keyStart(key);
-        byte[] k = Arrays.copyOf(prefix, prefix.length + WINDOW_SUFFIX_BYTES);
-        ByteBuffer.wrap(k, prefix.length, WINDOW_SUFFIX_BYTES).putLong(start ^ Long.MIN_VALUE).putInt(seq);
+        byte[] k = encoded(key, (byte) 0, WINDOW_SUFFIX_BYTES);
+        int at = k.length - WINDOW_SUFFIX_BYTES;
+        putLong(k, at, start ^ Long.MIN_VALUE);
+        k[at + 8] = (byte) (seq >>> 24);
+        k[at + 9] = (byte) (seq >>> 16);
+        k[at + 10] = (byte) (seq >>> 8);
+        k[at + 11] = (byte) seq;
         return k;
     }
 
     /** The Strata key of the session of {@code key} from {@code start} to {@code end}. */
     static byte[] sessionKey(byte[] key, long start, long end) {
-        byte[] prefix = keyStart(key);
-        byte[] k = Arrays.copyOf(prefix, prefix.length + SESSION_SUFFIX_BYTES);
-        ByteBuffer.wrap(k, prefix.length, SESSION_SUFFIX_BYTES).putLong(end ^ Long.MIN_VALUE)
-                .putLong(start ^ Long.MIN_VALUE);
+        byte[] k = encoded(key, (byte) 0, SESSION_SUFFIX_BYTES);
+        putLong(k, k.length - SESSION_SUFFIX_BYTES, end ^ Long.MIN_VALUE);
+        putLong(k, k.length - Long.BYTES, start ^ Long.MIN_VALUE);
         return k;
+    }
+
+    /** Writes {@code v} big-endian at {@code at}. */
+    private static void putLong(byte[] b, int at, long v) {
+        for (int i = 7; i >= 0; i--) {
+            b[at + i] = (byte) v;
+            v >>>= 8;
+        }
     }
 
     /** The user key of the record key {@code stored} whose suffix has {@code suffixBytes} bytes. */

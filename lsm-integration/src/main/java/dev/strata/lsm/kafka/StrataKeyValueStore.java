@@ -63,6 +63,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * offsets, which restore tolerates under at-least-once and the open marker covers under
  * exactly-once).
  *
+ * <h2>Restore without the WAL</h2>
+ * A restore batch (its records, offset and position) is written with
+ * {@link dev.strata.lsm.WriteOptions#disableWal(boolean) disableWal}, as Kafka's RocksDB store
+ * writes without a WAL: it is durable once its memtable is flushed, in write order, so a crash
+ * loses the batch's offset with its records and never keeps the offset alone. A later write
+ * <em>with</em> the WAL would survive a crash that loses the unlogged records before it, so the
+ * store flushes before its first logged write after a restore: a commit that carries
+ * uncommitted writes (processing has started) or follows
+ * {@link AbstractSegmentedStore#UNLOGGED_RECORDS_PER_CHECKPOINT} restored records or more,
+ * a spill of uncommitted writes, the close. A commit of offsets alone after a short restore
+ * (a standby's) is written without the WAL too, so a standby does not flush at every commit.
+ * The same rule as the window and session stores' ({@link AbstractSegmentedStore}).
+ *
  * <h2>Open/closed marker</h2>
  * As Kafka's RocksDB store does, the store records "open" when it opens and "closed" when it
  * closes cleanly. Under {@code exactly_once_v2}, opening a store still marked open (the last
@@ -88,6 +101,12 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private final Set<StrataKeyValueIterator> openIterators = ConcurrentHashMap.newKeySet();
 
     private LsmStore store;
+    /** Options of a restore write: without the WAL (see the class comment, "Restore without the WAL"). */
+    private static final dev.strata.lsm.WriteOptions UNLOGGED = dev.strata.lsm.WriteOptions.defaults().disableWal(true);
+    /** Whether the store holds writes made without the WAL that no flush has made durable yet. */
+    private boolean unlogged;
+    /** Records restored without the WAL since the last flush. */
+    private long unloggedRecords;
     private StateStoreContext context;
     private TaskId taskId;
     private Position position = Position.emptyPosition();
@@ -157,6 +176,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         // starts from what is on disk, never from writes buffered before an earlier close.
         uncommitted.clear();
         committedOffsets.clear();
+        unlogged = false;
+        unloggedRecords = 0;
         position = Position.emptyPosition();
         this.context = stateStoreContext;
         this.taskId = stateStoreContext.taskId();
@@ -414,10 +435,35 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     private void write(WriteBatch batch, String action) {
         try {
+            flushUnlogged();
             store.write(batch);
         } catch (StoreException | IllegalArgumentException e) {
             throw failure(action, e);
         }
+    }
+
+    /** Writes {@code batch} without the WAL (see "Restore without the WAL"). */
+    private void writeUnlogged(WriteBatch batch, String action) {
+        try {
+            store.write(batch, UNLOGGED);
+        } catch (StoreException | IllegalArgumentException e) {
+            throw failure(action, e);
+        }
+        unlogged = true;
+    }
+
+    /** Makes the unlogged writes durable (a flush) before a write with the WAL. */
+    private void flushUnlogged() {
+        if (unlogged) {
+            store.flush();
+            unlogged = false;
+            unloggedRecords = 0;
+        }
+    }
+
+    /** Whether the store holds unlogged writes not yet flushed (tests). */
+    synchronized boolean holdsUnloggedWrites() {
+        return unlogged;
     }
 
     // ---- commit, offsets, restore
@@ -452,7 +498,12 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             }
         }
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
-        write(batch, "commit");
+        if (unlogged && uncommitted.isEmpty()
+                && unloggedRecords < AbstractSegmentedStore.UNLOGGED_RECORDS_PER_CHECKPOINT) {
+            writeUnlogged(batch, "commit");
+        } else {
+            write(batch, "commit");
+        }
         if (changelogOffsets.isEmpty()) {
             committedOffsets.clear();
         }
@@ -509,7 +560,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         TopicPartition partition = new TopicPartition(last.topic(), last.partition());
         batch.put(offsetKey(partition), StoreLayout.encodeOffset(last.offset()));
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
-        write(batch, "restore");
+        writeUnlogged(batch, "restore");
+        unloggedRecords += records.size();
         committedOffsets.put(partition, last.offset());
     }
 
@@ -602,6 +654,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             WriteBatch batch = new WriteBatch();
             uncommitted.addTo(batch);
             batch.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.CLOSED});
+            flushUnlogged();
             store.write(batch);
         } catch (StoreException | IllegalArgumentException e) {
             failure = failure("close", e);

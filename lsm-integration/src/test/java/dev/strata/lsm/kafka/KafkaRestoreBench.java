@@ -7,6 +7,7 @@ import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.internals.MockStreamsMetrics;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
@@ -39,7 +40,12 @@ import java.util.stream.Stream;
  * Kafka's binary window keys (key, window start, sequence number 0), 8-byte values; retention
  * 1 hour. Figures are records/s of the restore (to the store's close, which writes what it
  * holds), medians of {@code --rounds}, engine order alternating each round, after an
- * unmeasured warm-up of each. Each store is checked after its restore (a key's last window
+ * unmeasured warm-up of each; beside each, the process CPU seconds the run took (every
+ * thread, the engines' background threads and RocksDB's native ones included), which a
+ * loaded machine distorts less than the wall time. {@code --store kv} restores a key-value
+ * store instead ({@link StrataStores#persistentKeyValueStore} against
+ * {@code Stores.persistentKeyValueStore}): the changelog of a count per key, {@code --keys}
+ * keys. Each store is checked after its restore (a key's last window
  * holds its last value). A measurement, not a test: run with
  * {@code java -cp ... dev.strata.lsm.kafka.KafkaRestoreBench --records 500000 --keys 100000}.
  */
@@ -54,6 +60,7 @@ public final class KafkaRestoreBench {
         int keys = 100_000;
         int rounds = 3;
         int batch = 1_000;
+        String kind = "window";
         Path base = Path.of(System.getProperty("java.io.tmpdir"), "strata-kafka-restore-bench");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -62,32 +69,54 @@ public final class KafkaRestoreBench {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--batch" -> batch = Integer.parseInt(args[++i]);
                 case "--dir" -> base = Path.of(args[++i]);
+                case "--store" -> kind = args[++i];
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--records N --keys N --rounds N --batch N --dir DIR)");
+                        + " (--records N --keys N --rounds N --batch N --dir DIR --store window|kv)");
             }
         }
-        List<List<KeyValue<byte[], byte[]>>> changelog = changelog(records, keys, batch);
-        System.out.printf(Locale.ROOT, "KafkaRestoreBench: window store changelog of %,d records over %,d keys, "
+        if (!kind.equals("window") && !kind.equals("kv")) {
+            throw new IllegalArgumentException("--store must be window or kv, was " + kind);
+        }
+        boolean kv = kind.equals("kv");
+        List<List<KeyValue<byte[], byte[]>>> changelog = changelog(records, keys, batch, kv);
+        System.out.printf(Locale.ROOT, "KafkaRestoreBench: " + (kv ? "key-value" : "window") + " store changelog of %,d records over %,d keys, "
                 + "batches of %,d, %d rounds, java %s, %d cpus%n", records, keys, batch, rounds,
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
-        run("strata", base, changelog.subList(0, Math.max(1, changelog.size() / 10)));   // warm-up
-        run("rocksdb", base, changelog.subList(0, Math.max(1, changelog.size() / 10)));
+        run("strata", base, changelog.subList(0, Math.max(1, changelog.size() / 10)), kv);   // warm-up
+        run("rocksdb", base, changelog.subList(0, Math.max(1, changelog.size() / 10)), kv);
         double[] strata = new double[rounds];
         double[] rocksdb = new double[rounds];
+        double[] strataCpu = new double[rounds];
+        double[] rocksdbCpu = new double[rounds];
         for (int r = 0; r < rounds; r++) {
             List<String> order = r % 2 == 0 ? List.of("strata", "rocksdb") : List.of("rocksdb", "strata");
             for (String engine : order) {
-                double seconds = run(engine, base, changelog);
+                long cpuBefore = processCpuNanos();
+                double seconds = run(engine, base, changelog, kv);
+                double cpu = (processCpuNanos() - cpuBefore) / 1e9;
                 double rate = records / seconds;
                 (engine.equals("strata") ? strata : rocksdb)[r] = rate;
-                System.out.printf(Locale.ROOT, "  restore %-7s round %d: %,10.0f records/s (%.2f s)%n", engine, r,
-                        rate, seconds);
+                (engine.equals("strata") ? strataCpu : rocksdbCpu)[r] = cpu;
+                System.out.printf(Locale.ROOT, "  restore %-7s round %d: %,10.0f records/s (%.2f s, %.2f s cpu)%n",
+                        engine, r, rate, seconds, cpu);
             }
         }
         double s = median(strata);
         double k = median(rocksdb);
+        double sc = median(strataCpu);
+        double kc = median(rocksdbCpu);
         System.out.printf(Locale.ROOT, "%n| restore | Strata records/s (median) | RocksDB records/s (median) | "
-                + "Strata / RocksDB |%n|---|---:|---:|---:|%n| window store | %,.0f | %,.0f | %.2fx |%n", s, k, s / k);
+                + "Strata / RocksDB | CPU s Strata / RocksDB (medians) |%n|---|---:|---:|---:|---|%n"
+                + "| %s store | %,.0f | %,.0f | %.2fx | %.2f / %.2f |%n", kv ? "key-value" : "window", s, k, s / k,
+                sc, kc);
+        System.out.printf(Locale.ROOT, "load average at the end: %.1f%n",
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
+
+    /** CPU time of the whole process so far (every thread, native ones included). */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static double median(double[] values) {
@@ -97,8 +126,11 @@ public final class KafkaRestoreBench {
                 : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     }
 
-    /** The changelog of a 1-minute tumbling count, in batches; the last batch may be short. */
-    private static List<List<KeyValue<byte[], byte[]>>> changelog(int records, int keys, int batch) {
+    /**
+     * The changelog of a 1-minute tumbling count ({@code kv}: of a count per key), in batches;
+     * the last batch may be short.
+     */
+    private static List<List<KeyValue<byte[], byte[]>>> changelog(int records, int keys, int batch, boolean kv) {
         Random random = new Random(42);
         long[] counts = new long[keys];
         List<List<KeyValue<byte[], byte[]>>> batches = new ArrayList<>();
@@ -107,7 +139,7 @@ public final class KafkaRestoreBench {
             int k = random.nextInt(keys);
             long windowStart = i - i % 60_000;
             counts[k]++;
-            byte[] key = WindowKeySchema.toStoreKeyBinary(Bytes.wrap(key(k)), windowStart, 0).get();
+            byte[] key = kv ? key(k) : WindowKeySchema.toStoreKeyBinary(Bytes.wrap(key(k)), windowStart, 0).get();
             current.add(KeyValue.pair(key, ByteBuffer.allocate(Long.BYTES).putLong(counts[k]).array()));
             if (current.size() == batch) {
                 batches.add(current);
@@ -125,7 +157,7 @@ public final class KafkaRestoreBench {
     }
 
     /** Restores {@code changelog} into a fresh store of {@code engine}; the seconds it took, to the close. */
-    private static double run(String engine, Path base, List<List<KeyValue<byte[], byte[]>>> changelog)
+    private static double run(String engine, Path base, List<List<KeyValue<byte[], byte[]>>> changelog, boolean kv)
             throws IOException {
         Path dir = base.resolve(engine);
         deleteRecursively(dir);
@@ -133,6 +165,25 @@ public final class KafkaRestoreBench {
         InternalMockProcessorContext<?, ?> context = new InternalMockProcessorContext<>(dir.toFile(),
                 Serdes.Bytes(), Serdes.ByteArray(), new MockRecordCollector(),
                 new ThreadCache(new LogContext("bench"), 0, new MockStreamsMetrics(new Metrics())));
+        if (kv) {
+            KeyValueStore<Bytes, byte[]> store = engine.equals("strata")
+                    ? StrataStores.persistentKeyValueStore(STORE).get()
+                    : Stores.persistentKeyValueStore(STORE).get();
+            store.init((StateStoreContext) context, store);
+            long start = System.nanoTime();
+            for (List<KeyValue<byte[], byte[]>> b : changelog) {
+                context.restore(STORE, b);
+            }
+            List<KeyValue<byte[], byte[]>> lastBatch = changelog.get(changelog.size() - 1);
+            KeyValue<byte[], byte[]> last = lastBatch.get(lastBatch.size() - 1);
+            if (!Arrays.equals(store.get(Bytes.wrap(last.key)), last.value)) {
+                throw new IllegalStateException(engine + ": the restored store does not hold the last record");
+            }
+            store.close();
+            double seconds = (System.nanoTime() - start) / 1e9;
+            deleteRecursively(dir);
+            return seconds;
+        }
         WindowStore<Bytes, byte[]> store = engine.equals("strata")
                 ? StrataStores.persistentWindowStore(STORE, Duration.ofHours(1), Duration.ofMinutes(1), false).get()
                 : Stores.persistentWindowStore(STORE, Duration.ofHours(1), Duration.ofMinutes(1), false).get();

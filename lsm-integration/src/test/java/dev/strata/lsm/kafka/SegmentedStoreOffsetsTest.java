@@ -92,7 +92,26 @@ class SegmentedStoreOffsetsTest {
 
     /** A copy of every file under {@code source}, taken now (the store may be open). */
     private Path image(Path source, String name) throws IOException {
-        Path target = root.resolve(name);
+        // A background thread may delete an obsolete file (a WAL segment after a flush) during the copy: copy again.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return copyTree(source, root.resolve(name));
+            } catch (java.nio.file.NoSuchFileException | java.io.UncheckedIOException e) {
+                if (attempt == 5) {
+                    throw e;
+                }
+                replaceTree(root.resolve(name), null);
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static Path copyTree(Path source, Path target) throws IOException {
         try (Stream<Path> walk = Files.walk(source)) {
             for (Path p : (Iterable<Path>) walk::iterator) {
                 Path t = target.resolve(source.relativize(p).toString());
@@ -106,11 +125,17 @@ class SegmentedStoreOffsetsTest {
         return target;
     }
 
+    /** Deletes {@code target} and copies {@code replacement} (if not null) in its place. */
     private static void replaceTree(Path target, Path replacement) throws IOException {
-        try (Stream<Path> walk = Files.walk(target)) {
-            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-                Files.delete(p);
+        if (Files.exists(target)) {
+            try (Stream<Path> walk = Files.walk(target)) {
+                for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.delete(p);
+                }
             }
+        }
+        if (replacement == null) {
+            return;
         }
         try (Stream<Path> walk = Files.walk(replacement)) {
             for (Path p : (Iterable<Path>) walk::iterator) {
@@ -257,22 +282,67 @@ class SegmentedStoreOffsetsTest {
         assertNull(window(second, context(second, false)).committedOffset(CHANGELOG_0));
     }
 
+    private static List<ConsumerRecord<byte[], byte[]>> windowChangelog(long firstOffset, int records, long timeStep) {
+        List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
+        for (int i = 0; i < records; i++) {
+            Bytes changelogKey = WindowKeySchema.toStoreKeyBinary(key("k" + i), i * timeStep, 0);
+            batch.add(new ConsumerRecord<>(CHANGELOG_0.topic(), 0, firstOffset + i, changelogKey.get(), value("v" + i)));
+        }
+        return batch;
+    }
+
     @Test
-    void aRestoreBatchRecordsItsLastOffset() throws IOException {
+    void aRestoreBatchRecordsItsLastOffsetAndBecomesDurableWithItAtTheCheckpoint() throws IOException {
         Path stateDir = root.resolve("state");
         TestStoreContext ctx = context(stateDir, false);
         StrataWindowStore store = window(stateDir, ctx);
-        List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            Bytes changelogKey = WindowKeySchema.toStoreKeyBinary(key("k" + i), i * 100_000L, 0);
-            batch.add(new ConsumerRecord<>(CHANGELOG_0.topic(), 0, 100 + i, changelogKey.get(), value("v" + i)));
-        }
-        ((RecordBatchingStateRestoreCallback) ctx.restoreCallback).restoreBatch(batch);
+        ((RecordBatchingStateRestoreCallback) ctx.restoreCallback).restoreBatch(windowChangelog(100, 10, 100_000));
         assertEquals(109L, store.committedOffset(CHANGELOG_0));
+        assertTrue(store.unloggedStores() > 0, "a restore batch is written without the WAL");
+
+        // A kill before any flush loses the batch's records and its offsets together.
+        Path beforeCheckpoint = image(stateDir, "before-checkpoint");
+        StrataWindowStore lost = window(beforeCheckpoint, context(beforeCheckpoint, false));
+        assertNull(lost.committedOffset(CHANGELOG_0), "offsets must not outlive the unlogged records they cover");
+        assertNull(lost.fetch(key("k9"), 900_000));
+
+        // A commit after a few restored records (a standby's) writes its offsets without the WAL too.
+        store.commit(Map.of(CHANGELOG_0, 109L));
+        assertTrue(store.unloggedStores() > 0, "a commit without buffered writes does not flush a short restore");
+        Path afterStandbyCommit = image(stateDir, "after-standby-commit");
+        assertNull(window(afterStandbyCommit, context(afterStandbyCommit, false)).committedOffset(CHANGELOG_0));
+
+        // Processing starts: the commit that carries buffered writes flushes the restored records first.
+        ctx.processing("input", 0, 1);
+        store.put(key("n"), value("new"), 900_010);
+        store.commit(Map.of(CHANGELOG_0, 110L));
+        assertEquals(0, store.unloggedStores());
         Path killed = image(stateDir, "killed");
         StrataWindowStore reopened = window(killed, context(killed, false));
-        assertEquals(109L, reopened.committedOffset(CHANGELOG_0));
+        assertEquals(110L, reopened.committedOffset(CHANGELOG_0));
         assertArrayEquals(value("v9"), reopened.fetch(key("k9"), 900_000));
+        assertArrayEquals(value("new"), reopened.fetch(key("n"), 900_010));
+    }
+
+    @Test
+    void aCommitAfterManyRestoredRecordsIsACheckpoint() throws IOException {
+        Path stateDir = root.resolve("state");
+        TestStoreContext ctx = context(stateDir, false);
+        StrataWindowStore store = window(stateDir, ctx);
+        int records = (int) AbstractSegmentedStore.UNLOGGED_RECORDS_PER_CHECKPOINT;
+        List<ConsumerRecord<byte[], byte[]>> changelog = windowChangelog(0, records, 10);
+        for (int from = 0; from < records; from += 1_000) {
+            ((RecordBatchingStateRestoreCallback) ctx.restoreCallback).restoreBatch(
+                    changelog.subList(from, from + 1_000));
+        }
+        store.commit(Map.of(CHANGELOG_0, records - 1L));
+        assertEquals(0, store.unloggedStores(), "the commit flushed the restored records");
+        Path killed = image(stateDir, "killed");
+        StrataWindowStore reopened = window(killed, context(killed, false));
+        assertEquals(records - 1L, reopened.committedOffset(CHANGELOG_0));
+        int last = records - 1;
+        assertArrayEquals(value("v" + last), reopened.fetch(key("k" + last), last * 10L));
+        assertArrayEquals(value("v0"), reopened.fetch(key("k0"), 0));
     }
 
     @Test

@@ -99,12 +99,24 @@ class StrataKeyValueStoreTest {
         Path image = Files.createTempDirectory(stateDir.getParent(), "crash");
         Path target = StrataKeyValueStore.directory(image.toFile(), "counts");
         Files.createDirectories(target);
-        try (Stream<Path> files = Files.list(source)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
-                Files.copy(f, target.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        for (int attempt = 1; ; attempt++) {
+            try (Stream<Path> files = Files.list(source)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    Files.copy(f, target.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                }
+                return image;
+            } catch (java.nio.file.NoSuchFileException e) {
+                // A background thread deleted an obsolete file (a WAL segment after a flush) meanwhile: copy again.
+                if (attempt == 5) {
+                    throw e;
+                }
+                try (Stream<Path> copied = Files.list(target)) {
+                    for (Path f : (Iterable<Path>) copied::iterator) {
+                        Files.delete(f);
+                    }
+                }
             }
         }
-        return image;
     }
 
     @Test
@@ -322,7 +334,8 @@ class StrataKeyValueStoreTest {
     }
 
     @Test
-    void restoreAppliesAChangelogBatchWithItsLastOffsetInOneWrite() throws IOException {
+    void restoreAppliesAChangelogBatchWithItsLastOffsetInOneUnloggedWriteMadeDurableByTheNextCommit()
+            throws IOException {
         TestStoreContext context = new TestStoreContext(stateDir.toFile(), 0, true);
         StrataKeyValueStore store = open(stateDir, context);
         RecordBatchingStateRestoreCallback restore =
@@ -341,10 +354,29 @@ class StrataKeyValueStoreTest {
         assertNull(store.get(key("k3")), "the tombstone deleted k3");
         assertEquals(9, keysAndValues(store.all()).size());
 
+        assertTrue(store.holdsUnloggedWrites(), "a restore batch is written without the WAL");
+
+        // A kill before any flush loses the batch's records and its offset together.
+        Path lost = crashImage();
+        StrataKeyValueStore beforeFlush = open(lost, new TestStoreContext(lost.toFile(), 0, false));
+        assertNull(beforeFlush.committedOffset(CHANGELOG_0), "an offset must not outlive its unlogged records");
+        assertNull(beforeFlush.get(key("k0")));
+        beforeFlush.close();
+
+        // An offsets-only commit after a short restore (a standby's) stays unlogged.
+        store.commit(Map.of(CHANGELOG_0, 1100L));
+        assertTrue(store.holdsUnloggedWrites());
+
+        // The first commit with uncommitted writes flushes the restored records before its logged write.
+        context.processing("input", 0, 1);
+        store.put(key("n"), value("new"));
+        store.commit(Map.of(CHANGELOG_0, 1101L));
+        assertFalse(store.holdsUnloggedWrites());
         Path image = crashImage();
         StrataKeyValueStore crashed = open(image, new TestStoreContext(image.toFile(), 0, false));
-        assertEquals(1100L, crashed.committedOffset(CHANGELOG_0));
+        assertEquals(1101L, crashed.committedOffset(CHANGELOG_0));
         assertEquals("v90", string(crashed.get(key("k0"))));
+        assertEquals("new", string(crashed.get(key("n"))));
     }
 
     @Test
