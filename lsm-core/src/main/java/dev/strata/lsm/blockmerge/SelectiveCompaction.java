@@ -44,15 +44,11 @@ public final class SelectiveCompaction {
 
     /** The decision for a child table whose merge would look like {@code plan}. */
     public static Decision decide(BlockMergePlan plan, SelectiveThresholds t) {
-        if (plan.liveBytes() > t.maxFileBytes()) {
-            return Decision.TABLE_TOO_LARGE;
-        }
-        if (plan.validRatio() < t.minValidRatio()) {
-            return Decision.TABLE_MOSTLY_DEAD;
-        }
-        if (plan.dirtyRatio() > t.maxDirtyRatio()) {
-            return Decision.TABLE_MOSTLY_DIRTY;
-        }
-        return Decision.BLOCK;
+        return switch (t.rewrite(plan.liveBytes(), plan.validRatio(), plan.dirtyRatio())) {
+            case TOO_LARGE -> Decision.TABLE_TOO_LARGE;
+            case MOSTLY_DEAD -> Decision.TABLE_MOSTLY_DEAD;
+            case MOSTLY_DIRTY -> Decision.TABLE_MOSTLY_DIRTY;
+            case NO -> Decision.BLOCK;
+        };
     }
 }

@@ -55,6 +55,43 @@ public record SelectiveThresholds(long maxFileBytes, double minValidRatio, doubl
         return new SelectiveThresholds(4 * targetFileBytes, 0.8, 0.2);
     }
 
+    /** Whether, and why, selective compaction rewrites a child table whole ({@link #rewrite}). */
+    public enum Rewrite {
+        /** Merged in place, block by block. */
+        NO,
+        /** Its valid bytes exceed {@link #maxFileBytes}. */
+        TOO_LARGE,
+        /** Too little of it is live: valid ratio below {@link #minValidRatio}. */
+        MOSTLY_DEAD,
+        /** Too much of it would be rewritten anyway: dirty ratio above {@link #maxDirtyRatio}. */
+        MOSTLY_DIRTY
+    }
+
+    /**
+     * The one statement of the selective-compaction rule (seed 001, BlockDB, Alg. 4), checked
+     * in this order: a child table is rewritten whole when its valid bytes exceed
+     * {@link #maxFileBytes}, or too little of it is live, or too much of it would be rewritten
+     * anyway; otherwise it is merged in place. The engine's block merge and the key-range
+     * simulator both decide by it.
+     *
+     * @param liveBytes the child's valid bytes
+     * @param validRatio the child's live bytes over its physical bytes
+     * @param dirtyRatio the child's bytes the merge would rewrite over its physical bytes
+     * @return {@link Rewrite#NO}, or the first reason that holds
+     */
+    public Rewrite rewrite(long liveBytes, double validRatio, double dirtyRatio) {
+        if (liveBytes > maxFileBytes) {
+            return Rewrite.TOO_LARGE;
+        }
+        if (validRatio < minValidRatio) {
+            return Rewrite.MOSTLY_DEAD;
+        }
+        if (dirtyRatio > maxDirtyRatio) {
+            return Rewrite.MOSTLY_DIRTY;
+        }
+        return Rewrite.NO;
+    }
+
     @Override
     public String toString() {
         return "selective(max file " + maxFileBytes + ", min valid " + minValidRatio + ", max dirty " + maxDirtyRatio

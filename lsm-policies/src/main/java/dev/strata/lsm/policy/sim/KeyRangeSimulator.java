@@ -455,9 +455,8 @@ public final class KeyRangeSimulator {
             boolean rewrite = false;
             SelectiveThresholds t = task.selective();
             if (t != null) {
-                rewrite = child.bytes() > t.maxFileBytes()
-                        || (double) child.bytes() / child.physicalBytes() < t.minValidRatio()
-                        || dirtyBytes / child.physicalBytes() > t.maxDirtyRatio();
+                rewrite = t.rewrite(child.bytes(), (double) child.bytes() / child.physicalBytes(),
+                        dirtyBytes / child.physicalBytes()) != SelectiveThresholds.Rewrite.NO;
             }
             if (rewrite) {
                 pending.add(child.density);
