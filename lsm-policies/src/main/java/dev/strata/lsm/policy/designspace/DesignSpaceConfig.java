@@ -48,6 +48,8 @@ import static dev.strata.lsm.policy.designspace.DesignSpacePresets.TRIGGERS;
  * @param maxFileFactor a child whose valid size exceeds this × the target file size is rewritten (split)
  * @param level1Bytes the static capacity of level 1 (RocksDB's max_bytes_for_level_base), each deeper
  *     level T times more; 0 = T² memtables (the paper's numbering, see {@link LevelCapacities})
+ * @param alignOutputs 0 = off; else the fraction of the target file size after which a merge's
+ *     output is also cut at the next level's file boundaries (issue 33 §3)
  */
 public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granularity granularity,
                                 DataMovement movement, int filesPerMerge, int sizeRatio, long targetFileBytes,
@@ -56,7 +58,7 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
                                 int minMergeWidth, boolean dynamicLevelBytes, int level0StopRuns,
                                 boolean blockCompaction, List<Double> maxDirtyRatio, List<Double> minValidRatio,
                                 double lastLevelMaxDirtyRatio, double lastLevelMinValidRatio, double maxFileFactor,
-                                long level1Bytes) {
+                                long level1Bytes, double alignOutputs) {
     /**
      * Copies the lists and checks each value's own range and the rules across values.
      *
@@ -88,6 +90,10 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
      * @param maxFileFactor a child whose valid size exceeds this × the target file size is rewritten (split)
      * @param level1Bytes the static capacity of level 1 (RocksDB's max_bytes_for_level_base), each deeper
      *     level T times more; 0 = T² memtables (the paper's numbering, see {@link LevelCapacities})
+     * @param alignOutputs 0 = off; else a merge into a leveled level above the last also cuts its
+     *     output at the next level's file boundaries once the current file holds this fraction of
+     *     the target file size (RocksDB's grandparent-boundary cuts, so a file later picked
+     *     overlaps whole next-level files)
      * @throws IllegalArgumentException naming a value out of its range
      * @throws dev.strata.lsm.policy.PolicyParameterException naming the parameters of a broken rule
      */
@@ -112,6 +118,9 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
         }
         if (!(maxFileFactor >= 1)) {
             throw new IllegalArgumentException("max-file-factor must be >= 1, got " + maxFileFactor);
+        }
+        if (!(alignOutputs >= 0 && alignOutputs <= 1)) {
+            throw new IllegalArgumentException("align-outputs must be from 0 (off) to 1, got " + alignOutputs);
         }
         if (level1Bytes < 0) {
             throw new IllegalArgumentException("level1-bytes must be >= 0 (0 = T^2 memtables), got " + level1Bytes);

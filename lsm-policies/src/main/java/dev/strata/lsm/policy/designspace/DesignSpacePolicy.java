@@ -154,6 +154,22 @@ final class DesignSpacePolicy implements MergePolicy {
         return OutputSpec.maxFileBytes(Math.max(1, file));
     }
 
+    /**
+     * The output of a merge into {@code level}'s run: {@link #output}, and with
+     * {@code align-outputs} on and a level below, also cut at that level's file boundaries once
+     * the current file holds the configured fraction of the target size (issue 33 §3: a file
+     * whose edges are next-level boundaries overlaps only whole next-level files when it is
+     * picked later, so the least-overlap ratio it is ranked by is what its merge rewrites).
+     */
+    private OutputSpec outputInto(TreeShape t, int level) {
+        OutputSpec spec = output(t.tree);
+        if (cfg.alignOutputs() <= 0 || level >= t.lastLevel || t.shape(level + 1) != LevelShape.LEVELED) {
+            return spec;
+        }
+        long min = Math.max(1, Math.round(spec.maxFileBytes() * cfg.alignOutputs()));
+        return spec.withMinFileBytes(Math.min(min, spec.maxFileBytes())).alignedTo(level + 1);
+    }
+
     /** Merges the newer runs of a leveled level into its oldest run. */
     private MergeTask consolidate(TreeShape t, int level) {
         List<RunView> runs = t.runs(level);
@@ -219,7 +235,7 @@ final class DesignSpacePolicy implements MergePolicy {
                     reason + "; block compaction");
         }
         // Into the last level, files with tombstones are rewritten so the bottommost merge drops them.
-        return MergeTask.rewrite(ids(inputs), placement, output(t.tree), widened == 0 ? reason
+        return MergeTask.rewrite(ids(inputs), placement, outputInto(t, level), widened == 0 ? reason
                 : reason + "; " + widened + " more for stability");
     }
 

@@ -71,6 +71,8 @@ public final class DesignSpacePresets {
     public static final String MAX_FILE_FACTOR = "max-file-factor";
     /** Parameter name: the static capacity of level 1. */
     public static final String LEVEL1_BYTES = "level1-bytes";
+    /** Parameter: fraction of the target file after which outputs are also cut at next-level boundaries (0 = off). */
+    public static final String ALIGN_OUTPUTS = "align-outputs";
 
     private static final Map<String, String> DEFAULTS = ordered(
             TRIGGERS, "saturation",
@@ -98,7 +100,8 @@ public final class DesignSpacePresets {
             LAST_LEVEL_MAX_DIRTY_RATIO, "0.2",
             LAST_LEVEL_MIN_VALID_RATIO, "0.8",
             MAX_FILE_FACTOR, "4",
-            LEVEL1_BYTES, "0");
+            LEVEL1_BYTES, "0",
+            ALIGN_OUTPUTS, "0");
 
     private static final Map<String, Map<String, String>> PRESETS = new LinkedHashMap<>();
 
@@ -235,6 +238,10 @@ public final class DesignSpacePresets {
                 "static capacity of level 1, each deeper level size-ratio times more (RocksDB's "
                         + "max_bytes_for_level_base; with dynamic-level-bytes=true only the deepest level keeps its "
                         + "static capacity); 0 = size-ratio^2 memtables"));
+        ps.add(PolicyParameter.ofDouble(ALIGN_OUTPUTS, Double.parseDouble(d.get(ALIGN_OUTPUTS)), 0.0, 1.0,
+                "0 = off; else a merge into a leveled level above the last also cuts its output at the next level's "
+                        + "file boundaries once the current file holds this fraction of the target file size "
+                        + "(RocksDB's grandparent-boundary cuts; issue 33 section 3)"));
         return ps;
     }
 
@@ -279,7 +286,7 @@ public final class DesignSpacePresets {
                     params.getBoolean(BLOCK_COMPACTION), params.getDoubles(MAX_DIRTY_RATIO),
                     params.getDoubles(MIN_VALID_RATIO), params.getDouble(LAST_LEVEL_MAX_DIRTY_RATIO),
                     params.getDouble(LAST_LEVEL_MIN_VALID_RATIO), params.getDouble(MAX_FILE_FACTOR),
-                    params.getLong(LEVEL1_BYTES));
+                    params.getLong(LEVEL1_BYTES), params.getDouble(ALIGN_OUTPUTS));
         } catch (PolicyParameterException e) {
             throw e.withPrefix("merge policy '" + preset + "': ");
         } catch (IllegalArgumentException e) {
