@@ -36,9 +36,6 @@ public final class TableWriter implements AutoCloseable {
     private final StoreConfig config;
     private final PageFile file;
     private final SSTableWriter writer;
-    /** The last key added, in its first {@code lastKeyLength} bytes (reused: no copy per entry). */
-    private byte[] lastKey = new byte[64];
-    private int lastKeyLength = -1;
     private long entries;
     private boolean finished;
     private boolean closed;
@@ -122,21 +119,23 @@ public final class TableWriter implements AutoCloseable {
             throw new IllegalArgumentException("key of " + key.length + " bytes exceeds the maximum key size of "
                     + config.maxKeyBytes() + " bytes");
         }
-        if (lastKeyLength >= 0 && Arrays.compareUnsigned(key, 0, key.length, lastKey, 0, lastKeyLength) <= 0) {
-            throw new IllegalArgumentException("keys must be added in strictly increasing order: "
-                    + dev.strata.lsm.sstable.InternalKeys.describe(key) + " after "
-                    + dev.strata.lsm.sstable.InternalKeys.describe(Arrays.copyOf(lastKey, lastKeyLength)) + " in " + path);
-        }
+        // Every entry has sequence number 0, so the table writer's own order check (ascending
+        // keys, then descending sequence numbers) rejects exactly the keys that do not sort
+        // strictly after the last one, before it changes anything; the order is not checked
+        // here a second time (nor the last key copied a second time) on every entry's path.
         try {
             writer.add(key, 0, type, value);
         } catch (IOException e) {
             throw new StoreException("cannot write table file " + path + ": " + e, e);
+        } catch (IllegalArgumentException e) {
+            byte[] last = writer.lastKey();
+            if (last != null && Arrays.compareUnsigned(key, last) <= 0) {
+                throw new IllegalArgumentException("keys must be added in strictly increasing order: "
+                        + dev.strata.lsm.sstable.InternalKeys.describe(key) + " after "
+                        + dev.strata.lsm.sstable.InternalKeys.describe(last) + " in " + path, e);
+            }
+            throw e;
         }
-        if (key.length > lastKey.length) {
-            lastKey = new byte[Math.max(key.length, lastKey.length * 2)];
-        }
-        System.arraycopy(key, 0, lastKey, 0, key.length);
-        lastKeyLength = key.length;
         entries++;
     }
 

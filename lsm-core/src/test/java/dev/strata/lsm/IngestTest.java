@@ -313,11 +313,16 @@ class IngestTest {
             w.put(key(2), "a".getBytes());
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> w.put(key(1), "b".getBytes()));
             assertTrue(e.getMessage().contains("increasing"), e.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> w.put(key(2), "b".getBytes()));
+            IllegalArgumentException dup = assertThrows(IllegalArgumentException.class, () -> w.put(key(2), "b".getBytes()));
+            assertTrue(dup.getMessage().contains("increasing"), dup.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> w.delete(key(2)));
             assertThrows(IllegalArgumentException.class, () -> w.put(key(3), new byte[101]));
             assertThrows(IllegalArgumentException.class, () -> w.put(new byte[5000], "b".getBytes()));
             assertThrows(IllegalArgumentException.class, () -> w.put(null, "b".getBytes()));
             assertEquals(1, w.entryCount());
+            // A rejected key changed nothing: the next key in order is taken.
+            w.put(key(3), "c".getBytes());
+            assertEquals(2, w.entryCount());
         }
         assertFalse(Files.exists(p), "an unfinished table file is deleted on close");
         assertThrows(IllegalArgumentException.class, () -> TableWriter.create(root, config), "exists");

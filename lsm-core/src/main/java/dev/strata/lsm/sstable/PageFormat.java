@@ -126,21 +126,15 @@ final class PageFormat {
     }
 
     static int varintSize(int v) {
-        int n = 1;
-        while ((v & ~0x7F) != 0) {
-            v >>>= 7;
-            n++;
-        }
-        return n;
+        // 7 bits a byte: the significant bits (at least one), rounded up to whole bytes; a
+        // negative int takes 5 bytes, as the encoder writes it. No loop: this is on every
+        // entry's path when tables are written.
+        return (38 - Integer.numberOfLeadingZeros(v | 1)) / 7;
     }
 
     static int varlongSize(long v) {
-        int n = 1;
-        while ((v & ~0x7FL) != 0) {
-            v >>>= 7;
-            n++;
-        }
-        return n;
+        // As varintSize: a negative long takes 10 bytes.
+        return (70 - Long.numberOfLeadingZeros(v | 1)) / 7;
     }
 
     /**

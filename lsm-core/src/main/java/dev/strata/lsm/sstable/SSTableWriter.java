@@ -75,6 +75,16 @@ public final class SSTableWriter {
     }
 
     /**
+     * A copy of the user key of the last entry added (or the max key of the last leaf
+     * referenced), or null before the first; for error messages, not for every entry's path.
+     *
+     * @return a fresh array holding the last user key, or null when nothing was added
+     */
+    public byte[] lastKey() {
+        return tree.lastUserKey();
+    }
+
+    /**
      * Approximate bytes this table occupies in its file so far (compressed pages count with
      * their stored size), for cutting outputs at a target size.
      */

@@ -98,7 +98,7 @@ final class TreeBuilder {
         }
 
         /** Bytes of the key that the next cell may leave out: the prefix it shares with the last key, 0 at a restart. */
-        private int shared(byte[] key) {
+        int shared(byte[] key) {
             if (page.nextIsRestart()) {
                 return 0;
             }
@@ -106,14 +106,16 @@ final class TreeBuilder {
             return m < 0 ? key.length : m;
         }
 
-        /** Bytes the cell of this entry would take appended now (without its slot). */
-        int cellSize(byte[] key, long seqno, EntryType type, boolean overflow, int valueLength) {
+        /**
+         * Bytes the cell of this entry would take appended now (without its slot), sharing
+         * {@code shared} bytes ({@link #shared}; ignored by plain cells) with the last key.
+         */
+        int cellSize(byte[] key, int shared, long seqno, EntryType type, boolean overflow, int valueLength) {
             if (encoding == LeafEncoding.PLAIN) {
                 int keyPart = PageFormat.varintSize(key.length) + key.length + 8;
                 return type == EntryType.DELETE ? keyPart : keyPart + 1
                         + (overflow ? PageFormat.OVERFLOW_REF_SIZE : PageFormat.varintSize(valueLength) + valueLength);
             }
-            int shared = shared(key);
             int unshared = key.length - shared;
             int n = PageFormat.varintSize(shared) + PageFormat.varintSize(unshared) + unshared
                     + PageFormat.varlongSize(tag(seqno, type));
@@ -124,8 +126,11 @@ final class TreeBuilder {
             return n;
         }
 
-        /** Appends the entry's cell; the caller has checked that it fits. */
-        void add(byte[] key, long seqno, EntryType type, boolean overflow, byte[] value, int valueOffset,
+        /**
+         * Appends the entry's cell, sharing {@code shared} bytes ({@link #shared}, computed on
+         * this leaf as it is now) with the last key; the caller has checked that it fits.
+         */
+        void add(byte[] key, int shared, long seqno, EntryType type, boolean overflow, byte[] value, int valueOffset,
                  int valueLength, int overflowPage, int overflowCrc) {
             boolean tombstone = type == EntryType.DELETE;
             SlottedPageBuilder b = page;
@@ -148,7 +153,6 @@ final class TreeBuilder {
                 }
                 b.endCell();
             } else {
-                int shared = shared(key);
                 b.beginCell();
                 b.putVarint(shared);
                 b.putVarint(key.length - shared);
@@ -273,9 +277,13 @@ final class TreeBuilder {
         boolean tombstone = type == EntryType.DELETE;
         int inlineCell = tombstone ? keyPart : keyPart + 1 + PageFormat.varintSize(valueLength) + valueLength;
         boolean overflow = !tombstone && inlineCell > maxInlineCell;
-        int cell = leaf.cellSize(key, seqno, type, overflow, valueLength);
+        // The prefix shared with the leaf's last key is found once (a new leaf starts at a
+        // restart: nothing shared).
+        int shared = leaf.shared(key);
+        int cell = leaf.cellSize(key, shared, seqno, type, overflow, valueLength);
         if (!leaf.page.fits(cell) || leaf.count() == 0xffff) {
             leafFull();
+            shared = leaf.shared(key);
         }
         int overflowPage = 0;
         int overflowCrc = 0;
@@ -287,7 +295,7 @@ final class TreeBuilder {
             overflowPage = sink.nextPage();
             overflowCrc = sink.writeExtent(value, valueOffset, valueLength);
         }
-        leaf.add(key, seqno, type, overflow, value, valueOffset, valueLength, overflowPage, overflowCrc);
+        leaf.add(key, shared, seqno, type, overflow, value, valueOffset, valueLength, overflowPage, overflowCrc);
         if (!hasLast) {
             firstKey = key.clone();
         }
@@ -384,20 +392,27 @@ final class TreeBuilder {
         leaf.reset();
         for (InternalEntry e : cells) {
             int valueLength = e.value() == null ? 0 : e.value().length;
-            int size = held.cellSize(e.key(), e.seqno(), e.type(), false, valueLength);
+            int shared = held.shared(e.key());
+            int size = held.cellSize(e.key(), shared, e.seqno(), e.type(), false, valueLength);
             int slot = held.page.nextIsRestart() ? PageFormat.SLOT_SIZE : 0;
             // Fill the left page up to half the bytes, always leaving the right one a cell.
             boolean toLeft = (held.isEmpty() || 2 * (held.page.bytesUsed() + size + slot) <= total)
                     && leaf.isEmpty() && held.page.fits(size);
             OpenLeaf target = toLeft ? held : leaf;
             if (!toLeft) {
-                size = leaf.cellSize(e.key(), e.seqno(), e.type(), false, valueLength);
+                shared = leaf.shared(e.key());
+                size = leaf.cellSize(e.key(), shared, e.seqno(), e.type(), false, valueLength);
             }
             if (!target.page.fits(size)) {
                 throw new IllegalStateException("rebalancing two leaves of " + total + " bytes overflowed a page");
             }
-            target.add(e.key(), e.seqno(), e.type(), false, e.value(), 0, valueLength, 0, 0);
+            target.add(e.key(), shared, e.seqno(), e.type(), false, e.value(), 0, valueLength, 0, 0);
         }
+    }
+
+    /** A copy of the last user key added (entry or referenced leaf's max key), or null before the first. */
+    byte[] lastUserKey() {
+        return hasLast ? Arrays.copyOf(lastKey, lastKeyLength) : null;
     }
 
     private void remember(byte[] key, int length, long seqno) {
