@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * fill the workload fails naming the cause.
  */
 class PrefixAbsentWorkloadTest {
-    private static final long RECORDS = 20_000;
-    private static final long OPS = 2_000;
+    private static final long RECORDS = 12_000;
+    private static final long OPS = 1_000;
 
     private static WorkloadSettings settings(WorkloadType fill) {
         return new WorkloadSettings(List.of(fill, WorkloadType.PREFIXABSENT), RECORDS, OPS, 16, 100, 1, 7, null,
