@@ -330,6 +330,14 @@ final class FlushGroups {
             }
             return;
         }
+        // Before the memtables leave their lists (what flush() waits for), as FlushLane does:
+        // the segments the installed edits made obsolete are gone when the flush returns.
+        for (Part p : g.parts) {
+            if (!p.tree.dropped) {
+                p.tree.obsolete.deleteObsoleteWal();
+                break;
+            }
+        }
         Set<Tree> trees = new LinkedHashSet<>();
         mutex.lock();
         try {

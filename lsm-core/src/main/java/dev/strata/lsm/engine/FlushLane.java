@@ -161,6 +161,11 @@ final class FlushLane {
             }
             return;
         }
+        // Before the memtable leaves the list, which is what flush() waits for: a caller that
+        // flushed every family finds the segments none of them needs deleted, not a moment
+        // later. This tree still counts as holding data here, so it keeps its new log number's
+        // segment (what the installed edit names) and nothing below it that another family needs.
+        obsolete.deleteObsoleteWal();
         mutex.lock();
         try {
             memtables.dropOldest();
@@ -176,6 +181,7 @@ final class FlushLane {
         } finally {
             mutex.unlock();
         }
+        // Again now that this tree may hold nothing (with several families it then needs none).
         obsolete.deleteObsoleteWal();
     }
 

@@ -206,6 +206,7 @@ final class StrataAdapter implements BenchEngine {
         m.put("flushBytesWritten", s.flushBytesWritten());
         m.put("mergeBytesWritten", s.mergeBytesWritten());
         m.put("mergeBytesRead", s.io().bytesRead(IoPurpose.MERGE));
+        m.put("prefixBloomSkips", s.prefixBloomSkips());
         m.put("bytesWrittenByLevel", s.bytesWrittenByLevel());
         m.put("tableFileBytes", s.tableFileBytes());
         m.put("liveComponentBytes", s.liveComponentBytes());

@@ -98,6 +98,33 @@ public final class RecordFormat {
         return k;
     }
 
+    /** Prefix groups per filled group in a sparse fill ({@code fillsparse}). */
+    public static final int SPARSE_SPACING = 16;
+
+    /**
+     * The record number whose key a sparse fill writes for {@code record}: its prefix group
+     * ({@code record >>> 8}, the key without its last byte) spread {@value #SPARSE_SPACING}
+     * groups apart, its last byte kept, so the {@value #SPARSE_SPACING}{@code - 1} groups after
+     * each filled one are empty.
+     */
+    public static long sparseRecord(long record) {
+        return ((record >>> 8) * SPARSE_SPACING << 8) | (record & 0xFF);
+    }
+
+    /**
+     * The key prefix ({@code keySize - 1} bytes) of an empty group of a sparse fill: the
+     * {@code gap}-th group after the filled group of {@code record}.
+     *
+     * @param gap 1 to {@value #SPARSE_SPACING}{@code - 1}
+     */
+    public byte[] absentPrefix(long record, int gap) {
+        if (gap < 1 || gap >= SPARSE_SPACING) {
+            throw new IllegalArgumentException("gap must be from 1 to " + (SPARSE_SPACING - 1) + ", got " + gap);
+        }
+        byte[] key = key(sparseRecord(record) + ((long) gap << 8));
+        return Arrays.copyOf(key, keySize - 1);
+    }
+
     /** The record number a key encodes. */
     public long record(byte[] key) {
         long r = 0;

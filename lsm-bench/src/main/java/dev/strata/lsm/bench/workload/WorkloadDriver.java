@@ -429,7 +429,7 @@ final class WorkloadDriver {
         long bytes = format.recordBytes();
         for (long i = from; i < to && !failed(); i++) {
             long record = order == null ? i : order.apply(i);
-            byte[] key = format.key(record);
+            byte[] key = format.key(type == WorkloadType.FILLSPARSE ? RecordFormat.sparseRecord(record) : record);
             byte[] value = format.value(record, salt);
             long t0 = pacer.awaitStart(i - from);
             engine.put(key, value);
@@ -454,6 +454,8 @@ final class WorkloadDriver {
             if (op == Operation.MERGE || op == Operation.COUNTER_RMW) {
                 key[0] = 1; // the counters' own key space, after every record
             }
+            byte[] absent = type == WorkloadType.PREFIXABSENT
+                    ? format.absentPrefix(record, 1 + random.nextInt(RecordFormat.SPARSE_SPACING - 1)) : null;
             long t0 = pacer.awaitStart(i);
             switch (op) {
                 case GET -> {
@@ -471,7 +473,14 @@ final class WorkloadDriver {
                 }
                 case REVERSE_SCAN -> engine.scanReverse(key, scanLength);
                 case PREFIX_SCAN -> {
-                    if (engine.scanPrefix(java.util.Arrays.copyOf(key, key.length - 1)) == 0) {
+                    if (type == WorkloadType.PREFIXABSENT) {
+                        int found = engine.scanPrefix(absent);
+                        if (found != 0) {
+                            throw new IllegalStateException("prefixabsent found " + found + " records under an "
+                                    + "absent prefix: run it after fillsparse (not after another fill)");
+                        }
+                        rec.miss();
+                    } else if (engine.scanPrefix(java.util.Arrays.copyOf(key, key.length - 1)) == 0) {
                         rec.miss();
                     }
                 }

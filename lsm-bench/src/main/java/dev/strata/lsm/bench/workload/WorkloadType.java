@@ -65,6 +65,22 @@ public enum WorkloadType {
      * when the config sets one ({@code <sstable prefixBloom="fixed:N"/>}).
      */
     PREFIXSCAN("prefixscan", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(0, 0, 0, 100, 0)),
+    /**
+     * A sparse fill for {@code prefixabsent}: every record once, in random order, but record r
+     * under the prefix group ({@code keySize - 1} leading key bytes) {@code (r >>> 8) * 16}
+     * ({@link RecordFormat#sparseRecord}), so one prefix in {@value RecordFormat#SPARSE_SPACING}
+     * holds keys (256 each) and the fifteen after it hold none. Other read workloads address the
+     * dense record numbers and miss after it; run {@code prefixabsent} (or only fills) after it.
+     */
+    FILLSPARSE("fillsparse", Shape.FILL, Operation.PUT, true, null, Mix.NONE),
+    /**
+     * Prefix scans of absent prefixes, after {@code fillsparse}: the prefix of a uniformly
+     * chosen empty group between two filled ones, so within every table's key bounds; with a
+     * prefix bloom ({@code <sstable prefixBloom="fixed:N"/>}, {@code N = keySize - 1}) a table
+     * can be skipped without reading a page. A scan that finds a record fails the run (the
+     * store was not filled by {@code fillsparse}).
+     */
+    PREFIXABSENT("prefixabsent", Shape.REQUESTS, null, false, KeyDistribution.UNIFORM, new Mix(0, 0, 0, 100, 0)),
     /** YCSB load: every record once, in hashed (random) key order as YCSB's default insertorder=hashed. */
     LOAD("load", Shape.FILL, Operation.INSERT, true, null, Mix.NONE),
     /** YCSB A, update heavy: 50% reads, 50% updates. */
@@ -181,7 +197,7 @@ public enum WorkloadType {
             case SCANREVERSE -> Operation.REVERSE_SCAN;
             case COUNTERMERGE -> Operation.MERGE;
             case COUNTERRMW -> Operation.COUNTER_RMW;
-            case PREFIXSCAN -> Operation.PREFIX_SCAN;
+            case PREFIXSCAN, PREFIXABSENT -> Operation.PREFIX_SCAN;
             default -> null;
         };
     }
