@@ -50,7 +50,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and exploring decide inside the flush, so their count changes only when a flush installs
  * and each of those states is observed. Prefix and concurrent merge in the background; to
  * compare their decisions with the simulator's (which applies merges instantly) the writer
- * waits for merges after each flush, as the simulator does. Their behaviour when merges
+ * flushes itself at the memtable size and waits for the merges after each flush, so no flush
+ * installs while a merge runs. Their behaviour when merges
  * lag is covered by {@code FlowControlTest} and {@code FlowControlStoreTest}.
  */
 class EngineVersusSimulatorTest {
@@ -124,7 +125,8 @@ class EngineVersusSimulatorTest {
                                                   boolean settleAfterFlush) throws Exception {
         List<Long> flushSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
         StoreConfig config = StoreConfig.builder()
-                .memtableBytes(MEMTABLE)
+                // Background mergers flush when the writer says, at MEMTABLE bytes (below).
+                .memtableBytes(settleAfterFlush ? 4 * MEMTABLE : MEMTABLE)
                 .bloomBitsPerKey(10)
                 .blockCacheBytes(0)
                 .mergePolicy(policy, params)
@@ -149,6 +151,13 @@ class EngineVersusSimulatorTest {
                     rnd.nextBytes(key);
                     rnd.nextBytes(value);
                     store.put(key.clone(), value.clone());
+                }
+                if (settleAfterFlush && store.stats().memtableBytes() >= MEMTABLE) {
+                    // One flush at a time, each decided on the tree its predecessor's merges left,
+                    // as the simulator applies them: a flush the store started on its own could
+                    // install while those merges still run (a loaded machine made that +16%).
+                    store.flush();
+                    store.awaitMerges();
                 }
                 if (flushSizes.size() > seen) {
                     seen = flushSizes.size();
@@ -198,11 +207,10 @@ class EngineVersusSimulatorTest {
         // timing), and exploring then missed the bound by 0.08% in a full build.
         double allowed = (double) (overhead + config.pageSize()) / (minFlush - overhead) + 0.01;
         if (settleAfterFlush) {
-            // Prefix and concurrent merge in the background: a flush that installs while a merge
-            // still runs is decided on a different view than the simulator's instantaneous merges,
-            // so their decisions depend on timing. Quiet machine: +2.5%; in a full `mvn verify`
-            // beside other builds concurrent measured +10.7% against an 8.7% bound. The timing-
-            // independent policies keep the tight bound.
+            // Prefix and concurrent merge in the background. With one flush at a time (above) the
+            // run no longer depends on timing (the same figures in three runs, also at a load
+            // average of 15: prefix +2.89% uncorrected, concurrent +8.96%); concurrent's larger
+            // gap is its own decisions on the engine's view against the simulator's, not timing.
             allowed += 0.05;
         }
         System.out.printf("%-10s %s flushes=%d table=%d B overhead=%d B (%.1f%%): engine WA %.3f, simulated "
