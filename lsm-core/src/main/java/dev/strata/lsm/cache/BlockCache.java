@@ -87,6 +87,8 @@ public final class BlockCache {
     /** Lookups of this view's store (its namespaces share them) answered and not. */
     private final java.util.concurrent.atomic.LongAdder hits;
     private final java.util.concurrent.atomic.LongAdder misses;
+    /** Bytes of pages table readers hold beside the cache ({@link #tryPin}); one counter for every view. */
+    private final java.util.concurrent.atomic.AtomicLong pinnedBytes;
 
     /** Bits of a file number below the namespace: file numbers stay under 2^40. */
     private static final int NAMESPACE_SHIFT = 40;
@@ -100,6 +102,7 @@ public final class BlockCache {
         this.storeId = 0;
         this.hits = new java.util.concurrent.atomic.LongAdder();
         this.misses = new java.util.concurrent.atomic.LongAdder();
+        this.pinnedBytes = new java.util.concurrent.atomic.AtomicLong();
         this.cache = capacityBytes <= 0 ? null : Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
                 .weigher((PageKey k, Object v) -> weight(v) + ENTRY_OVERHEAD)
@@ -125,6 +128,7 @@ public final class BlockCache {
         this.decompressionNanos = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.decompressionNanos;
         this.hits = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.hits;
         this.misses = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.misses;
+        this.pinnedBytes = shared.pinnedBytes;
     }
 
     /**
@@ -174,6 +178,41 @@ public final class BlockCache {
     /** Configured capacity in bytes. */
     public long capacityBytes() {
         return capacityBytes;
+    }
+
+    /**
+     * Reserves {@code bytes} of the pin budget, half the capacity, shared by every view of
+     * this cache: a table reader holding its level-1 interior pages itself (so that a lookup
+     * asks the cache for its leaf only, as RocksDB's table readers hold their index blocks)
+     * asks here first, and reads through the cache when the budget is spent. Pinned bytes
+     * are held on the heap beside the cache, not inside its capacity. Thread-safe.
+     *
+     * @return whether the bytes were reserved (never for a disabled cache)
+     */
+    public boolean tryPin(long bytes) {
+        if (cache == null) {
+            return false;
+        }
+        long budget = capacityBytes / 2;
+        while (true) {
+            long now = pinnedBytes.get();
+            if (now + bytes > budget) {
+                return false;
+            }
+            if (pinnedBytes.compareAndSet(now, now + bytes)) {
+                return true;
+            }
+        }
+    }
+
+    /** Returns bytes reserved by {@link #tryPin} (a reader that is no longer reachable). */
+    public void unpin(long bytes) {
+        pinnedBytes.addAndGet(-bytes);
+    }
+
+    /** Bytes reserved by {@link #tryPin} and not yet returned, over every view of this cache. */
+    public long pinnedBytes() {
+        return pinnedBytes.get();
     }
 
     /** Whether this cache holds anything at all (false for a capacity of 0). */

@@ -59,8 +59,8 @@ public final class SSTableReader {
     private final RangeTombstones rangeTombstones;
     private final int pageSize;
     /**
-     * The root, when it is at level 2 or above, read by the first lookup; see {@link UpperPage}.
-     * Null until then, for tables of height 2 or less, and without a block cache (a reader
+     * The root, held by the reader from the first lookup; see {@link UpperPage}.
+     * Null until then, while a level-1 root finds no pin budget, and without a block cache (a reader
      * with no cache keeps nothing, so each lookup reads {@code height} pages).
      */
     private volatile UpperPage upperRoot;
@@ -80,23 +80,64 @@ public final class SSTableReader {
     private final long pageLimitOffset;
 
     /**
-     * An interior page at level 2 or above, held by the reader instead of the block cache.
-     * Every lookup reads one page per level; the pages above level 1 are few (each covers
-     * dozens of level-1 pages, which cover dozens of leaves each) and read by nearly every
-     * lookup, so asking the cache for them each time costs a hash lookup and a policy update
-     * for nothing. Their children at level 2 and above are held the same way, filled in as
-     * lookups first reach them. Immutable but for those lazily filled slots.
+     * An interior page held by the reader instead of the block cache. Every lookup reads one
+     * page per level; the interior pages are few (about 2% of a table's pages: each covers
+     * dozens of leaves) and read by every lookup that reaches them, so asking the cache for
+     * them each time costs a hash lookup and a policy update, and keeps them competing with
+     * leaves for the cache. The pages above level 1 are held always (they are a fraction of a
+     * percent of the table); level-1 pages are held while the cache's pin budget lasts
+     * ({@link BlockCache#tryPin}, half its capacity, over every reader of the cache) and read
+     * through the cache once it is spent, as RocksDB's table readers hold their index
+     * blocks. Children are filled in as lookups first reach them. Immutable but for those
+     * lazily filled slots.
      */
     private static final class UpperPage {
         final InteriorPage page;
-        /** Slot i holds child i once read; null when the children are level-1 pages. */
+        /** Slot i holds child i once read (and, at level 1, pinned); null when this page is at level 1. */
         final AtomicReferenceArray<UpperPage> children;
 
         UpperPage(InteriorPage page, int level) {
             this.page = page;
-            this.children = level >= 3 ? new AtomicReferenceArray<>(page.count()) : null;
+            this.children = level >= 2 ? new AtomicReferenceArray<>(page.count()) : null;
         }
     }
+
+    /**
+     * The pin budget this reader holds ({@link BlockCache#tryPin}), returned to the cache by
+     * {@link #CLEANER} once the reader is unreachable (a table version dropped by a merge).
+     * Refers to the cache, never to the reader.
+     */
+    private static final class Pins implements Runnable {
+        final BlockCache cache;
+        final java.util.concurrent.atomic.AtomicLong held = new java.util.concurrent.atomic.AtomicLong();
+
+        Pins(BlockCache cache) {
+            this.cache = cache;
+        }
+
+        boolean tryPin(long bytes) {
+            if (!cache.tryPin(bytes)) {
+                return false;
+            }
+            held.addAndGet(bytes);
+            return true;
+        }
+
+        void unpin(long bytes) {
+            held.addAndGet(-bytes);
+            cache.unpin(bytes);
+        }
+
+        @Override
+        public void run() {
+            cache.unpin(held.getAndSet(0));
+        }
+    }
+
+    private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
+
+    /** Created with the first pinned page; null until then. */
+    private volatile Pins pins;
 
     private SSTableReader(PageFile file, long fileNumber, long footerOffset, BlockCache cache, Footer footer,
                           BloomFilter bloom, long[] mapOffsets, int[] mapLengths, int mapBase, PageCodec codec,
@@ -337,7 +378,7 @@ public final class SSTableReader {
     int descend(byte[] userKey, long seqno, byte[][] pages, int[] pageNumbers, int[] positions) throws IOException {
         int pageNo = footer.rootPage();
         int level = footer.height() - 1;
-        UpperPage upper = level >= 2 && cache.enabled() ? upperRoot() : null;
+        UpperPage upper = level >= 1 && cache.enabled() ? upperRoot() : null;
         for (; level >= 1; level--) {
             InteriorPage page = upper != null ? upper.page : interiorPage(pageNo, level);
             int i = page.search(userKey, seqno);
@@ -429,23 +470,92 @@ public final class SSTableReader {
         return page;
     }
 
+    /** The held root, or null when it is a level-1 page the pin budget has no room for. */
     private UpperPage upperRoot() throws IOException {
         UpperPage root = upperRoot;
         if (root == null) {
             int level = footer.height() - 1;
-            root = new UpperPage(upperPage(footer.rootPage(), level), level);
-            upperRoot = root; // a racing lookup may read it too: same content
+            root = held(footer.rootPage(), level);
+            if (root == null) {
+                return null;
+            }
+            synchronized (this) {
+                if (upperRoot == null) {
+                    upperRoot = root;
+                } else {
+                    release(level);
+                    root = upperRoot;
+                }
+            }
         }
         return root;
     }
 
+    /** Child i of {@code parent}, held; null when it is a level-1 page the pin budget has no room for. */
     private UpperPage upperChild(UpperPage parent, int i, int pageNo, int level) throws IOException {
         UpperPage child = parent.children.get(i);
         if (child == null) {
-            child = new UpperPage(upperPage(pageNo, level), level);
-            parent.children.set(i, child); // a racing lookup may read it too: same content
+            child = held(pageNo, level);
+            if (child == null) {
+                return null;
+            }
+            if (!parent.children.compareAndSet(i, null, child)) {
+                release(level); // a racing lookup held it first
+                child = parent.children.get(i);
+            }
         }
         return child;
+    }
+
+    /**
+     * Reads page {@code pageNo} to be held by this reader, or returns null when it is at level 1
+     * and the pin budget is spent (checked before reading, so a spent budget costs no read).
+     */
+    private UpperPage held(int pageNo, int level) throws IOException {
+        if (level == 1 && !pins().tryPin(pinCharge())) {
+            return null;
+        }
+        try {
+            return new UpperPage(upperPage(pageNo, level), level);
+        } catch (IOException | RuntimeException e) {
+            release(level);
+            throw e;
+        }
+    }
+
+    /**
+     * What a held level-1 page is charged against the pin budget: twice the page size, above
+     * its image with its search index and object headers ({@link InteriorPage#weightBytes()}).
+     */
+    private long pinCharge() {
+        return 2L * pageSize;
+    }
+
+    private void release(int level) {
+        if (level == 1) {
+            pins().unpin(pinCharge());
+        }
+    }
+
+    private Pins pins() {
+        Pins p = pins;
+        if (p == null) {
+            synchronized (this) {
+                p = pins;
+                if (p == null) {
+                    p = new Pins(cache);
+                    CLEANER.register(this, p);
+                    pins = p;
+                }
+            }
+        }
+        return p;
+    }
+
+    /** Bytes of level-1 pages this reader holds beside the cache (tests). */
+    long pinnedBytes() {
+        Pins p = pins;
+        return p == null ? 0 : p.held.get();
     }
 
     /** Like {@link #interiorPage}, but a page read from the file is not put into the cache. */

@@ -115,26 +115,45 @@ class InteriorPageTest {
     }
 
     /**
-     * A table iterator's seek walks the pages above level 1 held by the reader, as a point
-     * lookup does: with them read once, each seek asks the block cache for two pages only (its
-     * level-1 page and its leaf), whatever the height, and lands where the entries say.
+     * A table iterator's seek and a point lookup walk the interior pages held by the reader:
+     * with them read once (and the level-1 pages within the cache's pin budget), each asks the
+     * block cache for its leaf only, whatever the height, and lands where the entries say.
      */
     @Test
-    void seeksAskTheCacheForLevelOneAndTheLeafOnly() throws IOException {
+    void seeksAskTheCacheForTheLeafOnly() throws IOException {
+        // a 64 MiB cache: a 32 MiB pin budget holds every level-1 page of the table
+        assertEquals(1.0, cacheLookupsPerSeek(64 << 20, true));
+    }
+
+    @Test
+    void levelOnePagesGoThroughTheCacheOnceThePinBudgetIsSpent() throws IOException {
+        // a 24 KiB cache: its 12 KiB budget holds one of the table's level-1 pages (8 KiB charged each)
+        double perSeek = cacheLookupsPerSeek(24 << 10, false);
+        assertTrue(perSeek > 1.5 && perSeek <= 2.0, "cache lookups per seek " + perSeek);
+    }
+
+    /** Seeks a 60,000-entry table of height >= 3 through a cache of {@code capacity} bytes; checks every entry found. */
+    private double cacheLookupsPerSeek(long capacity, boolean allPinned) throws IOException {
         List<byte[]> keys = new ArrayList<>();
         for (long i = 0; i < 60_000; i++) {
             keys.add(ByteBuffer.allocate(16).putLong(8, i * 7).array());
         }
         List<InternalEntry> entries = puts(keys, 40);
-        Path path = dir.resolve("seeks.sst");
+        Path path = dir.resolve("seeks-" + capacity + ".sst");
         FinishedTable table = fixture.write(path, TableOptions.defaults(), entries);
         try (PageFile file = fixture.openForRead(path)) {
-            BlockCache cache = BlockCache.create(64 << 20);
+            BlockCache cache = BlockCache.create(capacity);
             SSTableReader reader = TableFixture.open(file, table, cache);
             assertTrue(reader.footer().height() >= 3, "want a page above level 1, height " + reader.footer().height());
             Random rnd = new Random(5);
-            for (int n = 0; n < 2_000; n++) { // the reader now holds the upper pages it met
+            for (int n = 0; n < 2_000; n++) { // the reader now holds the pages it met
                 reader.iterator().seek(keys.get(rnd.nextInt(keys.size())), InternalKeys.MAX_SEQNO);
+            }
+            assertTrue(reader.pinnedBytes() > 0, "level-1 pages held");
+            assertEquals(reader.pinnedBytes(), cache.pinnedBytes(), "the cache counts what its one reader holds");
+            assertTrue(cache.pinnedBytes() <= capacity / 2, "pinned " + cache.pinnedBytes() + " of " + capacity);
+            if (!allPinned) {
+                assertTrue(cache.pinnedBytes() + 4096 * 2 > capacity / 2, "the budget is spent: " + cache.pinnedBytes());
             }
             int seeks = 2_000;
             long before = cache.hits() + cache.misses();
@@ -144,8 +163,10 @@ class InteriorPageTest {
                 it.seek(keys.get(i), InternalKeys.MAX_SEQNO);
                 assertTrue(it.valid());
                 assertEquals(entries.get(i), it.entry(), "seek " + n);
+                assertEquals(entries.get(i), reader.get(keys.get(i), InternalKeys.MAX_SEQNO), "get " + n);
             }
-            assertEquals(2L * seeks, cache.hits() + cache.misses() - before, "cache lookups for " + seeks + " seeks");
+            long lookups = cache.hits() + cache.misses() - before;
+            return lookups / 2.0 / seeks; // a seek and a get each
         }
     }
 
