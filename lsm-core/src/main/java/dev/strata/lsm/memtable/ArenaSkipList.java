@@ -136,7 +136,7 @@ final class ArenaSkipList {
         int h = randomHeight();
         long prefix0 = prefix(key, 0);
         long prefix1 = prefix(key, 8);
-        long newest = h == 1 ? indexed(key, prefix0, prefix1) : 0;
+        long newest = h == 1 ? indexed(pointIndex, key, prefix0, prefix1) : 0;
         long node = allocateNode(h);
         long data = allocateData(key.length + valueLength);
         byte[] bytes = dataChunks[chunkOf(data)];
@@ -237,11 +237,10 @@ final class ArenaSkipList {
     }
 
     /**
-     * The newest node of {@code key} (first sixteen bytes {@code prefix0, prefix1}) through the
-     * point-read index, or 0 when the key has none here or there is no index. Writer only.
+     * The newest node of {@code key} (first sixteen bytes {@code prefix0, prefix1}) in the
+     * point-read index {@code table} (null: none), or 0 when the key has none there. Any thread.
      */
-    private long indexed(byte[] key, long prefix0, long prefix1) {
-        long[] table = pointIndex;
+    private long indexed(long[] table, byte[] key, long prefix0, long prefix1) {
         if (table == null) {
             return 0;
         }
@@ -249,7 +248,7 @@ final class ArenaSkipList {
         int mask = table.length - 1;
         long tag = hash & 0xffffffff00000000L;
         for (int i = (int) (hash >>> 32) & mask; ; i = (i + 1) & mask) {
-            long slot = table[i];
+            long slot = (long) LONGS.getAcquire(table, i);
             if (slot == 0) {
                 return 0;
             }
@@ -312,33 +311,18 @@ final class ArenaSkipList {
         if (table == null) {
             return seekEqual(key, seqno);
         }
-        long prefix0 = prefix(key, 0);
-        long prefix1 = prefix(key, 8);
-        long hash = hash(key, prefix0, prefix1);
-        int mask = table.length - 1;
-        long tag = hash & 0xffffffff00000000L;
-        for (int i = (int) (hash >>> 32) & mask; ; i = (i + 1) & mask) {
-            long slot = (long) LONGS.getAcquire(table, i);
-            if (slot == 0) {
+        long node = indexed(table, key, prefix(key, 0), prefix(key, 8));
+        // Versions of one key sit newest first on level 0.
+        for (int steps = 0; node != 0 && steps < 8; steps++) {
+            if (seqno(node) <= seqno) {
+                return node;
+            }
+            node = next(node, 0);
+            if (node != 0 && !keyEquals(node, key)) {
                 return 0;
             }
-            if ((slot & 0xffffffff00000000L) == tag) {
-                long node = unpack(slot);
-                if (keyEquals(node, key)) {
-                    // Versions of one key sit newest first on level 0.
-                    for (int steps = 0; node != 0 && steps < 8; steps++) {
-                        if (seqno(node) <= seqno) {
-                            return node;
-                        }
-                        node = next(node, 0);
-                        if (node != 0 && !keyEquals(node, key)) {
-                            return 0;
-                        }
-                    }
-                    return node == 0 ? 0 : seekEqual(key, seqno);
-                }
-            }
         }
+        return node == 0 ? 0 : seekEqual(key, seqno);
     }
 
     private long seekEqual(byte[] key, long seqno) {
