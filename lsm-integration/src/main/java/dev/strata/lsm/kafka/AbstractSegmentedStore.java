@@ -881,14 +881,7 @@ abstract class AbstractSegmentedStore implements StateStore {
     }
 
     private void addOffsets(Map<TopicPartition, Long> changelogOffsets, WriteBatch batch) {
-        for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
-            byte[] key = offsetKey(e.getKey());
-            if (e.getValue() == null) {
-                batch.delete(key);
-            } else {
-                batch.put(key, StoreLayout.encodeOffset(e.getValue()));
-            }
-        }
+        StoreLayout.addOffsets(batch, changelogOffsets, this::offsetKey);
     }
 
     private byte[] offsetKey(TopicPartition partition) {

@@ -86,6 +86,22 @@ final class StoreLayout {
         return DATA_END.clone();
     }
 
+    /**
+     * Adds {@code changelogOffsets} to {@code batch}: each partition's offset under its key
+     * ({@code keyOf}, which may cache), or a delete of the key where the offset is null.
+     */
+    static void addOffsets(dev.strata.lsm.WriteBatch batch, java.util.Map<TopicPartition, Long> changelogOffsets,
+                           java.util.function.Function<TopicPartition, byte[]> keyOf) {
+        for (java.util.Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
+            byte[] key = keyOf.apply(e.getKey());
+            if (e.getValue() == null) {
+                batch.delete(key);
+            } else {
+                batch.put(key, encodeOffset(e.getValue()));
+            }
+        }
+    }
+
     /** The key holding the committed offset of {@code partition}. */
     static byte[] offsetKey(TopicPartition partition) {
         byte[] name = partition.toString().getBytes(StandardCharsets.UTF_8);

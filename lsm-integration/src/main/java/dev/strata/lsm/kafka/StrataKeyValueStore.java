@@ -489,14 +489,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                 throw failure("commit", e);
             }
         }
-        for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
-            byte[] key = offsetKey(e.getKey());
-            if (e.getValue() == null) {
-                batch.delete(key);
-            } else {
-                batch.put(key, StoreLayout.encodeOffset(e.getValue()));
-            }
-        }
+        StoreLayout.addOffsets(batch, changelogOffsets, this::offsetKey);
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
         if (unlogged && uncommitted.isEmpty()
                 && unloggedRecords < AbstractSegmentedStore.UNLOGGED_RECORDS_PER_CHECKPOINT) {
