@@ -81,6 +81,8 @@ final class WriteCombiner {
         List<Submission> taken = new ArrayList<>();
         List<List<byte[]>> writes = new ArrayList<>();
         List<Session> sessions = new ArrayList<>();
+        // Bit i: taken[i]'s commands are in writes (its connection was still open).
+        java.util.BitSet ran = new java.util.BitSet();
         long bytes = 0;
         while (writes.size() < MAX_COMMANDS && bytes < MAX_BYTES) {
             Submission s = queue.peek();
@@ -93,6 +95,7 @@ final class WriteCombiner {
             if (!s.ctx().channel().isOpen() || s.session().closeAfterReply) {
                 continue;
             }
+            ran.set(taken.size() - 1);
             for (Object msg : s.commands()) {
                 @SuppressWarnings("unchecked")
                 List<byte[]> args = (List<byte[]>) msg;
@@ -118,10 +121,10 @@ final class WriteCombiner {
         }
         CommandHandler.recordRuns(metrics, writes, System.nanoTime() - start);
         int next = 0;
-        for (Submission s : taken) {
-            boolean ran = next < writes.size() && writes.get(next) == s.commands().get(0);
-            ByteBuf out = s.ctx().alloc().ioBuffer(ran ? 16 * s.commands().size() : 0);
-            if (ran) {
+        for (int t = 0; t < taken.size(); t++) {
+            Submission s = taken.get(t);
+            ByteBuf out = s.ctx().alloc().ioBuffer(ran.get(t) ? 16 * s.commands().size() : 0);
+            if (ran.get(t)) {
                 for (int k = 0; k < s.commands().size(); k++) {
                     RedisMessage reply = replies.get(next++);
                     if (reply == RespCommands.OK) {
