@@ -232,14 +232,26 @@ final class ReaderStaging {
         }
     }
 
-    /** Deletes {@code root} and everything under it, if it exists. */
+    /**
+     * Deletes {@code root} and everything under it, if it exists. A file another thread
+     * deletes during the walk (a dropped column family's obsolete table, deleted by the
+     * engine's background cleanup while the drop removes the directory) makes the walk start
+     * again rather than fail.
+     */
     static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
+        for (int attempt = 1; ; attempt++) {
+            if (!Files.exists(root)) {
+                return;
+            }
+            try (Stream<Path> walk = Files.walk(root)) {
+                for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+                return;
+            } catch (java.io.UncheckedIOException e) {
+                if (!(e.getCause() instanceof NoSuchFileException) || attempt >= 10) {
+                    throw e;
+                }
             }
         }
     }
