@@ -80,7 +80,10 @@ public class StrataSessionStore extends AbstractSegmentedStore implements Sessio
 
     /**
      * The sessions of every key ending in [earliestSessionEndTime, latestSessionEndTime], by
-     * end, then start, then key, from the time index.
+     * end, then start, then key, from the time index. As in Kafka's time-ordered session store,
+     * every session of a live segment in the range is returned, also one ending before stream
+     * time less the retention period (what the aggregation emits on window close is just past
+     * it); other reads hide those.
      *
      * @throws UnsupportedOperationException when the store is not time-ordered (as Kafka's
      *         RocksDB session store)
@@ -93,7 +96,10 @@ public class StrataSessionStore extends AbstractSegmentedStore implements Sessio
                     + "every key by end time needs a time-ordered Strata session store");
         }
         checkOpen();
-        long from = earliestLiveTime(earliestSessionEndTime);
+        // no retention filter beyond the live segments, as Kafka's time-ordered session store:
+        // the aggregation emits sessions that closed at stream time less gap and grace, the
+        // retention period, and so are just past it
+        long from = earliestSessionEndTime;
         List<TimeSegments.Segment> searched = latestSessionEndTime < from ? List.of()
                 : segments.segments(from, latestSessionEndTime, true);
         byte[] start = SegmentLayout.indexTime(from);

@@ -1,0 +1,145 @@
+package dev.strata.lsm.kafka;
+
+import dev.strata.lsm.testkit.TestScale;
+import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every kind of store the DSL makes ({@link StoreKindsTopologyRun}: a count per key, a windowed
+ * count and a session aggregate that emit on window close, a windowed and a session count
+ * that emit every update, a stream-stream left join), in the default and in the headers format
+ * (KIP-1271), under {@link StrataDslStoreSuppliers}: the outputs equal those of the same run on
+ * Kafka's default RocksDB suppliers, record for record and in order with the record cache off;
+ * with it on, the same records, in the same order per key (the order across keys of one
+ * emission on window close may differ: see {@link StrataWindowStore}, "Time-ordered"). The
+ * stores are Strata's of the expected kind, and a run of all of them, both formats, never loads
+ * {@code org.rocksdb.RocksDB} (checked in a class loader of its own, as
+ * {@link SegmentedTopologyTest} does, whose control run shows the check sees RocksDB when used).
+ */
+class StoreKindsTopologyTest {
+    private static final long SEED = 1271;
+    private static final int EVENTS = TestScale.scaled(150);
+
+    @TempDir
+    Path stateDir;
+
+    private Map<String, List<String>> run(String name, Class<?> suppliers, boolean headers, boolean caching) {
+        long start = System.nanoTime();
+        Map<String, List<String>> result = new StoreKindsTopologyRun(stateDir.resolve(name).toString(),
+                suppliers.getName(), headers, caching, SEED, EVENTS).call();
+        System.out.printf("%s headers=%s caching=%s: %d ms%n", suppliers.getSimpleName(), headers, caching,
+                (System.nanoTime() - start) / 1_000_000);
+        return result;
+    }
+
+    @ParameterizedTest(name = "headers={0}")
+    @ValueSource(booleans = {false, true})
+    void everyStoreKindOnStrataGivesTheOutputsOfKafkasRocksDbStores(boolean headers) {
+        Map<String, List<String>> rocks = run("rocks", BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers.class,
+                headers, false);
+        Map<String, List<String>> strata = run("strata", StrataDslStoreSuppliers.class, headers, false);
+
+        for (String topic : StoreKindsTopologyRun.OUTPUTS) {
+            assertEquals(rocks.get(topic), strata.get(topic), topic);
+        }
+        // the runs did something: closed windows and sessions were emitted, sessions merged
+        assertTrue(rocks.get("window-final-out").size() > 50, "final windows " + rocks.get("window-final-out"));
+        assertTrue(rocks.get("session-final-out").size() > 50, "final sessions " + rocks.get("session-final-out"));
+        assertTrue(rocks.get("session-final-out").stream().anyMatch(r -> r.length() > r.indexOf('=') + 3),
+                "some final session aggregates several records");
+        assertTrue(rocks.get("join-out").stream().anyMatch(r -> r.endsWith("+null"))
+                && rocks.get("join-out").stream().anyMatch(r -> !r.endsWith("+null")), "join results");
+        // ... and emitted the closed windows by time across keys, as Kafka's time-ordered store does
+        List<String> finalWindows = strata.get("window-final-out");
+        assertTrue(finalWindows.stream().map(StoreKindsTopologyTest::windowStart).toList()
+                .equals(finalWindows.stream().map(StoreKindsTopologyTest::windowStart).sorted().toList()),
+                "final windows in start order: " + finalWindows);
+
+        String suffix = headers ? "WithHeaders" : "";
+        assertEquals(List.of((headers ? StrataTimestampedKeyValueStoreWithHeaders.class
+                : StrataTimestampedKeyValueStore.class).getName()), strata.get("store:counts"));
+        assertEquals(List.of((headers ? StrataTimestampedWindowStoreWithHeaders.class
+                : StrataTimestampedWindowStore.class).getName()), strata.get("store:window-final"));
+        assertEquals(List.of((headers ? StrataSessionStoreWithHeaders.class : StrataSessionStore.class).getName()),
+                strata.get("store:session-final"));
+        assertEquals(strata.get("store:window-final"), strata.get("store:window-counts"));
+        assertEquals(strata.get("store:session-final"), strata.get("store:session-counts"));
+        // the DSL did use the format asked: Kafka's stores are of it too
+        for (String store : StoreKindsTopologyRun.STORES) {
+            assertEquals(headers, rocks.get("store:" + store).get(0).endsWith(suffix) && headers,
+                    store + ": " + rocks.get("store:" + store));
+        }
+        assertTrue(strata.get("files").stream().noneMatch(f -> f.contains("rocksdb")), "no RocksDB files: "
+                + strata.get("files"));
+        assertTrue(rocks.get("files").stream().anyMatch(f -> f.contains("rocksdb")), "RocksDB files in the control");
+    }
+
+    @Test
+    void withTheRecordCacheTheSameRecordsComeInTheSameOrderPerKey() {
+        Map<String, List<String>> rocks = run("rocks", BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers.class,
+                false, true);
+        Map<String, List<String>> strata = run("strata", StrataDslStoreSuppliers.class, false, true);
+        for (String topic : StoreKindsTopologyRun.OUTPUTS) {
+            assertEquals(byKey(rocks.get(topic)), byKey(strata.get(topic)), topic);
+        }
+        assertTrue(rocks.get("window-final-out").size() > 50, "final windows " + rocks.get("window-final-out"));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyStoreKindInBothFormatsNeverLoadsRocksDb() throws Exception {
+        try (IsolatedLoader loader = new IsolatedLoader()) {
+            Class<?> runner = loader.loadClass(StoreKindsTopologyRun.class.getName());
+            assertTrue(runner.getClassLoader() == loader, "the run is isolated");
+            ClassLoader previous = Thread.currentThread().getContextClassLoader();
+            Thread.currentThread().setContextClassLoader(loader);  // Kafka loads configured classes through it
+            try {
+                for (boolean headers : new boolean[] {false, true}) {
+                    Callable<Map<String, List<String>>> call = (Callable<Map<String, List<String>>>) runner
+                            .getConstructor(String.class, String.class, boolean.class, boolean.class, long.class,
+                                    int.class)
+                            .newInstance(stateDir.resolve("isolated-" + headers).toString(),
+                                    StrataDslStoreSuppliers.class.getName(), headers, false, SEED, EVENTS);
+                    Map<String, List<String>> result = call.call();
+                    assertTrue(result.get("window-final-out").size() > 50, "the run emitted final windows");
+                    assertTrue(result.get("store:window-final").get(0).startsWith("dev.strata"),
+                            result.get("store:window-final").toString());
+                }
+            } finally {
+                Thread.currentThread().setContextClassLoader(previous);
+            }
+            assertFalse(loader.loaded("org.rocksdb.RocksDB"),
+                    "a topology of every store kind under StrataDslStoreSuppliers loaded org.rocksdb.RocksDB");
+            assertTrue(loader.loaded("org.apache.kafka.streams.state.internals.CachingWindowStore")
+                    || loader.loaded(StrataWindowStore.class.getName()), "the loader ran the topologies");
+        }
+    }
+
+    private static long windowStart(String record) {
+        return Long.parseLong(record.substring(record.indexOf('@') + 1, record.indexOf('=')));
+    }
+
+    /** The records grouped by their key (before '@' for windows and sessions), in order per key. */
+    private static Map<String, List<String>> byKey(List<String> records) {
+        Map<String, List<String>> out = new TreeMap<>();
+        for (String r : records) {
+            int end = r.indexOf('@') >= 0 ? r.indexOf('@') : r.indexOf('=');
+            out.computeIfAbsent(r.substring(0, end), k -> new ArrayList<>()).add(r);
+        }
+        return out;
+    }
+}
