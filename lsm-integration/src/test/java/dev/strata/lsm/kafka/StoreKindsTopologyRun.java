@@ -50,7 +50,9 @@ import java.util.stream.Stream;
  * {@code dsl.store.format=headers} (KIP-1271), so every one of them is in the headers format.
  * What {@link StoreKindsTopologyTest} runs, also in a class loader of its own, so it returns
  * JDK types only: per output topic (its name) the records in order as "key=value" strings; per
- * named store ("store:" + name) the class of the innermost store under Kafka's wrappers; and
+ * named store ("store:" + name) the class of the innermost store under Kafka's wrappers and
+ * ("outer:" + name) the class of the outermost, the metered store its builder made, and
+ * ("chain:" + name) the classes from the outermost to the innermost; and
  * "files", every file of the task directory before the driver closes.
  */
 public final class StoreKindsTopologyRun implements Callable<Map<String, List<String>>> {
@@ -139,7 +141,9 @@ public final class StoreKindsTopologyRun implements Callable<Map<String, List<St
                     new StringSerializer());
             Random random = new Random(seed);
             long t = 0;
-            int step = 2_000 * 1_000 / events;  // about 17 minutes of event time
+            // about 2 s of event time per event: the windows and sessions close as often whatever
+            // the number of events (each new time segment costs a Strata store, or RocksDB's)
+            int step = 4_000;
             for (int i = 0; i < events; i++) {
                 // mostly forward in time, some records late (within and past the grace periods)
                 t += random.nextInt(step);
@@ -168,6 +172,13 @@ public final class StoreKindsTopologyRun implements Callable<Map<String, List<St
             Map<String, StateStore> stores = driver.getAllStateStores();
             for (String store : STORES) {
                 result.put("store:" + store, List.of(innermost(stores.get(store)).getClass().getName()));
+                result.put("outer:" + store, List.of(stores.get(store).getClass().getName()));
+                List<String> chain = new ArrayList<>();
+                for (StateStore s = stores.get(store); s != null;
+                     s = s instanceof WrappedStateStore<?, ?, ?> w ? w.wrapped() : null) {
+                    chain.add(s.getClass().getName());
+                }
+                result.put("chain:" + store, chain);
             }
             Path task = Path.of(stateDir, "kinds", "0_0");
             try (Stream<Path> all = Files.isDirectory(task) ? Files.walk(task) : Stream.empty()) {
