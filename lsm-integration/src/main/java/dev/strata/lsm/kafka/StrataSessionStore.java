@@ -45,6 +45,7 @@ import java.util.Objects;
  * turns caching off for these aggregations.)
  */
 public class StrataSessionStore extends AbstractSegmentedStore implements SessionStore<Bytes, byte[]> {
+    private final boolean timeOrdered;
 
     /**
      * @param name the store name
@@ -65,8 +66,6 @@ public class StrataSessionStore extends AbstractSegmentedStore implements Sessio
         super(name, config, retentionPeriod, segmentInterval);
         this.timeOrdered = timeOrdered;
     }
-
-    private final boolean timeOrdered;
 
     /** Whether the store keeps a time index (see the class comment). */
     public boolean timeOrdered() {
