@@ -587,11 +587,24 @@ abstract class AbstractSegmentedStore implements StateStore {
         }
     }
 
-    /** Writes {@code value} (null deletes) under {@code storedKey} in {@code segment}. */
+    /**
+     * The time index key of the record {@code storedKey}, or null when the store keeps no time
+     * index (see {@link SegmentLayout}): a time-ordered store writes, deletes and restores each
+     * record under both keys, with the same value, in the same write batch.
+     */
+    byte[] timeIndexKey(byte[] storedKey) {
+        return null;
+    }
+
+    /** Writes {@code value} (null deletes) under {@code storedKey} in {@code segment} (and its time index key). */
     void write(TimeSegments.Segment segment, byte[] storedKey, byte[] value) {
+        byte[] indexKey = timeIndexKey(storedKey);
         updatePosition();
         if (buffersWrites()) {
             buffer.put(segment, storedKey, value);
+            if (indexKey != null) {
+                buffer.put(segment, indexKey, value);
+            }
             if (buffer.approximateBytes() > maxBufferedBytes) {
                 writeBufferWithoutOffsets("writing buffered records");
             }
@@ -599,7 +612,12 @@ abstract class AbstractSegmentedStore implements StateStore {
         }
         try {
             beforeLoggedWrite(segment.store);
-            if (value == null) {
+            if (indexKey != null) {
+                WriteBatch batch = new WriteBatch();
+                putOrDelete(batch, storedKey, value);
+                putOrDelete(batch, indexKey, value);
+                segment.store.write(batch);
+            } else if (value == null) {
                 segment.store.delete(storedKey);
             } else {
                 segment.store.put(storedKey, value);
@@ -607,6 +625,14 @@ abstract class AbstractSegmentedStore implements StateStore {
             segment.dirty = true;
         } catch (StoreException | IllegalArgumentException e) {
             throw failure("put", e);
+        }
+    }
+
+    private static void putOrDelete(WriteBatch batch, byte[] key, byte[] value) {
+        if (value == null) {
+            batch.delete(key);
+        } else {
+            batch.put(key, value);
         }
     }
 
@@ -728,10 +754,10 @@ abstract class AbstractSegmentedStore implements StateStore {
                 continue;
             }
             WriteBatch batch = batches.computeIfAbsent(segment, s -> new WriteBatch());
-            if (record.value() == null) {
-                batch.delete(r.storedKey);
-            } else {
-                batch.put(r.storedKey, record.value());
+            putOrDelete(batch, r.storedKey, record.value());
+            byte[] indexKey = timeIndexKey(r.storedKey);
+            if (indexKey != null) {
+                putOrDelete(batch, indexKey, record.value());
             }
         }
         if (restoresWithoutWal()) {

@@ -15,16 +15,26 @@ import java.util.Arrays;
  * {@code Bytes} order (unsigned lexicographic, a prefix first) whatever their lengths: a key
  * range is one Strata scan per segment, a key's records are sorted by time inside it.
  * {@code 0x00} + a byte is the segment's metadata.
+ *
+ * <p>A time-ordered store (the stores of aggregations that emit on window close) also keeps
+ * each record under a time index key, value and all: {@code 0x02}, then the time suffix's
+ * first time (window start; session end, then start), then the escaped key with its
+ * terminator, then (windows) the sequence number. The index sorts a segment's records by time,
+ * then key, as Kafka's time-ordered stores ({@code TimeFirstWindowKeySchema},
+ * {@code TimeFirstSessionKeySchema}) do, so that a time range over every key is one scan.
  */
 final class SegmentLayout {
     static final byte META = 0x00;
     static final byte DATA = 0x01;
+    /** The time index of a time-ordered store: the records again, time first (see {@link #windowIndexKey}). */
+    static final byte INDEX = 0x02;
 
     /** Written with a WAL sync when the store flushes: makes every earlier write durable. */
     static final byte[] SYNC_KEY = {META, 'W'};
 
     static final byte[] DATA_START = {DATA};
     static final byte[] DATA_END = {DATA + 1};
+    static final byte[] INDEX_END = {INDEX + 1};
 
     static final int WINDOW_SUFFIX_BYTES = Long.BYTES + Integer.BYTES;
     static final int SESSION_SUFFIX_BYTES = 2 * Long.BYTES;
@@ -103,6 +113,68 @@ final class SegmentLayout {
         putLong(k, k.length - SESSION_SUFFIX_BYTES, end ^ Long.MIN_VALUE);
         putLong(k, k.length - Long.BYTES, start ^ Long.MIN_VALUE);
         return k;
+    }
+
+    /**
+     * The time index key of the window record {@code stored} (a {@link #windowKey}):
+     * {@code 0x02}, window start, escaped key and terminator, sequence number. Same length.
+     */
+    static byte[] windowIndexKey(byte[] stored) {
+        int n = stored.length;
+        byte[] out = new byte[n];
+        out[0] = INDEX;
+        System.arraycopy(stored, n - WINDOW_SUFFIX_BYTES, out, 1, Long.BYTES);
+        System.arraycopy(stored, 1, out, 1 + Long.BYTES, n - 1 - WINDOW_SUFFIX_BYTES);
+        System.arraycopy(stored, n - Integer.BYTES, out, n - Integer.BYTES, Integer.BYTES);
+        return out;
+    }
+
+    /**
+     * The time index key of the session record {@code stored} (a {@link #sessionKey}):
+     * {@code 0x02}, session end, session start, escaped key and terminator. Same length.
+     */
+    static byte[] sessionIndexKey(byte[] stored) {
+        int n = stored.length;
+        byte[] out = new byte[n];
+        out[0] = INDEX;
+        System.arraycopy(stored, n - SESSION_SUFFIX_BYTES, out, 1, SESSION_SUFFIX_BYTES);
+        System.arraycopy(stored, 1, out, 1 + SESSION_SUFFIX_BYTES, n - 1 - SESSION_SUFFIX_BYTES);
+        return out;
+    }
+
+    /** The first time index key of time {@code time} or later: {@code 0x02} and the time. */
+    static byte[] indexTime(long time) {
+        byte[] k = new byte[1 + Long.BYTES];
+        k[0] = INDEX;
+        putLong(k, 1, time ^ Long.MIN_VALUE);
+        return k;
+    }
+
+    /** The first time (window start, session end) of the time index key {@code index}. */
+    static long indexTime(byte[] index) {
+        return ByteBuffer.wrap(index, 1, Long.BYTES).getLong() ^ Long.MIN_VALUE;
+    }
+
+    /** The session start of the session time index key {@code index}. */
+    static long indexSessionStart(byte[] index) {
+        return ByteBuffer.wrap(index, 1 + Long.BYTES, Long.BYTES).getLong() ^ Long.MIN_VALUE;
+    }
+
+    /**
+     * The user key of the time index key {@code index}, whose escaped key starts at
+     * {@code from} and is followed by {@code trailing} bytes after its terminator.
+     */
+    static byte[] indexUserKey(byte[] index, int from, int trailing) {
+        int end = index.length - trailing - 2;
+        byte[] key = new byte[end - from];
+        int n = 0;
+        for (int i = from; i < end; i++) {
+            key[n++] = index[i];
+            if (index[i] == 0) {
+                i++;
+            }
+        }
+        return n == key.length ? key : Arrays.copyOf(key, n);
     }
 
     /** Writes {@code v} big-endian at {@code at}. */

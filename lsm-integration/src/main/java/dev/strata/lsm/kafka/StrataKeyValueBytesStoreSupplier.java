@@ -9,9 +9,10 @@ import java.util.Objects;
 
 /**
  * Supplies a new {@link StrataKeyValueStore} (or {@link StrataTimestampedKeyValueStore}) per
- * task; made by {@link StrataStores}. Immutable.
+ * task; made by {@link StrataStores}. The headers variant is
+ * {@link StrataKeyValueHeadersBytesStoreSupplier}. Immutable.
  */
-public final class StrataKeyValueBytesStoreSupplier implements KeyValueBytesStoreSupplier {
+public class StrataKeyValueBytesStoreSupplier implements KeyValueBytesStoreSupplier {
     /** The metrics scope of Strata stores. */
     public static final String METRICS_SCOPE = "strata";
 
@@ -52,6 +53,6 @@ public final class StrataKeyValueBytesStoreSupplier implements KeyValueBytesStor
 
     @Override
     public String toString() {
-        return "StrataKeyValueBytesStoreSupplier[" + name + (timestamped ? ", timestamped" : "") + "]";
+        return getClass().getSimpleName() + "[" + name + (timestamped ? ", timestamped" : "") + "]";
     }
 }

@@ -7,18 +7,25 @@ import org.apache.kafka.streams.state.SessionStore;
 
 import java.util.Objects;
 
-/** Supplies a new {@link StrataSessionStore} per task; made by {@link StrataStores}. Immutable. */
-public final class StrataSessionBytesStoreSupplier implements SessionBytesStoreSupplier {
+/**
+ * Supplies a new {@link StrataSessionStore} (possibly time-ordered) per task; made by
+ * {@link StrataStores}. The headers variant is {@link StrataSessionHeadersBytesStoreSupplier}.
+ * Immutable.
+ */
+public class StrataSessionBytesStoreSupplier implements SessionBytesStoreSupplier {
     private final String name;
     private final StoreConfig config;
     private final long retentionPeriod;
     private final long segmentInterval;
+    private final boolean timeOrdered;
 
-    StrataSessionBytesStoreSupplier(String name, StoreConfig config, long retentionPeriod, long segmentInterval) {
+    StrataSessionBytesStoreSupplier(String name, StoreConfig config, long retentionPeriod, long segmentInterval,
+                                    boolean timeOrdered) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.config = Objects.requireNonNull(config, "config cannot be null");
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
+        this.timeOrdered = timeOrdered;
     }
 
     @Override
@@ -28,7 +35,7 @@ public final class StrataSessionBytesStoreSupplier implements SessionBytesStoreS
 
     @Override
     public SessionStore<Bytes, byte[]> get() {
-        return new StrataSessionStore(name, config, retentionPeriod, segmentInterval);
+        return new StrataSessionStore(name, config, retentionPeriod, segmentInterval, timeOrdered);
     }
 
     @Override
@@ -51,9 +58,14 @@ public final class StrataSessionBytesStoreSupplier implements SessionBytesStoreS
         return config;
     }
 
+    /** Whether the stores it supplies keep a time index (see {@link StrataSessionStore}, "Time-ordered"). */
+    public boolean timeOrdered() {
+        return timeOrdered;
+    }
+
     @Override
     public String toString() {
-        return "StrataSessionBytesStoreSupplier[" + name + ", retention=" + retentionPeriod + "ms, segment="
-                + segmentInterval + "ms]";
+        return getClass().getSimpleName() + "[" + name + ", retention=" + retentionPeriod + "ms, segment="
+                + segmentInterval + "ms" + (timeOrdered ? ", time-ordered" : "") + "]";
     }
 }

@@ -30,12 +30,22 @@ import java.util.Objects;
  * sessions of the key ending at or after the first and starting at or before the second,
  * segment by segment, by key, end and start inside one. Backward searches read one segment's
  * part of their range into memory at a time. {@code findSessions(earliestEnd, latestEnd)}
- * over every key is not supported, as in Kafka's RocksDB session store. Writes are held in
+ * over every key is not supported, as in Kafka's RocksDB session store, unless the store is
+ * time-ordered. Writes are held in
  * memory until the next commit and merged into every read (see {@link AbstractSegmentedStore},
  * "Write buffer"). Offsets: see
  * {@link AbstractSegmentedStore}.
+ *
+ * <p><b>Time-ordered.</b> Made with {@code timeOrdered}, the store is Strata's counterpart of
+ * Kafka's {@code RocksDBTimeOrderedSessionStore}, which Kafka gives to session aggregations
+ * that emit on window close: each session is also kept under a time index key
+ * ({@link SegmentLayout}, value and all), and {@link #findSessions(long, long)} (the sessions
+ * of every key ending in a time range, what the aggregation emits) reads the index, one scan
+ * per segment, in Kafka's time-ordered order: session end, then start, then key. (Kafka Streams
+ * turns caching off for these aggregations.)
  */
 public class StrataSessionStore extends AbstractSegmentedStore implements SessionStore<Bytes, byte[]> {
+    private final boolean timeOrdered;
 
     /**
      * @param name the store name
@@ -44,7 +54,64 @@ public class StrataSessionStore extends AbstractSegmentedStore implements Sessio
      * @param segmentInterval the time span of one segment, in ms
      */
     public StrataSessionStore(String name, StoreConfig config, long retentionPeriod, long segmentInterval) {
+        this(name, config, retentionPeriod, segmentInterval, false);
+    }
+
+    /**
+     * As {@link #StrataSessionStore(String, StoreConfig, long, long)}; with {@code timeOrdered}
+     * the store also keeps its sessions in time order (see the class comment).
+     */
+    public StrataSessionStore(String name, StoreConfig config, long retentionPeriod, long segmentInterval,
+                              boolean timeOrdered) {
         super(name, config, retentionPeriod, segmentInterval);
+        this.timeOrdered = timeOrdered;
+    }
+
+    /** Whether the store keeps a time index (see the class comment). */
+    public boolean timeOrdered() {
+        return timeOrdered;
+    }
+
+    @Override
+    byte[] timeIndexKey(byte[] storedKey) {
+        return timeOrdered ? SegmentLayout.sessionIndexKey(storedKey) : null;
+    }
+
+    /**
+     * The sessions of every key ending in [earliestSessionEndTime, latestSessionEndTime], by
+     * end, then start, then key, from the time index. As in Kafka's time-ordered session store,
+     * every session of a live segment in the range is returned, also one ending before stream
+     * time less the retention period (what the aggregation emits on window close is just past
+     * it); other reads hide those.
+     *
+     * @throws UnsupportedOperationException when the store is not time-ordered (as Kafka's
+     *         RocksDB session store)
+     */
+    @Override
+    public synchronized KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(long earliestSessionEndTime,
+                                                                               long latestSessionEndTime) {
+        if (!timeOrdered) {
+            throw new UnsupportedOperationException("store " + name + " is not time-ordered: findSessions over "
+                    + "every key by end time needs a time-ordered Strata session store");
+        }
+        checkOpen();
+        // no retention filter beyond the live segments, as Kafka's time-ordered session store:
+        // the aggregation emits sessions that closed at stream time less gap and grace, the
+        // retention period, and so are just past it
+        long from = earliestSessionEndTime;
+        List<TimeSegments.Segment> searched = latestSessionEndTime < from ? List.of()
+                : segments.segments(from, latestSessionEndTime, true);
+        byte[] start = SegmentLayout.indexTime(from);
+        byte[] end = latestSessionEndTime == Long.MAX_VALUE ? SegmentLayout.INDEX_END
+                : SegmentLayout.indexTime(latestSessionEndTime + 1);
+        return iterate(searched, start, end, stored -> {
+            long sessionEnd = SegmentLayout.indexTime(stored);
+            if (sessionEnd < from || sessionEnd > latestSessionEndTime) {
+                return null;
+            }
+            return new Windowed<>(Bytes.wrap(SegmentLayout.indexUserKey(stored, 1 + SegmentLayout.SESSION_SUFFIX_BYTES,
+                    0)), new SessionWindow(SegmentLayout.indexSessionStart(stored), sessionEnd));
+        }, true);
     }
 
     /** Writes are buffered until the next commit (see {@link AbstractSegmentedStore}, "Write buffer"). */

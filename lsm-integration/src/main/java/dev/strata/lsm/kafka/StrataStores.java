@@ -95,14 +95,14 @@ public final class StrataStores {
      */
     public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod,
                                                                  Duration windowSize, boolean retainDuplicates) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, SEGMENT_CONFIG, false);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, SEGMENT_CONFIG, false, false, false);
     }
 
     /** {@link #persistentWindowStore(String, Duration, Duration, boolean)} with segments opened with {@code config}. */
     public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod,
                                                                  Duration windowSize, boolean retainDuplicates,
                                                                  StoreConfig config) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, false);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, false, false, false);
     }
 
     /**
@@ -113,7 +113,7 @@ public final class StrataStores {
     public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
                                                                             Duration windowSize,
                                                                             boolean retainDuplicates) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, SEGMENT_CONFIG, true);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, SEGMENT_CONFIG, true, false, false);
     }
 
     /** {@link #persistentTimestampedWindowStore(String, Duration, Duration, boolean)} with segments opened with {@code config}. */
@@ -121,7 +121,7 @@ public final class StrataStores {
                                                                             Duration windowSize,
                                                                             boolean retainDuplicates,
                                                                             StoreConfig config) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, true);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, true, false, false);
     }
 
     /**
@@ -139,10 +139,105 @@ public final class StrataStores {
     /** {@link #persistentSessionStore(String, Duration)} with segments opened with {@code config}. */
     public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod,
                                                                    StoreConfig config) {
+        return sessionStore(name, retentionPeriod, config, false, false);
+    }
+
+    /**
+     * A timestamped key-value store supplier in the headers format (KIP-1271) with
+     * {@link #DEFAULT_CONFIG}, as {@code Stores.persistentTimestampedKeyValueStoreWithHeaders}:
+     * its stores are {@code HeadersBytesStore}s and it is a {@code HeadersBytesStoreSupplier},
+     * for {@code Stores.timestampedKeyValueStoreWithHeadersBuilder} and the DSL's headers format
+     * ({@code dsl.store.format=headers}).
+     */
+    public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(String name) {
+        return persistentTimestampedKeyValueStoreWithHeaders(name, DEFAULT_CONFIG);
+    }
+
+    /** {@link #persistentTimestampedKeyValueStoreWithHeaders(String)} whose stores open Strata with {@code config}. */
+    public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(String name,
+                                                                                        StoreConfig config) {
+        return new StrataKeyValueHeadersBytesStoreSupplier(name, config);
+    }
+
+    /**
+     * A timestamped window store supplier in the headers format (KIP-1271) with
+     * {@link #SEGMENT_CONFIG}, as {@code Stores.persistentTimestampedWindowStoreWithHeaders}; the
+     * arguments and their checks are those of {@link #persistentWindowStore(String, Duration, Duration, boolean)}.
+     */
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(String name,
+                                                                                   Duration retentionPeriod,
+                                                                                   Duration windowSize,
+                                                                                   boolean retainDuplicates) {
+        return persistentTimestampedWindowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates,
+                SEGMENT_CONFIG);
+    }
+
+    /** {@link #persistentTimestampedWindowStoreWithHeaders(String, Duration, Duration, boolean)} with segments opened with {@code config}. */
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(String name,
+                                                                                   Duration retentionPeriod,
+                                                                                   Duration windowSize,
+                                                                                   boolean retainDuplicates,
+                                                                                   StoreConfig config) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, true, true, false);
+    }
+
+    /**
+     * A session store supplier in the headers format (KIP-1271) with {@link #SEGMENT_CONFIG}, as
+     * {@code Stores.persistentSessionStoreWithHeaders}; the arguments and their checks are those
+     * of {@link #persistentSessionStore(String, Duration)}.
+     */
+    public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(String name, Duration retentionPeriod) {
+        return persistentSessionStoreWithHeaders(name, retentionPeriod, SEGMENT_CONFIG);
+    }
+
+    /** {@link #persistentSessionStoreWithHeaders(String, Duration)} with segments opened with {@code config}. */
+    public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(String name, Duration retentionPeriod,
+                                                                              StoreConfig config) {
+        return sessionStore(name, retentionPeriod, config, true, false);
+    }
+
+    /**
+     * A time-ordered timestamped window store supplier, Strata's counterpart of Kafka's
+     * {@code RocksDbIndexedTimeOrderedWindowBytesStoreSupplier}, which Kafka Streams uses for
+     * windowed aggregations that emit on window close ({@code EmitStrategy.onWindowClose()};
+     * {@link StrataDslStoreSuppliers} returns it for them): its stores also keep their records
+     * in time order, so that the windows closed since the last emission are one scan (see
+     * {@link StrataWindowStore}, "Time-ordered"). Arguments and checks as
+     * {@link #persistentWindowStore(String, Duration, Duration, boolean)}; {@code withHeaders}
+     * gives the headers format (KIP-1271) and a {@code HeadersBytesStoreSupplier}.
+     */
+    public static WindowBytesStoreSupplier persistentTimeOrderedWindowStore(String name, Duration retentionPeriod,
+                                                                            Duration windowSize,
+                                                                            boolean retainDuplicates,
+                                                                            boolean withHeaders, StoreConfig config) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, true, withHeaders, true);
+    }
+
+    /**
+     * A time-ordered session store supplier, Strata's counterpart of Kafka's
+     * {@code RocksDbTimeOrderedSessionBytesStoreSupplier}, which Kafka Streams uses for session
+     * aggregations that emit on window close ({@link StrataDslStoreSuppliers} returns it for
+     * them): its stores answer {@code findSessions(earliestSessionEndTime, latestSessionEndTime)}
+     * over every key from a time index (see {@link StrataSessionStore}, "Time-ordered").
+     * Arguments and checks as {@link #persistentSessionStore(String, Duration)};
+     * {@code withHeaders} gives the headers format (KIP-1271) and a {@code HeadersBytesStoreSupplier}.
+     */
+    public static SessionBytesStoreSupplier persistentTimeOrderedSessionStore(String name, Duration retentionPeriod,
+                                                                              boolean withHeaders,
+                                                                              StoreConfig config) {
+        return sessionStore(name, retentionPeriod, config, withHeaders, true);
+    }
+
+    private static SessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod, StoreConfig config,
+                                                          boolean headers, boolean timeOrdered) {
         Objects.requireNonNull(name, "name cannot be null");
         Objects.requireNonNull(config, "config cannot be null");
         long retentionMs = millis(retentionPeriod, "retentionPeriod");
-        return new StrataSessionBytesStoreSupplier(name, config, retentionMs, segmentInterval(retentionMs));
+        return headers
+                ? new StrataSessionHeadersBytesStoreSupplier(name, config, retentionMs, segmentInterval(retentionMs),
+                        timeOrdered)
+                : new StrataSessionBytesStoreSupplier(name, config, retentionMs, segmentInterval(retentionMs),
+                        timeOrdered);
     }
 
     /**
@@ -199,7 +294,7 @@ public final class StrataStores {
 
     private static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
                                                         boolean retainDuplicates, StoreConfig config,
-                                                        boolean timestamped) {
+                                                        boolean timestamped, boolean headers, boolean timeOrdered) {
         Objects.requireNonNull(name, "name cannot be null");
         Objects.requireNonNull(config, "config cannot be null");
         long retentionMs = millis(retentionPeriod, "retentionPeriod");
@@ -209,8 +304,12 @@ public final class StrataStores {
                     + " must be no smaller than its window size. Got size=[" + windowMs + "], retention=["
                     + retentionMs + "]");
         }
+        if (headers) {
+            return new StrataWindowHeadersBytesStoreSupplier(name, config, retentionMs, windowMs, retainDuplicates,
+                    segmentInterval(retentionMs), timeOrdered);
+        }
         return new StrataWindowBytesStoreSupplier(name, config, retentionMs, windowMs, retainDuplicates,
-                segmentInterval(retentionMs), timestamped);
+                segmentInterval(retentionMs), timestamped, timeOrdered);
     }
 
     /** Kafka's default segment interval: half the retention period, at least 60 s. */

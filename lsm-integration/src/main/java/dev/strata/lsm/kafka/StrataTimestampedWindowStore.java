@@ -15,4 +15,10 @@ public class StrataTimestampedWindowStore extends StrataWindowStore implements T
                                         boolean retainDuplicates, long segmentInterval) {
         super(name, config, retentionPeriod, windowSize, retainDuplicates, segmentInterval);
     }
+
+    /** See {@link StrataWindowStore#StrataWindowStore(String, StoreConfig, long, long, boolean, long, boolean)}. */
+    public StrataTimestampedWindowStore(String name, StoreConfig config, long retentionPeriod, long windowSize,
+                                        boolean retainDuplicates, long segmentInterval, boolean timeOrdered) {
+        super(name, config, retentionPeriod, windowSize, retainDuplicates, segmentInterval, timeOrdered);
+    }
 }

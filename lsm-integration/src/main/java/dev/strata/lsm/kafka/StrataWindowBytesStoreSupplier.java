@@ -8,10 +8,11 @@ import org.apache.kafka.streams.state.WindowStore;
 import java.util.Objects;
 
 /**
- * Supplies a new {@link StrataWindowStore} (or {@link StrataTimestampedWindowStore}) per
- * task; made by {@link StrataStores}. Immutable.
+ * Supplies a new {@link StrataWindowStore} (or {@link StrataTimestampedWindowStore}, either
+ * possibly time-ordered) per task; made by {@link StrataStores}. The headers variant is
+ * {@link StrataWindowHeadersBytesStoreSupplier}. Immutable.
  */
-public final class StrataWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
+public class StrataWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
     private final String name;
     private final StoreConfig config;
     private final long retentionPeriod;
@@ -19,9 +20,11 @@ public final class StrataWindowBytesStoreSupplier implements WindowBytesStoreSup
     private final boolean retainDuplicates;
     private final long segmentInterval;
     private final boolean timestamped;
+    private final boolean timeOrdered;
 
     StrataWindowBytesStoreSupplier(String name, StoreConfig config, long retentionPeriod, long windowSize,
-                                   boolean retainDuplicates, long segmentInterval, boolean timestamped) {
+                                   boolean retainDuplicates, long segmentInterval, boolean timestamped,
+                                   boolean timeOrdered) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.config = Objects.requireNonNull(config, "config cannot be null");
         this.retentionPeriod = retentionPeriod;
@@ -29,6 +32,7 @@ public final class StrataWindowBytesStoreSupplier implements WindowBytesStoreSup
         this.retainDuplicates = retainDuplicates;
         this.segmentInterval = segmentInterval;
         this.timestamped = timestamped;
+        this.timeOrdered = timeOrdered;
     }
 
     @Override
@@ -40,8 +44,9 @@ public final class StrataWindowBytesStoreSupplier implements WindowBytesStoreSup
     public WindowStore<Bytes, byte[]> get() {
         return timestamped
                 ? new StrataTimestampedWindowStore(name, config, retentionPeriod, windowSize, retainDuplicates,
-                        segmentInterval)
-                : new StrataWindowStore(name, config, retentionPeriod, windowSize, retainDuplicates, segmentInterval);
+                        segmentInterval, timeOrdered)
+                : new StrataWindowStore(name, config, retentionPeriod, windowSize, retainDuplicates, segmentInterval,
+                        timeOrdered);
     }
 
     @Override
@@ -79,10 +84,15 @@ public final class StrataWindowBytesStoreSupplier implements WindowBytesStoreSup
         return timestamped;
     }
 
+    /** Whether the stores it supplies keep a time index (see {@link StrataWindowStore}, "Time-ordered"). */
+    public boolean timeOrdered() {
+        return timeOrdered;
+    }
+
     @Override
     public String toString() {
-        return "StrataWindowBytesStoreSupplier[" + name + ", retention=" + retentionPeriod + "ms, size=" + windowSize
+        return getClass().getSimpleName() + "[" + name + ", retention=" + retentionPeriod + "ms, size=" + windowSize
                 + "ms, segment=" + segmentInterval + "ms" + (retainDuplicates ? ", duplicates" : "")
-                + (timestamped ? ", timestamped" : "") + "]";
+                + (timestamped ? ", timestamped" : "") + (timeOrdered ? ", time-ordered" : "") + "]";
     }
 }

@@ -4,6 +4,8 @@ import dev.strata.lsm.StoreConfig;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.internals.TimeWindow;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.query.FailureReason;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.Query;
@@ -14,6 +16,8 @@ import org.apache.kafka.streams.query.WindowRangeQuery;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.apache.kafka.streams.state.internals.CachingWindowStore;
+import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -35,10 +39,24 @@ import java.util.Objects;
  * <p>Iterators go segment by segment and by key, then time, inside one; backward fetches
  * read one segment's part of their range into memory at a time (Strata's cursors go forward
  * only). Offsets: see {@link AbstractSegmentedStore} (Kafka Streams checkpoints them).
+ *
+ * <p><b>Time-ordered.</b> Made with {@code timeOrdered}, the store is Strata's counterpart of
+ * Kafka's {@code RocksDBTimeOrderedWindowStore}, which Kafka gives to windowed aggregations
+ * that emit on window close: each record is also kept under a time index key
+ * ({@link SegmentLayout}, value and all), and {@link #fetchAll(long, long)}, {@link #all()}
+ * and their backward forms read the index, so that the windows closed since the last
+ * emission are one scan per segment, in Kafka's time-ordered order (window start, then key,
+ * then sequence number). Kafka Streams wraps a store other than its own time-ordered one in
+ * its key-ordered {@code CachingWindowStore} when caching is on, which merges the cache with
+ * the store's iterators in key order: the store then answers those calls from its key-ordered
+ * records (found at {@code init}, by walking the wrappers from the root store).
  */
 public class StrataWindowStore extends AbstractSegmentedStore implements WindowStore<Bytes, byte[]> {
     private final long windowSize;
     private final boolean retainDuplicates;
+    private final boolean timeOrdered;
+    /** Whether a Kafka {@link CachingWindowStore} wraps this store (found at init). */
+    private volatile boolean cacheWrapped;
     private int seqnum;
 
     /**
@@ -51,12 +69,55 @@ public class StrataWindowStore extends AbstractSegmentedStore implements WindowS
      */
     public StrataWindowStore(String name, StoreConfig config, long retentionPeriod, long windowSize,
                              boolean retainDuplicates, long segmentInterval) {
+        this(name, config, retentionPeriod, windowSize, retainDuplicates, segmentInterval, false);
+    }
+
+    /**
+     * As {@link #StrataWindowStore(String, StoreConfig, long, long, boolean, long)}; with
+     * {@code timeOrdered} the store also keeps its records in time order (see the class comment).
+     */
+    public StrataWindowStore(String name, StoreConfig config, long retentionPeriod, long windowSize,
+                             boolean retainDuplicates, long segmentInterval, boolean timeOrdered) {
         super(name, config, retentionPeriod, segmentInterval);
+        this.timeOrdered = timeOrdered;
         if (windowSize < 0) {
             throw new IllegalArgumentException("windowSize cannot be negative, was " + windowSize);
         }
         this.windowSize = windowSize;
         this.retainDuplicates = retainDuplicates;
+    }
+
+    /** Whether the store keeps a time index (see the class comment). */
+    public boolean timeOrdered() {
+        return timeOrdered;
+    }
+
+    @Override
+    byte[] timeIndexKey(byte[] storedKey) {
+        return timeOrdered ? SegmentLayout.windowIndexKey(storedKey) : null;
+    }
+
+    @Override
+    public synchronized void init(StateStoreContext stateStoreContext, StateStore root) {
+        super.init(stateStoreContext, root);
+        cacheWrapped = timeOrdered && wrappedByCache(root, this);
+    }
+
+    /** Whether a {@link CachingWindowStore} is among the wrappers from {@code root} down to {@code store}. */
+    static boolean wrappedByCache(StateStore root, StateStore store) {
+        StateStore s = root;
+        while (s != store && s instanceof WrappedStateStore<?, ?, ?> wrapper) {
+            if (s instanceof CachingWindowStore) {
+                return true;
+            }
+            s = wrapper.wrapped();
+        }
+        return false;
+    }
+
+    /** Whether time ranges over every key are read from the time index. */
+    private boolean byTime() {
+        return timeOrdered && !cacheWrapped;
     }
 
     /** Writes are buffered until the next commit (see {@link AbstractSegmentedStore}, "Write buffer"). */
@@ -138,22 +199,44 @@ public class StrataWindowStore extends AbstractSegmentedStore implements WindowS
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> all() {
-        return fetch(null, null, Long.MIN_VALUE, Long.MAX_VALUE, true);
+        return fetchAll(Long.MIN_VALUE, Long.MAX_VALUE, true);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> backwardAll() {
-        return fetch(null, null, Long.MIN_VALUE, Long.MAX_VALUE, false);
+        return fetchAll(Long.MIN_VALUE, Long.MAX_VALUE, false);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> fetchAll(long timeFrom, long timeTo) {
-        return fetch(null, null, timeFrom, timeTo, true);
+        return fetchAll(timeFrom, timeTo, true);
     }
 
     @Override
     public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetchAll(long timeFrom, long timeTo) {
-        return fetch(null, null, timeFrom, timeTo, false);
+        return fetchAll(timeFrom, timeTo, false);
+    }
+
+    private KeyValueIterator<Windowed<Bytes>, byte[]> fetchAll(long timeFrom, long timeTo, boolean forward) {
+        return byTime() ? fetchByTime(timeFrom, timeTo, forward) : fetch(null, null, timeFrom, timeTo, forward);
+    }
+
+    /** Every key's windows starting in [timeFrom, timeTo], from the time index: by start, then key. */
+    private synchronized KeyValueIterator<Windowed<Bytes>, byte[]> fetchByTime(long timeFrom, long timeTo,
+                                                                               boolean forward) {
+        checkOpen();
+        long from = earliestLiveTime(timeFrom);
+        List<TimeSegments.Segment> searched = timeTo < from ? List.of() : segments.segments(from, timeTo, forward);
+        byte[] start = SegmentLayout.indexTime(from);
+        byte[] end = timeTo == Long.MAX_VALUE ? SegmentLayout.INDEX_END : SegmentLayout.indexTime(timeTo + 1);
+        return iterate(searched, start, end, stored -> {
+            long windowStart = SegmentLayout.indexTime(stored);
+            if (windowStart < from || windowStart > timeTo) {
+                return null;
+            }
+            return new Windowed<>(Bytes.wrap(SegmentLayout.indexUserKey(stored, 1 + Long.BYTES, Integer.BYTES)),
+                    window(windowStart));
+        }, forward);
     }
 
     /** Windows of keys in [keyFrom, keyTo] (a null bound is open) starting in [timeFrom, timeTo]. */

@@ -103,4 +103,66 @@ class SegmentLayoutTest {
                     Arrays.compareUnsigned(e1, SegmentLayout.keyTime(k2, end2)) >= 0);
         }
     }
+
+    @Test
+    void windowTimeIndexKeysSortByTimeThenKeyThenSequence() {
+        Random random = new Random(33);
+        for (int i = 0; i < 200_000; i++) {
+            byte[] k1 = randomKey(random);
+            byte[] k2 = randomKey(random);
+            long t1 = randomTime(random);
+            long t2 = randomTime(random);
+            int s1 = random.nextInt(3);
+            int s2 = random.nextInt(3);
+            byte[] x1 = SegmentLayout.windowIndexKey(SegmentLayout.windowKey(k1, t1, s1));
+            byte[] x2 = SegmentLayout.windowIndexKey(SegmentLayout.windowKey(k2, t2, s2));
+            int expected = Long.compare(t1, t2);
+            if (expected == 0) {
+                expected = Bytes.wrap(k1).compareTo(Bytes.wrap(k2));
+            }
+            if (expected == 0) {
+                expected = Integer.compare(s1, s2);
+            }
+            assertEquals(Integer.signum(expected), Integer.signum(Arrays.compareUnsigned(x1, x2)),
+                    Arrays.toString(k1) + "@" + t1 + "#" + s1 + " vs " + Arrays.toString(k2) + "@" + t2 + "#" + s2);
+            assertEquals(t1, SegmentLayout.indexTime(x1));
+            assertArrayEquals(k1, SegmentLayout.indexUserKey(x1, 1 + Long.BYTES, Integer.BYTES));
+            // [indexTime(t2), indexTime(t2 + 1)) holds x1 exactly when its time is t2
+            boolean inside = Arrays.compareUnsigned(x1, SegmentLayout.indexTime(t2)) >= 0
+                    && (t2 == Long.MAX_VALUE ? Arrays.compareUnsigned(x1, SegmentLayout.INDEX_END) < 0
+                    : Arrays.compareUnsigned(x1, SegmentLayout.indexTime(t2 + 1)) < 0);
+            assertEquals(t1 == t2, inside);
+            // the index lies after every record key and before the end of the index
+            assertTrue(Arrays.compareUnsigned(x1, SegmentLayout.DATA_END) >= 0
+                    && Arrays.compareUnsigned(x1, SegmentLayout.INDEX_END) < 0);
+        }
+    }
+
+    @Test
+    void sessionTimeIndexKeysSortByEndThenStartThenKey() {
+        Random random = new Random(34);
+        for (int i = 0; i < 200_000; i++) {
+            byte[] k1 = randomKey(random);
+            byte[] k2 = randomKey(random);
+            long start1 = randomTime(random);
+            long end1 = randomTime(random);
+            long start2 = randomTime(random);
+            long end2 = randomTime(random);
+            byte[] x1 = SegmentLayout.sessionIndexKey(SegmentLayout.sessionKey(k1, start1, end1));
+            byte[] x2 = SegmentLayout.sessionIndexKey(SegmentLayout.sessionKey(k2, start2, end2));
+            int expected = Long.compare(end1, end2);
+            if (expected == 0) {
+                expected = Long.compare(start1, start2);
+            }
+            if (expected == 0) {
+                expected = Bytes.wrap(k1).compareTo(Bytes.wrap(k2));
+            }
+            assertEquals(Integer.signum(expected), Integer.signum(Arrays.compareUnsigned(x1, x2)));
+            assertEquals(end1, SegmentLayout.indexTime(x1));
+            assertEquals(start1, SegmentLayout.indexSessionStart(x1));
+            assertArrayEquals(k1, SegmentLayout.indexUserKey(x1, 1 + SegmentLayout.SESSION_SUFFIX_BYTES, 0));
+            assertTrue(Arrays.compareUnsigned(x1, SegmentLayout.DATA_END) >= 0
+                    && Arrays.compareUnsigned(x1, SegmentLayout.INDEX_END) < 0);
+        }
+    }
 }

@@ -5,12 +5,7 @@ import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -36,32 +31,6 @@ class SegmentedTopologyTest {
 
     @TempDir
     Path stateDir;
-
-    /** A class loader that defines every class of the test classpath itself and says which it loaded. */
-    private static final class IsolatedLoader extends URLClassLoader {
-        IsolatedLoader() {
-            super(classpath(), ClassLoader.getPlatformClassLoader());
-        }
-
-        boolean loaded(String className) {
-            return findLoadedClass(className) != null;
-        }
-
-        private static URL[] classpath() {
-            String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-            List<URL> urls = new ArrayList<>();
-            for (String entry : cp.split(File.pathSeparator)) {
-                if (!entry.isEmpty()) {
-                    try {
-                        urls.add(new File(entry).toURI().toURL());
-                    } catch (MalformedURLException e) {
-                        throw new IllegalStateException(entry, e);
-                    }
-                }
-            }
-            return urls.toArray(new URL[0]);
-        }
-    }
 
     private record Run(Map<String, List<String>> result, boolean rocksDbLoaded) {
     }
