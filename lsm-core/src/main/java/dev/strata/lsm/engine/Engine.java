@@ -1118,7 +1118,6 @@ public final class Engine implements AutoCloseable {
         Path activeLink = null;
         Path activeTarget = null;
         long activeEnd = 0;
-        List<Path> closedSegments = new ArrayList<>();
         try {
             ReaderStaging.deleteTree(temp); // a crashed earlier attempt
             Files.createDirectory(temp);
@@ -1164,10 +1163,9 @@ public final class Engine implements AutoCloseable {
                                 activeLink = temp.resolve(segment.getFileName() + ".appending");
                                 copied[0] += linkOrCopy(segment, activeLink);
                             } else {
-                                // Trimmed to its records below, with the writers running again.
-                                Path link = temp.resolve(segment.getFileName() + ".closed");
-                                copied[0] += linkOrCopy(segment, link);
-                                closedSegments.add(link);
+                                // Closed: cut to its records when it was closed (PageFile#close
+                                // truncates a preallocated or mapped file to what was written).
+                                copied[0] += linkOrCopy(segment, temp.resolve(segment.getFileName()));
                             }
                         }
                     }
@@ -1182,9 +1180,7 @@ public final class Engine implements AutoCloseable {
                 copied[0] += copyPrefix(activeLink, activeTarget, activeEnd);
                 Files.delete(activeLink);
             }
-            for (Path link : closedSegments) {
-                copied[0] += placeClosedSegment(link);
-            }
+
             while (!trees.isEmpty()) {
                 Tree t = trees.remove(0);
                 VersionSet.CheckpointPin pin = pins.remove(0);
@@ -1259,41 +1255,6 @@ public final class Engine implements AutoCloseable {
             }
             mutex.awaitBackground(100);
         }
-    }
-
-    /**
-     * Puts a closed WAL segment, linked (or copied) into a checkpoint as {@code link}
-     * ({@code NAME.closed}), into place as {@code NAME}: only its records, up to the end of
-     * the last valid one ({@link dev.strata.lsm.wal.WalReader#validEnd}), copied into a new
-     * file, when the file is longer (in WAL mode async a segment is preallocated 4 MiB at a
-     * time, and a segment closed by a memtable switch keeps its zero-filled tail). A shorter
-     * segment that ends on a record boundary is what recovery reads as the same records (the
-     * reader stops at the end of the file as at a zero-filled tail). A segment that is
-     * damaged before its tail is kept whole, so that opening the checkpoint reports the damage
-     * as opening the store would. Returns the bytes copied.
-     */
-    private long placeClosedSegment(Path link) throws IOException {
-        String name = link.getFileName().toString();
-        Path target = link.resolveSibling(name.substring(0, name.length() - ".closed".length()));
-        long end;
-        long size;
-        try (dev.strata.lsm.wal.WalReader reader = dev.strata.lsm.wal.WalReader.open(io, link)) {
-            while (reader.next() != null) {
-                // to the last valid record
-            }
-            end = reader.validEnd();
-            size = reader.fileSize();
-        } catch (dev.strata.lsm.CorruptionException e) {
-            end = -1;
-            size = 0;
-        }
-        if (end < 0 || end >= size) {
-            Files.move(link, target);
-            return 0;
-        }
-        long copied = copyPrefix(link, target, end);
-        Files.delete(link);
-        return copied;
     }
 
     /** Copies the first {@code length} bytes of {@code from} into new file {@code to} and forces it; returns {@code length}. */

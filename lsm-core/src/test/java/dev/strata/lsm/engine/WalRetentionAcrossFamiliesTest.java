@@ -71,4 +71,49 @@ class WalRetentionAcrossFamiliesTest {
             assertArrayEquals(bytes("unflushed"), store.get(store.columnFamily("a"), bytes("after")));
         }
     }
+
+    /**
+     * Family a's memtable is created when the store opens and stays empty while family b rolls
+     * the log (a flush of b switches its memtable, which starts a new segment); then a takes one
+     * write. What a needs kept is the segment of that write, not the one its memtable was
+     * created at: once b flushes, every segment before a's write goes. Before, a's memtable
+     * kept its creation segment as its log number and pinned every segment from there until a
+     * flushed.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aFamilysFirstWriteNotItsMemtablesCreationDecidesWhatItKeeps(boolean atomic) throws IOException {
+        Path dir = tmp.resolve("store");
+        int rolls = 5;
+        StoreConfig config = StoreConfig.builder().walMode(WalSyncMode.ASYNC).atomicFlush(atomic)
+                .memtableBytes(1 << 20).mergePolicy("no-merge")
+                .family("a", FamilyOptions.defaults()).family("b", FamilyOptions.defaults()).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            ColumnFamily a = store.columnFamily("a");
+            ColumnFamily b = store.columnFamily("b");
+            long opened = segments(dir).get(segments(dir).size() - 1);
+            for (int i = 0; i < rolls; i++) {
+                store.put(b, bytes("b" + i), bytes("b-value" + i));
+                store.flushColumnFamily(b);
+            }
+            long beforeWrite = segments(dir).get(segments(dir).size() - 1);
+            assertEquals(true, beforeWrite >= opened + rolls, "b's flushes rolled the log: " + opened + " to "
+                    + beforeWrite);
+            store.put(a, bytes("a-key"), bytes("a-value")); // into the segment being written, beforeWrite
+            store.put(b, bytes("b-last"), bytes("b-last-value"));
+            store.flushColumnFamily(b);
+            List<Long> left = segments(dir);
+            // (With atomic flush, b's flush takes a's write along, and even that segment may go.)
+            assertEquals(true, left.get(0) >= beforeWrite, "a's one write is in segment " + beforeWrite
+                    + ", yet segments " + left + " are kept");
+        }
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            assertArrayEquals(bytes("a-value"), store.get(store.columnFamily("a"), bytes("a-key")));
+            ColumnFamily b = store.columnFamily("b");
+            for (int i = 0; i < rolls; i++) {
+                assertArrayEquals(bytes("b-value" + i), store.get(b, bytes("b" + i)));
+            }
+            assertArrayEquals(bytes("b-last-value"), store.get(b, bytes("b-last")));
+        }
+    }
 }
