@@ -615,10 +615,20 @@ public final class Engine implements AutoCloseable {
                 catalog = next;
                 t.dropped = true;
                 families.remove(family);
+                // Nothing of the family starts from here: no flush, decision, merge or retry.
+                t.flushLane.stop();
+                t.scheduler.stop();
             } finally {
                 writeQueue.leave(w);
             }
+            // A running flush or merge ends as it would (one queued but not started does
+            // nothing); it may still write into the directory until then.
+            boolean toldBusy = false;
             while (t.busy()) {
+                if (!toldBusy) {
+                    tellOpsHook("drop waits for background work");
+                    toldBusy = true;
+                }
                 mutex.awaitBackground(100);
             }
             // A checkpoint that pinned the family before the drop holds it (it was live at the
@@ -635,6 +645,8 @@ public final class Engine implements AutoCloseable {
         } finally {
             mutex.unlock();
         }
+        // A running obsolete-file sweep of the family ends first; later ones do nothing.
+        t.obsolete.stop(() -> tellOpsHook("drop waits for obsolete-file sweep"));
         metrics.unbindFamily(t.meters);
         t.closeFiles();
         try {
@@ -705,7 +717,10 @@ public final class Engine implements AutoCloseable {
      * For tests: {@code hook} is told {@code "checkpoint pinned"} on a checkpoint's thread
      * once a checkpoint of a store with column families has pinned them (the mutex and the
      * write queue released, no file linked yet), and {@code "drop waits for checkpoint"} on a
-     * column family drop's thread when the drop waits for such a checkpoint; null: none.
+     * column family drop's thread when the drop waits for such a checkpoint, {@code "drop waits
+     * for background work"} when it waits for the family's running flush or merge, and
+     * {@code "drop waits for obsolete-file sweep"} when it waits for a sweep of the family's
+     * directory to end; null: none.
      */
     void opsHook(java.util.function.Consumer<String> hook) {
         opsHook = hook;
@@ -716,6 +731,19 @@ public final class Engine implements AutoCloseable {
         if (h != null) {
             h.accept(step);
         }
+    }
+
+    /**
+     * For tests: {@code hook} is told, on the thread doing it, {@code "flush started"} before
+     * each flush of column family {@code family} writes, {@code "merge started"} before each of
+     * its merges writes, and {@code "sweep deletes N"} when an obsolete-file sweep of its
+     * directory is about to delete N tables (null: none).
+     */
+    void backgroundHook(int family, java.util.function.Consumer<String> hook) {
+        Tree t = tree(family);
+        t.flushLane.hook(hook);
+        t.scheduler.hook(hook);
+        t.obsolete.hook(hook);
     }
 
     void flushGroupHook(java.util.function.Consumer<String> hook) {
@@ -1135,6 +1163,8 @@ public final class Engine implements AutoCloseable {
                                 activeLink = temp.resolve(segment.getFileName() + ".appending");
                                 copied[0] += linkOrCopy(segment, activeLink);
                             } else {
+                                // Closed: cut to its records when it was closed (PageFile#close
+                                // truncates a preallocated or mapped file to what was written).
                                 copied[0] += linkOrCopy(segment, temp.resolve(segment.getFileName()));
                             }
                         }
@@ -1150,6 +1180,7 @@ public final class Engine implements AutoCloseable {
                 copied[0] += copyPrefix(activeLink, activeTarget, activeEnd);
                 Files.delete(activeLink);
             }
+
             while (!trees.isEmpty()) {
                 Tree t = trees.remove(0);
                 VersionSet.CheckpointPin pin = pins.remove(0);
@@ -1470,11 +1501,13 @@ public final class Engine implements AutoCloseable {
             dev.strata.lsm.policy.TreeView view;
             mutex.lock();
             try {
-                while (flushLane.running() || !memtables.set().immutable().isEmpty() || scheduler.running()) {
+                while (!t.dropped && (flushLane.running() || !memtables.set().immutable().isEmpty()
+                        || scheduler.running())) {
                     mutex.checkOpen();
                     mutex.awaitBackground(100);
                 }
                 mutex.checkOpen();
+                checkNotDropped(t, "compacted");
                 seen = versions.current();
                 view = scheduler.treeView(seen);
             } finally {
@@ -1493,6 +1526,7 @@ public final class Engine implements AutoCloseable {
             mutex.lock();
             try {
                 mutex.checkOpen();
+                checkNotDropped(t, "compacted");
                 if (versions.current() != seen || scheduler.running()) {
                     if (attempt >= MANUAL_COMPACTION_ATTEMPTS) {
                         throw new StoreException("compactRange: the tree changed under " + attempt
@@ -1518,6 +1552,7 @@ public final class Engine implements AutoCloseable {
                     }
                 }
                 if (!failures.isEmpty()) {
+                    checkNotDropped(t, "compacted");
                     throw new StoreException("compactRange failed: " + String.join("; ", failures));
                 }
                 return;
@@ -1552,6 +1587,13 @@ public final class Engine implements AutoCloseable {
             return bytes;
         } finally {
             v.release();
+        }
+    }
+
+    /** Throws if {@code t}'s family was dropped meanwhile ({@code what}: nothing was ...). */
+    private static void checkNotDropped(Tree t, String what) {
+        if (t.dropped) {
+            throw new IllegalArgumentException("column family \"" + t.name + "\" was dropped; nothing " + what);
         }
     }
 

@@ -40,6 +40,10 @@ final class FlushLane {
     private final int familyId;
 
     private boolean running;
+    /** Set (mutex held) when the family is dropped: no flush or retry starts any more. */
+    private volatile boolean stopped;
+    /** For tests: told {@code "flush started"} on the flush thread before each flush writes (null: none). */
+    private volatile java.util.function.Consumer<String> hook;
     private Throwable error;
     private int failures;
     /** With atomic flush: the store's flush groups, which flush this family's memtables instead of this lane. */
@@ -90,13 +94,26 @@ final class FlushLane {
         return groups != null ? groups.error() : error;
     }
 
+    /**
+     * The family was dropped: no flush or flush retry of this lane starts from now on (a
+     * running one ends as it would; {@link #running} says when). Mutex held.
+     */
+    void stop() {
+        stopped = true;
+    }
+
+    /** For tests: sets the hook told {@code "flush started"} (null: none). */
+    void hook(java.util.function.Consumer<String> hook) {
+        this.hook = hook;
+    }
+
     /** Starts flushing the oldest immutable memtable unless a flush runs or there is none. Mutex held. */
     void schedule() {
         if (groups != null) {
             groups.schedule();
             return;
         }
-        if (running || mutex.closed() && walMode != WalSyncMode.NONE || memtables.set().immutable().isEmpty()) {
+        if (stopped || running || mutex.closed() && walMode != WalSyncMode.NONE || memtables.set().immutable().isEmpty()) {
             return;
         }
         running = true;
@@ -116,11 +133,21 @@ final class FlushLane {
         FlushCut cut;
         mutex.lock();
         try {
+            if (stopped) {
+                // Queued when the family was dropped: its memtables were discarded.
+                running = false;
+                mutex.signalBackground();
+                return;
+            }
             m = memtables.oldestImmutable();
             nextSegment = memtables.segmentAfterOldest();
             cut = FlushCut.take(snapshots, memtables.log());
         } finally {
             mutex.unlock();
+        }
+        java.util.function.Consumer<String> h = hook;
+        if (h != null) {
+            h.accept("flush started");
         }
         List<Component> flushed = List.of();
         long flushStart = System.nanoTime();
@@ -155,7 +182,9 @@ final class FlushLane {
                 failures++;
                 running = false;
                 mutex.signalBackground();
-                scheduleRetry(lane, mutex, this::retry, failures);
+                if (!stopped) {
+                    scheduleRetry(lane, mutex, this::retry, failures);
+                }
             } finally {
                 mutex.unlock();
             }

@@ -75,6 +75,10 @@ final class MergeScheduler {
     /** Something changed while a decision ran: decide again when it ends. */
     private boolean decisionAgain;
     private boolean retryPending;
+    /** Set (mutex held) when the tree's column family is dropped: no decision, merge or retry starts any more. */
+    private volatile boolean stopped;
+    /** For tests: told {@code "merge started"} on the merge thread before each merge writes (null: none). */
+    private volatile java.util.function.Consumer<String> hook;
     private int failures;
     private volatile WriteAdmission admission = WriteAdmission.GO;
     /** The last admission override logged, to log each distinct one once. */
@@ -128,6 +132,20 @@ final class MergeScheduler {
     /** Merges run or a decision is pending (a retry not counted). Mutex held. */
     boolean running() {
         return mergesRunning > 0 || decisionPending;
+    }
+
+    /**
+     * The tree's column family was dropped: no decision, merge or retry starts from now on
+     * (running ones end as they would; {@link #running} says when). Mutex held.
+     */
+    void stop() {
+        stopped = true;
+        retryPending = false;
+    }
+
+    /** For tests: sets the hook told {@code "merge started"} (null: none). */
+    void hook(java.util.function.Consumer<String> hook) {
+        this.hook = hook;
     }
 
     /** The busy components. Mutex held; do not keep. */
@@ -192,7 +210,7 @@ final class MergeScheduler {
      * makes it decide again once it ends, with a fresh view.
      */
     void scheduleMerges() {
-        if (mutex.closed()) {
+        if (mutex.closed() || stopped) {
             return;
         }
         if (decisionPending) {
@@ -243,7 +261,7 @@ final class MergeScheduler {
         Set<ComponentId> heldSeen;
         mutex.lock();
         try {
-            if (mutex.closed()) {
+            if (mutex.closed() || stopped) {
                 decisionPending = false;
                 mutex.signalBackground();
                 return true;
@@ -268,12 +286,12 @@ final class MergeScheduler {
             if (failure != null) {
                 policy.error("merge policy " + policy.policyName() + " failed", failure);
                 admission = WriteAdmission.GO;
-            } else if (!mutex.closed()) {
+            } else if (!mutex.closed() && !stopped) {
                 admission = decision.admission();
                 policy.adopt(decision);
                 start(decision.tasks(), seen, heldSeen);
             }
-            if (!decisionAgain || mutex.closed()) {
+            if (!decisionAgain || mutex.closed() || stopped) {
                 decisionPending = false;
                 mutex.signalBackground();
                 return true;
@@ -346,6 +364,9 @@ final class MergeScheduler {
      * @return null when started, else the problem with the first invalid task (none started)
      */
     String startManual(List<MergeTask> tasks) {
+        if (stopped) {
+            return "the column family was dropped";
+        }
         Version v = versions.current();
         Set<ComponentId> claimed = new HashSet<>();
         for (MergeTask task : tasks) {
@@ -429,7 +450,14 @@ final class MergeScheduler {
                 // Queued when the store closed (its close runs the store's queued jobs itself):
                 // nothing is merged, the inputs are released.
                 failure = "the store closed before the merge started";
+            } else if (stopped) {
+                // Queued when the family was dropped: its tables go with its directory.
+                failure = "the column family was dropped before the merge started";
             } else {
+                java.util.function.Consumer<String> h = hook;
+                if (h != null) {
+                    h.accept("merge started");
+                }
                 long bytes = job.run(task, inputs, bottommost, snaps, anchorRun);
                 ok = true;
                 counters.merges.incrementAndGet();
@@ -458,7 +486,7 @@ final class MergeScheduler {
                     counters.chains.mergeCompleted(task.placement().level(), bytesOf(inputs));
                     failures = 0;
                     scheduleMerges();
-                } else if (!mutex.closed()) {
+                } else if (!mutex.closed() && !stopped) {
                     failures++;
                     retryPending = true;
                     long delay = Math.min(MAX_RETRY_DELAY_MS, 10L << Math.min(failures, 7));

@@ -77,6 +77,15 @@ final class ObsoleteFiles {
     private final long deleteBatchBytes;
     /** One sweep punches at a time (sweeps run on any merge thread). */
     private final Object punchLock = new Object();
+    /**
+     * Sweeps hold the read lock while they touch the directory; {@link #stop} takes the write
+     * lock, so once it returns no sweep runs and none will.
+     */
+    private final java.util.concurrent.locks.ReentrantReadWriteLock sweeps = new java.util.concurrent.locks.ReentrantReadWriteLock();
+    /** Set by {@link #stop} (the family was dropped): sweeps do nothing any more. Guarded by {@link #sweeps}. */
+    private boolean stopped;
+    /** For tests: told {@code "sweep deletes N"} by a sweep about to delete N tables (null: none). */
+    private volatile java.util.function.Consumer<String> hook;
 
     ObsoleteFiles(StorageIO io, Path dir, TableFiles tables, VersionSet versions, ReentrantLock mutex,
                   LongAdder punchedBytes, long deleteBatchBytes) {
@@ -87,6 +96,30 @@ final class ObsoleteFiles {
         this.versions = versions;
         this.mutex = mutex;
         this.punchedBytes = punchedBytes;
+    }
+
+    /** For tests: sets the hook told {@code "sweep deletes N"} (null: none). */
+    void hook(java.util.function.Consumer<String> hook) {
+        this.hook = hook;
+    }
+
+    /**
+     * The column family was dropped: waits for a running sweep to end (telling {@code waiting}
+     * first if one runs), and makes every later sweep do nothing, so the caller may delete the
+     * directory with nothing else touching it. Call without the engine's mutex (a sweep takes
+     * it). Tables being written are the jobs' business: the caller waits for those.
+     */
+    void stop(Runnable waiting) {
+        var lock = sweeps.writeLock();
+        if (!lock.tryLock()) {
+            waiting.run();
+            lock.lock();
+        }
+        try {
+            stopped = true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Table files {@code fileNumbers} got new versions in place: their old pages may be released. */
@@ -246,6 +279,17 @@ final class ObsoleteFiles {
      * close).
      */
     void deleteObsoleteTables(boolean all) {
+        sweeps.readLock().lock();
+        try {
+            if (!stopped) {
+                sweep(all);
+            }
+        } finally {
+            sweeps.readLock().unlock();
+        }
+    }
+
+    private void sweep(boolean all) {
         Set<Long> keep;
         mutex.lock();
         try {
@@ -288,6 +332,10 @@ final class ObsoleteFiles {
                 }
             } finally {
                 mutex.unlock();
+            }
+            java.util.function.Consumer<String> h = hook;
+            if (h != null && !doomed.isEmpty()) {
+                h.accept("sweep deletes " + doomed.size());
             }
             for (long n : doomed) {
                 tables.delete(n);

@@ -233,26 +233,21 @@ final class ReaderStaging {
     }
 
     /**
-     * Deletes {@code root} and everything under it, if it exists. A file another thread
-     * deletes during the walk (a dropped column family's obsolete table, deleted by the
-     * engine's background cleanup while the drop removes the directory) makes the walk start
-     * again rather than fail.
+     * Deletes {@code root} and everything under it, if it exists. The caller makes sure
+     * nothing else writes or deletes under it meanwhile (a dropped column family's directory
+     * is deleted only once its flushes, merges and obsolete-file sweeps have stopped,
+     * {@code Engine.dropFamily}); a failure is an {@link IOException}.
      */
     static void deleteTree(Path root) throws IOException {
-        for (int attempt = 1; ; attempt++) {
-            if (!Files.exists(root)) {
-                return;
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
             }
-            try (Stream<Path> walk = Files.walk(root)) {
-                for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-                return;
-            } catch (java.io.UncheckedIOException e) {
-                if (!(e.getCause() instanceof NoSuchFileException) || attempt >= 10) {
-                    throw e;
-                }
-            }
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
         }
     }
 }

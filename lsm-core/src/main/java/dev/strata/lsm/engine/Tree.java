@@ -163,14 +163,31 @@ final class Tree {
     }
 
     /**
-     * The oldest WAL segment this tree still needs: its version set's log number, or none
-     * ({@link Long#MAX_VALUE}) when {@code idleNeedsNothing} and it holds no unflushed write.
+     * The oldest WAL segment this tree still needs. With {@code idleNeedsNothing} (a store of
+     * several families): none ({@link Long#MAX_VALUE}) when it holds no unflushed write, else
+     * the segment of the first write of its oldest memtable holding one (or its log number, if
+     * later: that memtable's flush is installed) — a memtable created at an old segment that
+     * stayed empty while other families rolled the log does not pin the segments before its
+     * first write. Otherwise its version set's log number, as for a store of one family always.
      */
     long walKeepFrom(boolean idleNeedsNothing) {
-        if (idleNeedsNothing && memtables.allEmpty()) {
-            return Long.MAX_VALUE;
+        if (!idleNeedsNothing) {
+            return versions.logNumber();
         }
-        return versions.logNumber();
+        MemtableSet m = memtables.set();
+        java.util.List<dev.strata.lsm.memtable.Memtable> imm = m.immutable();
+        long first = Long.MAX_VALUE;
+        for (int i = imm.size() - 1; i >= 0 && first == Long.MAX_VALUE; i--) { // oldest first
+            if (!imm.get(i).isEmpty()) {
+                first = imm.get(i).firstWriteSegment();
+            }
+        }
+        if (first == Long.MAX_VALUE && !m.active().isEmpty()) {
+            first = m.active().firstWriteSegment();
+        }
+        // A flush that installed its table but has not dropped its memtable yet moved the log
+        // number past that memtable's segments: they are needed no more.
+        return first == Long.MAX_VALUE ? first : Math.max(first, versions.logNumber());
     }
 
     /** The tree's counters and gauges; the IO counters are the store's (one WAL, one device). */

@@ -293,6 +293,13 @@ final class WriteQueue {
             }
         }
         long first = log.reserve(count);
+        // The group's WAL record goes into the segment being written now (a switch needs the
+        // queue's turn): each memtable remembers the segment of its first write, which is what
+        // WAL retention keeps for it (Tree#walKeepFrom), not the segment it was created at.
+        long segment = log.segment();
+        for (Memtable m : mems.values()) {
+            m.noteWriteSegment(segment);
+        }
         Memtable defaultMem = mems.get(0);
         // A group of writes without WAL goes to the memtable only (they all skip it: groupFrom).
         WalWriter log = group.get(0).options.isWalDisabled() ? null : this.log.wal();

@@ -46,9 +46,38 @@ public final class Memtable {
         this.walSegment = walSegment;
     }
 
-    /** The first WAL segment holding this memtable's writes. */
+    /**
+     * The WAL segment this memtable was created at: the segment its successor's writes start
+     * in once it is flushed, the log number a flush of it records.
+     */
     public long walSegment() {
         return walSegment;
+    }
+
+    /**
+     * The WAL segment of this memtable's first write (-1 before it): a memtable can be created
+     * at an old segment and stay empty while other column families roll the log, so this, not
+     * {@link #walSegment}, is the oldest segment its writes need kept.
+     */
+    private volatile long firstWriteSegment = -1;
+
+    /**
+     * Notes that writes about to be added are in WAL segment {@code segment} (called before
+     * they are added, by the one thread that adds; only the first call counts).
+     */
+    public void noteWriteSegment(long segment) {
+        if (firstWriteSegment < 0) {
+            firstWriteSegment = segment;
+        }
+    }
+
+    /**
+     * The oldest WAL segment holding this memtable's writes: that of its first write, or
+     * {@link #walSegment} for one whose writes were added without saying (recovery's replay).
+     */
+    public long firstWriteSegment() {
+        long s = firstWriteSegment;
+        return s >= 0 ? s : walSegment;
     }
 
     /** Adds an entry; {@code value} is ignored for a delete. One thread at a time. */

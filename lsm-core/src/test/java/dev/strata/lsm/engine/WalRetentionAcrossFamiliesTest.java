@@ -71,4 +71,57 @@ class WalRetentionAcrossFamiliesTest {
             assertArrayEquals(bytes("unflushed"), store.get(store.columnFamily("a"), bytes("after")));
         }
     }
+
+    /**
+     * Family a's memtable is created when the store opens and stays empty while the default
+     * family rolls the log (each of its flushes switches its memtable, which starts a new
+     * segment) and family b holds an unflushed write from the first segment, so those
+     * segments stay; then a takes one write. What a needs kept is the segment of that write,
+     * not the one its memtable was created at: once b flushes, every segment before a's write
+     * goes. Before, a's memtable kept its creation segment (a's log number) and pinned every
+     * segment from there until a flushed.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aFamilysFirstWriteNotItsMemtablesCreationDecidesWhatItKeeps(boolean atomic) throws IOException {
+        Path dir = tmp.resolve("store");
+        int rolls = 5;
+        StoreConfig config = StoreConfig.builder().walMode(WalSyncMode.ASYNC).atomicFlush(atomic)
+                .memtableBytes(1 << 20).mergePolicy("no-merge")
+                .family("a", FamilyOptions.defaults()).family("b", FamilyOptions.defaults()).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            ColumnFamily a = store.columnFamily("a");
+            ColumnFamily b = store.columnFamily("b");
+            ColumnFamily d = store.defaultColumnFamily();
+            long opened = segments(dir).get(segments(dir).size() - 1);
+            store.put(b, bytes("b-key"), bytes("b-value")); // holds the segments from here on
+            for (int i = 0; i < rolls; i++) {
+                store.put(d, bytes("d" + i), bytes("d-value" + i));
+                store.flushColumnFamily(d);
+            }
+            List<Long> beforeWriteSegments = segments(dir);
+            long beforeWrite = beforeWriteSegments.get(beforeWriteSegments.size() - 1);
+            if (!atomic) {
+                assertEquals(opened, beforeWriteSegments.get(0), "b's write holds the segments: " + beforeWriteSegments);
+                assertEquals(rolls + 1, beforeWriteSegments.size(), "the default family rolled the log: "
+                        + beforeWriteSegments);
+            }
+            store.put(a, bytes("a-key"), bytes("a-value")); // into the segment being written, beforeWrite
+            store.flushColumnFamily(b);
+            List<Long> left = segments(dir);
+            assertEquals(true, left.stream().allMatch(n -> n >= beforeWrite), "a's one write is in segment "
+                    + beforeWrite + ", b flushed, the default family holds nothing, yet segments " + left + " are kept");
+            if (!atomic) {
+                // (With atomic flush b's flush takes a's write along, and that segment goes too.)
+                assertEquals(beforeWrite, left.get(0), "a's write is in segment " + beforeWrite + ": " + left);
+            }
+        }
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            assertArrayEquals(bytes("a-value"), store.get(store.columnFamily("a"), bytes("a-key")));
+            assertArrayEquals(bytes("b-value"), store.get(store.columnFamily("b"), bytes("b-key")));
+            for (int i = 0; i < rolls; i++) {
+                assertArrayEquals(bytes("d-value" + i), store.get(bytes("d" + i)));
+            }
+        }
+    }
 }
