@@ -1,5 +1,6 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -303,14 +304,14 @@ class BidirectionalCursorTest {
         try (LsmStore store = LsmStore.open(dir.resolve("outlive"), StoreConfig.builder()
                 .mergePolicy("size-tiered", Map.of("fanout", "2")).build())) {
             for (int i = 0; i < 100; i++) {
-                store.put(b(String.format("k%03d", i)), b("v" + i));
+                store.put(b(TestKeys.padded("k", i, 3)), b("v" + i));
             }
             store.flush();
             Snapshot snap = store.snapshot();
             Cursor c = snap.scan(null, null);
             snap.close();
             for (int i = 0; i < 100; i++) {
-                store.delete(b(String.format("k%03d", i)));
+                store.delete(b(TestKeys.padded("k", i, 3)));
                 if (i % 25 == 24) {
                     store.flush();
                 }

@@ -1,5 +1,6 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.testkit.TestKeys;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +29,7 @@ class CompressionStatsTest {
         int keys = 20_000;
         try (LsmStore store = LsmStore.open(dir.resolve("lz4"), config)) {
             for (int i = 0; i < keys; i++) {
-                store.put(String.format("key-%08d", i).getBytes(), value(i));
+                store.put(TestKeys.padded("key-", i, 8).getBytes(), value(i));
             }
             store.flush();
             StoreStats s = store.stats();
@@ -39,7 +40,7 @@ class CompressionStatsTest {
             assertEquals(s.compressionRatio(), s.compressionRatio(0), 1e-9, "everything is in level 0");
             assertEquals(s.liveComponentBytes(), stored);
             for (int i = 0; i < keys; i += 97) {
-                assertArrayEquals(value(i), store.get(String.format("key-%08d", i).getBytes()));
+                assertArrayEquals(value(i), store.get(TestKeys.padded("key-", i, 8).getBytes()));
             }
             StoreStats after = store.stats();
             assertTrue(after.decompressions() > 0, "reads decompressed pages");
@@ -56,7 +57,7 @@ class CompressionStatsTest {
     void uncompressedTablesHaveRatioOne() {
         try (LsmStore store = LsmStore.open(dir.resolve("none"), StoreConfig.builder().mergePolicy("no-merge").build())) {
             for (int i = 0; i < 5000; i++) {
-                store.put(String.format("key-%08d", i).getBytes(), value(i));
+                store.put(TestKeys.padded("key-", i, 8).getBytes(), value(i));
             }
             store.flush();
             store.get("key-00000001".getBytes());

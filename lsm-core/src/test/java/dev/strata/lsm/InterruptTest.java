@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.lsm.testkit.TestKeys;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,7 +38,7 @@ class InterruptTest {
     Path dir;
 
     private static byte[] key(int i) {
-        return String.format("key-%08d", i).getBytes();
+        return TestKeys.padded("key-", i, 8).getBytes();
     }
 
     private static byte[] value(int i) {

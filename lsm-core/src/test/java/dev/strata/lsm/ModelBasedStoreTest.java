@@ -1,5 +1,6 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.io.TempDir;
@@ -290,13 +291,13 @@ class ModelBasedStoreTest {
         }
         int from = rnd.nextInt(keySpace);
         int width = kind < 5 ? keySpace / 10 + rnd.nextInt(keySpace / 5 + 1) : 1 + rnd.nextInt(8);
-        return new byte[][] {String.format("key-%06d", from).getBytes(),
-                String.format("key-%06d", from + width).getBytes()};
+        return new byte[][] {TestKeys.padded("key-", from, 6).getBytes(),
+                TestKeys.padded("key-", from + width, 6).getBytes()};
     }
 
     static byte[] key(Random rnd, int keySpace) {
         int k = rnd.nextInt(keySpace);
-        return rnd.nextInt(50) == 0 ? new byte[] {(byte) k} : String.format("key-%06d", k).getBytes();
+        return rnd.nextInt(50) == 0 ? new byte[] {(byte) k} : TestKeys.padded("key-", k, 6).getBytes();
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.strata.lsm;
 import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,7 +53,7 @@ class PolicyInstanceTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("k%05d", i).getBytes(UTF_8);
+        return TestKeys.padded("k", i, 5).getBytes(UTF_8);
     }
 
     private static void writeAndFlush(LsmStore store, int from, int to) {

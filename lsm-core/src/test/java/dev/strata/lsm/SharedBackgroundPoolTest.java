@@ -1,5 +1,6 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +33,7 @@ class SharedBackgroundPoolTest {
     Path dir;
 
     private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes(StandardCharsets.UTF_8);
+        return TestKeys.padded("key-", i, 6).getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] value(Random rnd, int store) {

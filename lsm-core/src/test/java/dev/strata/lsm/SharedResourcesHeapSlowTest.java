@@ -1,6 +1,7 @@
 package dev.strata.lsm;
 
 import dev.strata.lsm.testkit.SlowTest;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +35,7 @@ class SharedResourcesHeapSlowTest {
     Path dir;
 
     private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes(StandardCharsets.UTF_8);
+        return TestKeys.padded("key-", i, 6).getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] value(int store, int i) {

@@ -1,5 +1,6 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +25,7 @@ class SharedResourcesTest {
     Path dir;
 
     private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes(StandardCharsets.UTF_8);
+        return TestKeys.padded("key-", i, 6).getBytes(StandardCharsets.UTF_8);
     }
 
     /** A value that names its store: a page of another store's table would show. */

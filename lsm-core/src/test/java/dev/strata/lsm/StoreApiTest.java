@@ -1,6 +1,7 @@
 package dev.strata.lsm;
 
 import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.testkit.TestKeys;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,7 +67,7 @@ class StoreApiTest {
     void cursorsUsedAfterCloseThrowStoreClosedException() {
         LsmStore store = LsmStore.open(dir, StoreConfig.builder().memtableBytes(16 * 1024).build());
         for (int i = 0; i < 2000; i++) {
-            store.put(String.format("key%06d", i).getBytes(), new byte[40]);
+            store.put(TestKeys.padded("key", i, 6).getBytes(), new byte[40]);
         }
         store.flush();
         store.put("zz".getBytes(), "memtable only".getBytes());
@@ -118,7 +119,7 @@ class StoreApiTest {
                 Map.of("fanout", "2")).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             for (int i = 0; i < 5000; i++) {
-                store.put(String.format("key%08d", i).getBytes(), new byte[100]);
+                store.put(TestKeys.padded("key", i, 8).getBytes(), new byte[100]);
             }
             store.flush();
             store.awaitMerges();
@@ -197,7 +198,7 @@ class StoreApiTest {
                 .mergePolicy("size-tiered", Map.of("fanout", "2")).build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             for (int i = 0; i < 2000; i++) {
-                store.put(String.format("k%05d", i).getBytes(), new byte[64]);
+                store.put(TestKeys.padded("k", i, 5).getBytes(), new byte[64]);
             }
             store.flush();
             store.awaitMerges();
@@ -205,7 +206,7 @@ class StoreApiTest {
                 assertTrue(c.next());
                 // Rewrite everything: the files the cursor reads are merged away meanwhile.
                 for (int i = 0; i < 2000; i++) {
-                    store.put(String.format("k%05d", i).getBytes(), new byte[80]);
+                    store.put(TestKeys.padded("k", i, 5).getBytes(), new byte[80]);
                 }
                 store.flush();
                 store.awaitMerges();

@@ -1,5 +1,6 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,14 +58,14 @@ class ValueExpiryTest {
                 for (int i = 0; i < keys; i++) {
                     // Round 3 expires every even key; the others stay live.
                     String v = round == 3 && i % 2 == 0 ? "x" + i : "v" + round + "-" + i;
-                    store.put(b(String.format("key%06d", i)), b(v));
+                    store.put(b(TestKeys.padded("key", i, 6)), b(v));
                 }
                 store.flush();
             }
             store.awaitMerges();
             assertTrue(store.stats().mergeCount() > 0, "no merge ran");
             for (int i = 0; i < keys; i++) {
-                byte[] got = store.get(b(String.format("key%06d", i)));
+                byte[] got = store.get(b(TestKeys.padded("key", i, 6)));
                 if (i % 2 == 0) {
                     // Turned into a tombstone at the flush already, whatever merged since.
                     assertNull(got, "key " + i);
@@ -92,7 +93,7 @@ class ValueExpiryTest {
         int keys = 2000;
         try (LsmStore store = LsmStore.open(dir, config)) {
             for (int i = 0; i < keys; i++) {
-                store.put(b(String.format("late%06d", i)), b("y" + i));
+                store.put(b(TestKeys.padded("late", i, 6)), b("y" + i));
             }
             store.flush();
             store.awaitMerges();
@@ -100,14 +101,14 @@ class ValueExpiryTest {
             late.set(true);
             for (int round = 0; round < 3; round++) {
                 for (int i = 0; i < keys; i++) {
-                    store.put(b(String.format("other%06d", i)), b("v" + round));
+                    store.put(b(TestKeys.padded("other", i, 6)), b("v" + round));
                 }
                 store.flush();
             }
             store.awaitMerges();
             int gone = 0;
             for (int i = 0; i < keys; i++) {
-                if (store.get(b(String.format("late%06d", i))) == null) {
+                if (store.get(b(TestKeys.padded("late", i, 6))) == null) {
                     gone++;
                 }
             }

@@ -5,6 +5,7 @@ import dev.strata.lsm.FamilyOptions;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.WalSyncMode;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -106,7 +107,7 @@ class WalTailSizeTest {
                 store.flushColumnFamily(store.defaultColumnFamily()); // its memtable switches: a new segment each round
             }
             for (int i = 0; i < KEYS_PER_ROUND; i++) {
-                String k = String.format("tail-k%03d", i); // unflushed: only the WAL holds these
+                String k = TestKeys.padded("tail-k", i, 3); // unflushed: only the WAL holds these
                 store.put(b(k), b("tail" + i));
                 modelDefault.put(k, "tail" + i);
             }

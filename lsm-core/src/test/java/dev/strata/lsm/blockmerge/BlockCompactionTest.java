@@ -17,6 +17,7 @@ import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableIterator;
 import dev.strata.lsm.sstable.TableOptions;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,7 +52,7 @@ class BlockCompactionTest {
     private final TableOptions options = TableOptions.defaults().withBloomReserve(0.4);
 
     static byte[] key(int k) {
-        return String.format("k%06d", k).getBytes();
+        return TestKeys.padded("k", k, 6).getBytes();
     }
 
     private FinishedTable writeChild(Path path, int from, int to, Random rnd) throws IOException {

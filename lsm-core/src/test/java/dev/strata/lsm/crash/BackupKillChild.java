@@ -8,6 +8,7 @@ import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.backup.BackupInfo;
 import dev.strata.lsm.backup.Backups;
 
+import dev.strata.lsm.testkit.TestKeys;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -37,7 +38,7 @@ public final class BackupKillChild {
     }
 
     static byte[] key(long i) {
-        return String.format("k%09d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", i, 9).getBytes(StandardCharsets.US_ASCII);
     }
 
     static byte[] value(long i, String family) {

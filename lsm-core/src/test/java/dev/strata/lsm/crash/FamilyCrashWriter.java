@@ -6,6 +6,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.WriteBatch;
 
+import dev.strata.lsm.testkit.TestKeys;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -40,7 +41,7 @@ public final class FamilyCrashWriter {
     }
 
     static byte[] key(long id) {
-        return String.format("k%09d", id).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", id, 9).getBytes(StandardCharsets.US_ASCII);
     }
 
     static byte[] value(long id, String family) {

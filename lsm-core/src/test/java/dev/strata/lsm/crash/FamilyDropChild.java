@@ -7,6 +7,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.ForwardingStorageIO;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.version.FamilyCatalog;
 
 import java.io.FileDescriptor;
@@ -31,7 +32,7 @@ public final class FamilyDropChild {
     }
 
     static byte[] key(int i) {
-        return String.format("k%05d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", i, 5).getBytes(StandardCharsets.US_ASCII);
     }
 
     static byte[] value(int i, String family) {

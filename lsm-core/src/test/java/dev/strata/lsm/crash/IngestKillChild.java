@@ -7,6 +7,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.TableWriter;
 
+import dev.strata.lsm.testkit.TestKeys;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -47,7 +48,7 @@ public final class IngestKillChild {
     }
 
     static byte[] key(int i) {
-        return String.format("k%07d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", i, 7).getBytes(StandardCharsets.US_ASCII);
     }
 
     /** Round {@code round}'s value of key {@code i}, or null for a delete. */
@@ -63,7 +64,7 @@ public final class IngestKillChild {
     }
 
     static byte[] defaultKey(int round) {
-        return String.format("d%07d", round).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("d", round, 7).getBytes(StandardCharsets.US_ASCII);
     }
 
     public static void main(String[] args) throws IOException {

@@ -6,6 +6,7 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.WriteAdmission;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +35,7 @@ class AdmissionDeadlockTest {
 
 
     private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes(UTF_8);
+        return TestKeys.padded("key-", i, 6).getBytes(UTF_8);
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,7 +49,7 @@ class AnchorRunGoneTest {
 
 
     private static byte[] key(char range, int i) {
-        return String.format("%c-%07d", range, i).getBytes(UTF_8);
+        return TestKeys.padded(range + "-", i, 7).getBytes(UTF_8);
     }
 
     private static byte[] value(String generation, int i) {

@@ -15,6 +15,7 @@ import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.Compression;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
@@ -85,7 +86,7 @@ class BlockCompactionKillTest {
 
     /** Key and value of write {@code id}: ids cycle over the keys, so later writes overwrite. */
     static byte[] key(long id) {
-        return String.format("key-%08d", (id * 7919) % KEYS).getBytes(StandardCharsets.UTF_8);
+        return TestKeys.padded("key-", (id * 7919) % KEYS, 8).getBytes(StandardCharsets.UTF_8);
     }
 
     static byte[] value(long id) {

@@ -6,6 +6,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.TestAccess;
 import dev.strata.lsm.WalSyncMode;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,7 +59,7 @@ class CheckpointDropRaceTest {
         try (LsmStore store = LsmStore.open(dir, config())) {
             ColumnFamily fam = store.createColumnFamily("b", FamilyOptions.defaults());
             for (int i = 0; i < KEYS; i++) {
-                String k = String.format("k%05d", i);
+                String k = TestKeys.padded("k", i, 5);
                 String v = "value-" + i + "-".repeat(100);
                 store.put(b(k), b(v));
                 modelDefault.put(k, v);
@@ -67,7 +68,7 @@ class CheckpointDropRaceTest {
             }
             store.flush(); // tables on disk in both families; later writes reach the WAL tail only
             for (int i = KEYS; i < KEYS + 20; i++) {
-                String k = String.format("k%05d", i);
+                String k = TestKeys.padded("k", i, 5);
                 store.put(fam, b(k), b("tail" + i));
                 modelB.put(k, "tail" + i);
             }
@@ -109,7 +110,7 @@ class CheckpointDropRaceTest {
             ColumnFamily fam = copy.columnFamily("b");
             assertEquals(modelDefault, dump(copy, copy.defaultColumnFamily()));
             assertEquals(modelB, dump(copy, fam));
-            assertArrayEquals(b("tail" + KEYS), copy.get(fam, b(String.format("k%05d", KEYS))));
+            assertArrayEquals(b("tail" + KEYS), copy.get(fam, b(TestKeys.padded("k", KEYS, 5))));
         }
         try (LsmStore reopened = LsmStore.open(dir, config())) {
             assertEquals(List.of("default"), reopened.listColumnFamilies().stream().map(ColumnFamily::name).toList());
@@ -120,7 +121,7 @@ class CheckpointDropRaceTest {
     private static TreeMap<String, String> dump(LsmStore store, ColumnFamily family) {
         TreeMap<String, String> out = new TreeMap<>();
         for (int i = 0; i < KEYS + 20; i++) {
-            String k = String.format("k%05d", i);
+            String k = TestKeys.padded("k", i, 5);
             byte[] v = store.get(family, b(k));
             if (v != null) {
                 out.put(k, new String(v, StandardCharsets.US_ASCII));

@@ -7,6 +7,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.TestAccess;
 import dev.strata.lsm.WalSyncMode;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,7 +55,7 @@ class DropFamilyRaceTest {
 
     private static void writeTable(LsmStore store, ColumnFamily fam, int round) {
         for (int i = 0; i < 200; i++) {
-            store.put(fam, b(String.format("k%05d", i)), b("round-" + round + "-" + "v".repeat(60)));
+            store.put(fam, b(TestKeys.padded("k", i, 5)), b("round-" + round + "-" + "v".repeat(60)));
         }
         store.flushColumnFamily(fam);
     }
@@ -210,14 +211,14 @@ class DropFamilyRaceTest {
                 }
             });
             for (int i = 0; i < 100; i++) {
-                store.put(fam, b(String.format("m%05d", i)), b("unflushed"));
+                store.put(fam, b(TestKeys.padded("m", i, 5)), b("unflushed"));
             }
             holdFlush.set(true);
             Thread flusher = start("flusher", flushFailure, () -> store.flushColumnFamily(fam));
             await(flushHeld, "the family's flush runs");
             // More writes into the new active memtable (less than it holds): discarded by the drop, never flushed.
             for (int i = 0; i < 100; i++) {
-                store.put(fam, b(String.format("n%05d", i)), b("v".repeat(100)));
+                store.put(fam, b(TestKeys.padded("n", i, 5)), b("v".repeat(100)));
             }
             Thread dropper = start("dropper", dropFailure, () -> {
                 store.dropColumnFamily(fam);

@@ -8,6 +8,7 @@ import dev.strata.lsm.TestAccess;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.WriteOptions;
 import dev.strata.lsm.WalSyncMode;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,7 +43,7 @@ class FlushGroupCheckpointTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("k%05d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", i, 5).getBytes(StandardCharsets.US_ASCII);
     }
 
     @Test

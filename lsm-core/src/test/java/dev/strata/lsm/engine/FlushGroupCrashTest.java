@@ -6,6 +6,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.TestAccess;
 import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.version.FlushGroupRecord;
 import dev.strata.lsm.fault.CrashImages;
 import dev.strata.lsm.WalSyncMode;
@@ -44,7 +45,7 @@ class FlushGroupCrashTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("k%05d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", i, 5).getBytes(StandardCharsets.US_ASCII);
     }
 
     /** A crash image of {@code dir} ({@link CrashImages}), taken from the flush thread. */

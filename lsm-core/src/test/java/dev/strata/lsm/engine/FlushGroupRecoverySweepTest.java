@@ -14,6 +14,7 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.version.FlushGroupRecord;
 import dev.strata.lsm.version.TableFiles;
 import dev.strata.lsm.WalSyncMode;
@@ -63,7 +64,7 @@ class FlushGroupRecoverySweepTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("k%05d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", i, 5).getBytes(StandardCharsets.US_ASCII);
     }
 
     private static byte[] one() {

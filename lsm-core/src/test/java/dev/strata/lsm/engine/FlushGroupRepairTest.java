@@ -12,6 +12,7 @@ import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.RepairReport;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.version.FlushGroupRecord;
 import dev.strata.lsm.version.TableFiles;
 import dev.strata.lsm.WalSyncMode;
@@ -51,7 +52,7 @@ class FlushGroupRepairTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("k%05d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", i, 5).getBytes(StandardCharsets.US_ASCII);
     }
 
     /**

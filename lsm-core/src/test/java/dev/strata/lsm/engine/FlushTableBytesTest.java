@@ -11,6 +11,7 @@ import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.testkit.SeedOnFailure;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -89,7 +90,7 @@ class FlushTableBytesTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("key%08d", i).getBytes();
+        return TestKeys.padded("key", i, 8).getBytes();
     }
 
     /** Writes {@code n} random keys (values from {@code seed}) and flushes; returns what was written. */

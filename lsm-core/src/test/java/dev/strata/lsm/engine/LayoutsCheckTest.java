@@ -2,6 +2,7 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestSeed;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.ComponentMeta;
@@ -186,7 +187,7 @@ class LayoutsCheckTest {
     }
 
     private static String key(int k) {
-        return String.format("k%02d", k);
+        return TestKeys.padded("k", k, 2);
     }
 
     private static List<Component> stackOrder(Version v) {

@@ -6,6 +6,7 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,7 +59,7 @@ class LazyDeletionTest {
 
     private void write(LsmStore store, int from, int to) {
         for (int i = from; i < to; i++) {
-            store.put(String.format("k%08d", i).getBytes(UTF_8), ("v".repeat(60) + i).getBytes(UTF_8));
+            store.put(TestKeys.padded("k", i, 8).getBytes(UTF_8), ("v".repeat(60) + i).getBytes(UTF_8));
         }
     }
 

@@ -7,6 +7,7 @@ import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,7 +49,7 @@ class LevelTrafficTest {
         });
         try (LsmStore store = LsmStore.open(dir, config)) {
             for (int i = 0; i < 20_000; i++) {
-                store.put(String.format("k%08d", (i * 7919) % 20_000).getBytes(UTF_8), ("v".repeat(60) + i).getBytes(UTF_8));
+                store.put(TestKeys.padded("k", (i * 7919) % 20_000, 8).getBytes(UTF_8), ("v".repeat(60) + i).getBytes(UTF_8));
             }
             store.flush();
             store.awaitMerges();

@@ -2,6 +2,7 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.version.Manifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,7 +43,7 @@ class ManifestRotationTest {
         try (LsmStore store = LsmStore.open(dir, config)) {
             firstManifest = Manifest.parseNumber(manifests().get(0));
             for (int f = 0; f < flushes; f++) {
-                store.put(String.format("key-%04d", f).getBytes(UTF_8), ("value-" + f).getBytes(UTF_8));
+                store.put(TestKeys.padded("key-", f, 4).getBytes(UTF_8), ("value-" + f).getBytes(UTF_8));
                 store.flush();
             }
             List<String> left = manifests();
@@ -52,7 +53,7 @@ class ManifestRotationTest {
         try (LsmStore reopened = LsmStore.open(dir, config)) {
             for (int f = 0; f < flushes; f++) {
                 assertArrayEquals(("value-" + f).getBytes(UTF_8),
-                        reopened.get(String.format("key-%04d", f).getBytes(UTF_8)), "key " + f);
+                        reopened.get(TestKeys.padded("key-", f, 4).getBytes(UTF_8)), "key " + f);
             }
         }
     }

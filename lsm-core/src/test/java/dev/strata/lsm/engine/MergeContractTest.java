@@ -11,6 +11,7 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,7 +44,7 @@ class MergeContractTest {
     }
 
     private static byte[] key(char range, int i) {
-        return String.format("%c-%06d", range, i).getBytes(UTF_8);
+        return TestKeys.padded(range + "-", i, 6).getBytes(UTF_8);
     }
 
     private static byte[] value(int i) {

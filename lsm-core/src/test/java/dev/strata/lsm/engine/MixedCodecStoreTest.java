@@ -9,6 +9,7 @@ import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.Compression;
 import dev.strata.lsm.sstable.SSTableReader;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.version.TableFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +38,7 @@ class MixedCodecStoreTest {
     Path dir;
 
     private static byte[] key(int i) {
-        return String.format("key-%08d", i).getBytes();
+        return TestKeys.padded("key-", i, 8).getBytes();
     }
 
     private static byte[] value(int i, int round) {

@@ -3,6 +3,7 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.policy.MergeTask;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +32,7 @@ class PolicyOffMutexTest {
 
 
     private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes(UTF_8);
+        return TestKeys.padded("key-", i, 6).getBytes(UTF_8);
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunningMerge;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +36,7 @@ class PolicyTickTest {
 
 
     private static byte[] key(char range, int i) {
-        return String.format("%c-%06d", range, i).getBytes(UTF_8);
+        return TestKeys.padded(range + "-", i, 6).getBytes(UTF_8);
     }
 
     private static List<ComponentId> levelZero(TreeView tree) {

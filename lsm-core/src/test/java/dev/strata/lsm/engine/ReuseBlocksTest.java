@@ -15,6 +15,7 @@ import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.Compression;
 import dev.strata.lsm.LeafEncoding;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,7 +56,7 @@ class ReuseBlocksTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("key-%08d", i).getBytes(UTF_8);
+        return TestKeys.padded("key-", i, 8).getBytes(UTF_8);
     }
 
     private static byte[] value(int i, int version) {

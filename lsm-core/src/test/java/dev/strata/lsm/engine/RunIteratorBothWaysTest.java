@@ -14,6 +14,7 @@ import dev.strata.lsm.sstable.IteratorWalk;
 import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableOptions;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.version.Component;
 import dev.strata.lsm.version.ComponentMeta;
 import dev.strata.lsm.version.Run;
@@ -95,7 +96,7 @@ class RunIteratorBothWaysTest {
     }
 
     private static byte[] key(int k) {
-        return String.format("k%06d", k).getBytes();
+        return TestKeys.padded("k", k, 6).getBytes();
     }
 
     private static IteratorWalk.Targets targets(int maxKey) {

@@ -13,6 +13,7 @@ import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.OutputSpec;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.WriteAdmission;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -98,7 +99,7 @@ class StallChainsTest {
             // Until a writer had to wait for the merge (each time level 0 reaches two runs, a
             // writer needing a fresh memtable meanwhile waits for the merge; bounded).
             for (int i = 0; i < 300_000 && store.stats().stallChains().maxChainBytes() == 0; i++) {
-                store.put(String.format("k%08d", i).getBytes(UTF_8), ("v".repeat(60) + i).getBytes(UTF_8));
+                store.put(TestKeys.padded("k", i, 8).getBytes(UTF_8), ("v".repeat(60) + i).getBytes(UTF_8));
             }
             StallChainStats s = store.stats().stallChains();
             assertTrue(s.episodes() >= 1, s.toString());

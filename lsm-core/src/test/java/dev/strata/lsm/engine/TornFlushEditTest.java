@@ -14,6 +14,7 @@ import dev.strata.lsm.io.ForwardingStorageIO.ForwardingPageFile;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.version.FlushGroupRecord;
 import dev.strata.lsm.version.Manifest;
 import dev.strata.lsm.version.TableFiles;
@@ -121,7 +122,7 @@ class TornFlushEditTest {
     }
 
     private static byte[] key(char range, int i) {
-        return String.format("%c-%06d", range, i).getBytes(UTF_8);
+        return TestKeys.padded(range + "-", i, 6).getBytes(UTF_8);
     }
 
     static Set<String> tables(Path dir) throws IOException {

@@ -13,6 +13,7 @@ import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.WalSyncMode;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -172,7 +173,7 @@ class TornManifestTest {
     }
 
     private static byte[] key(char range, int i) {
-        return String.format("%c-%06d", range, i).getBytes(UTF_8);
+        return TestKeys.padded(range + "-", i, 6).getBytes(UTF_8);
     }
 
     /**

@@ -13,6 +13,7 @@ import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.version.Manifest;
 import dev.strata.lsm.version.TableFiles;
 import dev.strata.lsm.WalSyncMode;
@@ -134,7 +135,7 @@ class TornMergeEditTest {
     }
 
     private static byte[] key(char range, int i) {
-        return String.format("%c-%06d", range, i).getBytes(UTF_8);
+        return TestKeys.padded(range + "-", i, 6).getBytes(UTF_8);
     }
 
     private static Set<String> tables(Path dir) throws IOException {

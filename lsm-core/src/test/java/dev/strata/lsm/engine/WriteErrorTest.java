@@ -6,6 +6,7 @@ import dev.strata.lsm.StoreException;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.fault.WalFaultIO;
 import dev.strata.lsm.WalSyncMode;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -84,7 +85,7 @@ class WriteErrorTest {
     }
 
     private static byte[] key(String prefix, int i) {
-        return String.format("%s-%06d", prefix, i).getBytes();
+        return TestKeys.padded(prefix + "-", i, 6).getBytes();
     }
 
     private static byte[] value(int i) {

@@ -3,6 +3,7 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreClosedException;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,7 +53,7 @@ class WriteQueueTest {
     }
 
     private static byte[] key(int writer, long i) {
-        return String.format("w%d-%08d", writer, i).getBytes();
+        return TestKeys.padded("w" + writer + "-", i, 8).getBytes();
     }
 
     /** Starts writers that put until {@code stop}; each counts its acknowledged puts. */

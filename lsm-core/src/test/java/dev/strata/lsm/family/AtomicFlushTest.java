@@ -6,6 +6,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.WalSyncMode;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,7 +31,7 @@ class AtomicFlushTest {
     Path tmp;
 
     private static byte[] key(int i) {
-        return String.format("k%06d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", i, 6).getBytes(StandardCharsets.US_ASCII);
     }
 
     private static byte[] value(int i, String family) {

@@ -11,6 +11,7 @@ import dev.strata.lsm.StoreException;
 import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.ForwardingStorageIO;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.version.FamilyCatalog;
 import dev.strata.lsm.wal.WalSegments;
 import org.junit.jupiter.api.Test;
@@ -262,7 +263,7 @@ class ColumnFamilyTest {
             ColumnFamily small = store.columnFamily("small");
             byte[] value = new byte[1000];
             for (int i = 0; i < 400; i++) {
-                store.put(small, b(String.format("k%05d", i)), value);
+                store.put(small, b(TestKeys.padded("k", i, 5)), value);
             }
             store.flushColumnFamily(small);
             // 400 KB through a 64 KiB memtable: several flushes, and no-merge keeps every table.

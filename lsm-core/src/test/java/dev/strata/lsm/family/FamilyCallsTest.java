@@ -8,6 +8,7 @@ import dev.strata.lsm.MemoryRead;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.TableWriter;
 import dev.strata.lsm.WriteOptions;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,7 +53,7 @@ class FamilyCallsTest {
             Path file = tmp.resolve("t.sst");
             try (TableWriter w = TableWriter.create(file, config)) {
                 for (int i = 0; i < 100; i++) {
-                    w.put(b(String.format("k%02d", i)), b("ingested" + i));
+                    w.put(b(TestKeys.padded("k", i, 2)), b("ingested" + i));
                 }
                 w.finish();
             }

@@ -5,6 +5,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -75,7 +76,7 @@ class ManifestFailureTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes(UTF_8);
+        return TestKeys.padded("key-", i, 6).getBytes(UTF_8);
     }
 
     private static byte[] value(int i) {

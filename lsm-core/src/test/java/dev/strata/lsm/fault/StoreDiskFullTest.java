@@ -11,6 +11,7 @@ import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.SpaceLimitedStorageIO;
 import dev.strata.lsm.io.StorageIO;
 import dev.strata.lsm.WalSyncMode;
+import dev.strata.lsm.testkit.TestKeys;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -40,7 +41,7 @@ class StoreDiskFullTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("key-%08d", i).getBytes();
+        return TestKeys.padded("key-", i, 8).getBytes();
     }
 
     private static byte[] value(int i) {

@@ -6,6 +6,7 @@ import dev.strata.lsm.StoreException;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -65,7 +66,7 @@ class StoreFaultInjectionTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes();
+        return TestKeys.padded("key-", i, 6).getBytes();
     }
 
     private static byte[] value(int i) {

@@ -5,6 +5,7 @@ import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.InternalEntry;
 import dev.strata.lsm.sstable.InternalKeys;
 import dev.strata.lsm.sstable.IteratorWalk;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -41,7 +42,7 @@ class MergingIteratorTest {
                     // Runs (dense keys from one input) and scattered keys, a few seqnos each.
                     int k = rnd.nextBoolean() ? base + e : rnd.nextInt(1000);
                     long seq = 1 + rnd.nextInt(4);
-                    byte[] key = String.format("k%04d", k).getBytes();
+                    byte[] key = TestKeys.padded("k", k, 4).getBytes();
                     InternalEntry entry = new InternalEntry(key, seq, EntryType.PUT, ("v" + i + "-" + e).getBytes());
                     sorted.putIfAbsent(order(key, seq), entry);
                 }
@@ -88,7 +89,7 @@ class MergingIteratorTest {
                 for (int e = 0; e < entries; e++) {
                     int k = rnd.nextBoolean() ? base + e : rnd.nextInt(300);
                     long seq = 1 + rnd.nextInt(4);
-                    byte[] key = String.format("k%04d", k).getBytes();
+                    byte[] key = TestKeys.padded("k", k, 4).getBytes();
                     EntryType type = rnd.nextInt(6) == 0 ? EntryType.DELETE : EntryType.PUT;
                     InternalEntry entry = new InternalEntry(key, seq, type,
                             type == EntryType.DELETE ? null : ("v" + i + "-" + e).getBytes());
@@ -109,7 +110,7 @@ class MergingIteratorTest {
                     @Override
                     public byte[] key(Random r) {
                         int k = r.nextInt(420) - 10;
-                        String s = String.format("k%04d", Math.max(0, k));
+                        String s = TestKeys.padded("k", Math.max(0, k), 4);
                         return (r.nextInt(5) == 0 ? s.substring(0, r.nextInt(s.length() + 1)) : s).getBytes();
                     }
 

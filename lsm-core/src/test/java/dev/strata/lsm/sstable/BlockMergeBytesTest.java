@@ -6,6 +6,7 @@ import dev.strata.lsm.io.IoStats;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.merge.VersionRetention;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -171,7 +172,7 @@ class BlockMergeBytesTest {
     }
 
     static byte[] key32(int k) {
-        return String.format("user%028d", k).getBytes();
+        return TestKeys.padded("user", k, 28).getBytes();
     }
 
     static byte[] value(Random rnd) {

@@ -7,6 +7,7 @@ import dev.strata.lsm.io.IoStats;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.merge.VersionRetention;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
@@ -61,7 +62,7 @@ class BlockMergeWriterTest {
     }
 
     static byte[] key(int i) {
-        return String.format("key%07d", i).getBytes();
+        return TestKeys.padded("key", i, 7).getBytes();
     }
 
     static byte[] value(Random rnd) {

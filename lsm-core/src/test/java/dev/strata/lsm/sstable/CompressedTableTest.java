@@ -6,6 +6,7 @@ import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,7 +49,7 @@ class CompressedTableTest {
         List<InternalEntry> out = new ArrayList<>();
         long seq = 5_000_000;
         for (int i = 0; i < keys; i++) {
-            byte[] key = String.format("user%010d", i * 7L).getBytes();
+            byte[] key = TestKeys.padded("user", i * 7L, 10).getBytes();
             int versions = rnd.nextInt(10) == 0 ? 2 : 1;
             for (int v = 0; v < versions; v++) {
                 long s = seq - v;

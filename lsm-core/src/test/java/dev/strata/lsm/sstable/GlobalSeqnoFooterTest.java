@@ -6,6 +6,7 @@ import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +35,7 @@ class GlobalSeqnoFooterTest {
     Path tmp;
 
     private static byte[] key(int i) {
-        return String.format("k%05d", i).getBytes();
+        return TestKeys.padded("k", i, 5).getBytes();
     }
 
     private static List<InternalEntry> entries(long cellSeq) {

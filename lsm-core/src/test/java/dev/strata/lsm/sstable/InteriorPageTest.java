@@ -2,6 +2,7 @@ package dev.strata.lsm.sstable;
 
 import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,14 +88,14 @@ class InteriorPageTest {
         List<InternalEntry> entries = new ArrayList<>();
         byte[] value = new byte[100];
         for (int i = 0; i < 5_000; i++) {
-            entries.add(InternalEntry.put(String.format("a%05d", i).getBytes(StandardCharsets.US_ASCII), 1, value));
+            entries.add(InternalEntry.put(TestKeys.padded("a", i, 5).getBytes(StandardCharsets.US_ASCII), 1, value));
         }
         byte[] hot = "m".getBytes(StandardCharsets.US_ASCII);
         for (long s = 20_000; s >= 1; s--) {
             entries.add(InternalEntry.put(hot, s, value));
         }
         for (int i = 0; i < 5_000; i++) {
-            entries.add(InternalEntry.put(String.format("z%05d", i).getBytes(StandardCharsets.US_ASCII), 1, value));
+            entries.add(InternalEntry.put(TestKeys.padded("z", i, 5).getBytes(StandardCharsets.US_ASCII), 1, value));
         }
         checkTable("versions", entries);
     }
@@ -107,7 +108,7 @@ class InteriorPageTest {
         for (int i = 0; i < 3_000; i++) {
             byte[] k = new byte[keySize];
             Arrays.fill(k, (byte) ('a' + i % 5));
-            System.arraycopy(String.format("%08d", 3 * i).getBytes(StandardCharsets.US_ASCII), 0, k, i % 2 * 100, 8);
+            System.arraycopy(TestKeys.padded("", 3 * i, 8).getBytes(StandardCharsets.US_ASCII), 0, k, i % 2 * 100, 8);
             keys.add(k);
         }
         keys.sort(Arrays::compareUnsigned);

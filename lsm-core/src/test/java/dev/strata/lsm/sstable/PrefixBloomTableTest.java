@@ -5,6 +5,7 @@ import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,7 +31,7 @@ class PrefixBloomTableTest {
     private final TableFixture fixture = new TableFixture();
 
     private static byte[] key(String group, int i) {
-        return String.format("%s%05d", group, i).getBytes();
+        return TestKeys.padded(group, i, 5).getBytes();
     }
 
     private static List<InternalEntry> entries(String[] groups, int perGroup, int step, long seq) {

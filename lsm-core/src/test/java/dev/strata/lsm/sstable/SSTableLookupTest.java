@@ -4,6 +4,7 @@ import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.IoStats;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,7 +35,7 @@ class SSTableLookupTest {
     private Path path;
 
     private static byte[] key(int i) {
-        return String.format("k%08d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", i, 8).getBytes(StandardCharsets.US_ASCII);
     }
 
     private static byte[] value(int i) {

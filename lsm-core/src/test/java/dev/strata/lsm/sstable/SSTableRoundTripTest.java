@@ -4,6 +4,7 @@ import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -160,7 +161,7 @@ class SSTableRoundTripTest {
     void allTombstones() throws IOException {
         List<InternalEntry> entries = new ArrayList<>();
         for (int i = 0; i < 5000; i++) {
-            entries.add(InternalEntry.delete(String.format("key%06d", i).getBytes(), i));
+            entries.add(InternalEntry.delete(TestKeys.padded("key", i, 6).getBytes(), i));
         }
         roundTrip(TableOptions.defaults(), entries);
     }

@@ -5,6 +5,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.testkit.ManualClock;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.TreeView;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,7 +39,7 @@ class ComponentViewDataTest {
     }
 
     static byte[] key(String prefix, int i) {
-        return String.format("%s-%05d", prefix, i).getBytes(UTF_8);
+        return TestKeys.padded(prefix + "-", i, 5).getBytes(UTF_8);
     }
 
     /** The components the policy last saw, oldest position first. */

@@ -3,6 +3,7 @@ package dev.strata.lsm.version;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 
+import dev.strata.lsm.testkit.TestKeys;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
@@ -25,7 +26,7 @@ final class Format1StoreFixture {
     }
 
     static byte[] key(int i) {
-        return String.format("key-%05d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("key-", i, 5).getBytes(StandardCharsets.US_ASCII);
     }
 
     static byte[] value(int i, int round) {

@@ -4,6 +4,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 
+import dev.strata.lsm.testkit.TestKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,7 @@ public final class ManifestBytesReport {
         long[] lastEdit = new long[2];
         Version v = new Version(List.of(), 0, new byte[0]);
         for (int i = 1; i <= n; i++) {
-            byte[] key = String.format("key%08d", i).getBytes(StandardCharsets.US_ASCII);
+            byte[] key = TestKeys.padded("key", i, 8).getBytes(StandardCharsets.US_ASCII);
             Component c = new Component(new ComponentMeta(new ComponentId(i, 0), 12288, 1, 0, 20, key, key, i, i, i,
                     1_700_000_000_000L, ComponentView.NO_TOMBSTONE), null);
             List<Run> l0 = new ArrayList<>(v.levels().isEmpty() ? List.of() : v.levels().get(0));

@@ -6,6 +6,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.RepairReport;
 import dev.strata.lsm.repair.StoreRepair;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,7 +44,7 @@ class ManifestDamageTest {
     }
 
     static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes(UTF_8);
+        return TestKeys.padded("key-", i, 6).getBytes(UTF_8);
     }
 
     static byte[] value(int i) {

@@ -7,6 +7,7 @@ import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestSeed;
 import dev.strata.lsm.version.VersionEdit.Kind;
 import dev.strata.lsm.version.VersionEdit.RunLayout;
@@ -113,7 +114,7 @@ class ManifestFormatTest {
         try (LsmStore store = LsmStore.open(dir, config)) {
             Path manifest = Manifest.readCurrent(new FileChannelStorageIO(), dir);
             for (int i = 0; i <= 120; i++) {
-                store.put(String.format("key-%05d", i).getBytes(UTF_8), "v".getBytes(UTF_8));
+                store.put(TestKeys.padded("key-", i, 5).getBytes(UTF_8), "v".getBytes(UTF_8));
                 store.flush();
                 sizes[i] = Files.size(manifest);
             }
@@ -124,7 +125,7 @@ class ManifestFormatTest {
         assertTrue(late <= early + 20, "10 flushes cost " + early + " bytes at 10 tables, " + late + " at 110");
         try (LsmStore store = LsmStore.open(dir, config)) {
             for (int i = 0; i <= 120; i++) {
-                assertEquals("v", new String(store.get(String.format("key-%05d", i).getBytes(UTF_8)), UTF_8));
+                assertEquals("v", new String(store.get(TestKeys.padded("key-", i, 5).getBytes(UTF_8)), UTF_8));
             }
         }
     }

@@ -3,6 +3,7 @@ package dev.strata.lsm.version;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 
+import dev.strata.lsm.testkit.TestKeys;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -24,7 +25,7 @@ final class RandomLayouts {
     }
 
     static Component component(Random rnd, long n) {
-        String min = String.format("%06d", rnd.nextInt(1_000_000));
+        String min = TestKeys.padded("", rnd.nextInt(1_000_000), 6);
         return new Component(new ComponentMeta(new ComponentId(n, rnd.nextInt(3) * 4096L), 1000 + n, 10, n % 3, 50,
                 min.getBytes(), (min + "~").getBytes(), n, n, n, 1_700_000_000_000L + n,
                 n % 3 == 0 ? ComponentView.NO_TOMBSTONE : 1_600_000_000_000L + n), null);

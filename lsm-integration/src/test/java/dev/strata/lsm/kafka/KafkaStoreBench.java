@@ -1,5 +1,6 @@
 package dev.strata.lsm.kafka;
 
+import dev.strata.lsm.testkit.TestKeys;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
@@ -87,7 +88,7 @@ public final class KafkaStoreBench {
         String[] inputKeys = new String[records];
         Random rnd = new Random(31);
         for (int i = 0; i < records; i++) {
-            inputKeys[i] = String.format("key-%09d", rnd.nextInt(keys));
+            inputKeys[i] = TestKeys.padded("key-", rnd.nextInt(keys), 9);
         }
         if (warmup < 0) {
             warmup = Math.min(records, 100_000);

@@ -1,5 +1,6 @@
 package dev.strata.lsm.kafka;
 
+import dev.strata.lsm.testkit.TestKeys;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -272,7 +273,7 @@ class SegmentWriteBufferTest {
         store.commit(Map.of(CHANGELOG_0, 1L));
         List<String> expected = new ArrayList<>();
         for (int i = 1; i <= 100; i++) {
-            String k = String.format("k%03d", i);
+            String k = TestKeys.padded("k", i, 3);
             store.put(new Windowed<>(key(k), new SessionWindow(i, i)), value("v" + i));
             expected.add(k + "@" + i + "-" + i + "=v" + i);
             assertTrue(store.bufferedBytes() <= 1_000, "the buffer stays under its limit");

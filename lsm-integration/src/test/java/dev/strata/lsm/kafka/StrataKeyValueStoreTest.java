@@ -1,6 +1,7 @@
 package dev.strata.lsm.kafka;
 
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.TestKeys;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -284,7 +285,7 @@ class StrataKeyValueStoreTest {
         store.put(key("first"), value("1"));
         store.commit(Map.of(CHANGELOG_0, 10L));
         for (int i = 0; i < 100; i++) {
-            store.put(key(String.format("k%03d", i)), value("v".repeat(100)));
+            store.put(key(TestKeys.padded("k", i, 3)), value("v".repeat(100)));
         }
         assertEquals(101, keysAndValues(store.all()).size());
 

@@ -1,6 +1,7 @@
 package dev.strata.lsm.kafka;
 
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.TestKeys;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Metrics;
@@ -115,11 +116,11 @@ class StrataMetricsTest {
         StrataKeyValueStore store = new StrataKeyValueStore("s", config, 16 << 10);
         store.init(ctx, store);
         for (int i = 0; i < 2000; i++) {
-            store.put(Bytes.wrap(String.format("key-%05d", i).getBytes()), new byte[200]);
+            store.put(Bytes.wrap(TestKeys.padded("key-", i, 5).getBytes()), new byte[200]);
         }
         for (int round = 0; round < 2; round++) {
             for (int i = 0; i < 2000; i += 7) {
-                assertNotNull(store.get(Bytes.wrap(String.format("key-%05d", i).getBytes())));
+                assertNotNull(store.get(Bytes.wrap(TestKeys.padded("key-", i, 5).getBytes())));
             }
         }
         waitForSnapshotInterval();

@@ -1,6 +1,7 @@
 package dev.strata.lsm.bench.engine;
 
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,7 @@ class BenchEngineTest {
             .build();
 
     private static byte[] key(int i) {
-        return String.format("key%05d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("key", i, 5).getBytes(StandardCharsets.US_ASCII);
     }
 
     @ParameterizedTest

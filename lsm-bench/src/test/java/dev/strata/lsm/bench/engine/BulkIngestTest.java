@@ -1,6 +1,7 @@
 package dev.strata.lsm.bench.engine;
 
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,7 +26,7 @@ class BulkIngestTest {
             .build();
 
     private static byte[] key(int i) {
-        return String.format("key%06d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("key", i, 6).getBytes(StandardCharsets.US_ASCII);
     }
 
     private static byte[] value(int i) {

@@ -3,6 +3,7 @@ package dev.strata.lsm.policy.layout;
 import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.Placement;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Test;
 
@@ -248,7 +249,7 @@ class LayoutModelTest {
     }
 
     private static byte[] key(int i) {
-        return String.format("k%08d", i).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", i, 8).getBytes(StandardCharsets.US_ASCII);
     }
 
     private static byte[] bytes(String s) {

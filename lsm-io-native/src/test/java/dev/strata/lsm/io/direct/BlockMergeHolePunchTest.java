@@ -16,6 +16,7 @@ import dev.strata.lsm.sstable.SSTableReader;
 import dev.strata.lsm.sstable.SSTableWriter;
 import dev.strata.lsm.sstable.TableLiveness;
 import dev.strata.lsm.sstable.TableOptions;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestSeed;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -55,7 +56,7 @@ class BlockMergeHolePunchTest {
     }
 
     private static byte[] key(int k) {
-        return String.format("user%028d", k).getBytes();
+        return TestKeys.padded("user", k, 28).getBytes();
     }
 
     private static List<InternalEntry> scan(SSTableReader reader) throws IOException {

@@ -6,6 +6,7 @@ import dev.strata.lsm.FamilyOptions;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Timeout;
@@ -67,7 +68,7 @@ class FamilyConformanceTest {
                 check(store, store.defaultColumnFamily(), inDefault, "default family, phase " + phase + ": " + replay);
                 for (int i = 0; i < ops / 2; i++) {
                     int op = rnd.nextInt(100);
-                    byte[] k = String.format("k%05d", rnd.nextInt(3000)).getBytes();
+                    byte[] k = TestKeys.padded("k", rnd.nextInt(3000), 5).getBytes();
                     byte[] v = new byte[20 + rnd.nextInt(200)];
                     rnd.nextBytes(v);
                     if (op < 60) {

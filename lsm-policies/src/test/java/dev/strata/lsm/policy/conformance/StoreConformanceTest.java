@@ -6,6 +6,7 @@ import dev.strata.lsm.Snapshot;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.Timeout;
@@ -267,12 +268,12 @@ class StoreConformanceTest {
         int from = rnd.nextInt(keySpace);
         int kind = rnd.nextInt(20);
         int width = kind == 0 ? 0 : kind < 3 ? keySpace / 10 : 1 + rnd.nextInt(20);
-        return new byte[][] {String.format("k%07d", from).getBytes(StandardCharsets.US_ASCII),
-                String.format("k%07d", from + width).getBytes(StandardCharsets.US_ASCII)};
+        return new byte[][] {TestKeys.padded("k", from, 7).getBytes(StandardCharsets.US_ASCII),
+                TestKeys.padded("k", from + width, 7).getBytes(StandardCharsets.US_ASCII)};
     }
 
     private static byte[] key(Random rnd, int keySpace) {
-        return String.format("k%07d", rnd.nextInt(keySpace)).getBytes(StandardCharsets.US_ASCII);
+        return TestKeys.padded("k", rnd.nextInt(keySpace), 7).getBytes(StandardCharsets.US_ASCII);
     }
 
     private static byte[] value(Random rnd) {

@@ -2,6 +2,7 @@ package dev.strata.lsm.policy.crash;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.testkit.TestKeys;
 import dev.strata.lsm.testkit.TestScale;
 import dev.strata.lsm.testkit.TestSeed;
 import org.junit.jupiter.api.condition.DisabledOnOs;
@@ -66,7 +67,7 @@ class PolicyKillTest {
     }
 
     static byte[] key(long id) {
-        return String.format("key-%08d", (id * 7919) % KEYS).getBytes(StandardCharsets.UTF_8);
+        return TestKeys.padded("key-", (id * 7919) % KEYS, 8).getBytes(StandardCharsets.UTF_8);
     }
 
     static byte[] value(long id) {
