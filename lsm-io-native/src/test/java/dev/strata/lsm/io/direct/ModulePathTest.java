@@ -1,6 +1,5 @@
 package dev.strata.lsm.io.direct;
 
-import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -110,7 +109,7 @@ class ModulePathTest {
                     }
 
                     private static byte[] key(int i) {
-                        return TestKeys.padded("key-", i, 8).getBytes(StandardCharsets.UTF_8);
+                        return String.format("key-%08d", i).getBytes(StandardCharsets.UTF_8);
                     }
                 }
                 """);
