@@ -118,6 +118,56 @@ class SuccessiveMergesTest {
         }
     }
 
+    /**
+     * A get whose operands end in a put within the memtables combines them there: it touches
+     * no table block (the block cache counts every table block a read asks for). With the put
+     * only in a table, the same get reads the table.
+     */
+    @Test
+    void operandsOnAValueInTheMemtableAreCombinedWithoutReadingATable() {
+        StoreConfig config = StoreConfig.builder().mergeOperator("uint64add").maxSuccessiveMerges(16).build();
+        try (LsmStore store = LsmStore.open(dir, config)) {
+            for (int i = 0; i < 100; i++) {
+                store.put(("k" + i).getBytes(StandardCharsets.UTF_8), u64(i));
+            }
+            store.put(HOT, u64(1000));
+            store.flush(); // a table whose key range holds HOT
+            store.put(HOT, u64(1));
+            for (int i = 0; i < 5; i++) {
+                store.merge(HOT, u64(10));
+            }
+            long blocks = blocksAsked(store);
+            for (int i = 0; i < 10; i++) {
+                assertEquals(51, asLong(store.get(HOT)));
+                assertEquals(51, asLong(store.getAll(HOT)[0]), "a multi-get too");
+            }
+            assertEquals(blocks, blocksAsked(store), "a table block was read");
+            // The put in the table only: the operands' value is below the memtables.
+            store.flush();
+            store.merge(HOT, u64(10));
+            blocks = blocksAsked(store);
+            assertEquals(61, asLong(store.get(HOT)));
+            assertTrue(blocksAsked(store) > blocks, "the table holds the value below the operand");
+            // A tombstone in the memtable ends the operands as a put does.
+            store.delete(HOT);
+            store.merge(HOT, u64(7));
+            blocks = blocksAsked(store);
+            assertEquals(7, asLong(store.get(HOT)));
+            assertEquals(blocks, blocksAsked(store));
+            // So does a range tombstone in the memtable covering what is below the operand.
+            store.put(HOT, u64(100));
+            store.deleteRange(HOT, "hou".getBytes(StandardCharsets.UTF_8));
+            store.merge(HOT, u64(3));
+            blocks = blocksAsked(store);
+            assertEquals(3, asLong(store.get(HOT)));
+            assertEquals(blocks, blocksAsked(store));
+        }
+    }
+
+    private static long blocksAsked(LsmStore store) {
+        return store.stats().blockCacheHits() + store.stats().blockCacheMisses();
+    }
+
     @Test
     void withoutTheBoundOperandsPileUp() {
         StoreConfig config = StoreConfig.builder().mergeOperator("uint64add").build();
