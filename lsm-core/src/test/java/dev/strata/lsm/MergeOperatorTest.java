@@ -137,6 +137,15 @@ class MergeOperatorTest {
             assertArrayEquals("z".getBytes(), all[1]);
             assertNull(all[2]);
             assertFalse(store.getFromMemory("p".getBytes()).answered(), "an operand needs the table below it");
+            // Operands on a value in memory are answered from memory, combined.
+            store.put("q".getBytes(), "1".getBytes());
+            store.merge("q".getBytes(), "2".getBytes());
+            store.write(new WriteBatch().merge("q".getBytes(), "3".getBytes()));
+            assertTrue(store.getFromMemory("q".getBytes()).answered());
+            assertArrayEquals("1,2,3".getBytes(), store.getFromMemory("q".getBytes()).value());
+            store.delete("q".getBytes());
+            store.merge("q".getBytes(), "4".getBytes());
+            assertArrayEquals("4".getBytes(), store.getFromMemory("q".getBytes()).value(), "on a delete");
         }
     }
 

@@ -106,7 +106,11 @@ final class ReadPath {
 
     /**
      * The newest entry of {@code key} (a value or a tombstone) when the memtables hold one,
-     * else null: then only the tables can answer. Touches memory only (no table, no IO).
+     * else null: then only the tables can answer. Merge operands whose put or tombstone is in
+     * the memtables too come back combined, as a put (or a tombstone when they combine to
+     * nothing, which the operator never gives); an operand whose value is below the
+     * memtables comes back as it is (a {@link EntryType#MERGE} entry: the tables must be
+     * read). Touches memory only (no table, no IO).
      */
     InternalEntry latestInMemtables(byte[] key) {
         MemtableSet m = memtables.set();
@@ -116,6 +120,13 @@ final class ReadPath {
         if (cover > 0 && (e == null || e.seqno() < cover)) {
             // A range tombstone in memory is newer than anything in the tables: the key is deleted.
             return new InternalEntry(key, cover, EntryType.DELETE, null);
+        }
+        if (e != null && e.type() == EntryType.MERGE) {
+            byte[][] combined = mergeInMemtables(m, null, key, seq, cover);
+            if (combined != null) {
+                return new InternalEntry(key, e.seqno(), combined[0] == null ? EntryType.DELETE : EntryType.PUT,
+                        combined[0]);
+            }
         }
         return e;
     }

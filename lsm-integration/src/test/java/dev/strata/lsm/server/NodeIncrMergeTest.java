@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -48,21 +49,40 @@ class NodeIncrMergeTest {
         return new Jedis("127.0.0.1", node.port(), OneNodeTest.CLIENT_TIMEOUT_MILLIS);
     }
 
-    /** Whether the newest version of {@code key} in the node's store is a merge operand (memory does not answer it). */
-    private static boolean operandOnTop(TestNode node, String key) {
-        return !node.server.store().getFromMemory(NodeKeys.stored(key.getBytes(StandardCharsets.UTF_8))).answered();
+    /**
+     * Runs {@code increment} (of {@code key}) after a flush of the node's store, so that the
+     * memtable holds only what it writes, and checks whether that was a merge operand: memory
+     * cannot answer an operand whose value is in a table, and answers a value.
+     *
+     * @return the increment's reply
+     */
+    private static long increment(TestNode node, String key, Supplier<Long> increment, boolean operand) {
+        node.server.store().flush();
+        long reply = increment.get();
+        boolean answered = node.server.store().getFromMemory(NodeKeys.stored(key.getBytes(StandardCharsets.UTF_8)))
+                .answered();
+        assertEquals(operand, !answered, operand ? "the increment wrote a value, not an operand"
+                : "the increment wrote an operand, not a value");
+        return reply;
     }
 
     @Test
     void incrementsOfALiveIntegerAreOperandsAndEveryReadSeesTheSum() {
         try (TestNode node = node(); Jedis j = client(node)) {
-            assertEquals(1, j.incr("c"), "a missing key starts at 0");
-            assertFalse(operandOnTop(node, "c"), "INCR of a missing key writes a value");
-            assertEquals(11, j.incrBy("c", 10));
-            assertTrue(operandOnTop(node, "c"), "INCRBY of a live integer writes an operand");
-            assertEquals(10, j.decr("c"));
+            assertEquals(1, increment(node, "c", () -> j.incr("c"), false), "a missing key starts at 0");
+            assertEquals(11, increment(node, "c", () -> j.incrBy("c", 10), true));
+            assertEquals(10, increment(node, "c", () -> j.decr("c"), true));
             assertEquals(7, j.decrBy("c", 3));
-            assertTrue(operandOnTop(node, "c"));
+            // Operands on a value in a memtable are answered from memory (a GET on the event loop).
+            j.set("c2", "5");
+            assertEquals(6, j.incr("c2"));
+            dev.strata.lsm.MemoryRead inMemory = node.server.store().getFromMemory(
+                    NodeKeys.stored("c2".getBytes(StandardCharsets.UTF_8)));
+            assertTrue(inMemory.answered(), "operands on a value in memory are answered from memory");
+            assertEquals("6", new String(StoredValue.decode(inMemory.value(), clock.millis()).payload(),
+                    StandardCharsets.US_ASCII));
+            assertEquals("6", j.get("c2"));
+            j.del("c2");
             // The readers of a string value.
             assertEquals("7", j.get("c"));
             assertEquals(List.of("7"), j.mget("c"));
@@ -113,8 +133,7 @@ class NodeIncrMergeTest {
     void anIncrementKeepsTheTtlAndAnExpiredKeyStartsAfreshWithout() {
         try (TestNode node = node(); Jedis j = client(node)) {
             assertEquals("OK", j.set("t", "5", SetParams.setParams().ex(100)));
-            assertEquals(6, j.incr("t"));
-            assertTrue(operandOnTop(node, "t"));
+            assertEquals(6, increment(node, "t", () -> j.incr("t"), true));
             assertEquals(100, j.ttl("t"));
             clock.advanceMillis(40_000);
             assertEquals(10, j.incrBy("t", 4));
@@ -126,8 +145,7 @@ class NodeIncrMergeTest {
             assertNull(j.get("t"), "the counter expired with its value");
             assertEquals(-2, j.ttl("t"));
             assertFalse(j.exists("t"));
-            assertEquals(1, j.incr("t"), "an expired key starts at 0");
-            assertFalse(operandOnTop(node, "t"), "and is written as a value");
+            assertEquals(1, increment(node, "t", () -> j.incr("t"), false), "an expired key starts at 0, as a value");
             assertEquals(-1, j.ttl("t"), "without a TTL");
             assertEquals(2, j.incr("t"));
             assertEquals(-1, j.ttl("t"));
@@ -173,8 +191,7 @@ class NodeIncrMergeTest {
             assertEquals("ERR value is not an integer or out of range", e.getMessage());
             assertEquals("abc", j.get("s"));
             j.set("m", Long.toString(Long.MAX_VALUE - 1));
-            assertEquals(Long.MAX_VALUE, j.incr("m"));
-            assertTrue(operandOnTop(node, "m"));
+            assertEquals(Long.MAX_VALUE, increment(node, "m", () -> j.incr("m"), true));
             long seq = node.server.store().stats().lastSequence();
             e = assertThrows(JedisDataException.class, () -> j.incr("m"));
             assertEquals("ERR increment or decrement would overflow", e.getMessage());
