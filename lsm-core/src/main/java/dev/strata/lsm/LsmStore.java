@@ -588,7 +588,9 @@ public final class LsmStore implements AutoCloseable {
     /**
      * The value of {@code key} if the store can tell from memory alone, that is when its
      * newest version is in a memtable: {@link MemoryRead#answered()} is then true and
-     * {@link MemoryRead#value()} the value, or null when that version is a delete. Otherwise
+     * {@link MemoryRead#value()} the value, or null when that version is a delete. Merge
+     * operands are answered, combined, when the put or delete below them is in a memtable
+     * too. Otherwise
      * the answer is not answered, and {@link #get} must read the tables. Never reads a file,
      * so a caller that must not block (an event loop) can try it first.
      *
@@ -601,7 +603,7 @@ public final class LsmStore implements AutoCloseable {
 
     private static MemoryRead memoryRead(dev.strata.lsm.sstable.InternalEntry e) {
         if (e == null || e.type() == dev.strata.lsm.sstable.EntryType.MERGE) {
-            // A merge operand needs the versions below it, which may be in tables.
+            // A merge operand whose value is not in memory needs the versions below it, in tables.
             return MemoryRead.NOT_IN_MEMORY;
         }
         return e.isTombstone() ? MemoryRead.DELETED : new MemoryRead(true, e.value());

@@ -73,6 +73,7 @@ public final class StoreConfig {
     /** Null unless the builder was given an instance. */
     private final MergePolicy mergePolicyInstance;
     private final String mergeOperator;
+    private final int maxSuccessiveMerges;
     private final Map<String, FamilyOptions> families;
     private final Map<String, String> mergePolicyParams;
     private final MeterRegistry meterRegistry;
@@ -115,6 +116,7 @@ public final class StoreConfig {
         this.mergePolicy = b.mergePolicy;
         this.mergePolicyInstance = b.mergePolicyInstance;
         this.mergeOperator = b.mergeOperator;
+        this.maxSuccessiveMerges = b.maxSuccessiveMerges;
         this.families = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.families));
         this.mergePolicyParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.mergePolicyParams));
         this.meterRegistry = b.meterRegistry;
@@ -191,6 +193,7 @@ public final class StoreConfig {
         b.mergePolicy = mergePolicy;
         b.mergePolicyInstance = mergePolicyInstance;
         b.mergeOperator = mergeOperator;
+        b.maxSuccessiveMerges = maxSuccessiveMerges;
         b.families = new LinkedHashMap<>(families);
         b.mergePolicyParams = new LinkedHashMap<>(mergePolicyParams);
         b.meterRegistry = meterRegistry;
@@ -467,6 +470,20 @@ public final class StoreConfig {
     }
 
     /**
+     * The successive-merge bound (RocksDB's {@code max_successive_merges}): when a merge
+     * operand is written and the active memtable already holds this many operands in a row on
+     * top of the key's newest value, the store reads the key's value at the write's sequence
+     * number and writes the operator's full merge of it and the operand as a value instead,
+     * so a get of a hot key combines at most this many operands from the memtable. 0 (the
+     * default): unbounded. See docs/engine.md, "Merge operator".
+     *
+     * @return the bound, 0 for none
+     */
+    public int maxSuccessiveMerges() {
+        return maxSuccessiveMerges;
+    }
+
+    /**
      * The options of column families by name ({@code <family name="...">} in XML,
      * {@link Builder#family}): a family of the store with an entry here runs with these
      * options (in place of those it was created with), and a family named here that the
@@ -628,6 +645,7 @@ public final class StoreConfig {
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
                 + ", mergePolicy=" + (mergePolicyInstance != null ? "instance of " + mergePolicyInstance.getClass().getName()
                 : mergePolicy + mergePolicyParams) + ", mergeOperator=" + mergeOperator
+                + (maxSuccessiveMerges != 0 ? ", maxSuccessiveMerges=" + maxSuccessiveMerges : "")
                 + ", storageIO=" + (storageIO != null ? storageIO.getClass().getSimpleName() : storageIOName + storageIOParams)
                 + "]";
     }
@@ -657,6 +675,7 @@ public final class StoreConfig {
         private MergePolicy mergePolicyInstance;
         private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
         private String mergeOperator;
+        private int maxSuccessiveMerges;
         Map<String, FamilyOptions> families = new LinkedHashMap<>();
         private MeterRegistry meterRegistry;
         private StorageIO storageIO;
@@ -1054,6 +1073,24 @@ public final class StoreConfig {
         }
 
         /**
+         * Bounds the merge operands in a row a key may have in the active memtable (RocksDB's
+         * {@code max_successive_merges}; XML {@code <mergeOperator name="..."
+         * maxSuccessiveMerges="n"/>}): a merge that finds {@code n} already there is written as
+         * the key's combined value instead (read at the write's sequence number, combined by the
+         * operator). 0, the default, leaves chains unbounded; a negative bound fails
+         * {@link #build()}. The operator must then give the same value whether operands are
+         * combined all at once or in two steps ({@code fullMerge(fullMerge(v, a), b)} equal to
+         * {@code fullMerge(v, a + b)}), as the built-in ones do.
+         *
+         * @param n the bound, 0 for none
+         * @return this builder
+         */
+        public Builder maxSuccessiveMerges(int n) {
+            this.maxSuccessiveMerges = n;
+            return this;
+        }
+
+        /**
          * Where the store publishes its metrics; null for a registry of its own.
          *
          * @param registry the host's registry, or null
@@ -1217,6 +1254,8 @@ public final class StoreConfig {
             check(manifestRewriteBytes >= 4096, "manifestRewriteBytes", manifestRewriteBytes, ">= 4096");
             check(obsoleteDeleteBatchBytes >= 0, "obsoleteDeleteBatchBytes", obsoleteDeleteBatchBytes,
                     ">= 0 (0 deletes obsolete files at once)");
+            check(maxSuccessiveMerges >= 0, "maxSuccessiveMerges", maxSuccessiveMerges,
+                    ">= 0 (0: merge operands in a row are not bounded)");
             if (mergeOperator != null) {
                 try {
                     dev.strata.lsm.mergeop.MergeOperators.find(mergeOperator);

@@ -65,6 +65,7 @@ public final class StoreStats {
     private final long blockCacheHits;
     private final long blockCacheMisses;
     private final long prefixBloomSkips;
+    private final long mergesCollapsed;
     private final java.util.SortedMap<String, Long> bytesWrittenByKind;
 
     /** The one way in: every figure from {@code b}, checked and copied. */
@@ -109,6 +110,7 @@ public final class StoreStats {
         this.blockCacheHits = b.blockCacheHits;
         this.blockCacheMisses = b.blockCacheMisses;
         this.prefixBloomSkips = b.prefixBloomSkips;
+        this.mergesCollapsed = b.mergesCollapsed;
         this.bytesWrittenByKind = b.bytesWrittenByKind;
     }
 
@@ -156,6 +158,7 @@ public final class StoreStats {
         b.blockCacheHits = blockCacheHits;
         b.blockCacheMisses = blockCacheMisses;
         b.prefixBloomSkips = prefixBloomSkips;
+        b.mergesCollapsed = mergesCollapsed;
         b.bytesWrittenByKind = bytesWrittenByKind;
         return b;
     }
@@ -435,6 +438,17 @@ public final class StoreStats {
         return prefixBloomSkips;
     }
 
+    /**
+     * Merge operands written since open as the key's combined value instead, because the
+     * active memtable already held {@link StoreConfig#maxSuccessiveMerges()} operands in a row
+     * for the key (0 without the bound).
+     *
+     * @return the number of merges written as values
+     */
+    public long mergesCollapsed() {
+        return mergesCollapsed;
+    }
+
 
 
 
@@ -581,6 +595,7 @@ public final class StoreStats {
         private long blockCacheHits;
         private long blockCacheMisses;
         private long prefixBloomSkips;
+        private long mergesCollapsed;
 
         private Builder() {
         }
@@ -827,6 +842,17 @@ public final class StoreStats {
          */
         public Builder prefixBloomSkips(long skips) {
             this.prefixBloomSkips = skips;
+            return this;
+        }
+
+        /**
+         * See {@link StoreStats#mergesCollapsed()}.
+         *
+         * @param collapsed the number of merges written as values
+         * @return this builder
+         */
+        public Builder mergesCollapsed(long collapsed) {
+            this.mergesCollapsed = collapsed;
             return this;
         }
 

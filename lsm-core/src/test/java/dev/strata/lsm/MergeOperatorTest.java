@@ -44,20 +44,27 @@ class MergeOperatorTest {
 
     @Test
     void uint64addAgreesWithAModelThroughFlushesMergesSnapshotsAndReopens() {
-        for (String policy : List.of("size-tiered", "no-merge")) {
+        // With a successive-merge bound, hot keys' operands are written as values (at their
+        // sequence number) while snapshots are held: the model must not see a difference.
+        record Setup(String policy, int maxSuccessiveMerges) {
+        }
+        for (Setup setup : List.of(new Setup("size-tiered", 0), new Setup("no-merge", 0), new Setup("size-tiered", 1),
+                new Setup("no-merge", 3))) {
+            String policy = setup.policy();
             long seed = new Random().nextLong();
-            String replay = policy + ", seed " + seed;
+            String replay = setup + ", seed " + seed;
             Random rnd = new Random(seed);
             StoreConfig config = StoreConfig.builder().memtableBytes(32 << 10).mergePolicy(policy, Map.of())
-                    .mergeOperator("uint64add").build();
-            Path d = dir.resolve(policy);
+                    .mergeOperator("uint64add").maxSuccessiveMerges(setup.maxSuccessiveMerges()).build();
+            Path d = dir.resolve(policy + "-" + setup.maxSuccessiveMerges());
             TreeMap<Integer, byte[]> model = new TreeMap<>();
             for (int phase = 0; phase < 3; phase++) {
                 try (LsmStore store = LsmStore.open(d, config)) {
                     assertSame(model, store, null, "reopened, " + replay);
                     List<Held> held = new ArrayList<>();
                     for (int i = 0; i < 4000; i++) {
-                        int k = rnd.nextInt(300);
+                        // A quarter of the operations go to three hot keys, whose operands pile up.
+                        int k = rnd.nextInt(4) == 0 ? rnd.nextInt(3) : rnd.nextInt(300);
                         int op = rnd.nextInt(100);
                         if (op < 60) {
                             long add = rnd.nextInt(1000);
@@ -92,6 +99,11 @@ class MergeOperatorTest {
                     assertSame(model, store, null, "end of phase " + phase + ", " + replay);
                     store.compactRange(null, null);
                     assertSame(model, store, null, "after a full compaction, " + replay);
+                    if (setup.maxSuccessiveMerges() > 0) {
+                        assertTrue(store.stats().mergesCollapsed() > 0, "no merge was written as a value, " + replay);
+                    } else {
+                        assertEquals(0, store.stats().mergesCollapsed(), replay);
+                    }
                 }
             }
         }
@@ -125,6 +137,15 @@ class MergeOperatorTest {
             assertArrayEquals("z".getBytes(), all[1]);
             assertNull(all[2]);
             assertFalse(store.getFromMemory("p".getBytes()).answered(), "an operand needs the table below it");
+            // Operands on a value in memory are answered from memory, combined.
+            store.put("q".getBytes(), "1".getBytes());
+            store.merge("q".getBytes(), "2".getBytes());
+            store.write(new WriteBatch().merge("q".getBytes(), "3".getBytes()));
+            assertTrue(store.getFromMemory("q".getBytes()).answered());
+            assertArrayEquals("1,2,3".getBytes(), store.getFromMemory("q".getBytes()).value());
+            store.delete("q".getBytes());
+            store.merge("q".getBytes(), "4".getBytes());
+            assertArrayEquals("4".getBytes(), store.getFromMemory("q".getBytes()).value(), "on a delete");
         }
     }
 

@@ -160,7 +160,8 @@ final class ConfigDocumentHandler extends DefaultHandler {
             case "mergePolicy" -> startPolicy(e);
             case "mergeOperator" -> {
                 builder.mergeOperator(e.text("name").orElseThrow());
-                gives(e, "mergeOperator");
+                e.integer("maxSuccessiveMerges").ifPresent(builder::maxSuccessiveMerges);
+                gives(e, "mergeOperator", "maxSuccessiveMerges");
             }
             case "storageIO" -> startStorage(e);
             case "param" -> {

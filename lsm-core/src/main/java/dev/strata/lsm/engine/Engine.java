@@ -775,6 +775,15 @@ public final class Engine implements AutoCloseable {
         tree(family).reads.hook(hook);
     }
 
+    /**
+     * For tests: the merge operands in a row on top of {@code key} in column family
+     * {@code family}'s active memtable, counted up to {@code limit}
+     * ({@link dev.strata.lsm.memtable.Memtable#successiveMerges}).
+     */
+    int successiveMergesInMemtable(int family, byte[] key, int limit) {
+        return tree(family).memtables.set().active().successiveMerges(key, limit);
+    }
+
     // ------------------------------------------------------------------ reads
 
     /** The value of {@code key} at {@code seq}, or null. */

@@ -17,6 +17,8 @@ final class EngineCounters {
     final LongAdder stallNanos = new LongAdder();
     /** Tables prefix scans skipped because their prefix bloom said the prefix is absent. */
     final LongAdder prefixBloomSkips = new LongAdder();
+    /** Merge operands written as the key's combined value by the successive-merge bound. */
+    final LongAdder mergesCollapsed = new LongAdder();
     /** Children of block compactions by decision ({@code SelectiveCompaction.Decision} ordinal). */
     final LongAdder[] childDecisions = {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()};
     /** Bytes written by in-place merges (dirty and gap leaves, interior pages, bloom, footer). */

@@ -106,7 +106,11 @@ final class ReadPath {
 
     /**
      * The newest entry of {@code key} (a value or a tombstone) when the memtables hold one,
-     * else null: then only the tables can answer. Touches memory only (no table, no IO).
+     * else null: then only the tables can answer. Merge operands whose put or tombstone is in
+     * the memtables too come back combined, as a put (or a tombstone when they combine to
+     * nothing, which the operator never gives); an operand whose value is below the
+     * memtables comes back as it is (a {@link EntryType#MERGE} entry: the tables must be
+     * read). Touches memory only (no table, no IO).
      */
     InternalEntry latestInMemtables(byte[] key) {
         MemtableSet m = memtables.set();
@@ -116,6 +120,13 @@ final class ReadPath {
         if (cover > 0 && (e == null || e.seqno() < cover)) {
             // A range tombstone in memory is newer than anything in the tables: the key is deleted.
             return new InternalEntry(key, cover, EntryType.DELETE, null);
+        }
+        if (e != null && e.type() == EntryType.MERGE) {
+            byte[][] combined = mergeInMemtables(m, null, key, seq, cover);
+            if (combined != null) {
+                return new InternalEntry(key, e.seqno(), combined[0] == null ? EntryType.DELETE : EntryType.PUT,
+                        combined[0]);
+            }
         }
         return e;
     }
@@ -180,6 +191,13 @@ final class ReadPath {
         }
         if (e != null && e.type() != EntryType.MERGE) {
             return e.seqno() < cover || e.isTombstone() ? null : e.value();
+        }
+        if (e != null && e.seqno() >= cover) {
+            // An operand: combined from the memtables alone when its put or tombstone is there too.
+            byte[][] combined = mergeInMemtables(m, v[0], key, seq, cover);
+            if (combined != null) {
+                return combined[0];
+            }
         }
         if (v[0] == null) {
             v[0] = versions.acquire();
@@ -298,6 +316,48 @@ final class ReadPath {
             mutex.checkOpen();
             throw new StoreException("read of " + InternalKeys.describe(key) + " failed: " + ex, ex);
         }
+    }
+
+    /**
+     * The value of {@code key} at {@code seq} whose newest visible version, in a memtable of
+     * {@code m} ({@code v} not null: one {@code v} does not hold), is a merge operand, when the
+     * memtables also hold what ends its operands: a put, a tombstone, or an entry below
+     * {@code cover} (the newest range tombstone covering the key in those memtables). Then the
+     * tables hold only older versions, and no version need be pinned nor table read (as for a
+     * value found in a memtable, see the read view above). The memtables are walked newest
+     * first from the key at {@code seq}; a hot key's operands in a row are few with the
+     * successive-merge bound, and its value is in the memtable below them.
+     *
+     * @return a one-element array holding the value (null: none), or null when the operands
+     *     reach below the memtables and the tables must be read
+     */
+    private byte[][] mergeInMemtables(MemtableSet m, Version v, byte[] key, long seq, long cover) {
+        List<byte[]> operands = new ArrayList<>();
+        List<Memtable> all = new ArrayList<>(1 + m.immutable().size());
+        all.add(m.active());
+        all.addAll(m.immutable());
+        for (Memtable mt : all) {
+            if (!unflushed(mt, v)) {
+                continue;
+            }
+            InternalIterator it = mt.iterator();
+            try {
+                it.seek(key, seq);
+                while (it.valid() && java.util.Arrays.equals(it.key(), key)) {
+                    EntryType t = it.type();
+                    if (it.seqno() < cover || t != EntryType.MERGE) {
+                        byte[] base = it.seqno() >= cover && t == EntryType.PUT ? it.value() : null;
+                        java.util.Collections.reverse(operands);
+                        return new byte[][] {MergeOperands.fullMerge(operator, key, base, operands)};
+                    }
+                    operands.add(it.value());
+                    it.next();
+                }
+            } catch (IOException ex) {
+                throw new java.io.UncheckedIOException(ex); // a memtable cursor reads memory only
+            }
+        }
+        return null;
     }
 
     /**

@@ -237,6 +237,7 @@ final class Tree {
                     .bytesByLevel(liveByLevel, physicalByLevel)
                     .compression(logicalByLevel, tables.cache().decompressions(), tables.cache().decompressionNanos())
                     .prefixBloomSkips(counters.prefixBloomSkips.sum())
+                    .mergesCollapsed(counters.mergesCollapsed.sum())
                     .blockCache(tables.cache().hits(), tables.cache().misses())
                     .bytesWrittenByKind(counters.writtenByKind())
                     .build();

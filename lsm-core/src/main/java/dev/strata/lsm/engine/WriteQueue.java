@@ -327,8 +327,11 @@ final class WriteQueue {
                         mem.addRangeTombstone(op.key(), op.value(), seq++);
                         continue;
                     }
-                    mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : op.merge() ? EntryType.MERGE
-                            : EntryType.PUT, op.value());
+                    if (op.merge()) {
+                        addMerge(mem, op, seq++);
+                        continue;
+                    }
+                    mem.add(op.key(), seq++, op.delete() ? EntryType.DELETE : EntryType.PUT, op.value());
                 }
             }
         } catch (Throwable t) {
@@ -357,6 +360,45 @@ final class WriteQueue {
             LOG.log(System.Logger.Level.ERROR, writesRefused.getMessage(), error);
         }
         return failure;
+    }
+
+    /**
+     * Adds merge operand {@code op} at {@code seq} to {@code mem}, the active memtable of its
+     * family — or, when the successive-merge bound ({@link StoreConfig#maxSuccessiveMerges()})
+     * finds that many operands in a row on top of the key there, the key's value at
+     * {@code seq}: its value at {@code seq - 1} (read as a get does, from the memtables and
+     * the tables; every entry of this group before {@code op} is in the memtable by now, and
+     * no table holds a sequence number at or above this group's first, so the read needs no
+     * snapshot) combined with the operand by the operator, as a put with the same sequence
+     * number. A snapshot below {@code seq} reads what it read before; one at or above it reads
+     * the value it would have combined. The WAL keeps the operand (it was written first):
+     * replay adds it as an operand and the recovery flush combines it, to the same value,
+     * given the operator's two-step rule ({@link StoreConfig.Builder#maxSuccessiveMerges}).
+     * If the read or the operator fails, or the combined value is larger than
+     * {@link StoreConfig#maxValueBytes()}, the operand is added as it is (the chain grows past
+     * the bound, the value is the same); a failure is logged.
+     */
+    private void addMerge(Memtable mem, WriteBatch.Op op, long seq) {
+        int bound = config.maxSuccessiveMerges();
+        if (bound > 0 && mem.successiveMerges(op.key(), bound) >= bound) {
+            Tree t = families.get(op.familyId());
+            byte[] combined = null;
+            try {
+                byte[] base = t.reads.get(op.key(), seq - 1);
+                combined = MergeOperands.fullMerge(mergeOperator, op.key(), base, List.of(op.value()));
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "merge operand of key "
+                        + dev.strata.lsm.sstable.InternalKeys.describe(op.key()) + " in " + dir
+                        + " kept as an operand: reading the key's value to combine it failed", e);
+            }
+            // A value larger than a write may be stays an operand (a read combines it the same).
+            if (combined != null && combined.length <= config.maxValueBytes()) {
+                mem.add(op.key(), seq, EntryType.PUT, combined);
+                t.counters.mergesCollapsed.increment();
+                return;
+            }
+        }
+        mem.add(op.key(), seq, EntryType.MERGE, op.value());
     }
 
     /** What the writers of a failed group are told: a {@link StoreException} (its type kept), naming the cause. */

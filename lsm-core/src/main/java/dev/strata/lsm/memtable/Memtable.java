@@ -163,6 +163,26 @@ public final class Memtable {
     }
 
     /**
+     * How many merge operands in a row sit on top of {@code key}'s entries here, newest first
+     * down to the first entry that is not an operand (or the key's end), counted up to
+     * {@code limit}: the operands a read of the key combines from this memtable. One thread
+     * at a time with {@link #add} (the write-group leader asks before it adds).
+     *
+     * @param key the user key
+     * @param limit the count to stop at (at least 1)
+     * @return the operands counted, at most {@code limit}
+     */
+    public int successiveMerges(byte[] key, int limit) {
+        long node = list.newest(key, dev.strata.lsm.sstable.InternalKeys.MAX_SEQNO);
+        int n = 0;
+        while (node != 0 && n < limit && list.type(node) == EntryType.MERGE && list.keyEquals(node, key)) {
+            n++;
+            node = list.next(node);
+        }
+        return n;
+    }
+
+    /**
      * A cursor over all entries, both ways (weakly consistent: entries added later may or may
      * not appear). Stepping back searches the skip list for the predecessor.
      */

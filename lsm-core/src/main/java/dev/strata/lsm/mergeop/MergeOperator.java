@@ -9,7 +9,11 @@ import java.util.List;
  * {@code ServiceLoader} ({@code META-INF/services/dev.strata.lsm.mergeop.MergeOperator}) and
  * chosen with {@code StoreConfig.Builder.mergeOperator(name)} or {@code <mergeOperator
  * name="..."/>}. Implementations must be stateless and thread safe, and deterministic: the
- * same inputs give the same bytes, whenever and however often the store combines them.
+ * same inputs give the same bytes, whenever and however often the store combines them. With a
+ * successive-merge bound ({@code StoreConfig.Builder.maxSuccessiveMerges}) the store may also
+ * combine a key's operands in two steps, {@code fullMerge(fullMerge(v, a), b)} where a read
+ * after a reopen computes {@code fullMerge(v, a + b)}: an operator used with it must give the
+ * same value both ways (the built-in ones do).
  */
 public interface MergeOperator {
     /**

@@ -219,18 +219,33 @@ final class RespCommands {
                     }
                 }
                 java.util.Set<ByteBuffer> written = new java.util.HashSet<>();
+                // Keys whose every write here is an increment, the first onto a live integer: one
+                // merge operand each, {amounts summed (wrapping: each running value was checked),
+                // the value's expiry time}; every other key written gets its last value as a put.
+                Map<ByteBuffer, long[]> merges = new java.util.HashMap<>();
                 for (List<byte[]> args : writes) {
                     ByteBuffer key = ByteBuffer.wrap(args.get(1));
                     if (is(args.get(0), "SET")) {
                         state.put(key, stored(args.get(2), StoredValue.NEVER));
                         written.add(key);
+                        merges.remove(key);
                         replies.add(OK);
                         continue;
                     }
                     try {
-                        Incremented next = incremented(state.get(key), now, delta(args));
+                        long by = delta(args);
+                        Incremented next = incremented(state.get(key), now, by);
                         state.put(key, next.stored());
-                        written.add(key);
+                        if (written.add(key)) {
+                            if (next.onLiveValue()) {
+                                merges.put(key, new long[] {by, next.expireAt()});
+                            }
+                        } else {
+                            long[] m = merges.get(key);
+                            if (m != null) {
+                                m[0] += by;
+                            }
+                        }
                         replies.add(new IntegerRedisMessage(next.value()));
                     } catch (CommandRefused e) {
                         replies.add(e.reply);
@@ -242,7 +257,12 @@ final class RespCommands {
                     WriteBatch batch = new WriteBatch();
                     for (Map.Entry<ByteBuffer, byte[]> e : state.entrySet()) {
                         if (written.contains(e.getKey())) {
-                            batch.put(NodeKeys.stored(e.getKey().array()), e.getValue());
+                            long[] m = merges.get(e.getKey());
+                            if (m != null) {
+                                batch.merge(NodeKeys.stored(e.getKey().array()), NodeIncrOperator.operand(m[0], m[1]));
+                            } else {
+                                batch.put(NodeKeys.stored(e.getKey().array()), e.getValue());
+                            }
                         }
                     }
                     store.write(batch);
@@ -288,8 +308,13 @@ final class RespCommands {
         return negate ? -n : n;
     }
 
-    /** An integer increment's result: the new value and its stored form (the TTL kept). */
-    private record Incremented(long value, byte[] stored) {
+    /**
+     * An integer increment's result: the new value and its stored form (the TTL kept), whether
+     * it was added to a live value (then the write is a merge operand, {@link NodeIncrOperator};
+     * otherwise, a missing or expired key, a put that starts it afresh without a TTL, as in
+     * Redis), and the value's expiry time.
+     */
+    private record Incremented(long value, byte[] stored, boolean onLiveValue, long expireAt) {
     }
 
     /**
@@ -302,7 +327,8 @@ final class RespCommands {
         StoredValue old = StoredValue.decode(storedOld, now);
         long next = increment(old == null ? null : old.payload(), by, NOT_INTEGER);
         long expireAt = old == null ? StoredValue.NEVER : old.expireAtMillis();
-        return new Incremented(next, stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt));
+        return new Incremented(next, stored(Long.toString(next).getBytes(StandardCharsets.US_ASCII), expireAt),
+                old != null, expireAt);
     }
 
     /** Whether {@code name} is {@code upper} in any case (ASCII letters). */
@@ -585,7 +611,12 @@ final class RespCommands {
         try (KeyLocks.Held ignored = locks.lock(key)) {
             long now = clock.getAsLong();
             Incremented next = incremented(store.get(NodeKeys.stored(key)), now, by);
-            store.put(NodeKeys.stored(key), next.stored());
+            if (next.onLiveValue()) {
+                // Checked above under the key's lock (an integer, no overflow): the write is the amount.
+                store.merge(NodeKeys.stored(key), NodeIncrOperator.operand(by, next.expireAt()));
+            } else {
+                store.put(NodeKeys.stored(key), next.stored());
+            }
             return new IntegerRedisMessage(next.value());
         }
     }

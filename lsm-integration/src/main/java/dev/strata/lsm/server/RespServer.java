@@ -130,13 +130,34 @@ public final class RespServer implements AutoCloseable {
     }
 
     /**
+     * Merge operands in a row a hot counter may have in the memtable before an INCR is written
+     * as its value ({@link dev.strata.lsm.StoreConfig#maxSuccessiveMerges()}), unless the
+     * user's configuration sets a bound: each INCR reads the counter, combining up to this
+     * many operands. Chosen by measurement (docs/benchmarks.md, "INCR: read-modify-write
+     * against a merge operand").
+     */
+    static final int MAX_SUCCESSIVE_MERGES = 16;
+
+    /**
      * The store configuration the node needs on top of the user's: values expire in merges,
-     * and the store's value limit has room for the node's value header, so that the user's
-     * {@code maxValueBytes} is what a client may send (at most {@code 2^30 - 9} bytes).
+     * the store's value limit has room for the node's value header, so that the user's
+     * {@code maxValueBytes} is what a client may send (at most {@code 2^30 - 9} bytes), and
+     * INCR's operands are combined by {@link NodeIncrOperator}, with a successive-merge bound
+     * ({@link #MAX_SUCCESSIVE_MERGES} unless the user sets one).
+     *
+     * @throws dev.strata.lsm.ConfigException if the user's configuration names another merge operator
      */
     public static dev.strata.lsm.StoreConfig storeConfig(dev.strata.lsm.StoreConfig user) {
+        if (user.mergeOperator() != null && !user.mergeOperator().equals(NodeIncrOperator.NAME)) {
+            throw new dev.strata.lsm.ConfigException("the node's store combines INCR operands with merge operator "
+                    + NodeIncrOperator.NAME + ", not " + user.mergeOperator() + ": leave <mergeOperator> out (or name "
+                    + NodeIncrOperator.NAME + ")", "mergeOperator", null);
+        }
         return user.toBuilder().valueExpiry(StoredValue.EXPIRY)
-                .maxValueBytes(StoredValue.storeLimit(user.maxValueBytes())).build();
+                .maxValueBytes(StoredValue.storeLimit(user.maxValueBytes()))
+                .mergeOperator(NodeIncrOperator.NAME)
+                .maxSuccessiveMerges(user.maxSuccessiveMerges() > 0 ? user.maxSuccessiveMerges() : MAX_SUCCESSIVE_MERGES)
+                .build();
     }
 
     private static EventLoopGroup eventLoops(int threads) {

@@ -29,7 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with the value of the one SET of that thread that was in flight when the node died).
  * Beside them a client writes a hash with HSETs of three fields each: after each restart every
  * acknowledged HSET's fields are there, an HSET is all or nothing (its three fields agree), and
- * the hash's field count (HLEN, from its metadata record) is the number of its fields.
+ * the hash's field count (HLEN, from its metadata record) is the number of its fields. A third
+ * client INCRs a counter (merge operands once it exists): after each restart it holds the last
+ * acknowledged INCR's answer, or one more when an INCR was in flight.
  * Replay a run with {@code -Dstrata.test.seed=N}.
  */
 class NodeCrashTest {
@@ -47,6 +49,22 @@ class NodeCrashTest {
         volatile int inflightGroup = -1;
         volatile String inflightValue;
     }
+
+    /**
+     * The counter client's log: the last value an acknowledged INCR answered, and whether an
+     * INCR was in flight at the kill. INCRs of a live counter are merge operands (the WAL holds
+     * them; a restart replays them), so this checks the replay of operands after SIGKILL.
+     */
+    private static final class CounterLog {
+        volatile long acked;
+        volatile boolean inflight;
+        /** An INCR answer that was not the last one plus one (null: none). */
+        volatile String wrongAnswer;
+    }
+
+    private static final String COUNTER = "crash:counter";
+    /** INCRs acknowledged in a round before its kill may come. */
+    private static final long MIN_INCRS_PER_KILL = 51;
 
     private static final String HASH = "crash:hash";
     private static final int HASH_GROUPS = 300;
@@ -69,11 +87,14 @@ class NodeCrashTest {
         long totalAcked = 0;
         HashLog hashLog = new HashLog();
         long[] hashAcked = new long[1];
+        CounterLog counterLog = new CounterLog();
+        long[] incrsAcked = new long[1];
         for (int round = 0; round < KILLS; round++) {
             Process node = startNode(dir);
             int port = awaitReady(node);
             verify(port, logs, "seed " + seed + ", after kill " + round);
             verifyHash(port, hashLog, "seed " + seed + ", after kill " + round);
+            verifyCounter(port, counterLog, "seed " + seed + ", after kill " + round);
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> writers = new ArrayList<>();
             long[] acked = new long[THREADS];
@@ -91,10 +112,15 @@ class NodeCrashTest {
                     hsetsThisRound));
             hashWriter.start();
             writers.add(hashWriter);
+            AtomicLong incrsThisRound = new AtomicLong();
+            Thread counterWriter = new Thread(() -> incrsAcked[0] += writeCounter(port, counterLog, stop, incrsThisRound));
+            counterWriter.start();
+            writers.add(counterWriter);
             // The kill comes 300-1,200 ms after the round has acknowledged the writes the checks below
             // need (counted, not waited for by time: on a loaded machine the clients start slowly).
             long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while ((setsThisRound.get() < MIN_SETS_PER_KILL || hsetsThisRound.get() < MIN_HSETS_PER_KILL)
+            while ((setsThisRound.get() < MIN_SETS_PER_KILL || hsetsThisRound.get() < MIN_HSETS_PER_KILL
+                    || incrsThisRound.get() < MIN_INCRS_PER_KILL)
                     && System.nanoTime() < waitUntil && node.isAlive()) {
                 Thread.sleep(10);
             }
@@ -115,12 +141,15 @@ class NodeCrashTest {
             int port = awaitReady(node);
             verify(port, logs, "seed " + seed + ", final");
             verifyHash(port, hashLog, "seed " + seed + ", final");
+            verifyCounter(port, counterLog, "seed " + seed + ", final");
         } finally {
             node.destroy();
             node.waitFor(30, TimeUnit.SECONDS);
         }
         System.out.println("NodeCrashTest: " + KILLS + " kills, " + totalAcked + " acknowledged SETs, "
-                + hashAcked[0] + " acknowledged HSETs, seed " + seed);
+                + hashAcked[0] + " acknowledged HSETs, " + incrsAcked[0] + " acknowledged INCRs, seed " + seed);
+        assertTrue(incrsAcked[0] >= KILLS * MIN_INCRS_PER_KILL, "too few INCRs acknowledged to test anything: "
+                + incrsAcked[0]);
         assertTrue(hashAcked[0] >= KILLS * MIN_HSETS_PER_KILL, "too few HSETs acknowledged to test anything: " + hashAcked[0]);
         assertTrue(totalAcked >= KILLS * MIN_SETS_PER_KILL, "too few writes acknowledged to test anything: " + totalAcked);
     }
@@ -163,6 +192,43 @@ class NodeCrashTest {
             // The node was killed under us: the HSET in flight may or may not have been applied.
         }
         return n;
+    }
+
+    private static long writeCounter(int port, CounterLog log, AtomicBoolean stop, AtomicLong counted) {
+        long n = 0;
+        try (Jedis j = new Jedis("127.0.0.1", port, 5000)) {
+            while (!stop.get()) {
+                log.inflight = true;
+                long value = j.incr(COUNTER);
+                if (value != log.acked + 1 && log.wrongAnswer == null) {
+                    log.wrongAnswer = "INCR answered " + value + " after " + log.acked;
+                }
+                log.acked = value;
+                log.inflight = false;
+                n++;
+                counted.incrementAndGet();
+            }
+        } catch (RuntimeException e) {
+            // The node was killed under us: the INCR in flight may or may not have been applied.
+        }
+        return n;
+    }
+
+    /** The counter is the last acknowledged INCR's answer, or one more if an INCR was in flight. */
+    private static void verifyCounter(int port, CounterLog log, String context) {
+        if (log.wrongAnswer != null) {
+            throw new AssertionError(context + ": " + log.wrongAnswer);
+        }
+        try (Jedis j = new Jedis("127.0.0.1", port, 10_000)) {
+            String got = j.get(COUNTER);
+            long value = got == null ? 0 : Long.parseLong(got);
+            if (!(value == log.acked || log.inflight && value == log.acked + 1)) {
+                throw new AssertionError(context + ": counter " + value + ", last acknowledged " + log.acked
+                        + (log.inflight ? " (one INCR in flight)" : ""));
+            }
+            log.acked = value;
+            log.inflight = false;
+        }
     }
 
     private static void verifyHash(int port, HashLog log, String context) {

@@ -33,10 +33,11 @@ public final class TortureFamilies {
     /**
      * Adds the families to {@code b} (made at the store's first open): t1 with half the
      * memtable, t2 with twice it; and the {@code uint64add} merge operator the counter keys'
-     * operands need ({@link TortureValues#isCounter}).
+     * operands need ({@link TortureValues#isCounter}), with a successive-merge bound of 4, so
+     * that kills also come while operands are being written as their key's value.
      */
     static StoreConfig.Builder addTo(StoreConfig.Builder b, long memtableBytes) {
-        return b.mergeOperator("uint64add").family("t1", FamilyOptions.builder()
+        return b.mergeOperator("uint64add").maxSuccessiveMerges(4).family("t1", FamilyOptions.builder()
                         .memtableBytes(Math.max(StoreConfig.MIN_MEMTABLE_BYTES, memtableBytes / 2)).build())
                 .family("t2", FamilyOptions.builder().memtableBytes(memtableBytes * 2).build());
     }
