@@ -124,8 +124,11 @@ class VlsmWindowTest {
                 boolean full = bytes >= sm;
                 boolean minimalOrLongest = full ? withoutLast < sm
                         : j + 1 == n || !idle[j + 1] || good[j + 1] != anyGood;
+                if (!allowed || !minimalOrLongest) {
+                    continue;
+                }
                 List<ComponentView> below = intersecting(l2, l1.get(i), l1.get(j));
-                if (allowed && minimalOrLongest && below.stream().allMatch(c -> available(c, claimed))) {
+                if (below.stream().allMatch(c -> available(c, claimed))) {
                     windows.add(new Window(i, j, bytes, below, full, !anyGood));
                 }
             }
