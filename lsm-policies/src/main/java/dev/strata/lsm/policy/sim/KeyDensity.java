@@ -138,27 +138,54 @@ final class KeyDensity {
      * (ascending) inside the range is a step too, so that a cut there is exact.
      */
     void walk(double stepEntries, double[] extra, StepConsumer step) {
-        List<Double> points = new ArrayList<>();
+        double[] points = new double[16];
+        int count = 0;
         for (int i = 0; i < density.length; i++) {
             double lo = bounds[i];
             double hi = bounds[i + 1];
             double e = density[i] * (hi - lo);
             int steps = e <= 0 ? 1 : (int) Math.max(1, Math.min(1_000_000, Math.ceil(e / stepEntries)));
             for (int s = 0; s < steps; s++) {
-                points.add(lo + (hi - lo) * s / steps);
+                if (count == points.length) {
+                    points = Arrays.copyOf(points, count * 2);
+                }
+                points[count++] = lo + (hi - lo) * s / steps;
             }
         }
         for (double x : extra) {
             if (x > min() && x < max()) {
-                points.add(x);
+                if (count == points.length) {
+                    points = Arrays.copyOf(points, count * 2);
+                }
+                points[count++] = x;
             }
         }
-        double[] p = points.stream().mapToDouble(Double::doubleValue).sorted().distinct().toArray();
-        for (int i = 0; i < p.length; i++) {
-            double next = i + 1 < p.length ? p[i + 1] : max();
-            double e = entriesIn(p[i], next);
+        Arrays.sort(points, 0, count);
+        int distinct = 0;
+        for (int i = 0; i < count; i++) {
+            if (distinct == 0 || Double.compare(points[distinct - 1], points[i]) != 0) {
+                points[distinct++] = points[i];
+            }
+        }
+        // The points ascend, so the pieces a step overlaps start at or after the previous step's
+        // first: each step sums the same pieces, in the same order, as entriesIn would.
+        int first = 0;
+        for (int i = 0; i < distinct; i++) {
+            double from = points[i];
+            double to = i + 1 < distinct ? points[i + 1] : max();
+            while (first < density.length && bounds[first + 1] <= from) {
+                first++;
+            }
+            double e = 0;
+            for (int j = first; j < density.length && bounds[j] < to; j++) {
+                double lo = Math.max(from, bounds[j]);
+                double hi = Math.min(to, bounds[j + 1]);
+                if (hi > lo) {
+                    e += (hi - lo) * density[j];
+                }
+            }
             if (e > 0) {
-                step.accept(p[i], e);
+                step.accept(from, e);
             }
         }
     }
