@@ -259,7 +259,7 @@ public class StrataVersionedStoreTest {
     @Test
     void restoredInBatchesAnswersAsKafkasRocksDbVersionedStore() throws IOException {
         Random random = new Random(8890);
-        for (int op = 0; op < 400; op++) {
+        for (int op = 0; op < 250; op++) {
             int key = random.nextInt(KEYS);
             long time = nextTime(random);
             if (random.nextInt(8) == 0) {
