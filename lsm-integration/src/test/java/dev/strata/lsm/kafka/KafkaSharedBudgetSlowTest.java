@@ -245,9 +245,10 @@ class KafkaSharedBudgetSlowTest {
         all.addAll(b.tasks());
         assertEquals(PARTITIONS, all.size(), "tasks of a " + a.tasks() + ", of b " + b.tasks());
 
-        // Keys uniform over KEYS, event time 10 ms apart from a fixed base: 1-second windows of ~100 records.
+        // Keys uniform over KEYS, event time 10 ms apart from now (an old time would have the broker
+        // delete the topics' segments by retention time): 1-second windows of ~100 records.
         Random random = new Random(31);
-        long base = 1_700_000_000_000L;
+        long base = System.currentTimeMillis() / 1_000 * 1_000;
         Map<String, Long> kvExpected = new TreeMap<>();
         Map<String, Long> windowExpected = new TreeMap<>();
         Properties props = new Properties();

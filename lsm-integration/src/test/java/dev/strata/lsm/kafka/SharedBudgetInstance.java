@@ -47,6 +47,14 @@ public final class SharedBudgetInstance {
     private SharedBudgetInstance() {
     }
 
+    /** Bytes of the files under the state directory's Strata store directories. */
+    private static long strataBytes(java.nio.file.Path stateDir) throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(stateDir)) {
+            return walk.filter(p -> p.toString().contains("/strata") && java.nio.file.Files.isRegularFile(p))
+                    .mapToLong(p -> p.toFile().length()).sum();
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
@@ -131,7 +139,9 @@ public final class SharedBudgetInstance {
                 long heapUsed = rt.totalMemory() - rt.freeMemory();
                 System.out.println(PREFIX + "MEMORY memtable=" + shared.memtableBytesUsed() + " memtablePeak="
                         + memtablePeak.get() + " cache=" + shared.blockCacheWeightedBytes() + " cachePeak="
-                        + cachePeak.get() + " heapUsed=" + heapUsed + " heapMax=" + rt.maxMemory() + " shared="
+                        + cachePeak.get() + " heapUsed=" + heapUsed + " heapMax=" + rt.maxMemory() + " budgetStores="
+                        + dev.strata.lsm.engine.SharedResourcesAccess.memtableBudget(shared).members()
+                        + " strataDirBytes=" + strataBytes(java.nio.file.Path.of(args[1])) + " shared="
                         + shared);
             }
         }
