@@ -280,6 +280,7 @@ class KafkaSharedBudgetSlowTest {
             long cache = figure(memory, "cache");
             long cachePeak = figure(memory, "cachePeak");
             long heapUsed = figure(memory, "heapUsed");
+            assertEquals(0, figure(memory, "rocksdbDirs"), "no store of the application is on RocksDB: " + memory);
             assertTrue(memtablePeak > 0, "the stores' memtables are counted in the budget: " + memory);
             assertTrue(memtable <= MEMTABLE_BUDGET_BYTES && memtablePeak <= MEMTABLE_BUDGET_BYTES,
                     "memtables within the budget of " + MEMTABLE_BUDGET_BYTES + ": " + memory);

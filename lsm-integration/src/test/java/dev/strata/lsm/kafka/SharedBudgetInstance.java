@@ -47,6 +47,13 @@ public final class SharedBudgetInstance {
     private SharedBudgetInstance() {
     }
 
+    /** Directories named rocksdb under the state directory (Kafka's RocksDB stores; none expected). */
+    private static long rocksdbDirs(java.nio.file.Path stateDir) throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(stateDir)) {
+            return walk.filter(p -> p.getFileName().toString().equals("rocksdb")).count();
+        }
+    }
+
     /** Bytes of the files under the state directory's Strata store directories. */
     private static long strataBytes(java.nio.file.Path stateDir) throws java.io.IOException {
         try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(stateDir)) {
@@ -141,7 +148,8 @@ public final class SharedBudgetInstance {
                         + memtablePeak.get() + " cache=" + shared.blockCacheWeightedBytes() + " cachePeak="
                         + cachePeak.get() + " heapUsed=" + heapUsed + " heapMax=" + rt.maxMemory() + " budgetStores="
                         + dev.strata.lsm.engine.SharedResourcesAccess.memtableBudget(shared).members()
-                        + " strataDirBytes=" + strataBytes(java.nio.file.Path.of(args[1])) + " shared="
+                        + " strataDirBytes=" + strataBytes(java.nio.file.Path.of(args[1])) + " rocksdbDirs="
+                        + rocksdbDirs(java.nio.file.Path.of(args[1])) + " shared="
                         + shared);
             }
         }
