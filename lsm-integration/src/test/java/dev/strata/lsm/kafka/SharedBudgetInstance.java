@@ -47,6 +47,18 @@ public final class SharedBudgetInstance {
     private SharedBudgetInstance() {
     }
 
+    /** The sum over the instance's state stores of the state-store metric {@code name} (-1: none recorded). */
+    private static long storeMetric(KafkaStreams streams, String name) {
+        double sum = -1;
+        for (var e : streams.metrics().entrySet()) {
+            if (e.getKey().name().equals(name) && e.getKey().group().equals("stream-state-metrics")
+                    && e.getValue().metricValue() instanceof Number n) {
+                sum = Math.max(sum, 0) + n.doubleValue();
+            }
+        }
+        return (long) sum;
+    }
+
     /** Directories named rocksdb under the state directory (Kafka's RocksDB stores; none expected). */
     private static long rocksdbDirs(java.nio.file.Path stateDir) throws java.io.IOException {
         try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(stateDir)) {
@@ -76,6 +88,7 @@ public final class SharedBudgetInstance {
         props.put(StrataStoreConfigs.BLOCK_CACHE_BYTES_CONFIG, args[2]);
         props.put(StrataStoreConfigs.MEMTABLE_BUDGET_BYTES_CONFIG, args[3]);
         props.put(StrataStoreConfigs.BACKGROUND_THREADS_CONFIG, 2);
+        props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG");  // the stores' own metrics
         props.put(StreamsConfig.consumerPrefix("session.timeout.ms"), 10_000);
         props.put(StreamsConfig.consumerPrefix("heartbeat.interval.ms"), 1_000);
 
@@ -149,7 +162,9 @@ public final class SharedBudgetInstance {
                         + cachePeak.get() + " heapUsed=" + heapUsed + " heapMax=" + rt.maxMemory() + " budgetStores="
                         + dev.strata.lsm.engine.SharedResourcesAccess.memtableBudget(shared).members()
                         + " strataDirBytes=" + strataBytes(java.nio.file.Path.of(args[1])) + " rocksdbDirs="
-                        + rocksdbDirs(java.nio.file.Path.of(args[1])) + " shared="
+                        + rocksdbDirs(java.nio.file.Path.of(args[1])) + " storeBytesWritten="
+                        + storeMetric(streams, "bytes-written-total") + " storeKeys="
+                        + storeMetric(streams, "estimate-num-keys") + " shared="
                         + shared);
             }
         }
