@@ -93,7 +93,7 @@ import java.util.function.Function;
  *
  * <h2>Restore without the WAL</h2>
  * A store that {@linkplain #restoresWithoutWal() restores without the WAL} (the window and
- * session stores) writes each restore batch as one write batch per segment holding the
+ * session stores; the versioned store too, through {@link #restoredWithoutWal}) writes each restore batch as one write batch per segment holding the
  * batch's records <em>and</em> the offsets and position, with
  * {@link WriteOptions#disableWal(boolean) disableWal}, as Kafka's RocksDB stores write without
  * a WAL (the changelog is the source of truth); the other participants take the offsets
@@ -106,8 +106,9 @@ import java.util.function.Function;
  * writes are not flushed (the WAL would bring it back after a crash while the unlogged records
  * before it are lost), so: a store that took unlogged writes ({@link #unlogged}) is flushed
  * before its next write with the WAL. A {@linkplain #commit(Map) commit} is the checkpoint of
- * a restore: when the store holds buffered writes (processing has started, so the restore is
- * over) or when {@link #UNLOGGED_RECORDS_PER_CHECKPOINT} records or more were restored since
+ * a restore: when the store holds buffered writes, or (a store that does not buffer, the
+ * versioned store) wrote records with the WAL since the last commit (processing has started,
+ * so the restore is over), or when {@link #UNLOGGED_RECORDS_PER_CHECKPOINT} records or more were restored since
  * the last flush, it flushes every store with unlogged writes and then writes the offsets with
  * the WAL as usual; otherwise (a standby between two restore batches, a restore's early
  * commits) it writes the offsets without the WAL into the stores whose unlogged writes are not
@@ -207,6 +208,22 @@ abstract class AbstractSegmentedStore implements StateStore {
         return buffersWrites();
     }
 
+    /**
+     * Whether records were written with the WAL, unbuffered, since the last commit (a store
+     * that does not buffer writes: processing has started, so the next commit is a restore's
+     * checkpoint as a commit carrying buffered writes is).
+     */
+    private boolean loggedRecordsSinceCommit;
+
+    /**
+     * Before a write of records with the WAL to {@code store}, unbuffered: flushes it if it holds
+     * unlogged writes, and makes the next commit a checkpoint.
+     */
+    void beforeLoggedRecords(LsmStore store) {
+        loggedRecordsSinceCommit = true;
+        beforeLoggedWrite(store);
+    }
+
     /** Before a write with the WAL to {@code store}: flushes it if it holds unlogged writes. */
     private void beforeLoggedWrite(LsmStore store) {
         if (unlogged.remove(store)) {
@@ -283,6 +300,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         buffer.clear();
         unlogged.clear();
         unloggedRecords = 0;
+        loggedRecordsSinceCommit = false;
         committed.clear();
         position = Position.emptyPosition();
         committedPosition = Position.emptyPosition();
@@ -611,7 +629,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             return;
         }
         try {
-            beforeLoggedWrite(segment.store);
+            beforeLoggedRecords(segment.store);
             if (indexKey != null) {
                 WriteBatch batch = new WriteBatch();
                 putOrDelete(batch, storedKey, value);
@@ -793,6 +811,23 @@ abstract class AbstractSegmentedStore implements StateStore {
     }
 
     /**
+     * Writes {@code data}, a restore batch's records by Strata store (each store's in one write
+     * batch), with the offset of the last of {@code records} as its partition's committed offset
+     * and the position in the same batch, without the WAL (see "Restore without the WAL"); every
+     * other participant gets the offsets in an unlogged batch of their own. For a store that
+     * restores through its own reads (the versioned store) rather than {@link #fromChangelogKey}.
+     * The stores of segments dropped since must not be in {@code data}.
+     */
+    void restoredWithoutWal(Collection<ConsumerRecord<byte[], byte[]>> records, Map<LsmStore, WriteBatch> data) {
+        unloggedRecords += records.size();
+        ConsumerRecord<byte[], byte[]> last = last(records);
+        if (last != null) {
+            writeOffsets(Map.of(new TopicPartition(last.topic(), last.partition()), last.offset()), "restore",
+                    data, true);
+        }
+    }
+
+    /**
      * Records the offset of the last of {@code records}, a restore batch just applied, as its
      * partition's committed offset in every participant (after the batch's data in each WAL).
      */
@@ -822,9 +857,10 @@ abstract class AbstractSegmentedStore implements StateStore {
         if (!open) {
             return;
         }
-        if (!buffer.isEmpty() || unloggedRecords >= UNLOGGED_RECORDS_PER_CHECKPOINT) {
+        if (!buffer.isEmpty() || loggedRecordsSinceCommit || unloggedRecords >= UNLOGGED_RECORDS_PER_CHECKPOINT) {
             flushUnlogged("commit");
         }
+        loggedRecordsSinceCommit = false;
         writeOffsets(changelogOffsets, "commit", Map.of(), false);
         recorder.record(false);
     }

@@ -86,6 +86,11 @@ public final class StrataStoreConfigs {
         });
     }
 
+    /** The shared resources of application {@code appId} in this JVM, or null when no store has made them yet. */
+    static SharedResources sharedIfMade(String appId) {
+        return SHARED.get(appId);
+    }
+
     /** {@value #BACKGROUND_THREADS_CONFIG}, checked before any store uses it; null when unset. */
     private static Integer threads(Map<String, Object> configs) {
         Object v = configs.get(BACKGROUND_THREADS_CONFIG);

@@ -4,6 +4,7 @@ import dev.strata.lsm.Cursor;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreException;
+import dev.strata.lsm.WriteBatch;
 import dev.strata.lsm.WriteOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Bytes;
@@ -32,7 +33,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * A Kafka Streams versioned key-value store (KIP-889) of bytes on Strata, following the
@@ -62,7 +66,9 @@ import java.util.Objects;
  * tombstones are never dropped. Offsets are kept as for the window stores
  * ({@link AbstractSegmentedStore}): a put may write the latest store and two segments, which
  * no Strata batch covers, so a commit writes the offsets into each of them and the store
- * reports the smallest. A restore replays the changelog's puts in order.
+ * reports the smallest. A restore replays the changelog's puts in order, each changelog batch
+ * written without the WAL as one write batch per Strata store with its offsets
+ * ({@link #restoreBatch}).
  */
 public class StrataVersionedStore extends AbstractSegmentedStore implements VersionedKeyValueStore<Bytes, byte[]> {
     private static final byte LIVE = 1;
@@ -71,6 +77,16 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
     private final long historyRetention;
     private LsmStore latest;
     private boolean latestDirty;
+    /**
+     * During {@link #restoreBatch}: the batch's writes to the latest store so far, by Strata key
+     * ({@link #RESTORE_DELETED}: a delete), read before the store, written at its end as one
+     * unlogged batch; null otherwise.
+     */
+    private TreeMap<Bytes, byte[]> restoringLatest;
+    /** During {@link #restoreBatch}: the batch's writes to each history segment so far, as {@link #restoringLatest}. */
+    private Map<TimeSegments.Segment, TreeMap<Bytes, byte[]>> restoringHistory;
+    /** A delete among a restore batch's pending writes (compared by identity). */
+    private static final byte[] RESTORE_DELETED = new byte[0];
 
     /**
      * @param name the store name
@@ -169,12 +185,14 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
 
     private Version latestOf(Bytes key) {
         byte[] raw;
+        byte[] storedKey = StoreLayout.dataKey(key.get());
+        byte[] pending = restoringLatest == null ? null : restoringLatest.get(Bytes.wrap(storedKey));
         try {
-            raw = latest.get(StoreLayout.dataKey(key.get()));
+            raw = pending != null ? pending : latest.get(storedKey);
         } catch (StoreException e) {
             throw failure("get", e);
         }
-        if (raw == null) {
+        if (raw == null || raw == RESTORE_DELETED) {
             return null;
         }
         long ts = ByteBuffer.wrap(raw, 1, Long.BYTES).getLong();
@@ -190,10 +208,14 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
         byte[] start = SegmentLayout.keyTime(key.get(), time + 1);
         byte[] end = SegmentLayout.keyEnd(key.get());
         for (TimeSegments.Segment segment : segments.segments(time + 1, Long.MAX_VALUE, true)) {
+            TreeMap<Bytes, byte[]> pending = restoringHistory == null ? null : restoringHistory.get(segment);
             try (Cursor c = segment.store.scan(start, end)) {
-                if (c.next()) {
-                    byte[] stored = c.key();
-                    byte[] raw = c.value();
+                Map.Entry<byte[], byte[]> first = pending == null || pending.isEmpty()
+                        ? (c.next() ? Map.entry(c.key(), c.value()) : null)
+                        : firstMerged(c, pending.subMap(Bytes.wrap(start), Bytes.wrap(end)));
+                if (first != null) {
+                    byte[] stored = first.getKey();
+                    byte[] raw = first.getValue();
                     return new Version(SegmentLayout.sessionStart(stored),
                             SegmentLayout.firstTime(stored, SegmentLayout.SESSION_SUFFIX_BYTES),
                             raw[0] == TOMBSTONE ? null : Arrays.copyOfRange(raw, 1, raw.length));
@@ -205,9 +227,39 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
         return null;
     }
 
+    /**
+     * The first record of {@code c} (a segment's range) with a restore batch's {@code pending}
+     * writes to that range over it: a pending write of a key hides the segment's record, a
+     * pending delete hides it without a record of its own. Null when none is left.
+     */
+    private static Map.Entry<byte[], byte[]> firstMerged(Cursor c, SortedMap<Bytes, byte[]> pending) {
+        Iterator<Map.Entry<Bytes, byte[]>> it = pending.entrySet().iterator();
+        Map.Entry<Bytes, byte[]> p = it.hasNext() ? it.next() : null;
+        boolean stored = c.next();
+        while (stored || p != null) {
+            int cmp = !stored ? 1 : p == null ? -1 : Arrays.compareUnsigned(c.key(), p.getKey().get());
+            if (cmp < 0) {
+                return Map.entry(c.key(), c.value());
+            }
+            if (cmp == 0) {
+                stored = c.next();  // the pending write replaces the record
+            }
+            if (p.getValue() != RESTORE_DELETED) {
+                return Map.entry(p.getKey().get(), p.getValue());
+            }
+            p = it.hasNext() ? it.next() : null;
+        }
+        return null;
+    }
+
     private void putLatest(Bytes key, long timestamp, byte[] value) {
         positionUpdate();  // write() does it for the segments' writes
+        if (restoringLatest != null) {
+            restoringLatest.put(Bytes.wrap(StoreLayout.dataKey(key.get())), latestValue(timestamp, value));
+            return;
+        }
         try {
+            beforeLoggedRecords(latest);
             latest.put(StoreLayout.dataKey(key.get()), latestValue(timestamp, value));
             latestDirty = true;
         } catch (StoreException | IllegalArgumentException e) {
@@ -218,14 +270,26 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
     private void putHistory(Bytes key, long validFrom, long validTo, byte[] value) {
         TimeSegments.Segment segment = segments.getOrCreateIfLive(segments.segmentId(validTo), observedStreamTime);
         if (segment != null) {  // null: valid only before the history retention: no query may see it
-            write(segment, SegmentLayout.sessionKey(key.get(), validFrom, validTo), historyValue(value));
+            byte[] storedKey = SegmentLayout.sessionKey(key.get(), validFrom, validTo);
+            if (restoringHistory != null) {
+                restoringHistory.computeIfAbsent(segment, s -> new TreeMap<>()).put(Bytes.wrap(storedKey),
+                        historyValue(value));
+            } else {
+                write(segment, storedKey, historyValue(value));
+            }
         }
     }
 
     private void deleteHistory(Bytes key, Version v) {
         TimeSegments.Segment segment = segments.forTime(v.validTo);
         if (segment != null) {
-            delete(segment, SegmentLayout.sessionKey(key.get(), v.validFrom, v.validTo));
+            byte[] storedKey = SegmentLayout.sessionKey(key.get(), v.validFrom, v.validTo);
+            if (restoringHistory != null) {
+                restoringHistory.computeIfAbsent(segment, s -> new TreeMap<>()).put(Bytes.wrap(storedKey),
+                        RESTORE_DELETED);
+            } else {
+                delete(segment, storedKey);
+            }
         }
     }
 
@@ -392,17 +456,56 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
         }
     }
 
-    /** Changelog records are puts: key, value (null: tombstone), the record's timestamp. */
+    /**
+     * Changelog records are puts: key, value (null: tombstone), the record's timestamp, replayed
+     * in order. As the other stores restore (see {@link AbstractSegmentedStore}, "Restore without
+     * the WAL"), a batch is one write batch per Strata store it writes (the latest store, each
+     * history segment), holding its records, the batch's last offset and the position, written
+     * without the WAL: a kill loses a store's records and its offset together. A put reads the
+     * versions the batch's earlier puts wrote, so the batch's writes are held in memory, read
+     * before the stores, until its end.
+     */
     @Override
     synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         checkOpen();
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled(), position);
-            if (!expired(record.timestamp())) {
-                doPut(Bytes.wrap(record.key()), record.value(), record.timestamp());
+        restoringLatest = new TreeMap<>();
+        restoringHistory = new java.util.IdentityHashMap<>();
+        Map<LsmStore, WriteBatch> data = new java.util.IdentityHashMap<>();
+        try {
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled(),
+                        position);
+                if (!expired(record.timestamp())) {
+                    doPut(Bytes.wrap(record.key()), record.value(), record.timestamp());
+                }
+            }
+            if (!restoringLatest.isEmpty()) {
+                data.put(latest, toBatch(restoringLatest));
+                latestDirty = true;
+            }
+            for (Map.Entry<TimeSegments.Segment, TreeMap<Bytes, byte[]>> e : restoringHistory.entrySet()) {
+                if (e.getKey().open) {  // else dropped by a later record of the batch
+                    data.put(e.getKey().store, toBatch(e.getValue()));
+                    e.getKey().dirty = true;
+                }
+            }
+        } finally {
+            restoringLatest = null;
+            restoringHistory = null;
+        }
+        restoredWithoutWal(records, data);
+    }
+
+    private static WriteBatch toBatch(TreeMap<Bytes, byte[]> writes) {
+        WriteBatch batch = new WriteBatch();
+        for (Map.Entry<Bytes, byte[]> w : writes.entrySet()) {
+            if (w.getValue() == RESTORE_DELETED) {
+                batch.delete(w.getKey().get());
+            } else {
+                batch.put(w.getKey().get(), w.getValue());
             }
         }
-        restored(records);
+        return batch;
     }
 
     @Override

@@ -45,12 +45,19 @@ import java.util.stream.Stream;
  * loaded machine distorts less than the wall time. {@code --store kv} restores a key-value
  * store instead ({@link StrataStores#persistentKeyValueStore} against
  * {@code Stores.persistentKeyValueStore}): the changelog of a count per key, {@code --keys}
- * keys. Each store is checked after its restore (a key's last window
+ * keys. {@code --store versioned} restores a versioned key-value store (KIP-889,
+ * {@link StrataStores#persistentVersionedKeyValueStore} against
+ * {@code Stores.persistentVersionedKeyValueStore}, history retention 1 minute): the changelog
+ * of a versioned table, each record a put of a key (uniform over {@code --keys}) at its event
+ * time, 1 ms apart, handed with its timestamp ({@code restoreWithHeaders}). Each store is
+ * checked after its restore (a key's last window
  * holds its last value). A measurement, not a test: run with
  * {@code java -cp ... dev.strata.lsm.kafka.KafkaRestoreBench --records 500000 --keys 100000}.
  */
 public final class KafkaRestoreBench {
     private static final String STORE = "restore-bench";
+    /** {@code --store versioned}. */
+    private static boolean versioned;
 
     private KafkaRestoreBench() {
     }
@@ -71,15 +78,17 @@ public final class KafkaRestoreBench {
                 case "--dir" -> base = Path.of(args[++i]);
                 case "--store" -> kind = args[++i];
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--records N --keys N --rounds N --batch N --dir DIR --store window|kv)");
+                        + " (--records N --keys N --rounds N --batch N --dir DIR --store window|kv|versioned)");
             }
         }
-        if (!kind.equals("window") && !kind.equals("kv")) {
-            throw new IllegalArgumentException("--store must be window or kv, was " + kind);
+        if (!kind.equals("window") && !kind.equals("kv") && !kind.equals("versioned")) {
+            throw new IllegalArgumentException("--store must be window, kv or versioned, was " + kind);
         }
-        boolean kv = kind.equals("kv");
+        boolean kv = !kind.equals("window");  // a versioned changelog is keyed as a key-value one
+        versioned = kind.equals("versioned");
+        String label = versioned ? "versioned" : kv ? "key-value" : "window";
         List<List<KeyValue<byte[], byte[]>>> changelog = changelog(records, keys, batch, kv);
-        System.out.printf(Locale.ROOT, "KafkaRestoreBench: " + (kv ? "key-value" : "window") + " store changelog of %,d records over %,d keys, "
+        System.out.printf(Locale.ROOT, "KafkaRestoreBench: " + label + " store changelog of %,d records over %,d keys, "
                 + "batches of %,d, %d rounds, java %s, %d cpus%n", records, keys, batch, rounds,
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
         run("strata", base, changelog.subList(0, Math.max(1, changelog.size() / 10)), kv);   // warm-up
@@ -107,7 +116,7 @@ public final class KafkaRestoreBench {
         double kc = median(rocksdbCpu);
         System.out.printf(Locale.ROOT, "%n| restore | Strata records/s (median) | RocksDB records/s (median) | "
                 + "Strata / RocksDB | CPU s Strata / RocksDB (medians) |%n|---|---:|---:|---:|---|%n"
-                + "| %s store | %,.0f | %,.0f | %.2fx | %.2f / %.2f |%n", kv ? "key-value" : "window", s, k, s / k,
+                + "| %s store | %,.0f | %,.0f | %.2fx | %.2f / %.2f |%n", label, s, k, s / k,
                 sc, kc);
         System.out.printf(Locale.ROOT, "load average at the end: %.1f%n",
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
@@ -165,6 +174,9 @@ public final class KafkaRestoreBench {
         InternalMockProcessorContext<?, ?> context = new InternalMockProcessorContext<>(dir.toFile(),
                 Serdes.Bytes(), Serdes.ByteArray(), new MockRecordCollector(),
                 new ThreadCache(new LogContext("bench"), 0, new MockStreamsMetrics(new Metrics())));
+        if (versioned) {
+            return runVersioned(engine, dir, context, changelog);
+        }
         if (kv) {
             KeyValueStore<Bytes, byte[]> store = engine.equals("strata")
                     ? StrataStores.persistentKeyValueStore(STORE).get()
@@ -202,6 +214,48 @@ public final class KafkaRestoreBench {
             if (!it.hasNext() || !Arrays.equals(it.next().value, last.value)) {
                 throw new IllegalStateException(engine + ": the restored store does not hold the last record");
             }
+        }
+        store.close();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        deleteRecursively(dir);
+        return seconds;
+    }
+
+    /**
+     * Restores {@code changelog} into a fresh versioned store of {@code engine}, each record a
+     * put at time {@code its index} (1 ms apart, as the key-value changelog's records).
+     */
+    private static double runVersioned(String engine, Path dir, InternalMockProcessorContext<?, ?> context,
+                                       List<List<KeyValue<byte[], byte[]>>> changelog) throws IOException {
+        org.apache.kafka.streams.state.VersionedBytesStoreSupplier supplier = engine.equals("strata")
+                ? StrataStores.persistentVersionedKeyValueStore(STORE, Duration.ofMinutes(1))
+                : Stores.persistentVersionedKeyValueStore(STORE, Duration.ofMinutes(1));
+        org.apache.kafka.streams.state.VersionedKeyValueStore<Bytes, byte[]> store =
+                Stores.versionedKeyValueStoreBuilder(supplier, Serdes.Bytes(), Serdes.ByteArray())
+                        .withLoggingDisabled().build();
+        store.init((StateStoreContext) context, store);
+        List<List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>>> batches = new ArrayList<>();
+        long offset = 0;
+        for (List<KeyValue<byte[], byte[]>> b : changelog) {
+            List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> records = new ArrayList<>(b.size());
+            for (KeyValue<byte[], byte[]> kv : b) {
+                records.add(new org.apache.kafka.clients.consumer.ConsumerRecord<>(STORE + "-changelog", 0, offset,
+                        offset, org.apache.kafka.common.record.TimestampType.CREATE_TIME, kv.key.length,
+                        kv.value.length, kv.key, kv.value, new org.apache.kafka.common.header.internals.RecordHeaders(),
+                        java.util.Optional.empty()));
+                offset++;
+            }
+            batches.add(records);
+        }
+        long start = System.nanoTime();
+        for (List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> b : batches) {
+            context.restoreWithHeaders(STORE, b);
+        }
+        List<KeyValue<byte[], byte[]>> lastBatch = changelog.get(changelog.size() - 1);
+        KeyValue<byte[], byte[]> last = lastBatch.get(lastBatch.size() - 1);
+        org.apache.kafka.streams.state.VersionedRecord<byte[]> latest = store.get(Bytes.wrap(last.key));
+        if (latest == null || !Arrays.equals(latest.value(), last.value) || latest.timestamp() != offset - 1) {
+            throw new IllegalStateException(engine + ": the restored store does not hold the last record");
         }
         store.close();
         double seconds = (System.nanoTime() - start) / 1e9;

@@ -390,4 +390,67 @@ class SegmentedStoreOffsetsTest {
         assertEquals(10L, reopened.committedOffset(CHANGELOG_0));
         assertEquals(Position.emptyPosition().withComponent("input", 0, 1L), reopened.getPosition());
     }
+
+    /** A versioned store's changelog: per key two versions (time 1,000 + i and 30,000 + i), offsets from {@code firstOffset}. */
+    private static List<ConsumerRecord<byte[], byte[]>> versionedChangelog(long firstOffset, int keys) {
+        List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
+        long offset = firstOffset;
+        for (String version : List.of("a", "b")) {
+            for (int i = 0; i < keys; i++) {
+                long time = (version.equals("a") ? 1_000 : 30_000) + i;
+                batch.add(new ConsumerRecord<>(CHANGELOG_0.topic(), 0, offset++, time,
+                        org.apache.kafka.common.record.TimestampType.CREATE_TIME, 0, 0, key("k" + i).get(),
+                        value(version + i), new org.apache.kafka.common.header.internals.RecordHeaders(),
+                        java.util.Optional.empty()));
+            }
+        }
+        return batch;
+    }
+
+    private StrataVersionedStore versioned(TestStoreContext context) {
+        StrataVersionedStore store = new StrataVersionedStore("v", StrataStores.SEGMENT_CONFIG, 60_000, 20_000);
+        store.init(context, store);
+        opened.add(store);
+        return store;
+    }
+
+    @Test
+    void aVersionedRestoreBatchIsUnloggedWithItsOffsetAndDurableWithItAtTheCheckpoint() throws IOException {
+        Path stateDir = root.resolve("state");
+        TestStoreContext ctx = context(stateDir, false);
+        StrataVersionedStore store = versioned(ctx);
+        ((RecordBatchingStateRestoreCallback) ctx.restoreCallback).restoreBatch(versionedChangelog(100, 10));
+        assertEquals(119L, store.committedOffset(CHANGELOG_0));
+        assertEquals(2, store.unloggedStores(), "the latest store and the history segment, written without the WAL");
+        // the batch's later puts read its earlier ones: the first versions went to the history
+        assertArrayEquals(value("b3"), store.get(key("k3")).value());
+        assertArrayEquals(value("a3"), store.get(key("k3"), 1_500).value());
+        assertEquals(30_003L, store.get(key("k3"), 1_500).validTo().orElseThrow());
+
+        // A kill before any flush loses the batch's records and its offsets together.
+        Path beforeCheckpoint = image(stateDir, "before-checkpoint");
+        StrataVersionedStore lost = versioned(context(beforeCheckpoint, false));
+        assertNull(lost.committedOffset(CHANGELOG_0), "offsets must not outlive the unlogged records they cover");
+        assertNull(lost.get(key("k3")));
+        assertNull(lost.get(key("k3"), 1_500));
+
+        // A standby's commit between restore batches writes its offsets without the WAL too.
+        store.commit(Map.of(CHANGELOG_0, 119L));
+        assertEquals(2, store.unloggedStores(), "a commit after a short restore does not flush");
+        Path afterStandbyCommit = image(stateDir, "after-standby-commit");
+        assertNull(versioned(context(afterStandbyCommit, false)).committedOffset(CHANGELOG_0));
+
+        // Processing starts: its first write (logged) flushes the latest store; the next commit,
+        // after records written with the WAL, flushes the history segment it did not write.
+        ctx.processing("input", 0, 1);
+        store.put(key("n"), value("new"), 40_000);
+        store.commit(Map.of(CHANGELOG_0, 120L));
+        assertEquals(0, store.unloggedStores());
+        Path killed = image(stateDir, "killed");
+        StrataVersionedStore reopened = versioned(context(killed, false));
+        assertEquals(120L, reopened.committedOffset(CHANGELOG_0));
+        assertArrayEquals(value("b9"), reopened.get(key("k9")).value());
+        assertArrayEquals(value("a9"), reopened.get(key("k9"), 1_500).value());
+        assertArrayEquals(value("new"), reopened.get(key("n")).value());
+    }
 }

@@ -1,0 +1,304 @@
+package dev.strata.lsm.kafka;
+
+import dev.strata.lsm.testkit.SlowTest;
+import dev.strata.lsm.testkit.TestScale;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Two Kafka Streams instances of one application on the KRaft test cluster (the setup of
+ * {@link KafkaClusterTakeoverTest}), each its own JVM ({@link SharedBudgetInstance}: the shared
+ * Strata budget is one per application and JVM, and each instance's heap is its own), both with
+ * {@link StrataDslStoreSuppliers} and the shared budget on ({@code strata.block.cache.bytes},
+ * {@code strata.memtable.budget.bytes}, {@code strata.background.threads}), running a key-value
+ * count and a 1-second tumbling-window count over {@link #RECORDS} records on {@link #PARTITIONS}
+ * partitions. Checked: both instances own tasks and together all of them; every output's last
+ * count per key (and per key and window) equals the count computed here; each instance's
+ * shared budget (memtable bytes, now and at their peak; block cache bytes) stays within what was
+ * configured, and its heap used after a full collection within its {@code -Xmx}. The figures are
+ * printed (docs/kafka-streams.md, "Measurements").
+ *
+ * <p>Slow lane only ({@code -Pslow}): a broker, a controller and two JVMs.
+ */
+@SlowTest
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class KafkaSharedBudgetSlowTest {
+    private static final int PARTITIONS = 4;
+    /**
+     * 30,000 records in the slow lane (10,000 at multiplier 1), about 7,500 a task. Under
+     * exactly-once Kafka Streams commits a running task's stores ({@code StateStore.commit})
+     * only when it suspends or closes the task ({@code StreamTask.postCommit}), so until then
+     * the counts' writes stay in the Strata stores' write buffers (on the heap, up to
+     * {@link StrataKeyValueStore#MAX_UNCOMMITTED_BYTES} a store), not in the shared budget's
+     * memtables: the figures printed show it (the stores' {@code bytes-written-total}).
+     */
+    private static final int RECORDS = TestScale.scaled(10_000);
+    private static final int KEYS = 300;
+    private static final long CACHE_BYTES = 8L << 20;
+    private static final long MEMTABLE_BUDGET_BYTES = 4L << 20;
+    private static final String XMX = "-Xmx256m";
+    private static final long XMX_BYTES = 256L << 20;
+    private static final Duration WAIT = Duration.ofSeconds(120);
+
+    @TempDir
+    Path dir;
+
+    private KafkaClusterTestKit cluster;
+    private final Map<String, Instance> instances = new HashMap<>();
+
+    /** A child JVM running one instance, with the lines it printed under {@link SharedBudgetInstance#PREFIX}. */
+    private static final class Instance {
+        final Process process;
+        final Writer stdin;
+        volatile String status = "";
+        final BlockingQueue<String> memory = new LinkedBlockingQueue<>();
+
+        Instance(Process process) {
+            this.process = process;
+            this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            Thread reader = new Thread(() -> {
+                try (BufferedReader out = new BufferedReader(
+                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = out.readLine()) != null) {
+                        if (line.startsWith(SharedBudgetInstance.PREFIX + "STATUS ")) {
+                            status = line.substring((SharedBudgetInstance.PREFIX + "STATUS ").length());
+                        } else if (line.startsWith(SharedBudgetInstance.PREFIX + "MEMORY ")) {
+                            memory.add(line.substring((SharedBudgetInstance.PREFIX + "MEMORY ").length()));
+                        }
+                    }
+                } catch (java.io.IOException e) {
+                    // the process ended
+                }
+            }, "instance-stdout");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        void send(String command) throws java.io.IOException {
+            stdin.write(command + "\n");
+            stdin.flush();
+        }
+
+        boolean running() {
+            return status.startsWith("RUNNING ");
+        }
+
+        Set<String> tasks() {
+            String[] parts = status.split(" ", 2);
+            if (parts.length < 2 || parts[1].isBlank()) {
+                return Set.of();
+            }
+            return Set.of(parts[1].split(","));
+        }
+    }
+
+    @BeforeEach
+    void startCluster() throws Exception {
+        cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                .setCombined(true)
+                .setNumBrokerNodes(1)
+                .setNumControllerNodes(1)
+                .setBaseDirectory(dir.resolve("kafka"))
+                .build())
+                .setConfigProp("offsets.topic.replication.factor", "1")
+                .setConfigProp("offsets.topic.num.partitions", "1")
+                .setConfigProp("transaction.state.log.replication.factor", "1")
+                .setConfigProp("transaction.state.log.min.isr", "1")
+                .setConfigProp("transaction.state.log.num.partitions", "1")
+                .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                .build();
+        cluster.format();
+        cluster.startup();
+        cluster.waitForReadyBrokers();
+        try (Admin admin = cluster.admin()) {
+            admin.createTopics(List.of(new NewTopic(SharedBudgetInstance.INPUT, PARTITIONS, (short) 1),
+                    new NewTopic(SharedBudgetInstance.KV_OUTPUT, PARTITIONS, (short) 1),
+                    new NewTopic(SharedBudgetInstance.WINDOW_OUTPUT, PARTITIONS, (short) 1)))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (Instance i : instances.values()) {
+            try {
+                i.send("stop");
+            } catch (java.io.IOException e) {
+                // already gone
+            }
+        }
+        for (Instance i : instances.values()) {
+            if (!i.process.waitFor(30, TimeUnit.SECONDS)) {
+                i.process.destroyForcibly();
+            }
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private Instance start(String name) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        ProcessBuilder pb = new ProcessBuilder(java, XMX, "-cp", classpath, SharedBudgetInstance.class.getName(),
+                cluster.bootstrapServers(), Files.createDirectories(dir.resolve(name)).toString(),
+                Long.toString(CACHE_BYTES), Long.toString(MEMTABLE_BUDGET_BYTES));
+        pb.redirectError(dir.resolve(name + ".stderr").toFile());
+        Instance instance = new Instance(pb.start());
+        instances.put(name, instance);
+        return instance;
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out waiting until " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Reads {@code topic}'s committed records until the last count of each key equals {@code expected}. */
+    private void awaitCounts(String topic, Map<String, Long> expected) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "verifier-" + topic);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<String, Long> latest = new TreeMap<>();
+        try (KafkaConsumer<String, Long> consumer =
+                     new KafkaConsumer<>(props, new StringDeserializer(), new LongDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!latest.equals(expected)) {
+                if (System.nanoTime() > deadline) {
+                    fail(topic + ": counts did not reach the expected ones; differing: " + expected.entrySet().stream()
+                            .filter(e -> !e.getValue().equals(latest.get(e.getKey()))).limit(10)
+                            .map(e -> e.getKey() + " expected " + e.getValue() + " got " + latest.get(e.getKey()))
+                            .collect(Collectors.joining(", ")) + "; extra keys: " + latest.keySet().stream()
+                            .filter(k -> !expected.containsKey(k)).limit(10).toList());
+                }
+                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
+                    latest.put(r.key(), r.value());
+                }
+            }
+        }
+        assertEquals(expected, latest, topic);
+    }
+
+    private static long figure(String memoryLine, String name) {
+        for (String part : memoryLine.split(" ")) {
+            if (part.startsWith(name + "=")) {
+                return Long.parseLong(part.substring(name.length() + 1));
+            }
+        }
+        throw new AssertionError("no " + name + " in " + memoryLine);
+    }
+
+    @Test
+    void twoInstancesWithTheSharedBudgetCountRightAndStayWithinIt() throws Exception {
+        Instance a = start("a");
+        Instance b = start("b");
+        await("both instances run and own tasks", () -> a.running() && b.running() && !a.tasks().isEmpty()
+                && !b.tasks().isEmpty() && a.tasks().size() + b.tasks().size() == PARTITIONS);
+        Set<String> all = new HashSet<>(a.tasks());
+        all.addAll(b.tasks());
+        assertEquals(PARTITIONS, all.size(), "tasks of a " + a.tasks() + ", of b " + b.tasks());
+
+        // Keys uniform over KEYS, event time 10 ms apart from now (an old time would have the broker
+        // delete the topics' segments by retention time): 1-second windows of ~100 records.
+        Random random = new Random(31);
+        long base = System.currentTimeMillis() / 1_000 * 1_000;
+        Map<String, Long> kvExpected = new TreeMap<>();
+        Map<String, Long> windowExpected = new TreeMap<>();
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, String> producer =
+                     new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < RECORDS; i++) {
+                String key = "k" + random.nextInt(KEYS);
+                long time = base + i * 10L;
+                producer.send(new ProducerRecord<>(SharedBudgetInstance.INPUT, null, time, key, "v" + i));
+                kvExpected.merge(key, 1L, Long::sum);
+                long windowStart = time - time % SharedBudgetInstance.WINDOW_MS;
+                windowExpected.merge(key + "@" + windowStart, 1L, Long::sum);
+            }
+            producer.flush();
+        }
+        awaitCounts(SharedBudgetInstance.KV_OUTPUT, kvExpected);
+        awaitCounts(SharedBudgetInstance.WINDOW_OUTPUT, windowExpected);
+        assertFalse(a.tasks().isEmpty() || b.tasks().isEmpty(), "both instances still own tasks");
+
+        for (Map.Entry<String, Instance> e : new TreeMap<>(instances).entrySet()) {
+            e.getValue().send("report");
+            String memory = e.getValue().memory.poll(30, TimeUnit.SECONDS);
+            assertTrue(memory != null && !memory.startsWith("none"), "instance " + e.getKey() + " memory: " + memory);
+            System.out.printf("instance %s (tasks %s): %s%n", e.getKey(), e.getValue().tasks(), memory);
+            long memtable = figure(memory, "memtable");
+            long memtablePeak = figure(memory, "memtablePeak");
+            long cache = figure(memory, "cache");
+            long cachePeak = figure(memory, "cachePeak");
+            long heapUsed = figure(memory, "heapUsed");
+            assertEquals(0, figure(memory, "rocksdbDirs"), "no store of the application is on RocksDB: " + memory);
+            assertTrue(memtablePeak > 0, "the stores' memtables are counted in the budget: " + memory);
+            assertTrue(memtable <= MEMTABLE_BUDGET_BYTES && memtablePeak <= MEMTABLE_BUDGET_BYTES,
+                    "memtables within the budget of " + MEMTABLE_BUDGET_BYTES + ": " + memory);
+            assertTrue(cache <= CACHE_BYTES && cachePeak <= CACHE_BYTES,
+                    "block cache within " + CACHE_BYTES + ": " + memory);
+            assertTrue(heapUsed > 0 && heapUsed < XMX_BYTES, "heap used within " + XMX + ": " + memory);
+            System.out.printf("instance %s: shared budget used %,d bytes (memtables %,d, block cache %,d) of %,d;"
+                            + " peaks memtables %,d, block cache %,d; heap used after a full GC %,d bytes%n",
+                    e.getKey(), memtable + cache, memtable, cache, CACHE_BYTES + MEMTABLE_BUDGET_BYTES, memtablePeak,
+                    cachePeak, heapUsed);
+        }
+        System.out.printf("%,d records, %d partitions, %d keys%n", RECORDS, PARTITIONS, KEYS);
+    }
+}
