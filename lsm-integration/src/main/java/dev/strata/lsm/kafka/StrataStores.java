@@ -95,14 +95,14 @@ public final class StrataStores {
      */
     public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod,
                                                                  Duration windowSize, boolean retainDuplicates) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, SEGMENT_CONFIG, false, false, false);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, SEGMENT_CONFIG, Format.PLAIN, Order.KEY);
     }
 
     /** {@link #persistentWindowStore(String, Duration, Duration, boolean)} with segments opened with {@code config}. */
     public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod,
                                                                  Duration windowSize, boolean retainDuplicates,
                                                                  StoreConfig config) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, false, false, false);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, Format.PLAIN, Order.KEY);
     }
 
     /**
@@ -113,7 +113,7 @@ public final class StrataStores {
     public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
                                                                             Duration windowSize,
                                                                             boolean retainDuplicates) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, SEGMENT_CONFIG, true, false, false);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, SEGMENT_CONFIG, Format.TIMESTAMPED, Order.KEY);
     }
 
     /** {@link #persistentTimestampedWindowStore(String, Duration, Duration, boolean)} with segments opened with {@code config}. */
@@ -121,7 +121,7 @@ public final class StrataStores {
                                                                             Duration windowSize,
                                                                             boolean retainDuplicates,
                                                                             StoreConfig config) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, true, false, false);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, Format.TIMESTAMPED, Order.KEY);
     }
 
     /**
@@ -139,7 +139,7 @@ public final class StrataStores {
     /** {@link #persistentSessionStore(String, Duration)} with segments opened with {@code config}. */
     public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod,
                                                                    StoreConfig config) {
-        return sessionStore(name, retentionPeriod, config, false, false);
+        return sessionStore(name, retentionPeriod, config, Format.PLAIN, Order.KEY);
     }
 
     /**
@@ -178,7 +178,7 @@ public final class StrataStores {
                                                                                    Duration windowSize,
                                                                                    boolean retainDuplicates,
                                                                                    StoreConfig config) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, true, true, false);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, Format.HEADERS, Order.KEY);
     }
 
     /**
@@ -193,7 +193,7 @@ public final class StrataStores {
     /** {@link #persistentSessionStoreWithHeaders(String, Duration)} with segments opened with {@code config}. */
     public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(String name, Duration retentionPeriod,
                                                                               StoreConfig config) {
-        return sessionStore(name, retentionPeriod, config, true, false);
+        return sessionStore(name, retentionPeriod, config, Format.HEADERS, Order.KEY);
     }
 
     /**
@@ -210,7 +210,7 @@ public final class StrataStores {
                                                                             Duration windowSize,
                                                                             boolean retainDuplicates,
                                                                             boolean withHeaders, StoreConfig config) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, true, withHeaders, true);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, config, withHeaders ? Format.HEADERS : Format.TIMESTAMPED, Order.TIME);
     }
 
     /**
@@ -225,11 +225,24 @@ public final class StrataStores {
     public static SessionBytesStoreSupplier persistentTimeOrderedSessionStore(String name, Duration retentionPeriod,
                                                                               boolean withHeaders,
                                                                               StoreConfig config) {
-        return sessionStore(name, retentionPeriod, config, withHeaders, true);
+        return sessionStore(name, retentionPeriod, config, withHeaders ? Format.HEADERS : Format.PLAIN, Order.TIME);
+    }
+
+    /** The value format of a store's records, as Kafka's {@code DslStoreFormat} names them. */
+    private enum Format { PLAIN, TIMESTAMPED, HEADERS }
+
+    /** The order a window or session store's range reads across keys come in. */
+    private enum Order {
+        /** By key, then time (Kafka's default window and session stores). */
+        KEY,
+        /** By time across keys, through a time index (Kafka's time-ordered stores, emit on window close). */
+        TIME
     }
 
     private static SessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod, StoreConfig config,
-                                                          boolean headers, boolean timeOrdered) {
+                                                          Format format, Order order) {
+        boolean headers = format == Format.HEADERS;
+        boolean timeOrdered = order == Order.TIME;
         Objects.requireNonNull(name, "name cannot be null");
         Objects.requireNonNull(config, "config cannot be null");
         long retentionMs = millis(retentionPeriod, "retentionPeriod");
@@ -294,7 +307,8 @@ public final class StrataStores {
 
     private static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
                                                         boolean retainDuplicates, StoreConfig config,
-                                                        boolean timestamped, boolean headers, boolean timeOrdered) {
+                                                        Format format, Order order) {
+        boolean timeOrdered = order == Order.TIME;
         Objects.requireNonNull(name, "name cannot be null");
         Objects.requireNonNull(config, "config cannot be null");
         long retentionMs = millis(retentionPeriod, "retentionPeriod");
@@ -304,12 +318,12 @@ public final class StrataStores {
                     + " must be no smaller than its window size. Got size=[" + windowMs + "], retention=["
                     + retentionMs + "]");
         }
-        if (headers) {
+        if (format == Format.HEADERS) {
             return new StrataWindowHeadersBytesStoreSupplier(name, config, retentionMs, windowMs, retainDuplicates,
                     segmentInterval(retentionMs), timeOrdered);
         }
         return new StrataWindowBytesStoreSupplier(name, config, retentionMs, windowMs, retainDuplicates,
-                segmentInterval(retentionMs), timestamped, timeOrdered);
+                segmentInterval(retentionMs), format == Format.TIMESTAMPED, timeOrdered);
     }
 
     /** Kafka's default segment interval: half the retention period, at least 60 s. */
