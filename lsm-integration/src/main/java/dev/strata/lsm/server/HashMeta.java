@@ -49,7 +49,7 @@ record HashMeta(long expireAtMillis, long version, long fields) {
         if (stored.length != BYTES) {
             throw new IllegalStateException("hash metadata of " + stored.length + " bytes (expected " + BYTES + ")");
         }
-        return new HashMeta(StoredValue.readLong(stored, 1), StoredValue.readLong(stored, 9),
-                StoredValue.readLong(stored, 17));
+        return new HashMeta(NodeKeys.readLong(stored, 1), NodeKeys.readLong(stored, 9),
+                NodeKeys.readLong(stored, 17));
     }
 }

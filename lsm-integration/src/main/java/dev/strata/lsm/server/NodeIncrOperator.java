@@ -40,15 +40,9 @@ public final class NodeIncrOperator implements MergeOperator {
     /** The operand adding {@code by} to a value that expires at {@code expireAtMillis}. */
     static byte[] operand(long by, long expireAtMillis) {
         byte[] o = new byte[OPERAND_BYTES];
-        putLong(o, 0, by);
-        putLong(o, 8, expireAtMillis);
+        NodeKeys.putLong(o, 0, by);
+        NodeKeys.putLong(o, 8, expireAtMillis);
         return o;
-    }
-
-    private static void putLong(byte[] b, int off, long v) {
-        for (int i = 0; i < 8; i++) {
-            b[off + i] = (byte) (v >>> (56 - 8 * i));
-        }
     }
 
     @Override
@@ -77,10 +71,10 @@ public final class NodeIncrOperator implements MergeOperator {
             base = parsed;
             expireAt = v.expireAtMillis();
         } else {
-            expireAt = StoredValue.readLong(operands.get(operands.size() - 1), 8);
+            expireAt = NodeKeys.readLong(operands.get(operands.size() - 1), 8);
         }
         for (byte[] o : operands) {
-            base += StoredValue.readLong(o, 0);
+            base += NodeKeys.readLong(o, 0);
         }
         return new StoredValue(Long.toString(base).getBytes(StandardCharsets.US_ASCII), expireAt).encode();
     }
@@ -90,8 +84,8 @@ public final class NodeIncrOperator implements MergeOperator {
     public byte[] partialMerge(byte[] key, List<byte[]> operands) {
         long sum = 0;
         for (byte[] o : operands) {
-            sum += StoredValue.readLong(o, 0);
+            sum += NodeKeys.readLong(o, 0);
         }
-        return operand(sum, StoredValue.readLong(operands.get(operands.size() - 1), 8));
+        return operand(sum, NodeKeys.readLong(operands.get(operands.size() - 1), 8));
     }
 }

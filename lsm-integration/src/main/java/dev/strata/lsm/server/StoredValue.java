@@ -33,7 +33,7 @@ record StoredValue(byte[] payload, long expireAtMillis) {
 
     /** What flushes and merges consult: an expiring value (or hash) whose time has come. */
     static final ValueExpiry EXPIRY = (key, value, now) -> value.length >= EXPIRING_HEADER_BYTES
-            && (value[0] == EXPIRING || value[0] == HASH) && readLong(value, 1) <= now;
+            && (value[0] == EXPIRING || value[0] == HASH) && NodeKeys.readLong(value, 1) <= now;
 
     /**
      * When the value stored as {@code stored} (a string or a hash's metadata) expires, epoch
@@ -46,7 +46,7 @@ record StoredValue(byte[] payload, long expireAtMillis) {
             return NEVER;
         }
         if (stored.length >= EXPIRING_HEADER_BYTES && (stored[0] == EXPIRING || stored[0] == HASH)) {
-            return readLong(stored, 1);
+            return NodeKeys.readLong(stored, 1);
         }
         throw unknownHeader(stored);
     }
@@ -68,9 +68,7 @@ record StoredValue(byte[] payload, long expireAtMillis) {
     static byte[] withExpiry(byte[] stored, long at) {
         if (stored[0] == HASH) {
             byte[] out = stored.clone();
-            for (int i = 0; i < 8; i++) {
-                out[1 + i] = (byte) (at >>> (56 - 8 * i));
-            }
+            NodeKeys.putLong(out, 1, at);
             return out;
         }
         return new StoredValue(decode(stored, Long.MIN_VALUE).payload(), at).encode();
@@ -99,9 +97,7 @@ record StoredValue(byte[] payload, long expireAtMillis) {
         }
         byte[] out = new byte[payload.length + EXPIRING_HEADER_BYTES];
         out[0] = EXPIRING;
-        for (int i = 0; i < 8; i++) {
-            out[1 + i] = (byte) (expireAtMillis >>> (56 - 8 * i));
-        }
+        NodeKeys.putLong(out, 1, expireAtMillis);
         System.arraycopy(payload, 0, out, EXPIRING_HEADER_BYTES, payload.length);
         return out;
     }
@@ -118,7 +114,7 @@ record StoredValue(byte[] payload, long expireAtMillis) {
             return null;
         }
         if (stored.length >= EXPIRING_HEADER_BYTES && stored[0] == HASH) {
-            if (readLong(stored, 1) <= nowMillis) {
+            if (NodeKeys.readLong(stored, 1) <= nowMillis) {
                 return null;
             }
             throw new WrongTypeException();
@@ -127,7 +123,7 @@ record StoredValue(byte[] payload, long expireAtMillis) {
             return new StoredValue(Arrays.copyOfRange(stored, 1, stored.length), NEVER);
         }
         if (stored.length >= EXPIRING_HEADER_BYTES && stored[0] == EXPIRING) {
-            long at = readLong(stored, 1);
+            long at = NodeKeys.readLong(stored, 1);
             if (at <= nowMillis) {
                 return null;
             }
@@ -156,20 +152,12 @@ record StoredValue(byte[] payload, long expireAtMillis) {
             return 1;
         }
         if (stored.length >= EXPIRING_HEADER_BYTES && stored[0] == EXPIRING) {
-            return readLong(stored, 1) <= nowMillis ? -1 : EXPIRING_HEADER_BYTES;
+            return NodeKeys.readLong(stored, 1) <= nowMillis ? -1 : EXPIRING_HEADER_BYTES;
         }
         return decode(stored, nowMillis) == null ? -1 : 0;
     }
 
     boolean expires() {
         return expireAtMillis != NEVER;
-    }
-
-    static long readLong(byte[] b, int off) {
-        long v = 0;
-        for (int i = 0; i < 8; i++) {
-            v = (v << 8) | (b[off + i] & 0xff);
-        }
-        return v;
     }
 }
