@@ -16,7 +16,6 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
@@ -92,22 +91,7 @@ class KafkaClusterTakeoverTest {
 
     @BeforeEach
     void startCluster() throws Exception {
-        cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                .setCombined(true)
-                .setNumBrokerNodes(1)
-                .setNumControllerNodes(1)
-                .setBaseDirectory(dir.resolve("kafka"))
-                .build())
-                .setConfigProp("offsets.topic.replication.factor", "1")
-                .setConfigProp("offsets.topic.num.partitions", "1")
-                .setConfigProp("transaction.state.log.replication.factor", "1")
-                .setConfigProp("transaction.state.log.min.isr", "1")
-                .setConfigProp("transaction.state.log.num.partitions", "1")
-                .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                .build();
-        cluster.format();
-        cluster.startup();
-        cluster.waitForReadyBrokers();
+        cluster = SingleNodeKafka.start(dir.resolve("kafka"));
         try (Admin admin = cluster.admin()) {
             admin.createTopics(List.of(new NewTopic(INPUT, PARTITIONS, (short) 1),
                     new NewTopic(OUTPUT, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);

@@ -14,7 +14,6 @@ import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -140,22 +139,7 @@ class KafkaSharedBudgetSlowTest {
 
     @BeforeEach
     void startCluster() throws Exception {
-        cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                .setCombined(true)
-                .setNumBrokerNodes(1)
-                .setNumControllerNodes(1)
-                .setBaseDirectory(dir.resolve("kafka"))
-                .build())
-                .setConfigProp("offsets.topic.replication.factor", "1")
-                .setConfigProp("offsets.topic.num.partitions", "1")
-                .setConfigProp("transaction.state.log.replication.factor", "1")
-                .setConfigProp("transaction.state.log.min.isr", "1")
-                .setConfigProp("transaction.state.log.num.partitions", "1")
-                .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                .build();
-        cluster.format();
-        cluster.startup();
-        cluster.waitForReadyBrokers();
+        cluster = SingleNodeKafka.start(dir.resolve("kafka"));
         try (Admin admin = cluster.admin()) {
             admin.createTopics(List.of(new NewTopic(SharedBudgetInstance.INPUT, PARTITIONS, (short) 1),
                     new NewTopic(SharedBudgetInstance.KV_OUTPUT, PARTITIONS, (short) 1),
