@@ -133,6 +133,11 @@ abstract class AbstractSegmentedStore implements StateStore {
     /** The writes since the last commit, when {@link #buffersWrites()}. */
     private final SegmentWriteBuffer buffer = new SegmentWriteBuffer();
     private long maxBufferedBytes = MAX_BUFFERED_BYTES;
+    /**
+     * When the buffer is written early: past {@link #maxBufferedBytes}, or over the shared
+     * memtable budget, where its bytes are reserved (made by init, released by close).
+     */
+    private WriteBufferLimit bufferLimit;
     /** Options of a write made without the WAL (see the class comment, "Restore without the WAL"). */
     private static final WriteOptions UNLOGGED = WriteOptions.defaults().disableWal(true);
     /**
@@ -351,6 +356,10 @@ abstract class AbstractSegmentedStore implements StateStore {
         } catch (RuntimeException e) {
             recorder.close();
             throw e;
+        }
+        bufferLimit = WriteBufferLimit.of(openConfig);
+        if (buffersWrites()) {
+            recorder.writeBufferBytes(bufferLimit::bytes);
         }
         open = true;
         recorder.record(true);
@@ -576,6 +585,10 @@ abstract class AbstractSegmentedStore implements StateStore {
         observedStreamTime = Math.max(observedStreamTime, time);
         TimeSegments.Segment segment = segments.getOrCreateIfLive(segments.segmentId(time), observedStreamTime);
         buffer.purgeDropped();
+        if (buffersWrites()) {
+            // Expired segments' writes went with them: release their bytes (the next write decides on the rest).
+            bufferLimit.resized(buffer.approximateBytes(), Long.MAX_VALUE);
+        }
         if (segment == null) {
             if (droppedRecords != null) {
                 droppedRecords.record();
@@ -623,7 +636,8 @@ abstract class AbstractSegmentedStore implements StateStore {
             if (indexKey != null) {
                 buffer.put(segment, indexKey, value);
             }
-            if (buffer.approximateBytes() > maxBufferedBytes) {
+            // Past the store's cap, or over the shared budget: the writing thread writes its own buffer.
+            if (bufferLimit.resized(buffer.approximateBytes(), maxBufferedBytes)) {
                 writeBufferWithoutOffsets("writing buffered records");
             }
             return;
@@ -730,6 +744,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             s.dirty = true;
         }
         buffer.clear();
+        bufferLimit.emptied();
     }
 
     <I extends SegmentIterator<?>> I register(I iterator) {
@@ -928,6 +943,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             throw failure(action, e);
         }
         buffer.clear();
+        bufferLimit.emptied();
         if (changelogOffsets.isEmpty()) {
             committed.clear();
         }
@@ -1039,6 +1055,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             failure = e;
         } finally {
             buffer.clear();
+            bufferLimit.close();
         }
         unlogged.clear();  // a clean close makes the memtables durable
         try {

@@ -98,6 +98,11 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private final StoreConfig config;
     private final long maxUncommittedBytes;
     private final UncommittedWrites uncommitted = new UncommittedWrites();
+    /**
+     * When the uncommitted writes are written early: past {@link #maxUncommittedBytes}, or over the
+     * shared memtable budget, where they are reserved (made by init, released by close).
+     */
+    private WriteBufferLimit bufferLimit;
     private final Set<StrataKeyValueIterator> openIterators = ConcurrentHashMap.newKeySet();
 
     private LsmStore store;
@@ -188,9 +193,11 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         Path dir = directory(stateStoreContext.stateDir(), name);
         recorder = StrataMetricsRecorder.create(stateStoreContext.metrics(), taskId.toString(),
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, () -> store == null ? List.of() : List.of(store));
+        StoreConfig openConfig;
         try {
             Files.createDirectories(dir);
-            store = LsmStore.open(dir, recorder.instrument(StrataStoreConfigs.forStore(name, config, appConfigs)));
+            openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, appConfigs));
+            store = LsmStore.open(dir, openConfig);
         } catch (IOException | StoreException e) {
             recorder.close();
             throw new ProcessorStateException("cannot open Strata store " + name + " in " + dir, e);
@@ -213,6 +220,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             }
             throw e;
         }
+        bufferLimit = WriteBufferLimit.of(openConfig);
+        recorder.writeBufferBytes(bufferLimit::bytes);
         open = true;
         recorder.record(true);
         stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, () -> { });
@@ -426,9 +435,13 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
     }
 
-    /** Writes the uncommitted writes without offsets when they have grown past the limit. */
+    /**
+     * Writes the uncommitted writes without offsets when they have grown past the store's limit,
+     * or when the shared memtables and write buffers are over the memtable budget (see
+     * {@link WriteBufferLimit}: the thread adding bytes writes its own buffer).
+     */
     private void maybeSpill() {
-        if (uncommitted.approximateBytes() > maxUncommittedBytes) {
+        if (bufferLimit.resized(uncommitted.approximateBytes(), maxUncommittedBytes)) {
             writeUncommittedWithoutOffsets();
         }
     }
@@ -502,6 +515,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
         committedOffsets.putAll(changelogOffsets);
         uncommitted.clear();
+        bufferLimit.emptied();
         recorder.record(false);
     }
 
@@ -563,6 +577,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         uncommitted.addTo(batch);
         write(batch, "writing uncommitted records");
         uncommitted.clear();
+        bufferLimit.emptied();
     }
 
     // ---- IQv2
@@ -655,6 +670,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             // Whatever the last write did, the Strata store is closed and its directory released,
             // so that the task can open it again; what was not written is the changelog's to restore.
             uncommitted.clear();
+            bufferLimit.close();
             try {
                 store.close();
             } catch (RuntimeException e) {

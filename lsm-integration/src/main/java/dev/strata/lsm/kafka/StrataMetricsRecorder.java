@@ -85,6 +85,9 @@ final class StrataMetricsRecorder implements AutoCloseable {
     private final AtomicLong compactionNanos = new AtomicLong();
     private final AtomicLong compactionMaxNanos = new AtomicLong();
 
+    /** The store's write buffer bytes now (its uncommitted writes), read by the {@code write-buffer-bytes} gauge. */
+    private volatile LongSupplier writeBufferBytes = () -> 0;
+
     private volatile Snapshot last = new Snapshot(new long[COUNTERS], new double[COUNTERS], 0, 0, 0, 0, 0, 0, "", "");
 
     private record Snapshot(long[] totals, double[] ratesPerSecond, double stallAvgMs, long openFiles, long keys,
@@ -138,6 +141,8 @@ final class StrataMetricsRecorder implements AutoCloseable {
                 () -> last.writeAmplification());
         gauge("space-amplification", "table file bytes per estimated live user byte (NaN under 64 KiB live)", () -> last.spaceAmplification());
         gauge("merge-policy", "the merge policy the store runs", () -> last.mergePolicy());
+        gauge("write-buffer-bytes", "bytes of the store's writes since its last commit held in its write buffer"
+                + " (approximate key and value bytes plus a per-entry overhead)", () -> (double) writeBufferBytes.getAsLong());
         gauge("components-per-level", "components (runs) per level, level 0 first, comma separated",
                 () -> last.componentsPerLevel());
     }
@@ -151,6 +156,14 @@ final class StrataMetricsRecorder implements AutoCloseable {
         Gauge<T> gauge = (metricConfig, now) -> value.get();
         added.add(metrics.addStoreLevelMutableMetric(taskId, scope, storeName, name, description,
                 RecordingLevel.INFO, gauge));
+    }
+
+    /**
+     * What the {@code write-buffer-bytes} gauge reads (a store with a write buffer sets it at
+     * init); called from any thread, it must not lock.
+     */
+    void writeBufferBytes(LongSupplier bytes) {
+        writeBufferBytes = bytes;
     }
 
     /**
