@@ -474,6 +474,11 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
     }
 
+    /** The approximate bytes of the uncommitted writes (tests). */
+    synchronized long bufferedBytes() {
+        return uncommitted.approximateBytes();
+    }
+
     /** Whether the store holds unlogged writes not yet flushed (tests). */
     synchronized boolean holdsUnloggedWrites() {
         return unlogged;
