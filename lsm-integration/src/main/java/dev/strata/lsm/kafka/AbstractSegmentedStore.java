@@ -85,7 +85,9 @@ import java.util.function.Function;
  * and position as <em>one</em> write batch per segment (so offsets still follow their data
  * in every WAL, atomically), and the other participants' offsets as before. When the
  * buffer passes {@link #MAX_BUFFERED_BYTES} (approximate key and value bytes plus a per-entry
- * overhead) between two commits it is written early, without offsets: the store is then
+ * overhead) between two commits, or grows while the application's shared memtables and write
+ * buffers are over its memtable budget ({@link WriteBufferLimit}; the buffer's bytes are
+ * reserved in the store's {@link dev.strata.lsm.SharedResources}), it is written early, without offsets: the store is then
  * ahead of its offsets, which restore tolerates under at-least-once and the open marker
  * covers under exactly-once. A restore batch, {@link #flush()} and {@link #close()} write the
  * buffer first likewise. The writes of a segment that expires while buffered are dropped

@@ -59,9 +59,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * some commit and its offsets say which. {@link #committedOffset(TopicPartition)} reads the
  * offsets back. A restore batch is one write batch too: its records, the offset of its last
  * record and the position. If the uncommitted writes pass {@link #MAX_UNCOMMITTED_BYTES}
- * between two commits they are written without offsets (the store is then ahead of its
- * offsets, which restore tolerates under at-least-once and the open marker covers under
- * exactly-once).
+ * between two commits, or grow while the application's shared memtables and write buffers are
+ * over its memtable budget ({@link WriteBufferLimit}: the store's bytes are reserved in its
+ * {@link dev.strata.lsm.SharedResources}), they are written without offsets (the store is then
+ * ahead of its offsets, which restore tolerates under at-least-once and the open marker covers
+ * under exactly-once).
  *
  * <h2>Restore without the WAL</h2>
  * A restore batch (its records, offset and position) is written with
