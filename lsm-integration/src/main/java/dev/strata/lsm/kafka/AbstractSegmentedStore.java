@@ -641,6 +641,8 @@ abstract class AbstractSegmentedStore implements StateStore {
             // Past the store's cap, or over the shared budget: the writing thread writes its own buffer.
             if (bufferLimit.resized(buffer.approximateBytes(), maxBufferedBytes)) {
                 writeBufferWithoutOffsets("writing buffered records");
+                // Under exactly-once no commit may come before a rebalance: the metrics' snapshot follows the early writes.
+                recorder.record(false);
             }
             return;
         }

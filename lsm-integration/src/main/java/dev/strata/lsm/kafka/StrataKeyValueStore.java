@@ -445,6 +445,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private void maybeSpill() {
         if (bufferLimit.resized(uncommitted.approximateBytes(), maxUncommittedBytes)) {
             writeUncommittedWithoutOffsets();
+            // Under exactly-once no commit may come before a rebalance: the metrics' snapshot follows the early writes.
+            recorder.record(false);
         }
     }
 
