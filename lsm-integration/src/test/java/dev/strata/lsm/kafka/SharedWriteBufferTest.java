@@ -181,6 +181,57 @@ class SharedWriteBufferTest {
         assertEquals(0, shared.writeBufferBytesUsed(), "closed stores reserve nothing");
     }
 
+    /**
+     * Three stream threads, each the only writer of its own store (Kafka's single-writer rule),
+     * share the budget: each writes its own buffer when it finds the total over, so the buffers
+     * stay within the budget plus a record per thread, and no store is written by another thread.
+     */
+    @Test
+    void streamThreadsSharingTheBudgetEachWriteTheirOwnBuffer() throws Exception {
+        long budget = 128L << 10;
+        int threads = 3;
+        String app = newApp();
+        List<StrataKeyValueStore> stores = new ArrayList<>();
+        for (int p = 0; p < threads; p++) {
+            stores.add(kv(context(root.resolve("thread" + p), p, true, app, budget)));
+        }
+        SharedResources shared = StrataStoreConfigs.sharedIfMade(app);
+        long records = 3 * budget / 160 / threads;
+        AtomicLong peak = new AtomicLong();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> writers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            StrataKeyValueStore store = stores.get(t);
+            int owner = t;
+            writers.add(new Thread(() -> {
+                try {
+                    for (int i = 0; i < records; i++) {
+                        store.put(key("t" + owner + "-" + i), value(String.format("%0100d", i)));
+                        long buffered = shared.writeBufferBytesUsed();
+                        peak.accumulateAndGet(buffered, Math::max);
+                        if (buffered > budget + threads * RECORD_SLACK) {
+                            throw new AssertionError("write buffers hold " + buffered + " bytes, over the budget of "
+                                    + budget + " plus a record per thread");
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "stream-thread-" + t));
+        }
+        writers.forEach(Thread::start);
+        for (Thread w : writers) {
+            w.join(60_000);
+        }
+        assertTrue(failures.isEmpty(), failures.toString());
+        assertTrue(peak.get() > budget / 2, "the buffers held data: peak " + peak.get());
+        for (int t = 0; t < threads; t++) {
+            for (int i = 0; i < records; i += 97) {
+                assertArrayEquals(value(String.format("%0100d", i)), stores.get(t).get(key("t" + t + "-" + i)));
+            }
+        }
+    }
+
     @Test
     void withoutSharedResourcesTheBuffersKeepTheirOwnCapAndReserveNothing() {
         TestStoreContext context = new TestStoreContext(root.resolve("plain").toFile(), 0, true);
