@@ -31,8 +31,9 @@ import java.util.function.Supplier;
  * docs/kafka-streams.md ("Metrics") lists them.
  *
  * <p>Every metric is a gauge over a snapshot the store's own thread takes in
- * {@link #record(boolean)} (at init, and at a commit when the last snapshot is
- * {@link #SNAPSHOT_INTERVAL_MS} old): the engines' counters are summed over
+ * {@link #record(boolean)} (at init, and at a commit or an early write of the
+ * store's write buffer when the last snapshot is {@link #SNAPSHOT_INTERVAL_MS} old; the
+ * {@code write-buffer-bytes} gauge alone reads its figure live): the engines' counters are summed over
  * every Strata store the state store holds (one, or one per time segment, plus a versioned
  * store's latest store), counting per Strata store from when the recorder first saw it, so
  * dropping a segment never makes a total go back. Rates are over the last
