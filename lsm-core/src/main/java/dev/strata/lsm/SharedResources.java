@@ -5,6 +5,8 @@ import dev.strata.lsm.engine.BackgroundPool;
 import dev.strata.lsm.engine.MemtableBudget;
 import dev.strata.lsm.engine.SharedResourcesAccess;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * Memory shared by any number of stores of one JVM, as RocksDB shares a {@code Cache} and a
  * {@code WriteBufferManager} between databases: one block cache for all of them (each store
@@ -22,6 +24,12 @@ import dev.strata.lsm.engine.SharedResourcesAccess;
  * for flushes, never behind another store's long merges. A store's close waits for its own
  * jobs only; the pool runs on for the others.
  *
+ * <p>Write buffers of the application's own ({@link #reserveWriteBuffer()}): bytes it holds
+ * in memory before writing them into its stores (Kafka Streams stores' uncommitted writes) are
+ * counted here, and with a memtable budget the memtables and those buffers together are held
+ * to it: a buffer whose growth finds them over the budget is written into its store by its
+ * owner ({@link WriteBufferReservation}).
+ *
  * <p>Thread safe. Lifetime: build once, open stores with it, close it after the last of them.
  * Closing it stops the budget's switch thread and the pool's threads (running jobs are
  * interrupted, queued ones dropped) and no store can be opened with it any more; a store still
@@ -33,6 +41,8 @@ public final class SharedResources implements AutoCloseable {
     private final BlockCache cache;
     private final MemtableBudget budget;
     private final BackgroundPool pool;
+    /** Bytes reserved by the write buffers ({@link WriteBufferReservation}) now. */
+    private final AtomicLong writeBufferBytes = new AtomicLong();
     private volatile boolean closed;
 
     static {
@@ -103,6 +113,46 @@ public final class SharedResources implements AutoCloseable {
     }
 
     /**
+     * A reservation for one write buffer of the application's, counted with the memtables
+     * against the memtable budget (see {@link WriteBufferReservation}). Also after
+     * {@link #close()}: a reservation only counts.
+     *
+     * @return a new reservation of 0 bytes, which the caller closes when it drops the buffer
+     */
+    public WriteBufferReservation reserveWriteBuffer() {
+        return new WriteBufferReservation(this, writeBufferBytes);
+    }
+
+    /**
+     * Bytes the write buffers reserved with {@link #reserveWriteBuffer()} hold now (counted with
+     * or without a memtable budget).
+     *
+     * @return the reservations' bytes
+     */
+    public long writeBufferBytesUsed() {
+        return writeBufferBytes.get();
+    }
+
+    /**
+     * The memtable budget, which the memtables and the write buffers share.
+     *
+     * @return the budget in bytes, or 0 when there is none
+     */
+    public long memtableBudgetBytes() {
+        return budget == null ? 0 : budget.budgetBytes();
+    }
+
+    /** Whether the memtables and {@code writeBuffers} bytes of write buffers are over the memtable budget. */
+    boolean overMemtableBudget(long writeBuffers) {
+        if (budget == null) {
+            return false;
+        }
+        long limit = budget.budgetBytes();
+        // The write buffers alone decide without summing the members' memtables.
+        return writeBuffers > limit || writeBuffers + budget.usedBytes() > limit;
+    }
+
+    /**
      * Bytes the shared block cache charges now.
      *
      * @return the cache's charged bytes
@@ -127,7 +177,7 @@ public final class SharedResources implements AutoCloseable {
     public String toString() {
         return "SharedResources[blockCacheBytes=" + cache.capacityBytes() + ", memtableBudgetBytes="
                 + (budget == null ? 0 : budget.budgetBytes()) + ", backgroundThreads="
-                + (pool == null ? 0 : pool.threads()) + "]";
+                + (pool == null ? 0 : pool.threads()) + ", writeBufferBytesUsed=" + writeBufferBytes.get() + "]";
     }
 
     /** Builds {@link SharedResources}; not thread safe. */

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -167,5 +168,50 @@ class SharedResourcesTest {
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
         assertThrows(ConfigException.class, () -> SharedResources.builder().memtableBudgetBytes(-1));
         assertThrows(ConfigException.class, () -> SharedResources.builder().blockCacheBytes(-1));
+    }
+
+    @Test
+    void writeBufferReservationsCountWithTheMemtablesAgainstTheBudget() throws Exception {
+        long budget = 64 << 10;
+        try (SharedResources shared = SharedResources.builder().memtableBudgetBytes(budget).build()) {
+            assertEquals(budget, shared.memtableBudgetBytes());
+            WriteBufferReservation a = shared.reserveWriteBuffer();
+            WriteBufferReservation b = shared.reserveWriteBuffer();
+            assertFalse(a.resize(20 << 10));
+            assertFalse(b.resize(30 << 10));
+            assertEquals(50 << 10, shared.writeBufferBytesUsed());
+            assertTrue(b.resize(45 << 10), "65 KiB of write buffers: over the 64 KiB budget");
+            assertFalse(b.resize(10 << 10), "shrinking releases");
+            assertEquals(30 << 10, shared.writeBufferBytesUsed());
+            assertThrows(IllegalArgumentException.class, () -> a.resize(-1));
+            assertEquals(20 << 10, a.bytes(), "a refused size changes nothing");
+
+            // The memtables count too: 30 KiB of buffers and 40 KiB of a store's memtable are over.
+            StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).sharedResources(shared).build();
+            try (LsmStore store = LsmStore.open(dir.resolve("m"), config)) {
+                int i = 0;
+                while (shared.memtableBytesUsed() < 40 << 10) {
+                    store.put(key(i), value(1, i));
+                    i++;
+                }
+                assertTrue(shared.memtableBytesUsed() + shared.writeBufferBytesUsed() > budget);
+                assertTrue(a.resize(a.bytes()), "memtables and buffers together are over the budget");
+                assertFalse(a.resize(0), "an empty buffer is never asked to be written");
+            }
+            b.close();
+            b.close();
+            assertEquals(0, shared.writeBufferBytesUsed());
+            assertThrows(IllegalStateException.class, () -> b.resize(1));
+            a.close();
+        }
+        // Without a budget the reservations are counted, never over.
+        try (SharedResources shared = SharedResources.builder().blockCacheBytes(1 << 20).build()) {
+            assertEquals(0, shared.memtableBudgetBytes());
+            WriteBufferReservation r = shared.reserveWriteBuffer();
+            assertFalse(r.resize(1L << 40));
+            assertEquals(1L << 40, shared.writeBufferBytesUsed());
+            r.close();
+            assertEquals(0, shared.writeBufferBytesUsed());
+        }
     }
 }

@@ -85,7 +85,9 @@ import java.util.function.Function;
  * and position as <em>one</em> write batch per segment (so offsets still follow their data
  * in every WAL, atomically), and the other participants' offsets as before. When the
  * buffer passes {@link #MAX_BUFFERED_BYTES} (approximate key and value bytes plus a per-entry
- * overhead) between two commits it is written early, without offsets: the store is then
+ * overhead) between two commits, or grows while the application's shared memtables and write
+ * buffers are over its memtable budget ({@link WriteBufferLimit}; the buffer's bytes are
+ * reserved in the store's {@link dev.strata.lsm.SharedResources}), it is written early, without offsets: the store is then
  * ahead of its offsets, which restore tolerates under at-least-once and the open marker
  * covers under exactly-once. A restore batch, {@link #flush()} and {@link #close()} write the
  * buffer first likewise. The writes of a segment that expires while buffered are dropped
@@ -133,6 +135,11 @@ abstract class AbstractSegmentedStore implements StateStore {
     /** The writes since the last commit, when {@link #buffersWrites()}. */
     private final SegmentWriteBuffer buffer = new SegmentWriteBuffer();
     private long maxBufferedBytes = MAX_BUFFERED_BYTES;
+    /**
+     * When the buffer is written early: past {@link #maxBufferedBytes}, or over the shared
+     * memtable budget, where its bytes are reserved (made by init, released by close).
+     */
+    private WriteBufferLimit bufferLimit;
     /** Options of a write made without the WAL (see the class comment, "Restore without the WAL"). */
     private static final WriteOptions UNLOGGED = WriteOptions.defaults().disableWal(true);
     /**
@@ -351,6 +358,10 @@ abstract class AbstractSegmentedStore implements StateStore {
         } catch (RuntimeException e) {
             recorder.close();
             throw e;
+        }
+        bufferLimit = WriteBufferLimit.of(openConfig);
+        if (buffersWrites()) {
+            recorder.writeBufferBytes(bufferLimit::bytes);
         }
         open = true;
         recorder.record(true);
@@ -576,6 +587,10 @@ abstract class AbstractSegmentedStore implements StateStore {
         observedStreamTime = Math.max(observedStreamTime, time);
         TimeSegments.Segment segment = segments.getOrCreateIfLive(segments.segmentId(time), observedStreamTime);
         buffer.purgeDropped();
+        if (buffersWrites()) {
+            // Expired segments' writes went with them: release their bytes (the next write decides on the rest).
+            bufferLimit.resized(buffer.approximateBytes(), Long.MAX_VALUE);
+        }
         if (segment == null) {
             if (droppedRecords != null) {
                 droppedRecords.record();
@@ -623,8 +638,11 @@ abstract class AbstractSegmentedStore implements StateStore {
             if (indexKey != null) {
                 buffer.put(segment, indexKey, value);
             }
-            if (buffer.approximateBytes() > maxBufferedBytes) {
+            // Past the store's cap, or over the shared budget: the writing thread writes its own buffer.
+            if (bufferLimit.resized(buffer.approximateBytes(), maxBufferedBytes)) {
                 writeBufferWithoutOffsets("writing buffered records");
+                // Under exactly-once no commit may come before a rebalance: the metrics' snapshot follows the early writes.
+                recorder.record(false);
             }
             return;
         }
@@ -730,6 +748,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             s.dirty = true;
         }
         buffer.clear();
+        bufferLimit.emptied();
     }
 
     <I extends SegmentIterator<?>> I register(I iterator) {
@@ -928,6 +947,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             throw failure(action, e);
         }
         buffer.clear();
+        bufferLimit.emptied();
         if (changelogOffsets.isEmpty()) {
             committed.clear();
         }
@@ -1039,6 +1059,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             failure = e;
         } finally {
             buffer.clear();
+            bufferLimit.close();
         }
         unlogged.clear();  // a clean close makes the memtables durable
         try {

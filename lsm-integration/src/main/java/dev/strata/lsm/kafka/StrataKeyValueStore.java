@@ -59,9 +59,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * some commit and its offsets say which. {@link #committedOffset(TopicPartition)} reads the
  * offsets back. A restore batch is one write batch too: its records, the offset of its last
  * record and the position. If the uncommitted writes pass {@link #MAX_UNCOMMITTED_BYTES}
- * between two commits they are written without offsets (the store is then ahead of its
- * offsets, which restore tolerates under at-least-once and the open marker covers under
- * exactly-once).
+ * between two commits, or grow while the application's shared memtables and write buffers are
+ * over its memtable budget ({@link WriteBufferLimit}: the store's bytes are reserved in its
+ * {@link dev.strata.lsm.SharedResources}), they are written without offsets (the store is then
+ * ahead of its offsets, which restore tolerates under at-least-once and the open marker covers
+ * under exactly-once).
  *
  * <h2>Restore without the WAL</h2>
  * A restore batch (its records, offset and position) is written with
@@ -98,6 +100,11 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private final StoreConfig config;
     private final long maxUncommittedBytes;
     private final UncommittedWrites uncommitted = new UncommittedWrites();
+    /**
+     * When the uncommitted writes are written early: past {@link #maxUncommittedBytes}, or over the
+     * shared memtable budget, where they are reserved (made by init, released by close).
+     */
+    private WriteBufferLimit bufferLimit;
     private final Set<StrataKeyValueIterator> openIterators = ConcurrentHashMap.newKeySet();
 
     private LsmStore store;
@@ -188,9 +195,11 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         Path dir = directory(stateStoreContext.stateDir(), name);
         recorder = StrataMetricsRecorder.create(stateStoreContext.metrics(), taskId.toString(),
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, () -> store == null ? List.of() : List.of(store));
+        StoreConfig openConfig;
         try {
             Files.createDirectories(dir);
-            store = LsmStore.open(dir, recorder.instrument(StrataStoreConfigs.forStore(name, config, appConfigs)));
+            openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, appConfigs));
+            store = LsmStore.open(dir, openConfig);
         } catch (IOException | StoreException e) {
             recorder.close();
             throw new ProcessorStateException("cannot open Strata store " + name + " in " + dir, e);
@@ -213,6 +222,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             }
             throw e;
         }
+        bufferLimit = WriteBufferLimit.of(openConfig);
+        recorder.writeBufferBytes(bufferLimit::bytes);
         open = true;
         recorder.record(true);
         stateStoreContext.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch, () -> { });
@@ -426,10 +437,16 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
     }
 
-    /** Writes the uncommitted writes without offsets when they have grown past the limit. */
+    /**
+     * Writes the uncommitted writes without offsets when they have grown past the store's limit,
+     * or when the shared memtables and write buffers are over the memtable budget (see
+     * {@link WriteBufferLimit}: the thread adding bytes writes its own buffer).
+     */
     private void maybeSpill() {
-        if (uncommitted.approximateBytes() > maxUncommittedBytes) {
+        if (bufferLimit.resized(uncommitted.approximateBytes(), maxUncommittedBytes)) {
             writeUncommittedWithoutOffsets();
+            // Under exactly-once no commit may come before a rebalance: the metrics' snapshot follows the early writes.
+            recorder.record(false);
         }
     }
 
@@ -459,6 +476,11 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             unlogged = false;
             unloggedRecords = 0;
         }
+    }
+
+    /** The approximate bytes of the uncommitted writes (tests). */
+    synchronized long bufferedBytes() {
+        return uncommitted.approximateBytes();
     }
 
     /** Whether the store holds unlogged writes not yet flushed (tests). */
@@ -502,6 +524,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
         committedOffsets.putAll(changelogOffsets);
         uncommitted.clear();
+        bufferLimit.emptied();
         recorder.record(false);
     }
 
@@ -563,6 +586,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         uncommitted.addTo(batch);
         write(batch, "writing uncommitted records");
         uncommitted.clear();
+        bufferLimit.emptied();
     }
 
     // ---- IQv2
@@ -655,6 +679,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             // Whatever the last write did, the Strata store is closed and its directory released,
             // so that the task can open it again; what was not written is the changelog's to restore.
             uncommitted.clear();
+            bufferLimit.close();
             try {
                 store.close();
             } catch (RuntimeException e) {

@@ -31,8 +31,9 @@ import java.util.function.Supplier;
  * docs/kafka-streams.md ("Metrics") lists them.
  *
  * <p>Every metric is a gauge over a snapshot the store's own thread takes in
- * {@link #record(boolean)} (at init, and at a commit when the last snapshot is
- * {@link #SNAPSHOT_INTERVAL_MS} old): the engines' counters are summed over
+ * {@link #record(boolean)} (at init, and at a commit or an early write of the
+ * store's write buffer when the last snapshot is {@link #SNAPSHOT_INTERVAL_MS} old; the
+ * {@code write-buffer-bytes} gauge alone reads its figure live): the engines' counters are summed over
  * every Strata store the state store holds (one, or one per time segment, plus a versioned
  * store's latest store), counting per Strata store from when the recorder first saw it, so
  * dropping a segment never makes a total go back. Rates are over the last
@@ -84,6 +85,9 @@ final class StrataMetricsRecorder implements AutoCloseable {
     private final AtomicLong compactions = new AtomicLong();
     private final AtomicLong compactionNanos = new AtomicLong();
     private final AtomicLong compactionMaxNanos = new AtomicLong();
+
+    /** The store's write buffer bytes now (its uncommitted writes), read by the {@code write-buffer-bytes} gauge. */
+    private volatile LongSupplier writeBufferBytes = () -> 0;
 
     private volatile Snapshot last = new Snapshot(new long[COUNTERS], new double[COUNTERS], 0, 0, 0, 0, 0, 0, "", "");
 
@@ -138,6 +142,8 @@ final class StrataMetricsRecorder implements AutoCloseable {
                 () -> last.writeAmplification());
         gauge("space-amplification", "table file bytes per estimated live user byte (NaN under 64 KiB live)", () -> last.spaceAmplification());
         gauge("merge-policy", "the merge policy the store runs", () -> last.mergePolicy());
+        gauge("write-buffer-bytes", "bytes of the store's writes since its last commit held in its write buffer"
+                + " (approximate key and value bytes plus a per-entry overhead)", () -> (double) writeBufferBytes.getAsLong());
         gauge("components-per-level", "components (runs) per level, level 0 first, comma separated",
                 () -> last.componentsPerLevel());
     }
@@ -151,6 +157,14 @@ final class StrataMetricsRecorder implements AutoCloseable {
         Gauge<T> gauge = (metricConfig, now) -> value.get();
         added.add(metrics.addStoreLevelMutableMetric(taskId, scope, storeName, name, description,
                 RecordingLevel.INFO, gauge));
+    }
+
+    /**
+     * What the {@code write-buffer-bytes} gauge reads (a store with a write buffer sets it at
+     * init); called from any thread, it must not lock.
+     */
+    void writeBufferBytes(LongSupplier bytes) {
+        writeBufferBytes = bytes;
     }
 
     /**

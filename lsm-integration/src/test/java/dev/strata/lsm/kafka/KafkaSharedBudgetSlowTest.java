@@ -72,14 +72,18 @@ class KafkaSharedBudgetSlowTest {
      * 30,000 records in the slow lane (10,000 at multiplier 1), about 7,500 a task. Under
      * exactly-once Kafka Streams commits a running task's stores ({@code StateStore.commit})
      * only when it suspends or closes the task ({@code StreamTask.postCommit}), so until then
-     * the counts' writes stay in the Strata stores' write buffers (on the heap, up to
-     * {@link StrataKeyValueStore#MAX_UNCOMMITTED_BYTES} a store), not in the shared budget's
-     * memtables: the figures printed show it (the stores' {@code bytes-written-total}).
+     * the counts' writes are in the Strata stores' write buffers, which are counted in the shared
+     * budget: when memtables and write buffers together pass it, a store whose buffer grows
+     * writes it into its memtables ({@link WriteBufferLimit}). The budget is small enough (256 KiB)
+     * that the window counts' buffers pass it, so the data reaches the memtables before any
+     * commit (the stores' {@code bytes-written-total} and the memtable peak show it).
      */
     private static final int RECORDS = TestScale.scaled(10_000);
     private static final int KEYS = 300;
     private static final long CACHE_BYTES = 8L << 20;
-    private static final long MEMTABLE_BUDGET_BYTES = 4L << 20;
+    private static final long MEMTABLE_BUDGET_BYTES = 256L << 10;
+    /** The write buffers may pass the budget by the record being added (one stream thread). */
+    private static final long RECORD_SLACK = 1L << 10;
     private static final String XMX = "-Xmx256m";
     private static final long XMX_BYTES = 256L << 20;
     private static final Duration WAIT = Duration.ofSeconds(120);
@@ -271,17 +275,34 @@ class KafkaSharedBudgetSlowTest {
             long cache = figure(memory, "cache");
             long cachePeak = figure(memory, "cachePeak");
             long heapUsed = figure(memory, "heapUsed");
+            long writeBuffer = figure(memory, "writeBuffer");
+            long writeBufferPeak = figure(memory, "writeBufferPeak");
+            long totalPeak = figure(memory, "memtableAndWriteBufferPeak");
+            long bytesWritten = figure(memory, "storeBytesWritten");
             assertEquals(0, figure(memory, "rocksdbDirs"), "no store of the application is on RocksDB: " + memory);
-            assertTrue(memtablePeak > 0, "the stores' memtables are counted in the budget: " + memory);
-            assertTrue(memtable <= MEMTABLE_BUDGET_BYTES && memtablePeak <= MEMTABLE_BUDGET_BYTES,
-                    "memtables within the budget of " + MEMTABLE_BUDGET_BYTES + ": " + memory);
+            assertTrue(writeBufferPeak > 0 && writeBufferPeak <= MEMTABLE_BUDGET_BYTES + RECORD_SLACK,
+                    "write buffers counted, and within the budget of " + MEMTABLE_BUDGET_BYTES + ": " + memory);
+            // Under exactly-once, with no commit of the running tasks' stores, the counts reached
+            // Strata through the budget's early writes: far more than the stores' metadata.
+            assertTrue(memtablePeak > MEMTABLE_BUDGET_BYTES / 4 && bytesWritten > MEMTABLE_BUDGET_BYTES / 4,
+                    "the counts' records reached the memtables before any commit: " + memory);
+            // The memtable budget lets a write in while the memtables are under it, and a buffer
+            // written early lands on top of them, charged at the memtable's own (larger) estimate of
+            // its small records; the sampler reads the two figures apart. A loose bound, then: the
+            // memtables, and memtables and buffers together, within three times the budget.
+            assertTrue(memtablePeak <= 3 * MEMTABLE_BUDGET_BYTES && totalPeak <= 3 * MEMTABLE_BUDGET_BYTES
+                            && memtable + writeBuffer <= 3 * MEMTABLE_BUDGET_BYTES,
+                    "memtables and write buffers within three times the budget of " + MEMTABLE_BUDGET_BYTES + ": "
+                            + memory);
             assertTrue(cache <= CACHE_BYTES && cachePeak <= CACHE_BYTES,
                     "block cache within " + CACHE_BYTES + ": " + memory);
             assertTrue(heapUsed > 0 && heapUsed < XMX_BYTES, "heap used within " + XMX + ": " + memory);
-            System.out.printf("instance %s: shared budget used %,d bytes (memtables %,d, block cache %,d) of %,d;"
-                            + " peaks memtables %,d, block cache %,d; heap used after a full GC %,d bytes%n",
-                    e.getKey(), memtable + cache, memtable, cache, CACHE_BYTES + MEMTABLE_BUDGET_BYTES, memtablePeak,
-                    cachePeak, heapUsed);
+            System.out.printf("instance %s: shared budget used %,d bytes (memtables %,d, write buffers %,d, block cache"
+                            + " %,d) of %,d; peaks memtables %,d, write buffers %,d, both %,d, block cache %,d; heap used"
+                            + " after a full GC %,d bytes; stores' bytes written %,d%n",
+                    e.getKey(), memtable + writeBuffer + cache, memtable, writeBuffer, cache,
+                    CACHE_BYTES + MEMTABLE_BUDGET_BYTES, memtablePeak, writeBufferPeak, totalPeak, cachePeak, heapUsed,
+                    bytesWritten);
         }
         System.out.printf("%,d records, %d partitions, %d keys%n", RECORDS, PARTITIONS, KEYS);
     }

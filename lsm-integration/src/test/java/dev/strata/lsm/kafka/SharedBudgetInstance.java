@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * It prints, on standard output, lines starting with {@link #PREFIX}: {@code STATUS <state>
  * <active task ids>} every 200 ms, and on the line {@code report} on standard input {@code
  * MEMORY} with the shared budget's figures (memtable bytes now and at their peak, sampled
- * every 50 ms; block cache bytes now and at their peak) and the heap used after a full
+ * every 50 ms; block cache bytes now and at their peak; the stores' write buffer bytes now and
+ * at their peak, and the peak of memtables and write buffers together) and the heap used after a full
  * collection; on {@code stop} (or the end of standard input) it closes and exits.
  */
 public final class SharedBudgetInstance {
@@ -106,11 +107,17 @@ public final class SharedBudgetInstance {
         KafkaStreams streams = new KafkaStreams(builder.build(), props);
         AtomicLong memtablePeak = new AtomicLong();
         AtomicLong cachePeak = new AtomicLong();
+        AtomicLong writeBufferPeak = new AtomicLong();
+        AtomicLong totalPeak = new AtomicLong();
         Thread sampler = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
                 SharedResources shared = StrataStoreConfigs.sharedIfMade(APP);
                 if (shared != null) {
-                    memtablePeak.accumulateAndGet(shared.memtableBytesUsed(), Math::max);
+                    long memtables = shared.memtableBytesUsed();
+                    long writeBuffers = shared.writeBufferBytesUsed();
+                    memtablePeak.accumulateAndGet(memtables, Math::max);
+                    writeBufferPeak.accumulateAndGet(writeBuffers, Math::max);
+                    totalPeak.accumulateAndGet(memtables + writeBuffers, Math::max);
                     cachePeak.accumulateAndGet(shared.blockCacheWeightedBytes(), Math::max);
                 }
                 try {
@@ -159,7 +166,9 @@ public final class SharedBudgetInstance {
                 long heapUsed = rt.totalMemory() - rt.freeMemory();
                 System.out.println(PREFIX + "MEMORY memtable=" + shared.memtableBytesUsed() + " memtablePeak="
                         + memtablePeak.get() + " cache=" + shared.blockCacheWeightedBytes() + " cachePeak="
-                        + cachePeak.get() + " heapUsed=" + heapUsed + " heapMax=" + rt.maxMemory() + " budgetStores="
+                        + cachePeak.get() + " writeBuffer=" + shared.writeBufferBytesUsed() + " writeBufferPeak="
+                        + writeBufferPeak.get() + " memtableAndWriteBufferPeak=" + totalPeak.get()
+                        + " storeWriteBuffers=" + storeMetric(streams, "write-buffer-bytes") + " heapUsed=" + heapUsed + " heapMax=" + rt.maxMemory() + " budgetStores="
                         + dev.strata.lsm.engine.SharedResourcesAccess.memtableBudget(shared).members()
                         + " strataDirBytes=" + strataBytes(java.nio.file.Path.of(args[1])) + " rocksdbDirs="
                         + rocksdbDirs(java.nio.file.Path.of(args[1])) + " storeBytesWritten="

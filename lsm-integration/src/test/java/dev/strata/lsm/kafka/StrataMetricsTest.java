@@ -75,8 +75,13 @@ class StrataMetricsTest {
             for (int i = 0; i < counts[p]; i++) {
                 stores[p].put(Bytes.wrap(("key-" + i).getBytes()), new byte[100]);
             }
+            // The write buffer's bytes are read live: the uncommitted values, before any commit.
+            Object buffered = value(registry.metrics(), "0_" + p, "counts", "write-buffer-bytes");
+            assertEquals((double) stores[p].bufferedBytes(), buffered);
+            assertTrue((Double) buffered >= counts[p] * 100, "write-buffer-bytes " + buffered);
             waitForSnapshotInterval();
             stores[p].commit(Map.of());
+            assertEquals(0.0, value(registry.metrics(), "0_" + p, "counts", "write-buffer-bytes"));
         }
         Map<MetricName, ? extends Metric> m = registry.metrics();
         assertEquals(Set.of("0_0", "0_1"), strataMetricTasks(m, "counts"));

@@ -97,6 +97,7 @@ class StrataStoreConfigsTest {
         SharedResources shared = StrataStoreConfigs.shared(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, appId),
                 null, null, null);
         assertEquals(0, SharedResourcesAccess.memtableBudget(shared).members(), "closed stores leave the budget");
+        assertEquals(0, shared.writeBufferBytesUsed(), "closed stores reserve no write buffer bytes");
     }
 
     @Test
