@@ -105,11 +105,34 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         handOff(ctx);
     }
 
+    /**
+     * GETs and HGETs answered in {@link #answered} and the nanoseconds they took, counted in
+     * {@link #metrics} when their replies are written (once per read, not per command; event loop only).
+     */
+    private int answeredGets;
+    private int answeredHGets;
+    private long answeredGetNanos;
+    private long answeredHGetNanos;
+
     /** Writes the replies the event loop answered itself (not flushed), ahead of anything later. */
     private void writeAnswered(ChannelHandlerContext ctx) {
+        recordAnswered();
         ByteBuf out = answered;
         answered = null;
         ctx.write(out);
+    }
+
+    private void recordAnswered() {
+        if (answeredGets > 0) {
+            metrics.record("GET", answeredGets, answeredGetNanos);
+            answeredGets = 0;
+            answeredGetNanos = 0;
+        }
+        if (answeredHGets > 0) {
+            metrics.record("HGET", answeredHGets, answeredHGetNanos);
+            answeredHGets = 0;
+            answeredHGetNanos = 0;
+        }
     }
 
     /**
@@ -152,10 +175,16 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         } else {
             ReplyWriter.bulk(answered, stored, at);
         }
+        if (hget) {
+            answeredHGets++;
+            answeredHGetNanos += System.nanoTime() - start;
+        } else {
+            answeredGets++;
+            answeredGetNanos += System.nanoTime() - start;
+        }
         if (answered.readableBytes() >= WRITE_AT_BYTES) {
             writeAnswered(ctx);
         }
-        metrics.record(hget ? "HGET" : "GET", System.nanoTime() - start);
         return true;
     }
 
@@ -292,6 +321,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (answered != null) {
+            recordAnswered();
             answered.release(); // the connection went before they could be written
             answered = null;
         }
