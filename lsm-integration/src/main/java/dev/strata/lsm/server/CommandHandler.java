@@ -236,6 +236,16 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         send(ctx, out, false);
     }
 
+    /**
+     * {@link #writesDone} without the hand-off: counts the commands as answered and returns
+     * the task that sends {@code out}, which the writer runs on the connection's event loop
+     * together with the other connections' of that loop (one hand-off per loop and write batch).
+     */
+    Runnable writesDoneTask(ChannelHandlerContext ctx, ByteBuf out, int count) {
+        commandsAnswered(ctx, count);
+        return () -> sendNow(ctx, out, false);
+    }
+
     /** On the writer thread: applying a batch this connection submitted failed; the connection closes. */
     void writesFailed(ChannelHandlerContext ctx, int count) {
         commandsAnswered(ctx, count);
