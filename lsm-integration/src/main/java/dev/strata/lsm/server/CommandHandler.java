@@ -230,16 +230,9 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     /**
      * On the writer thread: the {@code count} commands of a batch this connection submitted
      * were applied and {@code out} holds their replies (empty if the connection had closed).
-     */
-    void writesDone(ChannelHandlerContext ctx, ByteBuf out, int count) {
-        commandsAnswered(ctx, count);
-        send(ctx, out, false);
-    }
-
-    /**
-     * {@link #writesDone} without the hand-off: counts the commands as answered and returns
-     * the task that sends {@code out}, which the writer runs on the connection's event loop
-     * together with the other connections' of that loop (one hand-off per loop and write batch).
+     * Counts the commands as answered and returns the task that sends {@code out}, which the
+     * writer runs on the connection's event loop together with the other connections' of that
+     * loop (one hand-off per loop and write batch).
      */
     Runnable writesDoneTask(ChannelHandlerContext ctx, ByteBuf out, int count) {
         commandsAnswered(ctx, count);

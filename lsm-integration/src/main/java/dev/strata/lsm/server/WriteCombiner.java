@@ -59,7 +59,7 @@ final class WriteCombiner {
         this.metrics = metrics;
     }
 
-    /** Queues {@code s}; its handler is told the replies ({@link CommandHandler#writesDone}). */
+    /** Queues {@code s}; its handler is given the replies ({@link CommandHandler#writesDoneTask}). */
     void submit(Submission s) {
         queue.add(s);
         if (scheduled.compareAndSet(false, true)) {
