@@ -590,7 +590,9 @@ public final class LsmStore implements AutoCloseable {
      * newest version is in a memtable: {@link MemoryRead#answered()} is then true and
      * {@link MemoryRead#value()} the value, or null when that version is a delete. Merge
      * operands are answered, combined, when the put or delete below them is in a memtable
-     * too. Otherwise
+     * too. A key the memtables do not hold is answered absent (a null value) when no table can
+     * hold it either, that is when no table's key range contains it (a store that has not
+     * flushed yet, or a key outside every table's range). Otherwise
      * the answer is not answered, and {@link #get} must read the tables. Never reads a file,
      * so a caller that must not block (an event loop) can try it first.
      *

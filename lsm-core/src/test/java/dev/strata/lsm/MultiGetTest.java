@@ -39,8 +39,33 @@ class MultiGetTest {
             assertEquals(true, r.answered());
             assertEquals(null, r.value());
             assertEquals(false, store.getFromMemory(b("flushed")).answered());
-            assertEquals(false, store.getFromMemory(b("never")).answered());
+            // Inside the table's key range ("deleted-later" to "flushed"): only the table can tell.
+            assertEquals(false, store.getFromMemory(b("e-never")).answered());
             assertArrayEquals(b("1"), store.get(b("flushed")));
+        }
+    }
+
+    @Test
+    void memoryReadsAnswerAbsentWhereNoTableCanHoldTheKey() {
+        try (LsmStore store = LsmStore.open(dir)) {
+            // Nothing flushed yet: a key the memtables lack is absent.
+            assertEquals(MemoryRead.DELETED, store.getFromMemory(b("never")));
+            store.put(b("m1"), b("1"));
+            store.put(b("m5"), b("5"));
+            store.flush();
+            store.put(b("z"), b("z"));
+            // Outside the one table's key range [m1, m5]: absent, from memory.
+            for (String k : new String[] {"a", "m0", "m51", "y", "zz"}) {
+                MemoryRead r = store.getFromMemory(b(k));
+                assertEquals(true, r.answered(), k);
+                assertEquals(null, r.value(), k);
+                assertEquals(null, store.get(b(k)), k);
+            }
+            // Inside it: the table must be read, whether it holds the key or not.
+            for (String k : new String[] {"m1", "m3", "m5"}) {
+                assertEquals(false, store.getFromMemory(b(k)).answered(), k);
+            }
+            assertArrayEquals(b("z"), store.getFromMemory(b("z")).value());
         }
     }
 

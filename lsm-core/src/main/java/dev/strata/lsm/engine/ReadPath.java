@@ -110,7 +110,14 @@ final class ReadPath {
      * the memtables too come back combined, as a put (or a tombstone when they combine to
      * nothing, which the operator never gives); an operand whose value is below the
      * memtables comes back as it is (a {@link EntryType#MERGE} entry: the tables must be
-     * read). Touches memory only (no table, no IO).
+     * read). When the memtables hold nothing of the key and no table of the current version
+     * can (none's key range covers it), the key is absent: a tombstone at sequence number 0
+     * ({@link #ABSENT_SEQNO}) says so. Touches memory only (no table, no IO).
+     *
+     * <p>The absence is read at the read view's order (the memtable set first, then the
+     * version, unpinned, since only its components' key ranges are read): a flush installs its
+     * table before its memtable leaves the set, so a write in neither the set nor the version
+     * read after it is one that began after this read did.
      */
     InternalEntry latestInMemtables(byte[] key) {
         MemtableSet m = memtables.set();
@@ -121,6 +128,9 @@ final class ReadPath {
             // A range tombstone in memory is newer than anything in the tables: the key is deleted.
             return new InternalEntry(key, cover, EntryType.DELETE, null);
         }
+        if (e == null && !anyTableCovers(versions.current(), key)) {
+            return new InternalEntry(key, ABSENT_SEQNO, EntryType.DELETE, null);
+        }
         if (e != null && e.type() == EntryType.MERGE) {
             byte[][] combined = mergeInMemtables(m, null, key, seq, cover);
             if (combined != null) {
@@ -129,6 +139,21 @@ final class ReadPath {
             }
         }
         return e;
+    }
+
+    /** The sequence number of {@link #latestInMemtables}'s answer for a key no table can hold. */
+    static final long ABSENT_SEQNO = 0;
+
+    /** Whether some component of {@code v} has a key range that contains {@code key}. */
+    private static boolean anyTableCovers(Version v, byte[] key) {
+        for (List<Run> level : v.levels()) {
+            for (Run run : level) {
+                if (run.find(key) != null) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

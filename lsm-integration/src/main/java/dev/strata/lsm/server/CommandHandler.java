@@ -105,11 +105,34 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         handOff(ctx);
     }
 
+    /**
+     * GETs and HGETs answered in {@link #answered} and the nanoseconds they took, counted in
+     * {@link #metrics} when their replies are written (once per read, not per command; event loop only).
+     */
+    private int answeredGets;
+    private int answeredHGets;
+    private long answeredGetNanos;
+    private long answeredHGetNanos;
+
     /** Writes the replies the event loop answered itself (not flushed), ahead of anything later. */
     private void writeAnswered(ChannelHandlerContext ctx) {
+        recordAnswered();
         ByteBuf out = answered;
         answered = null;
         ctx.write(out);
+    }
+
+    private void recordAnswered() {
+        if (answeredGets > 0) {
+            metrics.record("GET", answeredGets, answeredGetNanos);
+            answeredGets = 0;
+            answeredGetNanos = 0;
+        }
+        if (answeredHGets > 0) {
+            metrics.record("HGET", answeredHGets, answeredHGetNanos);
+            answeredHGets = 0;
+            answeredHGetNanos = 0;
+        }
     }
 
     /**
@@ -152,10 +175,16 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         } else {
             ReplyWriter.bulk(answered, stored, at);
         }
+        if (hget) {
+            answeredHGets++;
+            answeredHGetNanos += System.nanoTime() - start;
+        } else {
+            answeredGets++;
+            answeredGetNanos += System.nanoTime() - start;
+        }
         if (answered.readableBytes() >= WRITE_AT_BYTES) {
             writeAnswered(ctx);
         }
-        metrics.record(hget ? "HGET" : "GET", System.nanoTime() - start);
         return true;
     }
 
@@ -201,10 +230,13 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     /**
      * On the writer thread: the {@code count} commands of a batch this connection submitted
      * were applied and {@code out} holds their replies (empty if the connection had closed).
+     * Counts the commands as answered and returns the task that sends {@code out}, which the
+     * writer runs on the connection's event loop together with the other connections' of that
+     * loop (one hand-off per loop and write batch).
      */
-    void writesDone(ChannelHandlerContext ctx, ByteBuf out, int count) {
+    Runnable writesDoneTask(ChannelHandlerContext ctx, ByteBuf out, int count) {
         commandsAnswered(ctx, count);
-        send(ctx, out, false);
+        return () -> sendNow(ctx, out, false);
     }
 
     /** On the writer thread: applying a batch this connection submitted failed; the connection closes. */
@@ -292,6 +324,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (answered != null) {
+            recordAnswered();
             answered.release(); // the connection went before they could be written
             answered = null;
         }

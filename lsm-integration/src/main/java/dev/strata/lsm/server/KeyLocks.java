@@ -34,7 +34,18 @@ final class KeyLocks {
 
     /** Locks the stripes of all {@code keys} (in stripe order, each once). */
     Held lockAll(List<byte[]> keys) {
-        int[] idx = keys.stream().mapToInt(this::stripe).sorted().distinct().toArray();
+        int[] all = new int[keys.size()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = stripe(keys.get(i));
+        }
+        Arrays.sort(all);
+        int distinct = 0;
+        for (int i = 0; i < all.length; i++) {
+            if (i == 0 || all[i] != all[i - 1]) {
+                all[distinct++] = all[i];
+            }
+        }
+        int[] idx = distinct == all.length ? all : Arrays.copyOf(all, distinct);
         int locked = 0;
         try {
             for (int i : idx) {

@@ -26,14 +26,31 @@ final class ReplyWriter {
     private ReplyWriter() {
     }
 
+    /** {@code $n\r\n} for the bulk lengths below this, ready made (a GET's reply header is one copy). */
+    private static final int CACHED_HEADERS = 1024;
+    private static final byte[][] BULK_HEADERS = new byte[CACHED_HEADERS][];
+    private static final short CRLF_SHORT = ('\r' << 8) | '\n';
+
+    static {
+        for (int n = 0; n < CACHED_HEADERS; n++) {
+            BULK_HEADERS[n] = ("$" + n + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
     /** A bulk string of {@code b[from..]}. */
     static void bulk(ByteBuf out, byte[] b, int from) {
         int n = b.length - from;
-        out.writeByte('$');
-        number(out, n);
-        out.writeBytes(CRLF);
+        if (n < CACHED_HEADERS) {
+            byte[] header = BULK_HEADERS[n];
+            out.ensureWritable(header.length + n + 2);
+            out.writeBytes(header);
+        } else {
+            out.writeByte('$');
+            number(out, n);
+            out.writeShort(CRLF_SHORT);
+        }
         out.writeBytes(b, from, n);
-        out.writeBytes(CRLF);
+        out.writeShort(CRLF_SHORT);
     }
 
     /** Writes {@code m} (and its elements). */

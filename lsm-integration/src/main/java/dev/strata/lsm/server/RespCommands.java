@@ -192,6 +192,13 @@ final class RespCommands {
         if (writes.size() == 1) {
             return List.of(execute(sessions.get(0), writes.get(0)));
         }
+        if (allSets(writes)) {
+            List<RedisMessage> done = setAll(writes);
+            if (done != null) {
+                return done;
+            }
+            // Refused (a value over the limit, a key the store refuses): each SET answers for itself below.
+        }
         try {
             // Every key, once, in first-seen order; and the keys an increment reads before any SET of them.
             Map<ByteBuffer, byte[]> state = new LinkedHashMap<>();
@@ -276,6 +283,38 @@ final class RespCommands {
             }
             return out;
         }
+    }
+
+    private static boolean allSets(List<List<byte[]>> writes) {
+        for (List<byte[]> args : writes) {
+            if (!is(args.get(0), "SET")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@link #writeAll} of plain SETs only (the common pipeline): nothing to read, so no
+     * per-key state; every SET goes into the write batch in order (a key set twice keeps the
+     * later value, its newer version), under all the keys' stripes. Returns null, having
+     * written nothing, when a value is over the client's limit or the store refuses the batch.
+     */
+    private List<RedisMessage> setAll(List<List<byte[]>> writes) {
+        List<byte[]> keys = new ArrayList<>(writes.size());
+        WriteBatch batch = new WriteBatch();
+        try {
+            for (List<byte[]> args : writes) {
+                keys.add(args.get(1));
+                batch.put(NodeKeys.stored(args.get(1)), stored(args.get(2), StoredValue.NEVER));
+            }
+            try (KeyLocks.Held ignored = locks.lockAll(keys)) {
+                store.write(batch);
+            }
+        } catch (IllegalArgumentException | StoreException | IllegalStateException refused) {
+            return null;
+        }
+        return java.util.Collections.nCopies(writes.size(), OK);
     }
 
     /**

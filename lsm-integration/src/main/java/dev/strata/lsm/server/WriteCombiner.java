@@ -1,6 +1,7 @@
 package dev.strata.lsm.server;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.util.ReferenceCountUtil;
@@ -8,7 +9,9 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -56,7 +59,7 @@ final class WriteCombiner {
         this.metrics = metrics;
     }
 
-    /** Queues {@code s}; its handler is told the replies ({@link CommandHandler#writesDone}). */
+    /** Queues {@code s}; its handler is given the replies ({@link CommandHandler#writesDoneTask}). */
     void submit(Submission s) {
         queue.add(s);
         if (scheduled.compareAndSet(false, true)) {
@@ -120,22 +123,74 @@ final class WriteCombiner {
             return;
         }
         CommandHandler.recordRuns(metrics, writes, System.nanoTime() - start);
+        // The replies' sends, per event loop: one hand-off to each loop for the whole batch.
+        Map<EventExecutor, List<Runnable>> sends = new IdentityHashMap<>(4);
         int next = 0;
         for (int t = 0; t < taken.size(); t++) {
             Submission s = taken.get(t);
-            ByteBuf out = s.ctx().alloc().ioBuffer(ran.get(t) ? 16 * s.commands().size() : 0);
+            int n = s.commands().size();
+            ByteBuf out = ran.get(t) ? replies(replies, next, n, s) : Unpooled.EMPTY_BUFFER;
             if (ran.get(t)) {
-                for (int k = 0; k < s.commands().size(); k++) {
-                    RedisMessage reply = replies.get(next++);
-                    if (reply == RespCommands.OK) {
-                        out.writeBytes(ReplyWriter.OK);
-                    } else {
-                        ReplyWriter.write(out, reply);
-                        ReferenceCountUtil.release(reply);
-                    }
-                }
+                next += n;
             }
-            s.handler().writesDone(s.ctx(), out, s.commands().size());
+            sends.computeIfAbsent(s.ctx().channel().eventLoop(), loop -> new ArrayList<>())
+                    .add(s.handler().writesDoneTask(s.ctx(), out, n));
         }
+        for (Map.Entry<EventExecutor, List<Runnable>> e : sends.entrySet()) {
+            List<Runnable> tasks = e.getValue();
+            try {
+                e.getKey().execute(() -> {
+                    for (Runnable task : tasks) {
+                        task.run();
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                // The node is shutting down and its event loops are gone: nothing can be sent
+                // (the buffers go with the process).
+            }
+        }
+    }
+
+    /**
+     * The buffer of {@code s}'s {@code n} replies, {@code replies[from..from+n)}: when all are
+     * {@code +OK} (a run of SETs), a read-only slice of {@link #OKS}, which costs no allocation
+     * and no copy; otherwise a buffer written here.
+     */
+    private static ByteBuf replies(List<RedisMessage> replies, int from, int n, Submission s) {
+        boolean allOk = n <= MAX_OKS;
+        for (int k = 0; k < n && allOk; k++) {
+            allOk = replies.get(from + k) == RespCommands.OK;
+        }
+        if (allOk) {
+            return OKS.retainedSlice(0, n * ReplyWriter.OK.length);
+        }
+        ByteBuf out = s.ctx().alloc().ioBuffer(16 * n);
+        for (int k = 0; k < n; k++) {
+            RedisMessage reply = replies.get(from + k);
+            if (reply == RespCommands.OK) {
+                out.writeBytes(ReplyWriter.OK);
+            } else {
+                ReplyWriter.write(out, reply);
+                ReferenceCountUtil.release(reply);
+            }
+        }
+        return out;
+    }
+
+    /** Most replies taken from {@link #OKS}: a handler hands off at most this many commands at once. */
+    private static final int MAX_OKS = CommandHandler.MAX_HAND_OFF;
+    /**
+     * {@link #MAX_OKS} {@code +OK} replies in a row, in direct memory, never freed and never
+     * written after this: every all-OK reply of a batch is a slice of it (its own indexes, the
+     * same bytes), which the event loops write to their sockets as it is.
+     */
+    private static final ByteBuf OKS;
+
+    static {
+        ByteBuf oks = Unpooled.directBuffer(MAX_OKS * ReplyWriter.OK.length);
+        for (int i = 0; i < MAX_OKS; i++) {
+            oks.writeBytes(ReplyWriter.OK);
+        }
+        OKS = Unpooled.unreleasableBuffer(oks);
     }
 }
