@@ -64,6 +64,17 @@ abstract sealed class Arena permits Arena.Heap, Arena.Direct {
     /** Whether {@code length} bytes at {@code data} equal {@code key[from, to)}. */
     abstract boolean equal(long data, int length, byte[] key, int from, int to);
 
+    /**
+     * Compares the internal key of the node at {@code node} with {@code (key, seqno)}, whose
+     * first sixteen bytes are {@code prefix0, prefix1} (big-endian, zero padded): negative when
+     * the node sorts first (user key ascending, then sequence number descending). One read of
+     * the chunk table, as a search step takes one per node it passes.
+     */
+    abstract int compareNode(long node, long prefix0, long prefix1, byte[] key, long seqno);
+
+    /** Whether the user key of the node at {@code node} equals {@code key}. */
+    abstract boolean keyEquals(long node, byte[] key);
+
     static int chunkOf(long address) {
         return (int) (address >>> 32);
     }
@@ -160,6 +171,51 @@ abstract sealed class Arena permits Arena.Heap, Arena.Direct {
         boolean equal(long data, int length, byte[] key, int from, int to) {
             int at = offsetOf(data);
             return Arrays.equals(dataChunks[chunkOf(data)], at, at + length, key, from, to);
+        }
+
+        @Override
+        int compareNode(long node, long prefix0, long prefix1, byte[] key, long seqno) {
+            long[] n = nodeChunks[chunkOf(node)];
+            int o = offsetOf(node);
+            int c = Long.compareUnsigned(n[o + ArenaSkipList.PREFIX0], prefix0);
+            if (c != 0) {
+                return c;
+            }
+            c = Long.compareUnsigned(n[o + ArenaSkipList.PREFIX1], prefix1);
+            if (c != 0) {
+                return c;
+            }
+            int keyLength = (int) (n[o + ArenaSkipList.LENGTHS] >>> 32);
+            if (keyLength > 16 && key.length > 16) {
+                long data = n[o + ArenaSkipList.DATA];
+                int at = offsetOf(data);
+                c = Arrays.compareUnsigned(dataChunks[chunkOf(data)], at + 16, at + keyLength, key, 16, key.length);
+            } else {
+                // Equal zero-padded first sixteen bytes and one key no longer: the shorter is a prefix of the other.
+                c = Integer.compare(keyLength, key.length);
+            }
+            if (c != 0) {
+                return c;
+            }
+            // Newer (larger) sequence numbers sort first.
+            return Long.compare(seqno, n[o + ArenaSkipList.SEQ_TYPE] >>> 8);
+        }
+
+        @Override
+        boolean keyEquals(long node, byte[] key) {
+            long[] n = nodeChunks[chunkOf(node)];
+            int o = offsetOf(node);
+            int keyLength = (int) (n[o + ArenaSkipList.LENGTHS] >>> 32);
+            if (keyLength != key.length || n[o + ArenaSkipList.PREFIX0] != ArenaSkipList.prefix(key, 0)
+                    || n[o + ArenaSkipList.PREFIX1] != ArenaSkipList.prefix(key, 8)) {
+                return false;
+            }
+            if (keyLength <= 16) {
+                return true;
+            }
+            long data = n[o + ArenaSkipList.DATA];
+            int at = offsetOf(data);
+            return Arrays.equals(dataChunks[chunkOf(data)], at + 16, at + keyLength, key, 16, keyLength);
         }
     }
 
@@ -275,6 +331,43 @@ abstract sealed class Arena permits Arena.Heap, Arena.Direct {
         @Override
         boolean equal(long data, int length, byte[] key, int from, int to) {
             return length == to - from && compare(data, length, key, from, to) == 0;
+        }
+
+        @Override
+        int compareNode(long node, long prefix0, long prefix1, byte[] key, long seqno) {
+            ByteBuffer n = nodeChunks[chunkOf(node)];
+            int o = offsetOf(node) << 3;
+            int c = Long.compareUnsigned(n.getLong(o + (ArenaSkipList.PREFIX0 << 3)), prefix0);
+            if (c != 0) {
+                return c;
+            }
+            c = Long.compareUnsigned(n.getLong(o + (ArenaSkipList.PREFIX1 << 3)), prefix1);
+            if (c != 0) {
+                return c;
+            }
+            int keyLength = (int) (n.getLong(o + (ArenaSkipList.LENGTHS << 3)) >>> 32);
+            if (keyLength > 16 && key.length > 16) {
+                c = compare(n.getLong(o + (ArenaSkipList.DATA << 3)) + 16, keyLength - 16, key, 16, key.length);
+            } else {
+                c = Integer.compare(keyLength, key.length);
+            }
+            if (c != 0) {
+                return c;
+            }
+            return Long.compare(seqno, n.getLong(o + (ArenaSkipList.SEQ_TYPE << 3)) >>> 8);
+        }
+
+        @Override
+        boolean keyEquals(long node, byte[] key) {
+            ByteBuffer n = nodeChunks[chunkOf(node)];
+            int o = offsetOf(node) << 3;
+            int keyLength = (int) (n.getLong(o + (ArenaSkipList.LENGTHS << 3)) >>> 32);
+            if (keyLength != key.length || n.getLong(o + (ArenaSkipList.PREFIX0 << 3)) != ArenaSkipList.prefix(key, 0)
+                    || n.getLong(o + (ArenaSkipList.PREFIX1 << 3)) != ArenaSkipList.prefix(key, 8)) {
+                return false;
+            }
+            return keyLength <= 16
+                    || equal(n.getLong(o + (ArenaSkipList.DATA << 3)) + 16, keyLength - 16, key, 16, keyLength);
         }
     }
 }

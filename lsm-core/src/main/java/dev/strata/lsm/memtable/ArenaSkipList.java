@@ -41,14 +41,14 @@ final class ArenaSkipList {
     static final int MAX_HEIGHT = 16;
     private static final int BRANCHING = 4;
 
-    private static final int PREFIX0 = 0;
-    private static final int PREFIX1 = 1;
-    private static final int SEQ_TYPE = 2;
-    private static final int LENGTHS = 3;
-    private static final int DATA = 4;
+    static final int PREFIX0 = 0;
+    static final int PREFIX1 = 1;
+    static final int SEQ_TYPE = 2;
+    static final int LENGTHS = 3;
+    static final int DATA = 4;
     /** The node before this one on level 0 (0: the head); set with release stores, read with acquire loads. */
-    private static final int PREV = 5;
-    private static final int NEXT = 6;
+    static final int PREV = 5;
+    static final int NEXT = 6;
     /** Bytes a node takes on top of its forward pointers. */
     static final int NODE_FIXED_BYTES = NEXT * Long.BYTES;
 
@@ -478,15 +478,7 @@ final class ArenaSkipList {
 
     /** Whether the node's user key equals {@code key}. */
     boolean keyEquals(long node, byte[] key) {
-        Arena a = arena;
-        int keyLength = (int) (a.word(node, LENGTHS) >>> 32);
-        if (keyLength != key.length || a.word(node, PREFIX0) != prefix(key, 0) || a.word(node, PREFIX1) != prefix(key, 8)) {
-            return false;
-        }
-        if (keyLength <= 16) {
-            return true;
-        }
-        return a.equal(a.word(node, DATA) + 16, keyLength - 16, key, 16, keyLength);
+        return arena.keyEquals(node, key);
     }
 
     /**
@@ -494,27 +486,7 @@ final class ArenaSkipList {
      * are {@code prefix0, prefix1}: negative when the node sorts first.
      */
     private int compare(long node, long prefix0, long prefix1, byte[] key, long seqno) {
-        Arena a = arena;
-        int c = Long.compareUnsigned(a.word(node, PREFIX0), prefix0);
-        if (c != 0) {
-            return c;
-        }
-        c = Long.compareUnsigned(a.word(node, PREFIX1), prefix1);
-        if (c != 0) {
-            return c;
-        }
-        int keyLength = (int) (a.word(node, LENGTHS) >>> 32);
-        if (keyLength > 16 && key.length > 16) {
-            c = a.compare(a.word(node, DATA) + 16, keyLength - 16, key, 16, key.length);
-        } else {
-            // Equal zero-padded first sixteen bytes and one key no longer: the shorter is a prefix of the other.
-            c = Integer.compare(keyLength, key.length);
-        }
-        if (c != 0) {
-            return c;
-        }
-        // Newer (larger) sequence numbers sort first.
-        return Long.compare(seqno, a.word(node, SEQ_TYPE) >>> 8);
+        return arena.compareNode(node, prefix0, prefix1, key, seqno);
     }
 
     private long next(long node, int level) {
