@@ -37,6 +37,12 @@ abstract sealed class Arena permits Arena.Heap, Arena.Direct {
     /** Sets word {@code index} of the node at {@code node} (a plain store; writer only). */
     abstract void setWord(long node, int index, long value);
 
+    /**
+     * Writes the fixed words of a new node at {@code node} (plain stores, one read of the chunk
+     * table; writer only, before the node is linked).
+     */
+    abstract void setNode(long node, long prefix0, long prefix1, long seqType, long lengths, long data);
+
     /** Sets word {@code index} of the node at {@code node} with a release store (writer only). */
     abstract void setWordRelease(long node, int index, long value);
 
@@ -118,6 +124,17 @@ abstract sealed class Arena permits Arena.Heap, Arena.Direct {
         @Override
         void setWordRelease(long node, int index, long value) {
             LONGS.setRelease(nodeChunks[chunkOf(node)], offsetOf(node) + index, value);
+        }
+
+        @Override
+        void setNode(long node, long prefix0, long prefix1, long seqType, long lengths, long data) {
+            long[] n = nodeChunks[chunkOf(node)];
+            int o = offsetOf(node);
+            n[o + ArenaSkipList.PREFIX0] = prefix0;
+            n[o + ArenaSkipList.PREFIX1] = prefix1;
+            n[o + ArenaSkipList.SEQ_TYPE] = seqType;
+            n[o + ArenaSkipList.LENGTHS] = lengths;
+            n[o + ArenaSkipList.DATA] = data;
         }
 
         @Override
@@ -262,6 +279,17 @@ abstract sealed class Arena permits Arena.Heap, Arena.Direct {
         @Override
         void setWordRelease(long node, int index, long value) {
             WORDS.setRelease(nodeChunks[chunkOf(node)], (offsetOf(node) + index) << 3, value);
+        }
+
+        @Override
+        void setNode(long node, long prefix0, long prefix1, long seqType, long lengths, long data) {
+            ByteBuffer n = nodeChunks[chunkOf(node)];
+            int o = offsetOf(node) << 3;
+            n.putLong(o + (ArenaSkipList.PREFIX0 << 3), prefix0);
+            n.putLong(o + (ArenaSkipList.PREFIX1 << 3), prefix1);
+            n.putLong(o + (ArenaSkipList.SEQ_TYPE << 3), seqType);
+            n.putLong(o + (ArenaSkipList.LENGTHS << 3), lengths);
+            n.putLong(o + (ArenaSkipList.DATA << 3), data);
         }
 
         @Override

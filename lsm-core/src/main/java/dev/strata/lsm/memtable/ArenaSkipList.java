@@ -160,11 +160,8 @@ final class ArenaSkipList {
         if (!tombstone) {
             a.write(data + key.length, value, 0, valueLength);
         }
-        a.setWord(node, PREFIX0, prefix0);
-        a.setWord(node, PREFIX1, prefix1);
-        a.setWord(node, SEQ_TYPE, seqno << 8 | type.code());
-        a.setWord(node, LENGTHS, (long) key.length << 32 | ((tombstone ? -1 : valueLength) & 0xffffffffL));
-        a.setWord(node, DATA, data);
+        a.setNode(node, prefix0, prefix1, seqno << 8 | type.code(),
+                (long) key.length << 32 | ((tombstone ? -1 : valueLength) & 0xffffffffL), data);
 
         if (newest != 0 && seqno(newest) < seqno) {
             // A newer version of a key here: in front of its newest node, after that node's predecessor.
