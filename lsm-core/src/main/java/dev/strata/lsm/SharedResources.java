@@ -66,7 +66,7 @@ public final class SharedResources implements AutoCloseable {
     }
 
     private SharedResources(Builder b) {
-        this.cache = BlockCache.create(b.blockCacheBytes);
+        this.cache = BlockCache.create(b.blockCacheBytes, b.offHeap);
         this.budget = b.memtableBudgetBytes > 0 ? new MemtableBudget(b.memtableBudgetBytes) : null;
         this.pool = b.backgroundThreads > 0 ? BackgroundPool.shared(b.backgroundThreads) : null;
     }
@@ -100,6 +100,17 @@ public final class SharedResources implements AutoCloseable {
             throw new ConfigException("the shared resources were closed: no store can be opened with them");
         }
         return pool;
+    }
+
+    /**
+     * Whether the shared block cache keeps its page images in direct memory, and the stores
+     * opened with these resources their memtables (whatever their own
+     * {@link StoreConfig#offHeap()} says).
+     *
+     * @return true when the budget's memory is off the Java heap
+     */
+    public boolean offHeap() {
+        return cache.offHeap();
     }
 
     /**
@@ -177,7 +188,8 @@ public final class SharedResources implements AutoCloseable {
     public String toString() {
         return "SharedResources[blockCacheBytes=" + cache.capacityBytes() + ", memtableBudgetBytes="
                 + (budget == null ? 0 : budget.budgetBytes()) + ", backgroundThreads="
-                + (pool == null ? 0 : pool.threads()) + ", writeBufferBytesUsed=" + writeBufferBytes.get() + "]";
+                + (pool == null ? 0 : pool.threads()) + (cache.offHeap() ? ", offHeap=true" : "")
+                + ", writeBufferBytesUsed=" + writeBufferBytes.get() + "]";
     }
 
     /** Builds {@link SharedResources}; not thread safe. */
@@ -185,8 +197,22 @@ public final class SharedResources implements AutoCloseable {
         private long blockCacheBytes = 64L << 20;
         private long memtableBudgetBytes;
         private int backgroundThreads;
+        private boolean offHeap;
 
         private Builder() {
+        }
+
+        /**
+         * Keeps the budget's memory off the Java heap (default false): the shared block cache's
+         * page images, and the memtable arenas of every store opened with these resources, in
+         * direct memory ({@link StoreConfig#offHeap()}).
+         *
+         * @param offHeap true for direct memory
+         * @return this builder
+         */
+        public Builder offHeap(boolean offHeap) {
+            this.offHeap = offHeap;
+            return this;
         }
 
         /**

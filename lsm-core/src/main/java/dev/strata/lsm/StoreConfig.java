@@ -64,6 +64,7 @@ public final class StoreConfig {
     private final LeafEncoding leafEncoding;
     private final int restartInterval;
     private final long blockCacheBytes;
+    private final boolean offHeap;
     private final int backgroundThreads;
     private final long policyTickMillis;
     private final int maxValueBytes;
@@ -108,6 +109,7 @@ public final class StoreConfig {
         this.leafEncoding = b.leafEncoding;
         this.restartInterval = b.restartInterval;
         this.blockCacheBytes = b.blockCacheBytes;
+        this.offHeap = b.offHeap;
         this.backgroundThreads = b.backgroundThreads;
         this.policyTickMillis = b.policyTickMillis;
         this.maxValueBytes = b.maxValueBytes;
@@ -185,6 +187,7 @@ public final class StoreConfig {
         b.leafEncoding = leafEncoding;
         b.restartInterval = restartInterval;
         b.blockCacheBytes = blockCacheBytes;
+        b.offHeap = offHeap;
         b.backgroundThreads = backgroundThreads;
         b.policyTickMillis = policyTickMillis;
         b.maxValueBytes = maxValueBytes;
@@ -392,6 +395,18 @@ public final class StoreConfig {
      */
     public long blockCacheBytes() {
         return blockCacheBytes;
+    }
+
+    /**
+     * Whether the store's memory is kept off the Java heap (default false): its memtables'
+     * arenas and, unless it uses {@link #sharedResources()}, its block cache's page images in
+     * direct memory, which the collector neither walks nor copies. XML: {@code <memory
+     * offHeap="true"/>}. Nothing on disk changes. docs/engine.md, "Memory off the heap".
+     *
+     * @return true when memtables and cached pages are in direct memory
+     */
+    public boolean offHeap() {
+        return offHeap;
     }
 
     /**
@@ -641,7 +656,7 @@ public final class StoreConfig {
                 + bottommostCompression : "") + (levelCompression.isEmpty() ? "" : ", levelCompression=" + levelCompression)
                 + ", compressionLevel=" + compressionLevel + ", leafEncoding=" + leafEncoding
                 + ", restartInterval=" + restartInterval
-                + ", blockCacheBytes=" + blockCacheBytes + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
+                + ", blockCacheBytes=" + blockCacheBytes + (offHeap ? ", offHeap=true" : "") + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
                 + ", mergePolicy=" + (mergePolicyInstance != null ? "instance of " + mergePolicyInstance.getClass().getName()
                 : mergePolicy + mergePolicyParams) + ", mergeOperator=" + mergeOperator
@@ -666,6 +681,7 @@ public final class StoreConfig {
         private LeafEncoding leafEncoding = LeafEncoding.PREFIX;
         private int restartInterval = TableOptions.DEFAULT_RESTART_INTERVAL;
         private long blockCacheBytes = DEFAULT_BLOCK_CACHE_BYTES;
+        private boolean offHeap;
         private int backgroundThreads = DEFAULT_BACKGROUND_THREADS;
         private long policyTickMillis = DEFAULT_POLICY_TICK_MILLIS;
         private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
@@ -900,6 +916,19 @@ public final class StoreConfig {
          */
         public Builder blockCacheBytes(long bytes) {
             this.blockCacheBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Keeps the store's memory off the Java heap (default false; see
+         * {@link StoreConfig#offHeap()}): memtable arenas and the own block cache's page images
+         * in direct memory. XML: {@code <memory offHeap="true"/>}.
+         *
+         * @param offHeap true for direct memory, false for the Java heap
+         * @return this builder
+         */
+        public Builder offHeap(boolean offHeap) {
+            this.offHeap = offHeap;
             return this;
         }
 

@@ -76,7 +76,18 @@ class ModelBasedStoreTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void historyMatchesOracle(long seed) throws Exception {
-        run(seed, null);
+        run(seed, null, false);
+    }
+
+    /**
+     * The same histories with the store's memory off the Java heap ({@code <memory
+     * offHeap="true"/>}): memtable arenas and cached pages in direct memory, through flushes,
+     * merges and reopens (which keep the setting).
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("familySeeds")
+    void offHeapHistoryMatchesOracle(long seed) throws Exception {
+        run(seed, null, true);
     }
 
     static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> codecSeeds() {
@@ -101,15 +112,16 @@ class ModelBasedStoreTest {
     @ParameterizedTest(name = "{0} seed {1}")
     @MethodSource("codecSeeds")
     void compressedHistoryMatchesOracle(dev.strata.lsm.Compression codec, long seed) throws Exception {
-        run(seed, codec);
+        run(seed, codec, false);
     }
 
-    private void run(long seed, dev.strata.lsm.Compression codec) throws Exception {
+    private void run(long seed, dev.strata.lsm.Compression codec, boolean offHeap) throws Exception {
         TestSeed.use(seed);
         System.out.println("ModelBasedStoreTest seed=" + seed + (codec == null ? "" : " codec=" + codec)
-                + " (replay with -Dstrata.test.seed=" + seed + ")");
+                + (offHeap ? " offHeap" : "") + " (replay with -Dstrata.test.seed=" + seed + ")");
         Random rnd = new Random(seed);
-        Path dir = Files.createDirectories(tmp.resolve("s" + seed + (codec == null ? "" : "-" + codec)));
+        Path dir = Files.createDirectories(tmp.resolve("s" + seed + (codec == null ? "" : "-" + codec)
+                + (offHeap ? "-offheap" : "")));
         int ops = TestScale.scaled(FAST_LANE_OPS);
         // Prefix-compressed leaves (the default) at a random restart interval; every reopen may
         // switch to plain leaves and back, so merges mix tables of both leaf encodings.
@@ -117,6 +129,10 @@ class ModelBasedStoreTest {
                 RESTART_INTERVALS.length)]).build();
         if (codec != null) {
             config = config.toBuilder().compression(codec).build();
+        }
+        if (offHeap) {
+            config = config.toBuilder().offHeap(true).build();
+            assertTrue(config.offHeap());
         }
         boolean text = codec != null;
         TreeMap<byte[], byte[]> oracle = new TreeMap<>(KEYS);

@@ -41,6 +41,68 @@ class SharedResourcesTest {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("strata-")).count();
     }
 
+    /** Bytes of direct buffers the JVM holds now. */
+    private static long directBytes() {
+        return java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)
+                .stream().filter(b -> b.getName().equals("direct")).mapToLong(
+                        java.lang.management.BufferPoolMXBean::getMemoryUsed).sum();
+    }
+
+    @Test
+    void offHeapResourcesKeepTheStoresMemtablesAndPagesInDirectMemory() throws Exception {
+        int stores = 4;
+        int perStore = 200;
+        System.gc(); // direct buffers of earlier tests go now, not while this one counts
+        Thread.sleep(100);
+        long directBefore = directBytes();
+        try (SharedResources shared = SharedResources.builder().blockCacheBytes(1 << 20)
+                .memtableBudgetBytes(4 << 20).offHeap(true).build()) {
+            assertTrue(shared.offHeap());
+            assertTrue(shared.toString().contains("offHeap=true"), shared.toString());
+            // The store's own setting is off: the shared resources put its memtables off the heap.
+            StoreConfig config = StoreConfig.builder().memtableBytes(MEMTABLE).backgroundThreads(1)
+                    .sharedResources(shared).build();
+            List<LsmStore> open = new ArrayList<>();
+            for (int s = 0; s < stores; s++) {
+                open.add(LsmStore.open(dir.resolve("o" + s), config));
+            }
+            long memtableBytes = 0;
+            for (int i = 0; i < perStore; i++) {
+                for (int s = 0; s < stores; s++) {
+                    open.get(s).put(key(i), value(s, i));
+                }
+            }
+            for (LsmStore s : open) {
+                memtableBytes += s.stats().memtableBytes();
+            }
+            long grown = directBytes() - directBefore;
+            assertTrue(memtableBytes > 0);
+            // The arenas' chunks are allocated ahead of use, so they hold at least what the memtables charge.
+            assertTrue(grown >= memtableBytes, "direct memory grew " + grown + " B for " + memtableBytes
+                    + " B of memtables");
+            for (int s = 0; s < stores; s++) {
+                open.get(s).flush();
+            }
+            for (int round = 0; round < 2; round++) { // the second round reads through the cache's direct pages
+                for (int s = 0; s < stores; s++) {
+                    for (int i = 0; i < perStore; i++) {
+                        assertArrayEquals(value(s, i), open.get(s).get(key(i)), "store " + s + " key " + i);
+                    }
+                }
+            }
+            assertTrue(shared.blockCacheWeightedBytes() > 0);
+            for (LsmStore s : open) {
+                s.close();
+            }
+            LsmStore again = LsmStore.open(dir.resolve("o0"), StoreConfig.builder().offHeap(false).build());
+            try {
+                assertArrayEquals(value(0, 7), again.get(key(7)), "reopened on the heap");
+            } finally {
+                again.close();
+            }
+        }
+    }
+
     @Test
     void hundredStoresStayWithinTheBudgetAndShareOneCache() throws Exception {
         int stores = 100;

@@ -93,9 +93,9 @@ public final class BlockCache {
     /** Bits of a file number below the namespace: file numbers stay under 2^40. */
     private static final int NAMESPACE_SHIFT = 40;
 
-    private BlockCache(long capacityBytes) {
+    private BlockCache(long capacityBytes, boolean offHeap) {
         this.capacityBytes = capacityBytes;
-        this.slots = new PageSlots();
+        this.slots = new PageSlots(offHeap);
         this.decompressions = new java.util.concurrent.atomic.LongAdder();
         this.decompressionNanos = new java.util.concurrent.atomic.LongAdder();
         this.namespaceBits = 0;
@@ -159,20 +159,34 @@ public final class BlockCache {
     }
 
     private static int weight(Object value) {
-        return value instanceof PageSlots.Handle h ? h.slot().page.length : ((Decoded) value).weightBytes();
+        return value instanceof PageSlots.Handle h ? h.slot().size() : ((Decoded) value).weightBytes();
     }
 
-    /** A cache holding at most {@code capacityBytes} of pages; 0 disables caching. */
+    /** A cache holding at most {@code capacityBytes} of pages, on the Java heap; 0 disables caching. */
     public static BlockCache create(long capacityBytes) {
+        return create(capacityBytes, false);
+    }
+
+    /**
+     * A cache holding at most {@code capacityBytes} of pages; 0 disables caching. With
+     * {@code offHeap}, page images are kept in direct memory (pooled direct buffers, freed once
+     * the cache is unreachable); {@link Decoded} pages stay on the heap either way.
+     */
+    public static BlockCache create(long capacityBytes, boolean offHeap) {
         if (capacityBytes < 0) {
             throw new IllegalArgumentException("block cache capacity must be >= 0, got " + capacityBytes);
         }
-        return new BlockCache(capacityBytes);
+        return new BlockCache(capacityBytes, offHeap);
+    }
+
+    /** Whether page images are kept in direct memory. */
+    public boolean offHeap() {
+        return slots.offHeap();
     }
 
     /** A cache that never holds anything. */
     public static BlockCache disabled() {
-        return new BlockCache(0);
+        return new BlockCache(0, false);
     }
 
     /** Configured capacity in bytes. */
@@ -227,7 +241,7 @@ public final class BlockCache {
      */
     public boolean copyPage(long fileNumber, long pageNumber, byte[] dest) {
         return lookup(fileNumber, pageNumber) instanceof PageSlots.Handle h
-                && h.slot().page.length == dest.length && PageSlots.copy(h, dest);
+                && h.slot().size() == dest.length && PageSlots.copy(h, dest);
     }
 
     /** Caches a copy of a verified page image; the caller keeps {@code page} and may reuse it. */

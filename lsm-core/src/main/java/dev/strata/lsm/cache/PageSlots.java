@@ -2,6 +2,7 @@ package dev.strata.lsm.cache;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,6 +21,12 @@ import java.util.Map;
  * the slot is being refilled and changes every time the slot is released or refilled; a
  * {@link Handle} names a slot at one version. A copy that saw the version change is
  * discarded and counted as a miss. Arrays are pooled per page size. Thread safe.
+ *
+ * <p>Off heap ({@code <memory offHeap="true"/>}), a slot's image is a direct buffer instead
+ * of a {@code byte[]}: the images live outside the Java heap, the collector neither walks nor
+ * copies them, and readers copy out of it under the same version check. The buffers are
+ * pooled like the arrays, so they live as long as the cache and are freed (by their cleaners)
+ * once the cache is unreachable.
  */
 final class PageSlots {
     private static final VarHandle VERSION;
@@ -32,15 +39,45 @@ final class PageSlots {
         }
     }
 
-    /** A reusable page-sized array and its version. */
+    /** A reusable page-sized array (or direct buffer) and its version. */
     static final class Slot {
-        final byte[] page;
+        /** The image on the heap; null off heap. */
+        private final byte[] page;
+        /** The image in direct memory; null on the heap. */
+        private final ByteBuffer direct;
         /** Odd while the image is being written; accessed through {@link #VERSION}. */
         @SuppressWarnings("unused")
         private volatile long version;
 
-        Slot(int size) {
-            this.page = new byte[size];
+        Slot(int size, boolean offHeap) {
+            this.page = offHeap ? null : new byte[size];
+            this.direct = offHeap ? ByteBuffer.allocateDirect(size) : null;
+        }
+
+        /** The page size this slot holds. */
+        int size() {
+            return page != null ? page.length : direct.capacity();
+        }
+
+        /** Whether the image is in direct memory. */
+        boolean offHeap() {
+            return direct != null;
+        }
+
+        private void write(byte[] image) {
+            if (page != null) {
+                System.arraycopy(image, 0, page, 0, image.length);
+            } else {
+                direct.put(0, image, 0, image.length);
+            }
+        }
+
+        private void read(byte[] dest) {
+            if (page != null) {
+                System.arraycopy(page, 0, dest, 0, page.length);
+            } else {
+                direct.get(0, dest, 0, dest.length);
+            }
         }
     }
 
@@ -57,6 +94,23 @@ final class PageSlots {
      */
     private ArrayDeque<Slot> lastFree;
     private int lastSize = -1;
+    /** Whether new slots hold their images in direct memory. */
+    private final boolean offHeap;
+
+    /** Slots with their images on the Java heap. */
+    PageSlots() {
+        this(false);
+    }
+
+    /** Slots with their images in direct memory ({@code offHeap}) or on the Java heap. */
+    PageSlots(boolean offHeap) {
+        this.offHeap = offHeap;
+    }
+
+    /** Whether new slots hold their images in direct memory. */
+    boolean offHeap() {
+        return offHeap;
+    }
 
     /**
      * A handle to a slot holding a copy of {@code image}; the caller may reuse {@code image}
@@ -67,7 +121,7 @@ final class PageSlots {
         long v = (long) VERSION.getVolatile(slot) + 1; // even while free: odd now
         VERSION.setVolatile(slot, v);
         VarHandle.storeStoreFence(); // the odd version is visible before any byte changes
-        System.arraycopy(image, 0, slot.page, 0, image.length);
+        slot.write(image);
         VERSION.setRelease(slot, v + 1);
         return new Handle(slot, v + 1);
     }
@@ -82,7 +136,7 @@ final class PageSlots {
         if ((long) VERSION.getAcquire(slot) != handle.version()) {
             return false;
         }
-        System.arraycopy(slot.page, 0, dest, 0, slot.page.length);
+        slot.read(dest);
         VarHandle.loadLoadFence(); // the copy is complete before the version is read again
         return (long) VERSION.getVolatile(slot) == handle.version();
     }
@@ -94,7 +148,7 @@ final class PageSlots {
         // mapping made by fill() at this version points at the slot.
         VERSION.setVolatile(slot, handle.version() + 2);
         synchronized (free) {
-            freeList(slot.page.length).push(slot);
+            freeList(slot.size()).push(slot);
         }
     }
 
@@ -105,7 +159,7 @@ final class PageSlots {
                 return slot;
             }
         }
-        return new Slot(size);
+        return new Slot(size, offHeap);
     }
 
     /** The free list of pages of {@code size} bytes, made when first asked for; the caller holds {@link #free}'s monitor. */

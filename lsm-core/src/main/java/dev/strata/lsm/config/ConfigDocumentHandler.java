@@ -140,6 +140,10 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 e.bytes("bytes").ifPresent(builder::blockCacheBytes);
                 gives(e, "blockCacheBytes");
             }
+            case "memory" -> {
+                e.text("offHeap").map(v -> v.equals("true") || v.equals("1")).ifPresent(builder::offHeap);
+                gives(e, "offHeap");
+            }
             case "background" -> {
                 e.integer("threads").ifPresent(builder::backgroundThreads);
                 e.longValue("policyTickMillis").ifPresent(builder::policyTickMillis);

@@ -161,7 +161,7 @@ public final class Engine implements AutoCloseable {
         StoreListener listener = config.listener() != null ? config.listener() : new StoreListener() { };
         this.cache = config.sharedResources() != null ? SharedResourcesAccess.blockCache(config.sharedResources())
                         .forStore()
-                : BlockCache.create(config.blockCacheBytes());
+                : BlockCache.create(config.blockCacheBytes(), config.offHeap());
         TableFiles rootTables = new TableFiles(io, dir, cache);
         var mergePolicy = Tree.policyOf(config);
         VersionSet openedVersions = null;

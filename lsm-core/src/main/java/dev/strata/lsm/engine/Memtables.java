@@ -16,16 +16,24 @@ import java.util.List;
  */
 final class Memtables {
     private final WalLog log;
+    /** Whether new memtables keep their arenas in direct memory. */
+    private final boolean offHeap;
 
     private volatile MemtableSet set;
 
-    Memtables(WalLog log) {
+    Memtables(WalLog log, boolean offHeap) {
         this.log = log;
+        this.offHeap = offHeap;
+    }
+
+    /** A new, empty memtable of this family logging to {@code segment}, on or off the heap as configured. */
+    Memtable newMemtable(long segment) {
+        return new Memtable(segment, offHeap);
     }
 
     /** Starts the family's first memtable, logging to segment {@code segment}. */
     void start(long segment) {
-        set = new MemtableSet(new Memtable(segment), List.of());
+        set = new MemtableSet(newMemtable(segment), List.of());
     }
 
     /** The memtables now; readers read this without a lock. */
@@ -68,7 +76,7 @@ final class Memtables {
         List<Memtable> imm = new ArrayList<>(m.immutable().size() + 1);
         imm.add(m.active());
         imm.addAll(m.immutable());
-        set = new MemtableSet(new Memtable(segment), imm);
+        set = new MemtableSet(newMemtable(segment), imm);
     }
 
     /**
@@ -76,7 +84,7 @@ final class Memtables {
      * flush lane then finds nothing to flush, not even on a retry). Mutex held.
      */
     void discard() {
-        set = new MemtableSet(new Memtable(log.segment()), List.of());
+        set = new MemtableSet(newMemtable(log.segment()), List.of());
     }
 
     /** The oldest immutable memtable. Mutex held. */

@@ -51,7 +51,7 @@ final class Recovery {
         long maxSeq = 0;
         for (Tree t : trees) {
             logNumber = Math.min(logNumber, t.versions.logNumber());
-            recovered.put(t.id, new Memtable(t.versions.logNumber()));
+            recovered.put(t.id, t.memtables.newMemtable(t.versions.logNumber()));
             durable.put(t.id, t.versions.lastSequence());
             // New sequence numbers must be above every family's tables, or a replay would skip them.
             maxSeq = Math.max(maxSeq, t.versions.lastSequence());
@@ -83,7 +83,7 @@ final class Recovery {
             // A void record read too late for what was replayed: start again from fresh memtables
             // knowing every void record.
             for (Tree t : trees) {
-                recovered.put(t.id, new Memtable(t.versions.logNumber()));
+                recovered.put(t.id, t.memtables.newMemtable(t.versions.logNumber()));
             }
             replay = new Replay(target, maxSeq, replay.voids);
             for (Path segment : segments) {

@@ -90,7 +90,8 @@ final class Tree {
         this.output = new TableOutput(shared.io(), dir, tables, versions, obsolete,
                 (level, bottommost) -> TableOptions.of(config, level, bottommost),
                 config.valueExpiry(), shared.operator(), config.clock());
-        this.memtables = new Memtables(shared.log());
+        this.memtables = new Memtables(shared.log(), config.offHeap()
+                || (config.sharedResources() != null && config.sharedResources().offHeap()));
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
         MergeJob mergeJob = new MergeJob(shared.io(), tables, versions, output, obsolete, policy, mutex,
                 TableOptions.of(config), threads.blockPool(), counters);

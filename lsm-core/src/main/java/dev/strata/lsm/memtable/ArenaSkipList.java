@@ -4,13 +4,13 @@ import dev.strata.lsm.sstable.EntryType;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 
 /**
  * A skip list of internal entries (user key ascending, then sequence number descending)
- * laid out in two arenas instead of one object per entry: nodes live in {@code long[]}
- * chunks, key and value bytes in {@code byte[]} chunks. One thread inserts at a time; any
- * number of threads read concurrently.
+ * laid out in two arenas instead of one object per entry: nodes live in chunks of words,
+ * key and value bytes in chunks of bytes, either on the Java heap ({@code long[]} and
+ * {@code byte[]}) or in direct memory (direct buffers, {@code <memory offHeap="true"/>}); see
+ * {@link Arena}. One thread inserts at a time; any number of threads read concurrently.
  *
  * <p>Why: a node keeps the first sixteen key bytes inline beside its forward pointers, so a
  * search step costs one cache miss instead of the three (index, node, key object) of a
@@ -41,14 +41,14 @@ final class ArenaSkipList {
     static final int MAX_HEIGHT = 16;
     private static final int BRANCHING = 4;
 
-    private static final int PREFIX0 = 0;
-    private static final int PREFIX1 = 1;
-    private static final int SEQ_TYPE = 2;
-    private static final int LENGTHS = 3;
-    private static final int DATA = 4;
+    static final int PREFIX0 = 0;
+    static final int PREFIX1 = 1;
+    static final int SEQ_TYPE = 2;
+    static final int LENGTHS = 3;
+    static final int DATA = 4;
     /** The node before this one on level 0 (0: the head); set with release stores, read with acquire loads. */
-    private static final int PREV = 5;
-    private static final int NEXT = 6;
+    static final int PREV = 5;
+    static final int NEXT = 6;
     /** Bytes a node takes on top of its forward pointers. */
     static final int NODE_FIXED_BYTES = NEXT * Long.BYTES;
 
@@ -59,8 +59,8 @@ final class ArenaSkipList {
 
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
 
-    private volatile long[][] nodeChunks = new long[4][];
-    private volatile byte[][] dataChunks = new byte[4][];
+    /** The node and data chunks, on the heap or in direct memory. */
+    private final Arena arena;
     private volatile int height = 1;
     private volatile int size;
     /** Written by the inserting thread only; volatile so that readers see the current figure. */
@@ -101,7 +101,18 @@ final class ArenaSkipList {
     private long random = 0x9E3779B97F4A7C15L;
     private final long[] preds = new long[MAX_HEIGHT];
 
+    /** A skip list with its chunks on the Java heap. */
     ArenaSkipList() {
+        this(false);
+    }
+
+    /**
+     * A skip list with its node and data chunks in direct memory ({@code offHeap}) or on the
+     * Java heap; the point-read index stays on the heap either way. Direct chunks are freed
+     * when the skip list becomes unreachable ({@link Arena.Direct}).
+     */
+    ArenaSkipList(boolean offHeap) {
+        this.arena = Arena.create(offHeap);
         long head = allocateNode(MAX_HEIGHT);
         assert head == 0;
     }
@@ -119,6 +130,11 @@ final class ArenaSkipList {
     /** Distinct user keys whose newest entry is a delete. */
     int deletedKeys() {
         return deletedKeys;
+    }
+
+    /** Whether the chunks are in direct memory. */
+    boolean offHeap() {
+        return arena.offHeap();
     }
 
     /** Arena bytes the entries occupy: nodes, keys and values. */
@@ -139,27 +155,21 @@ final class ArenaSkipList {
         long newest = h == 1 ? indexed(pointIndex, key, prefix0, prefix1) : 0;
         long node = allocateNode(h);
         long data = allocateData(key.length + valueLength);
-        byte[] bytes = dataChunks[chunkOf(data)];
-        int at = offsetOf(data);
-        System.arraycopy(key, 0, bytes, at, key.length);
+        Arena a = arena;
+        a.write(data, key, 0, key.length);
         if (!tombstone) {
-            System.arraycopy(value, 0, bytes, at + key.length, valueLength);
+            a.write(data + key.length, value, 0, valueLength);
         }
-        long[] n = nodeChunks[chunkOf(node)];
-        int o = offsetOf(node);
-        n[o + PREFIX0] = prefix0;
-        n[o + PREFIX1] = prefix1;
-        n[o + SEQ_TYPE] = seqno << 8 | type.code();
-        n[o + LENGTHS] = (long) key.length << 32 | ((tombstone ? -1 : valueLength) & 0xffffffffL);
-        n[o + DATA] = data;
+        a.setNode(node, prefix0, prefix1, seqno << 8 | type.code(),
+                (long) key.length << 32 | ((tombstone ? -1 : valueLength) & 0xffffffffL), data);
 
         if (newest != 0 && seqno(newest) < seqno) {
             // A newer version of a key here: in front of its newest node, after that node's predecessor.
             long pred = prev(newest);
-            n[o + PREV] = pred;
-            n[o + NEXT] = newest;
+            a.setWord(node, PREV, pred);
+            a.setWord(node, NEXT, newest);
             setPrev(newest, node);
-            LONGS.setRelease(nodeChunks[chunkOf(pred)], offsetOf(pred) + NEXT, node);
+            a.setWordRelease(pred, NEXT, node);
             usedBytes += NODE_FIXED_BYTES + Long.BYTES + key.length + valueLength;
             size = size + 1;
             countKey(pred, newest, key, tombstone);
@@ -177,20 +187,20 @@ final class ArenaSkipList {
             preds[level] = x;
         }
         for (int level = 0; level < h; level++) {
-            n[o + NEXT + level] = next(preds[level], level);
-            long[] p = nodeChunks[chunkOf(preds[level])];
-            LONGS.setRelease(p, offsetOf(preds[level]) + NEXT + level, node);
+            a.setWord(node, NEXT + level, next(preds[level], level));
+            a.setWordRelease(preds[level], NEXT + level, node);
         }
-        n[o + PREV] = preds[0];
-        if (n[o + NEXT] != 0) {
-            setPrev(n[o + NEXT], node);
+        a.setWord(node, PREV, preds[0]);
+        long succ = a.word(node, NEXT);
+        if (succ != 0) {
+            setPrev(succ, node);
         }
         if (h > height) {
             height = h;
         }
         usedBytes += NODE_FIXED_BYTES + (long) h * Long.BYTES + key.length + valueLength;
         size = size + 1;
-        countKey(preds[0], n[o + NEXT], key, tombstone);
+        countKey(preds[0], succ, key, tombstone);
         index(key, prefix0, prefix1, node, seqno);
     }
 
@@ -259,7 +269,7 @@ final class ArenaSkipList {
     }
 
     private long prev(long node) {
-        return nodeChunks[chunkOf(node)][offsetOf(node) + PREV];
+        return arena.word(node, PREV);
     }
 
     /**
@@ -267,7 +277,7 @@ final class ArenaSkipList {
      * {@code prev} fully written. Writer only.
      */
     private void setPrev(long node, long prev) {
-        LONGS.setRelease(nodeChunks[chunkOf(node)], offsetOf(node) + PREV, prev);
+        arena.setWordRelease(node, PREV, prev);
     }
 
     /**
@@ -277,7 +287,7 @@ final class ArenaSkipList {
      * the reader may see.
      */
     long previous(long node) {
-        return (long) LONGS.getAcquire(nodeChunks[chunkOf(node)], offsetOf(node) + PREV);
+        return arena.wordAcquire(node, PREV);
     }
 
     /** Doubles the point-read index: a new table, filled and then published (readers keep the old one meanwhile). Writer only. */
@@ -439,52 +449,33 @@ final class ArenaSkipList {
     }
 
     long seqno(long node) {
-        return nodeChunks[chunkOf(node)][offsetOf(node) + SEQ_TYPE] >>> 8;
+        return arena.word(node, SEQ_TYPE) >>> 8;
     }
 
     EntryType type(long node) {
-        return EntryType.fromCode((int) (nodeChunks[chunkOf(node)][offsetOf(node) + SEQ_TYPE] & 0xff));
+        return EntryType.fromCode((int) (arena.word(node, SEQ_TYPE) & 0xff));
     }
 
     /** A copy of the node's user key. */
     byte[] key(long node) {
-        long[] n = nodeChunks[chunkOf(node)];
-        int o = offsetOf(node);
-        int keyLength = (int) (n[o + LENGTHS] >>> 32);
-        long data = n[o + DATA];
-        int at = offsetOf(data);
-        return Arrays.copyOfRange(dataChunks[chunkOf(data)], at, at + keyLength);
+        int keyLength = (int) (arena.word(node, LENGTHS) >>> 32);
+        return arena.read(arena.word(node, DATA), keyLength);
     }
 
     /** A copy of the node's value, or null for a tombstone. */
     byte[] value(long node) {
-        long[] n = nodeChunks[chunkOf(node)];
-        int o = offsetOf(node);
-        long lengths = n[o + LENGTHS];
+        long lengths = arena.word(node, LENGTHS);
         int valueLength = (int) lengths;
         if (valueLength < 0) {
             return null;
         }
         int keyLength = (int) (lengths >>> 32);
-        long data = n[o + DATA];
-        int at = offsetOf(data) + keyLength;
-        return Arrays.copyOfRange(dataChunks[chunkOf(data)], at, at + valueLength);
+        return arena.read(arena.word(node, DATA) + keyLength, valueLength);
     }
 
     /** Whether the node's user key equals {@code key}. */
     boolean keyEquals(long node, byte[] key) {
-        long[] n = nodeChunks[chunkOf(node)];
-        int o = offsetOf(node);
-        int keyLength = (int) (n[o + LENGTHS] >>> 32);
-        if (keyLength != key.length || n[o + PREFIX0] != prefix(key, 0) || n[o + PREFIX1] != prefix(key, 8)) {
-            return false;
-        }
-        if (keyLength <= 16) {
-            return true;
-        }
-        long data = n[o + DATA];
-        int at = offsetOf(data);
-        return Arrays.equals(dataChunks[chunkOf(data)], at + 16, at + keyLength, key, 16, keyLength);
+        return arena.keyEquals(node, key);
     }
 
     /**
@@ -492,35 +483,11 @@ final class ArenaSkipList {
      * are {@code prefix0, prefix1}: negative when the node sorts first.
      */
     private int compare(long node, long prefix0, long prefix1, byte[] key, long seqno) {
-        long[] n = nodeChunks[chunkOf(node)];
-        int o = offsetOf(node);
-        int c = Long.compareUnsigned(n[o + PREFIX0], prefix0);
-        if (c != 0) {
-            return c;
-        }
-        c = Long.compareUnsigned(n[o + PREFIX1], prefix1);
-        if (c != 0) {
-            return c;
-        }
-        int keyLength = (int) (n[o + LENGTHS] >>> 32);
-        if (keyLength > 16 && key.length > 16) {
-            long data = n[o + DATA];
-            int at = offsetOf(data);
-            c = Arrays.compareUnsigned(dataChunks[chunkOf(data)], at + 16, at + keyLength, key, 16, key.length);
-        } else {
-            // Equal zero-padded first sixteen bytes and one key no longer: the shorter is a prefix of the other.
-            c = Integer.compare(keyLength, key.length);
-        }
-        if (c != 0) {
-            return c;
-        }
-        // Newer (larger) sequence numbers sort first.
-        return Long.compare(seqno, n[o + SEQ_TYPE] >>> 8);
+        return arena.compareNode(node, prefix0, prefix1, key, seqno);
     }
 
     private long next(long node, int level) {
-        long[] n = nodeChunks[chunkOf(node)];
-        return (long) LONGS.getAcquire(n, offsetOf(node) + NEXT + level);
+        return arena.wordAcquire(node, NEXT + level);
     }
 
     /** Bytes {@code from, from + 8} of {@code key} as a big-endian unsigned number, zero padded. */
@@ -553,15 +520,10 @@ final class ArenaSkipList {
         int longs = NEXT + h;
         int kind = h == 1 ? 0 : 1;
         int chunk = nodeChunk[kind];
-        long[][] chunks = nodeChunks;
-        if (chunk < 0 || nodeUsed[kind] + longs > chunks[chunk].length) {
-            int capacity = chunk < 0 ? FIRST_NODE_CHUNK : Math.min(MAX_NODE_CHUNK, chunks[chunk].length * 2);
+        if (chunk < 0 || nodeUsed[kind] + longs > arena.nodeChunkLongs(chunk)) {
+            int capacity = chunk < 0 ? FIRST_NODE_CHUNK : Math.min(MAX_NODE_CHUNK, arena.nodeChunkLongs(chunk) * 2);
             chunk = nodeChunksUsed++;
-            if (chunk == chunks.length) {
-                chunks = Arrays.copyOf(chunks, chunks.length * 2);
-            }
-            chunks[chunk] = new long[capacity];
-            nodeChunks = chunks;
+            arena.addNodeChunk(chunk, capacity);
             nodeChunk[kind] = chunk;
             nodeUsed[kind] = 0;
         }
@@ -571,15 +533,10 @@ final class ArenaSkipList {
     }
 
     private long allocateData(int length) {
-        byte[][] chunks = dataChunks;
-        if (dataChunk < 0 || dataUsed + length > chunks[dataChunk].length) {
-            int capacity = dataChunk < 0 ? FIRST_DATA_CHUNK : Math.min(MAX_DATA_CHUNK, chunks[dataChunk].length * 2);
+        if (dataChunk < 0 || dataUsed + length > arena.dataChunkBytes(dataChunk)) {
+            int capacity = dataChunk < 0 ? FIRST_DATA_CHUNK : Math.min(MAX_DATA_CHUNK, arena.dataChunkBytes(dataChunk) * 2);
             dataChunk++;
-            if (dataChunk == chunks.length) {
-                chunks = Arrays.copyOf(chunks, chunks.length * 2);
-            }
-            chunks[dataChunk] = new byte[Math.max(capacity, length)];
-            dataChunks = chunks;
+            arena.addDataChunk(dataChunk, Math.max(capacity, length));
             dataUsed = 0;
         }
         long address = (long) dataChunk << 32 | dataUsed;

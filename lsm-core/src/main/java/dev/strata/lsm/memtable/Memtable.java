@@ -21,7 +21,7 @@ import java.util.NoSuchElementException;
  * concurrent readers.
  */
 public final class Memtable {
-    private final ArenaSkipList list = new ArenaSkipList();
+    private final ArenaSkipList list;
     private final long walSegment;
     private volatile long maxSeqno;
     /**
@@ -43,7 +43,27 @@ public final class Memtable {
      *     data is durable in that segment and any later one until flushed)
      */
     public Memtable(long walSegment) {
+        this(walSegment, false);
+    }
+
+    /**
+     * @param walSegment number of the WAL segment whose records this memtable holds (its
+     *     data is durable in that segment and any later one until flushed)
+     * @param offHeap whether the skip list's node and data chunks are in direct memory
+     *     (outside the Java heap; freed once the memtable is unreachable) instead of on the heap
+     */
+    public Memtable(long walSegment, boolean offHeap) {
         this.walSegment = walSegment;
+        this.list = new ArenaSkipList(offHeap);
+    }
+
+    /**
+     * Whether this memtable's entries are in direct memory.
+     *
+     * @return true when its chunks are off the Java heap
+     */
+    public boolean offHeap() {
+        return list.offHeap();
     }
 
     /**

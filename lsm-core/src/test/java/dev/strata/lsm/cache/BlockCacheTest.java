@@ -1,6 +1,8 @@
 package dev.strata.lsm.cache;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -22,9 +24,11 @@ class BlockCacheTest {
         return p;
     }
 
-    @Test
-    void pagesAreKeyedByFileAndPageNumber() {
-        BlockCache cache = BlockCache.create(1 << 20);
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void pagesAreKeyedByFileAndPageNumber(boolean offHeap) {
+        BlockCache cache = BlockCache.create(1 << 20, offHeap);
+        assertEquals(offHeap, cache.offHeap());
         cache.putPage(1, 7, page(1));
         cache.putPage(2, 7, page(2));
         byte[] dest = new byte[PAGE];
@@ -36,9 +40,10 @@ class BlockCacheTest {
         assertFalse(cache.copyPage(7, 1, dest));
     }
 
-    @Test
-    void theCacheKeepsItsOwnCopyOfAPage() {
-        BlockCache cache = BlockCache.create(1 << 20);
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void theCacheKeepsItsOwnCopyOfAPage(boolean offHeap) {
+        BlockCache cache = BlockCache.create(1 << 20, offHeap);
         byte[] image = page(5);
         cache.putPage(1, 1, image);
         Arrays.fill(image, (byte) 9); // the caller reuses its buffer
@@ -50,16 +55,18 @@ class BlockCacheTest {
         assertArrayEquals(page(5), dest);
     }
 
-    @Test
-    void aPageOfAnotherSizeIsAMiss() {
-        BlockCache cache = BlockCache.create(1 << 20);
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void aPageOfAnotherSizeIsAMiss(boolean offHeap) {
+        BlockCache cache = BlockCache.create(1 << 20, offHeap);
         cache.putPage(1, 1, page(3));
         assertFalse(cache.copyPage(1, 1, new byte[2 * PAGE]));
     }
 
-    @Test
-    void invalidateFileDropsOnlyThatFile() {
-        BlockCache cache = BlockCache.create(1 << 20);
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void invalidateFileDropsOnlyThatFile(boolean offHeap) {
+        BlockCache cache = BlockCache.create(1 << 20, offHeap);
         for (int page = 0; page < 10; page++) {
             cache.putPage(1, page, page(page));
             cache.putPage(2, page, page(100 + page));
@@ -73,10 +80,11 @@ class BlockCacheTest {
         }
     }
 
-    @Test
-    void evictionRunsOnTheWritingThread() {
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void evictionRunsOnTheWritingThread(boolean offHeap) {
         long capacity = 16L * PAGE;
-        BlockCache cache = BlockCache.create(capacity);
+        BlockCache cache = BlockCache.create(capacity, offHeap);
         for (int page = 0; page < 1000; page++) {
             cache.putPage(1, page, page(page));
             // No background maintenance to wait for: the put itself evicted what did not fit.
@@ -85,10 +93,11 @@ class BlockCacheTest {
         assertTrue(cache.stats().evictionCount() >= 1000 - 16, cache.stats().toString());
     }
 
-    @Test
-    void evictedPagesGiveTheirArraysBackForReuse() {
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void evictedPagesGiveTheirArraysBackForReuse(boolean offHeap) {
         long capacity = 16L * PAGE;
-        BlockCache cache = BlockCache.create(capacity);
+        BlockCache cache = BlockCache.create(capacity, offHeap);
         for (int page = 0; page < 1000; page++) {
             cache.putPage(1, page, page(page));
             // Each eviction returns an array that the next put takes: the pool never grows
@@ -105,12 +114,13 @@ class BlockCacheTest {
         }
     }
 
-    @Test
-    void aReaderNeverSeesAPageTornByItsReuse() throws Exception {
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void aReaderNeverSeesAPageTornByItsReuse(boolean offHeap) throws Exception {
         // A small cache, so that pages are evicted and their arrays refilled with other
         // pages while readers copy them. Every page is filled with its own number: a copy
         // the cache reports as a hit must be uniform and hold the page asked for.
-        BlockCache cache = BlockCache.create(8L * (PAGE + 64));
+        BlockCache cache = BlockCache.create(8L * (PAGE + 64), offHeap);
         int pages = 64;
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<String> failure = new AtomicReference<>();

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Documents that are valid read into the expected {@link StoreConfig}. */
 class XmlConfigTest {
@@ -128,6 +129,39 @@ class XmlConfigTest {
         assertEquals(expected, read("<store>" + wal + "</store>").atomicFlush());
         assertEquals(expected, read("<store>" + wal + "</store>").toBuilder().build().atomicFlush(),
                 "toBuilder keeps the setting");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "<store/>| false",
+            "<store><memory/></store>| false",
+            "<store><memory offHeap=\"false\"/></store>| false",
+            "<store><memory offHeap=\"0\"/></store>| false",
+            "<store><memory offHeap=\"true\"/></store>| true",
+            "<store><memory offHeap=\"1\"/></store>| true",
+            "<store><blockCache bytes=\"1MiB\"/><memory offHeap=\"true\"/></store>| true",
+    })
+    void memoryOffHeapIsReadAndKept(String xml, boolean expected) {
+        StoreConfig c = read(xml);
+        assertEquals(expected, c.offHeap());
+        assertEquals(expected, c.toBuilder().build().offHeap(), "toBuilder keeps the setting");
+        assertEquals(expected, StoreConfig.builder().offHeap(expected).build().offHeap());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"yes", "TRUE", "on", "", "2"})
+    void aBadOffHeapValueIsAnErrorNamingTheAttribute(String bad) {
+        var e = assertThrows(dev.strata.lsm.ConfigException.class,
+                () -> read("<store><memory offHeap=\"" + bad + "\"/></store>"));
+        assertTrue(e.getMessage().contains("offHeap"), e.getMessage());
+        assertTrue(e.getMessage().contains("test.xml"), e.getMessage());
+    }
+
+    @Test
+    void memoryIsGivenAtMostOnce() {
+        var e = assertThrows(dev.strata.lsm.ConfigException.class,
+                () -> read("<store><memory offHeap=\"true\"/><memory offHeap=\"false\"/></store>"));
+        assertTrue(e.getMessage().contains("memory"), e.getMessage());
     }
 
     @Test

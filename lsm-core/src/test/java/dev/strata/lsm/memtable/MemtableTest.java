@@ -6,7 +6,8 @@ import dev.strata.lsm.sstable.InternalIterator;
 import dev.strata.lsm.sstable.InternalKeys;
 import dev.strata.lsm.sstable.IteratorWalk;
 import dev.strata.lsm.testkit.TestSeed;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,10 +51,11 @@ class MemtableTest {
         return k;
     }
 
-    @Test
-    void iteratesSeeksAndGetsLikeASortedMap() throws Exception {
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void iteratesSeeksAndGetsLikeASortedMap(boolean offHeap) throws Exception {
         Random r = new Random(42);
-        Memtable m = new Memtable(7);
+        Memtable m = new Memtable(7, offHeap);
         TreeMap<IKey, Val> model = new TreeMap<>();
         List<byte[]> keys = new ArrayList<>();
         for (long seq = 1; seq <= 20_000; seq++) {
@@ -106,9 +108,10 @@ class MemtableTest {
     }
 
     /** The smallest and largest sequence numbers added, range tombstones included; 0 while empty. */
-    @Test
-    void tracksItsFirstAndLastSequenceNumbers() {
-        Memtable m = new Memtable(1);
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void tracksItsFirstAndLastSequenceNumbers(boolean offHeap) {
+        Memtable m = new Memtable(1, offHeap);
         assertEquals(0, m.minSeqno());
         assertEquals(0, m.maxSeqno());
         m.add(new byte[] {5}, 7, dev.strata.lsm.sstable.EntryType.PUT, new byte[] {1});
@@ -121,9 +124,10 @@ class MemtableTest {
         assertEquals(12, m.maxSeqno());
     }
 
-    @Test
-    void accountsForWhatTheEntriesOccupy() {
-        Memtable m = new Memtable(1);
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void accountsForWhatTheEntriesOccupy(boolean offHeap) {
+        Memtable m = new Memtable(1, offHeap);
         assertTrue(m.isEmpty());
         assertEquals(0, m.approximateBytes());
         m.add(new byte[16], 1, EntryType.PUT, new byte[100]);
@@ -132,11 +136,18 @@ class MemtableTest {
         m.add(new byte[16], 2, EntryType.DELETE, null);
         assertTrue(m.approximateBytes() - one >= 16 + ArenaSkipList.NODE_FIXED_BYTES + 8);
         assertFalse(m.isEmpty());
+        assertEquals(offHeap, m.offHeap());
+        // Direct memory is charged exactly as the heap's arrays are: the budget sees the same figure.
+        Memtable other = new Memtable(1, !offHeap);
+        other.add(new byte[16], 1, EntryType.PUT, new byte[100]);
+        other.add(new byte[16], 2, EntryType.DELETE, null);
+        assertEquals(m.approximateBytes(), other.approximateBytes());
     }
 
-    @Test
-    void takesValuesLargerThanAnArenaChunk() {
-        Memtable m = new Memtable(1);
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void takesValuesLargerThanAnArenaChunk(boolean offHeap) {
+        Memtable m = new Memtable(1, offHeap);
         byte[] big = new byte[3 << 20];
         new Random(1).nextBytes(big);
         m.add("small".getBytes(), 1, EntryType.PUT, "v".getBytes());
@@ -148,11 +159,12 @@ class MemtableTest {
         assertNull(m.get("big".getBytes(), 1), "not visible before its sequence number");
     }
 
-    @Test
-    void movesBothWaysLikeASortedList() throws Exception {
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void movesBothWaysLikeASortedList(boolean offHeap) throws Exception {
         Random r = new Random(43);
         for (int round = 0; round < 4; round++) {
-            Memtable m = new Memtable(1);
+            Memtable m = new Memtable(1, offHeap);
             TreeMap<IKey, Val> model = new TreeMap<>();
             List<byte[]> keys = new ArrayList<>();
             int n = round == 0 ? 0 : round == 1 ? 1 : 5_000 * round;
@@ -184,9 +196,10 @@ class MemtableTest {
         }
     }
 
-    @Test
-    void readersSeeSortedCompleteEntriesWhileOneThreadAdds() throws Exception {
-        Memtable m = new Memtable(1);
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void readersSeeSortedCompleteEntriesWhileOneThreadAdds(boolean offHeap) throws Exception {
+        Memtable m = new Memtable(1, offHeap);
         int n = 200_000;
         AtomicBoolean done = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -277,11 +290,12 @@ class MemtableTest {
      * some with older sequence numbers than the key's newest (those must search): both
      * directions of iteration, seeks, point reads and the key counts match a sorted model.
      */
-    @Test
-    void overwritesLinkedWithoutASearchKeepTheListSortedBothWays() throws Exception {
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void overwritesLinkedWithoutASearchKeepTheListSortedBothWays(boolean offHeap) throws Exception {
         long seed = TestSeed.orRandom();
         Random r = new Random(seed);
-        Memtable m = new Memtable(1);
+        Memtable m = new Memtable(1, offHeap);
         TreeMap<IKey, Val> model = new TreeMap<>();
         List<byte[]> keys = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
@@ -349,9 +363,10 @@ class MemtableTest {
         }
     }
 
-    @Test
-    void pointReadsFindEveryVersionBySnapshotAndKeepTheNewestWhenInsertedOutOfOrder() {
-        Memtable m = new Memtable(1);
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void pointReadsFindEveryVersionBySnapshotAndKeepTheNewestWhenInsertedOutOfOrder(boolean offHeap) {
+        Memtable m = new Memtable(1, offHeap);
         byte[] key = "a-key-longer-than-sixteen-bytes".getBytes();
         // Twenty versions: a snapshot between them walks past more newer versions than the index walks.
         for (long seq = 10; seq <= 200; seq += 10) {
@@ -367,7 +382,7 @@ class MemtableTest {
             assertEquals(Math.min(want, 200), got.seqno(), "snapshot " + snapshot);
         }
         // An older version added after a newer one: the newer stays the key's newest.
-        Memtable late = new Memtable(1);
+        Memtable late = new Memtable(1, offHeap);
         late.add("k".getBytes(), 10, EntryType.PUT, "ten".getBytes());
         late.add("k".getBytes(), 5, EntryType.PUT, "five".getBytes());
         assertArrayEquals("ten".getBytes(), late.get("k".getBytes(), 100).value());
@@ -377,9 +392,10 @@ class MemtableTest {
         assertNull(late.get(new byte[0], 100));
     }
 
-    @Test
-    void pointReadsSeeEveryVisibleKeyWhileTheIndexGrows() throws Exception {
-        Memtable m = new Memtable(1);
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void pointReadsSeeEveryVisibleKeyWhileTheIndexGrows(boolean offHeap) throws Exception {
+        Memtable m = new Memtable(1, offHeap);
         int n = 150_000;
         java.util.concurrent.atomic.AtomicLong visible = new java.util.concurrent.atomic.AtomicLong();
         AtomicBoolean done = new AtomicBoolean();

@@ -21,6 +21,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@value #BACKGROUND_THREADS_CONFIG}: one pool of this many flush and merge threads
  *       (2 to 256; a quarter of them flush) that all of them run their background jobs on,
  *       instead of threads of their own per store (0 or unset: each store its own);</li>
+ *   <li>{@value #MEMORY_OFF_HEAP_CONFIG}: {@code true} keeps every store's memtables and the
+ *       block cache's page images in direct memory, off the Java heap
+ *       ({@link StoreConfig#offHeap()}, {@link SharedResources.Builder#offHeap(boolean)});
+ *       {@code false} or unset: on the heap;</li>
  *   <li>{@value #CONFIG_SETTER_CONFIG}: a {@link StrataConfigSetter} class.</li>
  * </ul>
  * The shared resources are built once per application id and JVM, at the first store's open,
@@ -36,6 +40,8 @@ public final class StrataStoreConfigs {
     public static final String MEMTABLE_BUDGET_BYTES_CONFIG = "strata.memtable.budget.bytes";
     /** Flush and merge threads of the one background pool of the application's Strata stores. */
     public static final String BACKGROUND_THREADS_CONFIG = "strata.background.threads";
+    /** {@code true} or {@code false}: the stores' memtables and cached pages in direct memory. */
+    public static final String MEMORY_OFF_HEAP_CONFIG = "strata.memory.off.heap";
     /** A {@link StrataConfigSetter} class (or its name). */
     public static final String CONFIG_SETTER_CONFIG = "strata.config.setter";
 
@@ -54,11 +60,15 @@ public final class StrataStoreConfigs {
         Long cacheBytes = bytes(configs, BLOCK_CACHE_BYTES_CONFIG);
         Long budgetBytes = bytes(configs, MEMTABLE_BUDGET_BYTES_CONFIG);
         Integer threads = threads(configs);
+        Boolean offHeap = offHeap(configs);
         Object setterConfig = configs.get(CONFIG_SETTER_CONFIG);
-        if (cacheBytes == null && budgetBytes == null && threads == null && setterConfig == null) {
+        if (cacheBytes == null && budgetBytes == null && threads == null && offHeap == null && setterConfig == null) {
             return base;
         }
         StoreConfig.Builder builder = base.toBuilder();
+        if (offHeap != null) {
+            builder.offHeap(offHeap);
+        }
         if (cacheBytes != null || budgetBytes != null || threads != null) {
             builder.sharedResources(shared(configs, cacheBytes, budgetBytes, threads));
         }
@@ -81,6 +91,10 @@ public final class StrataStoreConfigs {
             }
             if (threads != null) {
                 b.backgroundThreads(threads);
+            }
+            Boolean offHeap = offHeap(configs);
+            if (offHeap != null) {
+                b.offHeap(offHeap);
             }
             return b.build();
         });
@@ -108,6 +122,22 @@ public final class StrataStoreConfigs {
                     + "(at least one flush thread and one merge thread), was " + threads);
         }
         return threads;
+    }
+
+    /** {@value #MEMORY_OFF_HEAP_CONFIG}, checked before any store uses it; null when unset. */
+    private static Boolean offHeap(Map<String, Object> configs) {
+        Object v = configs.get(MEMORY_OFF_HEAP_CONFIG);
+        if (v == null || v instanceof Boolean) {
+            return (Boolean) v;
+        }
+        String text = v.toString().trim();
+        if (text.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (text.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new ConfigException(MEMORY_OFF_HEAP_CONFIG + " must be true or false, was \"" + v + "\"");
     }
 
     private static Long bytes(Map<String, Object> configs, String key) {

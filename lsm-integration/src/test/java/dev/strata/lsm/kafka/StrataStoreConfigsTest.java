@@ -101,6 +101,29 @@ class StrataStoreConfigsTest {
     }
 
     @Test
+    void memoryOffHeapPutsTheStoresAndTheSharedCacheOffTheHeap() {
+        StoreConfig base = StrataStores.DEFAULT_CONFIG;
+        StoreConfig own = StrataStoreConfigs.forStore("s", base, Map.of(StreamsConfig.APPLICATION_ID_CONFIG,
+                "off-heap-own", StrataStoreConfigs.MEMORY_OFF_HEAP_CONFIG, "true"));
+        assertTrue(own.offHeap());
+        assertEquals(null, own.sharedResources());
+        StoreConfig shared = StrataStoreConfigs.forStore("s", base, Map.of(StreamsConfig.APPLICATION_ID_CONFIG,
+                "off-heap-shared", StrataStoreConfigs.MEMORY_OFF_HEAP_CONFIG, Boolean.TRUE,
+                StrataStoreConfigs.BLOCK_CACHE_BYTES_CONFIG, 1L << 20));
+        assertTrue(shared.offHeap());
+        assertTrue(shared.sharedResources().offHeap());
+        assertTrue(SharedResourcesAccess.blockCache(shared.sharedResources()).offHeap());
+        StoreConfig onHeap = StrataStoreConfigs.forStore("s", base, Map.of(StreamsConfig.APPLICATION_ID_CONFIG,
+                "on-heap", StrataStoreConfigs.MEMORY_OFF_HEAP_CONFIG, "false"));
+        assertEquals(false, onHeap.offHeap());
+        ConfigException e = assertThrows(ConfigException.class, () -> StrataStoreConfigs.forStore("s", base,
+                Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "off-heap-bad", StrataStoreConfigs.MEMORY_OFF_HEAP_CONFIG,
+                        "yes", StrataStoreConfigs.BLOCK_CACHE_BYTES_CONFIG, 1L << 20)));
+        assertTrue(e.getMessage().contains(StrataStoreConfigs.MEMORY_OFF_HEAP_CONFIG), e.getMessage());
+        assertEquals(null, StrataStoreConfigs.sharedIfMade("off-heap-bad"), "a refused value builds nothing");
+    }
+
+    @Test
     void badValuesAreRefusedNamingTheKey() {
         StoreConfig base = StrataStores.DEFAULT_CONFIG;
         ConfigException e = assertThrows(ConfigException.class, () -> StrataStoreConfigs.forStore("s", base,

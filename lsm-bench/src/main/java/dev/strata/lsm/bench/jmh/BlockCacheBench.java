@@ -31,6 +31,10 @@ public class BlockCacheBench extends BenchmarkDefaults {
     @Param({"4096"})
     public int pages;
 
+    /** Whether page images are in direct memory ({@code <memory offHeap="true"/>}). */
+    @Param({"false", "true"})
+    public boolean offHeap;
+
     private BlockCache cache;
     private ProbeSequence order;
     private byte[] dest;
@@ -40,7 +44,7 @@ public class BlockCacheBench extends BenchmarkDefaults {
     public void setUp() {
         int pageSize = TableOptions.DEFAULT_PAGE_SIZE;
         // Twice the pages' weight, so that the cache's own per-entry charge cannot force evictions.
-        cache = BlockCache.create(2L * pages * (pageSize + 256));
+        cache = BlockCache.create(2L * pages * (pageSize + 256), offHeap);
         SplittableRandom random = new SplittableRandom(6);
         for (int p = 0; p < pages; p++) {
             byte[] page = new byte[pageSize];

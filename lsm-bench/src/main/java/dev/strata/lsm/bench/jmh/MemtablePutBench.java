@@ -43,6 +43,10 @@ public class MemtablePutBench extends BenchmarkDefaults {
     @Param({"" + StoreConfig.DEFAULT_MEMTABLE_BYTES})
     public long memtableBytes;
 
+    /** Whether the memtables' arenas are in direct memory ({@code <memory offHeap="true"/>}). */
+    @Param({"false", "true"})
+    public boolean offHeap;
+
     private byte[][] keys;
     private byte[] value;
     private Memtable memtable;
@@ -54,14 +58,14 @@ public class MemtablePutBench extends BenchmarkDefaults {
     public void setUp() {
         keys = KeySpace.keys(0, keyPool);
         value = KeySpace.value(1);
-        memtable = new Memtable(1);
+        memtable = new Memtable(1, offHeap);
     }
 
     /** One put; returns the memtable so that the JIT cannot drop the insert. */
     @Benchmark
     public Memtable put() {
         if (memtable.approximateBytes() >= memtableBytes) {
-            memtable = new Memtable(memtable.walSegment() + 1);
+            memtable = new Memtable(memtable.walSegment() + 1, offHeap);
         }
         // The pool's keys are already in random order (KeySpace), so cycling through it is a random insert.
         byte[] key = keys[next];
