@@ -3,6 +3,8 @@ package dev.strata.lsm.blockmerge;
 import dev.strata.lsm.policy.SelectiveThresholds;
 import dev.strata.lsm.sstable.BlockMergePlan;
 
+import java.io.IOException;
+
 /**
  * BlockDB's selective compaction (Alg. 4, FAMILIES.md 2.3): for each overlapped child table,
  * whether to merge the parent's entries into it in place (block compaction) or to rewrite it
@@ -39,6 +41,33 @@ public final class SelectiveCompaction {
         /** Whether the table is rewritten. */
         public boolean rewrites() {
             return this != BLOCK;
+        }
+    }
+
+    /** Computes a child table's {@link BlockMergePlan} (a walk of its slice of the input over its leaves). */
+    @FunctionalInterface
+    public interface PlanSource {
+        /** The plan. */
+        BlockMergePlan plan() throws IOException;
+    }
+
+    /**
+     * The decision for a child table of {@code liveBytes} valid bytes in a file of
+     * {@code fileBytes} ({@link BlockMergePlan#liveBytes(dev.strata.lsm.sstable.SSTableReader)},
+     * {@link BlockMergePlan#fileBytes(dev.strata.lsm.sstable.SSTableReader)}): the same as
+     * {@link #decide(BlockMergePlan, SelectiveThresholds)} on its plan, but the first two
+     * branches need those sizes alone, so {@code plan} is asked only when neither holds (a
+     * too large or mostly dead child is rewritten without walking its slice over its leaves).
+     */
+    public static Decision decide(long liveBytes, long fileBytes, SelectiveThresholds t, PlanSource plan)
+            throws IOException {
+        switch (t.rewrite(liveBytes, (double) liveBytes / fileBytes, 0)) {
+            case TOO_LARGE:
+                return Decision.TABLE_TOO_LARGE;
+            case MOSTLY_DEAD:
+                return Decision.TABLE_MOSTLY_DEAD;
+            default:
+                return decide(plan.plan(), t);
         }
     }
 

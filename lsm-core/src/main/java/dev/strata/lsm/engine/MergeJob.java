@@ -199,10 +199,15 @@ final class MergeJob {
                 }
                 SelectiveCompaction.Decision d = SelectiveCompaction.Decision.BLOCK;
                 if (task.selective() != null) {
-                    try (InternalIterator slice = sliceInput.apply(i)) {
-                        slice.seekToFirst();
-                        d = SelectiveCompaction.decide(BlockMergePlan.of(bases.get(i), slice), task.selective());
-                    }
+                    SSTableReader base = bases.get(i);
+                    int child = i;
+                    d = SelectiveCompaction.decide(BlockMergePlan.liveBytes(base), BlockMergePlan.fileBytes(base),
+                            task.selective(), () -> {
+                                try (InternalIterator slice = sliceInput.apply(child)) {
+                                    slice.seekToFirst();
+                                    return BlockMergePlan.of(base, slice);
+                                }
+                            });
                 }
                 counters.childDecisions[d.ordinal()].increment();
                 // A child whose file a checkpoint shares (a hard link) is never appended to:

@@ -76,10 +76,20 @@ public record BlockMergePlan(int leaves, int dirtyLeaves, long dirtyBytes, long 
             public void keep(LeafRef leaf) {
             }
         });
-        // A packed version's valid size is the bytes it references as stored (compressed).
-        long live = base.footer().packed() ? base.footer().storedBytes() : base.footer().liveBytes();
-        return new BlockMergePlan(leaves.size(), dirty[0], dirtyBytes[0], entries[0], live,
-                base.footerOffset() + pageSize);
+        return new BlockMergePlan(leaves.size(), dirty[0], dirtyBytes[0], entries[0], liveBytes(base), fileBytes(base));
+    }
+
+    /**
+     * The bytes {@code base} references, its valid size ({@link #liveBytes()} of its plans):
+     * as stored (compressed) for a packed version.
+     */
+    public static long liveBytes(SSTableReader base) {
+        return base.footer().packed() ? base.footer().storedBytes() : base.footer().liveBytes();
+    }
+
+    /** The bytes of {@code base}'s file up to the end of its footer ({@link #fileBytes()} of its plans). */
+    public static long fileBytes(SSTableReader base) {
+        return base.footerOffset() + base.footer().pageSize();
     }
 
     /** The bytes a leaf and its overflow extents take in the file: whole pages, or as stored when packed. */

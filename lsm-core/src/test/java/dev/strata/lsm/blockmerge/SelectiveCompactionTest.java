@@ -53,6 +53,27 @@ class SelectiveCompactionTest {
     }
 
     @Test
+    void thePlanIsComputedOnlyWhenTheSizesDoNotDecide() throws Exception {
+        int[] asked = {0};
+        BlockMergePlan[] plans = {plan(30 * MB, 9 * MB, 29 * MB), plan(10 * MB, 4 * MB, 9 * MB),
+                plan(4 * MB, 4 * MB, 2 * MB + 1), plan(4 * MB, 4 * MB, 2 * MB), plan(4 * MB, 3 * MB, MB)};
+        for (SelectiveThresholds t : new SelectiveThresholds[] {middle, last}) {
+            for (BlockMergePlan p : plans) {
+                asked[0] = 0;
+                Decision lazy = SelectiveCompaction.decide(p.liveBytes(), p.fileBytes(), t, () -> {
+                    asked[0]++;
+                    return p;
+                });
+                Decision full = SelectiveCompaction.decide(p, t);
+                assertEquals(full, lazy, p + " " + t);
+                // Too large and mostly dead follow from the sizes: no walk of the slice over the leaves.
+                boolean bySizes = full == Decision.TABLE_TOO_LARGE || full == Decision.TABLE_MOSTLY_DEAD;
+                assertEquals(bySizes ? 0 : 1, asked[0], p + " " + t);
+            }
+        }
+    }
+
+    @Test
     void badThresholdsAreRejected() {
         assertThrows(IllegalArgumentException.class, () -> new SelectiveThresholds(0, 0.5, 0.5));
         assertThrows(IllegalArgumentException.class, () -> new SelectiveThresholds(MB, 1.5, 0.5));

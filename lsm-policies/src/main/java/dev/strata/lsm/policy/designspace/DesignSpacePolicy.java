@@ -445,8 +445,14 @@ final class DesignSpacePolicy implements MergePolicy {
     /**
      * Block compaction's garbage collection (seed 001 §IV-A): a file at a leveled level whose
      * valid ratio (logical ÷ physical bytes) fell below its level's minimum is rewritten in
-     * place, most garbage first, one per level, even if no merge would touch it. Placed
-     * before the triggers, so a level's one task per decision goes to it.
+     * place, most garbage first, one task per level, even if no merge would touch it. Placed
+     * before the triggers, so a level's one task per decision goes to it. Its free neighbours
+     * in the run that are below the minimum too (up to {@link #GARBAGE_BATCH_FILES} files in
+     * all, contiguous) are rewritten with it in the same task: the same files are rewritten as
+     * one at a time would, but in one merge (one manifest edit, one decision that holds the
+     * level) whose output is cut into full-size files instead of one short file each (issue 33
+     * §4: a block compaction leaves several neighbouring children below the minimum at once,
+     * and rewriting them one per decision made most of {@code blockdb}'s extra merges).
      */
     private void garbage(TreeShape t, List<MergeTask> tasks, boolean[] sourceUsed) {
         for (int level = 1; level <= t.lastLevel; level++) {
@@ -454,23 +460,47 @@ final class DesignSpacePolicy implements MergePolicy {
                 continue;
             }
             double min = cfg.thresholds(level, level >= t.lastLevel, output(t.tree).maxFileBytes()).minValidRatio();
-            ComponentView worst = null;
+            List<ComponentView> run = t.mainRun(level).components();
+            int worst = -1;
             double worstRatio = min;
-            for (ComponentView c : t.mainRun(level).components()) {
-                double ratio = (double) c.sizeBytes() / Math.max(1, c.physicalBytes());
+            for (int i = 0; i < run.size(); i++) {
+                ComponentView c = run.get(i);
+                double ratio = validRatio(c);
                 if (t.free(c) && ratio < worstRatio) {
-                    worst = c;
+                    worst = i;
                     worstRatio = ratio;
                 }
             }
-            if (worst != null) {
-                t.claim(List.of(worst));
-                add(tasks, sourceUsed, level, MergeTask.rewrite(List.of(worst.id()),
-                        Placement.intoRunOf(level, worst.id()), output(t.tree), String.format(Locale.ROOT,
-                                "%s: %s in L%d is %.0f%% valid (< %.0f%%), rewrite in place", name, worst.id(), level,
-                                100 * worstRatio, 100 * min)));
+            if (worst >= 0) {
+                int from = worst;
+                int to = worst;
+                while (to - from + 1 < GARBAGE_BATCH_FILES) {
+                    if (from > 0 && t.free(run.get(from - 1)) && validRatio(run.get(from - 1)) < min) {
+                        from--;
+                    } else if (to + 1 < run.size() && t.free(run.get(to + 1)) && validRatio(run.get(to + 1)) < min) {
+                        to++;
+                    } else {
+                        break;
+                    }
+                }
+                List<ComponentView> group = run.subList(from, to + 1);
+                ComponentView w = run.get(worst);
+                t.claim(group);
+                String more = group.size() == 1 ? "" : String.format(Locale.ROOT, " with %d neighbours below it too",
+                        group.size() - 1);
+                add(tasks, sourceUsed, level, MergeTask.rewrite(ids(group), Placement.intoRunOf(level, w.id()),
+                        output(t.tree), String.format(Locale.ROOT, "%s: %s in L%d is %.0f%% valid (< %.0f%%)%s, "
+                                + "rewrite in place", name, w.id(), level, 100 * worstRatio, 100 * min, more)));
             }
         }
+    }
+
+    /** Most files one garbage-collecting rewrite takes ({@link #garbage}): the worst and its neighbours below the minimum. */
+    static final int GARBAGE_BATCH_FILES = 8;
+
+    /** A file's logical bytes ÷ its physical bytes (below 1 when dead pages take space). */
+    private static double validRatio(ComponentView c) {
+        return (double) c.sizeBytes() / Math.max(1, c.physicalBytes());
     }
 
     /** Staleness and the tombstone triggers: per-file conditions, most urgent file first. */

@@ -161,6 +161,34 @@ class BlockDbTest {
     }
 
     @Test
+    void mostlyDeadNeighboursAreRewrittenTogether() {
+        // Level 1: files 1..6 in key order; 2, 3 and 4 (neighbours) and 6 are mostly dead, 5 is not.
+        long mib = 1 << 20;
+        long[] physical = {mib, 3 * mib, 4 * mib, 2 * mib, mib, 4 * mib};
+        List<dev.strata.lsm.policy.ComponentView> l1 = new java.util.ArrayList<>();
+        for (int i = 0; i < physical.length; i++) {
+            long n = i + 1;
+            l1.add(dev.strata.lsm.policy.ComponentView.builder(new dev.strata.lsm.policy.ComponentId(n, 0))
+                    .sizeBytes(mib).physicalBytes(physical[i]).entries(1000, 0).userBytes(mib)
+                    .keyRange(new byte[] {(byte) (n * 16)}, new byte[] {(byte) (n * 16 + 8)}).seqnos(n, n)
+                    .creation(n, 0).build());
+        }
+        var tree = new dev.strata.lsm.policy.TreeView(List.of(new dev.strata.lsm.policy.LevelView(0, List.of()),
+                new dev.strata.lsm.policy.LevelView(1, List.of(new dev.strata.lsm.policy.RunView(l1))),
+                new dev.strata.lsm.policy.LevelView(2, List.of())), 0, null, null);
+        var tasks = MergePolicies.create("blockdb", Map.of("target-file-bytes", "1MiB", "size-ratio", "100"))
+                .pickMerges(tree);
+        assertEquals(1, tasks.size(), tasks.toString());
+        var task = tasks.get(0);
+        // The worst (3, 25% valid) with its neighbours below 70% (2 at 33%, 4 at 50%); not 5 (valid), nor 6 beyond it.
+        assertEquals(List.of(new dev.strata.lsm.policy.ComponentId(2, 0), new dev.strata.lsm.policy.ComponentId(3, 0),
+                new dev.strata.lsm.policy.ComponentId(4, 0)), task.inputs(), task.toString());
+        assertEquals(dev.strata.lsm.policy.MergeMode.REWRITE, task.mode());
+        assertEquals(1, task.placement().level());
+        assertTrue(task.reason().contains("25% valid") && task.reason().contains("with 2 neighbours"), task.reason());
+    }
+
+    @Test
     void blockdbIsRrWithBlockCompaction() {
         Map<String, String> rr = DesignSpacePresets.values("rr");
         Map<String, String> blockdb = DesignSpacePresets.values("blockdb");
