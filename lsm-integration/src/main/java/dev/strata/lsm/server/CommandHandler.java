@@ -421,12 +421,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         List<RedisMessage> replies = commands.writeAll(session, writes);
         recordRuns(metrics, writes, System.nanoTime() - start);
         for (RedisMessage reply : replies) {
-            if (reply == RespCommands.OK) {
-                out.writeBytes(ReplyWriter.OK);
-            } else {
-                ReplyWriter.write(out, reply);
-                ReferenceCountUtil.release(reply);
-            }
+            ReplyWriter.writeWriteReply(out, reply);
         }
         return end;
     }

@@ -8,6 +8,7 @@ import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
 import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.codec.redis.SimpleStringRedisMessage;
+import io.netty.util.ReferenceCountUtil;
 
 import java.nio.charset.StandardCharsets;
 
@@ -51,6 +52,19 @@ final class ReplyWriter {
         }
         out.writeBytes(b, from, n);
         out.writeShort(CRLF_SHORT);
+    }
+
+    /**
+     * Writes a write command's reply from {@link RespCommands#writeAll} and releases it: the
+     * shared {@link RespCommands#OK} as its bytes, anything else through {@link #write}.
+     */
+    static void writeWriteReply(ByteBuf out, RedisMessage reply) {
+        if (reply == RespCommands.OK) {
+            out.writeBytes(OK);
+        } else {
+            write(out, reply);
+            ReferenceCountUtil.release(reply);
+        }
     }
 
     /** Writes {@code m} (and its elements). */

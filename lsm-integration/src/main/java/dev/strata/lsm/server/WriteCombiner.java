@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.redis.RedisMessage;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
 
@@ -167,12 +166,7 @@ final class WriteCombiner {
         ByteBuf out = s.ctx().alloc().ioBuffer(16 * n);
         for (int k = 0; k < n; k++) {
             RedisMessage reply = replies.get(from + k);
-            if (reply == RespCommands.OK) {
-                out.writeBytes(ReplyWriter.OK);
-            } else {
-                ReplyWriter.write(out, reply);
-                ReferenceCountUtil.release(reply);
-            }
+            ReplyWriter.writeWriteReply(out, reply);
         }
         return out;
     }
