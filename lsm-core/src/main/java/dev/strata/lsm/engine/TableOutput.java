@@ -31,8 +31,11 @@ import java.util.List;
 /**
  * Writes the tables of a flush or a merge: entries in, durable table files out, cut where
  * the task's {@link OutputSpec} says (evaluated by {@link OutputCutter} against the version
- * the task started from), keeping what a {@link VersionRetention} keeps. A failure deletes
- * every file this call wrote.
+ * the task started from), keeping what a {@link VersionRetention} keeps. In a bottommost
+ * output, a put that is the only version of its key at or below the oldest live snapshot and
+ * under no kept range tombstone is written with sequence number 0, as RocksDB's compaction
+ * does (docs/engine.md, "Sequence numbers in bottommost outputs"). A failure deletes every
+ * file this call wrote.
  */
 final class TableOutput {
     private final StorageIO io;
