@@ -1,5 +1,7 @@
 package dev.strata.lsm.engine;
 
+import dev.strata.lsm.ColumnFamily;
+import dev.strata.lsm.FamilyOptions;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.Snapshot;
 import dev.strata.lsm.StoreConfig;
@@ -50,8 +52,13 @@ class BottommostSequenceZeroTest {
 
     /** Every entry of every table of the store's current version, with each table's footer bounds checked. */
     private static List<InternalEntry> tableEntries(LsmStore store) throws IOException {
+        return tableEntries(store, store.defaultColumnFamily());
+    }
+
+    /** {@link #tableEntries(LsmStore)} of column family {@code family}. */
+    private static List<InternalEntry> tableEntries(LsmStore store, ColumnFamily family) throws IOException {
         List<InternalEntry> out = new ArrayList<>();
-        for (Component c : TestAccess.engine(store).currentVersion().components()) {
+        for (Component c : TestAccess.engine(store).currentVersion(family.id()).components()) {
             long min = Long.MAX_VALUE;
             long max = Long.MIN_VALUE;
             try (TableIterator it = c.reader().iterator()) {
@@ -288,6 +295,56 @@ class BottommostSequenceZeroTest {
                 assertArrayEquals(value(7, reopen + 1), store.get(key(7)));
                 assertFalse(tableEntries(store).stream().anyMatch(e -> e.seqno() != 0));
             }
+        }
+    }
+
+    @Test
+    void familiesShareSnapshotsAndTheSequenceSpace() throws IOException {
+        int keys = 500;
+        long last;
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            ColumnFamily a = store.createColumnFamily("a", FamilyOptions.defaults());
+            for (int i = 0; i < keys; i++) {
+                store.put(a, key(i), value(i, 0));
+                store.put(key(i), value(i, 0));
+            }
+            long before = TestAccess.engine(store).latestInMemtables(a.id(), key(keys - 1)).seqno();
+            Snapshot snap = store.snapshot(); // taken on the store: it holds every family's versions
+            for (int i = 0; i < 100; i++) {
+                store.put(a, key(i), value(i, 1));
+            }
+            store.compactRange(a, null, null);
+            int zeroed = 0;
+            for (InternalEntry e : tableEntries(store, a)) {
+                if (e.seqno() == 0) {
+                    zeroed++;
+                } else {
+                    assertTrue(e.seqno() > before, "family a keeps the numbers above the snapshot: " + e.seqno());
+                }
+            }
+            assertEquals(keys, zeroed);
+            for (int i = 0; i < keys; i++) {
+                assertArrayEquals(value(i, 0), snap.get(a, key(i)), "snapshot, family a, key " + i);
+                assertArrayEquals(value(i, i < 100 ? 1 : 0), store.get(a, key(i)), "family a, key " + i);
+            }
+            snap.close();
+            store.compactRange(a, null, null);
+            store.compactRange(null, null);
+            assertFalse(tableEntries(store, a).stream().anyMatch(e -> e.seqno() != 0));
+            assertFalse(tableEntries(store).stream().anyMatch(e -> e.seqno() != 0));
+            store.put(key(0), value(0, 2));
+            last = newestSequence(store, key(0));
+            store.flush();
+            store.compactRange(null, null);
+        }
+        try (LsmStore store = LsmStore.open(dir, config())) {
+            ColumnFamily a = store.columnFamily("a");
+            store.put(a, key(1), value(1, 3));
+            long next = TestAccess.engine(store).latestInMemtables(a.id(), key(1)).seqno();
+            assertTrue(next > last, "family a's next write " + next + " is above the default family's last " + last);
+            assertArrayEquals(value(1, 3), store.get(a, key(1)));
+            assertArrayEquals(value(0, 2), store.get(key(0)));
+            assertArrayEquals(value(2, 1), store.get(a, key(2)));
         }
     }
 
