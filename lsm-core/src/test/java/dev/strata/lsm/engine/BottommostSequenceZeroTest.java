@@ -2,9 +2,11 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.ColumnFamily;
 import dev.strata.lsm.FamilyOptions;
+import dev.strata.lsm.IngestOptions;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.Snapshot;
 import dev.strata.lsm.StoreConfig;
+import dev.strata.lsm.TableWriter;
 import dev.strata.lsm.TestAccess;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.InternalEntry;
@@ -345,6 +347,54 @@ class BottommostSequenceZeroTest {
             assertArrayEquals(value(1, 3), store.get(a, key(1)));
             assertArrayEquals(value(0, 2), store.get(key(0)));
             assertArrayEquals(value(2, 1), store.get(a, key(2)));
+        }
+    }
+
+    @Test
+    void anIngestedTableKeepsItsGlobalNumberUntilABottomMergeRewritesIt() throws IOException {
+        Path storeDir = dir.resolve("store");
+        long ingestedAt;
+        try (LsmStore store = LsmStore.open(storeDir, config())) {
+            for (int i = 0; i < 1000; i++) {
+                store.put(key(i), value(i, 0));
+            }
+            store.compactRange(null, null);
+            assertFalse(tableEntries(store).stream().anyMatch(e -> e.seqno() != 0));
+            Snapshot snap = store.snapshot();
+            Path external = dir.resolve("ingest.sst");
+            try (TableWriter w = TableWriter.create(external, store.config())) {
+                for (int i = 500; i < 1500; i++) {
+                    w.put(key(i), value(i, 1));
+                }
+                w.finish();
+            }
+            store.ingest(List.of(external), IngestOptions.defaults());
+            List<InternalEntry> entries = tableEntries(store);
+            ingestedAt = entries.stream().mapToLong(InternalEntry::seqno).max().orElseThrow();
+            assertTrue(ingestedAt > 0, "the ingested table reads at its global number");
+            assertEquals(1000, entries.stream().filter(e -> e.seqno() == ingestedAt).count());
+            for (int i = 0; i < 1500; i++) {
+                assertArrayEquals(i < 500 ? value(i, 0) : value(i, 1), store.get(key(i)), "key " + i);
+                assertArrayEquals(i < 1000 ? value(i, 0) : null, snap.get(key(i)), "snapshot, key " + i);
+            }
+            store.compactRange(null, null);
+            for (int i = 0; i < 1500; i++) {
+                assertArrayEquals(i < 1000 ? value(i, 0) : null, snap.get(key(i)), "snapshot after the merge, key " + i);
+            }
+            snap.close();
+            store.compactRange(null, null);
+            entries = tableEntries(store);
+            assertEquals(1500, entries.size());
+            assertFalse(entries.stream().anyMatch(e -> e.seqno() != 0), "rewritten at the bottom, zeroed");
+            for (int i = 0; i < 1500; i++) {
+                assertArrayEquals(i < 500 ? value(i, 0) : value(i, 1), store.get(key(i)), "key " + i);
+            }
+        }
+        try (LsmStore store = LsmStore.open(storeDir, config())) {
+            store.put(key(700), value(700, 2));
+            assertTrue(newestSequence(store, key(700)) > ingestedAt, "numbering continues above the ingest's");
+            assertArrayEquals(value(700, 2), store.get(key(700)));
+            assertArrayEquals(value(701, 1), store.get(key(701)));
         }
     }
 
