@@ -175,7 +175,7 @@ final class TableOutput {
                 int stripe = retention == null ? -1 : retention.stripe(seq);
                 boolean firstInLowestStripe = newKey || lastStripeWritten != 0;
                 if (zeroSequence && firstInLowestStripe && stripe == 0 && type == EntryType.PUT
-                        && retention.bottommost() && (kept.isEmpty() || kept.coveringSeqno(key, Long.MAX_VALUE) == 0)) {
+                        && (kept.isEmpty() || kept.coveringSeqno(key, Long.MAX_VALUE) == 0)) {
                     // Sequence numbers in bottommost outputs (docs/engine.md): the only version
                     // of its key that any reader at or above the oldest snapshot can see, with
                     // nothing older below and no kept range tombstone over it.
