@@ -1644,6 +1644,11 @@ public final class Engine implements AutoCloseable {
         return versions.current();
     }
 
+    /** The current version of column family {@code family} (by id; for tests and tools); do not hold on to it. */
+    public Version currentVersion(int family) {
+        return tree(family).versions.current();
+    }
+
     /** The store's directory (for a read-only engine, the store it reads). */
     public Path directory() {
         Path source = readOnlySource;

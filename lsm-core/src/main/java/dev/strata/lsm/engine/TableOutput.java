@@ -31,8 +31,11 @@ import java.util.List;
 /**
  * Writes the tables of a flush or a merge: entries in, durable table files out, cut where
  * the task's {@link OutputSpec} says (evaluated by {@link OutputCutter} against the version
- * the task started from), keeping what a {@link VersionRetention} keeps. A failure deletes
- * every file this call wrote.
+ * the task started from), keeping what a {@link VersionRetention} keeps. In a bottommost
+ * output, a put that is the only version of its key at or below the oldest live snapshot and
+ * under no kept range tombstone is written with sequence number 0, as RocksDB's compaction
+ * does (docs/engine.md, "Sequence numbers in bottommost outputs"). A failure deletes every
+ * file this call wrote.
  */
 final class TableOutput {
     private final StorageIO io;
@@ -144,6 +147,10 @@ final class TableOutput {
         PageFile file = null;
         SSTableWriter writer = null;
         byte[] lastKeyWritten = null;
+        // The snapshot stripe of the last entry written (-1 without retention).
+        int lastStripeWritten = -1;
+        // Zeroing needs the snapshots' stripes and a bottommost output (a flush is never one).
+        boolean zeroSequence = retention != null && retention.bottommost();
         long now = clock.millis();
         try {
             while (it.valid()) {
@@ -165,6 +172,16 @@ final class TableOutput {
                     continue;
                 }
                 boolean newKey = writer == null || !Arrays.equals(key, lastKeyWritten);
+                int stripe = retention == null ? -1 : retention.stripe(seq);
+                boolean firstInLowestStripe = newKey || lastStripeWritten != 0;
+                if (zeroSequence && firstInLowestStripe && stripe == 0 && type == EntryType.PUT
+                        && (kept.isEmpty() || kept.coveringSeqno(key, Long.MAX_VALUE) == 0)) {
+                    // Sequence numbers in bottommost outputs (docs/engine.md): the only version
+                    // of its key that any reader at or above the oldest snapshot can see, with
+                    // nothing older below and no kept range tombstone over it.
+                    seq = 0;
+                }
+                lastStripeWritten = stripe;
                 if (writer != null && newKey && cutter.cutBefore(key, writer.estimatedBytes())) {
                     byte[] partEnd = RangeTombstones.successor(lastKeyWritten);
                     writer.rangeTombstones(kept.clip(partStart, partEnd));
