@@ -126,8 +126,7 @@ public final class WriteBehindPageFile extends ForwardingStorageIO.ForwardingPag
                     Throwable cause = e.getCause();
                     failure = new IOException("write behind of " + p.length() + " bytes at offset " + p.position()
                             + " to " + path() + " failed: " + cause, cause);
-                    pending.clear(); // the later ones are waited for by close
-                    throw failure;
+                    throw failure; // the later ones stay pending: close waits for them
                 }
             }
         } finally {

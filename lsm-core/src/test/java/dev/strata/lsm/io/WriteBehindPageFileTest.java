@@ -148,6 +148,46 @@ class WriteBehindPageFileTest {
         assertThrows(IOException.class, () -> f.size(), "closed");
     }
 
+
+    @Test
+    void closeAfterAFailureWaitsForTheLaterWritesBeforeClosingTheFile() throws Exception {
+        Path p = dir.resolve("t");
+        CountDownLatch release = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean secondDone = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean closedAfterSecond = new java.util.concurrent.atomic.AtomicBoolean();
+        PageFile delegate = new ForwardingStorageIO.ForwardingPageFile(
+                new FileChannelStorageIO().open(p, OpenMode.CREATE_NEW, IoPurpose.FLUSH)) {
+            @Override
+            public void write(ByteBuffer src, long position) throws IOException {
+                if (position == 0) {
+                    throw new IOException("first write fails (test)");
+                }
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    throw new IOException(e);
+                }
+                super.write(src, position);
+                secondDone.set(true);
+            }
+
+            @Override
+            public void close() throws IOException {
+                closedAfterSecond.set(secondDone.get());
+                super.close();
+            }
+        };
+        WriteBehindPageFile f = new WriteBehindPageFile(delegate, 0);
+        ByteBuffer b = AlignedBuffers.allocate(BUF, AlignedBuffers.PAGE_ALIGNMENT);
+        b = f.writeBehind(filled(b, 0), 0);
+        f.writeBehind(filled(b, 1), BUF);
+        IOException e = assertThrows(IOException.class, () -> f.force(true));
+        assertTrue(e.getMessage().contains("first write fails"), e.getMessage());
+        release.countDown();
+        assertThrows(IOException.class, f::close);
+        assertTrue(closedAfterSecond.get(), "the file was closed while a write behind the caller was still running");
+    }
     @Test
     void tableWriterFileIsByteForByteTheFileWrittenWithoutWriteBehind() throws IOException {
         // The default nio storage IO writes behind; a forwarding wrapper of it does not.
