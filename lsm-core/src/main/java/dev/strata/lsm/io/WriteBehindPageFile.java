@@ -13,18 +13,19 @@ import java.util.concurrent.Future;
  * A {@link PageFile} for one writer of a new file (a {@code TableWriter}'s table) whose
  * delegate writes on the caller's thread (the default {@code nio} storage IO): full page
  * buffers handed to {@link #writeBehind} are written by a thread of this file's own while the
- * caller fills the next buffer, and every {@code syncBytes} bytes written the thread forces
- * the data written so far (fdatasync, as RocksDB's {@code bytes_per_sync}), so the
- * {@link #force} that ends the file finds little left to write back.
+ * caller fills the next buffer, and every {@code syncBytes} bytes written that thread starts a
+ * force of the data written so far (fdatasync, as RocksDB's {@code bytes_per_sync}) on a
+ * second thread of the file's own, at most one at a time, so writes go on while the device
+ * catches up and the {@link #force} that ends the file finds little left to write back.
  *
  * <p>At most {@value #IN_FLIGHT} buffers are written behind the caller at once: a
  * {@code writeBehind} beyond that waits for the oldest (so at most {@value #IN_FLIGHT} + 1
  * buffers of the caller's size exist). A write or background force that fails fails this
- * file: that call and every later one ({@code writeBehind}, {@link #write}, {@link #force},
+ * file (a failed fdatasync may have lost written pages that a later force would not report): that call and every later one ({@code writeBehind}, {@link #write}, {@link #force},
  * {@link #size}, {@link #close}, ...) throw an {@link IOException} naming the file, the
  * offset and the cause. Every call other than {@code writeBehind}, {@link #path()} and
- * {@link #purpose()} first waits for the writes behind the caller, so it sees (and, for
- * {@link #force}, makes durable) every byte handed in before it. Nothing is durable before
+ * {@link #purpose()} first waits for the writes behind the caller and the background force in
+ * progress, so it sees (and, for {@link #force}, makes durable) every byte handed in before it. Nothing is durable before
  * {@link #force} returns, as with any {@link PageFile}.
  *
  * <p>Not thread safe: one thread uses the file (positional reads included). {@link #close()}
@@ -42,6 +43,10 @@ public final class WriteBehindPageFile extends ForwardingStorageIO.ForwardingPag
     private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
     /** Started at the first {@link #writeBehind}. */
     private ExecutorService thread;
+    /** Runs the background forces; started with {@link #thread} when {@code syncBytes > 0}. */
+    private ExecutorService syncer;
+    /** The latest background force (set by {@link #thread}, awaited by the caller's thread); null before the first. */
+    private volatile Future<?> syncing;
     /** Bytes written by the thread since its last force (confined to the thread). */
     private long unsynced;
     /** The first failure of a write behind the caller; fails every later call. */
@@ -85,6 +90,13 @@ public final class WriteBehindPageFile extends ForwardingStorageIO.ForwardingPag
                 t.setDaemon(true);
                 return t;
             });
+            if (syncBytes > 0) {
+                syncer = Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, name + " sync");
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
         }
         int length = src.remaining();
         Future<?> done = thread.submit(() -> {
@@ -100,14 +112,55 @@ public final class WriteBehindPageFile extends ForwardingStorageIO.ForwardingPag
         return next;
     }
 
-    /** On this file's thread: writes {@code src} whole, then forces if {@code syncBytes} have accumulated. */
-    private void writeAndSync(ByteBuffer src, long position) throws IOException {
+    /**
+     * On this file's thread: writes {@code src} whole; then, once {@code syncBytes} have
+     * accumulated and no background force is running, starts one (a failed earlier one fails
+     * this write).
+     */
+    private void writeAndSync(ByteBuffer src, long position) throws Exception {
         int length = src.remaining();
         delegate().write(src, position);
         unsynced += length;
-        if (syncBytes > 0 && unsynced >= syncBytes) {
+        Future<?> last = syncing;
+        if (syncBytes > 0 && unsynced >= syncBytes && (last == null || last.isDone())) {
+            if (last != null) {
+                try {
+                    last.get();
+                } catch (ExecutionException e) {
+                    throw new IOException("background force of " + path() + " failed: " + e.getCause(), e.getCause());
+                }
+            }
             unsynced = 0;
-            delegate().force(false);
+            syncing = syncer.submit(() -> {
+                delegate().force(false);
+                return null;
+            });
+        }
+    }
+
+    /** Waits for the background force in progress (if any); records (and throws) its failure. */
+    private void awaitSync() throws IOException {
+        Future<?> s = syncing;
+        if (s == null) {
+            return;
+        }
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    s.get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    failure = new IOException("background force of " + path() + " failed: " + e.getCause(), e.getCause());
+                    throw failure;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -138,12 +191,13 @@ public final class WriteBehindPageFile extends ForwardingStorageIO.ForwardingPag
         free.addLast(p.buffer());
     }
 
-    /** Waits for every pending write and throws this file's failure, if any. */
+    /** Waits for every pending write and the background force, and throws this file's failure, if any. */
     private void drain() throws IOException {
         checkOpen();
         while (!pending.isEmpty()) {
             awaitOldest();
         }
+        awaitSync(); // the writes behind are done: no other force starts
     }
 
     private void checkOpen() throws IOException {
@@ -216,8 +270,8 @@ public final class WriteBehindPageFile extends ForwardingStorageIO.ForwardingPag
     }
 
     /**
-     * Waits for the pending writes (an interrupt does not cut the wait short), stops this
-     * file's thread and closes the delegate; then throws the file's failure, if any.
+     * Waits for the pending writes and the background force (an interrupt does not cut the
+     * wait short), stops this file's threads and closes the delegate; then throws the file's failure, if any.
      */
     @Override
     public void close() throws IOException {
@@ -243,9 +297,27 @@ public final class WriteBehindPageFile extends ForwardingStorageIO.ForwardingPag
             }
         }
         pending.clear();
+        // The writes are done, so no other background force starts.
+        Future<?> s = syncing;
+        while (s != null) {
+            try {
+                s.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException e) {
+                if (error == null) {
+                    error = new IOException("background force of " + path() + " failed: " + e.getCause(), e.getCause());
+                }
+                break;
+            }
+        }
         closed = true;
         if (thread != null) {
             thread.shutdown();
+        }
+        if (syncer != null) {
+            syncer.shutdown();
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
