@@ -58,7 +58,7 @@ public final class WriteBehindPageFile extends ForwardingStorageIO.ForwardingPag
 
     /**
      * Writes behind the caller to {@code delegate}, forcing its data every
-     * {@code syncBytes} bytes on the background thread.
+     * {@code syncBytes} bytes written on a second background thread (one force at a time).
      *
      * @param delegate a file opened for writing (not null)
      * @param syncBytes bytes between background forces; 0 for none
