@@ -1,10 +1,12 @@
 package dev.strata.lsm;
 
 import dev.strata.lsm.sstable.TableOptions;
+import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.io.StorageIO;
+import dev.strata.lsm.io.WriteBehindPageFile;
 import dev.strata.lsm.sstable.EntryType;
 import dev.strata.lsm.sstable.FinishedTable;
 import dev.strata.lsm.sstable.SSTableWriter;
@@ -21,6 +23,15 @@ import java.util.Objects;
  * in the table format and with the page size, bloom density and limits of a
  * {@link StoreConfig}. Not thread safe. Close it: a writer closed before {@link #finish()}
  * deletes its file.
+ *
+ * <p>Durability: {@link #finish()} returns once the whole file is on stable storage (forced,
+ * fsync), so a finished file survives a crash whether or not it is ever ingested. With the
+ * default {@code nio} storage IO the full 1 MiB page buffers are written by a thread of the
+ * file's own while entries are added ({@link WriteBehindPageFile}), and that thread forces
+ * the file's data every 8 MiB, so the final force has little left to write back; a write or
+ * force that fails there fails the next {@code put}, {@code delete} or {@code finish} with a
+ * {@link StoreException} naming the file. Other storage IOs write as their
+ * {@link PageFile#writeBehind} does.
  *
  * <pre>{@code
  * try (TableWriter w = TableWriter.create(Path.of("part-0.sst"), config)) {
@@ -65,6 +76,12 @@ public final class TableWriter implements AutoCloseable {
         PageFile f = null;
         try {
             f = io.open(path, OpenMode.CREATE_NEW, IoPurpose.FLUSH);
+            if (io instanceof FileChannelStorageIO) {
+                // nio writes on the caller's thread: write the full page buffers on a thread of
+                // the file's own, forcing as it goes, so the entries are encoded meanwhile and
+                // finish()'s force finds little left to write back.
+                f = new WriteBehindPageFile(f, WriteBehindPageFile.DEFAULT_SYNC_BYTES);
+            }
             return new TableWriter(path, config, f, new SSTableWriter(f, TableOptions.of(config)));
         } catch (IOException e) {
             if (f != null) {
