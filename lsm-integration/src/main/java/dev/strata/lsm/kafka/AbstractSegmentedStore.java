@@ -343,7 +343,6 @@ abstract class AbstractSegmentedStore implements StateStore {
                 stateStoreContext.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(stateStoreContext.appConfigs(),
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
-        coalesceNanos = StrataStoreConfigs.commitCoalesceNanos(stateStoreContext.appConfigs());
         droppedRecords = null;
         if (stateStoreContext.metrics() instanceof StreamsMetricsImpl) {
             droppedRecords = TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(), taskId.toString(),
@@ -353,6 +352,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         recorder = StrataMetricsRecorder.create(stateStoreContext.metrics(), taskId.toString(),
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, this::lsmStores);
         try {
+            coalesceNanos = StrataStoreConfigs.commitCoalesceNanos(stateStoreContext.appConfigs());
             openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, stateStoreContext.appConfigs()));
             segments = new TimeSegments(name, segmentsDirectory(dir), openConfig, retentionPeriod, segmentInterval,
                     this::segmentCreated);

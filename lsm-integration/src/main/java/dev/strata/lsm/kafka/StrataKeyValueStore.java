@@ -220,12 +220,12 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         boolean eos = StreamsConfig.EXACTLY_ONCE_V2.equals(appConfigs.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(appConfigs,
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
-        coalesceNanos = StrataStoreConfigs.commitCoalesceNanos(appConfigs);
         Path dir = directory(stateStoreContext.stateDir(), name);
         recorder = StrataMetricsRecorder.create(stateStoreContext.metrics(), taskId.toString(),
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, () -> store == null ? List.of() : List.of(store));
         StoreConfig openConfig;
         try {
+            coalesceNanos = StrataStoreConfigs.commitCoalesceNanos(appConfigs);
             Files.createDirectories(dir);
             openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, appConfigs));
             store = LsmStore.open(dir, openConfig);

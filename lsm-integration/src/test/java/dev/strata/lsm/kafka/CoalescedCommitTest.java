@@ -281,6 +281,21 @@ class CoalescedCommitTest {
                 Map.of(StrataStoreConfigs.COMMIT_COALESCE_MS_CONFIG, -1)));
         assertTrue(negative.getMessage().contains(StrataStoreConfigs.COMMIT_COALESCE_MS_CONFIG), negative.getMessage());
 
+        // A store's init refuses a bad value, naming the key, and opens nothing.
+        TestStoreContext badCtx = context(root.resolve("bad"));
+        badCtx.appConfigs().put(StrataStoreConfigs.COMMIT_COALESCE_MS_CONFIG, "soon");
+        StrataKeyValueStore refused = (StrataKeyValueStore) StrataStores.persistentKeyValueStore("counts").get();
+        org.apache.kafka.streams.errors.ProcessorStateException failed = assertThrows(
+                org.apache.kafka.streams.errors.ProcessorStateException.class, () -> refused.init(badCtx, refused));
+        assertTrue(failed.getCause() instanceof ConfigException
+                && failed.getCause().getMessage().contains(StrataStoreConfigs.COMMIT_COALESCE_MS_CONFIG), failed.toString());
+        assertFalse(refused.isOpen());
+        StrataWindowStore refusedWindow = (StrataWindowStore) StrataStores.persistentWindowStore("w",
+                Duration.ofMinutes(10), Duration.ofSeconds(1), false).get();
+        ConfigException windowFailed = assertThrows(ConfigException.class, () -> refusedWindow.init(badCtx, refusedWindow));
+        assertTrue(windowFailed.getMessage().contains(StrataStoreConfigs.COMMIT_COALESCE_MS_CONFIG));
+        assertFalse(refusedWindow.isOpen());
+
         // A store configured with 0 writes every commit.
         TestStoreContext ctx = context(root.resolve("state"));
         ctx.appConfigs().put(StrataStoreConfigs.COMMIT_COALESCE_MS_CONFIG, 0);
