@@ -52,7 +52,7 @@ public final class StrataStoreConfigs {
     public static final String COMMIT_COALESCE_MS_CONFIG = "strata.commit.coalesce.ms";
     /** {@value #COMMIT_COALESCE_MS_CONFIG} when unset. */
     public static final long DEFAULT_COMMIT_COALESCE_MS = 50;
-    /** The largest {@value #COMMIT_COALESCE_MS_CONFIG}: a commit is held at most this long. */
+    /** The largest value {@value #COMMIT_COALESCE_MS_CONFIG} accepts. */
     public static final long MAX_COMMIT_COALESCE_MS = 60_000;
 
     private static final Map<String, SharedResources> SHARED = new ConcurrentHashMap<>();
