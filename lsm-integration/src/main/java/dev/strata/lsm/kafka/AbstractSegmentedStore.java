@@ -93,6 +93,20 @@ import java.util.function.Function;
  * buffer first likewise. The writes of a segment that expires while buffered are dropped
  * with it.
  *
+ * <h2>Coalesced commits</h2>
+ * In a store that buffers its writes, a commit that comes less than
+ * {@link StrataStoreConfigs#COMMIT_COALESCE_MS_CONFIG} (50 ms by default) after the last commit
+ * the store wrote, while writes are buffered, is held in memory: its writes stay in the buffer,
+ * its offsets are what {@link #committedOffset(TopicPartition)} answers (and what a segment
+ * created meanwhile starts with: it holds no record they cover), and the next commit written,
+ * a spill of the buffer, a restore batch, {@link #flush()} or the close writes them into every
+ * participant as a commit does. Kafka Streams under {@code TopologyTestDriver} commits after
+ * every record: without this every record would be a write batch per participant. A crash loses
+ * a held commit's writes and offsets together, so the offsets reported after it are those of
+ * the last written commit, never ahead of the data; Kafka Streams replays the changelog from
+ * there, as after a crash of its RocksDB stores, which write without a WAL. A commit that
+ * removes offsets, or one that is a restore's checkpoint, is always written.
+ *
  * <h2>Restore without the WAL</h2>
  * A store that {@linkplain #restoresWithoutWal() restores without the WAL} (the window and
  * session stores; the versioned store too, through {@link #restoredWithoutWal}) writes each restore batch as one write batch per segment holding the
@@ -167,6 +181,18 @@ abstract class AbstractSegmentedStore implements StateStore {
     private final TreeMap<Bytes, Long> committed = new TreeMap<>();
     /** Each partition's offset key, encoded once. */
     private final Map<TopicPartition, byte[]> offsetKeys = new HashMap<>();
+    /**
+     * The offsets of the commits held in memory since the last written one (see "Coalesced
+     * commits"), merged, the latest per partition; empty when none is held.
+     */
+    private final Map<TopicPartition, Long> heldOffsets = new HashMap<>();
+    /** {@link StrataStoreConfigs#COMMIT_COALESCE_MS_CONFIG} in ns, read at init. */
+    private long coalesceNanos;
+    /** Set by tests: replaces {@link #coalesceNanos}. */
+    private Long coalesceNanosOverride;
+    /** When the last commit was written ({@link System#nanoTime()}); valid when {@link #commitWritten}. */
+    private long lastCommitWriteNanos;
+    private boolean commitWritten;
     /** The metadata store: offsets, position and open/closed marker, present with no segment. */
     private LsmStore meta;
     private StateStoreContext context;
@@ -309,6 +335,8 @@ abstract class AbstractSegmentedStore implements StateStore {
         unloggedRecords = 0;
         loggedRecordsSinceCommit = false;
         committed.clear();
+        heldOffsets.clear();
+        commitWritten = false;
         position = Position.emptyPosition();
         committedPosition = Position.emptyPosition();
         boolean eos = StreamsConfig.EXACTLY_ONCE_V2.equals(
@@ -324,6 +352,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         recorder = StrataMetricsRecorder.create(stateStoreContext.metrics(), taskId.toString(),
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, this::lsmStores);
         try {
+            coalesceNanos = StrataStoreConfigs.commitCoalesceNanos(stateStoreContext.appConfigs());
             openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, stateStoreContext.appConfigs()));
             segments = new TimeSegments(name, segmentsDirectory(dir), openConfig, retentionPeriod, segmentInterval,
                     this::segmentCreated);
@@ -730,8 +759,16 @@ abstract class AbstractSegmentedStore implements StateStore {
         return buffer.copyRange(segment, start, end);
     }
 
-    /** Writes the buffered writes, one batch per segment, without offsets, and empties the buffer. */
+    /**
+     * Writes the buffered writes, one batch per segment, and empties the buffer: with the held
+     * commit's offsets into every participant when a commit is held (the buffer holds every write
+     * it covers, see "Coalesced commits"), else without offsets.
+     */
     private void writeBufferWithoutOffsets(String action) {
+        if (!heldOffsets.isEmpty()) {
+            writeOffsets(new HashMap<>(heldOffsets), action, Map.of(), false);
+            return;
+        }
         if (buffer.isEmpty()) {
             return;
         }
@@ -876,12 +913,60 @@ abstract class AbstractSegmentedStore implements StateStore {
         if (!open) {
             return;
         }
+        long now = System.nanoTime();
+        if (mayHold(changelogOffsets, now)) {
+            // Coalesced: the writes stay buffered, the offsets are held with them (see "Coalesced commits").
+            heldOffsets.putAll(changelogOffsets);
+            for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
+                committed.put(Bytes.wrap(offsetKey(e.getKey())), e.getValue());
+            }
+            return;
+        }
+        if (!heldOffsets.isEmpty() && !changelogOffsets.isEmpty()) {
+            Map<TopicPartition, Long> merged = new HashMap<>(heldOffsets);
+            merged.putAll(changelogOffsets);
+            changelogOffsets = merged;
+        }
         if (!buffer.isEmpty() || loggedRecordsSinceCommit || unloggedRecords >= UNLOGGED_RECORDS_PER_CHECKPOINT) {
             flushUnlogged("commit");
         }
         loggedRecordsSinceCommit = false;
         writeOffsets(changelogOffsets, "commit", Map.of(), false);
         recorder.record(false);
+    }
+
+    /**
+     * Whether a commit of {@code changelogOffsets} at {@code now} is held in memory rather than
+     * written (see "Coalesced commits"): the store buffers its writes and holds some (or a held
+     * commit), the last written commit is less than the coalescing interval old, the commit
+     * removes no offset, and no restore's unlogged writes wait for their checkpoint.
+     */
+    private boolean mayHold(Map<TopicPartition, Long> changelogOffsets, long now) {
+        long interval = coalesceNanosOverride != null ? coalesceNanosOverride : coalesceNanos;
+        if (interval <= 0 || !commitWritten || now - lastCommitWriteNanos >= interval || !buffersWrites()
+                || !unlogged.isEmpty() || loggedRecordsSinceCommit || changelogOffsets.isEmpty()
+                || buffer.isEmpty() && heldOffsets.isEmpty()) {
+            return false;
+        }
+        for (Long offset : changelogOffsets.values()) {
+            if (offset == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Sets the coalescing interval in ns, replacing the configured one (tests; 0: every commit is written). */
+    synchronized void commitCoalesceNanos(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("the coalescing interval cannot be negative, was " + nanos);
+        }
+        coalesceNanosOverride = nanos;
+    }
+
+    /** Whether a commit is held in memory, not yet written (tests). */
+    synchronized boolean holdsCommit() {
+        return !heldOffsets.isEmpty();
     }
 
     /**
@@ -960,6 +1045,9 @@ abstract class AbstractSegmentedStore implements StateStore {
             }
         }
         committedPosition = position.copy();
+        heldOffsets.clear();
+        commitWritten = true;
+        lastCommitWriteNanos = System.nanoTime();
     }
 
     private void addOffsets(Map<TopicPartition, Long> changelogOffsets, WriteBatch batch) {

@@ -65,6 +65,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * ahead of its offsets, which restore tolerates under at-least-once and the open marker covers
  * under exactly-once).
  *
+ * <h2>Coalesced commits</h2>
+ * A commit that comes less than {@link StrataStoreConfigs#COMMIT_COALESCE_MS_CONFIG} (50 ms by
+ * default) after the last commit the store wrote, while processing (writes are buffered), is
+ * held in memory: its writes stay in the buffer, its offsets are what
+ * {@link #committedOffset(TopicPartition)} answers, and both are written, in one batch, by the
+ * next commit written, a spill of the buffer, a restore batch or the close. Kafka Streams under
+ * {@code TopologyTestDriver} commits after every record; without this every record would be a
+ * write batch of its own with the offsets and position. A crash loses a held commit's writes
+ * and offsets together, so the store reports the offsets of the last written commit, never
+ * offsets ahead of its data, and Kafka Streams replays the changelog from there (as after a
+ * crash of Kafka's RocksDB store, which writes without a WAL and loses what its memtables
+ * held). A commit that removes offsets, or one after a restore whose unlogged writes wait for
+ * their checkpoint, is always written.
+ *
  * <h2>Restore without the WAL</h2>
  * A restore batch (its records, offset and position) is written with
  * {@link dev.strata.lsm.WriteOptions#disableWal(boolean) disableWal}, as Kafka's RocksDB store
@@ -134,6 +148,18 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private final Map<TopicPartition, Long> committedOffsets = new java.util.HashMap<>();
     /** Each partition's offset key, encoded once. */
     private final Map<TopicPartition, byte[]> offsetKeys = new java.util.HashMap<>();
+    /**
+     * The offsets of the commits held in memory since the last written one (see "Coalesced
+     * commits"), merged, the latest per partition; empty when none is held.
+     */
+    private final Map<TopicPartition, Long> heldOffsets = new java.util.HashMap<>();
+    /** {@link StrataStoreConfigs#COMMIT_COALESCE_MS_CONFIG} in ns, read at init. */
+    private long coalesceNanos;
+    /** Set by tests: replaces {@link #coalesceNanos}. */
+    private Long coalesceNanosOverride;
+    /** When the last commit was written ({@link System#nanoTime()}); valid when {@link #commitWritten}. */
+    private long lastCommitWriteNanos;
+    private boolean commitWritten;
 
     public StrataKeyValueStore(String name, StoreConfig config) {
         this(name, config, MAX_UNCOMMITTED_BYTES);
@@ -183,6 +209,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         // starts from what is on disk, never from writes buffered before an earlier close.
         uncommitted.clear();
         committedOffsets.clear();
+        heldOffsets.clear();
+        commitWritten = false;
         unlogged = false;
         unloggedRecords = 0;
         position = Position.emptyPosition();
@@ -197,6 +225,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, () -> store == null ? List.of() : List.of(store));
         StoreConfig openConfig;
         try {
+            coalesceNanos = StrataStoreConfigs.commitCoalesceNanos(appConfigs);
             Files.createDirectories(dir);
             openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, appConfigs));
             store = LsmStore.open(dir, openConfig);
@@ -500,6 +529,18 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         if (!open) {
             return;
         }
+        long now = System.nanoTime();
+        if (mayHold(changelogOffsets, now)) {
+            // Coalesced: the writes stay buffered, the offsets are held with them (see "Coalesced commits").
+            heldOffsets.putAll(changelogOffsets);
+            committedOffsets.putAll(changelogOffsets);
+            return;
+        }
+        if (!heldOffsets.isEmpty() && !changelogOffsets.isEmpty()) {
+            Map<TopicPartition, Long> merged = new java.util.HashMap<>(heldOffsets);
+            merged.putAll(changelogOffsets);
+            changelogOffsets = merged;
+        }
         WriteBatch batch = new WriteBatch();
         uncommitted.addTo(batch);
         if (changelogOffsets.isEmpty()) {
@@ -523,9 +564,58 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             committedOffsets.clear();
         }
         committedOffsets.putAll(changelogOffsets);
+        heldOffsets.clear();
+        commitWritten = true;
+        lastCommitWriteNanos = now;
         uncommitted.clear();
         bufferLimit.emptied();
         recorder.record(false);
+    }
+
+    /**
+     * Whether a commit of {@code changelogOffsets} at {@code now} is held in memory rather than
+     * written (see "Coalesced commits"): processing has buffered writes or a held commit, the
+     * last written commit is less than the coalescing interval old, the commit removes no
+     * offset, and no restore's unlogged writes wait for their checkpoint.
+     */
+    private boolean mayHold(Map<TopicPartition, Long> changelogOffsets, long now) {
+        long interval = coalesceNanosOverride != null ? coalesceNanosOverride : coalesceNanos;
+        if (interval <= 0 || !commitWritten || now - lastCommitWriteNanos >= interval || unlogged
+                || changelogOffsets.isEmpty() || uncommitted.isEmpty() && heldOffsets.isEmpty()) {
+            return false;
+        }
+        for (Long offset : changelogOffsets.values()) {
+            if (offset == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Sets the coalescing interval in ns, replacing the configured one (tests; 0: every commit is written). */
+    synchronized void commitCoalesceNanos(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("the coalescing interval cannot be negative, was " + nanos);
+        }
+        coalesceNanosOverride = nanos;
+    }
+
+    /** Whether a commit is held in memory, not yet written (tests). */
+    synchronized boolean holdsCommit() {
+        return !heldOffsets.isEmpty();
+    }
+
+    /**
+     * Adds the held commit's offsets and the position to {@code batch}, which carries every
+     * buffered write (so the offsets are not ahead of the data), and forgets them: a write of
+     * the buffer outside a commit (a spill, a restore batch, the close) takes them along.
+     */
+    private void addHeldCommit(WriteBatch batch) {
+        if (heldOffsets.isEmpty()) {
+            return;
+        }
+        StoreLayout.addOffsets(batch, heldOffsets, this::offsetKey);
+        batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
     }
 
     @Override
@@ -558,7 +648,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         if (records.isEmpty()) {
             return;
         }
-        if (!uncommitted.isEmpty()) {
+        if (!uncommitted.isEmpty() || !heldOffsets.isEmpty()) {
             writeUncommittedWithoutOffsets();
         }
         WriteBatch batch = new WriteBatch();
@@ -581,10 +671,13 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         committedOffsets.put(partition, last.offset());
     }
 
+    /** Writes the uncommitted writes, with the held commit's offsets if one is held (else without offsets). */
     private void writeUncommittedWithoutOffsets() {
         WriteBatch batch = new WriteBatch();
         uncommitted.addTo(batch);
+        addHeldCommit(batch);
         write(batch, "writing uncommitted records");
+        heldOffsets.clear();
         uncommitted.clear();
         bufferLimit.emptied();
     }
@@ -670,6 +763,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         try {
             WriteBatch batch = new WriteBatch();
             uncommitted.addTo(batch);
+            addHeldCommit(batch);
             batch.put(StoreLayout.STATUS_KEY, new byte[] {StoreLayout.CLOSED});
             flushUnlogged();
             store.write(batch);
@@ -679,6 +773,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             // Whatever the last write did, the Strata store is closed and its directory released,
             // so that the task can open it again; what was not written is the changelog's to restore.
             uncommitted.clear();
+            heldOffsets.clear();
             bufferLimit.close();
             try {
                 store.close();

@@ -25,7 +25,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *       block cache's page images in direct memory, off the Java heap
  *       ({@link StoreConfig#offHeap()}, {@link SharedResources.Builder#offHeap(boolean)});
  *       {@code false} or unset: on the heap;</li>
- *   <li>{@value #CONFIG_SETTER_CONFIG}: a {@link StrataConfigSetter} class.</li>
+ *   <li>{@value #CONFIG_SETTER_CONFIG}: a {@link StrataConfigSetter} class;</li>
+ *   <li>{@value #COMMIT_COALESCE_MS_CONFIG}: a commit that comes less than this many ms after
+ *       the last commit a store wrote is held in memory, its writes and offsets, and written
+ *       with a later one (see docs/kafka-streams.md, "Coalesced commits"); 0 writes every
+ *       commit; unset: {@value #DEFAULT_COMMIT_COALESCE_MS}.</li>
  * </ul>
  * The shared resources are built once per application id and JVM, at the first store's open,
  * from the values that store sees (Kafka Streams gives every store of an application the same
@@ -44,6 +48,12 @@ public final class StrataStoreConfigs {
     public static final String MEMORY_OFF_HEAP_CONFIG = "strata.memory.off.heap";
     /** A {@link StrataConfigSetter} class (or its name). */
     public static final String CONFIG_SETTER_CONFIG = "strata.config.setter";
+    /** Ms after a written commit within which a store holds the next commits in memory (0: none). */
+    public static final String COMMIT_COALESCE_MS_CONFIG = "strata.commit.coalesce.ms";
+    /** {@value #COMMIT_COALESCE_MS_CONFIG} when unset. */
+    public static final long DEFAULT_COMMIT_COALESCE_MS = 50;
+    /** The largest value {@value #COMMIT_COALESCE_MS_CONFIG} accepts. */
+    public static final long MAX_COMMIT_COALESCE_MS = 60_000;
 
     private static final Map<String, SharedResources> SHARED = new ConcurrentHashMap<>();
 
@@ -138,6 +148,31 @@ public final class StrataStoreConfigs {
             return false;
         }
         throw new ConfigException(MEMORY_OFF_HEAP_CONFIG + " must be true or false, was \"" + v + "\"");
+    }
+
+    /**
+     * {@value #COMMIT_COALESCE_MS_CONFIG} in nanoseconds ({@value #DEFAULT_COMMIT_COALESCE_MS} ms
+     * when unset).
+     *
+     * @throws ConfigException naming the key when the value is not a number of ms from 0 to
+     *         {@value #MAX_COMMIT_COALESCE_MS}
+     */
+    static long commitCoalesceNanos(Map<String, Object> configs) {
+        Object v = configs.get(COMMIT_COALESCE_MS_CONFIG);
+        if (v == null) {
+            return java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DEFAULT_COMMIT_COALESCE_MS);
+        }
+        long ms;
+        try {
+            ms = v instanceof Number n ? n.longValue() : Long.parseLong(v.toString().trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigException(COMMIT_COALESCE_MS_CONFIG + " must be a number of ms, was \"" + v + "\"", e);
+        }
+        if (ms < 0 || ms > MAX_COMMIT_COALESCE_MS) {
+            throw new ConfigException(COMMIT_COALESCE_MS_CONFIG + " must be 0 to " + MAX_COMMIT_COALESCE_MS
+                    + " ms, was " + ms);
+        }
+        return java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(ms);
     }
 
     private static Long bytes(Map<String, Object> configs, String key) {

@@ -37,6 +37,9 @@ final class TestStoreContext implements StateStoreContext {
         appConfigs.put(StreamsConfig.APPLICATION_ID_CONFIG, "test-app");
         appConfigs.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG,
                 exactlyOnce ? StreamsConfig.EXACTLY_ONCE_V2 : StreamsConfig.AT_LEAST_ONCE);
+        // Every commit written, whatever the machine's speed: the tests of what a kill leaves after
+        // a commit expect it written (CoalescedCommitTest tests the held commits).
+        appConfigs.put(StrataStoreConfigs.COMMIT_COALESCE_MS_CONFIG, 0);
     }
 
     /** Makes the next writes come from {@code topic-partition@offset}. */
