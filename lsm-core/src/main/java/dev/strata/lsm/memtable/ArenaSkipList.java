@@ -17,11 +17,17 @@ import java.lang.invoke.VarHandle;
  * {@link java.util.concurrent.ConcurrentSkipListMap}, and a full memtable is a few hundred
  * large arrays that the garbage collector never copies, not millions of small objects.
  *
- * <p>Node layout, in longs from the node's address: key bytes 0–7 and 8–15 as big-endian
- * unsigned numbers (zero padded), {@code seqno << 8 | type code}, {@code keyLength << 32 |
- * valueLength} (value length -1 for a tombstone), the address of the key bytes (the value
- * bytes follow them), the node before it on level 0 (a back link: a cursor steps back in one
- * load, and the insert of a newer version below uses it), then one forward pointer per level.
+ * <p>Node layout, in longs from the node's address: the node before it on level 0 (a back
+ * link: a cursor steps back in one load, and the insert of a newer version below uses it), the
+ * address of the key bytes (the value bytes follow them), {@code keyLength << 32 |
+ * valueLength} (value length -1 for a tombstone), {@code seqno << 8 | type code}, key bytes
+ * 8–15 and 0–7 as big-endian unsigned numbers (zero padded), then one forward pointer per
+ * level. The words a search step reads, the key prefix and the level-0 forward pointer, are
+ * thus adjacent (one cache line for seven nodes in eight), not six words apart.
+ *
+ * <p>A sorted batch ({@link #insertBatch}) reuses each insert's search path (the predecessor
+ * on every level) for the next key: the search resumes at the lowest level whose remembered
+ * predecessor's successor still sorts after the key, so the levels above are not walked again.
  *
  * <p>A newer version of a key already here, whose random height is 1 (three inserts in four),
  * is linked in front of the key's newest node found through the point-read index and that
@@ -41,13 +47,13 @@ final class ArenaSkipList {
     static final int MAX_HEIGHT = 16;
     private static final int BRANCHING = 4;
 
-    static final int PREFIX0 = 0;
-    static final int PREFIX1 = 1;
-    static final int SEQ_TYPE = 2;
-    static final int LENGTHS = 3;
-    static final int DATA = 4;
     /** The node before this one on level 0 (0: the head); set with release stores, read with acquire loads. */
-    static final int PREV = 5;
+    static final int PREV = 0;
+    static final int DATA = 1;
+    static final int LENGTHS = 2;
+    static final int SEQ_TYPE = 3;
+    static final int PREFIX1 = 4;
+    static final int PREFIX0 = 5;
     static final int NEXT = 6;
     /** Bytes a node takes on top of its forward pointers. */
     static final int NODE_FIXED_BYTES = NEXT * Long.BYTES;
@@ -62,12 +68,20 @@ final class ArenaSkipList {
     /** The node and data chunks, on the heap or in direct memory. */
     private final Arena arena;
     private volatile int height = 1;
-    private volatile int size;
-    /** Written by the inserting thread only; volatile so that readers see the current figure. */
-    private volatile long usedBytes;
-    /** Distinct user keys whose newest entry is a put, and those whose newest entry is a delete (writer only). */
-    private volatile int liveKeys;
-    private volatile int deletedKeys;
+    /*
+     * The counters readers ask for: written by the inserting thread only, with release stores
+     * ({@link #publishCounters}, once per insert or batch, no full fence each), read with
+     * acquire loads; the writer's running figures are the plain fields after them.
+     */
+    private int size;
+    private long usedBytes;
+    /** Distinct user keys whose newest entry is a put, and those whose newest entry is a delete. */
+    private int liveKeys;
+    private int deletedKeys;
+    private int writerSize;
+    private long writerUsedBytes;
+    private int writerLiveKeys;
+    private int writerDeletedKeys;
 
     // Writer state, confined to the inserting thread (hand-offs between leaders are ordered by the store's mutex).
     /** Node chunks taken so far (the next chunk's number). */
@@ -99,7 +113,31 @@ final class ArenaSkipList {
     private int indexedKeys;
 
     private long random = 0x9E3779B97F4A7C15L;
+    /**
+     * The last search's predecessor on every level (writer only). Within a sorted batch it is
+     * the finger the next search starts from; it keeps two properties there: every entry
+     * sorts at or before the batch's keys still to come, and on each level {@code l >= 1} the
+     * successor of {@code preds[l]} sorts after {@code preds[l - 1]} (so where the remembered
+     * successor on some level sorts after the key, it does on every level above).
+     */
     private final long[] preds = new long[MAX_HEIGHT];
+
+    private static final VarHandle SIZE;
+    private static final VarHandle USED_BYTES;
+    private static final VarHandle LIVE_KEYS;
+    private static final VarHandle DELETED_KEYS;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            SIZE = lookup.findVarHandle(ArenaSkipList.class, "size", int.class);
+            USED_BYTES = lookup.findVarHandle(ArenaSkipList.class, "usedBytes", long.class);
+            LIVE_KEYS = lookup.findVarHandle(ArenaSkipList.class, "liveKeys", int.class);
+            DELETED_KEYS = lookup.findVarHandle(ArenaSkipList.class, "deletedKeys", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** A skip list with its chunks on the Java heap. */
     ArenaSkipList() {
@@ -119,17 +157,17 @@ final class ArenaSkipList {
 
     /** Entries inserted so far. */
     int size() {
-        return size;
+        return (int) SIZE.getAcquire(this);
     }
 
     /** Distinct user keys whose newest entry is a put. */
     int liveKeys() {
-        return liveKeys;
+        return (int) LIVE_KEYS.getAcquire(this);
     }
 
     /** Distinct user keys whose newest entry is a delete. */
     int deletedKeys() {
-        return deletedKeys;
+        return (int) DELETED_KEYS.getAcquire(this);
     }
 
     /** Whether the chunks are in direct memory. */
@@ -139,7 +177,7 @@ final class ArenaSkipList {
 
     /** Arena bytes the entries occupy: nodes, keys and values. */
     long usedBytes() {
-        return usedBytes;
+        return (long) USED_BYTES.getAcquire(this);
     }
 
     /**
@@ -147,11 +185,125 @@ final class ArenaSkipList {
      * are copied. One thread at a time.
      */
     void insert(byte[] key, long seqno, EntryType type, byte[] value) {
+        insert(key, prefix(key, 0), prefix(key, 8), seqno, type, value, false);
+        publishCounters();
+    }
+
+    /**
+     * Inserts {@code count} entries, {@code keys[i], seqnos[i], types[i], values[i]} (a value
+     * is ignored for {@link EntryType#DELETE}; sequence numbers distinct), in internal-key order
+     * whatever their order in the arrays: sorted first, then each search resumes from the
+     * previous one's path. The result is the same as inserting them one by one; readers see
+     * each entry once it is linked, as they do with {@link #insert}. Keys and values are
+     * copied; the arrays are not changed. One thread at a time.
+     */
+    void insertBatch(byte[][] keys, long[] seqnos, EntryType[] types, byte[][] values, int count) {
+        long[] prefix0 = new long[count];
+        long[] prefix1 = new long[count];
+        for (int i = 0; i < count; i++) {
+            prefix0[i] = prefix(keys[i], 0);
+            prefix1[i] = prefix(keys[i], 8);
+        }
+        int[] order = sortedOrder(keys, seqnos, prefix0, prefix1, count);
+        try {
+            // The finger is set by the batch's first insert that searches (one linked in front of
+            // a newer version needs none and leaves preds as the last search, maybe another call's, left them).
+            boolean finger = false;
+            for (int j = 0; j < count; j++) {
+                int i = order[j];
+                finger |= insert(keys[i], prefix0[i], prefix1[i], seqnos[i], types[i], values[i], finger);
+            }
+        } finally {
+            publishCounters();
+        }
+    }
+
+    /** The indexes {@code 0 .. count - 1} in internal-key order of the entries they name (a stable merge sort). */
+    private static int[] sortedOrder(byte[][] keys, long[] seqnos, long[] prefix0, long[] prefix1, int count) {
+        int[] order = new int[count];
+        boolean sorted = true;
+        for (int i = 0; i < count; i++) {
+            order[i] = i;
+            if (i > 0 && sorted && compareEntries(i - 1, i, keys, seqnos, prefix0, prefix1) > 0) {
+                sorted = false;
+            }
+        }
+        if (!sorted) {
+            mergeSort(order, new int[count], 0, count, keys, seqnos, prefix0, prefix1);
+        }
+        return order;
+    }
+
+    private static void mergeSort(int[] a, int[] tmp, int from, int to, byte[][] keys, long[] seqnos,
+                                  long[] prefix0, long[] prefix1) {
+        if (to - from <= 12) {
+            for (int i = from + 1; i < to; i++) {
+                int v = a[i];
+                int j = i - 1;
+                while (j >= from && compareEntries(a[j], v, keys, seqnos, prefix0, prefix1) > 0) {
+                    a[j + 1] = a[j];
+                    j--;
+                }
+                a[j + 1] = v;
+            }
+            return;
+        }
+        int mid = (from + to) >>> 1;
+        mergeSort(a, tmp, from, mid, keys, seqnos, prefix0, prefix1);
+        mergeSort(a, tmp, mid, to, keys, seqnos, prefix0, prefix1);
+        if (compareEntries(a[mid - 1], a[mid], keys, seqnos, prefix0, prefix1) <= 0) {
+            return;
+        }
+        System.arraycopy(a, from, tmp, from, to - from);
+        int i = from;
+        int j = mid;
+        for (int k = from; k < to; k++) {
+            if (j >= to || (i < mid && compareEntries(tmp[i], tmp[j], keys, seqnos, prefix0, prefix1) <= 0)) {
+                a[k] = tmp[i++];
+            } else {
+                a[k] = tmp[j++];
+            }
+        }
+    }
+
+    /** Internal-key order of batch entries {@code i} and {@code j}: user key ascending (unsigned bytes), then sequence number descending. */
+    private static int compareEntries(int i, int j, byte[][] keys, long[] seqnos, long[] prefix0, long[] prefix1) {
+        int c = Long.compareUnsigned(prefix0[i], prefix0[j]);
+        if (c != 0) {
+            return c;
+        }
+        c = Long.compareUnsigned(prefix1[i], prefix1[j]);
+        if (c != 0) {
+            return c;
+        }
+        byte[] a = keys[i];
+        byte[] b = keys[j];
+        c = a.length > 16 && b.length > 16
+                ? java.util.Arrays.compareUnsigned(a, 16, a.length, b, 16, b.length)
+                : Integer.compare(a.length, b.length);
+        return c != 0 ? c : Long.compare(seqnos[j], seqnos[i]);
+    }
+
+    /** Makes the writer's running counters visible to readers (release stores). Writer only. */
+    private void publishCounters() {
+        SIZE.setRelease(this, writerSize);
+        USED_BYTES.setRelease(this, writerUsedBytes);
+        LIVE_KEYS.setRelease(this, writerLiveKeys);
+        DELETED_KEYS.setRelease(this, writerDeletedKeys);
+    }
+
+    /**
+     * Inserts one entry, whose key's first sixteen bytes are {@code prefix0, prefix1}; with
+     * {@code finger}, the search starts from {@link #preds}, left by a search for an entry that
+     * sorts before this one, with only inserts of such entries since (see {@link #insertBatch}).
+     * Returns whether it searched (and so left {@link #preds} for the entry's position): false
+     * when it linked the entry in front of a newer version of its key without a search.
+     */
+    private boolean insert(byte[] key, long prefix0, long prefix1, long seqno, EntryType type, byte[] value,
+                        boolean finger) {
         boolean tombstone = type == EntryType.DELETE;
         int valueLength = tombstone ? 0 : value.length;
         int h = randomHeight();
-        long prefix0 = prefix(key, 0);
-        long prefix1 = prefix(key, 8);
         long newest = h == 1 ? indexed(pointIndex, key, prefix0, prefix1) : 0;
         long node = allocateNode(h);
         long data = allocateData(key.length + valueLength);
@@ -165,26 +317,42 @@ final class ArenaSkipList {
 
         if (newest != 0 && seqno(newest) < seqno) {
             // A newer version of a key here: in front of its newest node, after that node's predecessor.
+            // The finger (preds) stays as it is: this changes no pointer above level 0, and its
+            // entries still sort before the keys to come.
             long pred = prev(newest);
             a.setWord(node, PREV, pred);
             a.setWord(node, NEXT, newest);
             setPrev(newest, node);
             a.setWordRelease(pred, NEXT, node);
-            usedBytes += NODE_FIXED_BYTES + Long.BYTES + key.length + valueLength;
-            size = size + 1;
+            writerUsedBytes += NODE_FIXED_BYTES + Long.BYTES + key.length + valueLength;
+            writerSize++;
             countKey(pred, newest, key, tombstone);
             index(key, prefix0, prefix1, node, seqno);
-            return;
+            return false;
         }
         int top = Math.max(height, h);
-        long x = 0;
-        for (int level = top - 1; level >= 0; level--) {
-            long next = next(x, level);
-            while (next != 0 && compare(next, prefix0, prefix1, key, seqno) < 0) {
-                x = next;
-                next = next(x, level);
+        if (finger) {
+            // The lowest level whose remembered successor sorts after the key: every level above
+            // keeps its predecessor; the search walks down from there.
+            int level = 0;
+            long bigger = 0;
+            for (; level < top - 1; level++) {
+                long next = next(preds[level], level);
+                if (next == 0 || compare(next, prefix0, prefix1, key, seqno) > 0) {
+                    bigger = next;
+                    break;
+                }
             }
-            preds[level] = x;
+            if (bigger != 0 || level < top - 1) {
+                search(preds[level], level - 1, bigger, prefix0, prefix1, key, seqno);
+            } else {
+                search(preds[level], level, 0, prefix0, prefix1, key, seqno);
+            }
+        } else {
+            search(0, top - 1, 0, prefix0, prefix1, key, seqno);
+            for (int level = top; level < MAX_HEIGHT; level++) {
+                preds[level] = 0;
+            }
         }
         for (int level = 0; level < h; level++) {
             a.setWord(node, NEXT + level, next(preds[level], level));
@@ -198,10 +366,32 @@ final class ArenaSkipList {
         if (h > height) {
             height = h;
         }
-        usedBytes += NODE_FIXED_BYTES + (long) h * Long.BYTES + key.length + valueLength;
-        size = size + 1;
+        writerUsedBytes += NODE_FIXED_BYTES + (long) h * Long.BYTES + key.length + valueLength;
+        writerSize++;
         countKey(preds[0], succ, key, tombstone);
         index(key, prefix0, prefix1, node, seqno);
+        for (int level = 0; level < h; level++) {
+            preds[level] = node;
+        }
+        return true;
+    }
+
+    /**
+     * Sets {@link #preds} on levels {@code from} down to 0 for {@code (key, seqno)}, walking
+     * from {@code x}, a node at least {@code from + 1} high (or the head) that sorts before it;
+     * {@code bigger} is a node known to sort after it (0: none), so a step that reaches it
+     * stops without a comparison (the node a level stops at is often the next level's too).
+     */
+    private void search(long x, int from, long bigger, long prefix0, long prefix1, byte[] key, long seqno) {
+        for (int level = from; level >= 0; level--) {
+            long next = next(x, level);
+            while (next != 0 && next != bigger && compare(next, prefix0, prefix1, key, seqno) < 0) {
+                x = next;
+                next = next(x, level);
+            }
+            preds[level] = x;
+            bigger = next;
+        }
     }
 
     /**
@@ -305,7 +495,7 @@ final class ArenaSkipList {
             }
             table[i] = slot;
         }
-        usedBytes += (long) (table.length - old.length) * Long.BYTES;
+        writerUsedBytes += (long) (table.length - old.length) * Long.BYTES;
         pointIndex = table;
     }
 
@@ -378,15 +568,15 @@ final class ArenaSkipList {
         }
         if (succ != 0 && keyEquals(succ, key)) {
             if (type(succ) == EntryType.DELETE) {
-                deletedKeys = deletedKeys - 1;
+                writerDeletedKeys--;
             } else {
-                liveKeys = liveKeys - 1;
+                writerLiveKeys--;
             }
         }
         if (tombstone) {
-            deletedKeys = deletedKeys + 1;
+            writerDeletedKeys++;
         } else {
-            liveKeys = liveKeys + 1;
+            writerLiveKeys++;
         }
     }
 

@@ -53,6 +53,7 @@ public class MemtableInsertBench extends BenchmarkDefaults {
     private final byte[][] batchKeys = new byte[BATCH][];
     private final byte[][] batchValues = new byte[BATCH][];
     private final EntryType[] batchTypes = new EntryType[BATCH];
+    private final long[] batchSeqnos = new long[BATCH];
 
     /** Generates the key pool and the value and starts the first memtable. */
     @Setup(Level.Trial)
@@ -95,6 +96,19 @@ public class MemtableInsertBench extends BenchmarkDefaults {
         for (int i = 0; i < BATCH; i++) {
             m.add(nextKey(), ++seqno, EntryType.PUT, value);
         }
+        return m;
+    }
+
+    /** A batch of {@value #BATCH} entries through {@link Memtable#addBatch} (sorted, each search resuming from the last). */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public Memtable batchSorted() {
+        Memtable m = memtable();
+        for (int i = 0; i < BATCH; i++) {
+            batchKeys[i] = nextKey();
+            batchSeqnos[i] = ++seqno;
+        }
+        m.addBatch(batchKeys, batchSeqnos, batchTypes, batchValues, BATCH);
         return m;
     }
 }
