@@ -164,7 +164,7 @@ class MemtableBatchTest {
     @ValueSource(booleans = {false, true})
     void readersSeeSortedCompleteEntriesWhileBatchesAreAdded(boolean offHeap) throws Exception {
         Memtable m = new Memtable(1, offHeap);
-        int n = 150_000;
+        int n = 80_000;
         AtomicReferenceArray<byte[]> keyOf = new AtomicReferenceArray<>(n + 1);
         AtomicLong added = new AtomicLong();
         AtomicBoolean done = new AtomicBoolean();
