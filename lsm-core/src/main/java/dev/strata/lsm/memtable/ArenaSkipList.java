@@ -25,9 +25,11 @@ import java.lang.invoke.VarHandle;
  * level. The words a search step reads, the key prefix and the level-0 forward pointer, are
  * thus adjacent (one cache line for seven nodes in eight), not six words apart.
  *
- * <p>A sorted batch ({@link #insertBatch}) reuses each insert's search path (the predecessor
- * on every level) for the next key: the search resumes at the lowest level whose remembered
- * predecessor's successor still sorts after the key, so the levels above are not walked again.
+ * <p>A batch ({@link #insertBatch}) is sorted, then searched for in groups of eight entries
+ * side by side, one step of each search in turn: the searches' cache misses, which dominate an
+ * insert into a large memtable, then overlap instead of following one another. The group's
+ * entries are linked in order, each after the predecessors found for it or after the group's
+ * entries linked before it.
  *
  * <p>A newer version of a key already here, whose random height is 1 (three inserts in four),
  * is linked in front of the key's newest node found through the point-read index and that
@@ -113,14 +115,19 @@ final class ArenaSkipList {
     private int indexedKeys;
 
     private long random = 0x9E3779B97F4A7C15L;
-    /**
-     * The last search's predecessor on every level (writer only). Within a sorted batch it is
-     * the finger the next search starts from; it keeps two properties there: every entry
-     * sorts at or before the batch's keys still to come, and on each level {@code l >= 1} the
-     * successor of {@code preds[l]} sorts after {@code preds[l - 1]} (so where the remembered
-     * successor on some level sorts after the key, it does on every level above).
-     */
+    /** The predecessor on every level of the entry being linked (writer only). */
     private final long[] preds = new long[MAX_HEIGHT];
+
+    /** Entries of a sorted batch searched for side by side ({@link #searchGroup}). */
+    private static final int GROUP = 8;
+    // Writer state of a batch's group: each search's node and level, the predecessors found
+    // (entry k's on level l at k * MAX_HEIGHT + l), and per level the group's last entry
+    // linked there (0: none yet) with the predecessor that had been found for it.
+    private final long[] groupX = new long[GROUP];
+    private final int[] groupLevel = new int[GROUP];
+    private final long[] groupPaths = new long[GROUP * MAX_HEIGHT];
+    private final long[] lastLinked = new long[MAX_HEIGHT];
+    private final long[] lastLinkedFound = new long[MAX_HEIGHT];
 
     private static final VarHandle SIZE;
     private static final VarHandle USED_BYTES;
@@ -185,7 +192,7 @@ final class ArenaSkipList {
      * are copied. One thread at a time.
      */
     void insert(byte[] key, long seqno, EntryType type, byte[] value) {
-        insert(key, prefix(key, 0), prefix(key, 8), seqno, type, value, false);
+        insert(key, prefix(key, 0), prefix(key, 8), seqno, type, value);
         publishCounters();
     }
 
@@ -206,15 +213,80 @@ final class ArenaSkipList {
         }
         int[] order = sortedOrder(keys, seqnos, prefix0, prefix1, count);
         try {
-            // The finger is set by the batch's first insert that searches (one linked in front of
-            // a newer version needs none and leaves preds as the last search, maybe another call's, left them).
-            boolean finger = false;
-            for (int j = 0; j < count; j++) {
-                int i = order[j];
-                finger |= insert(keys[i], prefix0[i], prefix1[i], seqnos[i], types[i], values[i], finger);
+            for (int start = 0; start < count; start += GROUP) {
+                int g = Math.min(GROUP, count - start);
+                searchGroup(order, start, g, keys, seqnos, prefix0, prefix1);
+                java.util.Arrays.fill(lastLinked, 0);
+                for (int k = 0; k < g; k++) {
+                    int i = order[start + k];
+                    insertFound(k, keys[i], prefix0[i], prefix1[i], seqnos[i], types[i], values[i]);
+                }
             }
         } finally {
             publishCounters();
+        }
+    }
+
+    /**
+     * Searches for the {@code g} entries {@code order[start .. start + g)} (in internal-key
+     * order) side by side, one step of each in turn, and leaves each one's predecessor on every
+     * level in {@link #groupPaths}: the steps of different searches do not depend on each other,
+     * so the processor overlaps their cache misses, where one search waits for each in turn.
+     * Against the list as it is before the group's inserts (see {@link #insertFound}). Writer only.
+     */
+    private void searchGroup(int[] order, int start, int g, byte[][] keys, long[] seqnos, long[] prefix0,
+                             long[] prefix1) {
+        int top = height;
+        for (int k = 0; k < g; k++) {
+            groupX[k] = 0;
+            groupLevel[k] = top - 1;
+            for (int level = top; level < MAX_HEIGHT; level++) {
+                groupPaths[k * MAX_HEIGHT + level] = 0;
+            }
+        }
+        int active = g;
+        while (active > 0) {
+            for (int k = 0; k < g; k++) {
+                int level = groupLevel[k];
+                if (level < 0) {
+                    continue;
+                }
+                int i = order[start + k];
+                long x = groupX[k];
+                long next = next(x, level);
+                if (next != 0 && compare(next, prefix0[i], prefix1[i], keys[i], seqnos[i]) < 0) {
+                    groupX[k] = next;
+                } else {
+                    groupPaths[k * MAX_HEIGHT + level] = x;
+                    groupLevel[k] = level - 1;
+                    if (level == 0) {
+                        active--;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Inserts entry {@code k} of the group {@link #searchGroup} searched for, after the group's
+     * entries before it: on each level its predecessor is the one found, unless the group's last
+     * entry linked on that level had the same one found (it then sorts after that one and
+     * before this entry, being a group entry before it in order), in which case it is that
+     * entry. Writer only.
+     */
+    private void insertFound(int k, byte[] key, long prefix0, long prefix1, long seqno, EntryType type, byte[] value) {
+        boolean tombstone = type == EntryType.DELETE;
+        int valueLength = tombstone ? 0 : value.length;
+        int h = randomHeight();
+        long node = writeNode(h, key, prefix0, prefix1, seqno, type, value);
+        for (int level = 0; level < h; level++) {
+            long found = groupPaths[k * MAX_HEIGHT + level];
+            preds[level] = lastLinked[level] != 0 && lastLinkedFound[level] == found ? lastLinked[level] : found;
+        }
+        link(node, h, key, prefix0, prefix1, seqno, tombstone, valueLength);
+        for (int level = 0; level < h; level++) {
+            lastLinkedFound[level] = groupPaths[k * MAX_HEIGHT + level];
+            lastLinked[level] = node;
         }
     }
 
@@ -292,33 +364,16 @@ final class ArenaSkipList {
         DELETED_KEYS.setRelease(this, writerDeletedKeys);
     }
 
-    /**
-     * Inserts one entry, whose key's first sixteen bytes are {@code prefix0, prefix1}; with
-     * {@code finger}, the search starts from {@link #preds}, left by a search for an entry that
-     * sorts before this one, with only inserts of such entries since (see {@link #insertBatch}).
-     * Returns whether it searched (and so left {@link #preds} for the entry's position): false
-     * when it linked the entry in front of a newer version of its key without a search.
-     */
-    private boolean insert(byte[] key, long prefix0, long prefix1, long seqno, EntryType type, byte[] value,
-                        boolean finger) {
+    /** Inserts one entry, whose key's first sixteen bytes are {@code prefix0, prefix1}. Writer only. */
+    private void insert(byte[] key, long prefix0, long prefix1, long seqno, EntryType type, byte[] value) {
         boolean tombstone = type == EntryType.DELETE;
         int valueLength = tombstone ? 0 : value.length;
         int h = randomHeight();
         long newest = h == 1 ? indexed(pointIndex, key, prefix0, prefix1) : 0;
-        long node = allocateNode(h);
-        long data = allocateData(key.length + valueLength);
-        Arena a = arena;
-        a.write(data, key, 0, key.length);
-        if (!tombstone) {
-            a.write(data + key.length, value, 0, valueLength);
-        }
-        a.setNode(node, prefix0, prefix1, seqno << 8 | type.code(),
-                (long) key.length << 32 | ((tombstone ? -1 : valueLength) & 0xffffffffL), data);
-
+        long node = writeNode(h, key, prefix0, prefix1, seqno, type, value);
         if (newest != 0 && seqno(newest) < seqno) {
             // A newer version of a key here: in front of its newest node, after that node's predecessor.
-            // The finger (preds) stays as it is: this changes no pointer above level 0, and its
-            // entries still sort before the keys to come.
+            Arena a = arena;
             long pred = prev(newest);
             a.setWord(node, PREV, pred);
             a.setWord(node, NEXT, newest);
@@ -328,32 +383,35 @@ final class ArenaSkipList {
             writerSize++;
             countKey(pred, newest, key, tombstone);
             index(key, prefix0, prefix1, node, seqno);
-            return false;
+            return;
         }
-        int top = Math.max(height, h);
-        if (finger) {
-            // The lowest level whose remembered successor sorts after the key: every level above
-            // keeps its predecessor; the search walks down from there.
-            int level = 0;
-            long bigger = 0;
-            for (; level < top - 1; level++) {
-                long next = next(preds[level], level);
-                if (next == 0 || compare(next, prefix0, prefix1, key, seqno) > 0) {
-                    bigger = next;
-                    break;
-                }
-            }
-            if (bigger != 0 || level < top - 1) {
-                search(preds[level], level - 1, bigger, prefix0, prefix1, key, seqno);
-            } else {
-                search(preds[level], level, 0, prefix0, prefix1, key, seqno);
-            }
-        } else {
-            search(0, top - 1, 0, prefix0, prefix1, key, seqno);
-            for (int level = top; level < MAX_HEIGHT; level++) {
-                preds[level] = 0;
-            }
+        search(0, Math.max(height, h) - 1, 0, prefix0, prefix1, key, seqno);
+        link(node, h, key, prefix0, prefix1, seqno, tombstone, valueLength);
+    }
+
+    /** Allocates a node of height {@code h} and its key and value bytes and fills them in (not linked yet). Writer only. */
+    private long writeNode(int h, byte[] key, long prefix0, long prefix1, long seqno, EntryType type, byte[] value) {
+        boolean tombstone = type == EntryType.DELETE;
+        int valueLength = tombstone ? 0 : value.length;
+        long node = allocateNode(h);
+        long data = allocateData(key.length + valueLength);
+        Arena a = arena;
+        a.write(data, key, 0, key.length);
+        if (!tombstone) {
+            a.write(data + key.length, value, 0, valueLength);
         }
+        a.setNode(node, prefix0, prefix1, seqno << 8 | type.code(),
+                (long) key.length << 32 | ((tombstone ? -1 : valueLength) & 0xffffffffL), data);
+        return node;
+    }
+
+    /**
+     * Links the written node {@code node} of height {@code h} after {@link #preds} on levels 0
+     * to {@code h - 1}, from the bottom with release stores, and counts and indexes it. Writer only.
+     */
+    private void link(long node, int h, byte[] key, long prefix0, long prefix1, long seqno, boolean tombstone,
+                      int valueLength) {
+        Arena a = arena;
         for (int level = 0; level < h; level++) {
             a.setWord(node, NEXT + level, next(preds[level], level));
             a.setWordRelease(preds[level], NEXT + level, node);
@@ -370,10 +428,6 @@ final class ArenaSkipList {
         writerSize++;
         countKey(preds[0], succ, key, tombstone);
         index(key, prefix0, prefix1, node, seqno);
-        for (int level = 0; level < h; level++) {
-            preds[level] = node;
-        }
-        return true;
     }
 
     /**
