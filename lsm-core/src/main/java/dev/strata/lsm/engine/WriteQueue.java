@@ -317,8 +317,8 @@ final class WriteQueue {
             }
             logged = true;
             long seq = first;
-            // A group of puts and deletes for one memtable goes in as one sorted batch (each
-            // search resumes from the last one's path); the test hook needs one insert at a time.
+            // A group of puts and deletes for one memtable goes in as one sorted batch (searches
+            // side by side, see Memtable#addBatch); the test hook needs one insert at a time.
             boolean sorted = hook == null && mems.size() == 1 && count > 1 && plainPutsAndDeletes(batches);
             if (sorted) {
                 addSorted(batches, count, mems.values().iterator().next(), first);

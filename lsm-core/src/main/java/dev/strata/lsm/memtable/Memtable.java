@@ -110,9 +110,8 @@ public final class Memtable {
      * Adds {@code count} entries: entry {@code i} is {@code keys[i]} at {@code seqnos[i]} of
      * type {@code types[i]} ({@link EntryType#PUT}, {@link EntryType#DELETE} or
      * {@link EntryType#MERGE}) with value {@code values[i]} (ignored for a delete). The same as
-     * {@link #add} of each in turn, for less: the entries are inserted in key order, each
-     * search resuming from the previous one's path (a write batch's keys tend to share the
-     * upper levels of it). Readers see each entry once it is linked, as with {@link #add}
+     * {@link #add} of each in turn, for less: the entries are sorted, searched for eight at
+     * a time side by side (so the searches' cache misses overlap) and linked in key order. Readers see each entry once it is linked, as with {@link #add}
      * (a reader's snapshot hides the batch until its sequence numbers are published). The
      * arrays are read, not kept or changed. One thread at a time, as {@link #add}.
      *
