@@ -125,6 +125,9 @@ final class ArenaSkipList {
     // linked there (0: none yet) with the predecessor that had been found for it.
     private final long[] groupX = new long[GROUP];
     private final int[] groupLevel = new int[GROUP];
+    /** Each entry's random height, and the newest node of its key when it goes in front of it without a search (0: searched). */
+    private final int[] groupHeight = new int[GROUP];
+    private final long[] groupNewest = new long[GROUP];
     private final long[] groupPaths = new long[GROUP * MAX_HEIGHT];
     private final long[] lastLinked = new long[MAX_HEIGHT];
     private final long[] lastLinkedFound = new long[MAX_HEIGHT];
@@ -215,6 +218,23 @@ final class ArenaSkipList {
         try {
             for (int start = 0; start < count; start += GROUP) {
                 int g = Math.min(GROUP, count - start);
+                // Heights first: an entry of height 1 that is a newer version of a key here goes
+                // in front of the key's newest node without a search, as insert does. Not one
+                // whose key the group's entry before it has (that one, newer, goes in first).
+                long[] table = pointIndex;
+                for (int k = 0; k < g; k++) {
+                    int i = order[start + k];
+                    int h = randomHeight();
+                    groupHeight[k] = h;
+                    long newest = 0;
+                    if (h == 1 && (k == 0 || !sameKey(keys[order[start + k - 1]], keys[i]))) {
+                        newest = indexed(table, keys[i], prefix0[i], prefix1[i]);
+                        if (newest != 0 && seqno(newest) >= seqnos[i]) {
+                            newest = 0;
+                        }
+                    }
+                    groupNewest[k] = newest;
+                }
                 searchGroup(order, start, g, keys, seqnos, prefix0, prefix1);
                 java.util.Arrays.fill(lastLinked, 0);
                 for (int k = 0; k < g; k++) {
@@ -237,14 +257,18 @@ final class ArenaSkipList {
     private void searchGroup(int[] order, int start, int g, byte[][] keys, long[] seqnos, long[] prefix0,
                              long[] prefix1) {
         int top = height;
+        int active = 0;
         for (int k = 0; k < g; k++) {
             groupX[k] = 0;
-            groupLevel[k] = top - 1;
+            // Entries linked in front of a newer version need no search.
+            groupLevel[k] = groupNewest[k] != 0 ? -1 : top - 1;
+            if (groupNewest[k] == 0) {
+                active++;
+            }
             for (int level = top; level < MAX_HEIGHT; level++) {
                 groupPaths[k * MAX_HEIGHT + level] = 0;
             }
         }
-        int active = g;
         while (active > 0) {
             for (int k = 0; k < g; k++) {
                 int level = groupLevel[k];
@@ -277,8 +301,18 @@ final class ArenaSkipList {
     private void insertFound(int k, byte[] key, long prefix0, long prefix1, long seqno, EntryType type, byte[] value) {
         boolean tombstone = type == EntryType.DELETE;
         int valueLength = tombstone ? 0 : value.length;
-        int h = randomHeight();
+        int h = groupHeight[k];
         long node = writeNode(h, key, prefix0, prefix1, seqno, type, value);
+        if (groupNewest[k] != 0) {
+            // On level 0 only, after the node before the key's newest: that is either a node
+            // of the list as the group found it, or the group's last entry linked there (the
+            // group's nodes so far all sort before this one); for the entries after it (an
+            // older version of the same key, say) it counts as linked after the node found.
+            long pred = linkInFront(node, groupNewest[k], key, prefix0, prefix1, seqno, tombstone, valueLength);
+            lastLinkedFound[0] = lastLinked[0] != 0 && pred == lastLinked[0] ? lastLinkedFound[0] : pred;
+            lastLinked[0] = node;
+            return;
+        }
         for (int level = 0; level < h; level++) {
             long found = groupPaths[k * MAX_HEIGHT + level];
             preds[level] = lastLinked[level] != 0 && lastLinkedFound[level] == found ? lastLinked[level] : found;
@@ -372,21 +406,36 @@ final class ArenaSkipList {
         long newest = h == 1 ? indexed(pointIndex, key, prefix0, prefix1) : 0;
         long node = writeNode(h, key, prefix0, prefix1, seqno, type, value);
         if (newest != 0 && seqno(newest) < seqno) {
-            // A newer version of a key here: in front of its newest node, after that node's predecessor.
-            Arena a = arena;
-            long pred = prev(newest);
-            a.setWord(node, PREV, pred);
-            a.setWord(node, NEXT, newest);
-            setPrev(newest, node);
-            a.setWordRelease(pred, NEXT, node);
-            writerUsedBytes += NODE_FIXED_BYTES + Long.BYTES + key.length + valueLength;
-            writerSize++;
-            countKey(pred, newest, key, tombstone);
-            index(key, prefix0, prefix1, node, seqno);
+            linkInFront(node, newest, key, prefix0, prefix1, seqno, tombstone, valueLength);
             return;
         }
         search(0, Math.max(height, h) - 1, 0, prefix0, prefix1, key, seqno);
         link(node, h, key, prefix0, prefix1, seqno, tombstone, valueLength);
+    }
+
+    /**
+     * Links the written node {@code node} (height 1), a newer version of the key whose newest
+     * node is {@code newest}, in front of that node, after its predecessor, and counts and
+     * indexes it; returns that predecessor. Writer only.
+     */
+    private long linkInFront(long node, long newest, byte[] key, long prefix0, long prefix1, long seqno,
+                             boolean tombstone, int valueLength) {
+        Arena a = arena;
+        long pred = prev(newest);
+        a.setWord(node, PREV, pred);
+        a.setWord(node, NEXT, newest);
+        setPrev(newest, node);
+        a.setWordRelease(pred, NEXT, node);
+        writerUsedBytes += NODE_FIXED_BYTES + Long.BYTES + key.length + valueLength;
+        writerSize++;
+        countKey(pred, newest, key, tombstone);
+        index(key, prefix0, prefix1, node, seqno);
+        return pred;
+    }
+
+    /** Whether two user keys are equal. */
+    private static boolean sameKey(byte[] a, byte[] b) {
+        return java.util.Arrays.equals(a, b);
     }
 
     /** Allocates a node of height {@code h} and its key and value bytes and fills them in (not linked yet). Writer only. */
