@@ -317,13 +317,7 @@ final class WriteQueue {
             }
             logged = true;
             long seq = first;
-            // A group of puts and deletes for one memtable goes in as one sorted batch (searches
-            // side by side, see Memtable#addBatch); the test hook needs one insert at a time.
-            boolean sorted = hook == null && mems.size() == 1 && count > 1 && plainPutsAndDeletes(batches);
-            if (sorted) {
-                addSorted(batches, count, mems.values().iterator().next(), first);
-            }
-            for (WriteBatch b : sorted ? List.<WriteBatch>of() : batches) {
+            for (WriteBatch b : batches) {
                 for (WriteBatch.Op op : b.ops()) {
                     if (hook != null) {
                         hook.run();
@@ -366,40 +360,6 @@ final class WriteQueue {
             LOG.log(System.Logger.Level.ERROR, writesRefused.getMessage(), error);
         }
         return failure;
-    }
-
-    /** Whether every operation of {@code batches} is a put or a point delete (no merge, no range delete). */
-    private static boolean plainPutsAndDeletes(List<WriteBatch> batches) {
-        for (WriteBatch b : batches) {
-            for (WriteBatch.Op op : b.ops()) {
-                if (op.merge() || op.rangeDelete()) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Adds a group's {@code count} puts and deletes, all for {@code mem}, at sequence numbers
-     * from {@code first} in the group's order, as one sorted batch ({@link Memtable#addBatch}).
-     */
-    private static void addSorted(List<WriteBatch> batches, int count, Memtable mem, long first) {
-        byte[][] keys = new byte[count][];
-        long[] seqnos = new long[count];
-        EntryType[] types = new EntryType[count];
-        byte[][] values = new byte[count][];
-        int i = 0;
-        for (WriteBatch b : batches) {
-            for (WriteBatch.Op op : b.ops()) {
-                keys[i] = op.key();
-                seqnos[i] = first + i;
-                types[i] = op.delete() ? EntryType.DELETE : EntryType.PUT;
-                values[i] = op.value();
-                i++;
-            }
-        }
-        mem.addBatch(keys, seqnos, types, values, count);
     }
 
     /**

@@ -17,19 +17,11 @@ import java.lang.invoke.VarHandle;
  * {@link java.util.concurrent.ConcurrentSkipListMap}, and a full memtable is a few hundred
  * large arrays that the garbage collector never copies, not millions of small objects.
  *
- * <p>Node layout, in longs from the node's address: the node before it on level 0 (a back
- * link: a cursor steps back in one load, and the insert of a newer version below uses it), the
- * address of the key bytes (the value bytes follow them), {@code keyLength << 32 |
- * valueLength} (value length -1 for a tombstone), {@code seqno << 8 | type code}, key bytes
- * 8–15 and 0–7 as big-endian unsigned numbers (zero padded), then one forward pointer per
- * level. The words a search step reads, the key prefix and the level-0 forward pointer, are
- * thus adjacent (one cache line for seven nodes in eight), not six words apart.
- *
- * <p>A batch ({@link #insertBatch}) is sorted, then searched for in groups of eight entries
- * side by side, one step of each search in turn: the searches' cache misses, which dominate an
- * insert into a large memtable, then overlap instead of following one another. The group's
- * entries are linked in order, each after the predecessors found for it or after the group's
- * entries linked before it.
+ * <p>Node layout, in longs from the node's address: key bytes 0–7 and 8–15 as big-endian
+ * unsigned numbers (zero padded), {@code seqno << 8 | type code}, {@code keyLength << 32 |
+ * valueLength} (value length -1 for a tombstone), the address of the key bytes (the value
+ * bytes follow them), the node before it on level 0 (a back link: a cursor steps back in one
+ * load, and the insert of a newer version below uses it), then one forward pointer per level.
  *
  * <p>A newer version of a key already here, whose random height is 1 (three inserts in four),
  * is linked in front of the key's newest node found through the point-read index and that
@@ -49,13 +41,13 @@ final class ArenaSkipList {
     static final int MAX_HEIGHT = 16;
     private static final int BRANCHING = 4;
 
+    static final int PREFIX0 = 0;
+    static final int PREFIX1 = 1;
+    static final int SEQ_TYPE = 2;
+    static final int LENGTHS = 3;
+    static final int DATA = 4;
     /** The node before this one on level 0 (0: the head); set with release stores, read with acquire loads. */
-    static final int PREV = 0;
-    static final int DATA = 1;
-    static final int LENGTHS = 2;
-    static final int SEQ_TYPE = 3;
-    static final int PREFIX1 = 4;
-    static final int PREFIX0 = 5;
+    static final int PREV = 5;
     static final int NEXT = 6;
     /** Bytes a node takes on top of its forward pointers. */
     static final int NODE_FIXED_BYTES = NEXT * Long.BYTES;
@@ -70,20 +62,12 @@ final class ArenaSkipList {
     /** The node and data chunks, on the heap or in direct memory. */
     private final Arena arena;
     private volatile int height = 1;
-    /*
-     * The counters readers ask for: written by the inserting thread only, with release stores
-     * ({@link #publishCounters}, once per insert or batch, no full fence each), read with
-     * acquire loads; the writer's running figures are the plain fields after them.
-     */
-    private int size;
-    private long usedBytes;
-    /** Distinct user keys whose newest entry is a put, and those whose newest entry is a delete. */
-    private int liveKeys;
-    private int deletedKeys;
-    private int writerSize;
-    private long writerUsedBytes;
-    private int writerLiveKeys;
-    private int writerDeletedKeys;
+    private volatile int size;
+    /** Written by the inserting thread only; volatile so that readers see the current figure. */
+    private volatile long usedBytes;
+    /** Distinct user keys whose newest entry is a put, and those whose newest entry is a delete (writer only). */
+    private volatile int liveKeys;
+    private volatile int deletedKeys;
 
     // Writer state, confined to the inserting thread (hand-offs between leaders are ordered by the store's mutex).
     /** Node chunks taken so far (the next chunk's number). */
@@ -115,39 +99,7 @@ final class ArenaSkipList {
     private int indexedKeys;
 
     private long random = 0x9E3779B97F4A7C15L;
-    /** The predecessor on every level of the entry being linked (writer only). */
     private final long[] preds = new long[MAX_HEIGHT];
-
-    /** Entries of a sorted batch searched for side by side ({@link #searchGroup}). */
-    private static final int GROUP = 8;
-    // Writer state of a batch's group: each search's node and level, the predecessors found
-    // (entry k's on level l at k * MAX_HEIGHT + l), and per level the group's last entry
-    // linked there (0: none yet) with the predecessor that had been found for it.
-    private final long[] groupX = new long[GROUP];
-    private final int[] groupLevel = new int[GROUP];
-    /** Each entry's random height, and the newest node of its key when it goes in front of it without a search (0: searched). */
-    private final int[] groupHeight = new int[GROUP];
-    private final long[] groupNewest = new long[GROUP];
-    private final long[] groupPaths = new long[GROUP * MAX_HEIGHT];
-    private final long[] lastLinked = new long[MAX_HEIGHT];
-    private final long[] lastLinkedFound = new long[MAX_HEIGHT];
-
-    private static final VarHandle SIZE;
-    private static final VarHandle USED_BYTES;
-    private static final VarHandle LIVE_KEYS;
-    private static final VarHandle DELETED_KEYS;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            SIZE = lookup.findVarHandle(ArenaSkipList.class, "size", int.class);
-            USED_BYTES = lookup.findVarHandle(ArenaSkipList.class, "usedBytes", long.class);
-            LIVE_KEYS = lookup.findVarHandle(ArenaSkipList.class, "liveKeys", int.class);
-            DELETED_KEYS = lookup.findVarHandle(ArenaSkipList.class, "deletedKeys", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** A skip list with its chunks on the Java heap. */
     ArenaSkipList() {
@@ -167,17 +119,17 @@ final class ArenaSkipList {
 
     /** Entries inserted so far. */
     int size() {
-        return (int) SIZE.getAcquire(this);
+        return size;
     }
 
     /** Distinct user keys whose newest entry is a put. */
     int liveKeys() {
-        return (int) LIVE_KEYS.getAcquire(this);
+        return liveKeys;
     }
 
     /** Distinct user keys whose newest entry is a delete. */
     int deletedKeys() {
-        return (int) DELETED_KEYS.getAcquire(this);
+        return deletedKeys;
     }
 
     /** Whether the chunks are in direct memory. */
@@ -187,7 +139,7 @@ final class ArenaSkipList {
 
     /** Arena bytes the entries occupy: nodes, keys and values. */
     long usedBytes() {
-        return (long) USED_BYTES.getAcquire(this);
+        return usedBytes;
     }
 
     /**
@@ -195,253 +147,12 @@ final class ArenaSkipList {
      * are copied. One thread at a time.
      */
     void insert(byte[] key, long seqno, EntryType type, byte[] value) {
-        insert(key, prefix(key, 0), prefix(key, 8), seqno, type, value);
-        publishCounters();
-    }
-
-    /**
-     * Inserts {@code count} entries, {@code keys[i], seqnos[i], types[i], values[i]} (a value
-     * is ignored for {@link EntryType#DELETE}; sequence numbers distinct), in internal-key order
-     * whatever their order in the arrays: sorted first, then each search resumes from the
-     * previous one's path. The result is the same as inserting them one by one; readers see
-     * each entry once it is linked, as they do with {@link #insert}. Keys and values are
-     * copied; the arrays are not changed. One thread at a time.
-     */
-    void insertBatch(byte[][] keys, long[] seqnos, EntryType[] types, byte[][] values, int count) {
-        long[] prefix0 = new long[count];
-        long[] prefix1 = new long[count];
-        for (int i = 0; i < count; i++) {
-            prefix0[i] = prefix(keys[i], 0);
-            prefix1[i] = prefix(keys[i], 8);
-        }
-        int[] order = sortedOrder(keys, seqnos, prefix0, prefix1, count);
-        try {
-            for (int start = 0; start < count; start += GROUP) {
-                int g = Math.min(GROUP, count - start);
-                // Heights first: an entry of height 1 that is a newer version of a key here goes
-                // in front of the key's newest node without a search, as insert does. Not one
-                // whose key the group's entry before it has (that one, newer, goes in first).
-                long[] table = pointIndex;
-                for (int k = 0; k < g; k++) {
-                    int i = order[start + k];
-                    int h = randomHeight();
-                    groupHeight[k] = h;
-                    long newest = 0;
-                    if (h == 1 && (k == 0 || !sameKey(keys[order[start + k - 1]], keys[i]))) {
-                        newest = indexed(table, keys[i], prefix0[i], prefix1[i]);
-                        if (newest != 0 && seqno(newest) >= seqnos[i]) {
-                            newest = 0;
-                        }
-                    }
-                    groupNewest[k] = newest;
-                }
-                searchGroup(order, start, g, keys, seqnos, prefix0, prefix1);
-                java.util.Arrays.fill(lastLinked, 0);
-                for (int k = 0; k < g; k++) {
-                    int i = order[start + k];
-                    insertFound(k, keys[i], prefix0[i], prefix1[i], seqnos[i], types[i], values[i]);
-                }
-            }
-        } finally {
-            publishCounters();
-        }
-    }
-
-    /**
-     * Searches for the {@code g} entries {@code order[start .. start + g)} (in internal-key
-     * order) side by side, one step of each in turn, and leaves each one's predecessor on every
-     * level in {@link #groupPaths}: the steps of different searches do not depend on each other,
-     * so the processor overlaps their cache misses, where one search waits for each in turn.
-     * Against the list as it is before the group's inserts (see {@link #insertFound}). Writer only.
-     */
-    private void searchGroup(int[] order, int start, int g, byte[][] keys, long[] seqnos, long[] prefix0,
-                             long[] prefix1) {
-        int top = height;
-        int active = 0;
-        for (int k = 0; k < g; k++) {
-            groupX[k] = 0;
-            // Entries linked in front of a newer version need no search.
-            groupLevel[k] = groupNewest[k] != 0 ? -1 : top - 1;
-            if (groupNewest[k] == 0) {
-                active++;
-            }
-            for (int level = top; level < MAX_HEIGHT; level++) {
-                groupPaths[k * MAX_HEIGHT + level] = 0;
-            }
-        }
-        while (active > 0) {
-            for (int k = 0; k < g; k++) {
-                int level = groupLevel[k];
-                if (level < 0) {
-                    continue;
-                }
-                int i = order[start + k];
-                long x = groupX[k];
-                long next = next(x, level);
-                if (next != 0 && compare(next, prefix0[i], prefix1[i], keys[i], seqnos[i]) < 0) {
-                    groupX[k] = next;
-                } else {
-                    groupPaths[k * MAX_HEIGHT + level] = x;
-                    groupLevel[k] = level - 1;
-                    if (level == 0) {
-                        active--;
-                    }
-                }
-            }
-        }
-    }
-
-    /**
-     * Inserts entry {@code k} of the group {@link #searchGroup} searched for, after the group's
-     * entries before it: on each level its predecessor is the one found, unless the group's last
-     * entry linked on that level had the same one found (it then sorts after that one and
-     * before this entry, being a group entry before it in order), in which case it is that
-     * entry. Writer only.
-     */
-    private void insertFound(int k, byte[] key, long prefix0, long prefix1, long seqno, EntryType type, byte[] value) {
-        boolean tombstone = type == EntryType.DELETE;
-        int valueLength = tombstone ? 0 : value.length;
-        int h = groupHeight[k];
-        long node = writeNode(h, key, prefix0, prefix1, seqno, type, value);
-        if (groupNewest[k] != 0) {
-            // On level 0 only, after the node before the key's newest: that is either a node
-            // of the list as the group found it, or the group's last entry linked there (the
-            // group's nodes so far all sort before this one); for the entries after it (an
-            // older version of the same key, say) it counts as linked after the node found.
-            long pred = linkInFront(node, groupNewest[k], key, prefix0, prefix1, seqno, tombstone, valueLength);
-            lastLinkedFound[0] = lastLinked[0] != 0 && pred == lastLinked[0] ? lastLinkedFound[0] : pred;
-            lastLinked[0] = node;
-            return;
-        }
-        for (int level = 0; level < h; level++) {
-            long found = groupPaths[k * MAX_HEIGHT + level];
-            preds[level] = lastLinked[level] != 0 && lastLinkedFound[level] == found ? lastLinked[level] : found;
-        }
-        link(node, h, key, prefix0, prefix1, seqno, tombstone, valueLength);
-        for (int level = 0; level < h; level++) {
-            lastLinkedFound[level] = groupPaths[k * MAX_HEIGHT + level];
-            lastLinked[level] = node;
-        }
-    }
-
-    /** The indexes {@code 0 .. count - 1} in internal-key order of the entries they name (a stable merge sort). */
-    private static int[] sortedOrder(byte[][] keys, long[] seqnos, long[] prefix0, long[] prefix1, int count) {
-        int[] order = new int[count];
-        boolean sorted = true;
-        for (int i = 0; i < count; i++) {
-            order[i] = i;
-            if (i > 0 && sorted && compareEntries(i - 1, i, keys, seqnos, prefix0, prefix1) > 0) {
-                sorted = false;
-            }
-        }
-        if (!sorted) {
-            mergeSort(order, new int[count], 0, count, keys, seqnos, prefix0, prefix1);
-        }
-        return order;
-    }
-
-    private static void mergeSort(int[] a, int[] tmp, int from, int to, byte[][] keys, long[] seqnos,
-                                  long[] prefix0, long[] prefix1) {
-        if (to - from <= 12) {
-            for (int i = from + 1; i < to; i++) {
-                int v = a[i];
-                int j = i - 1;
-                while (j >= from && compareEntries(a[j], v, keys, seqnos, prefix0, prefix1) > 0) {
-                    a[j + 1] = a[j];
-                    j--;
-                }
-                a[j + 1] = v;
-            }
-            return;
-        }
-        int mid = (from + to) >>> 1;
-        mergeSort(a, tmp, from, mid, keys, seqnos, prefix0, prefix1);
-        mergeSort(a, tmp, mid, to, keys, seqnos, prefix0, prefix1);
-        if (compareEntries(a[mid - 1], a[mid], keys, seqnos, prefix0, prefix1) <= 0) {
-            return;
-        }
-        System.arraycopy(a, from, tmp, from, to - from);
-        int i = from;
-        int j = mid;
-        for (int k = from; k < to; k++) {
-            if (j >= to || (i < mid && compareEntries(tmp[i], tmp[j], keys, seqnos, prefix0, prefix1) <= 0)) {
-                a[k] = tmp[i++];
-            } else {
-                a[k] = tmp[j++];
-            }
-        }
-    }
-
-    /** Internal-key order of batch entries {@code i} and {@code j}: user key ascending (unsigned bytes), then sequence number descending. */
-    private static int compareEntries(int i, int j, byte[][] keys, long[] seqnos, long[] prefix0, long[] prefix1) {
-        int c = Long.compareUnsigned(prefix0[i], prefix0[j]);
-        if (c != 0) {
-            return c;
-        }
-        c = Long.compareUnsigned(prefix1[i], prefix1[j]);
-        if (c != 0) {
-            return c;
-        }
-        byte[] a = keys[i];
-        byte[] b = keys[j];
-        c = a.length > 16 && b.length > 16
-                ? java.util.Arrays.compareUnsigned(a, 16, a.length, b, 16, b.length)
-                : Integer.compare(a.length, b.length);
-        return c != 0 ? c : Long.compare(seqnos[j], seqnos[i]);
-    }
-
-    /** Makes the writer's running counters visible to readers (release stores). Writer only. */
-    private void publishCounters() {
-        SIZE.setRelease(this, writerSize);
-        USED_BYTES.setRelease(this, writerUsedBytes);
-        LIVE_KEYS.setRelease(this, writerLiveKeys);
-        DELETED_KEYS.setRelease(this, writerDeletedKeys);
-    }
-
-    /** Inserts one entry, whose key's first sixteen bytes are {@code prefix0, prefix1}. Writer only. */
-    private void insert(byte[] key, long prefix0, long prefix1, long seqno, EntryType type, byte[] value) {
         boolean tombstone = type == EntryType.DELETE;
         int valueLength = tombstone ? 0 : value.length;
         int h = randomHeight();
+        long prefix0 = prefix(key, 0);
+        long prefix1 = prefix(key, 8);
         long newest = h == 1 ? indexed(pointIndex, key, prefix0, prefix1) : 0;
-        long node = writeNode(h, key, prefix0, prefix1, seqno, type, value);
-        if (newest != 0 && seqno(newest) < seqno) {
-            linkInFront(node, newest, key, prefix0, prefix1, seqno, tombstone, valueLength);
-            return;
-        }
-        search(0, Math.max(height, h) - 1, 0, prefix0, prefix1, key, seqno);
-        link(node, h, key, prefix0, prefix1, seqno, tombstone, valueLength);
-    }
-
-    /**
-     * Links the written node {@code node} (height 1), a newer version of the key whose newest
-     * node is {@code newest}, in front of that node, after its predecessor, and counts and
-     * indexes it; returns that predecessor. Writer only.
-     */
-    private long linkInFront(long node, long newest, byte[] key, long prefix0, long prefix1, long seqno,
-                             boolean tombstone, int valueLength) {
-        Arena a = arena;
-        long pred = prev(newest);
-        a.setWord(node, PREV, pred);
-        a.setWord(node, NEXT, newest);
-        setPrev(newest, node);
-        a.setWordRelease(pred, NEXT, node);
-        writerUsedBytes += NODE_FIXED_BYTES + Long.BYTES + key.length + valueLength;
-        writerSize++;
-        countKey(pred, newest, key, tombstone);
-        index(key, prefix0, prefix1, node, seqno);
-        return pred;
-    }
-
-    /** Whether two user keys are equal. */
-    private static boolean sameKey(byte[] a, byte[] b) {
-        return java.util.Arrays.equals(a, b);
-    }
-
-    /** Allocates a node of height {@code h} and its key and value bytes and fills them in (not linked yet). Writer only. */
-    private long writeNode(int h, byte[] key, long prefix0, long prefix1, long seqno, EntryType type, byte[] value) {
-        boolean tombstone = type == EntryType.DELETE;
-        int valueLength = tombstone ? 0 : value.length;
         long node = allocateNode(h);
         long data = allocateData(key.length + valueLength);
         Arena a = arena;
@@ -451,16 +162,30 @@ final class ArenaSkipList {
         }
         a.setNode(node, prefix0, prefix1, seqno << 8 | type.code(),
                 (long) key.length << 32 | ((tombstone ? -1 : valueLength) & 0xffffffffL), data);
-        return node;
-    }
 
-    /**
-     * Links the written node {@code node} of height {@code h} after {@link #preds} on levels 0
-     * to {@code h - 1}, from the bottom with release stores, and counts and indexes it. Writer only.
-     */
-    private void link(long node, int h, byte[] key, long prefix0, long prefix1, long seqno, boolean tombstone,
-                      int valueLength) {
-        Arena a = arena;
+        if (newest != 0 && seqno(newest) < seqno) {
+            // A newer version of a key here: in front of its newest node, after that node's predecessor.
+            long pred = prev(newest);
+            a.setWord(node, PREV, pred);
+            a.setWord(node, NEXT, newest);
+            setPrev(newest, node);
+            a.setWordRelease(pred, NEXT, node);
+            usedBytes += NODE_FIXED_BYTES + Long.BYTES + key.length + valueLength;
+            size = size + 1;
+            countKey(pred, newest, key, tombstone);
+            index(key, prefix0, prefix1, node, seqno);
+            return;
+        }
+        int top = Math.max(height, h);
+        long x = 0;
+        for (int level = top - 1; level >= 0; level--) {
+            long next = next(x, level);
+            while (next != 0 && compare(next, prefix0, prefix1, key, seqno) < 0) {
+                x = next;
+                next = next(x, level);
+            }
+            preds[level] = x;
+        }
         for (int level = 0; level < h; level++) {
             a.setWord(node, NEXT + level, next(preds[level], level));
             a.setWordRelease(preds[level], NEXT + level, node);
@@ -473,28 +198,10 @@ final class ArenaSkipList {
         if (h > height) {
             height = h;
         }
-        writerUsedBytes += NODE_FIXED_BYTES + (long) h * Long.BYTES + key.length + valueLength;
-        writerSize++;
+        usedBytes += NODE_FIXED_BYTES + (long) h * Long.BYTES + key.length + valueLength;
+        size = size + 1;
         countKey(preds[0], succ, key, tombstone);
         index(key, prefix0, prefix1, node, seqno);
-    }
-
-    /**
-     * Sets {@link #preds} on levels {@code from} down to 0 for {@code (key, seqno)}, walking
-     * from {@code x}, a node at least {@code from + 1} high (or the head) that sorts before it;
-     * {@code bigger} is a node known to sort after it (0: none), so a step that reaches it
-     * stops without a comparison (the node a level stops at is often the next level's too).
-     */
-    private void search(long x, int from, long bigger, long prefix0, long prefix1, byte[] key, long seqno) {
-        for (int level = from; level >= 0; level--) {
-            long next = next(x, level);
-            while (next != 0 && next != bigger && compare(next, prefix0, prefix1, key, seqno) < 0) {
-                x = next;
-                next = next(x, level);
-            }
-            preds[level] = x;
-            bigger = next;
-        }
     }
 
     /**
@@ -598,7 +305,7 @@ final class ArenaSkipList {
             }
             table[i] = slot;
         }
-        writerUsedBytes += (long) (table.length - old.length) * Long.BYTES;
+        usedBytes += (long) (table.length - old.length) * Long.BYTES;
         pointIndex = table;
     }
 
@@ -671,15 +378,15 @@ final class ArenaSkipList {
         }
         if (succ != 0 && keyEquals(succ, key)) {
             if (type(succ) == EntryType.DELETE) {
-                writerDeletedKeys--;
+                deletedKeys = deletedKeys - 1;
             } else {
-                writerLiveKeys--;
+                liveKeys = liveKeys - 1;
             }
         }
         if (tombstone) {
-            writerDeletedKeys++;
+            deletedKeys = deletedKeys + 1;
         } else {
-            writerLiveKeys++;
+            liveKeys = liveKeys + 1;
         }
     }
 

@@ -103,65 +103,7 @@ public final class Memtable {
     /** Adds an entry; {@code value} is ignored for a delete. One thread at a time. */
     public void add(byte[] key, long seqno, EntryType type, byte[] value) {
         list.insert(key, seqno, type, value);
-        noteSeqno(seqno, seqno);
-    }
-
-    /**
-     * Adds {@code count} entries: entry {@code i} is {@code keys[i]} at {@code seqnos[i]} of
-     * type {@code types[i]} ({@link EntryType#PUT}, {@link EntryType#DELETE} or
-     * {@link EntryType#MERGE}) with value {@code values[i]} (ignored for a delete). The same as
-     * {@link #add} of each in turn, for less: the entries are sorted, searched for eight at
-     * a time side by side (so the searches' cache misses overlap) and linked in key order. Readers see each entry once it is linked, as with {@link #add}
-     * (a reader's snapshot hides the batch until its sequence numbers are published). The
-     * arrays are read, not kept or changed. One thread at a time, as {@link #add}.
-     *
-     * @throws IllegalArgumentException if {@code count} exceeds an array's length, or two
-     *     entries have the same sequence number (nothing is added then)
-     */
-    public void addBatch(byte[][] keys, long[] seqnos, EntryType[] types, byte[][] values, int count) {
-        if (count < 0 || count > keys.length || count > seqnos.length || count > types.length || count > values.length) {
-            throw new IllegalArgumentException("batch of " + count + " entries does not fit its arrays (keys "
-                    + keys.length + ", sequence numbers " + seqnos.length + ", types " + types.length + ", values "
-                    + values.length + ")");
-        }
-        if (count == 0) {
-            return;
-        }
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
-        for (int i = 0; i < count; i++) {
-            min = Math.min(min, seqnos[i]);
-            max = Math.max(max, seqnos[i]);
-        }
-        if (max - min + 1 < count || !distinct(seqnos, count, min, max)) {
-            throw new IllegalArgumentException("batch of " + count + " entries repeats a sequence number");
-        }
-        list.insertBatch(keys, seqnos, types, values, count);
-        noteSeqno(min, max);
-    }
-
-    /** Whether {@code seqnos[0, count)}, all in {@code [min, max]}, are distinct. */
-    private static boolean distinct(long[] seqnos, int count, long min, long max) {
-        if (max - min + 1 == count) {
-            // count numbers in a range of count: distinct unless one repeats, which leaves a gap.
-            java.util.BitSet seen = new java.util.BitSet(count);
-            for (int i = 0; i < count; i++) {
-                int at = (int) (seqnos[i] - min);
-                if (seen.get(at)) {
-                    return false;
-                }
-                seen.set(at);
-            }
-            return true;
-        }
-        long[] sorted = java.util.Arrays.copyOf(seqnos, count);
-        java.util.Arrays.sort(sorted);
-        for (int i = 1; i < count; i++) {
-            if (sorted[i] == sorted[i - 1]) {
-                return false;
-            }
-        }
-        return true;
+        noteSeqno(seqno);
     }
 
     /**
@@ -170,7 +112,7 @@ public final class Memtable {
      */
     public void addRangeTombstone(byte[] from, byte[] to, long seqno) {
         rangeTombstones = rangeTombstones.with(from, to, seqno);
-        noteSeqno(seqno, seqno);
+        noteSeqno(seqno);
     }
 
     /** The range tombstones added so far (all sequence numbers: readers filter). */
@@ -184,31 +126,13 @@ public final class Memtable {
         return node != 0 && java.util.Arrays.compareUnsigned(list.key(node), to) < 0;
     }
 
-    /**
-     * Notes that entries with sequence numbers {@code low} to {@code high} were added: release
-     * stores, and only when a figure changes (readers take them with volatile loads; the
-     * writer's own ordering needs no full fence per add).
-     */
-    private void noteSeqno(long low, long high) {
-        if (high > (long) MAX_SEQNO.getOpaque(this)) {
-            MAX_SEQNO.setRelease(this, high);
+    private void noteSeqno(long seqno) {
+        if (seqno > maxSeqno) {
+            maxSeqno = seqno;
         }
-        long min = (long) MIN_SEQNO.getOpaque(this);
-        if (min == 0 || low < min) {
-            MIN_SEQNO.setRelease(this, low);
-        }
-    }
-
-    private static final java.lang.invoke.VarHandle MAX_SEQNO;
-    private static final java.lang.invoke.VarHandle MIN_SEQNO;
-
-    static {
-        try {
-            java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
-            MAX_SEQNO = lookup.findVarHandle(Memtable.class, "maxSeqno", long.class);
-            MIN_SEQNO = lookup.findVarHandle(Memtable.class, "minSeqno", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
+        long min = minSeqno;
+        if (min == 0 || seqno < min) {
+            minSeqno = seqno;
         }
     }
 
