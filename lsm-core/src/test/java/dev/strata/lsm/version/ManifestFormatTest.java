@@ -221,8 +221,10 @@ class ManifestFormatTest {
             }
             Path current = Manifest.readCurrent(new FileChannelStorageIO(), dir);
             Manifest.Log log = Manifest.readLog(new FileChannelStorageIO(), current);
-            assertEquals(Kind.SNAPSHOT, log.edits().get(0).kind(), "a reopened store writes format 2");
-            assertEquals(2, Files.readAllBytes(current)[21 + 7], "format version of the first record");
+            assertEquals(Kind.SNAPSHOT, log.edits().get(0).kind(), "a reopened store writes format 3");
+            assertEquals(3, Files.readAllBytes(current)[21 + 7], "format version of the first record");
+            assertEquals(PolicyRecord.of("size-tiered", Map.of()), log.recordedPolicy(),
+                    "the fixture's configuration names size-tiered, which is recorded");
         }
     }
 
