@@ -515,6 +515,10 @@ public final class StoreConfig {
             throw new IllegalStateException("the configuration names merge policy " + mergePolicy
                     + "; the store does not choose one");
         }
+        if (mergePolicyInstance == null && mergePolicy.equals(name)
+                && mergePolicyParams.equals(params == null ? Map.of() : params)) {
+            return this; // resolved at build already
+        }
         Builder b = toBuilder().mergePolicy(name, params);
         b.mergePolicyNamed = false;
         return b.build();

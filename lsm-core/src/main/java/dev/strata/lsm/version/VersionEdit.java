@@ -17,7 +17,7 @@ import java.util.List;
  *       runs dropped and inserted (or, rarely, the level's whole run order). Its size does
  *       not depend on how many components the tree holds.</li>
  *   <li>{@link Kind#LAYOUT}: added and removed components and the complete layout after
- *       the change. Every format-1 record is of this kind; format 2 writes it only when a
+ *       the change. Every format-1 record is of this kind; formats 2 and 3 write it only when a
  *       change cannot be expressed as a delta.</li>
  * </ul>
  *
