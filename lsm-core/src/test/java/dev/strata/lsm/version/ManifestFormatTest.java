@@ -177,9 +177,12 @@ class ManifestFormatTest {
         bytes[1] = 9;
         IOException e = assertThrows(IOException.class, () -> VersionEdit.decode(bytes));
         assertTrue(e.getMessage().contains("kind 9"), e.getMessage());
-        bytes[0] = 3;
+        bytes[0] = 4;
         e = assertThrows(IOException.class, () -> VersionEdit.decode(bytes));
-        assertTrue(e.getMessage().contains("format 3"), e.getMessage());
+        assertTrue(e.getMessage().contains("format 4"), e.getMessage());
+        bytes[0] = 0;
+        e = assertThrows(IOException.class, () -> VersionEdit.decode(bytes));
+        assertTrue(e.getMessage().contains("format 0"), e.getMessage());
     }
 
     @Test

@@ -169,6 +169,22 @@ class RecordedPolicyTest {
     }
 
     @Test
+    void aRepairedManifestKeepsThePolicy() throws IOException {
+        try (LsmStore store = LsmStore.open(dir, base().mergePolicy("no-merge").build())) {
+            for (int i = 0; i < 3; i++) {
+                put(store, i);
+                store.flush();
+            }
+        }
+        LsmStore.repair(dir, base().build());
+        assertEquals(PolicyRecord.of("no-merge", Map.of()), recorded(dir), "the rebuilt manifest keeps the record");
+        try (LsmStore store = LsmStore.open(dir, base().build())) {
+            assertEquals("no-merge", store.config().mergePolicy());
+            assertEquals("v2", get(store, 2));
+        }
+    }
+
+    @Test
     void snapshotsOfFormat3CarryThePolicyAndFormat2NeverDoes() throws IOException {
         PolicyRecord p = PolicyRecord.of("size-tiered", Map.of("max-runs", "30", "fanout", "3"));
         VersionEdit snap = VersionEdit.snapshot(9, 8, 7, 6, 5, 4, new byte[] {1, 2}, List.of(), List.of(), p);
