@@ -909,9 +909,12 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
-     * The configuration the store was opened with.
+     * The configuration the store was opened with. When that configuration names no merge
+     * policy ({@link StoreConfig#mergePolicyNamed()} false), this one holds the policy the store
+     * chose and runs: the one its manifest records, or the default for a new store
+     * (docs/policies.md, "The default policy and what a store records").
      *
-     * @return the configuration given to {@code open}
+     * @return the configuration given to {@code open}, with the policy the store runs
      */
     public StoreConfig config() {
         engine.checkOpen();

@@ -39,6 +39,18 @@ public final class StoreConfig {
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 128L << 20;
     /** The default number of merge threads. */
     public static final int DEFAULT_BACKGROUND_THREADS = 2;
+    /**
+     * The merge policy a new store runs when its configuration names none and lsm-policies (which
+     * registers it) is on the class path; without it, {@value #FALLBACK_MERGE_POLICY}. Why: docs/policies.md,
+     * "The default policy and what a store records".
+     */
+    public static final String NEW_STORE_MERGE_POLICY = "one-leveling";
+    /**
+     * The merge policy of a store whose configuration names none and whose manifest records
+     * none (created before stores recorded their policy), and of a new store without
+     * lsm-policies: the policy lsm-core ships.
+     */
+    public static final String FALLBACK_MERGE_POLICY = SizeTieredPolicyFactory.NAME;
     /** The policy tick's default period: a few seconds, as RocksDB's periodic compaction check. */
     public static final long DEFAULT_POLICY_TICK_MILLIS = 5000;
     /** The default largest value a put accepts: 64 MiB. */
@@ -71,6 +83,8 @@ public final class StoreConfig {
     private final long manifestRewriteBytes;
     private final long obsoleteDeleteBatchBytes;
     private final String mergePolicy;
+    /** Whether the policy was chosen (by name or instance) rather than left to the store. */
+    private final boolean mergePolicyNamed;
     /** Null unless the builder was given an instance. */
     private final MergePolicy mergePolicyInstance;
     private final String mergeOperator;
@@ -116,6 +130,7 @@ public final class StoreConfig {
         this.manifestRewriteBytes = b.manifestRewriteBytes;
         this.obsoleteDeleteBatchBytes = b.obsoleteDeleteBatchBytes;
         this.mergePolicy = b.mergePolicy;
+        this.mergePolicyNamed = b.mergePolicyNamed;
         this.mergePolicyInstance = b.mergePolicyInstance;
         this.mergeOperator = b.mergeOperator;
         this.maxSuccessiveMerges = b.maxSuccessiveMerges;
@@ -194,6 +209,7 @@ public final class StoreConfig {
         b.manifestRewriteBytes = manifestRewriteBytes;
         b.obsoleteDeleteBatchBytes = obsoleteDeleteBatchBytes;
         b.mergePolicy = mergePolicy;
+        b.mergePolicyNamed = mergePolicyNamed;
         b.mergePolicyInstance = mergePolicyInstance;
         b.mergeOperator = mergeOperator;
         b.maxSuccessiveMerges = maxSuccessiveMerges;
@@ -452,15 +468,60 @@ public final class StoreConfig {
     }
 
     /**
-     * Name of the merge policy (default {@code size-tiered}): its registered name, or, when
-     * the builder was given an instance ({@link Builder#mergePolicy(MergePolicy)}), the
-     * instance's class's simple name, which is for logs and reports only (no registry
-     * resolves it, and nothing on disk records it).
+     * Name of the merge policy: its registered name, or, when the builder was given an instance
+     * ({@link Builder#mergePolicy(MergePolicy)}), the instance's class's simple name, which is
+     * for logs and reports only (no registry resolves it, and nothing on disk records it).
+     *
+     * <p>When the configuration names no policy ({@link #mergePolicyNamed()} false) the store
+     * chooses one when it opens (the one its manifest records; for a new store
+     * {@value #NEW_STORE_MERGE_POLICY} when lsm-policies is on the class path, else
+     * {@code size-tiered}; see docs/policies.md, "The default policy and what a store records"),
+     * and {@link LsmStore#config()} reports the one it runs. A configuration built here and not
+     * yet opened then reports {@code size-tiered}, the policy of a store that records none.
      *
      * @return the policy's name
      */
     public String mergePolicy() {
         return mergePolicy;
+    }
+
+    /**
+     * Whether this configuration chooses the merge policy (XML {@code <mergePolicy>}, a
+     * {@link Builder#mergePolicy} call, a family's own policy), rather than leaving it to the
+     * store: a store opened with a configuration that names its policy runs it and records it
+     * in its manifest; one opened with a configuration that names none runs the policy its
+     * manifest records. False by default.
+     *
+     * @return whether the policy is named
+     */
+    public boolean mergePolicyNamed() {
+        return mergePolicyNamed;
+    }
+
+    /**
+     * This configuration running policy {@code name} with {@code params}, still naming none
+     * ({@link #mergePolicyNamed()} stays false): what a store opened with this configuration
+     * reports ({@link LsmStore#config()}) once it has chosen the policy it runs, its recorded one
+     * or the default for a new store. Families taking the store's policy take this one.
+     *
+     * @param name the policy's registered name
+     * @param params its raw parameters (absent ones take their defaults)
+     * @return the configuration with that policy
+     * @throws IllegalStateException if this configuration names its policy
+     * @throws ConfigException for an unknown policy or a bad parameter
+     */
+    public StoreConfig withStoreChosenMergePolicy(String name, Map<String, String> params) {
+        if (mergePolicyNamed) {
+            throw new IllegalStateException("the configuration names merge policy " + mergePolicy
+                    + "; the store does not choose one");
+        }
+        if (mergePolicyInstance == null && mergePolicy.equals(name)
+                && mergePolicyParams.equals(params == null ? Map.of() : params)) {
+            return this; // resolved at build already
+        }
+        Builder b = toBuilder().mergePolicy(name, params);
+        b.mergePolicyNamed = false;
+        return b.build();
     }
 
     /**
@@ -659,7 +720,8 @@ public final class StoreConfig {
                 + ", blockCacheBytes=" + blockCacheBytes + (offHeap ? ", offHeap=true" : "") + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
                 + ", mergePolicy=" + (mergePolicyInstance != null ? "instance of " + mergePolicyInstance.getClass().getName()
-                : mergePolicy + mergePolicyParams) + ", mergeOperator=" + mergeOperator
+                : mergePolicy + mergePolicyParams) + (mergePolicyNamed ? "" : " (not named: the store's)")
+                + ", mergeOperator=" + mergeOperator
                 + (maxSuccessiveMerges != 0 ? ", maxSuccessiveMerges=" + maxSuccessiveMerges : "")
                 + ", storageIO=" + (storageIO != null ? storageIO.getClass().getSimpleName() : storageIOName + storageIOParams)
                 + "]";
@@ -687,7 +749,8 @@ public final class StoreConfig {
         private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
         private long manifestRewriteBytes = DEFAULT_MANIFEST_REWRITE_BYTES;
         private long obsoleteDeleteBatchBytes;
-        private String mergePolicy = SizeTieredPolicyFactory.NAME;
+        private String mergePolicy = FALLBACK_MERGE_POLICY;
+        private boolean mergePolicyNamed;
         private MergePolicy mergePolicyInstance;
         private Map<String, String> mergePolicyParams = new LinkedHashMap<>();
         private String mergeOperator;
@@ -993,7 +1056,9 @@ public final class StoreConfig {
         /**
          * Chooses the merge policy by name, with raw parameter values (validated at build), in
          * place of an instance given before: the store creates it from its registered factory
-         * each time it opens.
+         * each time it opens, and records it in its manifest (a later open whose configuration
+         * names no policy runs it again). Without this call (or XML {@code <mergePolicy>}) the
+         * store chooses: see {@link StoreConfig#mergePolicy()}.
          *
          * @param name the policy's registered name
          * @param params the policy's parameters, name to unparsed value (absent ones take their
@@ -1003,6 +1068,7 @@ public final class StoreConfig {
          */
         public Builder mergePolicy(String name, Map<String, String> params) {
             this.mergePolicy = name;
+            this.mergePolicyNamed = true;
             this.mergePolicyParams = new LinkedHashMap<>(params == null ? Map.of() : params);
             this.mergePolicyInstance = null;
             this.mergePolicyFactory = null;
@@ -1018,11 +1084,12 @@ public final class StoreConfig {
          * <ul>
          *   <li><b>Name.</b> {@link StoreConfig#mergePolicy()} then reports the instance's class's
          *       simple name, for logs, errors and reports; its parameters are empty.</li>
-         *   <li><b>Nothing on disk names it.</b> A store records no policy name for its default
-         *       family, only the policy's {@linkplain MergePolicy#persistentState persistent
-         *       state}: a reopen without the instance runs the policy its configuration names
-         *       ({@code size-tiered} unless set) over the tree the instance shaped, handed that
-         *       state, as after any change of policy.</li>
+         *   <li><b>Nothing on disk names it.</b> The store's manifest keeps the policy it recorded
+         *       before (none for a store created with an instance), and the policy's
+         *       {@linkplain MergePolicy#persistentState persistent state}: a reopen without the
+         *       instance runs the policy its configuration names, else the recorded one, else
+         *       {@code size-tiered}, over the tree the instance shaped, handed that state, as
+         *       after any change of policy.</li>
          *   <li><b>One open store at a time.</b> An instance serves one tree: opening a store
          *       with an instance another open store of this JVM runs fails with a
          *       {@link StoreException} naming that store (a policy's in-memory state and its
@@ -1044,6 +1111,7 @@ public final class StoreConfig {
             }
             String simple = policy.getClass().getSimpleName();
             this.mergePolicy = simple.isEmpty() ? policy.getClass().getName() : simple;
+            this.mergePolicyNamed = true;
             this.mergePolicyParams = new LinkedHashMap<>();
             this.mergePolicyInstance = policy;
             this.mergePolicyFactory = null;

@@ -30,7 +30,9 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>The document is first validated against the schema, then read; values that are
- * absent keep the {@link StoreConfig#builder() builder}'s defaults. Every problem is a
+ * absent keep the {@link StoreConfig#builder() builder}'s defaults; a document without
+ * {@code <mergePolicy>} names no policy ({@link StoreConfig#mergePolicyNamed()} false), so the
+ * store runs the one its manifest records or, when new, its default. Every problem is a
  * {@link ConfigException} whose message starts with {@code source:line:column: } and names
  * it: malformed XML, anything the schema does not allow, an unknown merge policy or
  * parameter, a parameter given twice or out of range, or a value the builder rejects.

@@ -150,31 +150,33 @@ public final class Engine implements AutoCloseable {
      * Opens the version set and starts the store's services; if anything fails, closes
      * what was opened so far (the caller still owns {@code dirLock}).
      */
-    private Engine(Path dir, StoreConfig config, CountingStorageIO io, DirectoryLock dirLock, boolean reader)
+    private Engine(Path dir, StoreConfig given, CountingStorageIO io, DirectoryLock dirLock, boolean reader)
             throws IOException {
         this.reader = reader;
         this.dir = dir;
-        this.config = config;
         this.io = io;
         this.dirLock = dirLock;
         this.mutex = new EngineMutex(dir);
-        StoreListener listener = config.listener() != null ? config.listener() : new StoreListener() { };
-        this.cache = config.sharedResources() != null ? SharedResourcesAccess.blockCache(config.sharedResources())
+        StoreListener listener = given.listener() != null ? given.listener() : new StoreListener() { };
+        this.cache = given.sharedResources() != null ? SharedResourcesAccess.blockCache(given.sharedResources())
                         .forStore()
-                : BlockCache.create(config.blockCacheBytes(), config.offHeap());
+                : BlockCache.create(given.blockCacheBytes(), given.offHeap());
         TableFiles rootTables = new TableFiles(io, dir, cache);
-        var mergePolicy = Tree.policyOf(config);
+        StorePolicy storePolicy = new StorePolicy(given, dir);
+        dev.strata.lsm.policy.MergePolicy mergePolicy;
         VersionSet openedVersions = null;
         BackgroundThreads startedThreads = null;
         StoreMetrics boundMetrics = null;
         dev.strata.lsm.version.FamilyCatalog readCatalog;
         try {
             readCatalog = dev.strata.lsm.version.FamilyCatalog.read(io, dir);
-            openedVersions = VersionSet.open(io, dir, rootTables, config.manifestRewriteBytes());
-            startedThreads = new BackgroundThreads(dir, config.backgroundThreads(),
-                    config.sharedResources() != null ? SharedResourcesAccess.backgroundPool(config.sharedResources()) : null);
+            // Chooses the policy from what the manifest records before anything is written.
+            openedVersions = VersionSet.open(io, dir, dir, rootTables, given.manifestRewriteBytes(), storePolicy);
+            mergePolicy = Tree.policyOf(storePolicy.effective());
+            startedThreads = new BackgroundThreads(dir, given.backgroundThreads(),
+                    given.sharedResources() != null ? SharedResourcesAccess.backgroundPool(given.sharedResources()) : null);
             boundMetrics = new StoreMetrics(String.valueOf(dir.getFileName()), io.counters(), this::stats, cache);
-            boundMetrics.bindTo(config.meterRegistry() != null ? config.meterRegistry()
+            boundMetrics.bindTo(given.meterRegistry() != null ? given.meterRegistry()
                     : new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
         } catch (IOException | RuntimeException | Error e) {
             if (boundMetrics != null) {
@@ -190,6 +192,8 @@ public final class Engine implements AutoCloseable {
             rootTables.closeAll();
             throw e;
         }
+        // The policy chosen, in place of the default a configuration naming none holds.
+        this.config = storePolicy.effective();
         this.catalog = readCatalog;
         this.threads = startedThreads;
         this.metrics = boundMetrics;
@@ -1655,7 +1659,10 @@ public final class Engine implements AutoCloseable {
         return source != null ? source : dir;
     }
 
-    /** The configuration the store was opened with (for a read-only engine, the caller's). */
+    /**
+     * The configuration the store was opened with, running the merge policy the store chose when
+     * that configuration names none (for a read-only engine, the caller's).
+     */
     public StoreConfig config() {
         StoreConfig c = readOnlyConfig;
         return c != null ? c : config;

@@ -205,9 +205,11 @@ public final class StoreRepair {
             layout.add(level0);
         }
         long flushCounter = manifestKnown ? log.last().flushCounter() : 0;
+        // The merge policy the store ran stays recorded (its layout is rebuilt, its choice of policy is not lost).
+        dev.strata.lsm.version.PolicyRecord policy = log != null ? log.recordedPolicy() : null;
         long number = ++maxFileNumber;
         VersionEdit snapshot = VersionEdit.snapshot(number + 1, lastSequence, 0, flushCounter, runId, creation,
-                new byte[0], metas, layout);
+                new byte[0], metas, layout, policy);
         Manifest.create(io, dir, number, snapshot).close();
         if (manifestPath != null && io.exists(manifestPath)) {
             setAside(manifestPath, "the manifest this repair replaced"

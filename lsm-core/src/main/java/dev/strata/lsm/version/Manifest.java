@@ -210,6 +210,20 @@ public final class Manifest implements Closeable {
         }
 
         /**
+         * The merge policy the newest intact snapshot records, or null: none recorded (a
+         * manifest written before format 3, or a tree whose policy is not recorded), or no
+         * intact snapshot.
+         */
+        public PolicyRecord recordedPolicy() {
+            for (int i = edits.size() - 1; i >= 0; i--) {
+                if (edits.get(i).kind() == VersionEdit.Kind.SNAPSHOT) {
+                    return edits.get(i).policy();
+                }
+            }
+            return null;
+        }
+
+        /**
          * The layout the intact edits leave (levels of runs of component ids): the last
          * full layout with every later delta applied.
          *

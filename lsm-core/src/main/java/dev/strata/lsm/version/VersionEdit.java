@@ -17,9 +17,13 @@ import java.util.List;
  *       runs dropped and inserted (or, rarely, the level's whole run order). Its size does
  *       not depend on how many components the tree holds.</li>
  *   <li>{@link Kind#LAYOUT}: added and removed components and the complete layout after
- *       the change. Every format-1 record is of this kind; format 2 writes it only when a
+ *       the change. Every format-1 record is of this kind; formats 2 and 3 write it only when a
  *       change cannot be expressed as a delta.</li>
  * </ul>
+ *
+ * <p>A snapshot may also record the merge policy the tree runs ({@link PolicyRecord}, format 3):
+ * the policy a store opened with a configuration that names none runs. Deltas and layouts never
+ * carry it (the policy changes only when a store opens, and every open starts a manifest).
  *
  * @param kind what the record holds
  * @param nextFileNumber next unused file number
@@ -34,14 +38,17 @@ import java.util.List;
  * @param layout the tree after the edit, levels of runs newest first (empty for a delta)
  * @param placed for a delta: the new position of every added or moved component
  * @param levelChanges for a delta: how the run order of each changed level changes
+ * @param policy for a snapshot: the merge policy the tree runs, or null when none is recorded
+ *     (a manifest written before format 3, a column family's, or a store whose policy is an
+ *     instance); always null for a delta or a layout
  */
 public record VersionEdit(Kind kind, long nextFileNumber, long lastSequence, long logNumber, long flushCounter,
                           long nextRunId, long nextCreationOrder, byte[] policyState, List<ComponentMeta> added,
                           List<ComponentId> removed, List<List<RunLayout>> layout, List<Position> placed,
-                          List<LevelChange> levelChanges) {
+                          List<LevelChange> levelChanges, PolicyRecord policy) {
 
     /** Format version this build writes (the first byte of a record). */
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = 3;
 
     /** What a record holds. */
     public enum Kind {
@@ -103,14 +110,38 @@ public record VersionEdit(Kind kind, long nextFileNumber, long lastSequence, lon
         placed = List.copyOf(placed);
         levelChanges = List.copyOf(levelChanges);
         policyState = policyState == null ? new byte[0] : policyState.clone();
+        if (policy != null && kind != Kind.SNAPSHOT) {
+            throw new IllegalArgumentException("only a snapshot records the merge policy, not a " + kind + " edit");
+        }
     }
 
-    /** A snapshot: every component of {@code layout} described in {@code components}. */
+    /** An edit that records no merge policy (every delta and layout). */
+    public VersionEdit(Kind kind, long nextFileNumber, long lastSequence, long logNumber, long flushCounter,
+                       long nextRunId, long nextCreationOrder, byte[] policyState, List<ComponentMeta> added,
+                       List<ComponentId> removed, List<List<RunLayout>> layout, List<Position> placed,
+                       List<LevelChange> levelChanges) {
+        this(kind, nextFileNumber, lastSequence, logNumber, flushCounter, nextRunId, nextCreationOrder, policyState,
+                added, removed, layout, placed, levelChanges, null);
+    }
+
+    /** A snapshot recording no merge policy: every component of {@code layout} described in {@code components}. */
     public static VersionEdit snapshot(long nextFileNumber, long lastSequence, long logNumber, long flushCounter,
                                        long nextRunId, long nextCreationOrder, byte[] policyState,
                                        List<ComponentMeta> components, List<List<RunLayout>> layout) {
+        return snapshot(nextFileNumber, lastSequence, logNumber, flushCounter, nextRunId, nextCreationOrder,
+                policyState, components, layout, null);
+    }
+
+    /**
+     * A snapshot: every component of {@code layout} described in {@code components}, and the
+     * merge policy the tree runs ({@code policy}; null records none).
+     */
+    public static VersionEdit snapshot(long nextFileNumber, long lastSequence, long logNumber, long flushCounter,
+                                       long nextRunId, long nextCreationOrder, byte[] policyState,
+                                       List<ComponentMeta> components, List<List<RunLayout>> layout,
+                                       PolicyRecord policy) {
         return new VersionEdit(Kind.SNAPSHOT, nextFileNumber, lastSequence, logNumber, flushCounter, nextRunId,
-                nextCreationOrder, policyState, components, List.of(), layout, List.of(), List.of());
+                nextCreationOrder, policyState, components, List.of(), layout, List.of(), List.of(), policy);
     }
 
     /** The layout of {@code version}. */
@@ -143,7 +174,16 @@ public record VersionEdit(Kind kind, long nextFileNumber, long lastSequence, lon
     }
 
     /**
-     * Decodes an edit of format 1 or 2.
+     * Encodes the edit as a format-2 record (no recorded policy): for compatibility tests.
+     *
+     * @throws IllegalArgumentException if the edit records a policy, which format 2 cannot hold
+     */
+    public byte[] encodeFormat2() {
+        return VersionEditCodec.encodeFormat2(this);
+    }
+
+    /**
+     * Decodes an edit of format 1, 2 or 3.
      *
      * @throws java.io.IOException if the bytes are truncated or malformed, or of an unknown version
      */

@@ -17,9 +17,14 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The byte layout of {@link VersionEdit} records, formats 1 and 2 (docs/format.md, "Manifest"). */
+/** The byte layout of {@link VersionEdit} records, formats 1 to 3 (docs/format.md, "Manifest"). */
 final class VersionEditCodec {
     private static final int FORMAT_1 = 1;
+    private static final int FORMAT_2 = 2;
+    /** The first format whose snapshots say which merge policy the tree runs. */
+    private static final int FORMAT_POLICY = 3;
+    private static final int NO_POLICY = 0;
+    private static final int POLICY = 1;
     private static final int FORM_DROP_INSERT = 0;
     private static final int FORM_ORDER = 1;
 
@@ -27,11 +32,25 @@ final class VersionEditCodec {
     }
 
     static byte[] encode(VersionEdit e) {
+        return encode(e, VersionEdit.FORMAT_VERSION);
+    }
+
+    static byte[] encodeFormat2(VersionEdit e) {
+        if (e.policy() != null) {
+            throw new IllegalArgumentException("format 2 cannot record a merge policy (" + e.policy() + ")");
+        }
+        return encode(e, FORMAT_2);
+    }
+
+    private static byte[] encode(VersionEdit e, int version) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(VersionEdit.FORMAT_VERSION);
+            out.writeByte(version);
             out.writeByte(e.kind().code);
             writeCounters(out, e);
+            if (version >= FORMAT_POLICY && e.kind() == Kind.SNAPSHOT) {
+                writePolicy(out, e.policy());
+            }
             out.writeInt(e.added().size());
             for (ComponentMeta m : e.added()) {
                 writeMeta(out, m, true);
@@ -92,8 +111,8 @@ final class VersionEditCodec {
     static VersionEdit decode(byte[] data) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
         int version = in.readUnsignedByte();
-        if (version != FORMAT_1 && version != VersionEdit.FORMAT_VERSION) {
-            throw new IOException("unsupported version edit format " + version + " (this build reads 1 and "
+        if (version < FORMAT_1 || version > VersionEdit.FORMAT_VERSION) {
+            throw new IOException("unsupported version edit format " + version + " (this build reads 1 to "
                     + VersionEdit.FORMAT_VERSION + ")");
         }
         Kind kind = Kind.LAYOUT;
@@ -111,6 +130,7 @@ final class VersionEditCodec {
         long nextRun = in.readLong();
         long nextOrder = in.readLong();
         byte[] state = readBytes(in, data.length);
+        PolicyRecord policy = version >= FORMAT_POLICY && kind == Kind.SNAPSHOT ? readPolicy(in, data.length) : null;
         int addedCount = readCount(in, data.length);
         List<ComponentMeta> added = new ArrayList<>(addedCount);
         for (int i = 0; i < addedCount; i++) {
@@ -152,7 +172,49 @@ final class VersionEditCodec {
             throw new IOException(in.available() + " unexpected trailing bytes in version edit");
         }
         return new VersionEdit(kind, nextFile, lastSeq, logNumber, flushes, nextRun, nextOrder, state, added, removed,
-                layout, placed, changes);
+                layout, placed, changes, policy);
+    }
+
+    /** A snapshot's policy field: u8 0 (none recorded), or u8 1, the name and the parameters sorted by name. */
+    private static void writePolicy(DataOutputStream out, PolicyRecord policy) throws IOException {
+        if (policy == null) {
+            out.writeByte(NO_POLICY);
+            return;
+        }
+        out.writeByte(POLICY);
+        out.writeUTF(policy.name());
+        out.writeInt(policy.params().size());
+        for (java.util.Map.Entry<String, String> p : policy.params().entrySet()) {
+            out.writeUTF(p.getKey());
+            out.writeUTF(p.getValue());
+        }
+    }
+
+    private static PolicyRecord readPolicy(DataInputStream in, int limit) throws IOException {
+        int flag = in.readUnsignedByte();
+        if (flag == NO_POLICY) {
+            return null;
+        }
+        if (flag != POLICY) {
+            throw new IOException("bad merge policy flag " + flag + " in snapshot (0 or 1)");
+        }
+        String name = in.readUTF();
+        if (name.isBlank()) {
+            throw new IOException("blank merge policy name in snapshot");
+        }
+        int n = readCount(in, limit);
+        java.util.TreeMap<String, String> params = new java.util.TreeMap<>();
+        String previous = null;
+        for (int i = 0; i < n; i++) {
+            String key = in.readUTF();
+            if (previous != null && previous.compareTo(key) >= 0) {
+                throw new IOException("merge policy parameters of " + name + " not sorted by name: '" + key
+                        + "' after '" + previous + "'");
+            }
+            params.put(key, in.readUTF());
+            previous = key;
+        }
+        return new PolicyRecord(name, params);
     }
 
     private static void writeCounters(DataOutputStream out, VersionEdit e) throws IOException {

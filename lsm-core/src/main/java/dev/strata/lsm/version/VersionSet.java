@@ -66,6 +66,33 @@ public final class VersionSet {
      */
     private final Set<Long> unsettled = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private Runnable onVersionReleased = () -> { };
+    /** The merge policy every snapshot this set writes records (null: none); chosen at open. */
+    private volatile PolicyRecord policy;
+    /** What the manifest recorded when the set opened (null: nothing, or no manifest). */
+    private PolicyRecord recordedAtOpen;
+    /** Whether the set opened with no manifest: the tree is new. */
+    private boolean created;
+
+    /**
+     * Chooses, when a version set opens, the merge policy its manifest records from then on
+     * (docs/policies.md, "The default policy and what a store records"). Called after the
+     * manifest was read and before anything is written: an exception from it fails the open
+     * with nothing changed.
+     */
+    @FunctionalInterface
+    public interface PolicyChoice {
+        /** Records what the manifest recorded, or nothing for a tree that had no record. */
+        PolicyChoice KEEP = (recorded, newTree) -> recorded;
+
+        /**
+         * The policy to record.
+         *
+         * @param recorded what the manifest records, or null (nothing recorded, or a new tree)
+         * @param newTree whether the tree has no manifest yet
+         * @return the policy the new manifest records, or null for none
+         */
+        PolicyRecord choose(PolicyRecord recorded, boolean newTree);
+    }
 
     /** What an edit changes; computed from the current version under the set's lock. */
     public record Change(List<List<Run>> levels, List<Component> added, List<ComponentId> removed,
@@ -95,14 +122,26 @@ public final class VersionSet {
      */
     public static VersionSet open(StorageIO io, Path dir, Path walDir, TableFiles tables, long manifestRewriteBytes)
             throws IOException {
+        return open(io, dir, walDir, tables, manifestRewriteBytes, PolicyChoice.KEEP);
+    }
+
+    /**
+     * {@link #open(StorageIO, Path, Path, TableFiles, long)}, the manifest then recording the
+     * merge policy {@code choice} picks from what it recorded (before the new manifest is
+     * written: if {@code choice} throws, nothing was written).
+     */
+    public static VersionSet open(StorageIO io, Path dir, Path walDir, TableFiles tables, long manifestRewriteBytes,
+                                  PolicyChoice choice) throws IOException {
         VersionSet vs = new VersionSet(io, dir, walDir, tables, manifestRewriteBytes);
         Path manifestPath = Manifest.readCurrent(io, dir);
         Version version;
         if (manifestPath == null) {
             version = new Version(List.of(), 0, new byte[0]);
+            vs.created = true;
         } else {
             version = vs.replay(manifestPath);
         }
+        vs.policy = choice.choose(vs.recordedAtOpen, vs.created);
         // Orphans of an earlier failed run may hold numbers the manifest never recorded.
         for (Path p : io.list(dir)) {
             String name = p.getFileName().toString();
@@ -123,6 +162,7 @@ public final class VersionSet {
         }
         Manifest.Log log = Manifest.readLog(io, manifestPath);
         ManifestState state = log.replay(manifestPath);
+        recordedAtOpen = log.recordedPolicy();
         VersionEdit last = log.last();
         long lastOffset = log.offsets().get(log.offsets().size() - 1);
         List<List<VersionEdit.RunLayout>> placed = state.layout();
@@ -438,12 +478,41 @@ public final class VersionSet {
             // The manifest takes the first number this store has not handed out; the checkpoint
             // counts on from the one after it (a number of the source is never reused there).
             VersionEdit snapshot = VersionEdit.snapshot(nextFile + 1, last, log, v.flushCounter(), runId, order,
-                    v.policyState(), v.components().stream().map(Component::meta).toList(), VersionEdit.layoutOf(v));
+                    v.policyState(), v.components().stream().map(Component::meta).toList(), VersionEdit.layoutOf(v),
+                    policy);
             Manifest.create(io, target, nextFile, snapshot).close();
             return last;
         } finally {
             v.release();
         }
+    }
+
+    /**
+     * The merge policy this set's manifest records (every snapshot it writes), or null for none.
+     *
+     * @return the recorded policy, or null
+     */
+    public PolicyRecord recordedPolicy() {
+        return policy;
+    }
+
+    /**
+     * What the manifest recorded when this set opened, before {@link PolicyChoice} chose: null
+     * when it recorded nothing or the tree is new ({@link #createdAtOpen()}).
+     *
+     * @return the policy recorded before this open, or null
+     */
+    public PolicyRecord recordedAtOpen() {
+        return recordedAtOpen;
+    }
+
+    /**
+     * Whether the tree had no manifest when this set opened (it was created by this open).
+     *
+     * @return true for a new tree
+     */
+    public boolean createdAtOpen() {
+        return created;
     }
 
     /** Number of the live manifest. */
@@ -581,7 +650,7 @@ public final class VersionSet {
         long number = newFileNumber();
         VersionEdit snapshot = VersionEdit.snapshot(nextFileNumber.get(), last, log, v.flushCounter(),
                 nextRunId.get(), nextCreationOrder.get(), v.policyState(),
-                v.components().stream().map(Component::meta).toList(), VersionEdit.layoutOf(v));
+                v.components().stream().map(Component::meta).toList(), VersionEdit.layoutOf(v), policy);
         Manifest next = Manifest.create(io, dir, number, snapshot);
         Manifest old = manifest;
         manifest = next;

@@ -177,9 +177,12 @@ class ManifestFormatTest {
         bytes[1] = 9;
         IOException e = assertThrows(IOException.class, () -> VersionEdit.decode(bytes));
         assertTrue(e.getMessage().contains("kind 9"), e.getMessage());
-        bytes[0] = 3;
+        bytes[0] = 4;
         e = assertThrows(IOException.class, () -> VersionEdit.decode(bytes));
-        assertTrue(e.getMessage().contains("format 3"), e.getMessage());
+        assertTrue(e.getMessage().contains("format 4"), e.getMessage());
+        bytes[0] = 0;
+        e = assertThrows(IOException.class, () -> VersionEdit.decode(bytes));
+        assertTrue(e.getMessage().contains("format 0"), e.getMessage());
     }
 
     @Test
@@ -221,8 +224,10 @@ class ManifestFormatTest {
             }
             Path current = Manifest.readCurrent(new FileChannelStorageIO(), dir);
             Manifest.Log log = Manifest.readLog(new FileChannelStorageIO(), current);
-            assertEquals(Kind.SNAPSHOT, log.edits().get(0).kind(), "a reopened store writes format 2");
-            assertEquals(2, Files.readAllBytes(current)[21 + 7], "format version of the first record");
+            assertEquals(Kind.SNAPSHOT, log.edits().get(0).kind(), "a reopened store writes format 3");
+            assertEquals(3, Files.readAllBytes(current)[21 + 7], "format version of the first record");
+            assertEquals(PolicyRecord.of("size-tiered", Map.of()), log.recordedPolicy(),
+                    "the fixture's configuration names size-tiered, which is recorded");
         }
     }
 

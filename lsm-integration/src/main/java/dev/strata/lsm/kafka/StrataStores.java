@@ -34,7 +34,9 @@ public final class StrataStores {
      * The configuration stores get when none is given: Strata's defaults with a 16 MiB
      * memtable and a 32 MiB block cache (a Kafka Streams instance opens one store per task,
      * so per-store memory is kept near that of Kafka's RocksDB store), and one background
-     * thread.
+     * thread. It names no merge policy: a new store runs the default for new stores
+     * ({@code one-leveling}, lsm-policies being on the class path), an existing one the policy
+     * its manifest records.
      */
     public static final StoreConfig DEFAULT_CONFIG = StoreConfig.builder()
             .memtableBytes(16L << 20)

@@ -99,7 +99,9 @@ class StrataMetricsTest {
                 "write-amplification", "space-amplification", "components-per-level"}) {
             assertNotNull(value(m, "0_0", "counts", name), name);
         }
-        assertEquals(StrataStores.DEFAULT_CONFIG.mergePolicy(), value(m, "0_0", "counts", "merge-policy"));
+        // The default configuration names no policy: the gauge reports the one the new store chose.
+        assertFalse(StrataStores.DEFAULT_CONFIG.mergePolicyNamed());
+        assertEquals(dev.strata.lsm.StoreConfig.NEW_STORE_MERGE_POLICY, value(m, "0_0", "counts", "merge-policy"));
         MetricName any = m.keySet().stream().filter(n -> "0_0".equals(n.tags().get("task-id"))
                 && n.group().equals(GROUP)).findFirst().orElseThrow();
         assertEquals(Set.of("thread-id", "task-id", STATE_ID), any.tags().keySet());

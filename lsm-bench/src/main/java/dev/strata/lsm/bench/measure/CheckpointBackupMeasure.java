@@ -135,7 +135,8 @@ public final class CheckpointBackupMeasure implements Callable<Integer> {
         Path restoreDir = dir.resolve("restored");
         out.printf(Locale.ROOT, "checkpoint and backup: %,d records of %d-byte keys and %d-byte values (%.2f GB of "
                         + "key+value bytes) in %s; policy %s%n", records, keySize, valueSize,
-                records * format.recordBytes() / 1e9, dir, cfg.mergePolicy());
+                records * format.recordBytes() / 1e9, dir, cfg.mergePolicyNamed() ? cfg.mergePolicy()
+                        : "not named (a new store's default: " + StoreConfig.NEW_STORE_MERGE_POLICY + " with lsm-policies)");
         BitSet changed = new BitSet((int) records);
         long writerKeys;
         try (LsmStore store = LsmStore.open(storeDir, cfg)) {

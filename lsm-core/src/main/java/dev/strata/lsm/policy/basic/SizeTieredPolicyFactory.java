@@ -8,7 +8,8 @@ import dev.strata.lsm.policy.PolicyParameters;
 import java.util.List;
 
 /**
- * {@code size-tiered}, the store's default: a stack of runs in level 0 where {@code fanout}
+ * {@code size-tiered}, lsm-core's own policy (the default of a new store without lsm-policies, and
+ * of a store that records no policy): a stack of runs in level 0 where {@code fanout}
  * neighbouring runs of similar size are merged into one, and all runs are merged into one
  * when the newer runs outgrow the oldest by {@code max-size-amplification} (see
  * {@link SizeTieredPolicy}).
