@@ -181,18 +181,8 @@ abstract class AbstractSegmentedStore implements StateStore {
     private final TreeMap<Bytes, Long> committed = new TreeMap<>();
     /** Each partition's offset key, encoded once. */
     private final Map<TopicPartition, byte[]> offsetKeys = new HashMap<>();
-    /**
-     * The offsets of the commits held in memory since the last written one (see "Coalesced
-     * commits"), merged, the latest per partition; empty when none is held.
-     */
-    private final Map<TopicPartition, Long> heldOffsets = new HashMap<>();
-    /** {@link StrataStoreConfigs#COMMIT_COALESCE_MS_CONFIG} in ns, read at init. */
-    private long coalesceNanos;
-    /** Set by tests: replaces {@link #coalesceNanos}. */
-    private Long coalesceNanosOverride;
-    /** When the last commit was written ({@link System#nanoTime()}); valid when {@link #commitWritten}. */
-    private long lastCommitWriteNanos;
-    private boolean commitWritten;
+    /** The commits held in memory since the last written one (see "Coalesced commits"). */
+    private final CommitCoalescing coalescing = new CommitCoalescing();
     /** The metadata store: offsets, position and open/closed marker, present with no segment. */
     private LsmStore meta;
     private StateStoreContext context;
@@ -335,8 +325,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         unloggedRecords = 0;
         loggedRecordsSinceCommit = false;
         committed.clear();
-        heldOffsets.clear();
-        commitWritten = false;
+        coalescing.reset(0);
         position = Position.emptyPosition();
         committedPosition = Position.emptyPosition();
         boolean eos = StreamsConfig.EXACTLY_ONCE_V2.equals(
@@ -352,7 +341,7 @@ abstract class AbstractSegmentedStore implements StateStore {
         recorder = StrataMetricsRecorder.create(stateStoreContext.metrics(), taskId.toString(),
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, this::lsmStores);
         try {
-            coalesceNanos = StrataStoreConfigs.commitCoalesceNanos(stateStoreContext.appConfigs());
+            coalescing.reset(StrataStoreConfigs.commitCoalesceNanos(stateStoreContext.appConfigs()));
             openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, stateStoreContext.appConfigs()));
             segments = new TimeSegments(name, segmentsDirectory(dir), openConfig, retentionPeriod, segmentInterval,
                     this::segmentCreated);
@@ -765,8 +754,8 @@ abstract class AbstractSegmentedStore implements StateStore {
      * it covers, see "Coalesced commits"), else without offsets.
      */
     private void writeBufferWithoutOffsets(String action) {
-        if (!heldOffsets.isEmpty()) {
-            writeOffsets(new HashMap<>(heldOffsets), action, Map.of(), false);
+        if (coalescing.holds()) {
+            writeOffsets(new HashMap<>(coalescing.held()), action, Map.of(), false);
             return;
         }
         if (buffer.isEmpty()) {
@@ -916,17 +905,13 @@ abstract class AbstractSegmentedStore implements StateStore {
         long now = System.nanoTime();
         if (mayHold(changelogOffsets, now)) {
             // Coalesced: the writes stay buffered, the offsets are held with them (see "Coalesced commits").
-            heldOffsets.putAll(changelogOffsets);
+            coalescing.hold(changelogOffsets);
             for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
                 committed.put(Bytes.wrap(offsetKey(e.getKey())), e.getValue());
             }
             return;
         }
-        if (!heldOffsets.isEmpty() && !changelogOffsets.isEmpty()) {
-            Map<TopicPartition, Long> merged = new HashMap<>(heldOffsets);
-            merged.putAll(changelogOffsets);
-            changelogOffsets = merged;
-        }
+        changelogOffsets = coalescing.withHeld(changelogOffsets);
         if (!buffer.isEmpty() || loggedRecordsSinceCommit || unloggedRecords >= UNLOGGED_RECORDS_PER_CHECKPOINT) {
             flushUnlogged("commit");
         }
@@ -942,31 +927,18 @@ abstract class AbstractSegmentedStore implements StateStore {
      * removes no offset, and no restore's unlogged writes wait for their checkpoint.
      */
     private boolean mayHold(Map<TopicPartition, Long> changelogOffsets, long now) {
-        long interval = coalesceNanosOverride != null ? coalesceNanosOverride : coalesceNanos;
-        if (interval <= 0 || !commitWritten || now - lastCommitWriteNanos >= interval || !buffersWrites()
-                || !unlogged.isEmpty() || loggedRecordsSinceCommit || changelogOffsets.isEmpty()
-                || buffer.isEmpty() && heldOffsets.isEmpty()) {
-            return false;
-        }
-        for (Long offset : changelogOffsets.values()) {
-            if (offset == null) {
-                return false;
-            }
-        }
-        return true;
+        return coalescing.timely(changelogOffsets, now) && buffersWrites() && unlogged.isEmpty()
+                && !loggedRecordsSinceCommit && (!buffer.isEmpty() || coalescing.holds());
     }
 
     /** Sets the coalescing interval in ns, replacing the configured one (tests; 0: every commit is written). */
     synchronized void commitCoalesceNanos(long nanos) {
-        if (nanos < 0) {
-            throw new IllegalArgumentException("the coalescing interval cannot be negative, was " + nanos);
-        }
-        coalesceNanosOverride = nanos;
+        coalescing.override(nanos);
     }
 
     /** Whether a commit is held in memory, not yet written (tests). */
     synchronized boolean holdsCommit() {
-        return !heldOffsets.isEmpty();
+        return coalescing.holds();
     }
 
     /**
@@ -1045,9 +1017,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             }
         }
         committedPosition = position.copy();
-        heldOffsets.clear();
-        commitWritten = true;
-        lastCommitWriteNanos = System.nanoTime();
+        coalescing.written(System.nanoTime());
     }
 
     private void addOffsets(Map<TopicPartition, Long> changelogOffsets, WriteBatch batch) {

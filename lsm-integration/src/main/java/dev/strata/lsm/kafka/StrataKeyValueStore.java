@@ -148,18 +148,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private final Map<TopicPartition, Long> committedOffsets = new java.util.HashMap<>();
     /** Each partition's offset key, encoded once. */
     private final Map<TopicPartition, byte[]> offsetKeys = new java.util.HashMap<>();
-    /**
-     * The offsets of the commits held in memory since the last written one (see "Coalesced
-     * commits"), merged, the latest per partition; empty when none is held.
-     */
-    private final Map<TopicPartition, Long> heldOffsets = new java.util.HashMap<>();
-    /** {@link StrataStoreConfigs#COMMIT_COALESCE_MS_CONFIG} in ns, read at init. */
-    private long coalesceNanos;
-    /** Set by tests: replaces {@link #coalesceNanos}. */
-    private Long coalesceNanosOverride;
-    /** When the last commit was written ({@link System#nanoTime()}); valid when {@link #commitWritten}. */
-    private long lastCommitWriteNanos;
-    private boolean commitWritten;
+    /** The commits held in memory since the last written one (see "Coalesced commits"). */
+    private final CommitCoalescing coalescing = new CommitCoalescing();
 
     public StrataKeyValueStore(String name, StoreConfig config) {
         this(name, config, MAX_UNCOMMITTED_BYTES);
@@ -209,8 +199,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         // starts from what is on disk, never from writes buffered before an earlier close.
         uncommitted.clear();
         committedOffsets.clear();
-        heldOffsets.clear();
-        commitWritten = false;
+        coalescing.reset(0);
         unlogged = false;
         unloggedRecords = 0;
         position = Position.emptyPosition();
@@ -225,7 +214,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                 StrataKeyValueBytesStoreSupplier.METRICS_SCOPE, name, () -> store == null ? List.of() : List.of(store));
         StoreConfig openConfig;
         try {
-            coalesceNanos = StrataStoreConfigs.commitCoalesceNanos(appConfigs);
+            coalescing.reset(StrataStoreConfigs.commitCoalesceNanos(appConfigs));
             Files.createDirectories(dir);
             openConfig = recorder.instrument(StrataStoreConfigs.forStore(name, config, appConfigs));
             store = LsmStore.open(dir, openConfig);
@@ -532,15 +521,11 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         long now = System.nanoTime();
         if (mayHold(changelogOffsets, now)) {
             // Coalesced: the writes stay buffered, the offsets are held with them (see "Coalesced commits").
-            heldOffsets.putAll(changelogOffsets);
+            coalescing.hold(changelogOffsets);
             committedOffsets.putAll(changelogOffsets);
             return;
         }
-        if (!heldOffsets.isEmpty() && !changelogOffsets.isEmpty()) {
-            Map<TopicPartition, Long> merged = new java.util.HashMap<>(heldOffsets);
-            merged.putAll(changelogOffsets);
-            changelogOffsets = merged;
-        }
+        changelogOffsets = coalescing.withHeld(changelogOffsets);
         WriteBatch batch = new WriteBatch();
         uncommitted.addTo(batch);
         if (changelogOffsets.isEmpty()) {
@@ -564,9 +549,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             committedOffsets.clear();
         }
         committedOffsets.putAll(changelogOffsets);
-        heldOffsets.clear();
-        commitWritten = true;
-        lastCommitWriteNanos = now;
+        coalescing.written(now);
         uncommitted.clear();
         bufferLimit.emptied();
         recorder.record(false);
@@ -579,30 +562,18 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      * offset, and no restore's unlogged writes wait for their checkpoint.
      */
     private boolean mayHold(Map<TopicPartition, Long> changelogOffsets, long now) {
-        long interval = coalesceNanosOverride != null ? coalesceNanosOverride : coalesceNanos;
-        if (interval <= 0 || !commitWritten || now - lastCommitWriteNanos >= interval || unlogged
-                || changelogOffsets.isEmpty() || uncommitted.isEmpty() && heldOffsets.isEmpty()) {
-            return false;
-        }
-        for (Long offset : changelogOffsets.values()) {
-            if (offset == null) {
-                return false;
-            }
-        }
-        return true;
+        return coalescing.timely(changelogOffsets, now) && !unlogged
+                && (!uncommitted.isEmpty() || coalescing.holds());
     }
 
     /** Sets the coalescing interval in ns, replacing the configured one (tests; 0: every commit is written). */
     synchronized void commitCoalesceNanos(long nanos) {
-        if (nanos < 0) {
-            throw new IllegalArgumentException("the coalescing interval cannot be negative, was " + nanos);
-        }
-        coalesceNanosOverride = nanos;
+        coalescing.override(nanos);
     }
 
     /** Whether a commit is held in memory, not yet written (tests). */
     synchronized boolean holdsCommit() {
-        return !heldOffsets.isEmpty();
+        return coalescing.holds();
     }
 
     /**
@@ -611,10 +582,10 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      * the buffer outside a commit (a spill, a restore batch, the close) takes them along.
      */
     private void addHeldCommit(WriteBatch batch) {
-        if (heldOffsets.isEmpty()) {
+        if (!coalescing.holds()) {
             return;
         }
-        StoreLayout.addOffsets(batch, heldOffsets, this::offsetKey);
+        StoreLayout.addOffsets(batch, coalescing.held(), this::offsetKey);
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
     }
 
@@ -648,7 +619,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         if (records.isEmpty()) {
             return;
         }
-        if (!uncommitted.isEmpty() || !heldOffsets.isEmpty()) {
+        if (!uncommitted.isEmpty() || coalescing.holds()) {
             writeUncommittedWithoutOffsets();
         }
         WriteBatch batch = new WriteBatch();
@@ -677,7 +648,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         uncommitted.addTo(batch);
         addHeldCommit(batch);
         write(batch, "writing uncommitted records");
-        heldOffsets.clear();
+        coalescing.releaseHeld();
         uncommitted.clear();
         bufferLimit.emptied();
     }
@@ -773,7 +744,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             // Whatever the last write did, the Strata store is closed and its directory released,
             // so that the task can open it again; what was not written is the changelog's to restore.
             uncommitted.clear();
-            heldOffsets.clear();
+            coalescing.releaseHeld();
             bufferLimit.close();
             try {
                 store.close();
