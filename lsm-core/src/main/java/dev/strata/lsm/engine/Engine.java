@@ -272,8 +272,19 @@ public final class Engine implements AutoCloseable {
         for (Tree t : families.all()) {
             keep = Math.min(keep, t.walKeepFrom(several));
         }
+        for (long floor : checkpointWalFloors) {
+            keep = Math.min(keep, floor);
+        }
         return keep;
     }
+
+    /**
+     * The oldest WAL segment of each checkpoint linking segments now ({@link
+     * #checkpointFamilies}): retention keeps them until the links are made. Without it a
+     * deletion that computed its bound after the checkpoint listed the segments could remove
+     * one before it was linked.
+     */
+    private final List<Long> checkpointWalFloors = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * Opens (creating if needed) the store in {@code dir} and recovers it. A failed open
@@ -718,9 +729,11 @@ public final class Engine implements AutoCloseable {
      * @throws IllegalStateException if the store does not flush atomically
      */
     /**
-     * For tests: {@code hook} is told {@code "checkpoint pinned"} on a checkpoint's thread
-     * once a checkpoint of a store with column families has pinned them (the mutex and the
-     * write queue released, no file linked yet), and {@code "drop waits for checkpoint"} on a
+     * For tests: {@code hook} is told {@code "checkpoint listed wal"} on a checkpoint's thread
+     * when a checkpoint of a store with column families has listed the WAL segments it links
+     * (the mutex and the write queue held, none linked yet), {@code "checkpoint pinned"} once it
+     * has pinned the families and linked those segments (the mutex and the write queue
+     * released, no table linked yet), and {@code "drop waits for checkpoint"} on a
      * column family drop's thread when the drop waits for such a checkpoint, {@code "drop waits
      * for background work"} when it waits for the family's running flush or merge, and
      * {@code "drop waits for obsolete-file sweep"} when it waits for a sweep of the family's
@@ -1131,6 +1144,7 @@ public final class Engine implements AutoCloseable {
         Path activeLink = null;
         Path activeTarget = null;
         long activeEnd = 0;
+        Long walFloor = null;
         try {
             ReaderStaging.deleteTree(temp); // a crashed earlier attempt
             Files.createDirectory(temp);
@@ -1150,27 +1164,38 @@ public final class Engine implements AutoCloseable {
                         awaitNoGroupInstalling();
                     }
                     taken = catalog;
-                    long from = Long.MAX_VALUE;
                     for (Tree t : families.list()) {
                         VersionSet.CheckpointPin pin = t.versions.pinForCheckpoint();
                         trees.add(t);
                         pins.add(pin);
                         t.checkpoints++; // a drop from now on waits for this checkpoint
                         held.add(t);
-                        from = Math.min(from, pin.logNumber());
                     }
                     dev.strata.lsm.wal.WalWriter wal = log.wal();
                     if (wal != null) {
+                        // The segments retention keeps, by its own rule: below them every
+                        // family's writes are in the versions just pinned. Not the lowest log
+                        // number of any family: an idle family's is far below what retention
+                        // keeps, and a deleter outside the mutex may be removing those segments
+                        // now. Registered so that no deletion computed from now on goes past it.
+                        long from = walKeepFrom();
+                        walFloor = from;
+                        checkpointWalFloors.add(walFloor);
                         activeEnd = wal.size();
                         if (wal.writtenEnd() < activeEnd) {
                             wal.sync();
                         }
                         long active = wal.segmentNumber();
+                        List<Path> segments = new ArrayList<>();
                         for (Path segment : dev.strata.lsm.wal.WalSegments.list(io, dir)) {
                             long n = dev.strata.lsm.wal.WalSegments.parseNumber(segment).orElse(-1);
-                            if (n < from || n > active) {
-                                continue;
+                            if (n >= from && n <= active) {
+                                segments.add(segment);
                             }
+                        }
+                        tellOpsHook("checkpoint listed wal");
+                        for (Path segment : segments) {
+                            long n = dev.strata.lsm.wal.WalSegments.parseNumber(segment).orElse(-1);
                             if (n == active) {
                                 activeTarget = temp.resolve(segment.getFileName());
                                 activeLink = temp.resolve(segment.getFileName() + ".appending");
@@ -1183,6 +1208,10 @@ public final class Engine implements AutoCloseable {
                         }
                     }
                 } finally {
+                    if (walFloor != null) {
+                        // Linked: the links hold the segments whatever retention deletes now.
+                        checkpointWalFloors.remove(walFloor);
+                    }
                     writeQueue.leave(turn);
                 }
             } finally {
