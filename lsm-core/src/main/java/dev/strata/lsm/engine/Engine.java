@@ -721,14 +721,6 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * For tests: with atomic flush, {@code hook} is told each step of every flush group on the
-     * flush thread ({@code "written"}, {@code "committed"}, {@code "installed NAME"}), and
-     * {@code "checkpoint waits"} on a checkpoint's thread when it waits for a group being
-     * installed; null: none.
-     *
-     * @throws IllegalStateException if the store does not flush atomically
-     */
-    /**
      * For tests: {@code hook} is told {@code "checkpoint listed wal"} on a checkpoint's thread
      * when a checkpoint of a store with column families has listed the WAL segments it links
      * (the mutex and the write queue held, none linked yet), {@code "checkpoint pinned"} once it
@@ -763,6 +755,14 @@ public final class Engine implements AutoCloseable {
         t.obsolete.hook(hook);
     }
 
+    /**
+     * For tests: with atomic flush, {@code hook} is told each step of every flush group on the
+     * flush thread ({@code "written"}, {@code "committed"}, {@code "installed NAME"}), and
+     * {@code "checkpoint waits"} on a checkpoint's thread when it waits for a group being
+     * installed; null: none.
+     *
+     * @throws IllegalStateException if the store does not flush atomically
+     */
     void flushGroupHook(java.util.function.Consumer<String> hook) {
         if (groups == null) {
             throw new IllegalStateException("store " + dir + " does not flush atomically");
