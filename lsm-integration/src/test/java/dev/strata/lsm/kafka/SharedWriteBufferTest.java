@@ -245,9 +245,15 @@ class SharedWriteBufferTest {
         assertNull(StrataStoreConfigs.sharedIfMade(app));
     }
 
-    /** A copy of every file under {@code source}, taken now (the stores open): what a process kill leaves. */
+    /**
+     * A copy of every file under {@code source}, taken now (the stores open): what a process kill
+     * leaves. The stores' flushes and merges may still delete files while it copies (on a loaded
+     * machine five copies in a row lost that race): each attempt first waits, up to 30 s, until
+     * the set of files stays the same for 300 ms, and a copy that lost a file is taken again.
+     */
     private Path crashImage(Path source, String name) throws IOException {
         for (int attempt = 1; ; attempt++) {
+            awaitSameFiles(source);
             Path target = root.resolve(name + "-" + attempt);
             try (Stream<Path> walk = Files.walk(source)) {
                 for (Path p : (Iterable<Path>) walk::iterator) {
@@ -260,8 +266,39 @@ class SharedWriteBufferTest {
                 }
                 return target;
             } catch (java.nio.file.NoSuchFileException | java.io.UncheckedIOException e) {
-                // A flush deleted an obsolete WAL segment during the copy: copy again, elsewhere.
-                if (attempt == 5) {
+                // A flush or merge deleted a file during the copy: copy again, elsewhere.
+                if (attempt == 20) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Waits until the files under {@code dir} stay the same for 300 ms, at most 30 s. */
+    private static void awaitSameFiles(Path dir) throws IOException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        java.util.Set<Path> before = filesUnder(dir);
+        while (System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            java.util.Set<Path> now = filesUnder(dir);
+            if (now.equals(before)) {
+                return;
+            }
+            before = now;
+        }
+    }
+
+    private static java.util.Set<Path> filesUnder(Path dir) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                return walk.collect(java.util.stream.Collectors.toSet());
+            } catch (java.nio.file.NoSuchFileException | java.io.UncheckedIOException e) {
+                if (attempt == 20) {
                     throw e;
                 }
             }
