@@ -271,7 +271,9 @@ class BlockCompactionKillTest {
             }
             assertTrue(started[0], "child " + kill + " started");
             if (hold) {
-                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                // A block compaction of compressed tables writes few pages (frames packed), so the
+                // held write may come several rounds in; at load 16 that took over 60 s.
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
                 while (!holding.get() && System.nanoTime() < deadline && p.isAlive()) {
                     Thread.sleep(5);
                 }
