@@ -12,15 +12,15 @@ import java.nio.ByteBuffer;
  * (a merge's inputs): one read of {@link #WINDOW_BYTES} serves the dozens of pages or
  * compressed frames it holds, where reading each page alone costs a system call per page
  * (and, for packed frames, which straddle 4 KiB blocks, reads most blocks twice). Reads are
- * whole aligned 4 KiB blocks (usable with O_DIRECT) and never go past {@link #limit}, the end
- * of the table version's footer page. Not thread safe: one scan owns it.
+ * whole aligned 4 KiB blocks (usable with O_DIRECT) and go past {@link #limit}, the end of the
+ * table version's tree pages, only to the end of its 4 KiB block. Not thread safe: one scan owns it.
  */
 final class ReadAheadWindow {
     /** Bytes one refill reads. */
     static final int WINDOW_BYTES = 128 * 1024;
 
     private final PageFile file;
-    /** Exclusive end of the bytes the window may read: the end of the version's footer page. */
+    /** Exclusive end of the bytes the window serves: the end of the version's tree pages. */
     private final long limit;
     private ByteBuffer buffer;
     /** File offset of the buffer's first byte, and how many bytes it holds (0: empty). */

@@ -299,9 +299,17 @@ public final class SSTableReader {
      */
     public static SSTableReader openForScan(PageFile file, long footerOffset, long fileNumber) throws IOException {
         SSTableReader r = open(file, footerOffset, fileNumber, BlockCache.disabled());
+        // The tree's pages end where the bloom filter, written at finish, begins (or the page map, or
+        // the footer): the window reads no further, as open() has read what follows already.
+        Footer f = r.footer;
+        long treeEnd = f.packed() ? f.pageMapOffset() : footerOffset;
+        int bloom = f.bloomPage() - r.mapBase;
+        if (f.bloomPage() != PageFormat.NO_PAGE) {
+            treeEnd = f.packed() ? (bloom >= 0 && bloom < r.mapOffsets.length ? r.mapOffsets[bloom] : treeEnd)
+                    : Math.min(treeEnd, (long) f.bloomPage() * r.pageSize);
+        }
         return new SSTableReader(file, fileNumber, footerOffset, r.cache, r.footer, r.bloom, r.mapOffsets,
-                r.mapLengths, r.mapBase, r.codec, r.rangeTombstones,
-                new ReadAheadWindow(file, footerOffset + r.pageSize));
+                r.mapLengths, r.mapBase, r.codec, r.rangeTombstones, new ReadAheadWindow(file, treeEnd));
     }
 
     /** The table's range tombstones ({@link RangeTombstones#EMPTY} when it has none); never modified. */
