@@ -8,7 +8,6 @@ import com.github.luben.zstd.ZstdDecompressCtx;
 import dev.strata.lsm.ConfigException;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4JNIFastResetCompressor;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 import org.xerial.snappy.Snappy;
 
@@ -93,24 +92,14 @@ abstract class PageCodec {
         }
     }
 
-    /**
-     * LZ4 through lz4-java's JNI binding (the native instance; no pure-Java fallback). Each
-     * thread compresses with its own fast-reset compressor, which keeps its native state
-     * between pages instead of clearing LZ4's 16 KiB hash table for every page as
-     * {@code fastCompressor()} does; the output is the same (LZ4's block format, acceleration 1).
-     * A state (16 KiB of native memory) is made once per thread that compresses: the sinks'
-     * compressor pool, which lives as long as the JVM, and the thread that loads the codec; it
-     * is not freed, and no table or page makes another.
-     */
+    /** LZ4 through lz4-java's JNI binding (the native instance; no pure-Java fallback). */
     private static final class Lz4 extends PageCodec {
         private final LZ4Compressor compressor;
-        private final ThreadLocal<LZ4JNIFastResetCompressor> compressors;
         private final LZ4SafeDecompressor decompressor;
 
         Lz4() {
             LZ4Factory f = LZ4Factory.nativeInstance();
             compressor = f.fastCompressor();
-            compressors = ThreadLocal.withInitial(f::fastResetCompressor);
             decompressor = f.safeDecompressor();
         }
 
@@ -126,7 +115,7 @@ abstract class PageCodec {
 
         @Override
         int compress(byte[] src, int srcOff, int length, byte[] dst, int dstOff) {
-            return compressors.get().compress(src, srcOff, length, dst, dstOff, dst.length - dstOff);
+            return compressor.compress(src, srcOff, length, dst, dstOff, dst.length - dstOff);
         }
 
         @Override
