@@ -2,7 +2,6 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.blockmerge.BlockCompaction;
 import dev.strata.lsm.blockmerge.SelectiveCompaction;
-import dev.strata.lsm.cache.BlockCache;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
@@ -161,8 +160,8 @@ final class MergeJob {
                     List<InternalIterator> its = new ArrayList<>();
                     for (int i = 0; i < parents.size(); i++) {
                         Component c = parents.get(i);
-                        its.add(SSTableReader.open(parentFiles.get(i), c.id().footerOffset(), c.meta().fileNumber(),
-                                BlockCache.disabled()).iterator());
+                        its.add(SSTableReader.openForScan(parentFiles.get(i), c.id().footerOffset(),
+                                c.meta().fileNumber()).iterator());
                     }
                     return new MergingIterator(its);
                 } catch (IOException e) {
@@ -345,7 +344,7 @@ final class MergeJob {
             for (Component c : group) {
                 PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
                 files.add(f);
-                its.add(SSTableReader.open(f, c.id().footerOffset(), c.meta().fileNumber(), BlockCache.disabled())
+                its.add(SSTableReader.openForScan(f, c.id().footerOffset(), c.meta().fileNumber())
                         .iterator());
             }
             try (MergingIterator merged = new MergingIterator(its)) {
@@ -411,8 +410,7 @@ final class MergeJob {
             for (Component c : inputs) {
                 PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
                 handles.add(f);
-                SSTableReader r = SSTableReader.open(f, c.id().footerOffset(), c.meta().fileNumber(),
-                        BlockCache.disabled());
+                SSTableReader r = SSTableReader.openForScan(f, c.id().footerOffset(), c.meta().fileNumber());
                 its.add(r.iterator());
                 tombstones.add(r.rangeTombstones());
             }

@@ -23,8 +23,8 @@ import java.util.zip.CRC32C;
  * each logical page's byte offset and stored length. Logical numbers advance exactly as the
  * unpacked layout's page numbers would (one per page, an extent's pages for an extent), so
  * page counts (overflow pages before a leaf, live pages) mean the same in both layouts.
- * Packed, pages are compressed on a shared pool of compressor threads while the writer goes
- * on building the next ones; their frames are appended in page order, and all of them before
+ * Packed, pages are compressed on a shared pool of compressor threads, {@value #PAGES_PER_TASK}
+ * pages a task, while the writer goes on building the next ones; their frames are appended in page order, and all of them before
  * an extent, the page map, the footer or a flush, so the stream is exactly the one a
  * single-threaded sink writes. A page number is assigned when the page is handed in.
  */
@@ -65,13 +65,21 @@ final class PageSink {
                     });
     /** Pages a sink may have handed to the compressors and not appended yet. */
     private static final int MAX_PENDING_FRAMES = 16;
+    /**
+     * Pages one compressor task encodes: handing pages over one at a time cost a task, a queue
+     * hand-off and a thread wake-up per page, as much CPU as compressing a small page.
+     */
+    private static final int PAGES_PER_TASK = 4;
 
-    /** A page handed to the compressors: its frame is appended when {@link #length} completes. */
+    /** A page handed to the compressors: its frame is appended once {@link #task} completes. */
     private static final class PendingFrame {
         final int pageNo;
         final byte[] page;
         final byte[] frame;
-        java.util.concurrent.Future<Integer> length;
+        /** The task encoding this page's batch; null until the batch is handed over. */
+        java.util.concurrent.Future<?> task;
+        /** The frame's length, set by the task (read after {@link #task} completes). */
+        int length;
 
         PendingFrame(int pageNo, byte[] page, byte[] frame) {
             this.pageNo = pageNo;
@@ -85,6 +93,8 @@ final class PageSink {
     /** A frame buffer of the largest size a page may take (sizes the pooled frame buffers). */
     private final byte[] frame;
     private final java.util.ArrayDeque<PendingFrame> pending = new java.util.ArrayDeque<>();
+    /** The newest pending pages, not yet handed to the compressors (at most {@link #PAGES_PER_TASK}). */
+    private final java.util.ArrayList<PendingFrame> batch = new java.util.ArrayList<>(PAGES_PER_TASK);
     private final java.util.ArrayDeque<byte[]> freePages = new java.util.ArrayDeque<>();
     private final java.util.ArrayDeque<byte[]> freeFrames = new java.util.ArrayDeque<>();
     private long[] mapOffsets;
@@ -249,13 +259,32 @@ final class PageSink {
         System.arraycopy(page, 0, copy, 0, pageSize);
         byte[] out = freeFrames.isEmpty() ? new byte[frame.length] : freeFrames.pop();
         PendingFrame p = new PendingFrame(pageNo, copy, out);
-        p.length = COMPRESSORS.submit(() -> encodeFrame(codec, pageSize, copy, out, pageNo));
         pending.addLast(p);
+        batch.add(p);
         logicalPageBytes += pageSize;
+        if (batch.size() == PAGES_PER_TASK) {
+            submitBatch();
+        }
         if (pending.size() >= MAX_PENDING_FRAMES) {
             drainOne();
         }
         return pageNo;
+    }
+
+    /** Hands the pages of {@link #batch} to the compressors as one task. */
+    private void submitBatch() {
+        PendingFrame[] frames = batch.toArray(new PendingFrame[0]);
+        batch.clear();
+        PageCodec c = codec;
+        int size = pageSize;
+        java.util.concurrent.Future<?> task = COMPRESSORS.submit(() -> {
+            for (PendingFrame f : frames) {
+                f.length = encodeFrame(c, size, f.page, f.frame, f.pageNo);
+            }
+        });
+        for (PendingFrame f : frames) {
+            f.task = task;
+        }
     }
 
     /**
@@ -283,17 +312,23 @@ final class PageSink {
 
     /** Appends the oldest pending frame, once compressed, to the stream (in page order). */
     private void drainOne() throws IOException {
+        if (pending.peekFirst().task == null) {
+            submitBatch(); // the oldest page is still in the batch being gathered
+        }
         PendingFrame p = pending.pollFirst();
         int length;
         try {
-            length = p.length.get();
+            p.task.get();
+            length = p.length;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             pending.clear();
+            batch.clear();
             throw new java.io.InterruptedIOException("interrupted while compressing page " + p.pageNo + " of "
                     + file.path());
         } catch (java.util.concurrent.ExecutionException e) {
             pending.clear();
+            batch.clear();
             Throwable cause = e.getCause();
             if (cause instanceof RuntimeException r) {
                 throw r;

@@ -78,6 +78,8 @@ public final class SSTableReader {
     private final PageCodec codec;
     /** Byte end of the page numbers this version may reference: the footer offset, or the end of the mapped pages. */
     private final long pageLimitOffset;
+    /** A scan reader's window that leaves are read through ({@link #openForScan}); null for other readers. */
+    private final ReadAheadWindow window;
 
     /**
      * An interior page held by the reader instead of the block cache. Every lookup reads one
@@ -141,8 +143,9 @@ public final class SSTableReader {
 
     private SSTableReader(PageFile file, long fileNumber, long footerOffset, BlockCache cache, Footer footer,
                           BloomFilter bloom, long[] mapOffsets, int[] mapLengths, int mapBase, PageCodec codec,
-                          RangeTombstones rangeTombstones) {
+                          RangeTombstones rangeTombstones, ReadAheadWindow window) {
         this.rangeTombstones = rangeTombstones;
+        this.window = window;
         this.mapOffsets = mapOffsets;
         this.mapLengths = mapLengths;
         this.mapBase = mapBase;
@@ -276,7 +279,37 @@ public final class SSTableReader {
                     (int) footer.rangeTombstoneLength(), "range-tombstone extent"), path, footer.rangeTombstoneOffset());
         }
         return new SSTableReader(file, fileNumber, footerOffset, cache, footer, bloom, mapOffsets, mapLengths, mapBase,
-                codec, tombstones);
+                codec, tombstones, null);
+    }
+
+    /**
+     * Opens the table version whose footer page starts at {@code footerOffset} for one
+     * thread's scan in key order, as a merge reads its inputs: no block cache, and leaves are
+     * read through a window of the file ({@value ReadAheadWindow#WINDOW_BYTES} bytes a read)
+     * rather than a page at a time. Verification is the same as {@link #open}'s (a compressed
+     * page's checksum over its stored bytes before it is decompressed). The reader is not
+     * thread safe.
+     *
+     * @param file the table file
+     * @param footerOffset where the version's footer page starts
+     * @param fileNumber identifies the file in error messages
+     * @return the reader
+     * @throws IOException if the footer, page map or bloom filter cannot be read
+     * @throws CorruptionException if the footer, page map or bloom filter fails verification
+     */
+    public static SSTableReader openForScan(PageFile file, long footerOffset, long fileNumber) throws IOException {
+        SSTableReader r = open(file, footerOffset, fileNumber, BlockCache.disabled());
+        // The tree's pages end where the bloom filter, written at finish, begins (or the page map, or
+        // the footer): the window reads no further, as open() has read what follows already.
+        Footer f = r.footer;
+        long treeEnd = f.packed() ? f.pageMapOffset() : footerOffset;
+        int bloom = f.bloomPage() - r.mapBase;
+        if (f.bloomPage() != PageFormat.NO_PAGE) {
+            treeEnd = f.packed() ? (bloom >= 0 && bloom < r.mapOffsets.length ? r.mapOffsets[bloom] : treeEnd)
+                    : Math.min(treeEnd, (long) f.bloomPage() * r.pageSize);
+        }
+        return new SSTableReader(file, fileNumber, footerOffset, r.cache, r.footer, r.bloom, r.mapOffsets,
+                r.mapLengths, r.mapBase, r.codec, r.rangeTombstones, new ReadAheadWindow(file, treeEnd));
     }
 
     /** The table's range tombstones ({@link RangeTombstones#EMPTY} when it has none); never modified. */
@@ -580,8 +613,10 @@ public final class SSTableReader {
 
     /** Like {@link #readPage(int, byte, int)}, into {@code page}, a page-sized array; returns it. */
     private byte[] readPage(int pageNo, byte type, int level, byte[] page) throws IOException {
+        // A scan reads its leaves through the window; interior pages, read out of file order, alone.
+        ReadAheadWindow ahead = type == PageFormat.TYPE_LEAF ? window : null;
         if (mapOffsets != null) {
-            readFrame(pageNo, page);
+            readFrame(pageNo, page, ahead);
             verifyPage(page, pageNo, type, level);
             return page;
         }
@@ -589,6 +624,10 @@ public final class SSTableReader {
         if (pageNo < 0 || offset >= footerOffset) {
             throw new CorruptionException(file.path(), footerOffset, "reference to page " + pageNo
                     + " beyond the footer of " + file.path());
+        }
+        if (ahead != null && readAhead(ahead, offset, pageSize, page, "page " + pageNo)) {
+            verifyPage(page, pageNo, type, level);
+            return page;
         }
         ByteBuffer buf = PAGE_BUFFER.get();
         buf.clear().limit(pageSize);
@@ -607,7 +646,7 @@ public final class SSTableReader {
      * Packed versions: reads logical page {@code pageNo}'s frame, verifies its checksum (over
      * the stored, compressed bytes) and header, and decompresses it into {@code page}.
      */
-    private void readFrame(int pageNo, byte[] page) throws IOException {
+    private void readFrame(int pageNo, byte[] page, ReadAheadWindow ahead) throws IOException {
         int i = pageNo - mapBase;
         if (i < 0 || i >= mapOffsets.length || mapLengths[i] == 0) {
             throw new CorruptionException(file.path(), footerOffset, "reference to page " + pageNo
@@ -620,7 +659,9 @@ public final class SSTableReader {
                     + pageSize + "-byte page");
         }
         byte[] frame = FRAME_BYTES.get();
-        readRange(file, offset, length, frame, "page " + pageNo);
+        if (ahead == null || !readAhead(ahead, offset, length, frame, "page " + pageNo)) {
+            readRange(file, offset, length, frame, "page " + pageNo);
+        }
         int stored = PageFormat.getInt(frame, PageFormat.OFF_CRC);
         int actual = PageFormat.pageChecksum(frame, length);
         if (stored != actual) {
@@ -647,6 +688,17 @@ public final class SSTableReader {
             throw corruptFrame(pageNo, offset, codec.compression() + " cannot decompress it (" + e + ")", e);
         } finally {
             cache.recordDecompression(System.nanoTime() - start);
+        }
+    }
+
+    /** {@link ReadAheadWindow#read}, with a file that ends too soon reported as corruption. */
+    private boolean readAhead(ReadAheadWindow ahead, long offset, int length, byte[] dest, String what)
+            throws IOException {
+        try {
+            return ahead.read(offset, length, dest);
+        } catch (EOFException e) {
+            throw new CorruptionException(file.path(), offset, what + " at offset " + offset + " (" + length
+                    + " bytes) of " + file.path() + " lies beyond the end of the file", e);
         }
     }
 

@@ -467,8 +467,11 @@ class ReuseBlocksTest {
             assertEquals(1, parentReads.size(), "one parent table was read: " + parentReads);
             Path parent = parentReads.keySet().iterator().next();
             long read = parentReads.get(parent);
-            assertTrue(read > 0 && read <= parentSizes.get(parent), "the parent's " + parentSizes.get(parent)
-                    + " bytes are read at most once: " + read + " bytes read");
+            // Once: a merge reads its inputs' leaves through a read-ahead window
+            // (SSTableReader.openForScan), which also spans the interior pages the scan's descent
+            // read alone, so a few pages may be read twice; a parent read per child would be 4x.
+            assertTrue(read > 0 && read < 2 * parentSizes.get(parent), "the parent's " + parentSizes.get(parent)
+                    + " bytes are read about once: " + read + " bytes read");
             for (int i = 0; i < KEYS; i++) {
                 assertArrayEquals(value(i, i % 100 == 0 ? 1 : 0), store.get(key(i)), "key " + i);
             }

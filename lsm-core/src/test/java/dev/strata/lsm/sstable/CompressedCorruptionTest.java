@@ -47,8 +47,22 @@ class CompressedCorruptionTest {
         return new Written(path, table, entries, Files.readAllBytes(path));
     }
 
-    /** Reads the whole table (scan, then a get per entry); returns normally only if every entry read is right. */
+    /**
+     * Reads the whole table (a scan as a merge reads it, a scan, then a get per entry); returns
+     * normally only if every entry read is right.
+     */
     private void readAll(Path path, long footerOffset, List<InternalEntry> expected) throws IOException {
+        try (PageFile file = fixture.openForRead(path)) {
+            TableIterator scan = SSTableReader.openForScan(file, footerOffset, 1).iterator();
+            scan.seekToFirst();
+            for (InternalEntry x : expected) {
+                assertTrue(scan.valid(), "entries went missing from a merge's scan without an error");
+                assertArrayEquals(x.key(), scan.key(), "a merge's scan read a wrong key");
+                assertArrayEquals(x.value(), scan.entry().value(), "a merge's scan read a wrong value");
+                scan.next();
+            }
+            assertTrue(!scan.valid(), "a merge's scan read an entry too many");
+        }
         try (PageFile file = fixture.openForRead(path)) {
             SSTableReader reader = SSTableReader.open(file, footerOffset, 1, BlockCache.disabled());
             TableIterator it = reader.iterator();

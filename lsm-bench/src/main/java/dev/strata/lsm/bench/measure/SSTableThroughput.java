@@ -250,8 +250,8 @@ public final class SSTableThroughput implements Callable<Integer> {
                 for (int t = 0; t < mergeInputs; t++) {
                     PageFile in = io.open(inputs.get(t), OpenMode.READ, IoPurpose.MERGE);
                     files.add(in);
-                    its.add(SSTableReader.open(in, inputTables.get(t).footerOffset(), 10 + t, BlockCache.disabled())
-                            .iterator());
+                    // Opened as the engine opens a merge's inputs.
+                    its.add(SSTableReader.openForScan(in, inputTables.get(t).footerOffset(), 10 + t).iterator());
                 }
                 SSTableWriter writer = new SSTableWriter(file, options);
                 try (MergingIterator merged = new MergingIterator(its)) {
