@@ -161,7 +161,7 @@ final class MergeJob {
                     for (int i = 0; i < parents.size(); i++) {
                         Component c = parents.get(i);
                         its.add(SSTableReader.openForScan(parentFiles.get(i), c.id().footerOffset(),
-                                c.meta().fileNumber()).iterator());
+                                c.meta().fileNumber(), parents.size()).iterator());
                     }
                     return new MergingIterator(its);
                 } catch (IOException e) {
@@ -344,7 +344,7 @@ final class MergeJob {
             for (Component c : group) {
                 PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
                 files.add(f);
-                its.add(SSTableReader.openForScan(f, c.id().footerOffset(), c.meta().fileNumber())
+                its.add(SSTableReader.openForScan(f, c.id().footerOffset(), c.meta().fileNumber(), group.size())
                         .iterator());
             }
             try (MergingIterator merged = new MergingIterator(its)) {
@@ -410,7 +410,8 @@ final class MergeJob {
             for (Component c : inputs) {
                 PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
                 handles.add(f);
-                SSTableReader r = SSTableReader.openForScan(f, c.id().footerOffset(), c.meta().fileNumber());
+                SSTableReader r = SSTableReader.openForScan(f, c.id().footerOffset(), c.meta().fileNumber(),
+                        inputs.size());
                 its.add(r.iterator());
                 tombstones.add(r.rangeTombstones());
             }

@@ -16,10 +16,20 @@ import java.nio.ByteBuffer;
  * table version's tree pages, only to the end of its 4 KiB block. Not thread safe: one scan owns it.
  */
 final class ReadAheadWindow {
-    /** Bytes one refill reads. */
+    /** Bytes one refill reads, at most. */
     static final int WINDOW_BYTES = 128 * 1024;
+    /** The smallest window: four 4 KiB blocks, room for any page or frame of a 4 KiB-page table. */
+    static final int MIN_WINDOW_BYTES = 4 * PageFormat.BLOCK;
+    /**
+     * The windows of one merge's inputs together, at most (beyond {@code MIN_WINDOW_BYTES}
+     * each): a merge of thousands of small tables (a full-level merge of 1 MiB files) must not
+     * hold a 128 KiB buffer per input in direct memory.
+     */
+    static final int MERGE_BUDGET_BYTES = 16 << 20;
 
     private final PageFile file;
+    /** Bytes one refill reads, at most: a multiple of 4 KiB. */
+    private final int windowBytes;
     /** Exclusive end of the bytes the window serves: the end of the version's tree pages. */
     private final long limit;
     private ByteBuffer buffer;
@@ -27,9 +37,25 @@ final class ReadAheadWindow {
     private long start;
     private int filled;
 
-    ReadAheadWindow(PageFile file, long limit) {
+    ReadAheadWindow(PageFile file, long limit, int windowBytes) {
+        if (windowBytes < MIN_WINDOW_BYTES || windowBytes % PageFormat.BLOCK != 0) {
+            throw new IllegalArgumentException("read-ahead window of " + windowBytes
+                    + " bytes: must be a multiple of 4096 and at least " + MIN_WINDOW_BYTES);
+        }
         this.file = file;
         this.limit = limit;
+        this.windowBytes = windowBytes;
+    }
+
+    /**
+     * The window for each of {@code inputs} tables read at once: {@link #WINDOW_BYTES}, less
+     * when that many windows would exceed {@link #MERGE_BUDGET_BYTES}, never below {@link
+     * #MIN_WINDOW_BYTES}.
+     */
+    static int forInputs(int inputs) {
+        long share = MERGE_BUDGET_BYTES / Math.max(1, inputs);
+        long blocks = share / PageFormat.BLOCK * PageFormat.BLOCK;
+        return (int) Math.max(MIN_WINDOW_BYTES, Math.min(WINDOW_BYTES, blocks));
     }
 
     /**
@@ -42,7 +68,7 @@ final class ReadAheadWindow {
      */
     boolean read(long offset, int length, byte[] dest) throws IOException {
         long end = offset + length;
-        if (offset < 0 || end > limit || length > WINDOW_BYTES - PageFormat.BLOCK) {
+        if (offset < 0 || end > limit || length > windowBytes - PageFormat.BLOCK) {
             return false;
         }
         if (offset < start || end > start + filled) {
@@ -55,9 +81,9 @@ final class ReadAheadWindow {
 
     private void refill(long from) throws IOException {
         if (buffer == null) {
-            buffer = AlignedBuffers.allocate(WINDOW_BYTES, AlignedBuffers.PAGE_ALIGNMENT);
+            buffer = AlignedBuffers.allocate(windowBytes, AlignedBuffers.PAGE_ALIGNMENT);
         }
-        long to = Math.min(from + WINDOW_BYTES, (limit + PageFormat.BLOCK - 1) / PageFormat.BLOCK * PageFormat.BLOCK);
+        long to = Math.min(from + windowBytes, (limit + PageFormat.BLOCK - 1) / PageFormat.BLOCK * PageFormat.BLOCK);
         filled = 0;
         buffer.clear().limit((int) (to - from));
         file.readFully(buffer, from);

@@ -298,6 +298,24 @@ public final class SSTableReader {
      * @throws CorruptionException if the footer, page map or bloom filter fails verification
      */
     public static SSTableReader openForScan(PageFile file, long footerOffset, long fileNumber) throws IOException {
+        return openForScan(file, footerOffset, fileNumber, 1);
+    }
+
+    /**
+     * {@link #openForScan(PageFile, long, long)} for one of {@code inputs} tables a merge reads
+     * at once: the window shrinks (to no less than 16 KiB) so that the inputs' windows together
+     * stay within 16 MiB.
+     *
+     * @param file the table file
+     * @param footerOffset where the version's footer page starts
+     * @param fileNumber identifies the file in error messages
+     * @param inputs how many tables the caller scans at once (at least 1)
+     * @return the reader
+     * @throws IOException if the footer, page map or bloom filter cannot be read
+     * @throws CorruptionException if the footer, page map or bloom filter fails verification
+     */
+    public static SSTableReader openForScan(PageFile file, long footerOffset, long fileNumber, int inputs)
+            throws IOException {
         SSTableReader r = open(file, footerOffset, fileNumber, BlockCache.disabled());
         // The tree's pages end where the bloom filter, written at finish, begins (or the page map, or
         // the footer): the window reads no further, as open() has read what follows already.
@@ -309,7 +327,8 @@ public final class SSTableReader {
                     : Math.min(treeEnd, (long) f.bloomPage() * r.pageSize);
         }
         return new SSTableReader(file, fileNumber, footerOffset, r.cache, r.footer, r.bloom, r.mapOffsets,
-                r.mapLengths, r.mapBase, r.codec, r.rangeTombstones, new ReadAheadWindow(file, treeEnd));
+                r.mapLengths, r.mapBase, r.codec, r.rangeTombstones,
+                new ReadAheadWindow(file, treeEnd, ReadAheadWindow.forInputs(inputs)));
     }
 
     /** The table's range tombstones ({@link RangeTombstones#EMPTY} when it has none); never modified. */

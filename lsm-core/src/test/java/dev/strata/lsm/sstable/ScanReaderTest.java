@@ -95,4 +95,29 @@ class ScanReaderTest {
             assertTrue(e.getMessage().contains("page"), e.getMessage());
         }
     }
+
+    /**
+     * A merge of many inputs: each input's window shrinks so that they stay within the merge's
+     * budget (a full-level merge of thousands of 1 MiB tables held 128 KiB of direct memory per
+     * input), never below four blocks, and a small window still scans every entry.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Compression.class, names = {"NONE", "LZ4"})
+    void manyInputsShareTheMergeBudgetAndStillScanEverything(Compression codec) throws IOException {
+        assertEquals(ReadAheadWindow.WINDOW_BYTES, ReadAheadWindow.forInputs(1));
+        assertEquals(ReadAheadWindow.WINDOW_BYTES, ReadAheadWindow.forInputs(128));
+        for (int inputs : new int[] {129, 500, 1_000, 4_096, 100_000}) {
+            int window = ReadAheadWindow.forInputs(inputs);
+            assertEquals(0, window % 4096, inputs + " inputs: window " + window);
+            assertTrue(window >= ReadAheadWindow.MIN_WINDOW_BYTES, inputs + " inputs: window " + window);
+            assertTrue((long) window * inputs <= ReadAheadWindow.MERGE_BUDGET_BYTES
+                    || window == ReadAheadWindow.MIN_WINDOW_BYTES, inputs + " inputs: window " + window);
+        }
+        List<InternalEntry> entries = entries();
+        Path path = dir.resolve(codec + "-small.sst");
+        FinishedTable table = fixture.write(path, TableOptions.defaults().withCompression(codec), entries);
+        try (PageFile file = fixture.openForRead(path)) {
+            scanEquals(SSTableReader.openForScan(file, table.footerOffset(), 1, 100_000), entries);
+        }
+    }
 }
