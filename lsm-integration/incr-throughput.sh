@@ -2,7 +2,7 @@
 # INCR on the storage node, before and after INCR became a merge operand (issue 30, item 4):
 # redis-benchmark -t incr -n 300000 -r 300000 -d 100 -c 20 (random counters) and a hot counter
 # (-t incr -n 200000 -c 20, no -r: every INCR on one key), a fresh node (as redis-throughput.sh
-# starts it: async WAL, -Xms1g -Xmx1g) in a fresh directory for every run. Servers: BASELINE_JAR
+# starts it: async WAL, the JVM options of lsm-integration/node-java-opts or NODE_JAVA_OPTS) in a fresh directory for every run. Servers: BASELINE_JAR
 # (a build of the code before the change; required), this tree's jar with the node's default
 # successive-merge bound (16), and the same jar with maxSuccessiveMerges=8 from a --config file.
 # The order of the servers alternates between rounds. Prints one CSV line per run:
@@ -17,6 +17,7 @@ echo "# start $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 work=$(mktemp -d /tmp/incr-throughput.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 ./strata-server --help > /dev/null # builds the jar if it is missing or older than the sources
+node_opts=${NODE_JAVA_OPTS:-$(lsm-integration/node-java-opts)}
 cp lsm-integration/target/strata-server.jar "$work/after.jar"
 cp "$BASELINE_JAR" "$work/before.jar"
 cat > "$work/bound8.xml" <<'XML'
@@ -38,7 +39,7 @@ run() { # server test
   local args=(-t incr -n 300000 -r 300000 -d 100 -c 20) n=300000
   if [ "$2" = hot ]; then args=(-t incr -n 200000 -c 20); n=200000; fi
   rm -rf "$work/node"
-  java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -jar "$jar" --dir "$work/node" --port 6398 "${extra[@]}" \
+  java --enable-native-access=ALL-UNNAMED $node_opts -jar "$jar" --dir "$work/node" --port 6398 "${extra[@]}" \
     >"$work/node.log" 2>&1 &
   local npid=$!
   await 6398

@@ -2,7 +2,7 @@
 # Measures the storage node's hash commands and its TLS beside redis-server with redis-benchmark:
 # HSET (-t hset: one hash, myhash, with up to N random fields), HGET of random fields of it, and
 # SET / GET (-t set,get), each -n N -r N -d 100 -c 20, unpipelined; redis-server with appendonly yes
-# / appendfsync no; the node as ./strata-server runs it (async WAL, -Xms1g -Xmx1g), plain and with
+# / appendfsync no; the node as ./strata-server runs it (async WAL, the JVM options of lsm-integration/node-java-opts or NODE_JAVA_OPTS), plain and with
 # --tls-cert / --tls-key (a self-signed RSA-2048 certificate made by openssl; redis-benchmark --tls).
 # Per round: redis-server, the node, the node over TLS, each in a fresh directory. Prints one CSV
 # line per figure: server,test,rps. Needs redis-server, redis-cli, redis-benchmark and openssl.
@@ -14,6 +14,7 @@ n=${2:-100000}
 work=$(mktemp -d /tmp/node-hash-tls.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 ./strata-server --help > /dev/null # builds the jar if it is missing or older than the sources
+node_opts=${NODE_JAVA_OPTS:-$(lsm-integration/node-java-opts)}
 cp lsm-integration/target/strata-server.jar "$work/strata-server.jar"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
   -subj /CN=localhost -days 1 2>/dev/null
@@ -37,7 +38,7 @@ node() { # name port [node options] -- [client TLS options]
   [ $# -gt 0 ] && shift
   client=("$@")
   rm -rf "$work/node"
-  java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -jar "$work/strata-server.jar" --dir "$work/node" \
+  java --enable-native-access=ALL-UNNAMED $node_opts -jar "$work/strata-server.jar" --dir "$work/node" \
     --port "$port" "${opts[@]}" >"$work/node.log" 2>&1 &
   local npid=$!
   await "$port" "${client[@]}"

@@ -3,13 +3,15 @@
 # states the figures: -t set,get -n 300000 -r 300000 -d 100 -c 20, unpipelined and with -P 16 (and
 # INCR, -t incr, the same way: redis-benchmark runs it after GET, on keys counter:<random>),
 # redis-server with appendonly yes / appendfsync no, the node as ./strata-server runs it (async WAL,
-# -Xms1g -Xmx1g). Per round and pipeline depth: redis-server, then the node, each in a fresh
+# lsm-integration/node-java-opts). Per round and pipeline depth: redis-server, then the node, each in a fresh
 # directory. Prints one CSV line per figure: server,pipeline,test,rps. (redis-compare.sh measures
 # the issue-14 shape: -n 1000000 -c 50, and memory after 10 million keys.)
 # Needs redis-server, redis-cli and redis-benchmark (apt-get install redis-server redis-tools).
 # The node's jar is built first if needed, then copied, so editing sources meanwhile changes nothing.
 # BASELINE_JAR=path/to/strata-server.jar also measures that jar (an older build), as strata-baseline,
-# after the node in every round.
+# after the node in every round. The node runs with lsm-integration/node-java-opts's JVM options,
+# as ./strata-server runs it, or NODE_JAVA_OPTS; the baseline with BASELINE_JAVA_OPTS, else the
+# node's (so BASELINE_JAR=<the same jar> BASELINE_JAVA_OPTS="-Xms1g -Xmx1g" compares JVM options).
 # CLIENTS=N sets redis-benchmark's -c (default 20, the issue's). The order alternates: odd rounds
 # run redis-server first, then the node, then the baseline; even rounds the reverse. The load average is printed at the start
 # and the end.
@@ -23,6 +25,9 @@ work=$(mktemp -d /tmp/node-vs-redis.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 ./strata-server --help > /dev/null # builds the jar if it is missing or older than the sources
 cp lsm-integration/target/strata-server.jar "$work/strata-server.jar"
+node_opts=${NODE_JAVA_OPTS:-$(lsm-integration/node-java-opts)}
+baseline_opts=${BASELINE_JAVA_OPTS:-$node_opts}
+echo "# node JVM options: $node_opts; baseline's: $baseline_opts"
 bench() { # name port pipeline
   redis-benchmark -p "$2" -t set,get,incr -n 300000 -r 300000 -d 100 -c "$clients" -P "$3" --csv -q \
     | tr -d '"' | awk -F, -v s="$1" -v p="$3" '$1=="SET"||$1=="GET"||$1=="INCR"{print s "," p "," $1 "," $2}' \
@@ -32,9 +37,10 @@ await() { # port
   for _ in $(seq 1 600); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.1; done
   echo "server on port $1 did not start" >&2; exit 1
 }
-node() { # name jar pipeline
+node() { # name jar pipeline jvm-options
   rm -rf "$work/node"
-  java --enable-native-access=ALL-UNNAMED -Xms1g -Xmx1g -jar "$2" --dir "$work/node" --port 6398 \
+  # shellcheck disable=SC2086 # the options are words
+  java --enable-native-access=ALL-UNNAMED $4 -jar "$2" --dir "$work/node" --port 6398 \
     >"$work/node.log" 2>&1 &
   local npid=$!
   await 6398
@@ -51,9 +57,9 @@ redis() { # pipeline
   kill "$rpid"; wait "$rpid" 2>/dev/null || true
 }
 nodes() { # pipeline round (even rounds: the baseline before the node)
-  if [ -n "${BASELINE_JAR:-}" ] && [ $(($2 % 2)) -eq 0 ]; then node strata-baseline "$BASELINE_JAR" "$1"; fi
-  node strata-server "$work/strata-server.jar" "$1"
-  if [ -n "${BASELINE_JAR:-}" ] && [ $(($2 % 2)) -eq 1 ]; then node strata-baseline "$BASELINE_JAR" "$1"; fi
+  if [ -n "${BASELINE_JAR:-}" ] && [ $(($2 % 2)) -eq 0 ]; then node strata-baseline "$BASELINE_JAR" "$1" "$baseline_opts"; fi
+  node strata-server "$work/strata-server.jar" "$1" "$node_opts"
+  if [ -n "${BASELINE_JAR:-}" ] && [ $(($2 % 2)) -eq 1 ]; then node strata-baseline "$BASELINE_JAR" "$1" "$baseline_opts"; fi
 }
 for r in $(seq 1 "$rounds"); do
   for p in 1 16; do
