@@ -68,6 +68,7 @@ public final class KafkaRestoreBench {
         int rounds = 3;
         int batch = 1_000;
         String kind = "window";
+        List<String> engines = List.of("strata", "rocksdb");
         Path base = Path.of(System.getProperty("java.io.tmpdir"), "strata-kafka-restore-bench");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -77,8 +78,10 @@ public final class KafkaRestoreBench {
                 case "--batch" -> batch = Integer.parseInt(args[++i]);
                 case "--dir" -> base = Path.of(args[++i]);
                 case "--store" -> kind = args[++i];
+                case "--engines" -> engines = List.of(args[++i].split(","));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--records N --keys N --rounds N --batch N --dir DIR --store window|kv|versioned)");
+                        + " (--records N --keys N --rounds N --batch N --dir DIR --store window|kv|versioned"
+                        + " --engines strata,rocksdb)");
             }
         }
         if (!kind.equals("window") && !kind.equals("kv") && !kind.equals("versioned")) {
@@ -91,14 +94,15 @@ public final class KafkaRestoreBench {
         System.out.printf(Locale.ROOT, "KafkaRestoreBench: " + label + " store changelog of %,d records over %,d keys, "
                 + "batches of %,d, %d rounds, java %s, %d cpus%n", records, keys, batch, rounds,
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
-        run("strata", base, changelog.subList(0, Math.max(1, changelog.size() / 10)), kv);   // warm-up
-        run("rocksdb", base, changelog.subList(0, Math.max(1, changelog.size() / 10)), kv);
+        for (String engine : engines) {   // warm-up
+            run(engine, base, changelog.subList(0, Math.max(1, changelog.size() / 10)), kv);
+        }
         double[] strata = new double[rounds];
         double[] rocksdb = new double[rounds];
         double[] strataCpu = new double[rounds];
         double[] rocksdbCpu = new double[rounds];
         for (int r = 0; r < rounds; r++) {
-            List<String> order = r % 2 == 0 ? List.of("strata", "rocksdb") : List.of("rocksdb", "strata");
+            List<String> order = r % 2 == 0 ? engines : reversed(engines);
             for (String engine : order) {
                 long cpuBefore = processCpuNanos();
                 double seconds = run(engine, base, changelog, kv);
@@ -126,6 +130,12 @@ public final class KafkaRestoreBench {
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean)
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static List<String> reversed(List<String> list) {
+        List<String> copy = new ArrayList<>(list);
+        java.util.Collections.reverse(copy);
+        return copy;
     }
 
     private static double median(double[] values) {
