@@ -417,7 +417,10 @@ final class MergeJob {
             }
             MergingIterator merged = new MergingIterator(its);
             merged.seekToFirst();
-            outputs = ComponentTimes.inherit(output.write(merged, RangeTombstones.union(tombstones), IoPurpose.MERGE,
+            // A pure merge stops when the store closes; one carrying a flushed memtable runs to its end.
+            InternalIterator input = flushed == null && mutex instanceof EngineMutex engineMutex
+                    ? new StopOnCloseIterator(merged, engineMutex::closed) : merged;
+            outputs = ComponentTimes.inherit(output.write(input, RangeTombstones.union(tombstones), IoPurpose.MERGE,
                     TableOutput.cutterFor(versions.current(), task), new VersionRetention(snaps, bottommost),
                     task.placement().level(), bottommost), inputs);
             List<Component> out = outputs;

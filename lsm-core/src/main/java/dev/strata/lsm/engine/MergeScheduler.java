@@ -467,6 +467,8 @@ final class MergeScheduler {
                 metrics.recordMerge(nanos);
                 listener.merged(inputs.size(), bytes, nanos);
             }
+        } catch (StopOnCloseIterator.MergeStoppedException e) {
+            failure = "the store closed during the merge";
         } catch (Layouts.PolicyError e) {
             failure = "merge " + task + " could not be installed: " + e.getMessage();
             policy.error(failure, null);

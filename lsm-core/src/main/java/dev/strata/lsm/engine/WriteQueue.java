@@ -151,6 +151,11 @@ final class WriteQueue {
                 mergeOperator.checkOperand(op.key(), op.value());
             }
         }
+        // An operation's encoding takes at most the 16 bytes over its key and value that the
+        // batch's approximate size charges it: only a batch that may be too large is measured.
+        if (batch.approximateBytes() + 12 <= WalWriter.MAX_RECORD_SIZE) {
+            return;
+        }
         long encoded = BatchCodec.encodedSize(batch);
         if (encoded > WalWriter.MAX_RECORD_SIZE) {
             throw new IllegalArgumentException("batch of " + batch.size() + " operations takes " + encoded

@@ -30,6 +30,15 @@ import java.lang.invoke.VarHandle;
  * shape, and every search's cost, is that of a skip list filled by searches. An address is {@code chunk << 32 |
  * offset}; 0 is the head node and means "none" in a forward pointer.
  *
+ * <p>Inserts in ascending order (a sorted write batch, a restore's sorted chunk) search from a
+ * finger: the predecessors the last search found on each level stay lower bounds for any
+ * entry sorting after that search's entry, since nodes are only ever added, so such an insert
+ * starts each level there instead of at the head (and once it has stepped forward on a level,
+ * it is past the finger's predecessors on every level below). An insert in ascending order
+ * then costs the levels its distance from the last one spans, not the list's height: a sorted
+ * run into an empty memtable appends, and one as large as the memtable's contents walks them
+ * nearly in order. An entry that does not sort after the finger searches from the head.
+ *
  * <p>Concurrency: the inserting thread fills a node completely, then links it level by level
  * from the bottom with release stores; readers follow pointers with acquire loads, so a node
  * they reach is fully written. Chunk tables are replaced (copy, then volatile write) before
@@ -99,7 +108,14 @@ final class ArenaSkipList {
     private int indexedKeys;
 
     private long random = 0x9E3779B97F4A7C15L;
+    /** The predecessors, on each level below the list's height then, of the last searched entry. */
     private final long[] preds = new long[MAX_HEIGHT];
+    /**
+     * The node of the last entry inserted by a search, whose predecessors {@link #preds} holds
+     * (0 before the first): the finger. Compared in the arena, never through the caller's key
+     * array, which the caller may reuse once its write has returned.
+     */
+    private long fingerNode;
 
     /** A skip list with its chunks on the Java heap. */
     ArenaSkipList() {
@@ -176,16 +192,26 @@ final class ArenaSkipList {
             index(key, prefix0, prefix1, node, seqno);
             return;
         }
-        int top = Math.max(height, h);
+        int listHeight = height;
+        int top = Math.max(listHeight, h);
+        // The finger (see the class comment): an entry sorting after the last searched one starts
+        // each level at that search's predecessor there, not at the head.
+        boolean finger = fingerNode != 0 && compare(fingerNode, prefix0, prefix1, key, seqno) < 0;
         long x = 0;
+        boolean moved = false;
         for (int level = top - 1; level >= 0; level--) {
+            if (finger && !moved && level < listHeight) {
+                x = preds[level];
+            }
             long next = next(x, level);
             while (next != 0 && compare(next, prefix0, prefix1, key, seqno) < 0) {
                 x = next;
                 next = next(x, level);
+                moved = true;
             }
             preds[level] = x;
         }
+        fingerNode = node;
         for (int level = 0; level < h; level++) {
             a.setWord(node, NEXT + level, next(preds[level], level));
             a.setWordRelease(preds[level], NEXT + level, node);

@@ -363,6 +363,81 @@ class MemtableTest {
         }
     }
 
+    /**
+     * Ascending runs (the finger: each insert of a run starts from the last search's
+     * predecessors) mixed with random inserts, new versions of keys already there (some
+     * linked without a search, which leaves the finger where it was), runs that start below
+     * the finger, and the caller's key array overwritten after each insert: both directions
+     * of iteration and a seek to every entry (which walks the upper levels) match a sorted
+     * model, and so do point reads.
+     */
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void ascendingRunsInsertedFromTheFingerKeepEveryLevelSorted(boolean offHeap) throws Exception {
+        long seed = TestSeed.orRandom();
+        Random r = new Random(seed);
+        Memtable m = new Memtable(1, offHeap);
+        TreeMap<IKey, Val> model = new TreeMap<>();
+        List<byte[]> keys = new ArrayList<>();
+        long seq = 0;
+        while (model.size() < 30_000) {
+            int length = r.nextInt(4) == 0 ? 1 : 1 + r.nextInt(r.nextBoolean() ? 20 : 2_000);
+            List<byte[]> run = new ArrayList<>(length);
+            for (int i = 0; i < length; i++) {
+                run.add(!keys.isEmpty() && r.nextInt(4) == 0 ? keys.get(r.nextInt(keys.size()))
+                        : r.nextBoolean() ? randomKey(r) : String.format("key-%08d", r.nextInt(1_000_000)).getBytes());
+            }
+            if (r.nextInt(5) > 0) {
+                run.sort(Arrays::compareUnsigned);
+            }
+            for (byte[] key : run) {
+                keys.add(key);
+                boolean delete = r.nextInt(6) == 0;
+                byte[] value = ("v" + seq).getBytes();
+                byte[] handed = key.clone();
+                m.add(handed, ++seq, delete ? EntryType.DELETE : EntryType.PUT, delete ? null : value);
+                Arrays.fill(handed, (byte) (r.nextBoolean() ? 0 : 0xff));   // the caller reuses its array
+                model.put(new IKey(key, seq), new Val(delete ? EntryType.DELETE : EntryType.PUT, delete ? null : value));
+            }
+        }
+        assertEquals(model.size(), m.entryCount(), "seed " + seed);
+        InternalIterator it = m.iterator();
+        it.seekToFirst();
+        for (IKey k : model.keySet()) {
+            assertTrue(it.valid(), "seed " + seed);
+            assertArrayEquals(k.key(), it.key(), "seed " + seed);
+            assertEquals(k.seqno(), it.seqno(), "seed " + seed);
+            it.next();
+        }
+        assertFalse(it.valid(), "seed " + seed);
+        it.seekToLast();
+        for (IKey k : model.descendingKeySet()) {
+            assertTrue(it.valid(), "seed " + seed);
+            assertArrayEquals(k.key(), it.key(), "seed " + seed);
+            it.prev();
+        }
+        assertFalse(it.valid(), "seed " + seed);
+        InternalIterator seeker = m.iterator();
+        for (IKey k : model.keySet()) {
+            seeker.seek(k.key(), k.seqno());
+            assertTrue(seeker.valid(), "seed " + seed);
+            assertArrayEquals(k.key(), seeker.key(), "seed " + seed);
+            assertEquals(k.seqno(), seeker.seqno(), "seed " + seed);
+        }
+        for (int i = 0; i < 5_000; i++) {
+            byte[] probe = r.nextBoolean() ? keys.get(r.nextInt(keys.size())) : randomKey(r);
+            long snapshot = 1 + r.nextInt((int) seq);
+            Map.Entry<IKey, Val> want = model.ceilingEntry(new IKey(probe, snapshot));
+            InternalEntry got = m.get(probe, snapshot);
+            if (want == null || !Arrays.equals(want.getKey().key(), probe)) {
+                assertNull(got, "seed " + seed);
+            } else {
+                assertEquals(want.getKey().seqno(), got.seqno(), "seed " + seed);
+                assertArrayEquals(want.getValue().value(), got.value(), "seed " + seed);
+            }
+        }
+    }
+
     @ParameterizedTest(name = "offHeap={0}")
     @ValueSource(booleans = {false, true})
     void pointReadsFindEveryVersionBySnapshotAndKeepTheNewestWhenInsertedOutOfOrder(boolean offHeap) {

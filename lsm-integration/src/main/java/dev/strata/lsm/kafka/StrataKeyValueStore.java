@@ -128,6 +128,14 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private boolean unlogged;
     /** Records restored without the WAL since the last flush. */
     private long unloggedRecords;
+    /**
+     * Restored records not yet written to Strata (see "Restore in sorted chunks"), with the
+     * last restored offset of each changelog partition among them; null when none are held.
+     */
+    private SortedWrites restoring;
+    private final Map<TopicPartition, Long> restoringOffsets = new java.util.HashMap<>();
+    /** The bytes of restored records gathered before they are written as one sorted chunk. */
+    private long restoreChunkBytes;
     private StateStoreContext context;
     private TaskId taskId;
     private Position position = Position.emptyPosition();
@@ -202,6 +210,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         coalescing.reset(0);
         unlogged = false;
         unloggedRecords = 0;
+        restoring = null;
+        restoringOffsets.clear();
         position = Position.emptyPosition();
         this.context = stateStoreContext;
         this.taskId = stateStoreContext.taskId();
@@ -241,6 +251,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             throw e;
         }
         bufferLimit = WriteBufferLimit.of(openConfig);
+        restoreChunkBytes = restoreChunkBytes(openConfig.memtableBytes(), maxUncommittedBytes);
         recorder.writeBufferBytes(bufferLimit::bytes);
         open = true;
         recorder.record(true);
@@ -272,6 +283,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public synchronized byte[] get(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
         checkOpen();
+        writeRestoredChunk();
         byte[] pending = uncommitted.get(key);
         if (pending != null) {
             return pending == UncommittedWrites.TOMBSTONE ? null : pending;
@@ -306,6 +318,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     /** Records with keys in [from, to]; a null bound is open; empty when from is after to. */
     private synchronized KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean forward) {
         checkOpen();
+        writeRestoredChunk();
         if (from != null && to != null && from.compareTo(to) > 0) {
             InvalidKeyRange.warn();
             return iterator(StoreLayout.DATA_START, StoreLayout.DATA_START, List.of(), forward);
@@ -321,6 +334,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         Objects.requireNonNull(prefix, "prefix cannot be null");
         Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer cannot be null");
         checkOpen();
+        writeRestoredChunk();
         byte[] p = prefixKeySerializer.serialize(null, prefix);
         // The records of the prefix are the Strata keys with prefix dataKey(p): a prefix scan,
         // which skips tables whose prefix bloom rules the prefix out (<sstable prefixBloom>),
@@ -361,6 +375,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     @Override
     public synchronized long approximateNumEntries() {
         checkOpen();
+        writeRestoredChunk();
         try {
             long counted = 0;
             try (Cursor c = store.scan(StoreLayout.DATA_START, StoreLayout.DATA_END)) {
@@ -392,6 +407,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         Objects.requireNonNull(key, "key cannot be null");
         checkOpen();
         checkLimits(key, value);
+        writeRestoredChunk();
         uncommitted.put(key, value);
         updatePosition();
         maybeSpill();
@@ -413,6 +429,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             Objects.requireNonNull(entry.key, "key cannot be null");
             checkLimits(entry.key, entry.value);
         }
+        writeRestoredChunk();
         for (KeyValue<Bytes, byte[]> entry : entries) {
             uncommitted.put(entry.key, entry.value);
         }
@@ -503,7 +520,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     /** Whether the store holds unlogged writes not yet flushed (tests). */
     synchronized boolean holdsUnloggedWrites() {
-        return unlogged;
+        return unlogged || restoring != null;
     }
 
     // ---- commit, offsets, restore
@@ -518,6 +535,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         if (!open) {
             return;
         }
+        writeRestoredChunk();
         long now = System.nanoTime();
         if (mayHold(changelogOffsets, now)) {
             // Coalesced: the writes stay buffered, the offsets are held with them (see "Coalesced commits").
@@ -611,8 +629,10 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     }
 
     /**
-     * Applies one batch of changelog records (a null value deletes) as one Strata write
-     * batch that also records the offset of the batch's last record and the position.
+     * Takes one batch of changelog records (a null value deletes) into the restored chunk
+     * (see "Restore in sorted chunks"), which is written as one Strata write batch, with the
+     * offset of its last record and the position, once it holds {@link #restoreChunkBytes}
+     * (or the shared budget is reached), and before anything reads, writes or commits.
      */
     synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         checkOpen();
@@ -622,24 +642,51 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         if (!uncommitted.isEmpty() || coalescing.holds()) {
             writeUncommittedWithoutOffsets();
         }
-        WriteBatch batch = new WriteBatch();
+        if (restoring == null) {
+            restoring = new SortedWrites(records.size());
+        }
         ConsumerRecord<byte[], byte[]> last = null;
         for (ConsumerRecord<byte[], byte[]> record : records) {
             ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, position);
-            byte[] key = StoreLayout.dataKey(record.key());
-            if (record.value() == null) {
-                batch.delete(key);
-            } else {
-                batch.put(key, record.value());
-            }
+            restoring.add(StoreLayout.dataKey(record.key()), record.value());
             last = record;
         }
         TopicPartition partition = new TopicPartition(last.topic(), last.partition());
-        batch.put(offsetKey(partition), StoreLayout.encodeOffset(last.offset()));
+        restoringOffsets.put(partition, last.offset());
+        committedOffsets.put(partition, last.offset());
+        if (bufferLimit.resized(restoring.approximateBytes(), restoreChunkBytes)) {
+            writeRestoredChunk();
+        }
+    }
+
+    /**
+     * Writes the restored chunk, if one is held: its records in key order, the last offset of
+     * each partition and the position, as one Strata write batch without the WAL.
+     */
+    private void writeRestoredChunk() {
+        if (restoring == null) {
+            return;
+        }
+        SortedWrites chunk = restoring;
+        restoring = null;
+        WriteBatch batch = new WriteBatch();
+        chunk.addTo(batch);
+        StoreLayout.addOffsets(batch, restoringOffsets, this::offsetKey);
+        restoringOffsets.clear();
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
         writeUnlogged(batch, "restore");
-        unloggedRecords += records.size();
-        committedOffsets.put(partition, last.offset());
+        unloggedRecords += chunk.size();
+        bufferLimit.emptied();
+    }
+
+    /**
+     * The bytes of restored records gathered into one sorted chunk: half the memtable, so that
+     * a chunk goes into a memtable holding at most about as many entries as the chunk (its
+     * inserts then walk the skip list nearly in order) and overfills it by at most half, and
+     * no more than the store's cap on buffered writes.
+     */
+    static long restoreChunkBytes(long memtableBytes, long maxBufferedBytes) {
+        return Math.max(1, Math.min(memtableBytes / 2, maxBufferedBytes));
     }
 
     /** Writes the uncommitted writes, with the held commit's offsets if one is held (else without offsets). */
@@ -732,6 +779,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
         RuntimeException failure = null;
         try {
+            writeRestoredChunk();
             WriteBatch batch = new WriteBatch();
             uncommitted.addTo(batch);
             addHeldCommit(batch);
@@ -744,6 +792,8 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             // Whatever the last write did, the Strata store is closed and its directory released,
             // so that the task can open it again; what was not written is the changelog's to restore.
             uncommitted.clear();
+            restoring = null;
+            restoringOffsets.clear();
             coalescing.releaseHeld();
             bufferLimit.close();
             try {

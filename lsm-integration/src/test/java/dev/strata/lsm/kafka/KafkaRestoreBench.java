@@ -56,6 +56,8 @@ import java.util.stream.Stream;
  */
 public final class KafkaRestoreBench {
     private static final String STORE = "restore-bench";
+    /** The seconds the last run's close took (part of its time). */
+    private static double lastCloseSeconds;
     /** {@code --store versioned}. */
     private static boolean versioned;
 
@@ -68,6 +70,7 @@ public final class KafkaRestoreBench {
         int rounds = 3;
         int batch = 1_000;
         String kind = "window";
+        List<String> engines = List.of("strata", "rocksdb");
         Path base = Path.of(System.getProperty("java.io.tmpdir"), "strata-kafka-restore-bench");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -77,8 +80,10 @@ public final class KafkaRestoreBench {
                 case "--batch" -> batch = Integer.parseInt(args[++i]);
                 case "--dir" -> base = Path.of(args[++i]);
                 case "--store" -> kind = args[++i];
+                case "--engines" -> engines = List.of(args[++i].split(","));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--records N --keys N --rounds N --batch N --dir DIR --store window|kv|versioned)");
+                        + " (--records N --keys N --rounds N --batch N --dir DIR --store window|kv|versioned"
+                        + " --engines strata,rocksdb)");
             }
         }
         if (!kind.equals("window") && !kind.equals("kv") && !kind.equals("versioned")) {
@@ -91,14 +96,15 @@ public final class KafkaRestoreBench {
         System.out.printf(Locale.ROOT, "KafkaRestoreBench: " + label + " store changelog of %,d records over %,d keys, "
                 + "batches of %,d, %d rounds, java %s, %d cpus%n", records, keys, batch, rounds,
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
-        run("strata", base, changelog.subList(0, Math.max(1, changelog.size() / 10)), kv);   // warm-up
-        run("rocksdb", base, changelog.subList(0, Math.max(1, changelog.size() / 10)), kv);
+        for (String engine : engines) {   // warm-up
+            run(engine, base, changelog.subList(0, Math.max(1, changelog.size() / 10)), kv);
+        }
         double[] strata = new double[rounds];
         double[] rocksdb = new double[rounds];
         double[] strataCpu = new double[rounds];
         double[] rocksdbCpu = new double[rounds];
         for (int r = 0; r < rounds; r++) {
-            List<String> order = r % 2 == 0 ? List.of("strata", "rocksdb") : List.of("rocksdb", "strata");
+            List<String> order = r % 2 == 0 ? engines : reversed(engines);
             for (String engine : order) {
                 long cpuBefore = processCpuNanos();
                 double seconds = run(engine, base, changelog, kv);
@@ -106,8 +112,8 @@ public final class KafkaRestoreBench {
                 double rate = records / seconds;
                 (engine.equals("strata") ? strata : rocksdb)[r] = rate;
                 (engine.equals("strata") ? strataCpu : rocksdbCpu)[r] = cpu;
-                System.out.printf(Locale.ROOT, "  restore %-7s round %d: %,10.0f records/s (%.2f s, %.2f s cpu)%n",
-                        engine, r, rate, seconds, cpu);
+                System.out.printf(Locale.ROOT, "  restore %-7s round %d: %,10.0f records/s (%.2f s, of which the close"
+                        + " %.2f s; %.2f s cpu)%n", engine, r, rate, seconds, lastCloseSeconds, cpu);
             }
         }
         double s = median(strata);
@@ -126,6 +132,12 @@ public final class KafkaRestoreBench {
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean)
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static List<String> reversed(List<String> list) {
+        List<String> copy = new ArrayList<>(list);
+        java.util.Collections.reverse(copy);
+        return copy;
     }
 
     private static double median(double[] values) {
@@ -191,7 +203,9 @@ public final class KafkaRestoreBench {
             if (!Arrays.equals(store.get(Bytes.wrap(last.key)), last.value)) {
                 throw new IllegalStateException(engine + ": the restored store does not hold the last record");
             }
+            long closing = System.nanoTime();
             store.close();
+            lastCloseSeconds = (System.nanoTime() - closing) / 1e9;
             double seconds = (System.nanoTime() - start) / 1e9;
             deleteRecursively(dir);
             return seconds;
@@ -215,7 +229,9 @@ public final class KafkaRestoreBench {
                 throw new IllegalStateException(engine + ": the restored store does not hold the last record");
             }
         }
+        long closing = System.nanoTime();
         store.close();
+        lastCloseSeconds = (System.nanoTime() - closing) / 1e9;
         double seconds = (System.nanoTime() - start) / 1e9;
         deleteRecursively(dir);
         return seconds;
@@ -257,7 +273,9 @@ public final class KafkaRestoreBench {
         if (latest == null || !Arrays.equals(latest.value(), last.value) || latest.timestamp() != offset - 1) {
             throw new IllegalStateException(engine + ": the restored store does not hold the last record");
         }
+        long closing = System.nanoTime();
         store.close();
+        lastCloseSeconds = (System.nanoTime() - closing) / 1e9;
         double seconds = (System.nanoTime() - start) / 1e9;
         deleteRecursively(dir);
         return seconds;

@@ -1,0 +1,98 @@
+package dev.strata.lsm.kafka;
+
+import dev.strata.lsm.WriteBatch;
+import dev.strata.lsm.testkit.TestSeed;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SortedWritesTest {
+
+    /**
+     * Keys of every shape the radix passes and the groups must get right: 0 to 40 bytes, zero
+     * bytes that look like the prefix's padding, long shared prefixes (equal first sixteen
+     * bytes), bytes above 0x7f (unsigned order), and keys written more than once.
+     */
+    private static byte[] randomKey(Random r, List<byte[]> earlier) {
+        if (!earlier.isEmpty() && r.nextInt(5) == 0) {
+            return earlier.get(r.nextInt(earlier.size())).clone();
+        }
+        int len = r.nextInt(8) == 0 ? r.nextInt(3) : r.nextInt(41);
+        byte[] k = new byte[len];
+        for (int i = 0; i < len; i++) {
+            int c = r.nextInt(6);
+            k[i] = (byte) (i < 12 && c > 1 ? 'a' : c == 0 ? 0 : c == 1 ? 0xff : r.nextInt(256));
+        }
+        return k;
+    }
+
+    @Test
+    void ordersByUnsignedKeyKeepingArrivalOrderAmongEqualKeys() {
+        long seed = TestSeed.orRandom();
+        Random r = new Random(seed);
+        for (int round = 0; round < 30; round++) {
+            int n = round < 3 ? round : r.nextInt(5_000);
+            SortedWrites writes = new SortedWrites(r.nextInt(20));
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                byte[] key = round % 3 == 0 ? String.format("\u0001key-%08d", r.nextInt(n * 2 + 1)).getBytes()
+                        : randomKey(r, keys);
+                keys.add(key);
+                writes.add(key, r.nextBoolean() ? null : new byte[] {(byte) i});
+            }
+            Integer[] expected = new Integer[n];
+            for (int i = 0; i < n; i++) {
+                expected[i] = i;
+            }
+            Arrays.sort(expected, Comparator.comparing(i -> keys.get(i), Arrays::compareUnsigned));   // stable
+            int[] got = writes.order();
+            assertEquals(n, got.length, "seed " + seed);
+            for (int i = 0; i < n; i++) {
+                assertEquals(expected[i], got[i], "seed " + seed + ", round " + round + ", position " + i);
+            }
+        }
+    }
+
+    @Test
+    void addsTheLastWriteOfEachKeyInKeyOrder() {
+        long seed = TestSeed.orRandom();
+        Random r = new Random(seed);
+        SortedWrites writes = new SortedWrites(4);
+        TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+        List<byte[]> keys = new ArrayList<>();
+        long bytes = 0;
+        for (int i = 0; i < 3_000; i++) {
+            byte[] key = randomKey(r, keys);
+            keys.add(key);
+            byte[] value = r.nextInt(4) == 0 ? null : ("v" + i).getBytes();
+            writes.add(key, value);
+            model.put(key, value);
+            bytes += key.length + (value == null ? 0 : value.length) + SortedWrites.ENTRY_OVERHEAD;
+        }
+        assertEquals(3_000, writes.size());
+        assertEquals(bytes, writes.approximateBytes());
+        WriteBatch batch = new WriteBatch();
+        writes.addTo(batch);
+        List<WriteBatch.Op> ops = batch.ops();
+        assertEquals(model.size(), ops.size(), "seed " + seed);
+        int i = 0;
+        for (var e : model.entrySet()) {
+            WriteBatch.Op op = ops.get(i++);
+            assertArrayEquals(e.getKey(), op.key(), "seed " + seed);
+            if (e.getValue() == null) {
+                assertTrue(op.delete(), "seed " + seed);
+            } else {
+                assertArrayEquals(e.getValue(), op.value(), "seed " + seed);
+            }
+        }
+    }
+}
