@@ -68,6 +68,18 @@ class BlockCompactionKillTest {
     Path dir;
     @TempDir
     Path logs;
+    /** The children started; any still alive after a test (one failed) is killed, not left parked. */
+    private final java.util.List<Process> children = new java.util.ArrayList<>();
+
+    @org.junit.jupiter.api.AfterEach
+    void killLeftChildren() throws InterruptedException {
+        for (Process p : children) {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+                p.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+    }
 
     static StoreConfig config(StorageIOChoice io) {
         return config(io, Compression.NONE);
@@ -240,6 +252,7 @@ class BlockCompactionKillTest {
                     System.getProperty("java.class.path"), BlockCompactionKillTest.class.getName(), dir.toString(),
                     Long.toString(next), Long.toString(holdAt), codec.configName())
                     .redirectError(logs.resolve("child-" + kill + ".err").toFile()).start();
+            children.add(p);
             AtomicLong acked = new AtomicLong(next - 1);
             boolean[] merging = {false};
             boolean[] started = {false};
