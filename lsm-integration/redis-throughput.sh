@@ -12,7 +12,9 @@
 # after the node in every round. The node runs with lsm-integration/node-java-opts's JVM options,
 # as ./strata-server runs it, or NODE_JAVA_OPTS; the baseline with BASELINE_JAVA_OPTS, else the
 # node's (so BASELINE_JAR=<the same jar> BASELINE_JAVA_OPTS="-Xms1g -Xmx1g" compares JVM options).
-# CLIENTS=N sets redis-benchmark's -c (default 20, the issue's). The order alternates: odd rounds
+# CLIENTS=N sets redis-benchmark's -c (default 20, the issue's). WARMUP=N first sends N pipelined
+# SETs and N GETs (-P 16, the same keys and values) to each fresh server, redis-server included,
+# before its measured runs: a warm node (its JIT done), as a server that has run a while. The order alternates: odd rounds
 # run redis-server first, then the node, then the baseline; even rounds the reverse. The load average is printed at the start
 # and the end.
 # Usage: [BASELINE_JAR=JAR] [CLIENTS=N] lsm-integration/redis-throughput.sh [ROUNDS]   (default 1)
@@ -20,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-1}
 clients=${CLIENTS:-20}
-echo "# start $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), -c $clients"
+echo "# start $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), -c $clients, warm-up ${WARMUP:-0}"
 work=$(mktemp -d /tmp/node-vs-redis.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 ./strata-server --help > /dev/null # builds the jar if it is missing or older than the sources
@@ -28,7 +30,13 @@ cp lsm-integration/target/strata-server.jar "$work/strata-server.jar"
 node_opts=${NODE_JAVA_OPTS:-$(lsm-integration/node-java-opts)}
 baseline_opts=${BASELINE_JAVA_OPTS:-$node_opts}
 echo "# node JVM options: $node_opts; baseline's: $baseline_opts"
+warm() { # port: WARMUP pipelined SETs and GETs (-P 16) sent before the measured runs, the same to every server
+  if [ "${WARMUP:-0}" -gt 0 ]; then
+    redis-benchmark -p "$1" -t set,get -n "$WARMUP" -r 300000 -d 100 -c "$clients" -P 16 --csv -q > /dev/null
+  fi
+}
 bench() { # name port pipeline
+  warm "$2"
   redis-benchmark -p "$2" -t set,get,incr -n 300000 -r 300000 -d 100 -c "$clients" -P "$3" --csv -q \
     | tr -d '"' | awk -F, -v s="$1" -v p="$3" '$1=="SET"||$1=="GET"||$1=="INCR"{print s "," p "," $1 "," $2}' \
     | tee -a "$work/results.csv"
