@@ -1,6 +1,6 @@
 package dev.strata.lsm.engine;
 
-import dev.strata.lsm.sstable.EntryType;
+import dev.strata.lsm.sstable.ForwardingInternalIterator;
 import dev.strata.lsm.sstable.InternalIterator;
 
 import java.io.IOException;
@@ -15,7 +15,7 @@ import java.util.function.BooleanSupplier;
  * cancels running compactions. Only pure merges are stopped: a flush, and a merge that
  * carries a flushed memtable, run to their end.
  */
-final class StopOnCloseIterator implements InternalIterator {
+final class StopOnCloseIterator extends ForwardingInternalIterator {
     /** Steps between two checks of the store's state. */
     static final int CHECK_EVERY = 4096;
 
@@ -33,6 +33,11 @@ final class StopOnCloseIterator implements InternalIterator {
     StopOnCloseIterator(InternalIterator in, BooleanSupplier closing) {
         this.in = in;
         this.closing = closing;
+    }
+
+    @Override
+    protected InternalIterator positioned() {
+        return in;
     }
 
     @Override
@@ -69,41 +74,6 @@ final class StopOnCloseIterator implements InternalIterator {
     @Override
     public void prev() throws IOException {
         in.prev();
-    }
-
-    @Override
-    public byte[] key() {
-        return in.key();
-    }
-
-    @Override
-    public long seqno() {
-        return in.seqno();
-    }
-
-    @Override
-    public EntryType type() {
-        return in.type();
-    }
-
-    @Override
-    public byte[] value() throws IOException {
-        return in.value();
-    }
-
-    @Override
-    public byte[] valueArray() throws IOException {
-        return in.valueArray();
-    }
-
-    @Override
-    public int valueOffset() {
-        return in.valueOffset();
-    }
-
-    @Override
-    public int valueLength() throws IOException {
-        return in.valueLength();
     }
 
     @Override
