@@ -377,6 +377,11 @@ final class PageSink {
         if (codec != null) {
             drain();
             mapEntry(nextPage, position(), length);
+            if (pages > 1) {
+                // The continuation pages map to 0 and 0: the arrays must reach the last of them
+                // (its entry written, those between are zero), or the page map reads past them.
+                mapEntry(nextPage + pages - 1, 0, 0);
+            }
             put(data, offset, length);
             nextPage += pages;
             return (int) crc.getValue();
