@@ -29,9 +29,6 @@ final class SortedWrites {
     private byte[][] values;
     private int size;
     private long approximateBytes;
-    /** The sixteen-byte prefixes in the order {@link #order()} last returned. */
-    private long[] sortedHi;
-    private long[] sortedLo;
 
     /** @param capacity the writes expected (the arrays grow past it) */
     SortedWrites(int capacity) {
@@ -66,9 +63,7 @@ final class SortedWrites {
         int[] order = order();
         for (int i = 0; i < size; i++) {
             int w = order[i];
-            // Equal keys have equal prefixes: the arrays are compared only where those are.
-            if (i + 1 < size && sortedHi[i] == sortedHi[i + 1] && sortedLo[i] == sortedLo[i + 1]
-                    && Arrays.equals(keys[w], keys[order[i + 1]])) {
+            if (i + 1 < size && Arrays.equals(keys[w], keys[order[i + 1]])) {
                 continue;   // a later write of the same key follows
             }
             if (values[w] == null) {
@@ -149,8 +144,6 @@ final class SortedWrites {
             }
             i = j;
         }
-        sortedHi = hi;
-        sortedLo = lo;
         return idx;
     }
 
