@@ -82,10 +82,11 @@ final class ArenaSkipList {
     /**
      * Levels in use: written by the inserter with a release store after each searched insert
      * (the larger of the old height and the new node's, computed without a branch: the height
-     * grows about ten times in a memtable's life, which a compiled insert would otherwise treat
+     * grows a dozen times in a memtable's life, which a compiled insert would otherwise treat
      * as never happening and be thrown away and recompiled for, each time it did); read with
      * acquire loads ({@link #height()}).
      */
+    @SuppressWarnings("FieldMayBeFinal") // written through HEIGHT
     private int height = 1;
     private volatile int size;
     /** Written by the inserting thread only; volatile so that readers see the current figure. */
