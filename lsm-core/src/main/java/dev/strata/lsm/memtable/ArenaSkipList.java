@@ -128,10 +128,7 @@ final class ArenaSkipList {
     private int indexedKeys;
 
     private long random = 0x9E3779B97F4A7C15L;
-    /**
-     * The predecessors, on each level below the list's height then, of the last searched entry;
-     * 0 (the head) on every level at or above the list's height.
-     */
+    /** The predecessors, on each level below the list's height then, of the last searched entry. */
     private final long[] preds = new long[MAX_HEIGHT];
     /**
      * The node of the last entry inserted by a search, whose predecessors {@link #preds} holds
@@ -219,18 +216,15 @@ final class ArenaSkipList {
             index(key, prefix0, prefix1, node, seqno);
             return;
         }
-
-        int top = Math.max(height(), h);
+        int listHeight = height();
+        int top = Math.max(listHeight, h);
         // The finger (see the class comment): an entry sorting after the last searched one starts
-        // each level at that search's predecessor there, not at the head. On a level the list does
-        // not have yet that is the head: preds holds 0 at and above the height (nothing sets it
-        // there), so no test of the level against the height is needed (it would be a branch
-        // taken only when the list grows, which a compiled insert traps on).
+        // each level at that search's predecessor there, not at the head.
         boolean finger = fingerNode != 0 && compare(fingerNode, prefix0, prefix1, key, seqno) < 0;
         long x = 0;
         boolean moved = false;
         for (int level = top - 1; level >= 0; level--) {
-            if (finger && !moved) {
+            if (finger && !moved && level < listHeight) {
                 x = preds[level];
             }
             long next = next(x, level);
