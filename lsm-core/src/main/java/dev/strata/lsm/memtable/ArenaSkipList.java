@@ -67,27 +67,10 @@ final class ArenaSkipList {
     private static final int MAX_DATA_CHUNK = 1 << 20;
 
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final VarHandle HEIGHT;
-
-    static {
-        try {
-            HEIGHT = MethodHandles.lookup().findVarHandle(ArenaSkipList.class, "height", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** The node and data chunks, on the heap or in direct memory. */
     private final Arena arena;
-    /**
-     * Levels in use: written by the inserter with a release store after each searched insert
-     * (the larger of the old height and the new node's, computed without a branch: the height
-     * grows a dozen times in a memtable's life, which a compiled insert would otherwise treat
-     * as never happening and be thrown away and recompiled for, each time it did); read with
-     * acquire loads ({@link #height()}).
-     */
-    @SuppressWarnings("FieldMayBeFinal") // written through HEIGHT
-    private int height = 1;
+    private volatile int height = 1;
     private volatile int size;
     /** Written by the inserting thread only; volatile so that readers see the current figure. */
     private volatile long usedBytes;
@@ -98,19 +81,16 @@ final class ArenaSkipList {
     // Writer state, confined to the inserting thread (hand-offs between leaders are ordered by the store's mutex).
     /** Node chunks taken so far (the next chunk's number). */
     private int nodeChunksUsed;
-    // Both kinds of node chunk and the first data chunk exist from the start (the constructor),
-    // so that taking space has no first-chunk case: a branch taken once per memtable, which a
-    // compiled insert would trap on, and be recompiled for, after every memtable switch.
     /**
      * Where the next node goes, for nodes of height 1 ({@code [0]}) and taller ones ({@code [1]}):
-     * its chunk and the longs of it used. Taller nodes are kept in chunks
+     * its chunk (-1 before the first) and the longs of it used. Taller nodes are kept in chunks
      * of their own, so that the levels above 0, which a search walks first, lie densely in few
      * pages (about a quarter of the nodes): a search then misses the cache and the TLB on
      * level 0 and 1 mostly, not on every level.
      */
-    private final int[] nodeChunk = new int[2];
+    private final int[] nodeChunk = {-1, -1};
     private final int[] nodeUsed = new int[2];
-    private int dataChunk;
+    private int dataChunk = -1;
     private int dataUsed;
 
     /**
@@ -149,10 +129,6 @@ final class ArenaSkipList {
      */
     ArenaSkipList(boolean offHeap) {
         this.arena = Arena.create(offHeap);
-        // Chunk 0 holds tall nodes, the head first (address 0); chunk 1 the first nodes of height 1.
-        nodeChunk[1] = addNodeChunk(FIRST_NODE_CHUNK);
-        nodeChunk[0] = addNodeChunk(FIRST_NODE_CHUNK);
-        arena.addDataChunk(0, FIRST_DATA_CHUNK);
         long head = allocateNode(MAX_HEIGHT);
         assert head == 0;
     }
@@ -216,7 +192,7 @@ final class ArenaSkipList {
             index(key, prefix0, prefix1, node, seqno);
             return;
         }
-        int listHeight = height();
+        int listHeight = height;
         int top = Math.max(listHeight, h);
         // The finger (see the class comment): an entry sorting after the last searched one starts
         // each level at that search's predecessor there, not at the head.
@@ -245,7 +221,9 @@ final class ArenaSkipList {
         if (succ != 0) {
             setPrev(succ, node);
         }
-        HEIGHT.setRelease(this, top);
+        if (h > height) {
+            height = h;
+        }
         usedBytes += NODE_FIXED_BYTES + (long) h * Long.BYTES + key.length + valueLength;
         size = size + 1;
         countKey(preds[0], succ, key, tombstone);
@@ -444,7 +422,7 @@ final class ArenaSkipList {
         long prefix1 = prefix(key, 8);
         long x = 0;
         long next = 0;
-        for (int level = height() - 1; level >= 0; level--) {
+        for (int level = height - 1; level >= 0; level--) {
             next = next(x, level);
             while (next != 0 && compare(next, prefix0, prefix1, key, seqno) < 0) {
                 x = next;
@@ -459,7 +437,7 @@ final class ArenaSkipList {
         long prefix0 = prefix(key, 0);
         long prefix1 = prefix(key, 8);
         long x = 0;
-        for (int level = height() - 1; level >= 0; level--) {
+        for (int level = height - 1; level >= 0; level--) {
             long next = next(x, level);
             while (next != 0) {
                 if (compare(next, prefix0, prefix1, key, seqno) > 0) {
@@ -476,7 +454,7 @@ final class ArenaSkipList {
     /** The last node, or 0 when empty. */
     long last() {
         long x = 0;
-        for (int level = height() - 1; level >= 0; level--) {
+        for (int level = height - 1; level >= 0; level--) {
             long next = next(x, level);
             while (next != 0) {
                 x = next;
@@ -564,24 +542,14 @@ final class ArenaSkipList {
         return (int) ((random * 0x2545F4914F6CDD1DL) >>> 32);
     }
 
-    /** The levels in use (an acquire load: a reader then finds every link of the nodes that made it so tall). */
-    private int height() {
-        return (int) HEIGHT.getAcquire(this);
-    }
-
-    /** Adds a node chunk of {@code longs} longs; returns its number. Writer only. */
-    private int addNodeChunk(int longs) {
-        int chunk = nodeChunksUsed++;
-        arena.addNodeChunk(chunk, longs);
-        return chunk;
-    }
-
     private long allocateNode(int h) {
         int longs = NEXT + h;
         int kind = h == 1 ? 0 : 1;
         int chunk = nodeChunk[kind];
-        if (nodeUsed[kind] + longs > arena.nodeChunkLongs(chunk)) {
-            chunk = addNodeChunk(Math.min(MAX_NODE_CHUNK, arena.nodeChunkLongs(chunk) * 2));
+        if (chunk < 0 || nodeUsed[kind] + longs > arena.nodeChunkLongs(chunk)) {
+            int capacity = chunk < 0 ? FIRST_NODE_CHUNK : Math.min(MAX_NODE_CHUNK, arena.nodeChunkLongs(chunk) * 2);
+            chunk = nodeChunksUsed++;
+            arena.addNodeChunk(chunk, capacity);
             nodeChunk[kind] = chunk;
             nodeUsed[kind] = 0;
         }
@@ -591,8 +559,8 @@ final class ArenaSkipList {
     }
 
     private long allocateData(int length) {
-        if (dataUsed + length > arena.dataChunkBytes(dataChunk)) {
-            int capacity = Math.min(MAX_DATA_CHUNK, arena.dataChunkBytes(dataChunk) * 2);
+        if (dataChunk < 0 || dataUsed + length > arena.dataChunkBytes(dataChunk)) {
+            int capacity = dataChunk < 0 ? FIRST_DATA_CHUNK : Math.min(MAX_DATA_CHUNK, arena.dataChunkBytes(dataChunk) * 2);
             dataChunk++;
             arena.addDataChunk(dataChunk, Math.max(capacity, length));
             dataUsed = 0;
