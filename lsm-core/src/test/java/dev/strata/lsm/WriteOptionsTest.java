@@ -97,6 +97,36 @@ class WriteOptionsTest {
         }
     }
 
+    /**
+     * A clean close keeps writes made without the WAL, as RocksDB's close flushes memtables
+     * holding unpersisted data (its {@code avoid_flush_during_shutdown} defaults to false): in
+     * WAL modes async and sync, close flushed nothing and the reopened store had lost them
+     * (the Kafka stores' unlogged restores found it).
+     */
+    @Test
+    void aCleanCloseKeepsWritesWithoutWal() throws IOException {
+        WriteOptions noWal = WriteOptions.defaults().disableWal(true);
+        for (WalSyncMode mode : new WalSyncMode[] {WalSyncMode.ASYNC, WalSyncMode.SYNC}) {
+            Path store = dir.resolve("store-" + mode);
+            StoreConfig config = StoreConfig.builder().walMode(mode).build();
+            try (LsmStore s = LsmStore.open(store, config)) {
+                ColumnFamily other = s.createColumnFamily("other", FamilyOptions.defaults());
+                s.put(b("a"), b("wal"));
+                s.put(b("b"), b("memtable only"), noWal);
+                s.put(other, b("f"), b("family, memtable only"), noWal);
+                s.put(b("c"), b("wal"));
+                s.delete(b("a"), noWal);
+            }
+            try (LsmStore s = LsmStore.open(store, config)) {
+                assertNull(s.get(b("a")), mode + ": a delete without WAL came back after a clean close");
+                assertArrayEquals(b("memtable only"), s.get(b("b")), mode + ": a write without WAL lost by a clean close");
+                assertArrayEquals(b("family, memtable only"), s.get(s.columnFamily("other"), b("f")),
+                        mode + ": a family's write without WAL lost by a clean close");
+                assertArrayEquals(b("wal"), s.get(b("c")));
+            }
+        }
+    }
+
     @Test
     void syncWithoutWalIsRefusedAndBadArgumentsChangeNothing() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

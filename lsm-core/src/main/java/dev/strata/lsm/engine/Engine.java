@@ -1699,10 +1699,12 @@ public final class Engine implements AutoCloseable {
 
     /**
      * Lets queued writes finish, waits for running jobs, and releases the store. In WAL
-     * mode none it first flushes the memtables, their only copy.
+     * mode none, or when a memtable holds writes made without the WAL
+     * ({@code WriteOptions.disableWal}), it first flushes the memtables, those writes' only copy
+     * (RocksDB's close flushes unpersisted data likewise).
      *
-     * @throws StoreException in WAL mode none, after releasing the store, if flushing the
-     *     last writes failed: they are lost
+     * @throws StoreException after releasing the store, if flushing those last writes failed:
+     *     they are lost
      */
     @Override
     public void close() {
@@ -1711,7 +1713,7 @@ public final class Engine implements AutoCloseable {
         try {
             // Writes queued before close() finish first; later ones find the store closed.
             boolean closing = atQueueHead(() -> {
-                if (config.walMode() == WalSyncMode.NONE) {
+                if (config.walMode() == WalSyncMode.NONE || holdsUnloggedWrites()) {
                     unflushed[0] = flushForClose();
                 }
                 mutex.markClosed();
@@ -1750,13 +1752,30 @@ public final class Engine implements AutoCloseable {
             }
         }
         if (unflushed[0] != null) {
-            throw new StoreException("store " + dir + " is closed without its last writes: WAL mode none keeps them"
-                    + " only in memory, and flushing them failed: " + unflushed[0], unflushed[0]);
+            throw new StoreException("store " + dir + " is closed without its last writes: "
+                    + (config.walMode() == WalSyncMode.NONE ? "WAL mode none" : "writes without the WAL")
+                    + " are kept only in memory, and flushing them failed: " + unflushed[0], unflushed[0]);
         }
     }
 
+    /** Whether a memtable of any family holds writes made without the WAL. Mutex held. */
+    private boolean holdsUnloggedWrites() {
+        for (Tree t : families.all()) {
+            if (t.memtables.set().active().holdsUnloggedWrites()) {
+                return true;
+            }
+            for (Memtable m : t.memtables.set().immutable()) {
+                if (m.holdsUnloggedWrites()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /**
-     * In WAL mode none the memtables are the only copy of the last writes: flushes them, with
+     * In WAL mode none, or with writes made without the WAL, the memtables are the only copy of
+     * the last writes: flushes them, with
      * one fresh attempt after a failure as {@link #flush()} makes. Returns the error that
      * lost them, or null. Mutex held, at the head of the write queue.
      */

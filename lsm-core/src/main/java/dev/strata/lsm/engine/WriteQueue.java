@@ -308,6 +308,11 @@ final class WriteQueue {
         Memtable defaultMem = mems.get(0);
         // A group of writes without WAL goes to the memtable only (they all skip it: groupFrom).
         WalWriter log = group.get(0).options.isWalDisabled() ? null : this.log.wal();
+        if (group.get(0).options.isWalDisabled()) {
+            for (Memtable m : mems.values()) {
+                m.noteUnloggedWrites(); // a clean close flushes it (Engine#close)
+            }
+        }
         Runnable hook = memtableInsertHook;
         boolean logged = false;
         Throwable error = null;

@@ -74,6 +74,26 @@ public final class Memtable {
         return walSegment;
     }
 
+    /** Whether writes without the WAL were added (WriteOptions#disableWal): the memtable is their only copy. */
+    private volatile boolean unlogged;
+
+    /** Notes that writes about to be added skip the WAL (called before they are added, by the one thread that adds). */
+    public void noteUnloggedWrites() {
+        if (!unlogged) {
+            unlogged = true;
+        }
+    }
+
+    /**
+     * Whether this memtable holds writes made without the WAL: nothing but a flush of it keeps
+     * them, so a clean close flushes it (as RocksDB's close flushes unpersisted data).
+     *
+     * @return true once a write without the WAL was added
+     */
+    public boolean holdsUnloggedWrites() {
+        return unlogged;
+    }
+
     /**
      * The WAL segment of this memtable's first write (-1 before it): a memtable can be created
      * at an old segment and stay empty while other column families roll the log, so this, not

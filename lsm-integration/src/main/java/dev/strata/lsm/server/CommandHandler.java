@@ -89,7 +89,7 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
         }
         incoming.add(msg);
         if (session.pending.incrementAndGet() >= PAUSE_AT) {
-            ctx.channel().config().setAutoRead(false);
+            pauseReading(ctx);
         }
         if (incoming.size() >= MAX_HAND_OFF) {
             handOff(ctx);
@@ -334,8 +334,25 @@ final class CommandHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         // A client that does not read its replies stops being read from, until it catches up.
-        ctx.channel().config().setAutoRead(ctx.channel().isWritable() && session.pending.get() < PAUSE_AT);
+        if (ctx.channel().isWritable() && session.pending.get() < PAUSE_AT) {
+            ctx.channel().config().setAutoRead(true);
+        } else {
+            pauseReading(ctx);
+        }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    /**
+     * Stops reading (event loop only). The thread answering this connection's commands resumes
+     * reading when the unanswered count falls below {@link #RESUME_BELOW} ({@link #commandsAnswered});
+     * if that happened between the count this thread read and this pause, its resume came
+     * first and this pause would undo it for good, so the count is read again after pausing.
+     */
+    private void pauseReading(ChannelHandlerContext ctx) {
+        ctx.channel().config().setAutoRead(false);
+        if (session.pending.get() < RESUME_BELOW && ctx.channel().isWritable()) {
+            ctx.channel().config().setAutoRead(true);
+        }
     }
 
     @Override

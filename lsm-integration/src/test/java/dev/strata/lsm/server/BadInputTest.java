@@ -83,7 +83,7 @@ class BadInputTest {
     }
 
     private static void stillServes() {
-        try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (Jedis j = node.client()) {
             assertEquals("PONG", j.ping());
             j.set("alive", "yes");
             assertEquals("yes", j.get("alive"));
@@ -185,7 +185,7 @@ class BadInputTest {
         }
         awaitConnectionsBelow(MAX_CLIENTS);
         stillServes();
-        try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (Jedis j = node.client()) {
             for (int i = 0; i < 10; i++) {
                 assertNull(j.get("halfway" + i), "a half-sent command was executed");
             }
@@ -196,7 +196,7 @@ class BadInputTest {
     void pipelinedSetsWithARefusedOneAnswerEachInOrder() {
         // A pipeline's consecutive SETs run as one write batch; one the store refuses must not take the
         // others with it, and repeated keys keep their last value.
-        try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (Jedis j = node.client()) {
             redis.clients.jedis.Pipeline p = j.pipelined();
             List<redis.clients.jedis.Response<String>> replies = new ArrayList<>();
             replies.add(p.set("pb:1", "a"));
@@ -225,7 +225,7 @@ class BadInputTest {
 
     @Test
     void storeLimitsAreOrdinaryErrors() {
-        try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (Jedis j = node.client()) {
             // Within the node's bulk limit but over the store's value limit (2000 bytes).
             try {
                 j.set("big", "v".repeat(3000));
@@ -251,7 +251,7 @@ class BadInputTest {
      */
     @Test
     void valueLimitCountsTheClientsBytes() {
-        try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (Jedis j = node.client()) {
             String atLimit = "v".repeat(2000);
             assertEquals("OK", j.set("lim:plain", atLimit));
             assertEquals(atLimit, j.get("lim:plain"));
@@ -284,7 +284,7 @@ class BadInputTest {
             // Wait until connections of earlier tests are gone, then fill every slot.
             awaitConnectionsBelow(1);
             for (int i = 0; i < MAX_CLIENTS; i++) {
-                Jedis j = new Jedis("127.0.0.1", node.port());
+                Jedis j = node.client();
                 j.ping();
                 held.add(j);
             }

@@ -25,7 +25,7 @@ class BgsaveTest {
     @Test
     void bgsaveWritesACheckpointThatOpensWithTheKeys() throws Exception {
         Path checkpoints = dir.resolve(Checkpoints.DIRECTORY);
-        try (TestNode node = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (TestNode node = new TestNode(dir); Jedis j = node.client()) {
             for (int i = 0; i < 1000; i++) {
                 j.set("key" + i, "value" + i);
             }
@@ -56,7 +56,7 @@ class BgsaveTest {
             }
         }
         // The node's store still opens with its checkpoints inside its directory.
-        try (TestNode node = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (TestNode node = new TestNode(dir); Jedis j = node.client()) {
             assertEquals("value5", j.get("key5"));
             assertEquals("the save", j.get("after"));
         }

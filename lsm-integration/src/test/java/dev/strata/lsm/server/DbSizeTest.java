@@ -26,7 +26,7 @@ class DbSizeTest {
 
     @Test
     void dbSizeOfSmallKeysInTheMemtableAndAfterARestart() {
-        try (TestNode node = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (TestNode node = new TestNode(dir); Jedis j = node.client()) {
             Pipeline p = j.pipelined();
             for (int i = 0; i < KEYS; i++) {
                 p.set("k" + i, "v");
@@ -35,7 +35,7 @@ class DbSizeTest {
             assertEquals("v", j.get("k" + (KEYS - 1)));
             assertWithin(j.dbSize(), "memtable");
         }
-        try (TestNode node = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (TestNode node = new TestNode(dir); Jedis j = node.client()) {
             assertWithin(j.dbSize(), "after restart");
         }
     }
@@ -44,7 +44,7 @@ class DbSizeTest {
     void aHashCountsOnceWhateverItsFields() {
         int strings = 600;
         int fields = 20_000;
-        try (TestNode node = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (TestNode node = new TestNode(dir); Jedis j = node.client()) {
             Pipeline p = j.pipelined();
             for (int i = 0; i < strings; i++) {
                 p.set("s" + i, "v");

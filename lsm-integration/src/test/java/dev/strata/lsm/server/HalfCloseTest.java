@@ -61,7 +61,7 @@ class HalfCloseTest extends OneNodeTest {
         String reply = got.toString(StandardCharsets.US_ASCII);
         assertEquals(expectedReply.length, reply.length(), "replies received: " + reply.split("\r\n").length);
         assertEquals(new String(expectedReply, StandardCharsets.US_ASCII), reply);
-        try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (Jedis j = node.client()) {
             for (int from = 0; from < COMMANDS; from += 1000) {
                 String[] keys = new String[1000];
                 for (int i = 0; i < 1000; i++) {

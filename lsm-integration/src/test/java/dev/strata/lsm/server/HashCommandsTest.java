@@ -325,7 +325,7 @@ class HashCommandsTest extends OneNodeTest {
 
     @Test
     void keysStartingWithTheEscapeByte(@TempDir Path dir) {
-        try (TestNode own = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", own.port())) {
+        try (TestNode own = new TestNode(dir); Jedis j = own.client()) {
             byte[] odd = {(byte) 0xFF, 'h', 0, 0, 0, 1};
             byte[] ff = {(byte) 0xFF};
             j.set(odd, "one".getBytes(StandardCharsets.UTF_8));
@@ -355,7 +355,7 @@ class HashCommandsTest extends OneNodeTest {
         for (int i = 0; i < 500; i++) {
             fields.put("field" + i, "value" + i);
         }
-        try (TestNode first = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", first.port())) {
+        try (TestNode first = new TestNode(dir); Jedis j = first.client()) {
             j.hset("r:h", fields);
             j.hincrBy("r:h", "n", 42);
             j.hdel("r:h", "field0");
@@ -365,7 +365,7 @@ class HashCommandsTest extends OneNodeTest {
         }
         fields.remove("field0");
         fields.put("n", "42");
-        try (TestNode second = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", second.port())) {
+        try (TestNode second = new TestNode(dir); Jedis j = second.client()) {
             assertEquals(fields, j.hgetAll("r:h"));
             assertEquals(fields.size(), j.hlen("r:h"));
             assertEquals("hash", j.type("r:h"));

@@ -40,7 +40,7 @@ class HashSweeperTest {
 
     @Test
     void garbageIsReclaimedAndLiveFieldsStay(@TempDir Path dir) throws Exception {
-        try (TestNode node = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (TestNode node = new TestNode(dir); Jedis j = node.client()) {
             node.server.sweepHashGarbage();
             j.hset("live", fields("f", 100));
             j.hset("deleted", fields("f", 3000));
@@ -73,7 +73,7 @@ class HashSweeperTest {
 
     @Test
     void flushAllTakesEveryFieldButLeavesAHashWrittenMeanwhileWhole(@TempDir Path dir) throws Exception {
-        try (TestNode node = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (TestNode node = new TestNode(dir); Jedis j = node.client()) {
             for (int i = 0; i < 50; i++) {
                 j.hset("h" + i, fields("f", 40));
             }
@@ -82,7 +82,7 @@ class HashSweeperTest {
             j.set("s", "v");
             AtomicBoolean stop = new AtomicBoolean();
             Thread writer = new Thread(() -> {
-                try (Jedis w = new Jedis("127.0.0.1", node.port())) {
+                try (Jedis w = node.client()) {
                     for (int round = 0; !stop.get(); round++) {
                         w.hset("during", fields("r" + round + ":", 10));
                     }
@@ -106,7 +106,7 @@ class HashSweeperTest {
 
     @Test
     void theNodeSweepsOnItsOwn(@TempDir Path dir) throws Exception {
-        try (TestNode node = new TestNode(dir); Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (TestNode node = new TestNode(dir); Jedis j = node.client()) {
             j.hset("h", fields("f", 5000));
             j.del("h");
             long deadline = System.nanoTime() + 20_000_000_000L;
@@ -128,7 +128,7 @@ class HashSweeperTest {
                 }
             });
             sweeper.start();
-            try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+            try (Jedis j = node.client()) {
                 for (int round = 0; round < 150; round++) {
                     String key = "h" + (round % 5);
                     Map<String, String> m = new HashMap<>();

@@ -51,7 +51,7 @@ class InlineCompatibilityTest extends OneNodeTest {
     @Test
     void quotedInlineArguments() throws IOException {
         assertEquals("+OK\r\n+OK\r\n+OK\r\n", exchange("SET \"a b\" c\r\nSET 'single q' \"x\\ty\\x41\\\"\"\nSET e ''\n"));
-        try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (Jedis j = node.client()) {
             assertEquals("c", j.get("a b"));
             assertEquals("x\tyA\"", j.get("single q"));
             assertEquals("", j.get("e"));
@@ -66,7 +66,7 @@ class InlineCompatibilityTest extends OneNodeTest {
 
     @Test
     void clientNamesWithSpacesAreRefused() {
-        try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+        try (Jedis j = node.client()) {
             JedisDataException e = assertThrows(JedisDataException.class, () -> j.clientSetname("a b"));
             assertEquals("ERR Client names cannot contain spaces, newlines or special characters.", e.getMessage());
             e = assertThrows(JedisDataException.class, () -> j.clientSetname("a\nb"));

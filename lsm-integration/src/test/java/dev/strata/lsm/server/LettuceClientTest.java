@@ -104,7 +104,7 @@ class LettuceClientTest {
     void requirePass(@TempDir Path dir) {
         ServerOptions options = ServerOptions.defaults().withRequirePass("s3cret");
         try (TestNode node = new TestNode(dir, StoreConfig.builder().build(), options)) {
-            try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+            try (Jedis j = node.client()) {
                 JedisDataException e = assertThrows(JedisDataException.class, () -> j.get("k"));
                 assertTrue(e.getMessage().startsWith("NOAUTH"), e.getMessage());
                 e = assertThrows(JedisDataException.class, () -> j.auth("wrong"));

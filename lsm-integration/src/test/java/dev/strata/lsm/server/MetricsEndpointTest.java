@@ -49,7 +49,7 @@ class MetricsEndpointTest {
         LsmStore store = LsmStore.open(dir, RespServer.storeConfig(StoreConfig.builder().meterRegistry(prometheus).build()));
         try (RespServer server = RespServer.start(store, ServerOptions.defaults().withPort(0), prometheus);
              MetricsEndpoint endpoint = MetricsEndpoint.start(prometheus, "127.0.0.1", 0)) {
-            try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+            try (Jedis j = new Jedis("127.0.0.1", server.port(), OneNodeTest.CLIENT_TIMEOUT_MILLIS)) {
                 j.set("warm", "up");
                 HttpResponse<String> before = get(endpoint.port(), "/metrics");
                 assertEquals(200, before.statusCode());

@@ -22,7 +22,7 @@ class NodeConfigTest {
         Files.writeString(xml, "<store><storageIO name=\"native\"/><mergePolicy name=\"binomial\"/></store>");
         StoreConfig config = StoreConfig.fromXml(xml);
         try (TestNode node = new TestNode(dir.resolve("data"), config, ServerOptions.defaults());
-             Jedis j = new Jedis("127.0.0.1", node.port())) {
+             Jedis j = node.client()) {
             assertEquals("native", node.server.store().config().storageIOName());
             assertEquals("OK", j.set("k", "v"));
             assertEquals("v", j.get("k"));
