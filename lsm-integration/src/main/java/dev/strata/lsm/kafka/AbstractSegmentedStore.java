@@ -113,8 +113,7 @@ import java.util.function.Function;
  * {@link WriteOptions#disableWal(boolean) disableWal}, as Kafka's RocksDB stores write without
  * a WAL (the changelog is the source of truth); the other participants take the offsets
  * without the WAL too. Such writes become durable when their memtable is flushed (a full
- * memtable, {@link #flush()}, the store's close, which flushes them: Strata's own close does
- * not, its WAL brings back what its memtables held), in the order they were written, so a participant
+ * memtable, {@link #flush()}, a clean close), in the order they were written, so a participant
  * never holds offsets durably without the records before them: a crash loses the batch's
  * offsets with its records, the store reports older offsets (the smallest over the
  * participants, as always), and Kafka restores the rest again. The one thing that could put
@@ -1158,9 +1157,6 @@ abstract class AbstractSegmentedStore implements StateStore {
             // As the key-value store: what is restored or buffered is written (without offsets) before closing.
             writeRestoredChunk();
             writeBufferWithoutOffsets("close");
-            // Strata's close does not flush memtables (the WAL brings them back): unlogged writes
-            // are made durable here, as the key-value store's close does, or they are lost.
-            flushUnlogged("close");
         } catch (RuntimeException e) {
             failure = e;
         } finally {
@@ -1168,7 +1164,7 @@ abstract class AbstractSegmentedStore implements StateStore {
             buffer.clear();
             bufferLimit.close();
         }
-        unlogged.clear();
+        unlogged.clear();  // a clean close flushes memtables holding unlogged writes
         try {
             segments.close();
         } catch (RuntimeException e) {
