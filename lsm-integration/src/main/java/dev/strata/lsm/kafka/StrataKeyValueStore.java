@@ -130,10 +130,9 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private long unloggedRecords;
     /**
      * Restored records not yet written to Strata (see "Restore in sorted chunks"), with the
-     * last restored offset of each changelog partition among them; null when none are held.
+     * last restored offset of each changelog partition among them; its one target is the store.
      */
-    private SortedWrites restoring;
-    private final Map<TopicPartition, Long> restoringOffsets = new java.util.HashMap<>();
+    private final RestoredChunk<LsmStore> restoring = new RestoredChunk<>();
     /** The bytes of restored records gathered before they are written as one sorted chunk. */
     private long restoreChunkBytes;
     private StateStoreContext context;
@@ -210,8 +209,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         coalescing.reset(0);
         unlogged = false;
         unloggedRecords = 0;
-        restoring = null;
-        restoringOffsets.clear();
+        restoring.clear();
         position = Position.emptyPosition();
         this.context = stateStoreContext;
         this.taskId = stateStoreContext.taskId();
@@ -251,7 +249,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             throw e;
         }
         bufferLimit = WriteBufferLimit.of(openConfig);
-        restoreChunkBytes = restoreChunkBytes(openConfig.memtableBytes(), maxUncommittedBytes);
+        restoreChunkBytes = RestoredChunk.maxBytes(openConfig.memtableBytes(), maxUncommittedBytes);
         recorder.writeBufferBytes(bufferLimit::bytes);
         open = true;
         recorder.record(true);
@@ -520,7 +518,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     /** Whether the store holds unlogged writes not yet flushed (tests). */
     synchronized boolean holdsUnloggedWrites() {
-        return unlogged || restoring != null;
+        return unlogged || !restoring.isEmpty();
     }
 
     // ---- commit, offsets, restore
@@ -642,18 +640,14 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         if (!uncommitted.isEmpty() || coalescing.holds()) {
             writeUncommittedWithoutOffsets();
         }
-        if (restoring == null) {
-            restoring = new SortedWrites(records.size());
-        }
         ConsumerRecord<byte[], byte[]> last = null;
         for (ConsumerRecord<byte[], byte[]> record : records) {
             ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, position);
-            restoring.add(StoreLayout.dataKey(record.key()), record.value());
+            restoring.add(store, StoreLayout.dataKey(record.key()), record.value(), records.size());
             last = record;
         }
-        TopicPartition partition = new TopicPartition(last.topic(), last.partition());
-        restoringOffsets.put(partition, last.offset());
-        committedOffsets.put(partition, last.offset());
+        restoring.taken(records.size(), last);
+        committedOffsets.put(new TopicPartition(last.topic(), last.partition()), last.offset());
         if (bufferLimit.resized(restoring.approximateBytes(), restoreChunkBytes)) {
             writeRestoredChunk();
         }
@@ -664,29 +658,18 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      * each partition and the position, as one Strata write batch without the WAL.
      */
     private void writeRestoredChunk() {
-        if (restoring == null) {
+        if (restoring.isEmpty()) {
             return;
         }
-        SortedWrites chunk = restoring;
-        restoring = null;
         WriteBatch batch = new WriteBatch();
-        chunk.addTo(batch);
-        StoreLayout.addOffsets(batch, restoringOffsets, this::offsetKey);
-        restoringOffsets.clear();
+        restoring.addTo(store, batch);
+        StoreLayout.addOffsets(batch, restoring.lastOffsets(), this::offsetKey);
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
+        long records = restoring.records();
+        restoring.clear();
         writeUnlogged(batch, "restore");
-        unloggedRecords += chunk.size();
+        unloggedRecords += records;
         bufferLimit.emptied();
-    }
-
-    /**
-     * The bytes of restored records gathered into one sorted chunk: half the memtable, so that
-     * a chunk goes into a memtable holding at most about as many entries as the chunk (its
-     * inserts then walk the skip list nearly in order) and overfills it by at most half, and
-     * no more than the store's cap on buffered writes.
-     */
-    static long restoreChunkBytes(long memtableBytes, long maxBufferedBytes) {
-        return Math.max(1, Math.min(memtableBytes / 2, maxBufferedBytes));
     }
 
     /** Writes the uncommitted writes, with the held commit's offsets if one is held (else without offsets). */
@@ -792,8 +775,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             // Whatever the last write did, the Strata store is closed and its directory released,
             // so that the task can open it again; what was not written is the changelog's to restore.
             uncommitted.clear();
-            restoring = null;
-            restoringOffsets.clear();
+            restoring.clear();
             coalescing.releaseHeld();
             bufferLimit.close();
             try {

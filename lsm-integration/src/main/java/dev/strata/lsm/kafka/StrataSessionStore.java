@@ -94,7 +94,7 @@ public class StrataSessionStore extends AbstractSegmentedStore implements Sessio
             throw new UnsupportedOperationException("store " + name + " is not time-ordered: findSessions over "
                     + "every key by end time needs a time-ordered Strata session store");
         }
-        checkOpen();
+        checkOpenAndRestored();
         // no retention filter beyond the live segments, as Kafka's time-ordered session store:
         // the aggregation emits sessions that closed at stream time less gap and grace, the
         // retention period, and so are just past it
@@ -124,7 +124,7 @@ public class StrataSessionStore extends AbstractSegmentedStore implements Sessio
     public synchronized void put(Windowed<Bytes> sessionKey, byte[] aggregate) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         Objects.requireNonNull(sessionKey.key(), "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         if (aggregate == null) {
             remove(sessionKey);
             return;
@@ -142,7 +142,7 @@ public class StrataSessionStore extends AbstractSegmentedStore implements Sessio
     public synchronized void remove(Windowed<Bytes> sessionKey) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         Objects.requireNonNull(sessionKey.key(), "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         long end = sessionKey.window().end();
         observedStreamTime = Math.max(observedStreamTime, end);
         TimeSegments.Segment segment = segments.forTime(end);
@@ -154,7 +154,7 @@ public class StrataSessionStore extends AbstractSegmentedStore implements Sessio
     @Override
     public synchronized byte[] fetchSession(Bytes key, long sessionStartTime, long sessionEndTime) {
         Objects.requireNonNull(key, "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         if (sessionEndTime < earliestLiveTime(sessionEndTime)) {
             return null;
         }
@@ -215,7 +215,7 @@ public class StrataSessionStore extends AbstractSegmentedStore implements Sessio
     /** Sessions of keys in [keyFrom, keyTo] (null: open) ending at or after earliestEnd, starting at or before latestStart. */
     private synchronized KeyValueIterator<Windowed<Bytes>, byte[]> find(Bytes keyFrom, Bytes keyTo, long earliestEnd,
                                                                         long latestStart, boolean forward) {
-        checkOpen();
+        checkOpenAndRestored();
         long from = earliestLiveTime(earliestEnd);
         List<TimeSegments.Segment> searched = InvalidKeyRange.check(keyFrom, keyTo) ? List.of()
                 : segments.segments(from, Long.MAX_VALUE, forward);

@@ -296,7 +296,7 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
     @Override
     public synchronized long put(Bytes key, byte[] value, long timestamp) {
         Objects.requireNonNull(key, "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         checkLimits(SegmentLayout.encodedKeyLength(key.get()) + SegmentLayout.SESSION_SUFFIX_BYTES,
                 key.get().length, value == null ? 0 : 1 + Long.BYTES + value.length);
         if (expired(timestamp)) {
@@ -347,7 +347,7 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
     @Override
     public synchronized VersionedRecord<byte[]> delete(Bytes key, long timestamp) {
         Objects.requireNonNull(key, "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         if (expired(timestamp)) {
             recordDropped();
             return null;
@@ -361,7 +361,7 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
     @Override
     public synchronized VersionedRecord<byte[]> get(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         Version v = latestOf(key);
         return v == null || v.value == null ? null : new VersionedRecord<>(v.value, v.validFrom);
     }
@@ -369,7 +369,7 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
     @Override
     public synchronized VersionedRecord<byte[]> get(Bytes key, long asOfTimestamp) {
         Objects.requireNonNull(key, "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         Version current = latestOf(key);
         if (current != null && current.validFrom <= asOfTimestamp) {
             return current.value == null ? null : new VersionedRecord<>(current.value, current.validFrom);
@@ -397,7 +397,7 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
      */
     synchronized List<VersionedRecord<byte[]>> versions(Bytes key, long fromTime, long toTime, ResultOrder order) {
         Objects.requireNonNull(key, "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         List<VersionedRecord<byte[]>> out = new ArrayList<>();
         if (fromTime <= toTime && !expired(toTime) && fromTime != Long.MAX_VALUE) {
             byte[] start = SegmentLayout.keyTime(key.get(), fromTime + 1);
@@ -467,7 +467,7 @@ public class StrataVersionedStore extends AbstractSegmentedStore implements Vers
      */
     @Override
     synchronized void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
-        checkOpen();
+        checkOpenAndRestored();
         restoringLatest = new TreeMap<>();
         restoringHistory = new java.util.IdentityHashMap<>();
         Map<LsmStore, WriteBatch> data = new java.util.IdentityHashMap<>();

@@ -129,7 +129,7 @@ public class StrataWindowStore extends AbstractSegmentedStore implements WindowS
     @Override
     public synchronized void put(Bytes key, byte[] value, long windowStartTimestamp) {
         Objects.requireNonNull(key, "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         if (value == null && retainDuplicates) {
             return;  // a duplicate cannot be addressed to be deleted
         }
@@ -147,7 +147,7 @@ public class StrataWindowStore extends AbstractSegmentedStore implements WindowS
     @Override
     public synchronized byte[] fetch(Bytes key, long time) {
         Objects.requireNonNull(key, "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         if (time < earliestLiveTime(time)) {
             return null;
         }
@@ -166,7 +166,7 @@ public class StrataWindowStore extends AbstractSegmentedStore implements WindowS
 
     private synchronized WindowStoreIterator<byte[]> fetch(Bytes key, long timeFrom, long timeTo, boolean forward) {
         Objects.requireNonNull(key, "key cannot be null");
-        checkOpen();
+        checkOpenAndRestored();
         long from = earliestLiveTime(timeFrom);
         List<TimeSegments.Segment> searched = timeTo < from ? List.of() : segments.segments(from, timeTo, forward);
         byte[] start = SegmentLayout.keyTime(key.get(), from);
@@ -224,7 +224,7 @@ public class StrataWindowStore extends AbstractSegmentedStore implements WindowS
     /** Every key's windows starting in [timeFrom, timeTo], from the time index: by start, then key. */
     private synchronized KeyValueIterator<Windowed<Bytes>, byte[]> fetchByTime(long timeFrom, long timeTo,
                                                                                boolean forward) {
-        checkOpen();
+        checkOpenAndRestored();
         long from = earliestLiveTime(timeFrom);
         List<TimeSegments.Segment> searched = timeTo < from ? List.of() : segments.segments(from, timeTo, forward);
         byte[] start = SegmentLayout.indexTime(from);
@@ -242,7 +242,7 @@ public class StrataWindowStore extends AbstractSegmentedStore implements WindowS
     /** Windows of keys in [keyFrom, keyTo] (a null bound is open) starting in [timeFrom, timeTo]. */
     private synchronized KeyValueIterator<Windowed<Bytes>, byte[]> fetch(Bytes keyFrom, Bytes keyTo, long timeFrom,
                                                                          long timeTo, boolean forward) {
-        checkOpen();
+        checkOpenAndRestored();
         long from = earliestLiveTime(timeFrom);
         List<TimeSegments.Segment> searched = InvalidKeyRange.check(keyFrom, keyTo) || timeTo < from ? List.of()
                 : segments.segments(from, timeTo, forward);

@@ -16,9 +16,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -59,13 +60,15 @@ import static org.junit.jupiter.api.Assertions.fail;
  * partitions. Checked: both instances own tasks and together all of them; every output's last
  * count per key (and per key and window) equals the count computed here; each instance's
  * shared budget (memtable bytes, now and at their peak; block cache bytes) stays within what was
- * configured, and its heap used after a full collection within its {@code -Xmx}. The figures are
- * printed (docs/kafka-streams.md, "Measurements").
+ * configured, and its heap used after a full collection within its {@code -Xmx}. Run with the
+ * memtables and cached pages on the heap and off it ({@code strata.memory.off.heap}); each
+ * instance also reports its direct memory ({@code BufferPoolMXBean} "direct") and resident set
+ * ({@code VmRSS}, {@code VmHWM}). The figures are printed (docs/kafka-streams.md, "Measurements").
  *
  * <p>Slow lane only ({@code -Pslow}): a broker, a controller and two JVMs.
  */
 @SlowTest
-@Timeout(value = 4, unit = TimeUnit.MINUTES)
+@Timeout(value = 7, unit = TimeUnit.MINUTES)
 class KafkaSharedBudgetSlowTest {
     private static final int PARTITIONS = 4;
     /**
@@ -86,7 +89,7 @@ class KafkaSharedBudgetSlowTest {
     private static final long RECORD_SLACK = 1L << 10;
     private static final String XMX = "-Xmx256m";
     private static final long XMX_BYTES = 256L << 20;
-    private static final Duration WAIT = Duration.ofSeconds(120);
+    private static final Duration WAIT = Duration.ofSeconds(240);   // two JVMs and a broker on a loaded 2-core machine
 
     @TempDir
     Path dir;
@@ -171,12 +174,12 @@ class KafkaSharedBudgetSlowTest {
         }
     }
 
-    private Instance start(String name) throws Exception {
+    private Instance start(String name, boolean offHeap) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         ProcessBuilder pb = new ProcessBuilder(java, XMX, "-cp", classpath, SharedBudgetInstance.class.getName(),
                 cluster.bootstrapServers(), Files.createDirectories(dir.resolve(name)).toString(),
-                Long.toString(CACHE_BYTES), Long.toString(MEMTABLE_BUDGET_BYTES));
+                Long.toString(CACHE_BYTES), Long.toString(MEMTABLE_BUDGET_BYTES), Boolean.toString(offHeap));
         pb.redirectError(dir.resolve(name + ".stderr").toFile());
         Instance instance = new Instance(pb.start());
         instances.put(name, instance);
@@ -230,10 +233,11 @@ class KafkaSharedBudgetSlowTest {
         throw new AssertionError("no " + name + " in " + memoryLine);
     }
 
-    @Test
-    void twoInstancesWithTheSharedBudgetCountRightAndStayWithinIt() throws Exception {
-        Instance a = start("a");
-        Instance b = start("b");
+    @ParameterizedTest(name = "off heap {0}")
+    @ValueSource(booleans = {false, true})
+    void twoInstancesWithTheSharedBudgetCountRightAndStayWithinIt(boolean offHeap) throws Exception {
+        Instance a = start("a", offHeap);
+        Instance b = start("b", offHeap);
         await("both instances run and own tasks", () -> a.running() && b.running() && !a.tasks().isEmpty()
                 && !b.tasks().isEmpty() && a.tasks().size() + b.tasks().size() == PARTITIONS);
         Set<String> all = new HashSet<>(a.tasks());
@@ -297,12 +301,24 @@ class KafkaSharedBudgetSlowTest {
             assertTrue(cache <= CACHE_BYTES && cachePeak <= CACHE_BYTES,
                     "block cache within " + CACHE_BYTES + ": " + memory);
             assertTrue(heapUsed > 0 && heapUsed < XMX_BYTES, "heap used within " + XMX + ": " + memory);
+            long direct = figure(memory, "directUsed");
+            long directPeak = figure(memory, "directPeak");
+            long rss = figure(memory, "rss");
+            long rssPeak = figure(memory, "rssPeak");
+            assertTrue(direct >= 0 && directPeak >= direct, "direct memory now and at its peak: " + memory);
+            assertTrue(rss > heapUsed && rssPeak >= rss, "the resident set holds at least the heap in use: " + memory);
+            if (offHeap) {
+                // Memtable arenas and cached pages are direct buffers: the memtables' peak was in direct memory.
+                assertTrue(directPeak > 0, "memtables off the heap use direct memory: " + memory);
+            }
             System.out.printf("instance %s: shared budget used %,d bytes (memtables %,d, write buffers %,d, block cache"
                             + " %,d) of %,d; peaks memtables %,d, write buffers %,d, both %,d, block cache %,d; heap used"
-                            + " after a full GC %,d bytes; stores' bytes written %,d%n",
+                            + " after a full GC %,d bytes; stores' bytes written %,d; off heap %s: direct memory %,d"
+                            + " bytes (peak %,d, %d buffers), mapped %,d; resident set %,d bytes (peak %,d)%n",
                     e.getKey(), memtable + writeBuffer + cache, memtable, writeBuffer, cache,
                     CACHE_BYTES + MEMTABLE_BUDGET_BYTES, memtablePeak, writeBufferPeak, totalPeak, cachePeak, heapUsed,
-                    bytesWritten);
+                    bytesWritten, offHeap, direct, directPeak, figure(memory, "directBuffers"),
+                    figure(memory, "mappedUsed"), rss, rssPeak);
         }
         System.out.printf("%,d records, %d partitions, %d keys%n", RECORDS, PARTITIONS, KEYS);
     }

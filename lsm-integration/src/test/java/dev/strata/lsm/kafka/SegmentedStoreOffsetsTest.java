@@ -13,6 +13,8 @@ import org.apache.kafka.streams.state.internals.WindowKeySchema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +25,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -282,6 +286,175 @@ class SegmentedStoreOffsetsTest {
         assertNull(window(second, context(second, false)).committedOffset(CHANGELOG_0));
     }
 
+    /** The segmented stores that restore in sorted chunks, with what a test needs of each. */
+    enum ChunkedKind {
+        WINDOW, TIME_ORDERED_WINDOW, SESSION;
+
+        AbstractSegmentedStore open(TestStoreContext context) {
+            AbstractSegmentedStore store = this == SESSION
+                    ? new StrataSessionStore("s", StrataStores.SEGMENT_CONFIG, RETENTION, SEGMENT, false)
+                    : new StrataWindowStore("w", StrataStores.SEGMENT_CONFIG, RETENTION, 1_000, false, SEGMENT,
+                    this == TIME_ORDERED_WINDOW);
+            store.init(context, store);
+            return store;
+        }
+
+        /** The changelog key of {@code key}'s window starting at {@code start} (a session: ending {@code span} later). */
+        byte[] changelogKey(String key, long start, long span) {
+            return this == SESSION
+                    ? org.apache.kafka.streams.state.internals.SessionKeySchema.toBinary(
+                            new Windowed<>(key(key), new SessionWindow(start, start + span))).get()
+                    : WindowKeySchema.toStoreKeyBinary(key(key), start, 0).get();
+        }
+
+        /** What the model calls that record. */
+        String id(String key, long start, long span) {
+            return this == SESSION ? key + "@" + start + "-" + (start + span) : key + "@" + start;
+        }
+
+        /** Every record the store returns, by {@link #id}, read every way the store keeps them. */
+        Map<String, String> contents(AbstractSegmentedStore store) {
+            Map<String, String> all = new TreeMap<>();
+            if (this == SESSION) {
+                read(((StrataSessionStore) store).findSessions(null, null, 0, Long.MAX_VALUE), all, true);
+                return all;
+            }
+            StrataWindowStore w = (StrataWindowStore) store;
+            read(w.all(), all, false);     // the time index, when time-ordered
+            Map<String, String> byKey = new TreeMap<>();
+            read(w.fetch(null, null, 0, Long.MAX_VALUE), byKey, false);
+            assertEquals(all, byKey, "the key-ordered records and the time index disagree");
+            return all;
+        }
+
+        private static void read(org.apache.kafka.streams.state.KeyValueIterator<Windowed<Bytes>, byte[]> it,
+                                 Map<String, String> into, boolean session) {
+            try (it) {
+                while (it.hasNext()) {
+                    org.apache.kafka.streams.KeyValue<Windowed<Bytes>, byte[]> kv = it.next();
+                    String key = new String(kv.key.key().get(), StandardCharsets.UTF_8);
+                    String id = key + "@" + kv.key.window().start() + (session ? "-" + kv.key.window().end() : "");
+                    assertNull(into.put(id, new String(kv.value, StandardCharsets.UTF_8)), "returned twice: " + id);
+                }
+            }
+        }
+    }
+
+    /**
+     * A changelog of {@code records} records from offset 0, 50 ms of event time apart over two
+     * segments, keys over 40 names, a third of them rewriting (or, one in ten, deleting) a
+     * recent record so that writes of one key meet in a batch, a chunk and across both.
+     */
+    private static List<ConsumerRecord<byte[], byte[]>> chunkedChangelog(ChunkedKind kind, int records,
+                                                                         List<String> ids) {
+        Random random = new Random(31);
+        List<ConsumerRecord<byte[], byte[]>> changelog = new ArrayList<>();
+        List<long[]> recent = new ArrayList<>();   // {key, start, span}
+        for (int i = 0; i < records; i++) {
+            long time = i * 50L;
+            long[] r;
+            if (!recent.isEmpty() && random.nextInt(3) == 0) {
+                r = recent.get(random.nextInt(recent.size()));
+            } else {
+                r = new long[] {random.nextInt(40), time - time % 1_000, random.nextInt(500)};
+                recent.add(r);
+                if (recent.size() > 200) {
+                    recent.remove(0);
+                }
+            }
+            String key = "k" + r[0];
+            byte[] value = random.nextInt(10) == 0 ? null : value("v" + i);
+            changelog.add(new ConsumerRecord<>(CHANGELOG_0.topic(), 0, i, kind.changelogKey(key, r[1], r[2]), value));
+            ids.add(kind.id(key, r[1], r[2]));
+        }
+        return changelog;
+    }
+
+    /** The records a store holds after the changelog's records up to {@code lastOffset} are applied. */
+    private static Map<String, String> modelUpTo(List<ConsumerRecord<byte[], byte[]>> changelog, List<String> ids,
+                                                 long lastOffset) {
+        Map<String, String> model = new TreeMap<>();
+        for (int i = 0; i <= lastOffset; i++) {
+            byte[] value = changelog.get(i).value();
+            if (value == null) {
+                model.remove(ids.get(i));
+            } else {
+                model.put(ids.get(i), new String(value, StandardCharsets.UTF_8));
+            }
+        }
+        return model;
+    }
+
+    private static void restore(TestStoreContext ctx, List<ConsumerRecord<byte[], byte[]>> changelog, int from,
+                                int to) {
+        for (int b = from; b < to; b += 100) {
+            ((RecordBatchingStateRestoreCallback) ctx.restoreCallback).restoreBatch(
+                    changelog.subList(b, Math.min(to, b + 100)));
+        }
+    }
+
+    /**
+     * A restore in sorted chunks interrupted by a kill loses nothing its checkpoint acknowledged,
+     * never reports an offset ahead of its data, and restores again from that offset to the
+     * state of the whole changelog; a close without a commit keeps every restored record.
+     */
+    @ParameterizedTest
+    @EnumSource(ChunkedKind.class)
+    void aRestoreInSortedChunksKilledLosesNothingCheckpointedAndResumesFromItsOffset(ChunkedKind kind)
+            throws IOException {
+        int records = (int) AbstractSegmentedStore.UNLOGGED_RECORDS_PER_CHECKPOINT + 2_000;
+        List<String> ids = new ArrayList<>();
+        List<ConsumerRecord<byte[], byte[]>> changelog = chunkedChangelog(kind, records, ids);
+        int checkpointed = (int) AbstractSegmentedStore.UNLOGGED_RECORDS_PER_CHECKPOINT + 500;
+        Path stateDir = root.resolve("state");
+        TestStoreContext ctx = context(stateDir, false);
+        AbstractSegmentedStore store = kind.open(ctx);
+        opened.add(store);
+        store.maxBufferedBytes(32 * 1024);   // chunks of a few hundred records: several per run below
+
+        restore(ctx, changelog, 0, checkpointed);
+        assertEquals(checkpointed - 1L, store.committedOffset(CHANGELOG_0), "the chunk's offset, answered at once");
+        store.commit(Map.of(CHANGELOG_0, checkpointed - 1L));   // past 10,000 restored records: the checkpoint
+        assertEquals(0, store.unloggedStores(), "the checkpoint flushed every restored record");
+
+        int killedAt = records - 270;
+        restore(ctx, changelog, checkpointed, killedAt);
+        assertTrue(store.holdsRestoredChunk(), "the last batches wait in a chunk");
+        Path killed = image(stateDir, "killed");
+
+        TestStoreContext again = context(killed, false);
+        AbstractSegmentedStore reopened = kind.open(again);
+        opened.add(reopened);
+        long resumeAfter = reopened.committedOffset(CHANGELOG_0);
+        assertTrue(resumeAfter >= checkpointed - 1L && resumeAfter < killedAt,
+                "nothing checkpointed lost, nothing unrestored claimed: " + resumeAfter);
+        assertEquals(modelUpTo(changelog, ids, resumeAfter), kind.contents(reopened),
+                "the image holds exactly the records up to its offset");
+
+        restore(again, changelog, (int) resumeAfter + 1, records);
+        assertTrue(reopened.holdsRestoredChunk());
+        reopened.close();   // no commit: the close writes the chunk, its offset with it
+        AbstractSegmentedStore closed = kind.open(context(killed, false));
+        opened.add(closed);
+        assertEquals(records - 1L, closed.committedOffset(CHANGELOG_0));
+        assertEquals(modelUpTo(changelog, ids, records - 1L), kind.contents(closed));
+    }
+
+    /** A read while restored records wait in a chunk sees them: the read writes the chunk first. */
+    @ParameterizedTest
+    @EnumSource(ChunkedKind.class)
+    void aReadDuringARestoreSeesTheRecordsHeldInTheChunk(ChunkedKind kind) {
+        List<String> ids = new ArrayList<>();
+        List<ConsumerRecord<byte[], byte[]>> changelog = chunkedChangelog(kind, 1_000, ids);
+        TestStoreContext ctx = context(root.resolve("state"), false);
+        AbstractSegmentedStore store = kind.open(ctx);
+        opened.add(store);
+        restore(ctx, changelog, 0, 1_000);
+        assertTrue(store.holdsRestoredChunk());
+        assertEquals(modelUpTo(changelog, ids, 999), kind.contents(store));
+        assertTrue(!store.holdsRestoredChunk(), "the read wrote the chunk");
+    }
+
     private static List<ConsumerRecord<byte[], byte[]>> windowChangelog(long firstOffset, int records, long timeStep) {
         List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
         for (int i = 0; i < records; i++) {
@@ -412,6 +585,33 @@ class SegmentedStoreOffsetsTest {
         store.init(context, store);
         opened.add(store);
         return store;
+    }
+
+    /**
+     * A close without a commit after a restore keeps the restored records with their offset:
+     * Strata's close does not flush memtables, so unlogged writes the store's close did not flush
+     * were lost (the store reopened at the offset of its last checkpoint, or none).
+     */
+    @Test
+    void aCloseWithoutACommitKeepsTheUnloggedRestoredRecords() throws IOException {
+        Path stateDir = root.resolve("state");
+        TestStoreContext ctx = context(stateDir, false);
+        StrataWindowStore store = window(stateDir, ctx);
+        ((RecordBatchingStateRestoreCallback) ctx.restoreCallback).restoreBatch(windowChangelog(100, 10, 100_000));
+        store.close();
+        StrataWindowStore reopened = window(stateDir, context(stateDir, false));
+        assertEquals(109L, reopened.committedOffset(CHANGELOG_0));
+        assertArrayEquals(value("v9"), reopened.fetch(key("k9"), 900_000));
+
+        Path versionedDir = root.resolve("versioned");
+        TestStoreContext vctx = context(versionedDir, false);
+        StrataVersionedStore versioned = versioned(vctx);
+        ((RecordBatchingStateRestoreCallback) vctx.restoreCallback).restoreBatch(versionedChangelog(100, 10));
+        versioned.close();
+        StrataVersionedStore reopenedVersioned = versioned(context(versionedDir, false));
+        assertEquals(119L, reopenedVersioned.committedOffset(CHANGELOG_0));
+        assertArrayEquals(value("b3"), reopenedVersioned.get(key("k3")).value());
+        assertArrayEquals(value("a3"), reopenedVersioned.get(key("k3"), 1_500).value());
     }
 
     @Test

@@ -29,13 +29,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * own): a key-value count and a 1-second tumbling-window count (grace 1 minute) of {@link #INPUT}, both stores on
  * Strata ({@link StrataDslStoreSuppliers}) with the shared budget on ({@code strata.*} configs).
  *
- * <p>Arguments: bootstrap servers, state directory, block cache bytes, memtable budget bytes.
+ * <p>Arguments: bootstrap servers, state directory, block cache bytes, memtable budget bytes,
+ * and {@code strata.memory.off.heap} ({@code true}: memtable arenas and cached pages in direct
+ * memory; {@code false}).
  * It prints, on standard output, lines starting with {@link #PREFIX}: {@code STATUS <state>
  * <active task ids>} every 200 ms, and on the line {@code report} on standard input {@code
  * MEMORY} with the shared budget's figures (memtable bytes now and at their peak, sampled
  * every 50 ms; block cache bytes now and at their peak; the stores' write buffer bytes now and
- * at their peak, and the peak of memtables and write buffers together) and the heap used after a full
- * collection; on {@code stop} (or the end of standard input) it closes and exits.
+ * at their peak, and the peak of memtables and write buffers together), the heap used after a full
+ * collection, the JVM's direct memory ({@code BufferPoolMXBean} "direct": bytes used now and at
+ * their sampled peak, buffers) and mapped memory, and the process's resident set
+ * ({@code /proc/self/status}: {@code VmRSS}, and its peak {@code VmHWM}); on {@code stop} (or the
+ * end of standard input) it closes and exits.
  */
 public final class SharedBudgetInstance {
     static final String APP = "strata-shared-budget";
@@ -75,6 +80,28 @@ public final class SharedBudgetInstance {
         }
     }
 
+    /** The JVM's buffer pool {@code name} ("direct" or "mapped"). */
+    private static java.lang.management.BufferPoolMXBean bufferPool(String name) {
+        for (java.lang.management.BufferPoolMXBean pool
+                : java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+            if (pool.getName().equals(name)) {
+                return pool;
+            }
+        }
+        throw new IllegalStateException("no buffer pool " + name);
+    }
+
+    /** A {@code kB} figure of {@code /proc/self/status} ({@code VmRSS}, {@code VmHWM}) in bytes; -1 when absent. */
+    private static long procStatusBytes(String field) throws java.io.IOException {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+            if (line.startsWith(field + ":")) {
+                String[] parts = line.substring(field.length() + 1).trim().split("\\s+");
+                return Long.parseLong(parts[0]) * 1024;   // the kernel reports kB
+            }
+        }
+        return -1;
+    }
+
     public static void main(String[] args) throws Exception {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
@@ -89,6 +116,7 @@ public final class SharedBudgetInstance {
         props.put(StrataStoreConfigs.BLOCK_CACHE_BYTES_CONFIG, args[2]);
         props.put(StrataStoreConfigs.MEMTABLE_BUDGET_BYTES_CONFIG, args[3]);
         props.put(StrataStoreConfigs.BACKGROUND_THREADS_CONFIG, 2);
+        props.put(StrataStoreConfigs.MEMORY_OFF_HEAP_CONFIG, args.length > 4 ? args[4] : "false");
         props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG");  // the stores' own metrics
         props.put(StreamsConfig.consumerPrefix("session.timeout.ms"), 10_000);
         props.put(StreamsConfig.consumerPrefix("heartbeat.interval.ms"), 1_000);
@@ -109,6 +137,9 @@ public final class SharedBudgetInstance {
         AtomicLong cachePeak = new AtomicLong();
         AtomicLong writeBufferPeak = new AtomicLong();
         AtomicLong totalPeak = new AtomicLong();
+        AtomicLong directPeak = new AtomicLong();
+        java.lang.management.BufferPoolMXBean direct = bufferPool("direct");
+        java.lang.management.BufferPoolMXBean mapped = bufferPool("mapped");
         Thread sampler = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
                 SharedResources shared = StrataStoreConfigs.sharedIfMade(APP);
@@ -120,6 +151,7 @@ public final class SharedBudgetInstance {
                     totalPeak.accumulateAndGet(memtables + writeBuffers, Math::max);
                     cachePeak.accumulateAndGet(shared.blockCacheWeightedBytes(), Math::max);
                 }
+                directPeak.accumulateAndGet(direct.getMemoryUsed(), Math::max);
                 try {
                     Thread.sleep(50);
                 } catch (InterruptedException e) {
@@ -173,7 +205,10 @@ public final class SharedBudgetInstance {
                         + " strataDirBytes=" + strataBytes(java.nio.file.Path.of(args[1])) + " rocksdbDirs="
                         + rocksdbDirs(java.nio.file.Path.of(args[1])) + " storeBytesWritten="
                         + storeMetric(streams, "bytes-written-total") + " storeKeys="
-                        + storeMetric(streams, "estimate-num-keys") + " shared="
+                        + storeMetric(streams, "estimate-num-keys") + " directUsed=" + direct.getMemoryUsed()
+                        + " directPeak=" + Math.max(directPeak.get(), direct.getMemoryUsed()) + " directBuffers="
+                        + direct.getCount() + " mappedUsed=" + mapped.getMemoryUsed() + " rss="
+                        + procStatusBytes("VmRSS") + " rssPeak=" + procStatusBytes("VmHWM") + " shared="
                         + shared);
             }
         }
