@@ -94,13 +94,24 @@ class SpookyUpdatesByteModelTest {
             }
             double written = m.written();
             double flushed = m.flushed();
+            double[] intoBefore = new double[8];
+            for (int level = 0; level < intoBefore.length; level++) {
+                intoBefore[level] = m.writtenInto(level);
+            }
             m.startUpdates();
             for (int f = 0; f < updateFlushes; f++) {
                 m.flush(1);
             }
-            wa[i] = (m.written() - written) / (m.flushed() - flushed);
+            double updateFlushed = m.flushed() - flushed;
+            wa[i] = (m.written() - written) / updateFlushed;
             largest[i] = m.largest();
             assertTrue(wa[i] > 0, "the updates phase merges");
+            StringBuilder into = new StringBuilder();
+            for (int level = 1; level <= largest[i]; level++) {
+                into.append(String.format(" %d: %.3f", level, (m.writtenInto(level) - intoBefore[level]) / updateFlushed));
+            }
+            System.out.printf("  %s, x-offset %d, updates, written into level per flushed byte:%s%n", point, offsets[i],
+                    into);
         }
         System.out.printf("SP2 restated, %s, %d + %d flushes: updates WA_model Spooky %.3f (L = %d), Full %.3f (L = %d), "
                 + "Spooky - Full %.3f%n", point, fillFlushes, updateFlushes, wa[0], largest[0], wa[1], largest[1],
