@@ -53,6 +53,12 @@ public final class StoreConfig {
     public static final String FALLBACK_MERGE_POLICY = SizeTieredPolicyFactory.NAME;
     /** The policy tick's default period: a few seconds, as RocksDB's periodic compaction check. */
     public static final long DEFAULT_POLICY_TICK_MILLIS = 5000;
+    /** The default delayed write rate: 16 MiB a second, RocksDB's {@code delayed_write_rate} default. */
+    public static final long DEFAULT_DELAYED_WRITE_RATE = 16L << 20;
+    /** The lowest delayed write rate accepted: 16 KiB a second (RocksDB's lowest delayed rate). */
+    public static final long MIN_DELAYED_WRITE_RATE = 16L << 10;
+    /** The highest delayed write rate accepted: 1 TiB a second. */
+    public static final long MAX_DELAYED_WRITE_RATE = 1L << 40;
     /** The default largest value a put accepts: 64 MiB. */
     public static final int DEFAULT_MAX_VALUE_BYTES = 64 << 20;
     /** The default manifest size at which it is rewritten as one snapshot: 4 MiB. */
@@ -79,6 +85,7 @@ public final class StoreConfig {
     private final boolean offHeap;
     private final int backgroundThreads;
     private final long policyTickMillis;
+    private final long delayedWriteRate;
     private final int maxValueBytes;
     private final long manifestRewriteBytes;
     private final long obsoleteDeleteBatchBytes;
@@ -126,6 +133,7 @@ public final class StoreConfig {
         this.offHeap = b.offHeap;
         this.backgroundThreads = b.backgroundThreads;
         this.policyTickMillis = b.policyTickMillis;
+        this.delayedWriteRate = b.delayedWriteRate;
         this.maxValueBytes = b.maxValueBytes;
         this.manifestRewriteBytes = b.manifestRewriteBytes;
         this.obsoleteDeleteBatchBytes = b.obsoleteDeleteBatchBytes;
@@ -205,6 +213,7 @@ public final class StoreConfig {
         b.offHeap = offHeap;
         b.backgroundThreads = backgroundThreads;
         b.policyTickMillis = policyTickMillis;
+        b.delayedWriteRate = delayedWriteRate;
         b.maxValueBytes = maxValueBytes;
         b.manifestRewriteBytes = manifestRewriteBytes;
         b.obsoleteDeleteBatchBytes = obsoleteDeleteBatchBytes;
@@ -443,6 +452,24 @@ public final class StoreConfig {
      */
     public long policyTickMillis() {
         return policyTickMillis;
+    }
+
+    /**
+     * The delayed write rate, in bytes a second (RocksDB's {@code delayed_write_rate}; default
+     * {@value #DEFAULT_DELAYED_WRITE_RATE}, 16 MiB/s): while the merge policy answers
+     * {@link dev.strata.lsm.policy.WriteAdmission#SLOW_DOWN}, write groups go in at most this
+     * fast — each is delayed by its bytes over the rate, less what the time since the last
+     * group paid for — and slower as the policy's
+     * {@link dev.strata.lsm.policy.MergePolicy#slowdownDepth} nears 1, halving for each sixth
+     * of the way, to 1/64 of this rate at the stop. Delays shorter than a millisecond are
+     * carried to the next group rather than slept, so one group waits at most its bytes over
+     * the rate plus a millisecond. Store-wide: with column families, the slowest rate any
+     * family asks for paces every write group.
+     *
+     * @return the delayed write rate in bytes a second
+     */
+    public long delayedWriteRate() {
+        return delayedWriteRate;
     }
 
     /**
@@ -718,6 +745,7 @@ public final class StoreConfig {
                 + ", compressionLevel=" + compressionLevel + ", leafEncoding=" + leafEncoding
                 + ", restartInterval=" + restartInterval
                 + ", blockCacheBytes=" + blockCacheBytes + (offHeap ? ", offHeap=true" : "") + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
+                + (delayedWriteRate != DEFAULT_DELAYED_WRITE_RATE ? ", delayedWriteRate=" + delayedWriteRate : "")
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
                 + ", mergePolicy=" + (mergePolicyInstance != null ? "instance of " + mergePolicyInstance.getClass().getName()
                 : mergePolicy + mergePolicyParams) + (mergePolicyNamed ? "" : " (not named: the store's)")
@@ -746,6 +774,7 @@ public final class StoreConfig {
         private boolean offHeap;
         private int backgroundThreads = DEFAULT_BACKGROUND_THREADS;
         private long policyTickMillis = DEFAULT_POLICY_TICK_MILLIS;
+        private long delayedWriteRate = DEFAULT_DELAYED_WRITE_RATE;
         private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
         private long manifestRewriteBytes = DEFAULT_MANIFEST_REWRITE_BYTES;
         private long obsoleteDeleteBatchBytes;
@@ -1014,6 +1043,18 @@ public final class StoreConfig {
          */
         public Builder policyTickMillis(long millis) {
             this.policyTickMillis = millis;
+            return this;
+        }
+
+        /**
+         * See {@link StoreConfig#delayedWriteRate()}: from {@value StoreConfig#MIN_DELAYED_WRITE_RATE}
+         * (16 KiB) to {@value StoreConfig#MAX_DELAYED_WRITE_RATE} (1 TiB) bytes a second.
+         *
+         * @param bytesPerSecond the rate write groups are paced to while the policy slows writes down
+         * @return this builder
+         */
+        public Builder delayedWriteRate(long bytesPerSecond) {
+            this.delayedWriteRate = bytesPerSecond;
             return this;
         }
 
@@ -1344,6 +1385,9 @@ public final class StoreConfig {
                     "from 1 to 64");
             check(policyTickMillis == 0 || policyTickMillis >= 10 && policyTickMillis <= 86_400_000L, "policyTickMillis",
                     policyTickMillis, "0 (off) or from 10 to 86400000 (one day)");
+            check(delayedWriteRate >= MIN_DELAYED_WRITE_RATE && delayedWriteRate <= MAX_DELAYED_WRITE_RATE,
+                    "delayedWriteRate", delayedWriteRate, "bytes a second, from " + MIN_DELAYED_WRITE_RATE
+                            + " (16KiB) to " + MAX_DELAYED_WRITE_RATE + " (1TiB)");
             int valueLimit = maxValueBytesLimit(pageSize);
             check(maxValueBytes >= 0 && maxValueBytes <= valueLimit, "maxValueBytes", maxValueBytes, "from 0 to "
                     + valueLimit + " (a put of the largest key and value must fit one WAL record of at most "

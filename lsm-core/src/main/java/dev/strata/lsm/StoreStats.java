@@ -55,6 +55,7 @@ public final class StoreStats {
     private final BlockCompactionStats blockCompaction;
     private final long tableAllocatedBytes;
     private final StallChainStats stallChains;
+    private final WriteDelayStats writeDelays;
     private final long[] bytesWrittenByLevel;
     private final long liveTombstones;
     private final long[] liveBytesByLevel;
@@ -100,6 +101,7 @@ public final class StoreStats {
         this.blockCompaction = b.blockCompaction;
         this.tableAllocatedBytes = b.tableAllocatedBytes;
         this.stallChains = b.stallChains;
+        this.writeDelays = b.writeDelays;
         this.bytesWrittenByLevel = b.bytesWrittenByLevel.clone();
         this.liveTombstones = b.liveTombstones;
         this.liveBytesByLevel = b.liveBytesByLevel.clone();
@@ -148,6 +150,7 @@ public final class StoreStats {
         b.blockCompaction = blockCompaction;
         b.tableAllocatedBytes = tableAllocatedBytes;
         b.stallChains = stallChains;
+        b.writeDelays = writeDelays;
         b.bytesWrittenByLevel = bytesWrittenByLevel;
         b.liveTombstones = liveTombstones;
         b.liveBytesByLevel = liveBytesByLevel;
@@ -237,6 +240,17 @@ public final class StoreStats {
      */
     public StallChainStats stallChains() {
         return stallChains;
+    }
+
+    /**
+     * The write slowdown's delays since open: the write groups paced to the delayed write rate
+     * while the merge policy answered SLOW_DOWN, and the delays computed for them (the time
+     * they slept is part of {@link #stallNanos()}).
+     *
+     * @return the delay figures ({@link WriteDelayStats#NONE} when not reported)
+     */
+    public WriteDelayStats writeDelays() {
+        return writeDelays;
     }
 
     /**
@@ -584,6 +598,7 @@ public final class StoreStats {
         private BlockCompactionStats blockCompaction = BlockCompactionStats.NONE;
         private long tableAllocatedBytes = -1;
         private StallChainStats stallChains = StallChainStats.NONE;
+        private WriteDelayStats writeDelays = WriteDelayStats.NONE;
         private long[] bytesWrittenByLevel = new long[0];
         private long liveTombstones = -1;
         private long[] liveBytesByLevel = new long[0];
@@ -762,6 +777,17 @@ public final class StoreStats {
          */
         public Builder stallChains(StallChainStats stats) {
             this.stallChains = java.util.Objects.requireNonNull(stats, "stallChains");
+            return this;
+        }
+
+        /**
+         * See {@link StoreStats#writeDelays()}.
+         *
+         * @param stats the write slowdown's delay figures
+         * @return this builder
+         */
+        public Builder writeDelays(WriteDelayStats stats) {
+            this.writeDelays = java.util.Objects.requireNonNull(stats, "writeDelays");
             return this;
         }
 

@@ -149,6 +149,10 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 e.longValue("policyTickMillis").ifPresent(builder::policyTickMillis);
                 gives(e, "backgroundThreads", "policyTickMillis");
             }
+            case "writeStall" -> {
+                e.bytes("delayedWriteRate").ifPresent(builder::delayedWriteRate);
+                gives(e, "delayedWriteRate");
+            }
             case "limits" -> {
                 e.intBytes("maxValueBytes").ifPresent(builder::maxValueBytes);
                 gives(e, "maxValueBytes");

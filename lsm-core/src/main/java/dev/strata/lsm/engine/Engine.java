@@ -783,6 +783,11 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /** For tests: the write admission of column family {@code family}'s last policy decision. */
+    dev.strata.lsm.policy.WriteAdmission admission(int family) {
+        return tree(family).scheduler.admission();
+    }
+
     /**
      * For tests: {@code hook} is told {@code "memtables read"} by every read of column family
      * {@code family} between taking its memtable set and pinning a version, on the reader's

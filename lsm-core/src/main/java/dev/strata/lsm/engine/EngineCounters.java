@@ -15,6 +15,10 @@ final class EngineCounters {
     final AtomicLong merges = new AtomicLong();
     final AtomicLong policyErrors = new AtomicLong();
     final LongAdder stallNanos = new LongAdder();
+    /** Write groups the write slowdown delayed ({@link WritePacer}), and the delays computed for them. */
+    final LongAdder delayedGroups = new LongAdder();
+    final LongAdder writeDelayNanos = new LongAdder();
+    final AtomicLong maxWriteDelayNanos = new AtomicLong();
     /** Tables prefix scans skipped because their prefix bloom said the prefix is absent. */
     final LongAdder prefixBloomSkips = new LongAdder();
     /** Merge operands written as the key's combined value by the successive-merge bound. */
@@ -33,6 +37,18 @@ final class EngineCounters {
     /** Table bytes written by kind: flushes under "flush", merges under their task's kind label. */
     private final java.util.concurrent.ConcurrentHashMap<String, LongAdder> writtenByKind =
             new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Counts a write group delayed by {@code nanos} (computed, not slept) by the write slowdown. */
+    void writeDelayed(long nanos) {
+        delayedGroups.increment();
+        writeDelayNanos.add(nanos);
+        maxWriteDelayNanos.accumulateAndGet(nanos, Math::max);
+    }
+
+    /** The write slowdown's delays so far. */
+    dev.strata.lsm.WriteDelayStats writeDelays() {
+        return new dev.strata.lsm.WriteDelayStats(delayedGroups.sum(), writeDelayNanos.sum(), maxWriteDelayNanos.get());
+    }
 
     /** Counts {@code bytes} written by a flush ({@code MergeTask.FLUSH}) or a merge of {@code kind}. */
     void wroteAs(String kind, long bytes) {

@@ -34,6 +34,16 @@ final class EngineMutex extends ReentrantLock {
         }
     }
 
+    /** Waits (mutex held) up to {@code nanos} for background work to signal a change. */
+    void awaitBackgroundNanos(long nanos) {
+        try {
+            background.awaitNanos(nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException("interrupted while waiting for background work", e);
+        }
+    }
+
     /** Wakes every thread in {@link #awaitBackground}; mutex held. */
     void signalBackground() {
         background.signalAll();

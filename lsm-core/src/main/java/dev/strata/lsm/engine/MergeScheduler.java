@@ -37,8 +37,8 @@ import java.util.function.BooleanSupplier;
  * the running merges every {@link TreeView} shows, and the write admission of the last
  * decision.
  *
- * <p>Locking: all state is guarded by the engine's mutex except {@link #admission}
- * (volatile).
+ * <p>Locking: all state is guarded by the engine's mutex except {@link #admission} and
+ * {@link #slowdownDepth} (volatile).
  */
 final class MergeScheduler {
     private static final System.Logger LOG = System.getLogger(MergeScheduler.class.getName());
@@ -81,6 +81,8 @@ final class MergeScheduler {
     private volatile java.util.function.Consumer<String> hook;
     private int failures;
     private volatile WriteAdmission admission = WriteAdmission.GO;
+    /** With a SLOW_DOWN admission, the policy's slowdown depth (0 to 1 as it answered; see {@link WritePacer#rate}). */
+    private volatile double slowdownDepth;
     /** The last admission override logged, to log each distinct one once. */
     private String lastAdmissionOverride;
 
@@ -117,6 +119,11 @@ final class MergeScheduler {
     /** The write admission of the last decision. */
     WriteAdmission admission() {
         return admission;
+    }
+
+    /** The slowdown depth of the last decision, which matters while {@link #admission()} is SLOW_DOWN. */
+    double slowdownDepth() {
+        return slowdownDepth;
     }
 
     /** A decision is queued or running. Mutex held. */
@@ -287,6 +294,7 @@ final class MergeScheduler {
                 policy.error("merge policy " + policy.policyName() + " failed", failure);
                 admission = WriteAdmission.GO;
             } else if (!mutex.closed() && !stopped) {
+                slowdownDepth = decision.slowdownDepth();
                 admission = decision.admission();
                 policy.adopt(decision);
                 start(decision.tasks(), seen, heldSeen);
@@ -341,10 +349,11 @@ final class MergeScheduler {
             claimed.addAll(task.inputs());
             launch(task, v);
         }
-        if (admission != WriteAdmission.GO && mergesRunning == 0 && !flushRunning.getAsBoolean() && !decisionAgain) {
+        if (admission == WriteAdmission.STOP && mergesRunning == 0 && !flushRunning.getAsBoolean() && !decisionAgain) {
             // Nothing running could change the policy's mind: writers held back now would wait
             // for good (torture: a policy whose every merge was rejected, and writes stopped).
             // A policy error, not a hang: writes proceed until the policy asks for a merge that runs.
+            // A SLOW_DOWN is kept: it paces writers (WritePacer), it never holds them for good.
             policy.countError();
             String message = "merge policy " + policy.policyName() + " answered " + admission
                     + " with no merge running or accepted; writes proceed";

@@ -20,8 +20,11 @@ import java.util.concurrent.locks.ReentrantLock;
 final class PolicyBridge {
     private static final System.Logger LOG = System.getLogger(PolicyBridge.class.getName());
 
-    /** What one decision of the policy returned. */
-    record Decision(List<MergeTask> tasks, WriteAdmission admission, byte[] state) {
+    /**
+     * What one decision of the policy returned: with a SLOW_DOWN, how deep into its slowdown
+     * band the tree is ({@link MergePolicy#slowdownDepth}; 0 otherwise, not asked).
+     */
+    record Decision(List<MergeTask> tasks, WriteAdmission admission, double slowdownDepth, byte[] state) {
     }
 
     private final MergePolicy policy;
@@ -96,8 +99,9 @@ final class PolicyBridge {
         try {
             List<MergeTask> tasks = policy.pickMerges(view);
             WriteAdmission admission = policy.admission(view);
+            double depth = admission == WriteAdmission.SLOW_DOWN ? policy.slowdownDepth(view) : 0.0;
             byte[] s = policy.persistentState(view);
-            return new Decision(tasks, admission, s);
+            return new Decision(tasks, admission, depth, s);
         } finally {
             policyLock.unlock();
         }

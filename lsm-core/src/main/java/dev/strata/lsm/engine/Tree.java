@@ -233,6 +233,7 @@ final class Tree {
                             counters.childDecisions[2].sum(), counters.inPlaceBytes.sum(), counters.punchedBytes.sum()))
                     .tableAllocatedBytes(tables.allocatedBytes())
                     .stallChains(chains())
+                    .writeDelays(counters.writeDelays())
                     .bytesWrittenByLevel(counters.writtenByLevel())
                     .liveTombstones(tombstones)
                     .bytesByLevel(liveByLevel, physicalByLevel)

@@ -8,9 +8,10 @@ import java.nio.file.Path;
 
 /**
  * Write admission (LevelDB's {@code MakeRoomForWrite}): before a write group goes in, its
- * leader waits while the policy slows or stops writes or the memtable backlog is full, and
- * switches a full memtable out, handing it to the flush lane. Time spent waiting is counted
- * as stall time.
+ * leader waits while the policy stops writes or the memtable backlog is full, and switches a
+ * full memtable out, handing it to the flush lane. Time spent waiting is counted as stall
+ * time. A policy's SLOW_DOWN is not waited for here but paced by the write queue, by the
+ * group's bytes over the delayed write rate ({@link WritePacer}).
  */
 final class WriteControl {
     private final Path dir;
@@ -40,7 +41,6 @@ final class WriteControl {
      * @return whether it waited (or switched a memtable out)
      */
     boolean makeRoomForWrite(Runnable checkWritable) {
-        boolean slowedDown = false;
         boolean waited = false;
         while (true) {
             mutex.checkOpen();
@@ -48,12 +48,6 @@ final class WriteControl {
             memtables.rotateWalIfFailed();
             MemtableSet m = memtables.set();
             WriteAdmission admission = scheduler.admission();
-            if (admission == WriteAdmission.SLOW_DOWN && !slowedDown) {
-                slowedDown = true;
-                waited = true;
-                stall(1);
-                continue;
-            }
             if (m.active().approximateBytes() < config.memtableBytes()) {
                 counters.chains.stallEnded();
                 return waited;

@@ -19,7 +19,9 @@ import java.util.concurrent.locks.Condition;
 /**
  * The write queue and group commit (LevelDB's {@code DBImpl::Write}): writers queue up; the
  * one at the head leads a group of itself and the writers behind it — admission first
- * ({@link WriteControl}), then sequence numbers, then, with the mutex released, one WAL
+ * ({@link WriteControl}), then, while a policy slows writes down, a delay by the group's
+ * bytes over the delayed write rate ({@link WritePacer}), then sequence numbers, then, with
+ * the mutex released, one WAL
  * record and the memtable inserts — and hands the head on. {@code flush()} and
  * {@code close()} queue a barrier instead, which no group absorbs or passes, to act while no
  * group is between WAL and memtable. A group that fails — whatever it throws, {@link Error}s
@@ -45,6 +47,8 @@ final class WriteQueue {
     private final dev.strata.lsm.mergeop.MergeOperator mergeOperator;
 
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    /** The write slowdown, store-wide (one rate paces every family's writes); guarded by the mutex. */
+    private final WritePacer pacer = new WritePacer();
     /** Test hook run before each memtable insert of a write group. */
     private Runnable memtableInsertHook;
     private byte[] walScratch = new byte[INITIAL_WAL_SCRATCH];
@@ -186,6 +190,7 @@ final class WriteQueue {
         try {
             makeRoomForWrite();
             group = groupFrom(leader);
+            pace(group);
             List<Writer> live = refuseDropped(group);
             failure = live.isEmpty() ? null : applyGroup(live);
         } catch (Throwable t) {
@@ -251,6 +256,66 @@ final class WriteQueue {
                 return;
             }
         }
+    }
+
+    /**
+     * The write slowdown: while some family's policy answers SLOW_DOWN, delays the group by its
+     * bytes over the slowest rate those families ask for ({@link WritePacer#rate}), waiting with
+     * the mutex released (flushes and merges go on; writers queue behind the leader) until the
+     * delay is over or no family slows writes down any more. The delay computed is counted on
+     * the family that set the rate, the time waited as its stall time. Mutex held.
+     */
+    private void pace(List<Writer> group) {
+        Tree slowest = slowestFamily();
+        if (slowest == null) {
+            pacer.stop();
+            return;
+        }
+        long bytes = 0;
+        for (Writer x : group) {
+            bytes += x.batch.approximateBytes();
+        }
+        double rate = WritePacer.rate(config.delayedWriteRate(), slowest.scheduler.slowdownDepth());
+        long start = System.nanoTime();
+        long delay = pacer.charge(bytes, rate, start);
+        if (delay == 0) {
+            return;
+        }
+        slowest.counters.writeDelayed(delay);
+        long deadline = start + delay;
+        try {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                mutex.checkOpen();
+                if (slowestFamily() == null) {
+                    pacer.stop(); // the merges caught up: the rest of the delay is forgiven
+                    return;
+                }
+                mutex.awaitBackgroundNanos(left);
+            }
+        } finally {
+            slowest.counters.stallNanos.add(System.nanoTime() - start);
+        }
+    }
+
+    /** The family whose policy asks for the slowest rate now, or null if none slows writes down. Mutex held. */
+    private Tree slowestFamily() {
+        Tree slowest = null;
+        double deepest = -1;
+        for (Tree t : families.all()) {
+            if (t.scheduler.admission() == dev.strata.lsm.policy.WriteAdmission.SLOW_DOWN) {
+                double depth = t.scheduler.slowdownDepth();
+                depth = depth > 0 ? Math.min(depth, 1.0) : 0.0;
+                if (depth > deepest) {
+                    deepest = depth;
+                    slowest = t;
+                }
+            }
+        }
+        return slowest;
     }
 
     /**

@@ -113,6 +113,23 @@ public interface MergePolicy {
     }
 
     /**
+     * How deep into its slowdown band the tree is, asked with {@link #admission} and used only
+     * while that answers {@link WriteAdmission#SLOW_DOWN}: 0 where the band starts (writers get
+     * the store's delayed write rate) up to 1 at the stop (they get the slowest rate, 1/64 of
+     * it; see {@code StoreConfig.delayedWriteRate()}). A policy with a slowdown threshold and a
+     * stop threshold answers how far the tree is from the first towards the second, so writers
+     * slow down more as the tree nears the stop and speed up again as it drains. Values below
+     * 0 count as 0, above 1 as 1, and NaN as 0. The default, 0, paces every slowdown at the
+     * delayed write rate.
+     *
+     * @param tree the tree now (the view {@link #admission} was asked about)
+     * @return from 0 (the band's start) to 1 (at the stop)
+     */
+    default double slowdownDepth(TreeView tree) {
+        return 0.0;
+    }
+
+    /**
      * Small state to persist in the manifest with the next version (for example a schedule
      * position); return {@code tree.policyState()} to keep it unchanged. Kept small: it is
      * written with every version edit.

@@ -24,6 +24,8 @@ final class ScriptedPolicy implements MergePolicy {
     final AtomicReference<Function<TreeView, FlushPlan>> flushScript = new AtomicReference<>();
     /** What {@link #admission(TreeView)} answers; null: GO. */
     final AtomicReference<Function<TreeView, WriteAdmission>> admission = new AtomicReference<>();
+    /** What {@link #slowdownDepth(TreeView)} answers; null: 0. */
+    final AtomicReference<java.util.function.ToDoubleFunction<TreeView>> depth = new AtomicReference<>();
     /** A script asked at every decision and never consumed; null: none. Used before {@link #script}. */
     final AtomicReference<Function<TreeView, List<MergeTask>>> standingScript = new AtomicReference<>();
 
@@ -37,6 +39,12 @@ final class ScriptedPolicy implements MergePolicy {
     public WriteAdmission admission(TreeView tree) {
         Function<TreeView, WriteAdmission> answer = admission.get();
         return answer == null ? WriteAdmission.GO : answer.apply(tree);
+    }
+
+    @Override
+    public double slowdownDepth(TreeView tree) {
+        java.util.function.ToDoubleFunction<TreeView> answer = depth.get();
+        return answer == null ? 0.0 : answer.applyAsDouble(tree);
     }
 
     @Override

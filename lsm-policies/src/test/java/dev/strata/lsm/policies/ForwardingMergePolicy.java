@@ -63,6 +63,11 @@ public abstract class ForwardingMergePolicy implements MergePolicy {
     }
 
     @Override
+    public double slowdownDepth(TreeView tree) {
+        return delegate.slowdownDepth(tree);
+    }
+
+    @Override
     public byte[] persistentState(TreeView tree) {
         return delegate.persistentState(tree);
     }

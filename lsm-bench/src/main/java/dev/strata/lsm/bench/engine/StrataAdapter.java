@@ -200,6 +200,13 @@ final class StrataAdapter implements BenchEngine {
         double sa = s.spaceAmplification();
         m.put("spaceAmplification", Double.isNaN(sa) ? "n/a" : (Object) sa);
         m.put("stallMillis", s.stallNanos() / 1e6);
+        var delays = s.writeDelays();
+        if (delays.delayedGroups() > 0) {
+            // The write slowdown's computed delays (part of stallMillis once slept).
+            m.put("delayedWriteGroups", delays.delayedGroups());
+            m.put("writeDelayMillis", delays.delayNanos() / 1e6);
+            m.put("maxWriteDelayMillis", delays.maxDelayNanos() / 1e6);
+        }
         m.put("flushes", s.flushCount());
         m.put("merges", s.mergeCount());
         m.put("walBytesWritten", s.walBytesWritten());

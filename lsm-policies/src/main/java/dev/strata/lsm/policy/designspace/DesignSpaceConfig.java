@@ -9,6 +9,7 @@ import static dev.strata.lsm.policy.designspace.DesignSpacePresets.BLOCK_COMPACT
 import static dev.strata.lsm.policy.designspace.DesignSpacePresets.FILE_TTL;
 import static dev.strata.lsm.policy.designspace.DesignSpacePresets.HYBRID_LEVELS;
 import static dev.strata.lsm.policy.designspace.DesignSpacePresets.LAYOUT;
+import static dev.strata.lsm.policy.designspace.DesignSpacePresets.LEVEL0_SLOWDOWN_RUNS;
 import static dev.strata.lsm.policy.designspace.DesignSpacePresets.LEVEL0_STOP_RUNS;
 import static dev.strata.lsm.policy.designspace.DesignSpacePresets.LEVEL1_RUN_TRIGGER;
 import static dev.strata.lsm.policy.designspace.DesignSpacePresets.TOMBSTONE_TTL;
@@ -37,6 +38,10 @@ import static dev.strata.lsm.policy.designspace.DesignSpacePresets.TRIGGERS;
  * @param minMergeWidth fewest runs such an early size-ratio merge takes
  * @param dynamicLevelBytes derive capacities from the last level's size (RocksDB's level_compaction_dynamic_level_bytes)
  * @param level0StopRuns writers stop while level 0 holds this many runs and a merge is running
+ * @param level0SlowdownRuns writers are slowed down (paced to the store's delayed write rate,
+ *     slower the nearer level 0 is to {@code level0StopRuns}) while level 0 holds this many runs
+ *     and a merge is running; 0 = {@code level0StopRuns} × 20/36 rounded, at least
+ *     {@code level1RunTrigger} (RocksDB's 20 and 36); equal to {@code level0StopRuns}: no slowdown
  * @param blockCompaction partial merges from level 1 down into a leveled level run as block
  *     compactions (seed 001: REUSE_BLOCKS with selective thresholds); level 0 always rewrites
  * @param maxDirtyRatio per level (index = level; deeper levels take the last entry): dirty ÷ file
@@ -56,7 +61,7 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
                                 int level1RunTrigger, double tombstoneDensity, long tombstoneTtlMillis,
                                 long fileTtlMillis, int maxSizeAmplificationPercent, int sizeRatioPercent,
                                 int minMergeWidth, boolean dynamicLevelBytes, int level0StopRuns,
-                                boolean blockCompaction, List<Double> maxDirtyRatio, List<Double> minValidRatio,
+                                int level0SlowdownRuns, boolean blockCompaction, List<Double> maxDirtyRatio, List<Double> minValidRatio,
                                 double lastLevelMaxDirtyRatio, double lastLevelMinValidRatio, double maxFileFactor,
                                 long level1Bytes, double alignOutputs) {
     /**
@@ -79,6 +84,10 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
      * @param minMergeWidth fewest runs such an early size-ratio merge takes
      * @param dynamicLevelBytes derive capacities from the last level's size (RocksDB's level_compaction_dynamic_level_bytes)
      * @param level0StopRuns writers stop while level 0 holds this many runs and a merge is running
+     * @param level0SlowdownRuns writers are slowed down (paced to the store's delayed write rate,
+     *     slower the nearer level 0 is to {@code level0StopRuns}) while level 0 holds this many runs
+     *     and a merge is running; 0 = {@code level0StopRuns} × 20/36 rounded, at least
+     *     {@code level1RunTrigger} (RocksDB's 20 and 36); equal to {@code level0StopRuns}: no slowdown
      * @param blockCompaction partial merges from level 1 down into a leveled level run as block
      *     compactions (seed 001: REUSE_BLOCKS with selective thresholds); level 0 always rewrites
      * @param maxDirtyRatio per level (index = level; deeper levels take the last entry): dirty ÷ file
@@ -125,8 +134,12 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
         if (level1Bytes < 0) {
             throw new IllegalArgumentException("level1-bytes must be >= 0 (0 = T^2 memtables), got " + level1Bytes);
         }
+        if (level0SlowdownRuns < 0) {
+            throw new IllegalArgumentException("level0-slowdown-runs must be >= 0 (0 = derived from level0-stop-runs),"
+                    + " got " + level0SlowdownRuns);
+        }
         checkRules(triggers, layout, level1RunTrigger, tombstoneTtlMillis, fileTtlMillis, level0StopRuns,
-                blockCompaction);
+                level0SlowdownRuns, blockCompaction);
     }
 
     /**
@@ -135,12 +148,22 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
      */
     private static void checkRules(List<TriggerKind> triggers, Layout layout, int level1RunTrigger,
                                    long tombstoneTtlMillis, long fileTtlMillis, int level0StopRuns,
-                                   boolean blockCompaction) {
+                                   int level0SlowdownRuns, boolean blockCompaction) {
         String layoutParams = layout.kind() == Layout.Kind.HYBRID ? HYBRID_LEVELS : LAYOUT;
         if (level0StopRuns < level1RunTrigger) {
             throw new PolicyParameterException(LEVEL0_STOP_RUNS + " (" + level0StopRuns + ") must be at least "
                     + LEVEL1_RUN_TRIGGER + " (" + level1RunTrigger + "): writers would stop before level 0 is due"
                     + " a merge", LEVEL0_STOP_RUNS, LEVEL1_RUN_TRIGGER);
+        }
+        if (level0SlowdownRuns != 0 && level0SlowdownRuns < level1RunTrigger) {
+            throw new PolicyParameterException(LEVEL0_SLOWDOWN_RUNS + " (" + level0SlowdownRuns + ") must be 0 (derived)"
+                    + " or at least " + LEVEL1_RUN_TRIGGER + " (" + level1RunTrigger + "): writers would be slowed"
+                    + " down before level 0 is due a merge", LEVEL0_SLOWDOWN_RUNS, LEVEL1_RUN_TRIGGER);
+        }
+        if (level0SlowdownRuns > level0StopRuns) {
+            throw new PolicyParameterException(LEVEL0_SLOWDOWN_RUNS + " (" + level0SlowdownRuns + ") must be at most "
+                    + LEVEL0_STOP_RUNS + " (" + level0StopRuns + "): the slowdown comes before the stop (equal: no"
+                    + " slowdown)", LEVEL0_SLOWDOWN_RUNS, LEVEL0_STOP_RUNS);
         }
         if (triggers.contains(TriggerKind.STALENESS) && fileTtlMillis == 0) {
             throw new PolicyParameterException("the staleness trigger needs " + FILE_TTL + " > 0 (0 means files"
@@ -172,6 +195,22 @@ public record DesignSpaceConfig(List<TriggerKind> triggers, Layout layout, Granu
             throw new PolicyParameterException(BLOCK_COMPACTION + "=true merges into leveled levels below level 0,"
                     + " but " + LAYOUT + " " + layout + " has none", BLOCK_COMPACTION, layoutParams);
         }
+    }
+
+    /**
+     * The level-0 runs from which writers are slowed down while a merge runs: {@code
+     * level0SlowdownRuns} as given, or for 0 {@code level0StopRuns} × 20/36 rounded (RocksDB's
+     * default slowdown and stop triggers, 20 and 36), at least {@code level1RunTrigger} and at
+     * most {@code level0StopRuns}.
+     *
+     * @return the slowdown threshold in level-0 runs; equal to {@link #level0StopRuns()} when there is no slowdown band
+     */
+    public int effectiveLevel0SlowdownRuns() {
+        if (level0SlowdownRuns != 0) {
+            return level0SlowdownRuns;
+        }
+        int derived = (int) Math.round(level0StopRuns * 20.0 / 36.0);
+        return Math.min(level0StopRuns, Math.max(level1RunTrigger, derived));
     }
 
     private static String names(List<TriggerKind> triggers) {

@@ -111,16 +111,48 @@ final class DesignSpacePolicy implements MergePolicy {
         return tasks;
     }
 
+    /**
+     * While a merge runs: STOP from {@code level0-stop-runs} level-0 runs (and always for the
+     * whole-level granularity), SLOW_DOWN from {@code level0-slowdown-runs}, so writers are
+     * paced before they reach the stop (RocksDB slows writes from 20 level-0 files and stops
+     * them at 36); GO otherwise, and whenever no merge runs (the next decision starts one).
+     *
+     * @param tree the tree now
+     * @return whether writers proceed, are slowed or stop
+     */
     @Override
     public WriteAdmission admission(TreeView tree) {
         if (tree.runningMerges().isEmpty()) {
             return WriteAdmission.GO;
         }
-        if (tree.level(0).runs().size() >= cfg.level0StopRuns()) {
+        int runs = tree.level(0).runs().size();
+        if (runs >= cfg.level0StopRuns()) {
             return WriteAdmission.STOP;
         }
         // Full: "ingestion waits until all marked files are compacted" (seed 003, Table 2).
-        return cfg.granularity() == Granularity.WHOLE_LEVEL ? WriteAdmission.STOP : WriteAdmission.GO;
+        if (cfg.granularity() == Granularity.WHOLE_LEVEL) {
+            return WriteAdmission.STOP;
+        }
+        return runs >= cfg.effectiveLevel0SlowdownRuns() ? WriteAdmission.SLOW_DOWN : WriteAdmission.GO;
+    }
+
+    /**
+     * How far level 0 is from {@code level0-slowdown-runs} towards {@code level0-stop-runs}:
+     * 0 at the slowdown threshold, (runs − slowdown) / (stop − slowdown) above it, 1 at the
+     * stop. The engine halves the delayed write rate for each sixth of the way.
+     *
+     * @param tree the tree now
+     * @return from 0 to 1
+     */
+    @Override
+    public double slowdownDepth(TreeView tree) {
+        int slow = cfg.effectiveLevel0SlowdownRuns();
+        int stop = cfg.level0StopRuns();
+        if (stop <= slow) {
+            return 1.0;
+        }
+        double depth = (tree.level(0).runs().size() - slow) / (double) (stop - slow);
+        return Math.max(0.0, Math.min(1.0, depth));
     }
 
     @Override

@@ -57,6 +57,8 @@ public final class DesignSpacePresets {
     public static final String DYNAMIC_LEVEL_BYTES = "dynamic-level-bytes";
     /** Parameter name: the level-0 runs at which writers stop while a merge runs. */
     public static final String LEVEL0_STOP_RUNS = "level0-stop-runs";
+    /** Parameter name: the level-0 runs from which writers are slowed down while a merge runs. */
+    public static final String LEVEL0_SLOWDOWN_RUNS = "level0-slowdown-runs";
     /** Parameter name: block compaction (seed 001) on or off. */
     public static final String BLOCK_COMPACTION = "block-compaction";
     /** Parameter name: block compaction's dirty-ratio threshold, per level. */
@@ -92,6 +94,7 @@ public final class DesignSpacePresets {
             MIN_MERGE_WIDTH, "2",
             DYNAMIC_LEVEL_BYTES, "true",
             LEVEL0_STOP_RUNS, "20",
+            LEVEL0_SLOWDOWN_RUNS, "0",
             BLOCK_COMPACTION, "false",
             MAX_DIRTY_RATIO, "0.5",
             // FAMILIES.md 2.3 proposes 0.5; at 0.5 the peak space of uniform updates was 1.34-1.42x
@@ -217,6 +220,12 @@ public final class DesignSpacePresets {
                 "derive level capacities from the last level (RocksDB's dynamic level bytes)"));
         ps.add(PolicyParameter.ofInt(LEVEL0_STOP_RUNS, intOf(d, LEVEL0_STOP_RUNS), 2, 10_000,
                 "writers stop while level 0 holds this many runs and a merge runs"));
+        ps.add(PolicyParameter.ofInt(LEVEL0_SLOWDOWN_RUNS, intOf(d, LEVEL0_SLOWDOWN_RUNS), 0, 10_000,
+                "writers are paced to the store's delayed write rate, slower the nearer level 0 is to "
+                        + LEVEL0_STOP_RUNS + ", while level 0 holds this many runs and a merge runs; 0 = "
+                        + LEVEL0_STOP_RUNS + " x 20/36 rounded, at least " + LEVEL1_RUN_TRIGGER + " (RocksDB's "
+                        + "level0_slowdown_writes_trigger 20 against its stop trigger 36); equal to "
+                        + LEVEL0_STOP_RUNS + ": no slowdown"));
         ps.add(PolicyParameter.ofBoolean(BLOCK_COMPACTION, Boolean.parseBoolean(d.get(BLOCK_COMPACTION)),
                 "merges from level 1 down into leveled levels reuse clean leaves in place, with selective compaction "
                         + "(seed 001, BlockDB); level 0 always rewrites"));
@@ -283,6 +292,7 @@ public final class DesignSpacePresets {
                     params.getLong(TOMBSTONE_TTL), params.getLong(FILE_TTL), params.getInt(MAX_SIZE_AMP),
                     params.getInt(SIZE_RATIO_PERCENT), params.getInt(MIN_MERGE_WIDTH),
                     params.getBoolean(DYNAMIC_LEVEL_BYTES), params.getInt(LEVEL0_STOP_RUNS),
+                    params.getInt(LEVEL0_SLOWDOWN_RUNS),
                     params.getBoolean(BLOCK_COMPACTION), params.getDoubles(MAX_DIRTY_RATIO),
                     params.getDoubles(MIN_VALID_RATIO), params.getDouble(LAST_LEVEL_MAX_DIRTY_RATIO),
                     params.getDouble(LAST_LEVEL_MIN_VALID_RATIO), params.getDouble(MAX_FILE_FACTOR),

@@ -144,6 +144,24 @@ public final class SpookyPolicy implements MergePolicy {
         return files >= config.l0SlowdownTrigger() ? WriteAdmission.SLOW_DOWN : WriteAdmission.GO;
     }
 
+    /**
+     * How far level 0's files are from β (the slowdown trigger) towards the stop trigger: 0 at
+     * β, 1 at the stop, so the engine paces writers more slowly the nearer they are to it.
+     *
+     * @param tree the tree now
+     * @return from 0 to 1
+     */
+    @Override
+    public double slowdownDepth(TreeView tree) {
+        int slow = config.l0SlowdownTrigger();
+        int stop = config.l0StopTrigger();
+        if (stop <= slow) {
+            return 1.0;
+        }
+        double depth = (tree.level(0).componentCount() - slow) / (double) (stop - slow);
+        return Math.max(0.0, Math.min(1.0, depth));
+    }
+
     @Override
     public byte[] persistentState(TreeView tree) {
         state.load(tree.policyState());

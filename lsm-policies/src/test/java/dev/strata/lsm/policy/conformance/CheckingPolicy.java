@@ -98,6 +98,14 @@ final class CheckingPolicy extends ForwardingMergePolicy {
         return delegate().admission(tree);
     }
 
+    @Override
+    public double slowdownDepth(TreeView tree) {
+        check(tree, "slowdownDepth");
+        double depth = delegate().slowdownDepth(tree);
+        require(depth >= 0 && depth <= 1, tree, "slowdownDepth answered " + depth + ", not from 0 to 1");
+        return depth;
+    }
+
     private void check(TreeView tree, String step) {
         calls++;
         maxSeen = Math.max(maxSeen, tree.componentCount());
