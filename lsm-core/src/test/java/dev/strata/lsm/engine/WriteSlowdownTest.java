@@ -136,21 +136,10 @@ class WriteSlowdownTest {
                 .build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             awaitAdmission(store, WriteAdmission.SLOW_DOWN);
-            long bytes = 0;
-            long maxPut = 0;
-            long t0 = System.nanoTime();
-            for (int i = 0; i < 500; i++) {
-                store.put(key(i), value(i));
-                bytes += putBytes(i);
-                maxPut = Math.max(maxPut, putBytes(i));
-            }
-            long took = System.nanoTime() - t0;
+            PacedPuts run = PacedPuts.of(store, 500);
             WriteDelayStats d = store.stats().writeDelays();
             assertTrue(d.delayedGroups() > 0, d.toString());
-            assertTrue(d.maxDelayNanos() <= nanosFor(maxPut, rate) + WritePacer.QUANTUM_NANOS,
-                    "no put waits more than its bytes over the rate plus 1 ms: " + d);
-            assertTrue(took >= nanosFor(bytes, rate) - WritePacer.MAX_CREDIT_NANOS,
-                    bytes + " bytes went in in " + took / 1e6 + " ms, faster than " + rate + " B/s");
+            run.assertPacedTo(rate, d);
             assertEquals(0, store.stats().policyErrors(), "a SLOW_DOWN with nothing running is not an error");
         }
     }
@@ -164,20 +153,7 @@ class WriteSlowdownTest {
                 .build();
         try (LsmStore store = LsmStore.open(dir, config)) {
             awaitAdmission(store, WriteAdmission.SLOW_DOWN);
-            double slowest = RATE / 64.0;
-            long bytes = 0;
-            long maxPut = 0;
-            long t0 = System.nanoTime();
-            for (int i = 0; i < 100; i++) {
-                store.put(key(i), value(i));
-                bytes += putBytes(i);
-                maxPut = Math.max(maxPut, putBytes(i));
-            }
-            long took = System.nanoTime() - t0;
-            WriteDelayStats d = store.stats().writeDelays();
-            assertTrue(d.maxDelayNanos() <= nanosFor(maxPut, slowest) + WritePacer.QUANTUM_NANOS, d.toString());
-            assertTrue(took >= nanosFor(bytes, slowest) - WritePacer.MAX_CREDIT_NANOS,
-                    bytes + " bytes went in in " + took / 1e6 + " ms, faster than " + slowest + " B/s");
+            PacedPuts.of(store, 100).assertPacedTo(RATE / 64.0, store.stats().writeDelays());
         }
     }
 
@@ -210,6 +186,32 @@ class WriteSlowdownTest {
             assertTrue(d.maxDelayNanos() >= TimeUnit.MILLISECONDS.toNanos(3_900), "asked to wait ~4 s: " + d);
             assertTrue(took < TimeUnit.MILLISECONDS.toNanos(3_500), "went in after " + took / 1e6 + " ms");
             assertEquals(WriteAdmission.GO, TestAccess.engine(store).admission(0));
+        }
+    }
+
+    /** Puts {@code 0..count-1} one at a time: their bytes, the largest put's, and the time they took. */
+    private record PacedPuts(long bytes, long maxPut, long tookNanos) {
+        static PacedPuts of(LsmStore store, int count) {
+            long bytes = 0;
+            long maxPut = 0;
+            long t0 = System.nanoTime();
+            for (int i = 0; i < count; i++) {
+                store.put(key(i), value(i));
+                bytes += putBytes(i);
+                maxPut = Math.max(maxPut, putBytes(i));
+            }
+            return new PacedPuts(bytes, maxPut, System.nanoTime() - t0);
+        }
+
+        /**
+         * No put waited more than its bytes over {@code rate} plus the pacer's quantum, and all of
+         * them went in no faster than {@code rate} allows (less the credit the pacer may bank).
+         */
+        void assertPacedTo(double rate, WriteDelayStats d) {
+            assertTrue(d.maxDelayNanos() <= nanosFor(maxPut, rate) + WritePacer.QUANTUM_NANOS,
+                    "no put waits more than its bytes over the rate plus 1 ms: " + d);
+            assertTrue(tookNanos >= nanosFor(bytes, rate) - WritePacer.MAX_CREDIT_NANOS,
+                    bytes + " bytes went in in " + tookNanos / 1e6 + " ms, faster than " + rate + " B/s");
         }
     }
 

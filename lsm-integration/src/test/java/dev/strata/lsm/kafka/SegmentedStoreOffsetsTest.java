@@ -589,8 +589,9 @@ class SegmentedStoreOffsetsTest {
 
     /**
      * A close without a commit after a restore keeps the restored records with their offset:
-     * Strata's close does not flush memtables, so unlogged writes the store's close did not flush
-     * were lost (the store reopened at the offset of its last checkpoint, or none).
+     * Strata's close did not flush memtables holding unlogged writes (lsm-core fixed it in
+     * session 18: a clean close now flushes them), so unlogged restored records were lost (the
+     * store reopened at the offset of its last checkpoint, or none).
      */
     @Test
     void aCloseWithoutACommitKeepsTheUnloggedRestoredRecords() throws IOException {

@@ -146,13 +146,8 @@ final class DesignSpacePolicy implements MergePolicy {
      */
     @Override
     public double slowdownDepth(TreeView tree) {
-        int slow = cfg.effectiveLevel0SlowdownRuns();
-        int stop = cfg.level0StopRuns();
-        if (stop <= slow) {
-            return 1.0;
-        }
-        double depth = (tree.level(0).runs().size() - slow) / (double) (stop - slow);
-        return Math.max(0.0, Math.min(1.0, depth));
+        return WriteAdmission.depthBetween(tree.level(0).runs().size(), cfg.effectiveLevel0SlowdownRuns(),
+                cfg.level0StopRuns());
     }
 
     @Override

@@ -153,13 +153,8 @@ public final class SpookyPolicy implements MergePolicy {
      */
     @Override
     public double slowdownDepth(TreeView tree) {
-        int slow = config.l0SlowdownTrigger();
-        int stop = config.l0StopTrigger();
-        if (stop <= slow) {
-            return 1.0;
-        }
-        double depth = (tree.level(0).componentCount() - slow) / (double) (stop - slow);
-        return Math.max(0.0, Math.min(1.0, depth));
+        return WriteAdmission.depthBetween(tree.level(0).componentCount(), config.l0SlowdownTrigger(),
+                config.l0StopTrigger());
     }
 
     @Override
