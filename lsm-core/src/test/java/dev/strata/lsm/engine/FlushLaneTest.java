@@ -2,12 +2,6 @@ package dev.strata.lsm.engine;
 
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
-import dev.strata.lsm.io.FileChannelStorageIO;
-import dev.strata.lsm.io.ForwardingStorageIO;
-import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.io.OpenMode;
-import dev.strata.lsm.io.PageFile;
-import dev.strata.lsm.policy.ComponentId;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
@@ -15,12 +9,9 @@ import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
@@ -38,51 +29,6 @@ class FlushLaneTest {
     @TempDir
     Path dir;
 
-
-    /** Holds every write to a merge output until {@link #release} opens the gate. */
-    static final class GatedMergeIO extends ForwardingStorageIO {
-        final CountDownLatch gate = new CountDownLatch(1);
-        final CountDownLatch mergeWriting = new CountDownLatch(1);
-
-        GatedMergeIO() {
-            super(new FileChannelStorageIO());
-        }
-
-        void release() {
-            gate.countDown();
-        }
-
-        private void hold() throws IOException {
-            mergeWriting.countDown();
-            try {
-                gate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while held", e);
-            }
-        }
-
-        @Override
-        public PageFile open(Path path, OpenMode mode, IoPurpose purpose) throws IOException {
-            PageFile f = super.open(path, mode, purpose);
-            if (purpose != IoPurpose.MERGE || mode != OpenMode.CREATE_NEW) {
-                return f;
-            }
-            return new ForwardingPageFile(f) {
-                @Override
-                public void write(ByteBuffer src, long position) throws IOException {
-                    hold();
-                    super.write(src, position);
-                }
-
-                @Override
-                public long append(ByteBuffer src) throws IOException {
-                    hold();
-                    return super.append(src);
-                }
-            };
-        }
-    }
 
     private static byte[] key(char range, int i) {
         return TestKeys.padded(range + "-", i, 6).getBytes(UTF_8);

@@ -3,12 +3,6 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreClosedException;
 import dev.strata.lsm.StoreConfig;
-import dev.strata.lsm.io.FileChannelStorageIO;
-import dev.strata.lsm.io.ForwardingStorageIO;
-import dev.strata.lsm.io.ForwardingStorageIO.ForwardingPageFile;
-import dev.strata.lsm.io.IoPurpose;
-import dev.strata.lsm.io.OpenMode;
-import dev.strata.lsm.io.PageFile;
 import dev.strata.lsm.policy.ComponentView;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.Placement;
@@ -16,13 +10,10 @@ import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -43,47 +34,6 @@ class MergeStopsOnCloseTest {
 
     @TempDir
     Path tmp;
-
-    /** The first write to a merge output waits at a gate. */
-    static final class GatedMergeIO extends ForwardingStorageIO {
-        final CountDownLatch mergeWriting = new CountDownLatch(1);
-        final CountDownLatch gate = new CountDownLatch(1);
-
-        GatedMergeIO() {
-            super(new FileChannelStorageIO());
-        }
-
-        private void hold() throws IOException {
-            mergeWriting.countDown();
-            try {
-                gate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while held", e);
-            }
-        }
-
-        @Override
-        public PageFile open(Path path, OpenMode mode, IoPurpose purpose) throws IOException {
-            PageFile f = super.open(path, mode, purpose);
-            if (purpose != IoPurpose.MERGE || mode != OpenMode.CREATE_NEW) {
-                return f;
-            }
-            return new ForwardingPageFile(f) {
-                @Override
-                public void write(ByteBuffer src, long position) throws IOException {
-                    hold();
-                    super.write(src, position);
-                }
-
-                @Override
-                public long append(ByteBuffer src) throws IOException {
-                    hold();
-                    return super.append(src);
-                }
-            };
-        }
-    }
 
     private static byte[] key(char range, int i) {
         return TestKeys.padded(range + "-", i, 6).getBytes(UTF_8);
@@ -129,7 +79,7 @@ class MergeStopsOnCloseTest {
             assertTrue(System.nanoTime() < deadline, "the store did not close");
             Thread.sleep(5);
         }
-        io.gate.countDown();
+        io.release();
         close.get(30, TimeUnit.SECONDS);
 
         try (LsmStore reopened = LsmStore.open(dir, StoreConfig.builder().memtableBytes(1 << 20)

@@ -164,7 +164,7 @@ class PolicyTickTest {
 
     @Test
     void aViewTakenDuringAMergeShowsIt() throws Exception {
-        FlushLaneTest.GatedMergeIO io = new FlushLaneTest.GatedMergeIO();
+        GatedMergeIO io = new GatedMergeIO();
         StoreConfig config = StoreConfig.builder().memtableBytes(1 << 20).backgroundThreads(1)
                 .mergePolicy(policy).policyTickMillis(20).storageIO(io).build();
         LsmStore store = LsmStore.open(dir, config);
