@@ -332,6 +332,17 @@ class MemtableTest {
         assertEquals(live, m.liveKeyCount(), "seed " + seed);
         assertEquals(deleted, m.deletedKeyCount(), "seed " + seed);
 
+        assertIteratesBothWaysLike(model, m, seed);
+        for (byte[] key : keys) {
+            for (long snapshot : new long[] {500, 1_000, seq / 2, seq}) {
+                assertReadsLike(model, m, key, snapshot, seed);
+            }
+        }
+    }
+
+    /** Iterating {@code m} forward and backward gives {@code model}'s keys and sequence numbers in order. */
+    private static void assertIteratesBothWaysLike(TreeMap<IKey, Val> model, Memtable m, long seed)
+            throws java.io.IOException {
         InternalIterator it = m.iterator();
         it.seekToFirst();
         for (IKey k : model.keySet()) {
@@ -340,7 +351,7 @@ class MemtableTest {
             assertEquals(k.seqno(), it.seqno(), "seed " + seed);
             it.next();
         }
-        assertFalse(it.valid());
+        assertFalse(it.valid(), "seed " + seed);
         it.seekToLast();
         for (IKey k : model.descendingKeySet()) {
             assertTrue(it.valid(), "seed " + seed);
@@ -348,18 +359,19 @@ class MemtableTest {
             assertEquals(k.seqno(), it.seqno(), "seed " + seed);
             it.prev();
         }
-        assertFalse(it.valid());
-        for (byte[] key : keys) {
-            for (long snapshot : new long[] {500, 1_000, seq / 2, seq}) {
-                Map.Entry<IKey, Val> want = model.ceilingEntry(new IKey(key, snapshot));
-                InternalEntry got = m.get(key, snapshot);
-                if (want == null || !Arrays.equals(want.getKey().key(), key)) {
-                    assertNull(got, "seed " + seed);
-                } else {
-                    assertEquals(want.getKey().seqno(), got.seqno(), "seed " + seed);
-                    assertArrayEquals(want.getValue().value(), got.value(), "seed " + seed);
-                }
-            }
+        assertFalse(it.valid(), "seed " + seed);
+    }
+
+    /** A point read of {@code key} at {@code snapshot} finds what {@code model} holds there, or nothing. */
+    private static void assertReadsLike(TreeMap<IKey, Val> model, Memtable m, byte[] key, long snapshot, long seed)
+            throws java.io.IOException {
+        Map.Entry<IKey, Val> want = model.ceilingEntry(new IKey(key, snapshot));
+        InternalEntry got = m.get(key, snapshot);
+        if (want == null || !Arrays.equals(want.getKey().key(), key)) {
+            assertNull(got, "seed " + seed);
+        } else {
+            assertEquals(want.getKey().seqno(), got.seqno(), "seed " + seed);
+            assertArrayEquals(want.getValue().value(), got.value(), "seed " + seed);
         }
     }
 
@@ -401,22 +413,7 @@ class MemtableTest {
             }
         }
         assertEquals(model.size(), m.entryCount(), "seed " + seed);
-        InternalIterator it = m.iterator();
-        it.seekToFirst();
-        for (IKey k : model.keySet()) {
-            assertTrue(it.valid(), "seed " + seed);
-            assertArrayEquals(k.key(), it.key(), "seed " + seed);
-            assertEquals(k.seqno(), it.seqno(), "seed " + seed);
-            it.next();
-        }
-        assertFalse(it.valid(), "seed " + seed);
-        it.seekToLast();
-        for (IKey k : model.descendingKeySet()) {
-            assertTrue(it.valid(), "seed " + seed);
-            assertArrayEquals(k.key(), it.key(), "seed " + seed);
-            it.prev();
-        }
-        assertFalse(it.valid(), "seed " + seed);
+        assertIteratesBothWaysLike(model, m, seed);
         InternalIterator seeker = m.iterator();
         for (IKey k : model.keySet()) {
             seeker.seek(k.key(), k.seqno());
@@ -426,15 +423,7 @@ class MemtableTest {
         }
         for (int i = 0; i < 5_000; i++) {
             byte[] probe = r.nextBoolean() ? keys.get(r.nextInt(keys.size())) : randomKey(r);
-            long snapshot = 1 + r.nextInt((int) seq);
-            Map.Entry<IKey, Val> want = model.ceilingEntry(new IKey(probe, snapshot));
-            InternalEntry got = m.get(probe, snapshot);
-            if (want == null || !Arrays.equals(want.getKey().key(), probe)) {
-                assertNull(got, "seed " + seed);
-            } else {
-                assertEquals(want.getKey().seqno(), got.seqno(), "seed " + seed);
-                assertArrayEquals(want.getValue().value(), got.value(), "seed " + seed);
-            }
+            assertReadsLike(model, m, probe, 1 + r.nextInt((int) seq), seed);
         }
     }
 
