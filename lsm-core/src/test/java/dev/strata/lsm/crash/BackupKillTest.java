@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * SIGKILLs a child JVM taking backups of a store it writes ({@link BackupKillChild}) at a
@@ -36,10 +37,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * in both families), and the next child's backups succeed. At the end a backup taken here
  * must leave none of the killed backups' temporary directories beside the store.
  *
- * <p>The fast lane kills 2 times per variant; {@link BackupKillSlowTest} {@code 3 *
+ * <p>The fast lane kills 2 times per variant; BackupKillTest at multiplier 3 {@code 3 *
  * strata.test.multiplier} times. Replay with {@code -Dstrata.test.seed=N}.
  */
 @DisabledOnOs(OS.WINDOWS)
+@SlowTest
 class BackupKillTest {
     @TempDir
     Path tmp;

@@ -18,6 +18,7 @@ import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.fail;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * SIGKILLs a child JVM ingesting rounds of table files ({@link IngestKillChild}) while an
@@ -29,10 +30,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * sequence numbers go on above the ingested ones). With column families the ingest goes into
  * family {@code a} while the default family's writes sit in the shared WAL.
  *
- * <p>The fast lane kills 2 times per variant; {@link IngestKillSlowTest} {@code 3 *
+ * <p>The fast lane kills 2 times per variant; IngestKillTest at multiplier 3 {@code 3 *
  * strata.test.multiplier} times with larger rounds. Replay with {@code -Dstrata.test.seed=N}.
  */
 @DisabledOnOs(OS.WINDOWS)
+@SlowTest
 class IngestKillTest {
     @TempDir
     Path tmp;

@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * A reader in this JVM ({@link LsmStore#openReadOnly}) refreshes in a loop beside a writer in
@@ -32,10 +33,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * (each batch whole), never below what an earlier refresh showed, and after a kill at least
  * what the killed writer had acknowledged.
  *
- * <p>The fast lane kills the writer 2 times after runs of 0.7-1.4 s; {@link ReaderTortureSlowTest}
+ * <p>The fast lane kills the writer 2 times after runs of 0.7-1.4 s; ReaderTortureTest at multiplier 3
  * {@code 3 * strata.test.multiplier} times, after runs of 1.2-2.4 s times the multiplier.
  */
 @DisabledOnOs(OS.WINDOWS)
+@SlowTest
 class ReaderTortureTest {
     @TempDir
     Path tmp;

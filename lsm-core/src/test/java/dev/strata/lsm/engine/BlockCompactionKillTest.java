@@ -47,6 +47,7 @@ import java.util.stream.Collectors;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * Kills (SIGKILL) a process that keeps block-compacting (forced {@code REUSE_BLOCKS}, some
@@ -57,9 +58,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * first 32) and says so, and the parent kills it there; the others land at random moments.
  * The test asserts that the first kind did land inside a compaction. Replay with
  * {@code -Dstrata.test.seed=N}; two kills in the fast lane, twenty in the slow lane
- * ({@link BlockCompactionKillSlowTest}).
+ * (BlockCompactionKillTest at multiplier 3).
  */
 @DisabledOnOs(OS.WINDOWS)
+@SlowTest
 class BlockCompactionKillTest {
     private static final int KEYS = 20_000;
     private static final int KILLS = TestScale.scaled(2);

@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * mutex in between used to list every segment from the lowest log number of any family on
  * (an idle family's log number can be far below what retention keeps), found the segments
  * the deleter had not reached yet, and failed to link them once it had
- * ({@code NoSuchFileException ... .wal}, seen in {@code CheckpointConformanceSlowTest}). Here
+ * ({@code NoSuchFileException ... .wal}, seen in CheckpointConformanceTest at multiplier 3). Here
  * the deleter is held in its first WAL deletion by the storage, and let go while the
  * checkpoint, holding the mutex, has listed the segments it will link. The checkpoint must
  * take only segments retention keeps, and open with every acknowledged write.

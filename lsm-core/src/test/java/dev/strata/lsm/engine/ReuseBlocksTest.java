@@ -33,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * {@link MergeMode#REUSE_BLOCKS} in the engine (block compaction, seed 001): a narrow update
@@ -40,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * fraction of their bytes, leaves older snapshots reading the old values, and survives a
  * reopen; tasks the mode cannot run are refused as policy errors and change nothing.
  */
+@SlowTest
 class ReuseBlocksTest {
     /** This test's policy: each test (instance) its own. */
     private final ScriptedPolicy policy = new ScriptedPolicy();
@@ -254,7 +256,7 @@ class ReuseBlocksTest {
 
     /**
      * For the tests per codec: lz4 with prefix-compressed leaves in the fast lane, every pair of
-     * {@link #codecs()} in the slow lane ({@link ReuseBlocksSlowTest}, multiplier above 1). The
+     * {@link #codecs()} in the slow lane (this class at a multiplier above 1). The
      * fast lane's other codecs: {@link #aBlockCompactionAcrossCodecsKeepsEachChildsCodec()}
      * merges zstd, uncompressed and snappy parents into lz4 children.
      */

@@ -22,6 +22,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * ENOSPC, EIO and torn writes at the write sites of flushes, merges, the WAL and the
@@ -29,12 +30,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * acknowledged write is lost, and the store recovers once the fault goes away — both in
  * the running process and after a reopen. The fault goes to 2 of each purpose's write sites
  * spread over the workload in the fast lane, to {@code 2 * strata.test.multiplier} (every
- * site when there are fewer) in the slow lane ({@link StoreFaultInjectionSlowTest}). The
+ * site when there are fewer) in the slow lane (StoreFaultInjectionTest at multiplier 3). The
  * workload is {@code 500 * strata.test.multiplier} writes into memtables sized to it (16 KiB
  * for 1,500 writes, proportionally smaller for fewer), so a fast-lane run flushes and merges as
  * often as a slow-lane one, with less data. A purpose's write sites are counted once, by a
  * clean run, and shared by its faults.
  */
+@SlowTest
 class StoreFaultInjectionTest {
     private static final int WRITES = TestScale.scaled(500);
     private static final long MEMTABLE_BYTES = Math.max(StoreConfig.MIN_MEMTABLE_BYTES, 16L * 1024 * WRITES / 1500);

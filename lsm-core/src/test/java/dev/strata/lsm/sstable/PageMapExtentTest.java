@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * the extent's continuation pages with 0 and 0. The arrays grew only for the extent's first
  * page, so the map's writer read past their end ({@code ArrayIndexOutOfBoundsException: Index
  * 256 out of bounds for length 256}, seen in a block compaction of an lz4 table in
- * {@code BlockCompactionKillSlowTest}; a flush or merge that hit it failed on every retry).
+ * BlockCompactionKillTest at multiplier 3; a flush or merge that hit it failed on every retry).
  */
 class PageMapExtentTest {
     @TempDir

@@ -13,17 +13,19 @@ import java.util.concurrent.Callable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * A topology with a windowed count and a session count ({@link SegmentedTopologyRun},
  * {@code 400 * strata.test.multiplier} events over 12 keys and about 35 minutes, some late;
- * 1,200 in the slow lane, {@link SegmentedTopologySlowTest}) under {@link StrataDslStoreSuppliers}
+ * 1,200 in the slow lane, SegmentedTopologyTest at multiplier 3) under {@link StrataDslStoreSuppliers}
  * gives the output and the final store contents Kafka's in-memory stores give, keeps its
  * window and session stores in Strata segments, drops expired segments, and never loads
  * rocksdbjni: each run is in a class loader of its own (the test classpath, parent the
  * platform loader), which is asked afterwards whether it loaded {@code org.rocksdb.RocksDB}.
  * The same run with Kafka's default RocksDB suppliers does load it (the check can fail).
  */
+@SlowTest
 class SegmentedTopologyTest {
     private static final long SEED = 31;
     /** Events of a run; every run's windowed and session outputs hold more than half as many records. */

@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * A node in a child process takes SETs from several client threads and is SIGKILLed at
@@ -34,8 +35,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * acknowledged INCR's answer, or one more when an INCR was in flight.
  * Replay a run with {@code -Dstrata.test.seed=N}.
  */
+@SlowTest
 class NodeCrashTest {
-    /** Node kills: one in the fast lane, six in the slow lane ({@link NodeCrashSlowTest}, multiplier 3). */
+    /** Node kills: one in the fast lane, six in the slow lane (this class at multiplier 3). */
     private static final int KILLS = TestScale.multiplier() > 1 ? 2 * TestScale.scaled(1) : 1;
     private static final int THREADS = 4;
     private static final int KEYS_PER_THREAD = 400;

@@ -28,11 +28,12 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * The real store and the simulator run the same policy objects. For each stack policy the
  * store ingests unique random keys of equal-size records through 40 flushes of a 256 KiB
- * memtable (400 in the slow lane, {@link EngineVersusSimulatorSlowTest}); the simulator replays the same flush lengths (the store
+ * memtable (400 in the slow lane, EngineVersusSimulatorTest at multiplier 3); the simulator replays the same flush lengths (the store
  * reports each table's size through a {@link StoreListener}) with the engine's
  * flush-then-merge accounting.
  *
@@ -54,6 +55,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * flush installs while a merge or another flush runs. Their behaviour when merges
  * lag is covered by {@code FlowControlTest} and {@code FlowControlStoreTest}.
  */
+@SlowTest
 class EngineVersusSimulatorTest {
     private static final int FLUSHES = TestScale.scaled(40);
     private static final long MEMTABLE = 256 * 1024;

@@ -23,12 +23,14 @@ import java.util.TreeMap;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * A whole store on the native provider chosen in XML, with the pinned element: random puts,
  * deletes, batches, gets and scans against a model, with flushes, merges and reopens,
  * for O_DIRECT on and off, in both WAL modes.
  */
+@SlowTest
 class NativeStoreTest {
     @TempDir
     Path tmp;
@@ -71,7 +73,7 @@ class NativeStoreTest {
         LsmStore store = LsmStore.open(dir, config);
         try {
             // 600 operations over as many keys in the fast lane (18 flushes, 12 reopens and
-            // 18 full scans on average); in the slow lane (NativeStoreSlowTest, multiplier
+            // 18 full scans on average); in the slow lane (this class at multiplier
             // above 1) the size from before the fast lane: 1,500 times the multiplier
             // (4,500 at 3) over 1,500 keys.
             boolean fullSize = TestScale.multiplier() > 1;

@@ -23,6 +23,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * Checkpoints under the registered policies (one of each family in the fast lane, every one
@@ -32,10 +33,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * file a checkpoint links). A checkpoint is taken every {@code 625 * strata.test.multiplier}
  * writes and the source writes twice that after the last, into memtables sized to it (8 KiB
  * times the multiplier), so the fast lane flushes and merges as often as the slow lane
- * ({@link CheckpointConformanceSlowTest}) with less data. The main thread waits for the
+ * (CheckpointConformanceTest at multiplier 3) with less data. The main thread waits for the
  * writer by parking, not spinning: a spinning waiter takes a core from the writer and from the
  * other test JVM.
  */
+@SlowTest
 class CheckpointConformanceTest {
     private static final int KEYS = 400;
     /** Writes between checkpoints. */
@@ -47,7 +49,7 @@ class CheckpointConformanceTest {
     /**
      * In the fast lane one policy of each family ({@link RegisteredPolicies#REPRESENTATIVES}):
      * the cost is a store per policy that flushes and merges under a writer. Every registered
-     * policy runs in the slow lane ({@link CheckpointConformanceSlowTest}).
+     * policy runs in the slow lane (CheckpointConformanceTest at multiplier 3).
      */
     static Stream<String> policies() {
         return RegisteredPolicies.representativesInTheFastLane();

@@ -20,6 +20,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * Conformance in the key-range-aware simulator: every registered policy runs there (the
@@ -28,15 +29,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * checks of the families' rules (FAMILIES.md SP1's dividing-merge cut, VL1's level-0
  * discipline, outputs cut as their OutputSpec says).
  */
+@SlowTest
 class KeyRangeSimulatorTest {
     private static final double ENTRY_BYTES = 128;
     private static final long FLUSH_BYTES = 64 << 10;
-    /** Flushes per policy and workload: 100 in the fast lane, 1,000 in the slow lane ({@link KeyRangeSimulatorSlowTest}). */
+    /** Flushes per policy and workload: 100 in the fast lane, 1,000 in the slow lane (KeyRangeSimulatorTest at multiplier 3). */
     private static final int FLUSHES = TestScale.scaled(100);
 
     /**
      * One policy of each family in the fast lane ({@link RegisteredPolicies#REPRESENTATIVES}),
-     * every registered policy in the slow lane ({@link KeyRangeSimulatorSlowTest}).
+     * every registered policy in the slow lane (KeyRangeSimulatorTest at multiplier 3).
      */
     static java.util.stream.Stream<String> policies() {
         return RegisteredPolicies.representativesInTheFastLane();

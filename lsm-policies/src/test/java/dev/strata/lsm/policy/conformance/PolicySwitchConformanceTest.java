@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * Conformance, part (c): a store may be reopened with another policy (the XML names a new
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * policies placing merges above older overlapping data). Replay with
  * {@code -Dstrata.test.seed=N}.
  */
+@SlowTest
 class PolicySwitchConformanceTest {
     private static final String[] PREDECESSORS = {"binomial", "lo1", "one-leveling", "tier", "spooky", "vlsm"};
 
@@ -48,7 +50,7 @@ class PolicySwitchConformanceTest {
     /**
      * In the fast lane one policy of each family ({@link RegisteredPolicies#REPRESENTATIVES}), each
      * after one predecessor family (the families taking turns, so every family is a predecessor
-     * of some); in the slow lane ({@link PolicySwitchConformanceSlowTest}) every registered policy
+     * of some); in the slow lane (PolicySwitchConformanceTest at multiplier 3) every registered policy
      * after predecessors of {@code strata.test.multiplier} families.
      */
     static Stream<Arguments> switches() {

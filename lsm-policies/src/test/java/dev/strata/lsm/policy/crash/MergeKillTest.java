@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * SIGKILL in the middle of one kind of merge (issue 12): Spooky's partitioned and dividing
@@ -46,10 +47,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * it started and not ended. After each kill the store is checked as in {@link PolicyKillTest}
  * (every acknowledged write, no orphan file, no policy error); the test asks for
  * {@code strata.test.multiplier} kills inside the wanted kind of merge (one in the fast lane,
- * three in the slow lane, {@link MergeKillSlowTest}), within {@value #ATTEMPTS} children.
+ * three in the slow lane, MergeKillTest at multiplier 3), within {@value #ATTEMPTS} children.
  * Replay with {@code -Dstrata.test.seed=N}.
  */
 @DisabledOnOs(OS.WINDOWS)
+@SlowTest
 class MergeKillTest {
     private static final int WANTED = TestScale.scaled(1);
     private static final int ATTEMPTS = WANTED + 13;

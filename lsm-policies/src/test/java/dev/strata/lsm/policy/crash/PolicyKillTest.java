@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * SIGKILL with each partitioned or leveled family active ({@code spooky}: partitioned and
@@ -42,9 +43,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * policy error was counted. Replay with {@code -Dstrata.test.seed=N}.
  */
 @DisabledOnOs(OS.WINDOWS)
+@SlowTest
 class PolicyKillTest {
     private static final int KEYS = 8_000;
-    /** Kills per policy: one in the fast lane, ten in the slow lane ({@link PolicyKillSlowTest}). */
+    /** Kills per policy: one in the fast lane, ten in the slow lane (PolicyKillTest at multiplier 3). */
     private static final int KILLS = TestScale.scaled(1);
 
     @TempDir
@@ -109,7 +111,7 @@ class PolicyKillTest {
     /**
      * spooky, vlsm and blockdb (a policy of each kind of merge the kills land in: partitioned,
      * variable-size, block compaction) in the fast lane; spooky's tiering layout and
-     * one-leveling too in the slow lane ({@link PolicyKillSlowTest}).
+     * one-leveling too in the slow lane (PolicyKillTest at multiplier 3).
      */
     static java.util.stream.Stream<String> policies() {
         return TestScale.multiplier() > 1

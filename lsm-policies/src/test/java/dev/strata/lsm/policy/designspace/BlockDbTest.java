@@ -25,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * The {@code blockdb} preset (seed 001 on {@code rr}): a store on it agrees with a map
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * key ranges apart (every merge below level 0 is a move or a one-file rewrite), so the
  * engine run here may see no overlapped child at all.
  */
+@SlowTest
 class BlockDbTest {
 
     @Test
@@ -206,7 +208,7 @@ class BlockDbTest {
         // Seed 001's entries: 32-byte keys, 1 KiB values, so a 4 KiB leaf holds about 4 (B/k < a).
         double entryBytes = 1056;
         long flush = 1 << 20;
-        // 400 flushes in the fast lane, 4,000 in the slow lane (BlockDbSlowTest).
+        // 400 flushes in the fast lane, 4,000 in the slow lane (BlockDbTest at multiplier 3).
         int flushes = TestScale.scaled(400);
         KeyRangeSimulator.Result rr = KeyRangeSimulator.of("rr", Map.of(), KeyRangeSimulator.Workload.inserts(),
                 entryBytes, flush).run(flushes);

@@ -22,6 +22,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * Issue 9, for every policy that merges: crash-and-reopen cycles at constant live data
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * leaking their descriptors and counting them in {@link StoreStats#tableFileBytes()}.
  * ({@code no-merge} is left out: it never merges, so its growth is unbounded by design.)
  */
+@SlowTest
 class PolicySpaceBoundTest {
     /**
      * The live data and memtable of the issue: 8,192 keys and 1 MiB. (A quarter of each was
@@ -63,7 +65,7 @@ class PolicySpaceBoundTest {
     /**
      * Five policies in the fast lane (the k-bounded stacks constant and binomial, prefix,
      * concurrent, size-tiered); bigtable, exploring and minlatency too in the slow lane
-     * ({@link PolicySpaceBoundSlowTest}).
+     * (PolicySpaceBoundTest at multiplier 3).
      */
     static java.util.stream.Stream<String> policies() {
         java.util.stream.Stream<String> fast = java.util.stream.Stream.of("constant", "binomial", "prefix",

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * Spooky's lazy leveling and tiering (FAMILIES.md §1.8, seed 000 §4.4, Fig. 12) as trace
@@ -34,13 +35,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *   <li>at most one partitioned merge per decision.</li>
  * </ul>
  */
+@SlowTest
 class SpookyLayoutTest {
     private static final double ENTRY = 128;
     private static final long MEMTABLE = 64 << 10;
     private static final int T = 5;
     /**
      * Flushes per simulated run: 1,000 in the fast lane (64 MB of inserts, L = 4: every check
-     * still has its tree of four levels), 3,000 in the slow lane ({@link SpookyLayoutSlowTest},
+     * still has its tree of four levels), 3,000 in the slow lane (SpookyLayoutTest at multiplier 3,
      * multiplier 3). Measured under load average 38: 6.0 CPU-seconds for the test JVM at 1,000,
      * 10.9 at 3,000.
      */

@@ -21,6 +21,7 @@ import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * VL1 and VL3's selection on the engine: {@code vlsm} runs inside a store (merges on a
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * adjacent vSSTs (good ones — at most f level-2 SSTs under each — when an idle good one
  * exists) that {@link VlsmWindowTest}'s brute-force reference picks on that view.
  */
+@SlowTest
 class VlsmEngineTraceTest {
     /** Memtable and vSST size: 64 KiB (the shape 256 KiB gives, with a quarter of the bytes). */
     private static final long SST = 64 << 10;
@@ -55,7 +57,7 @@ class VlsmEngineTraceTest {
                 Integer.toString(F), "split-flush", Boolean.toString(split)));
         StoreConfig config = StoreConfig.builder().memtableBytes(split ? 8 * SST : SST).maxImmutableMemtables(1)
                 .blockCacheBytes(1 << 20).mergePolicy(vlsm).build();
-        // 37,500 entries (~73 flushes of S_M) in the fast lane, 112,500 in the slow lane (VlsmEngineTraceSlowTest).
+        // 37,500 entries (~73 flushes of S_M) in the fast lane, 112,500 in the slow lane (VlsmEngineTraceTest at multiplier 3).
         assertEquals(0, RecordingPolicy.fillRandom(dir, config, 11, TestScale.scaled(37_500)));
         List<String> problems = new ArrayList<>();
         int[] counts = new int[2];

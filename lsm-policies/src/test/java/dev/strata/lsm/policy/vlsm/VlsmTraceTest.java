@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * VL1–VL3 (FAMILIES.md §3.6) as trace checks: {@code vlsm} runs on the key-range-aware
@@ -45,6 +46,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *       reads is printed beside the same bound (it fails it with VL3's figures).</li>
  * </ul>
  */
+@SlowTest
 class VlsmTraceTest {
     private static final double ENTRY = 128;
     private static final long SST = 256 << 10;
@@ -54,7 +56,7 @@ class VlsmTraceTest {
      * The workload, overlap measure and Phi of each run: in the fast lane three of the five,
      * which still take each workload, each overlap measure and each Phi once (the two left
      * out, inserts with count at 32 and with bytes at 64, cost as much as the three); all five
-     * in the slow lane ({@link VlsmTraceSlowTest}).
+     * in the slow lane (VlsmTraceTest at multiplier 3).
      */
     static Stream<Arguments> runs() {
         Stream<Arguments> fastLane = Stream.of(Arguments.of("updates", "count", 32),
@@ -86,7 +88,7 @@ class VlsmTraceTest {
                         l0MergeMaxRead[0] = Math.max(l0MergeMaxRead[0], inputBytes(e));
                     }
                 })
-                .run(TestScale.scaled(300)); // 900 flushes in the slow lane (VlsmTraceSlowTest)
+                .run(TestScale.scaled(300)); // 900 flushes in the slow lane (VlsmTraceTest at multiplier 3)
         // VL5: a level-0 -> level-1 merge reads one SST and level 1, at most (f + 1) S_M plus one SST of slack.
         assertTrue(l0MergeMaxRead[0] <= (F + 2) * SST, "largest L0->L1 merge read " + l0MergeMaxRead[0] + " bytes > "
                 + (F + 2) + " S_M");

@@ -35,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.strata.lsm.testkit.SlowTest;
 
 /**
  * The Strata versioned store ({@link StrataStores#persistentVersionedKeyValueStore}) against
@@ -48,13 +49,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * it. Then: old history segments are deleted as stream time advances; a reopened store
  * answers as before; a wiped store restored from the changelog answers as before.
  */
+@SlowTest
 public class StrataVersionedStoreTest {
     private static final long HISTORY_RETENTION = 10_000L;
     private static final int KEYS = 5;
     /**
      * Operations between two full comparisons in {@link #answersAsKafkasRocksDbVersionedStore()}:
      * 60 in the fast lane (the comparisons were most of its time), 20 in the slow lane
-     * ({@link StrataVersionedStoreSlowTest}); each operation's own answer is compared in both.
+     * (StrataVersionedStoreTest at multiplier 3); each operation's own answer is compared in both.
      */
     private static final int COMPARE_EVERY = dev.strata.lsm.testkit.TestScale.multiplier() > 1 ? 20 : 60;
 
