@@ -59,15 +59,21 @@ final class SortedWrites {
         return approximateBytes;
     }
 
-    /** Adds the writes to {@code batch} in ascending unsigned key order, the last of each key only. */
-    void addTo(WriteBatch batch) {
-        for (int w : lastWrites()) {
+    /**
+     * A write batch of the writes in ascending unsigned key order, the last of each key only,
+     * sized for them and {@code extraOps} more (so that it never grows while filled).
+     */
+    WriteBatch toBatch(int extraOps) {
+        int[] last = lastWrites();
+        WriteBatch batch = new WriteBatch(last.length + extraOps);
+        for (int w : last) {
             if (values[w] == null) {
                 batch.delete(keys[w]);
             } else {
                 batch.put(keys[w], values[w]);
             }
         }
+        return batch;
     }
 
     /**

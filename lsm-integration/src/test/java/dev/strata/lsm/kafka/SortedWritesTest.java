@@ -90,8 +90,7 @@ class SortedWritesTest {
         writes.add(a0.clone(), "a0-2".getBytes());
         writes.add(longX.clone(), "x-2".getBytes());
         writes.add(a.clone(), "a-3".getBytes());
-        WriteBatch batch = new WriteBatch();
-        writes.addTo(batch);
+        WriteBatch batch = writes.toBatch(0);
         List<WriteBatch.Op> ops = batch.ops();
         assertEquals(4, ops.size());
         assertArrayEquals(a, ops.get(0).key());
@@ -128,8 +127,7 @@ class SortedWritesTest {
         }
         assertEquals(3_000, writes.size());
         assertEquals(bytes, writes.approximateBytes());
-        WriteBatch batch = new WriteBatch();
-        writes.addTo(batch);
+        WriteBatch batch = writes.toBatch(0);
         List<WriteBatch.Op> ops = batch.ops();
         assertEquals(model.size(), ops.size(), "seed " + seed);
         int i = 0;
