@@ -51,11 +51,26 @@ public final class WriteBatch {
         }
     }
 
-    private final List<Op> ops = new ArrayList<>();
+    private final List<Op> ops;
     private long approximateBytes;
 
     /** An empty batch. */
     public WriteBatch() {
+        ops = new ArrayList<>();
+    }
+
+    /**
+     * An empty batch with room for {@code expectedOps} operations before it grows (a batch of
+     * many operations built at once then never copies its list of them).
+     *
+     * @param expectedOps the operations expected (not negative; the batch grows past them)
+     * @throws IllegalArgumentException if {@code expectedOps} is negative
+     */
+    public WriteBatch(int expectedOps) {
+        if (expectedOps < 0) {
+            throw new IllegalArgumentException("expectedOps must not be negative, was " + expectedOps);
+        }
+        ops = new ArrayList<>(expectedOps);
     }
 
     /**

@@ -885,9 +885,8 @@ abstract class AbstractSegmentedStore implements StateStore {
         Map<LsmStore, WriteBatch> data = new java.util.IdentityHashMap<>();
         for (TimeSegments.Segment segment : restoring.targets()) {
             if (segment.open) {  // else dropped by a later record of the chunk
-                WriteBatch batch = new WriteBatch();
-                restoring.addTo(segment, batch);
-                data.put(segment.store, batch);
+                // Room for the offsets and the position writeOffsets adds to it.
+                data.put(segment.store, restoring.batch(segment, restoring.lastOffsets().size() + 1));
                 segment.dirty = true;
             }
         }

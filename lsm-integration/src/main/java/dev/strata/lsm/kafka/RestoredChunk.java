@@ -94,12 +94,13 @@ final class RestoredChunk<T> {
         return Collections.unmodifiableSet(writes.keySet());
     }
 
-    /** Adds {@code target}'s writes to {@code batch} in ascending key order, the last of each key only. */
-    void addTo(T target, WriteBatch batch) {
+    /**
+     * A write batch of {@code target}'s writes in ascending key order, the last of each key
+     * only, with room for {@code extraOps} more (the offsets and position written with them).
+     */
+    WriteBatch batch(T target, int extraOps) {
         SortedWrites w = writes.get(target);
-        if (w != null) {
-            w.addTo(batch);
-        }
+        return w == null ? new WriteBatch(extraOps) : w.toBatch(extraOps);
     }
 
     /** Forgets every write and offset (written, or dropped at close). */

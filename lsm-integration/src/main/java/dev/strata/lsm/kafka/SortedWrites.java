@@ -15,9 +15,10 @@ import java.util.Arrays;
  * as two big-endian numbers, zero padded: the memtable's inline key prefix), one pass per byte
  * position at which the keys differ, stable; writes whose first sixteen bytes are equal (long
  * keys sharing a prefix, a key and its zero-padded extensions, a key written twice) are then
- * put in full key order by a stable comparison sort of that group alone. A comparison sort of
- * the whole chunk reads two keys scattered in the heap for each of its {@code n log n}
- * comparisons; the passes read and write arrays in order.
+ * put in full key order by a stable comparison sort of that group alone, and of equal keys (only
+ * such a group can hold them) the last write is kept, so a key written once costs no key
+ * comparison at all. A comparison sort of the whole chunk reads two keys scattered in the heap
+ * for each of its {@code n log n} comparisons; the passes read and write arrays in order.
  *
  * <p>Not thread safe.
  */
@@ -58,27 +59,28 @@ final class SortedWrites {
         return approximateBytes;
     }
 
-    /** Adds the writes to {@code batch} in ascending unsigned key order, the last of each key only. */
-    void addTo(WriteBatch batch) {
-        int[] order = order();
-        for (int i = 0; i < size; i++) {
-            int w = order[i];
-            if (i + 1 < size && Arrays.equals(keys[w], keys[order[i + 1]])) {
-                continue;   // a later write of the same key follows
-            }
+    /**
+     * A write batch of the writes in ascending unsigned key order, the last of each key only,
+     * sized for them and {@code extraOps} more (so that it never grows while filled).
+     */
+    WriteBatch toBatch(int extraOps) {
+        int[] last = lastWrites();
+        WriteBatch batch = new WriteBatch(last.length + extraOps);
+        for (int w : last) {
             if (values[w] == null) {
                 batch.delete(keys[w]);
             } else {
                 batch.put(keys[w], values[w]);
             }
         }
+        return batch;
     }
 
     /**
-     * The writes' indexes in ascending key order, writes of equal keys in arrival order.
-     * Package-private for tests.
+     * The indexes of the last write of each key, in ascending unsigned key order. Package-private
+     * for tests.
      */
-    int[] order() {
+    int[] lastWrites() {
         int n = size;
         long[] hi = new long[n];
         long[] lo = new long[n];
@@ -127,24 +129,32 @@ final class SortedWrites {
             idxTo = ti;
         }
         // Groups of equal first sixteen bytes: full keys decide, arrival order among equal keys.
+        // Equal keys can only be in one group, next to each other once it is sorted: only the
+        // last of them is kept (written back over idx, which the kept writes never overtake).
+        int kept = 0;
         for (int i = 0; i < n; ) {
             int j = i + 1;
             while (j < n && hi[j] == hi[i] && lo[j] == lo[i]) {
                 j++;
             }
-            if (j - i > 1) {
+            if (j - i == 1) {
+                idx[kept++] = idx[i];
+            } else {
                 Integer[] group = new Integer[j - i];
                 for (int g = 0; g < group.length; g++) {
                     group[g] = idx[i + g];
                 }
                 Arrays.sort(group, (a, c) -> Arrays.compareUnsigned(keys[a], keys[c]));   // stable
                 for (int g = 0; g < group.length; g++) {
-                    idx[i + g] = group[g];
+                    if (g + 1 < group.length && Arrays.equals(keys[group[g]], keys[group[g + 1]])) {
+                        continue;   // a later write of the same key follows
+                    }
+                    idx[kept++] = group[g];
                 }
             }
             i = j;
         }
-        return idx;
+        return kept == n ? idx : Arrays.copyOf(idx, kept);
     }
 
     /** Byte {@code b} (0..15) of the sixteen-byte prefix {@code hi, lo}. */

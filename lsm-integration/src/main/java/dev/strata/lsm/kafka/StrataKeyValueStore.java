@@ -661,8 +661,7 @@ public class StrataKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         if (restoring.isEmpty()) {
             return;
         }
-        WriteBatch batch = new WriteBatch();
-        restoring.addTo(store, batch);
+        WriteBatch batch = restoring.batch(store, restoring.lastOffsets().size() + 1);   // + the position
         StoreLayout.addOffsets(batch, restoring.lastOffsets(), this::offsetKey);
         batch.put(StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array());
         long records = restoring.records();
