@@ -61,24 +61,28 @@ final class PageSink {
      */
     private static final java.util.concurrent.ExecutorService COMPRESSORS =
             java.util.concurrent.Executors.newFixedThreadPool(
-                    Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors())), r -> {
+                    Integer.getInteger("strata.pagesink.threads", Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors()))), r -> {
                         Thread t = new Thread(r, "strata-page-compressor");
                         t.setDaemon(true);
                         return t;
                     });
     /**
      * Bytes of pages a sink may have handed to the compressors and not appended yet (64 pages
-     * of 4 KiB). With a window of 16 pages the writer often waited for the oldest frame and a
-     * compressor slept and woke for nearly every batch (session 19, docs/benchmarks.md): the
-     * two sides ran more in turn than side by side.
+     * of 4 KiB). With a window of 16 pages the writer waited for the oldest frame at most
+     * pages and a compressor slept and woke for nearly every batch (session 19,
+     * docs/benchmarks.md): the two sides ran more in turn than side by side.
      */
     private static final int WINDOW_BYTES = 256 * 1024;
     /**
      * Bytes of pages one compressor task encodes (8 pages of 4 KiB): each task costs a queue
-     * hand-off and often a thread wake-up, which at 4 pages a task showed in the compressors'
-     * CPU per table (session 19, docs/benchmarks.md).
+     * hand-off and often a thread wake-up, which at 4 pages a task took about as much of the
+     * compressors' CPU as a third of the compressing itself.
      */
     private static final int TASK_BYTES = 32 * 1024;
+    static final int EXP_WINDOW = Integer.getInteger("strata.pagesink.window", WINDOW_BYTES);
+    static final int EXP_TASK = Integer.getInteger("strata.pagesink.task", TASK_BYTES);
+    static final boolean EXP_HELP = !Boolean.getBoolean("strata.pagesink.nohelp");
+    static final boolean EXP_EAGER = !Boolean.getBoolean("strata.pagesink.noeager");
 
     /** A page handed to the compressors: its frame is appended once {@link #task} completes. */
     private static final class PendingFrame {
@@ -153,8 +157,8 @@ final class PageSink {
         this.writePosition = start * pageSize;
         this.out = AlignedBuffers.allocate(Math.max(pageSize, OUTPUT_BUFFER_BYTES), AlignedBuffers.PAGE_ALIGNMENT);
         this.codec = codec;
-        this.pagesPerTask = Math.max(1, TASK_BYTES / pageSize);
-        this.maxPending = Math.max(2 * pagesPerTask, WINDOW_BYTES / pageSize);
+        this.pagesPerTask = Math.max(1, EXP_TASK / pageSize);
+        this.maxPending = Math.max(2 * pagesPerTask, EXP_WINDOW / pageSize);
         if (codec != null) {
             this.frame = new byte[PageFormat.FRAME_HEADER_SIZE + Math.max(pageSize, codec.maxCompressedLength(pageSize))];
             this.mapOffsets = new long[256];
@@ -279,7 +283,9 @@ final class PageSink {
         logicalPageBytes += pageSize;
         if (batch.size() == pagesPerTask) {
             submitBatch();
-            appendCompleted();
+            if (EXP_EAGER) {
+                appendCompleted();
+            }
         }
         if (pending.size() >= maxPending) {
             drainOne();
@@ -366,7 +372,7 @@ final class PageSink {
             submitBatch(); // the oldest page is still in the batch being gathered
         }
         java.util.concurrent.FutureTask<?> oldest = pending.peekFirst().task;
-        if (!oldest.isDone()) {
+        if (EXP_HELP && !oldest.isDone()) {
             help(oldest);
         }
         PendingFrame p = pending.pollFirst();
