@@ -23,13 +23,10 @@ import java.util.zip.CRC32C;
  * each logical page's byte offset and stored length. Logical numbers advance exactly as the
  * unpacked layout's page numbers would (one per page, an extent's pages for an extent), so
  * page counts (overflow pages before a leaf, live pages) mean the same in both layouts.
- * Packed, pages are compressed on a shared pool of compressor threads, {@value #TASK_BYTES}
- * bytes of pages a task, while the writer goes on building the next ones (up to
- * {@value #WINDOW_BYTES} bytes of pages in flight); their frames are appended in page order as
- * they complete, and all of them before an extent, the page map, the footer or a flush, so the
- * stream is exactly the one a single-threaded sink writes. A writer whose window is full
- * compresses the batches no compressor has started itself rather than wait. A page number is
- * assigned when the page is handed in.
+ * Packed, pages are compressed on a shared pool of compressor threads, {@value #PAGES_PER_TASK}
+ * pages a task, while the writer goes on building the next ones; their frames are appended in page order, and all of them before
+ * an extent, the page map, the footer or a flush, so the stream is exactly the one a
+ * single-threaded sink writes. A page number is assigned when the page is handed in.
  */
 final class PageSink {
     private static final int OUTPUT_BUFFER_BYTES = 1 << 20;
@@ -54,35 +51,25 @@ final class PageSink {
     private int nextPage;
 
     /**
-     * Compresses packed tables' pages off the writers' threads: a writer hands its pages to
-     * this pool a batch at a time and appends the frames in page order as they complete (at
-     * most {@link #maxPending} pages in flight per sink), so building pages and compressing
-     * them overlap. Daemon threads, shared by every sink; codecs are thread safe.
+     * Compresses packed tables' pages off the writers' threads: a writer hands each page to
+     * this pool and appends the frames in page order as they complete (at most
+     * {@link #MAX_PENDING_FRAMES} in flight per sink), so building pages and compressing them
+     * overlap. Daemon threads, shared by every sink; codecs are thread safe.
      */
     private static final java.util.concurrent.ExecutorService COMPRESSORS =
             java.util.concurrent.Executors.newFixedThreadPool(
-                    Integer.getInteger("strata.pagesink.threads", Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors()))), r -> {
+                    Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors())), r -> {
                         Thread t = new Thread(r, "strata-page-compressor");
                         t.setDaemon(true);
                         return t;
                     });
+    /** Pages a sink may have handed to the compressors and not appended yet. */
+    private static final int MAX_PENDING_FRAMES = 16;
     /**
-     * Bytes of pages a sink may have handed to the compressors and not appended yet (64 pages
-     * of 4 KiB). With a window of 16 pages the writer waited for the oldest frame at most
-     * pages and a compressor slept and woke for nearly every batch (session 19,
-     * docs/benchmarks.md): the two sides ran more in turn than side by side.
+     * Pages one compressor task encodes: handing pages over one at a time cost a task, a queue
+     * hand-off and a thread wake-up per page, as much CPU as compressing a small page.
      */
-    private static final int WINDOW_BYTES = 256 * 1024;
-    /**
-     * Bytes of pages one compressor task encodes (8 pages of 4 KiB): each task costs a queue
-     * hand-off and often a thread wake-up, which at 4 pages a task took about as much of the
-     * compressors' CPU as a third of the compressing itself.
-     */
-    private static final int TASK_BYTES = 32 * 1024;
-    static final int EXP_WINDOW = Integer.getInteger("strata.pagesink.window", WINDOW_BYTES);
-    static final int EXP_TASK = Integer.getInteger("strata.pagesink.task", TASK_BYTES);
-    static final boolean EXP_HELP = !Boolean.getBoolean("strata.pagesink.nohelp");
-    static final boolean EXP_EAGER = !Boolean.getBoolean("strata.pagesink.noeager");
+    private static final int PAGES_PER_TASK = 4;
 
     /** A page handed to the compressors: its frame is appended once {@link #task} completes. */
     private static final class PendingFrame {
@@ -90,7 +77,7 @@ final class PageSink {
         final byte[] page;
         final byte[] frame;
         /** The task encoding this page's batch; null until the batch is handed over. */
-        java.util.concurrent.FutureTask<?> task;
+        java.util.concurrent.Future<?> task;
         /** The frame's length, set by the task (read after {@link #task} completes). */
         int length;
 
@@ -106,12 +93,8 @@ final class PageSink {
     /** A frame buffer of the largest size a page may take (sizes the pooled frame buffers). */
     private final byte[] frame;
     private final java.util.ArrayDeque<PendingFrame> pending = new java.util.ArrayDeque<>();
-    /** The newest pending pages, not yet handed to the compressors (at most {@link #pagesPerTask}). */
-    private final java.util.ArrayList<PendingFrame> batch = new java.util.ArrayList<>();
-    /** Pages one compressor task encodes: {@link #TASK_BYTES} of pages, at least one. */
-    private final int pagesPerTask;
-    /** Pages in flight at most: {@link #WINDOW_BYTES} of pages, at least two tasks' worth. */
-    private final int maxPending;
+    /** The newest pending pages, not yet handed to the compressors (at most {@link #PAGES_PER_TASK}). */
+    private final java.util.ArrayList<PendingFrame> batch = new java.util.ArrayList<>(PAGES_PER_TASK);
     private final java.util.ArrayDeque<byte[]> freePages = new java.util.ArrayDeque<>();
     private final java.util.ArrayDeque<byte[]> freeFrames = new java.util.ArrayDeque<>();
     private long[] mapOffsets;
@@ -157,8 +140,6 @@ final class PageSink {
         this.writePosition = start * pageSize;
         this.out = AlignedBuffers.allocate(Math.max(pageSize, OUTPUT_BUFFER_BYTES), AlignedBuffers.PAGE_ALIGNMENT);
         this.codec = codec;
-        this.pagesPerTask = Math.max(1, EXP_TASK / pageSize);
-        this.maxPending = Math.max(2 * pagesPerTask, EXP_WINDOW / pageSize);
         if (codec != null) {
             this.frame = new byte[PageFormat.FRAME_HEADER_SIZE + Math.max(pageSize, codec.maxCompressedLength(pageSize))];
             this.mapOffsets = new long[256];
@@ -281,13 +262,10 @@ final class PageSink {
         pending.addLast(p);
         batch.add(p);
         logicalPageBytes += pageSize;
-        if (batch.size() == pagesPerTask) {
+        if (batch.size() == PAGES_PER_TASK) {
             submitBatch();
-            if (EXP_EAGER) {
-                appendCompleted();
-            }
         }
-        if (pending.size() >= maxPending) {
+        if (pending.size() >= MAX_PENDING_FRAMES) {
             drainOne();
         }
         return pageNo;
@@ -299,47 +277,13 @@ final class PageSink {
         batch.clear();
         PageCodec c = codec;
         int size = pageSize;
-        java.util.concurrent.FutureTask<?> task = new java.util.concurrent.FutureTask<Void>(() -> {
+        java.util.concurrent.Future<?> task = COMPRESSORS.submit(() -> {
             for (PendingFrame f : frames) {
                 f.length = encodeFrame(c, size, f.page, f.frame, f.pageNo);
             }
-            return null;
         });
         for (PendingFrame f : frames) {
             f.task = task;
-        }
-        COMPRESSORS.execute(task);
-    }
-
-    /** Appends the frames at the head of {@link #pending} whose batches are done, without waiting. */
-    private void appendCompleted() throws IOException {
-        PendingFrame head;
-        while ((head = pending.peekFirst()) != null && head.task != null && head.task.isDone()) {
-            drainOne();
-        }
-    }
-
-    /**
-     * Before waiting for {@code wanted} (the oldest pending batch): runs on this thread every
-     * pending batch no compressor has started, oldest first, until {@code wanted} is done
-     * ({@link java.util.concurrent.FutureTask#run} of a batch already started or done returns
-     * at once, and a compressor taking a batch this thread ran finds it done). A writer waiting
-     * on a full window thus compresses instead of sleeping while the batches queue behind
-     * other sinks' or the compressors are not running.
-     */
-    private void help(java.util.concurrent.FutureTask<?> wanted) {
-        java.util.concurrent.FutureTask<?> last = null;
-        for (PendingFrame f : pending) {
-            if (wanted.isDone()) {
-                return;
-            }
-            if (f.task == null) {
-                return;
-            }
-            if (f.task != last) {
-                last = f.task;
-                last.run();
-            }
         }
     }
 
@@ -370,10 +314,6 @@ final class PageSink {
     private void drainOne() throws IOException {
         if (pending.peekFirst().task == null) {
             submitBatch(); // the oldest page is still in the batch being gathered
-        }
-        java.util.concurrent.FutureTask<?> oldest = pending.peekFirst().task;
-        if (EXP_HELP && !oldest.isDone()) {
-            help(oldest);
         }
         PendingFrame p = pending.pollFirst();
         int length;
