@@ -53,6 +53,13 @@ public final class StoreConfig {
     public static final String FALLBACK_MERGE_POLICY = SizeTieredPolicyFactory.NAME;
     /** The policy tick's default period: a few seconds, as RocksDB's periodic compaction check. */
     public static final long DEFAULT_POLICY_TICK_MILLIS = 5000;
+    /**
+     * The default most pieces one merge is split into: {@value}. Why: docs/benchmarks.md,
+     * "session 19" (the zstd-bottommost stall).
+     */
+    public static final int DEFAULT_SUBCOMPACTIONS = 4;
+    /** The most pieces one merge may be split into: {@value}. */
+    public static final int MAX_SUBCOMPACTIONS = 64;
     /** The default delayed write rate: 16 MiB a second, RocksDB's {@code delayed_write_rate} default. */
     public static final long DEFAULT_DELAYED_WRITE_RATE = 16L << 20;
     /** The lowest delayed write rate accepted: 16 KiB a second (RocksDB's lowest delayed rate). */
@@ -86,6 +93,7 @@ public final class StoreConfig {
     private final int backgroundThreads;
     private final long policyTickMillis;
     private final long delayedWriteRate;
+    private final int subcompactions;
     private final int maxValueBytes;
     private final long manifestRewriteBytes;
     private final long obsoleteDeleteBatchBytes;
@@ -134,6 +142,7 @@ public final class StoreConfig {
         this.backgroundThreads = b.backgroundThreads;
         this.policyTickMillis = b.policyTickMillis;
         this.delayedWriteRate = b.delayedWriteRate;
+        this.subcompactions = b.subcompactions;
         this.maxValueBytes = b.maxValueBytes;
         this.manifestRewriteBytes = b.manifestRewriteBytes;
         this.obsoleteDeleteBatchBytes = b.obsoleteDeleteBatchBytes;
@@ -214,6 +223,7 @@ public final class StoreConfig {
         b.backgroundThreads = backgroundThreads;
         b.policyTickMillis = policyTickMillis;
         b.delayedWriteRate = delayedWriteRate;
+        b.subcompactions = subcompactions;
         b.maxValueBytes = maxValueBytes;
         b.manifestRewriteBytes = manifestRewriteBytes;
         b.obsoleteDeleteBatchBytes = obsoleteDeleteBatchBytes;
@@ -470,6 +480,23 @@ public final class StoreConfig {
      */
     public long delayedWriteRate() {
         return delayedWriteRate;
+    }
+
+    /**
+     * The most key-range pieces one merge is split into, merged in parallel (RocksDB's
+     * {@code max_subcompactions}; default {@value #DEFAULT_SUBCOMPACTIONS}, 1 to
+     * {@value #MAX_SUBCOMPACTIONS}, 1 = never split). A rewrite whose output spec cuts files
+     * of a size, whose inputs hold no range tombstone and which reads at least two such
+     * file sizes of input is split at input tables' smallest keys into pieces of about equal
+     * input bytes (at least one file size each); the first piece runs on the merge's thread,
+     * the others on the block-merge threads, and the outputs of all are installed in one
+     * version edit once every piece has ended (docs/engine.md, "Subcompactions"). Flushes,
+     * moves and block compactions are never split.
+     *
+     * @return the most pieces of one merge
+     */
+    public int subcompactions() {
+        return subcompactions;
     }
 
     /**
@@ -746,6 +773,7 @@ public final class StoreConfig {
                 + ", restartInterval=" + restartInterval
                 + ", blockCacheBytes=" + blockCacheBytes + (offHeap ? ", offHeap=true" : "") + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
                 + (delayedWriteRate != DEFAULT_DELAYED_WRITE_RATE ? ", delayedWriteRate=" + delayedWriteRate : "")
+                + (subcompactions != DEFAULT_SUBCOMPACTIONS ? ", subcompactions=" + subcompactions : "")
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
                 + ", mergePolicy=" + (mergePolicyInstance != null ? "instance of " + mergePolicyInstance.getClass().getName()
                 : mergePolicy + mergePolicyParams) + (mergePolicyNamed ? "" : " (not named: the store's)")
@@ -775,6 +803,7 @@ public final class StoreConfig {
         private int backgroundThreads = DEFAULT_BACKGROUND_THREADS;
         private long policyTickMillis = DEFAULT_POLICY_TICK_MILLIS;
         private long delayedWriteRate = DEFAULT_DELAYED_WRITE_RATE;
+        private int subcompactions = DEFAULT_SUBCOMPACTIONS;
         private int maxValueBytes = DEFAULT_MAX_VALUE_BYTES;
         private long manifestRewriteBytes = DEFAULT_MANIFEST_REWRITE_BYTES;
         private long obsoleteDeleteBatchBytes;
@@ -1055,6 +1084,18 @@ public final class StoreConfig {
          */
         public Builder delayedWriteRate(long bytesPerSecond) {
             this.delayedWriteRate = bytesPerSecond;
+            return this;
+        }
+
+        /**
+         * See {@link StoreConfig#subcompactions()}: from 1 (never split a merge) to
+         * {@value StoreConfig#MAX_SUBCOMPACTIONS}.
+         *
+         * @param pieces the most key-range pieces one merge is split into
+         * @return this builder
+         */
+        public Builder subcompactions(int pieces) {
+            this.subcompactions = pieces;
             return this;
         }
 
@@ -1388,6 +1429,8 @@ public final class StoreConfig {
             check(delayedWriteRate >= MIN_DELAYED_WRITE_RATE && delayedWriteRate <= MAX_DELAYED_WRITE_RATE,
                     "delayedWriteRate", delayedWriteRate, "bytes a second, from " + MIN_DELAYED_WRITE_RATE
                             + " (16KiB) to " + MAX_DELAYED_WRITE_RATE + " (1TiB)");
+            check(subcompactions >= 1 && subcompactions <= MAX_SUBCOMPACTIONS, "subcompactions", subcompactions,
+                    "from 1 (never split a merge) to " + MAX_SUBCOMPACTIONS + " (key-range pieces of one merge)");
             int valueLimit = maxValueBytesLimit(pageSize);
             check(maxValueBytes >= 0 && maxValueBytes <= valueLimit, "maxValueBytes", maxValueBytes, "from 0 to "
                     + valueLimit + " (a put of the largest key and value must fit one WAL record of at most "

@@ -147,7 +147,8 @@ final class ConfigDocumentHandler extends DefaultHandler {
             case "background" -> {
                 e.integer("threads").ifPresent(builder::backgroundThreads);
                 e.longValue("policyTickMillis").ifPresent(builder::policyTickMillis);
-                gives(e, "backgroundThreads", "policyTickMillis");
+                e.integer("subcompactions").ifPresent(builder::subcompactions);
+                gives(e, "backgroundThreads", "policyTickMillis", "subcompactions");
             }
             case "writeStall" -> {
                 e.bytes("delayedWriteRate").ifPresent(builder::delayedWriteRate);

@@ -57,6 +57,8 @@ final class MergeJob {
     private final TableOptions tableOptions;
     private final ExecutorService blockPool;
     private final EngineCounters counters;
+    /** The most key-range pieces one rewrite is split into ({@link #subcompactionBounds}); 1: never split. */
+    private final int subcompactions;
 
     /** Bloom reserve of a table merged in place above the last level (BlockDB: 40%). */
     static final double MIDDLE_LEVEL_BLOOM_RESERVE = 0.4;
@@ -72,7 +74,7 @@ final class MergeJob {
 
     MergeJob(StorageIO io, TableFiles tables, VersionSet versions, TableOutput output, ObsoleteFiles obsolete,
              PolicyBridge policy, ReentrantLock mutex, TableOptions tableOptions, ExecutorService blockPool,
-             EngineCounters counters) {
+             EngineCounters counters, int subcompactions) {
         this.io = io;
         this.tables = tables;
         this.versions = versions;
@@ -83,6 +85,7 @@ final class MergeJob {
         this.tableOptions = tableOptions;
         this.blockPool = blockPool;
         this.counters = counters;
+        this.subcompactions = subcompactions;
     }
 
     /**
@@ -401,6 +404,12 @@ final class MergeJob {
      */
     long merge(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps,
                Component flushed, long nextSegment, long maxSeq, Layouts.RunAt anchorRun) throws IOException {
+        if (flushed == null) {
+            List<byte[]> bounds = subcompactionBounds(task, inputs);
+            if (!bounds.isEmpty()) {
+                return mergeInPieces(task, inputs, bottommost, snaps, anchorRun, bounds);
+            }
+        }
         List<Component> outputs = List.of();
         List<PageFile> handles = new ArrayList<>();
         boolean installed = false;
@@ -435,5 +444,173 @@ final class MergeJob {
             closeAll(handles);
             settle(outputs, installed);
         }
+    }
+
+    /**
+     * Where a rewrite of {@code inputs} is split into pieces merged in parallel
+     * ({@link Subcompactions#boundaries}, at most {@link #subcompactions} pieces of at least the
+     * task's file size of input each); empty for a merge that runs whole: with subcompactions
+     * off, an output spec without a file size (the policy asked for one file), or range
+     * tombstones among the inputs (a tombstone spans pieces).
+     */
+    List<byte[]> subcompactionBounds(MergeTask task, List<Component> inputs) throws IOException {
+        if (subcompactions <= 1 || task.output().maxFileBytes() == Long.MAX_VALUE || hasRangeTombstones(inputs)) {
+            return List.of();
+        }
+        List<Subcompactions.Input> spans = new ArrayList<>();
+        for (Component c : inputs) {
+            dev.strata.lsm.sstable.TableFences fences;
+            try {
+                fences = c.reader().fences();
+            } catch (IOException | RuntimeException e) {
+                fences = dev.strata.lsm.sstable.TableFences.uniform(c.meta().minKey(), c.meta().maxKey());
+            }
+            spans.add(new Subcompactions.Input(c.meta().minKey(), c.meta().sizeBytes(), fences));
+        }
+        return Subcompactions.boundaries(spans, subcompactions, task.output().maxFileBytes());
+    }
+
+    /**
+     * A rewrite split into key-range pieces at {@code bounds} (RocksDB's subcompactions): piece
+     * {@code i} merges the inputs' entries in [bound {@code i - 1}, bound {@code i}) into its own
+     * tables, cut by the task's output spec; the first piece runs on this thread, the others on
+     * the block-merge pool (their sub-tasks wait for nothing but the page compressors). Once
+     * every piece has ended, the outputs of all, in key order, replace the inputs in one version
+     * edit, as a whole merge's do; if any piece fails, every piece's outputs are deleted and
+     * nothing is installed, so a crash or failure leaves the old version.
+     */
+    private long mergeInPieces(MergeTask task, List<Component> inputs, boolean bottommost, long[] snaps,
+                               Layouts.RunAt anchorRun, List<byte[]> bounds) throws IOException {
+        int n = bounds.size() + 1;
+        List<PageFile> handles = new ArrayList<>();
+        List<List<Component>> pieceOutputs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            pieceOutputs.add(List.of());
+        }
+        List<Component> outputs = List.of();
+        boolean installed = false;
+        Version base = versions.current();
+        try {
+            List<PageFile> files = new ArrayList<>();
+            for (Component c : inputs) {
+                PageFile f = io.open(tables.path(c.meta().fileNumber()), OpenMode.READ, IoPurpose.MERGE);
+                handles.add(f);
+                files.add(f);
+            }
+            List<java.util.concurrent.Callable<List<Component>>> pieces = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                byte[] from = i == 0 ? null : bounds.get(i - 1);
+                byte[] to = i == n - 1 ? null : bounds.get(i);
+                pieces.add(() -> mergePiece(task, inputs, files, from, to, base, bottommost, snaps));
+            }
+            List<java.util.concurrent.Future<List<Component>>> futures = new ArrayList<>();
+            for (int i = 1; i < n; i++) {
+                java.util.concurrent.FutureTask<List<Component>> f = new java.util.concurrent.FutureTask<>(pieces.get(i));
+                try {
+                    blockPool.execute(f);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    f.run(); // the pool is closing: run the piece here (its input stops on close)
+                }
+                futures.add(f);
+            }
+            Throwable failure = null;
+            try {
+                pieceOutputs.set(0, pieces.get(0).call());
+            } catch (Throwable t) {
+                failure = t;
+            }
+            boolean interrupted = false;
+            for (int i = 1; i < n; i++) {
+                java.util.concurrent.Future<List<Component>> f = futures.get(i - 1);
+                while (true) {
+                    try {
+                        pieceOutputs.set(i, f.get());
+                        break;
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        failure = failure == null ? e.getCause() : failure;
+                        break;
+                    } catch (InterruptedException e) {
+                        // Every piece must end before its outputs can be deleted or installed.
+                        interrupted = true;
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+                failure = failure == null ? new IOException("interrupted while waiting for a subcompaction") : failure;
+            }
+            if (failure != null) {
+                if (failure instanceof IOException io) {
+                    throw io;
+                }
+                if (failure instanceof java.io.UncheckedIOException io) {
+                    throw io.getCause();
+                }
+                if (failure instanceof RuntimeException re) {
+                    throw re;
+                }
+                if (failure instanceof Error err) {
+                    throw err;
+                }
+                throw new IOException("a subcompaction failed", failure);
+            }
+            List<Component> all = new ArrayList<>();
+            for (List<Component> p : pieceOutputs) {
+                all.addAll(p);
+            }
+            outputs = ComponentTimes.inherit(all, inputs);
+            install(task, inputs, outputs, anchorRun, null, 0, 0);
+            installed = true;
+            long bytes = 0;
+            for (Component c : outputs) {
+                bytes += c.meta().sizeBytes();
+            }
+            return bytes;
+        } finally {
+            closeAll(handles);
+            if (installed) {
+                settle(outputs, true);
+            } else {
+                for (List<Component> p : pieceOutputs) {
+                    settle(p, false);
+                }
+            }
+        }
+    }
+
+    /**
+     * One piece of {@link #mergeInPieces}: the entries of the inputs overlapping [{@code from},
+     * {@code to}) (null: open) merged into new tables, not installed. Reads through its own
+     * readers of the shared file handles (reads are positional).
+     */
+    private List<Component> mergePiece(MergeTask task, List<Component> inputs, List<PageFile> files, byte[] from,
+                                       byte[] to, Version base, boolean bottommost, long[] snaps) throws IOException {
+        List<InternalIterator> its = new ArrayList<>();
+        int reading = 0;
+        for (Component c : inputs) {
+            if (overlaps(c, from, to)) {
+                reading++;
+            }
+        }
+        for (int i = 0; i < inputs.size(); i++) {
+            Component c = inputs.get(i);
+            if (overlaps(c, from, to)) {
+                its.add(SSTableReader.openForScan(files.get(i), c.id().footerOffset(), c.meta().fileNumber(),
+                        Math.max(1, reading) * subcompactions).iterator());
+            }
+        }
+        try (InternalIterator slice = new dev.strata.lsm.blockmerge.KeySliceIterator(new MergingIterator(its), from, to)) {
+            slice.seekToFirst();
+            InternalIterator input = mutex instanceof EngineMutex engineMutex
+                    ? new StopOnCloseIterator(slice, engineMutex::closed) : slice;
+            return output.write(input, IoPurpose.MERGE, TableOutput.cutterFor(base, task),
+                    new VersionRetention(snaps, bottommost), task.placement().level(), bottommost);
+        }
+    }
+
+    /** Whether {@code c}'s keys may lie in [{@code from}, {@code to}) (null: open). */
+    private static boolean overlaps(Component c, byte[] from, byte[] to) {
+        return (from == null || InternalKeys.compareUserKeys(c.meta().maxKey(), from) >= 0)
+                && (to == null || InternalKeys.compareUserKeys(c.meta().minKey(), to) < 0);
     }
 }

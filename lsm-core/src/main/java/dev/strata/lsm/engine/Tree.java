@@ -94,7 +94,7 @@ final class Tree {
                 || (config.sharedResources() != null && config.sharedResources().offHeap()));
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
         MergeJob mergeJob = new MergeJob(shared.io(), tables, versions, output, obsolete, policy, mutex,
-                TableOptions.of(config), threads.blockPool(), counters);
+                TableOptions.of(config), threads.blockPool(), counters, config.subcompactions());
         this.scheduler = new MergeScheduler(dir, mutex, versions, policy, mergeJob, shared.snapshots(), threads,
                 counters, shared.metrics(), shared.listener(), this::flushRunning, config.clock(),
                 new dev.strata.lsm.policy.StoreSettings(config.memtableBytes()));
