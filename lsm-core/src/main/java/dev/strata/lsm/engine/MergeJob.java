@@ -33,7 +33,12 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -432,14 +437,9 @@ final class MergeJob {
             outputs = ComponentTimes.inherit(output.write(input, RangeTombstones.union(tombstones), IoPurpose.MERGE,
                     TableOutput.cutterFor(versions.current(), task), new VersionRetention(snaps, bottommost),
                     task.placement().level(), bottommost), inputs);
-            List<Component> out = outputs;
-            install(task, inputs, out, anchorRun, flushed, nextSegment, maxSeq);
+            install(task, inputs, outputs, anchorRun, flushed, nextSegment, maxSeq);
             installed = true;
-            long bytes = 0;
-            for (Component c : out) {
-                bytes += c.meta().sizeBytes();
-            }
-            return bytes;
+            return totalBytes(outputs);
         } finally {
             closeAll(handles);
             settle(outputs, installed);
@@ -497,18 +497,18 @@ final class MergeJob {
                 handles.add(f);
                 files.add(f);
             }
-            List<java.util.concurrent.Callable<List<Component>>> pieces = new ArrayList<>();
+            List<Callable<List<Component>>> pieces = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 byte[] from = i == 0 ? null : bounds.get(i - 1);
                 byte[] to = i == n - 1 ? null : bounds.get(i);
                 pieces.add(() -> mergePiece(task, inputs, files, from, to, base, bottommost, snaps));
             }
-            List<java.util.concurrent.Future<List<Component>>> futures = new ArrayList<>();
+            List<Future<List<Component>>> futures = new ArrayList<>();
             for (int i = 1; i < n; i++) {
-                java.util.concurrent.FutureTask<List<Component>> f = new java.util.concurrent.FutureTask<>(pieces.get(i));
+                FutureTask<List<Component>> f = new FutureTask<>(pieces.get(i));
                 try {
                     blockPool.execute(f);
-                } catch (java.util.concurrent.RejectedExecutionException e) {
+                } catch (RejectedExecutionException e) {
                     f.run(); // the pool is closing: run the piece here (its input stops on close)
                 }
                 futures.add(f);
@@ -521,12 +521,12 @@ final class MergeJob {
             }
             boolean interrupted = false;
             for (int i = 1; i < n; i++) {
-                java.util.concurrent.Future<List<Component>> f = futures.get(i - 1);
+                Future<List<Component>> f = futures.get(i - 1);
                 while (true) {
                     try {
                         pieceOutputs.set(i, f.get());
                         break;
-                    } catch (java.util.concurrent.ExecutionException e) {
+                    } catch (ExecutionException e) {
                         failure = failure == null ? e.getCause() : failure;
                         break;
                     } catch (InterruptedException e) {
@@ -561,11 +561,7 @@ final class MergeJob {
             outputs = ComponentTimes.inherit(all, inputs);
             install(task, inputs, outputs, anchorRun, null, 0, 0);
             installed = true;
-            long bytes = 0;
-            for (Component c : outputs) {
-                bytes += c.meta().sizeBytes();
-            }
-            return bytes;
+            return totalBytes(outputs);
         } finally {
             closeAll(handles);
             if (installed) {
@@ -606,6 +602,15 @@ final class MergeJob {
             return output.write(input, IoPurpose.MERGE, TableOutput.cutterFor(base, task),
                     new VersionRetention(snaps, bottommost), task.placement().level(), bottommost);
         }
+    }
+
+    /** The bytes of {@code tables}' files. */
+    private static long totalBytes(List<Component> tables) {
+        long bytes = 0;
+        for (Component c : tables) {
+            bytes += c.meta().sizeBytes();
+        }
+        return bytes;
     }
 
     /** Whether {@code c}'s keys may lie in [{@code from}, {@code to}) (null: open). */
