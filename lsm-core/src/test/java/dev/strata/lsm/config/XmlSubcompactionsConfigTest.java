@@ -22,14 +22,14 @@ class XmlSubcompactionsConfigTest {
     void xmlAndBuilderAgree() {
         StoreConfig c = XmlConfigTest.read("""
                 <store>
-                  <background threads="2" subcompactions="1"/>
+                  <background threads="2" subcompactions="4"/>
                 </store>
                 """);
-        assertEquals(1, c.subcompactions());
-        StoreConfig b = StoreConfig.builder().subcompactions(1).build();
+        assertEquals(4, c.subcompactions());
+        StoreConfig b = StoreConfig.builder().subcompactions(4).build();
         assertEquals(c.toString(), b.toString());
-        assertTrue(b.toString().contains("subcompactions=1"), b.toString());
-        assertEquals(1, b.toBuilder().build().subcompactions());
+        assertTrue(b.toString().contains("subcompactions=4"), b.toString());
+        assertEquals(4, b.toBuilder().build().subcompactions());
         assertEquals(64, StoreConfig.builder().subcompactions(64).build().subcompactions());
     }
 
