@@ -50,24 +50,6 @@ class TortureCommandTest {
         assertTrue(figure(out, "clean closes (\\d+)") >= 1, "the last epoch ends in a clean close, verified: " + out);
     }
 
-    /**
-     * A kill interval far shorter than a JVM's start: counted from the child's start, every
-     * kill landed before the child had opened the store, so the run wrote nothing at all (as a
-     * starved machine did to the two tests below, whose children never acknowledged a put in 5
-     * minutes). Counted from the open store, most epochs write before their kill.
-     */
-    @Test
-    void childrenWriteBeforeTheirKillEvenWhenTheyStartSlowerThanTheInterval(@TempDir Path tmp) {
-        int code = execute(new TortureCommand(), "--minutes", "0.08", "--kill-interval", "0.005", "--keys", "300",
-                "--seed", "3", "--faults", "off", "--wal-mode", "async", "--dir", tmp.resolve("run").toString(),
-                "--no-progress");
-        String out = streams.out();
-        assertEquals(0, code, out + "\n" + streams.err());
-        assertTrue(figure(out, "kills (\\d+)") > 0, out);
-        assertTrue(figure(out, "ops (\\d+)") > 0, "the children wrote nothing before their kills: " + out);
-        assertEquals(0, figure(out, "losses (\\d+)"), out);
-    }
-
     @Test
     void aLostAcknowledgedWriteIsReportedAndFailsTheRun(@TempDir Path tmp) {
         TortureCommand command = new TortureCommand();

@@ -24,9 +24,8 @@ import java.util.stream.Collectors;
 
 /**
  * The torture parent: starts a {@link TortureChild} JVM per epoch (each with a merge policy,
- * WAL mode and memtable size drawn at random), kills it with SIGKILL at a random moment,
- * counted from its open store or, in one epoch of four, from its start so that some kills land
- * during the open and recovery (or, now and then, asks it to close the store cleanly), reopens the store in this process with
+ * WAL mode and memtable size drawn at random), kills it with SIGKILL at a random moment (or,
+ * now and then, asks it to close the store cleanly), reopens the store in this process with
  * yet another policy and checks every key with the {@link Verifier}, then records what it
  * saw as the new expected state and starts the next epoch. The last epoch always ends with
  * a clean close, verified too. The run stops at the first problem: a lost or wrong value, a
@@ -261,14 +260,7 @@ public final class TortureRun {
         Process child = startChild(state, policy, mode, memtable, childSeed, failureFile);
         report.reopens++;
         long startedAt = System.nanoTime();
-        long killDelay = (long) (options.killIntervalSeconds() * 1e9 * (0.3 + 1.4 * random.nextDouble()));
-        // One epoch in four counts the kill from the child's start, so some kills land while it
-        // opens and recovers the store; the others count from the moment its store is open, so a
-        // child that a loaded machine starts slowly still runs for the interval before its kill
-        // (counted from the start, a starved JVM could be killed before its first write, epoch
-        // after epoch).
-        boolean killFromOpen = random.nextInt(4) != 0;
-        long killAt = killFromOpen ? Long.MAX_VALUE : startedAt + killDelay;
+        long killAt = startedAt + (long) (options.killIntervalSeconds() * 1e9 * (0.3 + 1.4 * random.nextDouble()));
         boolean cleanStop = random.nextDouble() < options.cleanStopChance();
         boolean last = false;
         boolean stopping = false;
@@ -296,9 +288,6 @@ public final class TortureRun {
                         }
                     }
                     break;
-                }
-                if (killFromOpen && killAt == Long.MAX_VALUE && state.childState() != ExpectedState.CHILD_STARTING) {
-                    killAt = now + killDelay;
                 }
                 if (!stopping && (now >= end || (now >= killAt && cleanStop))) {
                     state.requestStop(true);
