@@ -57,15 +57,15 @@ class ReuseBlocksTest {
         return StoreConfig.builder().memtableBytes(4 << 20).mergePolicy(policy).build();
     }
 
-    private static byte[] key(int i) {
+    static byte[] key(int i) {
         return TestKeys.padded("key-", i, 8).getBytes(UTF_8);
     }
 
-    private static byte[] value(int i, int version) {
+    static byte[] value(int i, int version) {
         return ("value-" + version + "-" + i + "-" + "v".repeat(80)).getBytes(UTF_8);
     }
 
-    private static List<ComponentId> ids(TreeView tree, int level) {
+    static List<ComponentId> ids(TreeView tree, int level) {
         List<ComponentId> ids = new ArrayList<>();
         tree.level(level).runs().forEach(r -> r.components().forEach(c -> ids.add(c.id())));
         return ids;

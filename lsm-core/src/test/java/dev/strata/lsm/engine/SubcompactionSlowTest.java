@@ -17,7 +17,6 @@ import dev.strata.lsm.policy.Placement;
 import dev.strata.lsm.policy.RunView;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.testkit.SlowTest;
-import dev.strata.lsm.testkit.TestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,7 +24,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -61,18 +59,17 @@ class SubcompactionSlowTest {
     @TempDir
     Path tmp;
 
+    // Keys, values and a level's component ids as ReuseBlocksTest writes them.
     private static byte[] key(int i) {
-        return TestKeys.padded("key-", i, 8).getBytes(UTF_8);
+        return ReuseBlocksTest.key(i);
     }
 
     private static byte[] value(int i, int version) {
-        return ("value-" + version + "-" + i + "-" + "v".repeat(80)).getBytes(UTF_8);
+        return ReuseBlocksTest.value(i, version);
     }
 
     private static List<ComponentId> ids(TreeView tree, int level) {
-        List<ComponentId> ids = new ArrayList<>();
-        tree.level(level).runs().forEach(r -> r.components().forEach(c -> ids.add(c.id())));
-        return ids;
+        return ReuseBlocksTest.ids(tree, level);
     }
 
     /** Storage that records the threads creating merge outputs, and can fail one piece's writes. */
