@@ -62,7 +62,7 @@ public final class TortureCommand implements Callable<Integer> {
     boolean keep;
 
     @Option(names = "--kill-interval", defaultValue = "5",
-            description = "mean seconds from a child's start to its kill (default ${DEFAULT-VALUE})")
+            description = "mean seconds from a child's start to its kill; after a child killed before it opened the store, from the next one's open store (default ${DEFAULT-VALUE})")
     double killInterval;
 
     @Option(names = "--clean-stop-chance", defaultValue = "0.1",

@@ -24,8 +24,11 @@ import java.util.stream.Collectors;
 
 /**
  * The torture parent: starts a {@link TortureChild} JVM per epoch (each with a merge policy,
- * WAL mode and memtable size drawn at random), kills it with SIGKILL at a random moment (or,
- * now and then, asks it to close the store cleanly), reopens the store in this process with
+ * WAL mode and memtable size drawn at random), kills it with SIGKILL at a random moment counted
+ * from its start (or, now and then, asks it to close the store cleanly); an epoch after one whose
+ * child was killed before it had opened the store counts from the open store instead, so kills
+ * still land during open and recovery but a machine too loaded to start a JVM within the interval
+ * cannot kill every child before its first write. It reopens the store in this process with
  * yet another policy and checks every key with the {@link Verifier}, then records what it
  * saw as the new expected state and starts the next epoch. The last epoch always ends with
  * a clean close, verified too. The run stops at the first problem: a lost or wrong value, a
@@ -193,6 +196,8 @@ public final class TortureRun {
     private double opsPerSecond;
     private long epochFaultsBefore;
     private String epochLabel = "";
+    /** Whether the last epoch's child was killed before it had opened the store. */
+    private boolean lastKillBeforeOpen;
 
     /**
      * @param progressOut where the progress line goes (null for none)
@@ -260,7 +265,12 @@ public final class TortureRun {
         Process child = startChild(state, policy, mode, memtable, childSeed, failureFile);
         report.reopens++;
         long startedAt = System.nanoTime();
-        long killAt = startedAt + (long) (options.killIntervalSeconds() * 1e9 * (0.3 + 1.4 * random.nextDouble()));
+        long killDelay = (long) (options.killIntervalSeconds() * 1e9 * (0.3 + 1.4 * random.nextDouble()));
+        // Counted from the child's start, so some kills land while it opens and recovers the store;
+        // after such a kill, from its open store, so that no two children in a row die unopened.
+        boolean killFromOpen = lastKillBeforeOpen;
+        lastKillBeforeOpen = false;
+        long killAt = killFromOpen ? Long.MAX_VALUE : startedAt + killDelay;
         boolean cleanStop = random.nextDouble() < options.cleanStopChance();
         boolean last = false;
         boolean stopping = false;
@@ -289,12 +299,16 @@ public final class TortureRun {
                     }
                     break;
                 }
+                if (killAt == Long.MAX_VALUE && state.childState() != ExpectedState.CHILD_STARTING) {
+                    killAt = now + killDelay;
+                }
                 if (!stopping && (now >= end || (now >= killAt && cleanStop))) {
                     state.requestStop(true);
                     stopping = true;
                     last = now >= end;
                     stopDeadline = now + TimeUnit.SECONDS.toNanos(Math.max(60, options.hangSeconds()));
                 } else if (!stopping && now >= killAt) {
+                    lastKillBeforeOpen = state.childState() == ExpectedState.CHILD_STARTING;
                     child.destroyForcibly();
                     child.waitFor();
                     report.kills++;
