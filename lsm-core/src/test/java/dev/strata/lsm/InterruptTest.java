@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.lsm.testkit.TestKeys;
+import dev.strata.lsm.testkit.TestScale;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -138,7 +139,8 @@ class InterruptTest {
                 .mergePolicy("size-tiered", Map.of())
                 .build();
         int writersCount = 3;
-        int perWriter = mode == WalSyncMode.SYNC ? 1_500 : 6_000;
+        // 500 / 2,000 in the fast lane; 1,500 / 6,000 in the slow lane (InterruptSlowTest).
+        int perWriter = mode == WalSyncMode.SYNC ? TestScale.scaled(500) : TestScale.scaled(2_000);
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Integer> acknowledged = new ConcurrentLinkedQueue<>();
         AtomicInteger refused = new AtomicInteger();

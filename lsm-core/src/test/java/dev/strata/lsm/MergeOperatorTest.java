@@ -1,5 +1,6 @@
 package dev.strata.lsm;
 
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,7 +63,8 @@ class MergeOperatorTest {
                 try (LsmStore store = LsmStore.open(d, config)) {
                     assertSame(model, store, null, "reopened, " + replay);
                     List<Held> held = new ArrayList<>();
-                    for (int i = 0; i < 4000; i++) {
+                    // 1,500 operations a phase in the fast lane, 4,500 in the slow lane (MergeOperatorSlowTest).
+                    for (int i = 0; i < TestScale.scaled(1_500); i++) {
                         // A quarter of the operations go to three hot keys, whose operands pile up.
                         int k = rnd.nextInt(4) == 0 ? rnd.nextInt(3) : rnd.nextInt(300);
                         int op = rnd.nextInt(100);

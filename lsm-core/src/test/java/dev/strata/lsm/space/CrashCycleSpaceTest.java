@@ -4,6 +4,7 @@ import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.StoreStats;
 import dev.strata.lsm.version.TableFiles;
+import dev.strata.lsm.testkit.TestScale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,7 +38,8 @@ class CrashCycleSpaceTest {
     private static final int KEY_BYTES = 16;
     private static final int VALUE_BYTES = 240;
     private static final long LIVE_BYTES = (long) KEYS * (KEY_BYTES + VALUE_BYTES);
-    private static final int CYCLES = 60;
+    /** 20 in the fast lane, 60 in the slow lane (CrashCycleSpaceSlowTest). */
+    private static final int CYCLES = TestScale.scaled(20);
     /** Relative error allowed between the reported and the true space amplification. */
     private static final double SA_TOLERANCE = 0.10;
     /**
@@ -156,7 +158,7 @@ class CrashCycleSpaceTest {
 
     @Test
     void reportedSpaceAmplificationIsTableBytesOverLiveBytes(@TempDir Path dir) throws IOException {
-        for (Reading r : crashCycles(dir, "size-tiered", 20)) {
+        for (Reading r : crashCycles(dir, "size-tiered", TestScale.scaled(8))) {
             assertEquals(r.trueRatio(), r.stats().spaceAmplification(), r.trueRatio() * SA_TOLERANCE, r.toString());
         }
     }

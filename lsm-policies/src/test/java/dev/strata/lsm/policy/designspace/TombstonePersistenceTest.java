@@ -8,6 +8,7 @@ import dev.strata.lsm.policy.MergePolicy;
 import dev.strata.lsm.policy.MergeTask;
 import dev.strata.lsm.policy.TreeView;
 import dev.strata.lsm.testkit.ManualClock;
+import dev.strata.lsm.testkit.SlowTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * flushed within the last D_th: one flushed longer ago is a violation. With
  * {@code -Dstrata.ds5.policy=lo1} (no tombstone trigger) the same run fails: tombstones stay.
  */
+@SlowTest
 class TombstonePersistenceTest {
     private static final long TTL_MILLIS = 2_000;
     /** Simulated time between two deletes. */
