@@ -1,5 +1,7 @@
 package dev.strata.lsm.bench.workload;
 
+import dev.strata.lsm.io.direct.AllocatedSpace;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,11 +12,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Bytes a directory takes on disk: allocated blocks as {@code du -s -B1} reports them (which
- * counts preallocated and not yet written-back space, as the file system does), and the
- * apparent size (sum of file lengths). Allocated is -1 where {@code du} is unavailable.
+ * Bytes a directory takes on disk: allocated blocks as {@code du -s -B1} counts them for its
+ * files (which counts preallocated and not yet written-back space, as the file system does),
+ * read with {@code statx(2)} through lsm-io-native's {@link AllocatedSpace} (no process is
+ * started: the run monitor samples once a second, and a {@code du} process a second cost the
+ * measured engines CPU), or from {@code du} where statx cannot be bound; and the apparent
+ * size (sum of file lengths). Allocated is -1 where neither is available.
  *
- * @param allocatedBytes du's figure, or -1
+ * @param allocatedBytes the allocated bytes of the directory's files, or -1
  * @param apparentBytes sum of regular file lengths
  */
 public record DiskUsage(long allocatedBytes, long apparentBytes) {
@@ -38,9 +43,9 @@ public record DiskUsage(long allocatedBytes, long apparentBytes) {
         return allocatedBytes >= 0 ? allocatedBytes : apparentBytes;
     }
 
-    /** "allocated blocks (du)" or "file lengths", naming what {@link #bytes()} counts. */
+    /** "allocated blocks" or "file lengths", naming what {@link #bytes()} counts. */
     public String source() {
-        return allocatedBytes >= 0 ? "allocated blocks (du)" : "file lengths";
+        return allocatedBytes >= 0 ? "allocated blocks" : "file lengths";
     }
 
     private static long apparent(Path dir) {
@@ -72,6 +77,23 @@ public record DiskUsage(long allocatedBytes, long apparentBytes) {
     }
 
     private static long allocated(Path dir) {
+        if (AllocatedSpace.available()) {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return AllocatedSpace.ofTree(dir);
+                } catch (UncheckedIOException e) {
+                    // The walk raced with the engine deleting a file: measure again, a few times.
+                    if (attempt == 3) {
+                        throw e;
+                    }
+                }
+            }
+        }
+        return allocatedByDu(dir);
+    }
+
+    /** {@code du -s -B1}: the directory's files and the directories' own blocks. */
+    static long allocatedByDu(Path dir) {
         try {
             Process du = new ProcessBuilder("du", "-s", "-B1", dir.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             String out;

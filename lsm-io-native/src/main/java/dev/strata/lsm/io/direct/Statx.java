@@ -42,6 +42,30 @@ final class Statx {
         }
     }
 
+    /** The directory descriptor that makes a relative path relative to the working directory. */
+    static final int AT_FDCWD = -100;
+    /** Describe a symbolic link itself, not its target. */
+    static final int AT_SYMLINK_NOFOLLOW = 0x100;
+
+    /**
+     * Allocated 512-byte blocks of the file at {@code path} (not following a final symbolic
+     * link), or -1 when statx is unavailable, fails (e.g. the file is gone) or does not report
+     * blocks.
+     */
+    static long blocksOf(java.nio.file.Path path) {
+        if (!AVAILABLE) {
+            return -1;
+        }
+        byte[] name = path.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] cPath = java.util.Arrays.copyOf(name, name.length + 1);
+        byte[] buf = new byte[SIZE];
+        if (statx(AT_FDCWD, cPath, AT_SYMLINK_NOFOLLOW, STATX_BLOCKS, buf) != 0) {
+            return -1;
+        }
+        ByteBuffer b = ByteBuffer.wrap(buf).order(ByteOrder.nativeOrder());
+        return (b.getInt(0) & STATX_BLOCKS) == 0 ? -1 : b.getLong(48);
+    }
+
     /** statx of the open file {@code fd}, or null when statx is unavailable or fails. */
     static Result of(int fd) {
         if (!AVAILABLE) {
