@@ -13,9 +13,10 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Storage whose writes to a merge output wait at a gate until {@link #release}: {@link #mergeWriting}
- * counts down at the first one (FlushLaneTest, MergeStopsOnCloseTest, PolicyTickTest).
+ * counts down at the first one (FlushLaneTest, MergeStopsOnCloseTest, PolicyTickTest,
+ * SubcompactionSlowTest; TornManifestTest adds manifest faults in a subclass).
  */
-final class GatedMergeIO extends ForwardingStorageIO {
+class GatedMergeIO extends ForwardingStorageIO {
     final CountDownLatch gate = new CountDownLatch(1);
     final CountDownLatch mergeWriting = new CountDownLatch(1);
 

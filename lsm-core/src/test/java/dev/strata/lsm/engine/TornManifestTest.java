@@ -3,9 +3,7 @@ package dev.strata.lsm.engine;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.fault.CrashImages;
-import dev.strata.lsm.io.FileChannelStorageIO;
 import dev.strata.lsm.io.ForwardingStorageIO.ForwardingPageFile;
-import dev.strata.lsm.io.ForwardingStorageIO;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
@@ -61,12 +59,10 @@ class TornManifestTest {
     }
 
     /**
-     * Merge outputs wait at a gate; appends to manifest files opened before arming tear, and
+     * Merge outputs wait at the {@link GatedMergeIO} gate; appends to manifest files opened before arming tear, and
      * truncation and manifest creation fail, as armed.
      */
-    static final class TornManifestIO extends ForwardingStorageIO {
-        final CountDownLatch gate = new CountDownLatch(1);
-        final CountDownLatch mergeWriting = new CountDownLatch(1);
+    static final class TornManifestIO extends GatedMergeIO {
         final AtomicInteger flushTablesCreated = new AtomicInteger();
         final CountDownLatch flushGate = new CountDownLatch(1);
         /** The flush table (counted from 1) whose creation waits for {@link #flushGate}. */
@@ -74,10 +70,6 @@ class TornManifestTest {
         volatile boolean tearAppends;
         volatile boolean failTruncate;
         volatile boolean failCreate;
-
-        TornManifestIO() {
-            super(new FileChannelStorageIO());
-        }
 
         void arm(Faults faults) {
             failCreate = faults == Faults.TEAR_NOTHING_WORKS;
@@ -89,16 +81,6 @@ class TornManifestTest {
             tearAppends = false;
             failTruncate = false;
             failCreate = false;
-        }
-
-        private void hold() throws IOException {
-            mergeWriting.countDown();
-            try {
-                gate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while held", e);
-            }
         }
 
         @Override
@@ -118,22 +100,7 @@ class TornManifestTest {
                     throw new IOException("interrupted while held", e);
                 }
             }
-            PageFile f = super.open(path, mode, purpose);
-            if (purpose == IoPurpose.MERGE && creating) {
-                return new ForwardingPageFile(f) {
-                    @Override
-                    public void write(ByteBuffer src, long position) throws IOException {
-                        hold();
-                        super.write(src, position);
-                    }
-
-                    @Override
-                    public long append(ByteBuffer src) throws IOException {
-                        hold();
-                        return super.append(src);
-                    }
-                };
-            }
+            PageFile f = super.open(path, mode, purpose); // merge outputs held at the gate
             if (purpose != IoPurpose.MANIFEST) {
                 return f;
             }
