@@ -109,6 +109,27 @@ class DefaultPolicyTest {
     }
 
     /**
+     * Subcompactions split a merge by the size of its data, not of its files (issue 36): twelve
+     * one-key flushes are twelve page-padded tables, each larger on disk than the 8 KiB output
+     * file size, but their data fits in one output file, so no merge of them is split and level 1
+     * ends as one table (split by file sizes, it ended as twelve one-key tables).
+     */
+    @Test
+    void subcompactionsNeverSplitAMergeWhoseDataFitsInOneFile() {
+        try (LsmStore store = LsmStore.open(dir, base().subcompactions(4).build())) {
+            for (int i = 0; i < 12; i++) {
+                store.put(key(i), value(i));
+                store.flush();
+            }
+            store.awaitMerges();
+            int[] perLevel = store.stats().componentsPerLevel();
+            assertTrue(perLevel.length >= 2 && perLevel[1] == 1,
+                    "level 1 is one table: " + java.util.Arrays.toString(perLevel));
+            assertEquals(12, count(store));
+        }
+    }
+
+    /**
      * A store written before stores recorded their policy (format-2 manifest: the store of
      * lsm-core's {@code PreFamiliesStoreFixture}, written by commit 024c82f with
      * {@code size-tiered}) opened with a configuration naming none keeps running
