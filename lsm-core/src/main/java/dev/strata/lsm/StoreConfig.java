@@ -57,7 +57,7 @@ public final class StoreConfig {
      * The default most pieces one merge is split into: {@value}. Why: docs/benchmarks.md,
      * "session 19" (the zstd-bottommost stall).
      */
-    public static final int DEFAULT_SUBCOMPACTIONS = 1;
+    public static final int DEFAULT_SUBCOMPACTIONS = 4;
     /** The most pieces one merge may be split into: {@value}. */
     public static final int MAX_SUBCOMPACTIONS = 64;
     /** The default delayed write rate: 16 MiB a second, RocksDB's {@code delayed_write_rate} default. */
