@@ -55,9 +55,9 @@ public final class StoreConfig {
     public static final long DEFAULT_POLICY_TICK_MILLIS = 5000;
     /**
      * The default most pieces one merge is split into: {@value}. Why: docs/benchmarks.md,
-     * "session 19" (the zstd-bottommost stall).
+     * "Subcompactions by data size, session 20 (issue 36)" (the zstd-bottommost stop).
      */
-    public static final int DEFAULT_SUBCOMPACTIONS = 1;
+    public static final int DEFAULT_SUBCOMPACTIONS = 4;
     /** The most pieces one merge may be split into: {@value}. */
     public static final int MAX_SUBCOMPACTIONS = 64;
     /** The default delayed write rate: 16 MiB a second, RocksDB's {@code delayed_write_rate} default. */
@@ -486,10 +486,12 @@ public final class StoreConfig {
      * The most key-range pieces one merge is split into, merged in parallel (RocksDB's
      * {@code max_subcompactions}; default {@value #DEFAULT_SUBCOMPACTIONS}, 1 to
      * {@value #MAX_SUBCOMPACTIONS}, 1 = never split). A rewrite whose output spec cuts files
-     * of a size, whose inputs hold no range tombstone and which reads at least two such
-     * file sizes of input is split at input tables' smallest keys into pieces of about equal
-     * input bytes (at least one file size each); the first piece runs on the merge's thread,
-     * the others on the block-merge threads, and the outputs of all are installed in one
+     * of a size, whose inputs hold no range tombstone and which reads at least four such
+     * file sizes of input data (its tables' key and value bytes, not their files) is split at
+     * input tables' smallest keys into pieces of about equal input data (at least two file
+     * sizes each); the first piece runs on the merge's thread, the others on the block-merge
+     * threads (a store's own pool has one per piece beyond the first, at least two), and the
+     * outputs of all are installed in one
      * version edit once every piece has ended (docs/engine.md, "Subcompactions"). Flushes,
      * moves and block compactions are never split.
      *

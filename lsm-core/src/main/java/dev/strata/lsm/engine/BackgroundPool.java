@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li><b>control</b> (one thread): policy decisions, the policy tick and the timers of
  *       retries: short jobs that never wait for another job, so a writer waiting for its
  *       store's decision never waits for a flush or a merge of another store.</li>
- *   <li><b>block</b> (two threads): the per-child sub-tasks of block compactions, which the
- *       merge that made them waits for; they wait for nothing.</li>
+ *   <li><b>block</b>: the per-child sub-tasks of block compactions and the pieces of a merge
+ *       split into subcompactions (all but the first), which the merge that made them waits
+ *       for; they wait for nothing. Two threads in a shared pool; in a store's own, one per
+ *       piece beyond the first and at least two ({@link #blockThreadsFor}).</li>
  * </ul>
  *
  * <p>No job waits for a job of a lane it can be queued behind except its own store's
@@ -81,13 +83,23 @@ public final class BackgroundPool implements AutoCloseable {
      * One store's own threads, as a store had them before pools were shared:
      * {@code strata-flush-DIR} (flushes, and the timers: the policy tick runs there),
      * {@code strata-bg-DIR-N} ({@code mergeThreads} merge threads), {@code strata-policy-DIR}
-     * (decisions) and {@code strata-block-DIR-N}.
+     * (decisions) and {@code strata-block-DIR-N} ({@code blockThreads}).
      */
-    static BackgroundPool ofStore(Path dir, int mergeThreads) {
+    static BackgroundPool ofStore(Path dir, int mergeThreads, int blockThreads) {
         String name = String.valueOf(dir.getFileName());
         ScheduledThreadPoolExecutor flushAndTimers = scheduled("strata-flush-" + name);
         return new BackgroundPool(flushAndTimers, fixed(mergeThreads, "strata-bg-" + name + "-"),
-                scheduled("strata-policy-" + name), fixed(2, "strata-block-" + name + "-"), flushAndTimers, false);
+                scheduled("strata-policy-" + name), fixed(blockThreads, "strata-block-" + name + "-"), flushAndTimers,
+                false);
+    }
+
+    /**
+     * Block-merge threads of a store's own pool for {@code subcompactions} pieces a merge: one
+     * for each piece but the first (which runs on the merge's thread), so a split merge's
+     * pieces all run at once, and at least the two block compactions always had.
+     */
+    static int blockThreadsFor(int subcompactions) {
+        return Math.max(2, subcompactions - 1);
     }
 
     private static ThreadPoolExecutor fixed(int threads, String prefix) {

@@ -34,11 +34,13 @@ final class BackgroundThreads implements AutoCloseable {
     private volatile boolean closed;
 
     /**
-     * @param shared a shared pool, or null for the store's own ({@code mergeThreads} merge threads)
+     * @param shared a shared pool, or null for the store's own ({@code mergeThreads} merge threads,
+     *     block-merge threads for merges of {@code subcompactions} pieces)
      */
-    BackgroundThreads(Path dir, int mergeThreads, BackgroundPool shared) {
+    BackgroundThreads(Path dir, int mergeThreads, int subcompactions, BackgroundPool shared) {
         this.dir = dir;
-        this.pool = shared != null ? shared : BackgroundPool.ofStore(dir, mergeThreads);
+        this.pool = shared != null ? shared
+                : BackgroundPool.ofStore(dir, mergeThreads, BackgroundPool.blockThreadsFor(subcompactions));
     }
 
     /** A job of this store, claimed once by whoever runs it first. */

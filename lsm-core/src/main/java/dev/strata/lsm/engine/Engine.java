@@ -173,7 +173,7 @@ public final class Engine implements AutoCloseable {
             // Chooses the policy from what the manifest records before anything is written.
             openedVersions = VersionSet.open(io, dir, dir, rootTables, given.manifestRewriteBytes(), storePolicy);
             mergePolicy = Tree.policyOf(storePolicy.effective());
-            startedThreads = new BackgroundThreads(dir, given.backgroundThreads(),
+            startedThreads = new BackgroundThreads(dir, given.backgroundThreads(), given.subcompactions(),
                     given.sharedResources() != null ? SharedResourcesAccess.backgroundPool(given.sharedResources()) : null);
             boundMetrics = new StoreMetrics(String.valueOf(dir.getFileName()), io.counters(), this::stats, cache);
             boundMetrics.bindTo(given.meterRegistry() != null ? given.meterRegistry()

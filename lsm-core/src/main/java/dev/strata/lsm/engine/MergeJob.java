@@ -448,8 +448,8 @@ final class MergeJob {
 
     /**
      * Where a rewrite of {@code inputs} is split into pieces merged in parallel
-     * ({@link Subcompactions#boundaries}, at most {@link #subcompactions} pieces of at least the
-     * task's file size of input each); empty for a merge that runs whole: with subcompactions
+     * ({@link Subcompactions#boundaries}, at most {@link #subcompactions} pieces, each of at least
+     * {@link Subcompactions#minPieceBytes} of the task's file size of input data); empty for a merge that runs whole: with subcompactions
      * off, an output spec without a file size (the policy asked for one file), or range
      * tombstones among the inputs (a tombstone spans pieces).
      */
@@ -465,9 +465,10 @@ final class MergeJob {
             } catch (IOException | RuntimeException e) {
                 fences = dev.strata.lsm.sstable.TableFences.uniform(c.meta().minKey(), c.meta().maxKey());
             }
-            spans.add(new Subcompactions.Input(c.meta().minKey(), c.meta().sizeBytes(), fences));
+            spans.add(new Subcompactions.Input(c.meta().minKey(), c.meta().sizeBytes(), c.meta().entryCount(),
+                    c.meta().userBytes(), fences));
         }
-        return Subcompactions.boundaries(spans, subcompactions, task.output().maxFileBytes());
+        return Subcompactions.boundaries(spans, subcompactions, Subcompactions.minPieceBytes(task.output().maxFileBytes()));
     }
 
     /**

@@ -22,14 +22,14 @@ class XmlSubcompactionsConfigTest {
     void xmlAndBuilderAgree() {
         StoreConfig c = XmlConfigTest.read("""
                 <store>
-                  <background threads="2" subcompactions="4"/>
+                  <background threads="2" subcompactions="3"/>
                 </store>
                 """);
-        assertEquals(4, c.subcompactions());
-        StoreConfig b = StoreConfig.builder().subcompactions(4).build();
+        assertEquals(3, c.subcompactions());
+        StoreConfig b = StoreConfig.builder().subcompactions(3).build();
         assertEquals(c.toString(), b.toString());
-        assertTrue(b.toString().contains("subcompactions=4"), b.toString());
-        assertEquals(4, b.toBuilder().build().subcompactions());
+        assertTrue(b.toString().contains("subcompactions=3"), b.toString());
+        assertEquals(3, b.toBuilder().build().subcompactions());
         assertEquals(64, StoreConfig.builder().subcompactions(64).build().subcompactions());
     }
 

@@ -11,13 +11,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Where a merge is split into subcompactions ({@link Subcompactions#boundaries}, issue 36): at
- * input tables' starts, into pieces of about equal input bytes as the tables' fences place them,
- * no more pieces than asked for and none smaller than asked for.
+ * input tables' starts, into pieces of about equal input data as the tables' fences place it,
+ * no more pieces than asked for and none smaller than asked for, a table weighed by its data
+ * (entries, or its stored bytes when compressed below them), never by its page-padded file.
  */
 class SubcompactionBoundariesTest {
+    /**
+     * A table of {@code bytes} of data spread evenly over [min, max], in a file a few pages
+     * larger (leaf padding, index, bloom, footer), as an uncompressed table's is.
+     */
     private static Subcompactions.Input uniform(String min, String max, long bytes) {
-        return new Subcompactions.Input(min.getBytes(UTF_8), bytes, TableFences.uniform(min.getBytes(UTF_8),
-                max.getBytes(UTF_8)));
+        long entries = bytes / 50;
+        return new Subcompactions.Input(min.getBytes(UTF_8), bytes + 3 * 4096, entries,
+                bytes - entries * Subcompactions.ENTRY_OVERHEAD_BYTES,
+                TableFences.uniform(min.getBytes(UTF_8), max.getBytes(UTF_8)));
     }
 
     private static List<String> strings(List<byte[]> keys) {
@@ -55,5 +62,46 @@ class SubcompactionBoundariesTest {
                 uniform("c0", "c9", 10));
         assertEquals(List.of("b0"), strings(Subcompactions.boundaries(skew, 4, 1)),
                 "one boundary: every later start holds less than a quarter more");
+    }
+
+    @Test
+    void tablesOfAFewEntriesWeighTheirDataNotTheirPages() {
+        // Twelve one-key flushes: each file is three 4 KiB pages, more than the 8 KiB output file
+        // size, but all their data is a few hundred bytes: one output file, so no split (by their
+        // file sizes, 144 KiB, they were split into four pieces; session 19's DefaultPolicyTest).
+        List<Subcompactions.Input> flushes = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            String key = String.format("k%06d", i);
+            flushes.add(new Subcompactions.Input(key.getBytes(UTF_8), 3 * 4096, 1, 7 + 20,
+                    TableFences.uniform(key.getBytes(UTF_8), key.getBytes(UTF_8))));
+        }
+        assertEquals(List.of(), Subcompactions.boundaries(flushes, 4, Subcompactions.minPieceBytes(8192)));
+        assertEquals(List.of(), Subcompactions.boundaries(flushes, 64, 1_000), "under 1,000 bytes of data in all");
+        assertEquals(27 + Subcompactions.ENTRY_OVERHEAD_BYTES, flushes.get(0).dataBytes());
+    }
+
+    @Test
+    void aCompressedTableWeighsItsStoredBytes() {
+        // Entries of 1,000 bytes stored in 400 (compressed): what its entries take in an output of
+        // the same codec is about the 400.
+        Subcompactions.Input compressed = new Subcompactions.Input("a".getBytes(UTF_8), 400, 10, 920,
+                TableFences.uniform("a".getBytes(UTF_8), "b".getBytes(UTF_8)));
+        assertEquals(400, compressed.dataBytes());
+        Subcompactions.Input plain = new Subcompactions.Input("a".getBytes(UTF_8), 4096 + 1000, 10, 920,
+                TableFences.uniform("a".getBytes(UTF_8), "b".getBytes(UTF_8)));
+        assertEquals(1000, plain.dataBytes());
+    }
+
+    @Test
+    void aPieceHoldsAtLeastTwoOutputFilesOfData() {
+        assertEquals(2 * 8192, Subcompactions.minPieceBytes(8192));
+        assertEquals(Long.MAX_VALUE, Subcompactions.minPieceBytes(Long.MAX_VALUE), "no file size: never split");
+        // Data for three output files of 1,000 bytes: never split; for four: two pieces.
+        List<Subcompactions.Input> three = List.of(uniform("a0", "a9", 1000), uniform("b0", "b9", 1000),
+                uniform("c0", "c9", 1000));
+        assertEquals(List.of(), Subcompactions.boundaries(three, 4, Subcompactions.minPieceBytes(1000)));
+        List<Subcompactions.Input> four = new ArrayList<>(three);
+        four.add(uniform("d0", "d9", 1000));
+        assertEquals(List.of("c0"), strings(Subcompactions.boundaries(four, 4, Subcompactions.minPieceBytes(1000))));
     }
 }

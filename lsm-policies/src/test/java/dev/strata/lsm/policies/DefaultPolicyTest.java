@@ -14,6 +14,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -105,6 +106,34 @@ class DefaultPolicyTest {
             // one-leveling merges level 0 into level 1 once it holds its trigger of runs.
             assertTrue(store.columnFamilyStats(f).componentCount() < 12,
                     "f takes the store's one-leveling, which merges: " + store.columnFamilyStats(f));
+        }
+    }
+
+    /**
+     * Subcompactions split a merge by the size of its data, not of its files (issue 36): twelve
+     * one-key flushes are twelve page-padded tables, each larger on disk than the 8 KiB output
+     * file size, but their data fits in one output file, so no merge of them is split and level 1
+     * ends as it does without subcompactions (split by file sizes, it ended as twelve one-key
+     * tables).
+     */
+    @Test
+    void subcompactionsNeverSplitAMergeWhoseDataFitsInOneFile() {
+        int[] whole = oneKeyFlushes(dir.resolve("whole"), 1);
+        int[] split = oneKeyFlushes(dir.resolve("split"), 4);
+        assertTrue(whole.length >= 2 && whole[1] < 12, "merged without subcompactions: " + Arrays.toString(whole));
+        assertEquals(Arrays.toString(whole), Arrays.toString(split), "level sizes with subcompactions 4 as with 1");
+    }
+
+    /** Twelve one-key flushes into a one-leveling store, each merged before the next; its tables per level. */
+    private static int[] oneKeyFlushes(Path at, int subcompactions) {
+        try (LsmStore store = LsmStore.open(at, base().subcompactions(subcompactions).build())) {
+            for (int i = 0; i < 12; i++) {
+                store.put(key(i), value(i));
+                store.flush();
+                store.awaitMerges(); // the same merges in both stores, whatever the threads' timing
+            }
+            assertEquals(12, count(store));
+            return store.stats().componentsPerLevel();
         }
     }
 
