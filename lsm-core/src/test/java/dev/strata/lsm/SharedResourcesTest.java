@@ -48,13 +48,30 @@ class SharedResourcesTest {
                         java.lang.management.BufferPoolMXBean::getMemoryUsed).sum();
     }
 
+    /**
+     * Direct bytes once earlier tests' unreachable buffers are freed: collections until two
+     * readings 100 ms apart agree (their cleaners run after the collection, late under load), at
+     * most 5 s.
+     */
+    private static long settledDirectBytes() throws InterruptedException {
+        long last = -1;
+        for (int i = 0; i < 50; i++) {
+            System.gc();
+            Thread.sleep(100);
+            long now = directBytes();
+            if (now == last) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
+    }
+
     @Test
     void offHeapResourcesKeepTheStoresMemtablesAndPagesInDirectMemory() throws Exception {
         int stores = 4;
         int perStore = 200;
-        System.gc(); // direct buffers of earlier tests go now, not while this one counts
-        Thread.sleep(100);
-        long directBefore = directBytes();
+        long directBefore = settledDirectBytes();
         try (SharedResources shared = SharedResources.builder().blockCacheBytes(1 << 20)
                 .memtableBudgetBytes(4 << 20).offHeap(true).build()) {
             assertTrue(shared.offHeap());
