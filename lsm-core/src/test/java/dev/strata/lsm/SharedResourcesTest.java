@@ -312,7 +312,7 @@ class SharedResourcesTest {
                     .sharedResources(shared).build();
             List<LsmStore> open = new ArrayList<>();
             int opened = 0;
-            for (int op = 0; op < 3_000; op++) {
+            for (int op = 0; op < 1_200; op++) {
                 int what = random.nextInt(100);
                 if (what < 2 || open.isEmpty()) {
                     open.add(LsmStore.open(dir.resolve("r" + opened++), config));
