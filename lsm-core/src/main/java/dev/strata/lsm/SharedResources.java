@@ -10,10 +10,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Memory shared by any number of stores of one JVM, as RocksDB shares a {@code Cache} and a
  * {@code WriteBufferManager} between databases: one block cache for all of them (each store
- * keys its pages apart), and optionally one memtable budget (when all their memtables
- * together hold more than 7/8 of the
- * budget, the largest active one among them is switched out and flushed, and writes wait
- * while they hold more than the budget). Give it to each store with
+ * keys its pages apart), and optionally one memtable budget (when their active memtables
+ * together hold more than 7/8 of the budget, or all their memtables the budget with at least
+ * half of it active, the largest active one among them is switched out and flushed, and writes
+ * wait while they hold more than the budget). Give it to each store with
  * {@link StoreConfig.Builder#sharedResources(SharedResources)}; a store opened with it ignores
  * its own {@link StoreConfig#blockCacheBytes()}.
  *

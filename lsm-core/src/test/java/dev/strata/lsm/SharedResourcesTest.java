@@ -48,13 +48,30 @@ class SharedResourcesTest {
                         java.lang.management.BufferPoolMXBean::getMemoryUsed).sum();
     }
 
+    /**
+     * Direct bytes once earlier tests' unreachable buffers are freed: collections until two
+     * readings 100 ms apart agree (their cleaners run after the collection, late under load), at
+     * most 5 s.
+     */
+    private static long settledDirectBytes() throws InterruptedException {
+        long last = -1;
+        for (int i = 0; i < 50; i++) {
+            System.gc();
+            Thread.sleep(100);
+            long now = directBytes();
+            if (now == last) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
+    }
+
     @Test
     void offHeapResourcesKeepTheStoresMemtablesAndPagesInDirectMemory() throws Exception {
         int stores = 4;
         int perStore = 200;
-        System.gc(); // direct buffers of earlier tests go now, not while this one counts
-        Thread.sleep(100);
-        long directBefore = directBytes();
+        long directBefore = settledDirectBytes();
         try (SharedResources shared = SharedResources.builder().blockCacheBytes(1 << 20)
                 .memtableBudgetBytes(4 << 20).offHeap(true).build()) {
             assertTrue(shared.offHeap());
@@ -274,6 +291,67 @@ class SharedResourcesTest {
             assertEquals(1L << 40, shared.writeBufferBytesUsed());
             r.close();
             assertEquals(0, shared.writeBufferBytesUsed());
+        }
+    }
+
+    /** The stores' memtable bytes together, as their own statistics read them now. */
+    private static long memtableSum(List<LsmStore> stores) {
+        long sum = 0;
+        for (LsmStore s : stores) {
+            sum += s.stats().memtableBytes();
+        }
+        return sum;
+    }
+
+    @Test
+    void theBudgetCountsWhatTheOpenStoresMemtablesHoldThroughWritesFlushesAndCloses() throws Exception {
+        long seed = System.nanoTime();
+        java.util.Random random = new java.util.Random(seed);
+        try (SharedResources shared = SharedResources.builder().memtableBudgetBytes(256 << 10).build()) {
+            StoreConfig config = StoreConfig.builder().memtableBytes(48 << 10).backgroundThreads(1)
+                    .sharedResources(shared).build();
+            List<LsmStore> open = new ArrayList<>();
+            int opened = 0;
+            for (int op = 0; op < 1_200; op++) {
+                int what = random.nextInt(100);
+                if (what < 2 || open.isEmpty()) {
+                    open.add(LsmStore.open(dir.resolve("r" + opened++), config));
+                } else if (what < 4) {
+                    open.remove(random.nextInt(open.size())).close();   // its share is given back
+                } else if (what < 7) {
+                    open.get(random.nextInt(open.size())).flush();
+                } else {
+                    LsmStore s = open.get(random.nextInt(open.size()));
+                    int k = random.nextInt(2_000);
+                    if (what < 15) {
+                        s.delete(key(k));
+                    } else {
+                        s.put(key(k), value(1, k));
+                    }
+                }
+            }
+            // Switches and flushes the budget asked for may still run: each tells the budget when done.
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (shared.memtableBytesUsed() != memtableSum(open) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(memtableSum(open), shared.memtableBytesUsed(), "seed " + seed);
+            assertEquals(open.size(), shared.memtableBudget().members(), "seed " + seed);
+            assertTrue(shared.memtableBytesUsed() > 0, "seed " + seed);
+            // Flushes give the bytes back without a write after them.
+            for (LsmStore s : open) {
+                s.flush();
+            }
+            deadline = System.nanoTime() + 10_000_000_000L;
+            while (shared.memtableBytesUsed() != memtableSum(open) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(memtableSum(open), shared.memtableBytesUsed(), "after the flushes, seed " + seed);
+            for (LsmStore s : open) {
+                s.close();
+            }
+            assertEquals(0, shared.memtableBytesUsed(), "every closed store gave its share back");
+            assertEquals(0, shared.memtableBudget().members());
         }
     }
 }

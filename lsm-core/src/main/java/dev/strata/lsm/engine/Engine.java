@@ -116,6 +116,8 @@ public final class Engine implements AutoCloseable {
     private final FlushGroups groups;
     /** The memtable budget shared with other stores, or null; this store is in it while open ({@link #open}). */
     private final MemtableBudget budget;
+    /** This store's share of {@link #budget} while it is open and writable, else null. */
+    private volatile MemtableBudget.Share budgetShare;
     private final MemtableBudget.Member budgetMember = new MemtableBudget.Member() {
         @Override
         public long memtableBytes() {
@@ -201,7 +203,7 @@ public final class Engine implements AutoCloseable {
                 : dev.strata.lsm.mergeop.MergeOperators.find(config.mergeOperator());
         this.log = new WalLog(io, dir, config.walMode(), openedVersions);
         this.shared = new Tree.Shared(dir, io, cache, mutex, threads, metrics, snapshots, listener, operator, log,
-                queuedSweeps, this::walKeepFrom);
+                queuedSweeps, this::walKeepFrom, this::memtablesChanged);
         this.tree = new Tree(0, dev.strata.lsm.ColumnFamily.DEFAULT_NAME, dir, config, rootTables, openedVersions,
                 mergePolicy, shared);
         families.add(tree);
@@ -319,7 +321,7 @@ public final class Engine implements AutoCloseable {
             engine.recover();
             if (engine.budget != null && !reader) {
                 // A read-only open writes nothing: it never joins the memtable budget.
-                engine.budget.register(engine.budgetMember);
+                engine.budgetShare = engine.budget.register(engine.budgetMember);
             }
             // Families the configuration names and the store does not have yet (a reader creates none).
             for (var f : config.familyOptions().entrySet()) {
@@ -704,7 +706,11 @@ public final class Engine implements AutoCloseable {
         if (budget != null) {
             budget.admit();
         }
-        writeQueue.write(batch, options);
+        try {
+            writeQueue.write(batch, options);
+        } finally {
+            memtablesChanged();
+        }
         if (budget != null) {
             budget.afterWrite();
         }
@@ -1848,9 +1854,21 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /**
+     * A memtable of this store grew, was switched out, flushed or dropped: its share of the
+     * memtable budget is counted again (no-op without a budget, or before the store joined it).
+     */
+    private void memtablesChanged() {
+        MemtableBudget.Share share = budgetShare;
+        if (share != null) {
+            share.refresh();
+        }
+    }
+
     private void shutdownQuietly() {
-        if (budget != null) {
-            budget.unregister(budgetMember);
+        MemtableBudget.Share share = budgetShare;
+        if (share != null) {
+            share.release();
         }
         mutex.markClosed();
         threads.close();

@@ -18,12 +18,19 @@ final class Memtables {
     private final WalLog log;
     /** Whether new memtables keep their arenas in direct memory. */
     private final boolean offHeap;
+    /**
+     * Told after the set changes (a memtable switched out, flushed or dropped): the store's
+     * share of a shared memtable budget is counted again. Writes into the active memtable are
+     * told by the writer ({@link Engine#write}).
+     */
+    private final Runnable changed;
 
     private volatile MemtableSet set;
 
-    Memtables(WalLog log, boolean offHeap) {
+    Memtables(WalLog log, boolean offHeap, Runnable changed) {
         this.log = log;
         this.offHeap = offHeap;
+        this.changed = changed;
     }
 
     /** A new, empty memtable of this family logging to {@code segment}, on or off the heap as configured. */
@@ -34,6 +41,7 @@ final class Memtables {
     /** Starts the family's first memtable, logging to segment {@code segment}. */
     void start(long segment) {
         set = new MemtableSet(newMemtable(segment), List.of());
+        changed.run();
     }
 
     /** The memtables now; readers read this without a lock. */
@@ -77,6 +85,7 @@ final class Memtables {
         imm.add(m.active());
         imm.addAll(m.immutable());
         set = new MemtableSet(newMemtable(segment), imm);
+        changed.run();
     }
 
     /**
@@ -85,6 +94,7 @@ final class Memtables {
      */
     void discard() {
         set = new MemtableSet(newMemtable(log.segment()), List.of());
+        changed.run();
     }
 
     /** The oldest immutable memtable. Mutex held. */
@@ -107,6 +117,7 @@ final class Memtables {
         List<Memtable> imm = new ArrayList<>(set.immutable());
         imm.remove(imm.size() - 1);
         set = new MemtableSet(set.active(), imm);
+        changed.run();
     }
 
     /**

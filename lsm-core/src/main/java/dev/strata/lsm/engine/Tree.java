@@ -38,7 +38,7 @@ final class Tree {
     /** What every tree of a store shares. */
     record Shared(Path storeDir, CountingStorageIO io, BlockCache cache, EngineMutex mutex, BackgroundThreads threads,
                   StoreMetrics metrics, Snapshots snapshots, StoreListener listener, MergeOperator operator, WalLog log,
-                  AtomicInteger queuedSweeps, java.util.function.LongSupplier walKeepFrom) {
+                  AtomicInteger queuedSweeps, java.util.function.LongSupplier walKeepFrom, Runnable memtablesChanged) {
     }
 
     final int id;
@@ -91,7 +91,7 @@ final class Tree {
                 (level, bottommost) -> TableOptions.of(config, level, bottommost),
                 config.valueExpiry(), shared.operator(), config.clock());
         this.memtables = new Memtables(shared.log(), config.offHeap()
-                || (config.sharedResources() != null && config.sharedResources().offHeap()));
+                || (config.sharedResources() != null && config.sharedResources().offHeap()), shared.memtablesChanged());
         this.policy = new PolicyBridge(mergePolicy, config.mergePolicy(), versions.current().policyState(), counters);
         MergeJob mergeJob = new MergeJob(shared.io(), tables, versions, output, obsolete, policy, mutex,
                 TableOptions.of(config), threads.blockPool(), counters, config.subcompactions());
