@@ -991,6 +991,11 @@ abstract class AbstractSegmentedStore implements StateStore {
         }
     }
 
+    /** Table files ingested by restores since init (tests). */
+    synchronized long ingestedTables() {
+        return ingestedTables;
+    }
+
     /** Sets the records of one segment from which a restored chunk is ingested (tests, benchmarks). */
     synchronized void restoreIngestMinRecords(int records) {
         restoreIngestMinRecords = records;
