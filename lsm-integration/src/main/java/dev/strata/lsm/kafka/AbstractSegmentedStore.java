@@ -1,6 +1,8 @@
 package dev.strata.lsm.kafka;
 
 import dev.strata.lsm.Cursor;
+import dev.strata.lsm.IngestOptions;
+import dev.strata.lsm.TableWriter;
 import dev.strata.lsm.LsmStore;
 import dev.strata.lsm.StoreConfig;
 import dev.strata.lsm.WriteOptions;
@@ -188,6 +190,26 @@ abstract class AbstractSegmentedStore implements StateStore {
      * writing a checkpoint during restore, {@code OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT}).
      */
     static final long UNLOGGED_RECORDS_PER_CHECKPOINT = 10_000;
+    /** Ingest options of a restored table: moved in, its index checked (this store wrote it). */
+    private static final IngestOptions INGEST_RESTORED = IngestOptions.defaults().deleteFiles(true)
+            .verification(IngestOptions.Verification.INDEX);
+    /**
+     * The records of one segment in a restored chunk from which the chunk goes to that segment
+     * as an ingested table rather than through its memtable (see "Restore through table
+     * ingest"); {@link Integer#MAX_VALUE}: never. System property
+     * {@code strata.kafka.restoreIngestMinRecords} (benchmarks).
+     */
+    static final int RESTORE_INGEST_MIN_RECORDS = Integer.getInteger("strata.kafka.restoreIngestMinRecords", 50_000);
+    /**
+     * The bytes of a restored chunk when tables are ingested: {@link #MAX_BUFFERED_BYTES} (32 MiB;
+     * by measurement, 4 MiB chunks ran at half the records/s of 32 MiB ones); system property
+     * {@code strata.kafka.restoreIngestChunkBytes} (benchmarks).
+     */
+    static final long RESTORE_INGEST_CHUNK_BYTES = Long.getLong("strata.kafka.restoreIngestChunkBytes", MAX_BUFFERED_BYTES);
+    private int restoreIngestMinRecords = RESTORE_INGEST_MIN_RECORDS;
+    private final long restoreIngestChunkBytes = RESTORE_INGEST_CHUNK_BYTES;
+    /** Table files written for ingest since init (their names). */
+    private long ingestedTables;
 
     TimeSegments segments;
     long observedStreamTime = -1;
@@ -390,6 +412,7 @@ abstract class AbstractSegmentedStore implements StateStore {
                 }
                 readCommitted();
                 Files.deleteIfExists(dir.resolve(LEGACY_POSITION_FILE));
+                deleteRestoreLeftovers();
             } catch (RuntimeException | IOException e) {
                 closeQuietly();
                 if (e instanceof StoreException) {
@@ -866,10 +889,20 @@ abstract class AbstractSegmentedStore implements StateStore {
             return;
         }
         restoring.taken(records.size(), last);
-        if (bufferLimit.resized(restoring.approximateBytes(),
-                RestoredChunk.maxBytes(openConfig.memtableBytes(), maxBufferedBytes))) {
+        if (bufferLimit.resized(restoring.approximateBytes(), restoreChunkBytes())) {
             writeRestoredChunk();
         }
+    }
+
+    /**
+     * The bytes of a restored chunk: half a segment's memtable ({@link RestoredChunk#maxBytes}),
+     * or, when its segments' records are ingested as tables, {@link #restoreIngestChunkBytes};
+     * never more than the cap on buffered writes.
+     */
+    private long restoreChunkBytes() {
+        long memtable = RestoredChunk.maxBytes(openConfig.memtableBytes(), maxBufferedBytes);
+        return restoreIngestMinRecords == Integer.MAX_VALUE ? memtable
+                : Math.max(memtable, Math.min(restoreIngestChunkBytes, maxBufferedBytes));
     }
 
     /**
@@ -883,18 +916,90 @@ abstract class AbstractSegmentedStore implements StateStore {
             return;
         }
         Map<LsmStore, WriteBatch> data = new java.util.IdentityHashMap<>();
-        for (TimeSegments.Segment segment : restoring.targets()) {
-            if (segment.open) {  // else dropped by a later record of the chunk
-                // Room for the offsets and the position writeOffsets adds to it.
-                data.put(segment.store, restoring.batch(segment, restoring.lastOffsets().size() + 1));
+        Set<LsmStore> ingested = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Map<TopicPartition, Long> offsets = new HashMap<>(restoring.lastOffsets());
+        try {
+            for (TimeSegments.Segment segment : restoring.targets()) {
+                if (!segment.open) {
+                    continue;  // dropped by a later record of the chunk
+                }
+                if (restoring.size(segment) >= restoreIngestMinRecords) {
+                    ingestRestored(segment, offsets);
+                    ingested.add(segment.store);
+                } else {
+                    // Room for the offsets and the position writeOffsets adds to it.
+                    data.put(segment.store, restoring.batch(segment, offsets.size() + 1));
+                }
                 segment.dirty = true;
             }
+        } finally {
+            long records = restoring.records();
+            restoring.clear();
+            unloggedRecords += records;
         }
-        Map<TopicPartition, Long> offsets = new HashMap<>(restoring.lastOffsets());
-        long records = restoring.records();
-        restoring.clear();
-        unloggedRecords += records;
-        writeOffsets(offsets, "restore", data, true);
+        writeOffsets(offsets, "restore", data, true, ingested);
+    }
+
+    /**
+     * Writes {@code segment}'s records of the restored chunk, with the chunk's {@code offsets}
+     * and the position, as one table file and ingests it into the segment's store (see
+     * "Restore through table ingest"): durable at once, records and offsets together.
+     */
+    private void ingestRestored(TimeSegments.Segment segment, Map<TopicPartition, Long> offsets) {
+        for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+            restoring.add(segment, offsetKey(e.getKey()), StoreLayout.encodeOffset(e.getValue()), 0);
+        }
+        restoring.add(segment, StoreLayout.POSITION_KEY, PositionSerde.serialize(position).array(), 0);
+        Path dir = restoreIngestDirectory();
+        Path file = dir.resolve("segment-" + segment.id + "-" + (++ingestedTables) + ".sst");
+        try {
+            Files.createDirectories(dir);
+            try (TableWriter table = TableWriter.create(file, openConfig)) {
+                restoring.writeTo(segment, table);
+                table.finish();
+            }
+            segment.store.ingest(List.of(file), INGEST_RESTORED);
+        } catch (IOException | StoreException | IllegalArgumentException | IllegalStateException e) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // already failing; init deletes what is left
+            }
+            throw new ProcessorStateException("Strata store " + name + ": restore (ingest of " + file + ") failed", e);
+        }
+        // The ingest flushed the segment's memtables first: its earlier unlogged writes are durable.
+        unlogged.remove(segment.store);
+    }
+
+    /**
+     * The directory of the table files a restore writes before ingesting them,
+     * {@code <task>/strata-restore/<name>}: outside the store's directory, which holds only
+     * segments, on the same file system (the ingest moves a file in by a hard link).
+     */
+    Path restoreIngestDirectory() {
+        return context.stateDir().toPath().resolve("strata-restore").resolve(name);
+    }
+
+    /** Deletes table files a restore left behind (a crash between writing and ingesting one). */
+    private void deleteRestoreLeftovers() throws IOException {
+        Path dir = restoreIngestDirectory();
+        if (Files.isDirectory(dir)) {
+            try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
+    }
+
+    /** Table files ingested by restores since init (tests). */
+    synchronized long ingestedTables() {
+        return ingestedTables;
+    }
+
+    /** Sets the records of one segment from which a restored chunk is ingested (tests, benchmarks). */
+    synchronized void restoreIngestMinRecords(int records) {
+        restoreIngestMinRecords = records;
     }
 
     /**
@@ -989,6 +1094,16 @@ abstract class AbstractSegmentedStore implements StateStore {
      */
     private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action,
                               Map<LsmStore, WriteBatch> data, boolean restoring) {
+        writeOffsets(changelogOffsets, action, data, restoring, Set.of());
+    }
+
+    /**
+     * As {@link #writeOffsets(Map, String, Map, boolean)}, except into the stores of
+     * {@code ingested}, which took the offsets and position in an ingested table (unless they
+     * hold buffered writes, which take them as usual).
+     */
+    private void writeOffsets(Map<TopicPartition, Long> changelogOffsets, String action,
+                              Map<LsmStore, WriteBatch> data, boolean restoring, Set<LsmStore> ingested) {
         byte[] serializedPosition = PositionSerde.serialize(position).array();
         WriteBatch batch = new WriteBatch();
         addOffsets(changelogOffsets, batch);
@@ -1008,6 +1123,9 @@ abstract class AbstractSegmentedStore implements StateStore {
             unlogged.removeIf(u -> !writers.contains(u));  // dropped segments
             for (LsmStore s : writers) {
                 TimeSegments.Segment withData = bufferedIn.get(s);
+                if (withData == null && ingested.contains(s)) {
+                    continue;
+                }
                 WriteBatch restoredData = data.get(s);
                 // Unlogged: a restore write, or offsets alone into a store whose unlogged writes are not flushed.
                 boolean unloggedWrite = restoring && s != meta || withData == null && unlogged.contains(s);

@@ -103,6 +103,23 @@ final class RestoredChunk<T> {
         return w == null ? new WriteBatch(extraOps) : w.toBatch(extraOps);
     }
 
+    /** The writes {@code target} holds (a key written twice counts twice), 0 for none. */
+    int size(T target) {
+        SortedWrites w = writes.get(target);
+        return w == null ? 0 : w.size();
+    }
+
+    /**
+     * Adds {@code target}'s writes to {@code table} in ascending key order, the last of each
+     * key only (see {@link SortedWrites#writeTo}).
+     *
+     * @return the entries added
+     */
+    int writeTo(T target, dev.strata.lsm.TableWriter table) {
+        SortedWrites w = writes.get(target);
+        return w == null ? 0 : w.writeTo(table);
+    }
+
     /** Forgets every write and offset (written, or dropped at close). */
     void clear() {
         writes.clear();

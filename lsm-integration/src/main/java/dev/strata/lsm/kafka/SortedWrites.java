@@ -1,5 +1,6 @@
 package dev.strata.lsm.kafka;
 
+import dev.strata.lsm.TableWriter;
 import dev.strata.lsm.WriteBatch;
 
 import java.util.Arrays;
@@ -74,6 +75,24 @@ final class SortedWrites {
             }
         }
         return batch;
+    }
+
+    /**
+     * Adds the writes to {@code table} in ascending unsigned key order, the last of each key
+     * only (a null value as a delete): what {@link TableWriter} takes, keys strictly increasing.
+     *
+     * @return the entries added
+     */
+    int writeTo(TableWriter table) {
+        int[] last = lastWrites();
+        for (int w : last) {
+            if (values[w] == null) {
+                table.delete(keys[w]);
+            } else {
+                table.put(keys[w], values[w]);
+            }
+        }
+        return last.length;
     }
 
     /**

@@ -402,6 +402,18 @@ class SegmentedStoreOffsetsTest {
     @EnumSource(ChunkedKind.class)
     void aRestoreInSortedChunksKilledLosesNothingCheckpointedAndResumesFromItsOffset(ChunkedKind kind)
             throws IOException {
+        killedRestore(kind, false);
+    }
+
+    /** As above, each chunk's records going to their segments as ingested tables. */
+    @ParameterizedTest
+    @EnumSource(ChunkedKind.class)
+    void aRestoreThroughTableIngestKilledLosesNothingCheckpointedAndResumesFromItsOffset(ChunkedKind kind)
+            throws IOException {
+        killedRestore(kind, true);
+    }
+
+    private void killedRestore(ChunkedKind kind, boolean ingest) throws IOException {
         int records = (int) AbstractSegmentedStore.UNLOGGED_RECORDS_PER_CHECKPOINT + 2_000;
         List<String> ids = new ArrayList<>();
         List<ConsumerRecord<byte[], byte[]>> changelog = chunkedChangelog(kind, records, ids);
@@ -411,8 +423,10 @@ class SegmentedStoreOffsetsTest {
         AbstractSegmentedStore store = kind.open(ctx);
         opened.add(store);
         store.maxBufferedBytes(32 * 1024);   // chunks of a few hundred records: several per run below
+        store.restoreIngestMinRecords(ingest ? 1 : Integer.MAX_VALUE);
 
         restore(ctx, changelog, 0, checkpointed);
+        assertEquals(ingest, store.ingestedTables() > 0);
         assertEquals(checkpointed - 1L, store.committedOffset(CHANGELOG_0), "the chunk's offset, answered at once");
         store.commit(Map.of(CHANGELOG_0, checkpointed - 1L));   // past 10,000 restored records: the checkpoint
         assertEquals(0, store.unloggedStores(), "the checkpoint flushed every restored record");
@@ -425,11 +439,17 @@ class SegmentedStoreOffsetsTest {
         TestStoreContext again = context(killed, false);
         AbstractSegmentedStore reopened = kind.open(again);
         opened.add(reopened);
+        reopened.restoreIngestMinRecords(ingest ? 1 : Integer.MAX_VALUE);
         long resumeAfter = reopened.committedOffset(CHANGELOG_0);
         assertTrue(resumeAfter >= checkpointed - 1L && resumeAfter < killedAt,
                 "nothing checkpointed lost, nothing unrestored claimed: " + resumeAfter);
-        assertEquals(modelUpTo(changelog, ids, resumeAfter), kind.contents(reopened),
-                "the image holds exactly the records up to its offset");
+        if (!ingest) {
+            assertEquals(modelUpTo(changelog, ids, resumeAfter), kind.contents(reopened),
+                    "the image holds exactly the records up to its offset");
+        }
+        // Ingested: a segment holds its tables' records with their offsets, the other segment's
+        // offsets of those chunks went unlogged, so the image may hold records past its offset
+        // (never fewer); restoring again from the offset gives the changelog's state below.
 
         restore(again, changelog, (int) resumeAfter + 1, records);
         assertTrue(reopened.holdsRestoredChunk());
@@ -438,6 +458,85 @@ class SegmentedStoreOffsetsTest {
         opened.add(closed);
         assertEquals(records - 1L, closed.committedOffset(CHANGELOG_0));
         assertEquals(modelUpTo(changelog, ids, records - 1L), kind.contents(closed));
+    }
+
+    /**
+     * A restore whose chunks go to their segments as ingested tables reads back exactly the
+     * changelog's last values: rewrites and deletes within a chunk and across chunks and both
+     * segments, keys put in an earlier ingested table and deleted in a later one, offsets and
+     * position with the records; and so again after a reopen, with no table file left behind.
+     */
+    @ParameterizedTest
+    @EnumSource(ChunkedKind.class)
+    void aRestoreThroughTableIngestHoldsTheChangelogsLastValues(ChunkedKind kind) throws IOException {
+        int generated = 6_000;
+        List<String> ids = new ArrayList<>();
+        List<ConsumerRecord<byte[], byte[]>> changelog = chunkedChangelog(kind, generated, ids);
+        Path stateDir = root.resolve("state");
+        TestStoreContext ctx = context(stateDir, false);
+        AbstractSegmentedStore store = kind.open(ctx);
+        opened.add(store);
+        store.maxBufferedBytes(32 * 1024);
+        store.restoreIngestMinRecords(1);
+
+        restore(ctx, changelog, 0, generated);
+        assertEquals(modelUpTo(changelog, ids, generated - 1L), kind.contents(store));   // writes the last chunk
+        long tables = store.ingestedTables();
+        assertTrue(tables > 4, "several chunks ingested: " + tables);
+
+        // Then a chunk deleting records that earlier ingested chunks put (and putting some back).
+        Map<String, String> live = modelUpTo(changelog, ids, generated - 1L);
+        int deleted = 0;
+        for (int i = 0; i < 2_000 && deleted < 60; i++) {
+            String id = ids.get(i);
+            if (live.containsKey(id) && changelog.get(i).value() != null) {
+                int offset = changelog.size();
+                boolean putBack = deleted % 3 == 0;
+                changelog.add(new ConsumerRecord<>(CHANGELOG_0.topic(), 0, offset, changelog.get(i).key(), null));
+                ids.add(id);
+                if (putBack) {
+                    changelog.add(new ConsumerRecord<>(CHANGELOG_0.topic(), 0, offset + 1, changelog.get(i).key(),
+                            value("back" + offset)));
+                    ids.add(id);
+                }
+                live.remove(id);
+                deleted++;
+            }
+        }
+        assertEquals(60, deleted);
+        restore(ctx, changelog, generated, changelog.size());
+        Map<String, String> expected = modelUpTo(changelog, ids, changelog.size() - 1L);
+        assertTrue(expected.size() < live.size() + 60 && expected.size() > live.size(), "deletes and puts back");
+        assertEquals(expected, kind.contents(store));
+        assertTrue(store.ingestedTables() > tables, "the deletes went in as a table");
+        assertEquals(changelog.size() - 1L, store.committedOffset(CHANGELOG_0));
+        Path leftovers = store.restoreIngestDirectory();
+        try (Stream<Path> files = Files.list(leftovers)) {
+            assertEquals(0, files.count(), "every table file was moved into its segment");
+        }
+
+        // Crash image without a commit: each ingested table holds its records with their
+        // offsets; the other segment's offsets went unlogged, so the store may report an older
+        // offset (never a newer one), from which a restore again reaches the same state.
+        Path crashed = image(stateDir, "crashed");
+        Path stray = crashed.resolve(stateDir.relativize(leftovers)).resolve("segment-0-1.sst");
+        Files.write(stray, new byte[] {1, 2, 3});   // a table file written but never ingested
+        TestStoreContext crashCtx = context(crashed, false);
+        AbstractSegmentedStore afterCrash = kind.open(crashCtx);
+        opened.add(afterCrash);
+        assertTrue(!Files.exists(stray), "init deletes a table file left behind");
+        Long resumeAfter = afterCrash.committedOffset(CHANGELOG_0);
+        assertTrue(resumeAfter != null && resumeAfter <= changelog.size() - 1L, "offset " + resumeAfter);
+        afterCrash.restoreIngestMinRecords(1);
+        restore(crashCtx, changelog, (int) (resumeAfter + 1), changelog.size());
+        assertEquals(expected, kind.contents(afterCrash));
+        assertEquals(changelog.size() - 1L, afterCrash.committedOffset(CHANGELOG_0));
+
+        store.close();
+        AbstractSegmentedStore reopened = kind.open(context(stateDir, false));
+        opened.add(reopened);
+        assertEquals(changelog.size() - 1L, reopened.committedOffset(CHANGELOG_0));
+        assertEquals(expected, kind.contents(reopened));
     }
 
     /** A read while restored records wait in a chunk sees them: the read writes the chunk first. */
