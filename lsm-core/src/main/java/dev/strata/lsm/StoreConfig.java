@@ -54,10 +54,13 @@ public final class StoreConfig {
     /** The policy tick's default period: a few seconds, as RocksDB's periodic compaction check. */
     public static final long DEFAULT_POLICY_TICK_MILLIS = 5000;
     /**
-     * The default most pieces one merge is split into: {@value}. Why: docs/benchmarks.md,
-     * "Subcompactions by data size, session 20 (issue 36)" (the zstd-bottommost stop).
+     * The default most pieces one merge is split into: {@value} (never split). Why:
+     * docs/benchmarks.md, "20M records with lz4 after session 20": with 4, a 20M-record lz4
+     * fill under {@code one-leveling} ran more, shorter merges (WA 8.17 against 5.90) at 0.74
+     * times the records/s of 1, though 4 removed the zstd-bottommost stop of a starved machine
+     * ("Subcompactions by data size, session 20 (issue 36)"): set it where that matters.
      */
-    public static final int DEFAULT_SUBCOMPACTIONS = 4;
+    public static final int DEFAULT_SUBCOMPACTIONS = 1;
     /** The most pieces one merge may be split into: {@value}. */
     public static final int MAX_SUBCOMPACTIONS = 64;
     /** The default delayed write rate: 16 MiB a second, RocksDB's {@code delayed_write_rate} default. */
