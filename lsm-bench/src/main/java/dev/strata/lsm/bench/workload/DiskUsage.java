@@ -24,9 +24,39 @@ import java.util.stream.Stream;
  */
 public record DiskUsage(long allocatedBytes, long apparentBytes) {
 
-    /** Measures {@code dir} now. */
+    /** Measures {@code dir} now: one walk of the tree for both figures where statx is bound. */
     public static DiskUsage of(Path dir) {
-        return new DiskUsage(allocated(dir), apparent(dir));
+        if (!AllocatedSpace.available()) {
+            return new DiskUsage(allocatedByDu(dir), apparent(dir));
+        }
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return walkBoth(dir);
+            } catch (UncheckedIOException e) {
+                // The walk raced with the engine deleting a file: measure again, a few times.
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** File lengths and allocated blocks of every regular file under {@code dir}, in one walk. */
+    private static DiskUsage walkBoth(Path dir) {
+        long[] sums = new long[2];
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.filter(Files::isRegularFile).forEach(p -> {
+                try {
+                    sums[1] += Files.size(p);
+                } catch (IOException e) {
+                    return; // the engine deleted the file between listing and sizing it: no space
+                }
+                sums[0] += Math.max(0, AllocatedSpace.ofFile(p));
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot measure " + dir, e);
+        }
+        return new DiskUsage(sums[0], sums[1]);
     }
 
     /**
@@ -74,22 +104,6 @@ public record DiskUsage(long allocatedBytes, long apparentBytes) {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot measure " + dir, e);
         }
-    }
-
-    private static long allocated(Path dir) {
-        if (AllocatedSpace.available()) {
-            for (int attempt = 1; ; attempt++) {
-                try {
-                    return AllocatedSpace.ofTree(dir);
-                } catch (UncheckedIOException e) {
-                    // The walk raced with the engine deleting a file: measure again, a few times.
-                    if (attempt == 3) {
-                        throw e;
-                    }
-                }
-            }
-        }
-        return allocatedByDu(dir);
     }
 
     /** {@code du -s -B1}: the directory's files and the directories' own blocks. */
