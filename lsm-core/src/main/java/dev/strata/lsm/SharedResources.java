@@ -66,7 +66,7 @@ public final class SharedResources implements AutoCloseable {
     }
 
     private SharedResources(Builder b) {
-        this.cache = BlockCache.create(b.blockCacheBytes, b.offHeap);
+        this.cache = BlockCache.create(b.blockCacheBytes, b.offHeap, b.blockCacheAdmission);
         this.budget = b.memtableBudgetBytes > 0 ? new MemtableBudget(b.memtableBudgetBytes) : null;
         this.pool = b.backgroundThreads > 0 ? BackgroundPool.shared(b.backgroundThreads) : null;
     }
@@ -189,12 +189,14 @@ public final class SharedResources implements AutoCloseable {
         return "SharedResources[blockCacheBytes=" + cache.capacityBytes() + ", memtableBudgetBytes="
                 + (budget == null ? 0 : budget.budgetBytes()) + ", backgroundThreads="
                 + (pool == null ? 0 : pool.threads()) + (cache.offHeap() ? ", offHeap=true" : "")
+                + (cache.admission() != CacheAdmission.SECOND_MISS ? ", blockCacheAdmission=" + cache.admission() : "")
                 + ", writeBufferBytesUsed=" + writeBufferBytes.get() + "]";
     }
 
     /** Builds {@link SharedResources}; not thread safe. */
     public static final class Builder {
         private long blockCacheBytes = 64L << 20;
+        private CacheAdmission blockCacheAdmission = CacheAdmission.SECOND_MISS;
         private long memtableBudgetBytes;
         private int backgroundThreads;
         private boolean offHeap;
@@ -244,6 +246,21 @@ public final class SharedResources implements AutoCloseable {
                 throw new ConfigException("blockCacheBytes must be >= 0, was " + bytes);
             }
             this.blockCacheBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Which leaves a lookup that missed the one block cache puts into it (default
+         * {@link CacheAdmission#SECOND_MISS}; see {@link StoreConfig#blockCacheAdmission()}).
+         *
+         * @param admission second-miss or every-miss
+         * @return this builder
+         */
+        public Builder blockCacheAdmission(CacheAdmission admission) {
+            if (admission == null) {
+                throw new ConfigException("blockCacheAdmission must be one of second-miss, every-miss, was null");
+            }
+            this.blockCacheAdmission = admission;
             return this;
         }
 

@@ -92,6 +92,7 @@ public final class StoreConfig {
     private final LeafEncoding leafEncoding;
     private final int restartInterval;
     private final long blockCacheBytes;
+    private final CacheAdmission blockCacheAdmission;
     private final boolean offHeap;
     private final int backgroundThreads;
     private final long policyTickMillis;
@@ -141,6 +142,7 @@ public final class StoreConfig {
         this.leafEncoding = b.leafEncoding;
         this.restartInterval = b.restartInterval;
         this.blockCacheBytes = b.blockCacheBytes;
+        this.blockCacheAdmission = b.blockCacheAdmission;
         this.offHeap = b.offHeap;
         this.backgroundThreads = b.backgroundThreads;
         this.policyTickMillis = b.policyTickMillis;
@@ -222,6 +224,7 @@ public final class StoreConfig {
         b.leafEncoding = leafEncoding;
         b.restartInterval = restartInterval;
         b.blockCacheBytes = blockCacheBytes;
+        b.blockCacheAdmission = blockCacheAdmission;
         b.offHeap = offHeap;
         b.backgroundThreads = backgroundThreads;
         b.policyTickMillis = policyTickMillis;
@@ -433,6 +436,18 @@ public final class StoreConfig {
      */
     public long blockCacheBytes() {
         return blockCacheBytes;
+    }
+
+    /**
+     * Which leaves a lookup that missed the store's own block cache puts into it:
+     * {@link CacheAdmission#SECOND_MISS} (the default) or {@link CacheAdmission#EVERY_MISS}.
+     * XML: {@code <blockCache admission="second-miss"/>}. A cache shared through
+     * {@link SharedResources} has the admission its builder gives.
+     *
+     * @return the admission of the store's own block cache
+     */
+    public CacheAdmission blockCacheAdmission() {
+        return blockCacheAdmission;
     }
 
     /**
@@ -776,7 +791,9 @@ public final class StoreConfig {
                 + bottommostCompression : "") + (levelCompression.isEmpty() ? "" : ", levelCompression=" + levelCompression)
                 + ", compressionLevel=" + compressionLevel + ", leafEncoding=" + leafEncoding
                 + ", restartInterval=" + restartInterval
-                + ", blockCacheBytes=" + blockCacheBytes + (offHeap ? ", offHeap=true" : "") + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
+                + ", blockCacheBytes=" + blockCacheBytes
+                + (blockCacheAdmission != CacheAdmission.SECOND_MISS ? ", blockCacheAdmission=" + blockCacheAdmission : "")
+                + (offHeap ? ", offHeap=true" : "") + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
                 + (delayedWriteRate != DEFAULT_DELAYED_WRITE_RATE ? ", delayedWriteRate=" + delayedWriteRate : "")
                 + (subcompactions != DEFAULT_SUBCOMPACTIONS ? ", subcompactions=" + subcompactions : "")
                 + ", maxValueBytes=" + maxValueBytes + ", obsoleteDeleteBatchBytes=" + obsoleteDeleteBatchBytes
@@ -804,6 +821,7 @@ public final class StoreConfig {
         private LeafEncoding leafEncoding = LeafEncoding.PREFIX;
         private int restartInterval = TableOptions.DEFAULT_RESTART_INTERVAL;
         private long blockCacheBytes = DEFAULT_BLOCK_CACHE_BYTES;
+        private CacheAdmission blockCacheAdmission = CacheAdmission.SECOND_MISS;
         private boolean offHeap;
         private int backgroundThreads = DEFAULT_BACKGROUND_THREADS;
         private long policyTickMillis = DEFAULT_POLICY_TICK_MILLIS;
@@ -1043,6 +1061,29 @@ public final class StoreConfig {
         public Builder blockCacheBytes(long bytes) {
             this.blockCacheBytes = bytes;
             return this;
+        }
+
+        /**
+         * Which leaves a lookup that missed the store's own block cache puts into it (default
+         * {@link CacheAdmission#SECOND_MISS}); see {@link StoreConfig#blockCacheAdmission()}.
+         *
+         * @param admission second-miss or every-miss
+         * @return this builder
+         */
+        public Builder blockCacheAdmission(CacheAdmission admission) {
+            this.blockCacheAdmission = admission;
+            return this;
+        }
+
+        /**
+         * {@link #blockCacheAdmission(CacheAdmission)} by name (second-miss or every-miss); an
+         * unknown name is a {@link ConfigException} naming it.
+         *
+         * @param admission the admission's configuration name
+         * @return this builder
+         */
+        public Builder blockCacheAdmission(String admission) {
+            return blockCacheAdmission(CacheAdmission.fromName(admission));
         }
 
         /**
@@ -1427,6 +1468,10 @@ public final class StoreConfig {
                     restartInterval, "from 1 to " + TableOptions.MAX_RESTART_INTERVAL
                             + " (cells between the whole keys of a prefix-compressed leaf)");
             check(blockCacheBytes >= 0, "blockCacheBytes", blockCacheBytes, ">= 0");
+            if (blockCacheAdmission == null) {
+                throw new ConfigException("blockCacheAdmission must be one of second-miss, every-miss",
+                        "blockCacheAdmission", null);
+            }
             check(backgroundThreads >= 1 && backgroundThreads <= 64, "backgroundThreads", backgroundThreads,
                     "from 1 to 64");
             check(policyTickMillis == 0 || policyTickMillis >= 10 && policyTickMillis <= 86_400_000L, "policyTickMillis",

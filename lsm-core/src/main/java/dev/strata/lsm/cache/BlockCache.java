@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
+import dev.strata.lsm.CacheAdmission;
 
 /**
  * The page cache shared by all tables of a store: verified page images, or {@link Decoded}
@@ -16,6 +17,11 @@ import com.github.benmanes.caffeine.cache.stats.CacheStats;
  * {@link PageSlots}): {@link #copyPage} copies an image out into the caller's array and
  * {@link #putPage} copies one in, so neither a hit nor a miss allocates a page, and the
  * caller never holds an array the cache may refill.
+ *
+ * <p>A lookup that missed {@linkplain #offerPage offers} the leaf it read; the cache's
+ * {@link CacheAdmission} decides whether it goes in: on its second miss by default, so that a
+ * leaf read once, as most are when the tables are many times the cache, costs no insert and no
+ * eviction. {@link #putPage} and {@link #putDecoded} always cache.
  *
  * <p>One cache may serve several stores ({@link dev.strata.lsm.SharedResources}): each takes a
  * {@linkplain #forStore() view} whose keys carry its own store id, and counts its own hits,
@@ -64,6 +70,13 @@ public final class BlockCache {
             long h = ((fileNumber + storeId * 0xC2B2AE3D27D4EB4FL) * 0x9E3779B97F4A7C15L) ^ pageNumber;
             return (int) (h ^ (h >>> 32));
         }
+
+        /** A 64-bit hash of the key whose low bits are well mixed (for {@link SecondMissAdmission}). */
+        long mix() {
+            long h = ((fileNumber + storeId * 0xC2B2AE3D27D4EB4FL) * 0x9E3779B97F4A7C15L) ^ pageNumber;
+            h *= 0xBF58476D1CE4E5B9L;
+            return h ^ (h >>> 31);
+        }
     }
 
     /** Store ids handed out by {@link #forStore}: never reused, so a closed store's pages never answer a new one. */
@@ -89,11 +102,15 @@ public final class BlockCache {
     private final java.util.concurrent.atomic.LongAdder misses;
     /** Bytes of pages table readers hold beside the cache ({@link #tryPin}); one counter for every view. */
     private final java.util.concurrent.atomic.AtomicLong pinnedBytes;
+    /** Which missed page images {@link #offerPage} caches; null: every one. Shared by every view. */
+    private final SecondMissAdmission admission;
+    /** The page size the admission window is counted in (the default page; larger pages only make the window longer). */
+    private static final int ADMISSION_PAGE_BYTES = 4096;
 
     /** Bits of a file number below the namespace: file numbers stay under 2^40. */
     private static final int NAMESPACE_SHIFT = 40;
 
-    private BlockCache(long capacityBytes, boolean offHeap) {
+    private BlockCache(long capacityBytes, boolean offHeap, CacheAdmission admission) {
         this.capacityBytes = capacityBytes;
         this.slots = new PageSlots(offHeap);
         this.decompressions = new java.util.concurrent.atomic.LongAdder();
@@ -103,6 +120,8 @@ public final class BlockCache {
         this.hits = new java.util.concurrent.atomic.LongAdder();
         this.misses = new java.util.concurrent.atomic.LongAdder();
         this.pinnedBytes = new java.util.concurrent.atomic.AtomicLong();
+        this.admission = capacityBytes <= 0 || admission != CacheAdmission.SECOND_MISS
+                ? null : new SecondMissAdmission(Math.max(1, capacityBytes / ADMISSION_PAGE_BYTES));
         this.cache = capacityBytes <= 0 ? null : Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
                 .weigher((PageKey k, Object v) -> weight(v) + ENTRY_OVERHEAD)
@@ -129,6 +148,7 @@ public final class BlockCache {
         this.hits = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.hits;
         this.misses = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.misses;
         this.pinnedBytes = shared.pinnedBytes;
+        this.admission = shared.admission;
     }
 
     /**
@@ -162,7 +182,10 @@ public final class BlockCache {
         return value instanceof PageSlots.Handle h ? h.slot().size() : ((Decoded) value).weightBytes();
     }
 
-    /** A cache holding at most {@code capacityBytes} of pages, on the Java heap; 0 disables caching. */
+    /**
+     * A cache holding at most {@code capacityBytes} of pages, on the Java heap, caching every
+     * page offered ({@link CacheAdmission#EVERY_MISS}); 0 disables caching.
+     */
     public static BlockCache create(long capacityBytes) {
         return create(capacityBytes, false);
     }
@@ -173,10 +196,24 @@ public final class BlockCache {
      * the cache is unreachable); {@link Decoded} pages stay on the heap either way.
      */
     public static BlockCache create(long capacityBytes, boolean offHeap) {
+        return create(capacityBytes, offHeap, CacheAdmission.EVERY_MISS);
+    }
+
+    /**
+     * A cache holding at most {@code capacityBytes} of pages (0 disables caching), in direct
+     * memory with {@code offHeap}, caching the leaf images lookups {@linkplain #offerPage offer}
+     * as {@code admission} says.
+     */
+    public static BlockCache create(long capacityBytes, boolean offHeap, CacheAdmission admission) {
         if (capacityBytes < 0) {
             throw new IllegalArgumentException("block cache capacity must be >= 0, got " + capacityBytes);
         }
-        return new BlockCache(capacityBytes, offHeap);
+        return new BlockCache(capacityBytes, offHeap, java.util.Objects.requireNonNull(admission, "admission"));
+    }
+
+    /** How offered leaf images are admitted ({@link CacheAdmission#EVERY_MISS} for a disabled cache). */
+    public CacheAdmission admission() {
+        return admission != null ? CacheAdmission.SECOND_MISS : CacheAdmission.EVERY_MISS;
     }
 
     /** Whether page images are kept in direct memory. */
@@ -186,7 +223,7 @@ public final class BlockCache {
 
     /** A cache that never holds anything. */
     public static BlockCache disabled() {
-        return new BlockCache(0, false);
+        return new BlockCache(0, false, CacheAdmission.EVERY_MISS);
     }
 
     /** Configured capacity in bytes. */
@@ -249,6 +286,26 @@ public final class BlockCache {
         if (cache != null) {
             cache.put(key(fileNumber, pageNumber), slots.fill(page));
         }
+    }
+
+    /**
+     * Offers a verified leaf image that a lookup just missed: cached as {@link #putPage} does
+     * when the cache's admission lets it in (always for {@link CacheAdmission#EVERY_MISS}; for
+     * {@link CacheAdmission#SECOND_MISS} if the page missed before within the admission
+     * window, else it is only remembered). The caller keeps {@code page} and may reuse it.
+     *
+     * @return whether the page was cached
+     */
+    public boolean offerPage(long fileNumber, long pageNumber, byte[] page) {
+        if (cache == null) {
+            return false;
+        }
+        PageKey key = key(fileNumber, pageNumber);
+        if (admission != null && !admission.admit(key.mix())) {
+            return false;
+        }
+        cache.put(key, slots.fill(page));
+        return true;
     }
 
     /** The cached decoded page if it is a {@code type}, or null. */

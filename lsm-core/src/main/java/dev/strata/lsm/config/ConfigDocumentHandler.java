@@ -138,7 +138,8 @@ final class ConfigDocumentHandler extends DefaultHandler {
             }
             case "blockCache" -> {
                 e.bytes("bytes").ifPresent(builder::blockCacheBytes);
-                gives(e, "blockCacheBytes");
+                e.text("admission").ifPresent(builder::blockCacheAdmission);
+                gives(e, "blockCacheBytes", "blockCacheAdmission");
             }
             case "memory" -> {
                 e.text("offHeap").map(v -> v.equals("true") || v.equals("1")).ifPresent(builder::offHeap);

@@ -162,7 +162,7 @@ public final class Engine implements AutoCloseable {
         StoreListener listener = given.listener() != null ? given.listener() : new StoreListener() { };
         this.cache = given.sharedResources() != null ? SharedResourcesAccess.blockCache(given.sharedResources())
                         .forStore()
-                : BlockCache.create(given.blockCacheBytes(), given.offHeap());
+                : BlockCache.create(given.blockCacheBytes(), given.offHeap(), given.blockCacheAdmission());
         TableFiles rootTables = new TableFiles(io, dir, cache);
         StorePolicy storePolicy = new StorePolicy(given, dir);
         dev.strata.lsm.policy.MergePolicy mergePolicy;

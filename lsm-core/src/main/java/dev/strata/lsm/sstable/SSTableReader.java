@@ -477,7 +477,7 @@ public final class SSTableReader {
     byte[] leafPage(int pageNo, byte[] dest) throws IOException {
         if (!cache.copyPage(fileNumber, pageNo, dest)) {
             readPage(pageNo, PageFormat.TYPE_LEAF, 0, dest);
-            cache.putPage(fileNumber, pageNo, dest);
+            cache.offerPage(fileNumber, pageNo, dest);
         }
         return dest;
     }

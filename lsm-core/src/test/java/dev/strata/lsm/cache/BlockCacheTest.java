@@ -1,5 +1,6 @@
 package dev.strata.lsm.cache;
 
+import dev.strata.lsm.CacheAdmission;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -53,6 +54,42 @@ class BlockCacheTest {
         Arrays.fill(dest, (byte) 0); // and so does the reader
         assertTrue(cache.copyPage(1, 1, dest));
         assertArrayEquals(page(5), dest);
+    }
+
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void aSecondMissCacheTakesAnOfferedLeafOnItsSecondMissAndPutsAlways(boolean offHeap) {
+        BlockCache cache = BlockCache.create(1 << 20, offHeap, CacheAdmission.SECOND_MISS);
+        assertEquals(CacheAdmission.SECOND_MISS, cache.admission());
+        byte[] dest = new byte[PAGE];
+        assertFalse(cache.offerPage(1, 7, page(1)), "first miss: remembered, not cached");
+        assertFalse(cache.copyPage(1, 7, dest));
+        assertTrue(cache.offerPage(1, 7, page(1)), "second miss: cached");
+        assertTrue(cache.copyPage(1, 7, dest));
+        assertArrayEquals(page(1), dest);
+        // The same page number of another file, or of another store's view, is another page.
+        assertFalse(cache.offerPage(2, 7, page(2)));
+        BlockCache other = cache.forStore();
+        assertEquals(CacheAdmission.SECOND_MISS, other.admission());
+        assertFalse(other.offerPage(1, 8, page(3)));
+        assertTrue(other.offerPage(1, 8, page(3)), "views share the admission's memory of their own keys");
+        assertFalse(cache.copyPage(1, 8, dest), "another store's page");
+        // putPage is not an offer: it caches at once.
+        cache.putPage(3, 1, page(4));
+        assertTrue(cache.copyPage(3, 1, dest));
+    }
+
+    @ParameterizedTest(name = "offHeap={0}")
+    @ValueSource(booleans = {false, true})
+    void anEveryMissCacheTakesEveryOfferedLeaf(boolean offHeap) {
+        BlockCache cache = BlockCache.create(1 << 20, offHeap);
+        assertEquals(CacheAdmission.EVERY_MISS, cache.admission());
+        assertTrue(cache.offerPage(1, 7, page(1)));
+        byte[] dest = new byte[PAGE];
+        assertTrue(cache.copyPage(1, 7, dest));
+        assertArrayEquals(page(1), dest);
+        assertFalse(BlockCache.disabled().offerPage(1, 7, page(1)), "a disabled cache takes nothing");
+        assertFalse(BlockCache.create(0, offHeap, CacheAdmission.SECOND_MISS).offerPage(1, 7, page(1)));
     }
 
     @ParameterizedTest(name = "offHeap={0}")
