@@ -102,6 +102,11 @@ public final class BlockCache {
     private final java.util.concurrent.atomic.LongAdder misses;
     /** Bytes of pages table readers hold beside the cache ({@link #tryPin}); one counter for every view. */
     private final java.util.concurrent.atomic.AtomicLong pinnedBytes;
+    /**
+     * What gives back the pin budget of each file's table readers ({@link #releaseWhenInvalidated}),
+     * keyed as the file's pages are (page number -1), run by {@link #invalidateFile}. Shared by every view.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<PageKey, java.util.List<Runnable>> pinReleases;
     /** Which missed page images {@link #offerPage} caches; null: every one. Shared by every view. */
     private final SecondMissAdmission admission;
     /** The page size the admission window is counted in (the default page; larger pages only make the window longer). */
@@ -120,6 +125,7 @@ public final class BlockCache {
         this.hits = new java.util.concurrent.atomic.LongAdder();
         this.misses = new java.util.concurrent.atomic.LongAdder();
         this.pinnedBytes = new java.util.concurrent.atomic.AtomicLong();
+        this.pinReleases = new java.util.concurrent.ConcurrentHashMap<>();
         this.admission = capacityBytes <= 0 || admission != CacheAdmission.SECOND_MISS
                 ? null : new SecondMissAdmission(Math.max(1, capacityBytes / ADMISSION_PAGE_BYTES));
         this.cache = capacityBytes <= 0 ? null : Caffeine.newBuilder()
@@ -148,6 +154,7 @@ public final class BlockCache {
         this.hits = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.hits;
         this.misses = ownCounters ? new java.util.concurrent.atomic.LongAdder() : shared.misses;
         this.pinnedBytes = shared.pinnedBytes;
+        this.pinReleases = shared.pinReleases;
         this.admission = shared.admission;
     }
 
@@ -256,6 +263,34 @@ public final class BlockCache {
         }
     }
 
+    /**
+     * Whether the pin budget has room for {@code bytes} now, without reserving them (a reader
+     * checks before it reads a page it would then {@link #tryPin}).
+     *
+     * @param bytes the most the page would be charged
+     * @return false for a disabled cache or a budget without that room
+     */
+    public boolean pinBudgetHasRoom(long bytes) {
+        return cache != null && pinnedBytes.get() + bytes <= capacityBytes / 2;
+    }
+
+    /**
+     * Runs {@code release} when file {@code fileNumber} is {@linkplain #invalidateFile
+     * invalidated} (deleted): a table reader of the file gives back its pin budget then, not
+     * when the collector finds the reader unreachable, which for a reader that lived long
+     * enough to be old can be much later (merges of a fill left the budget spent by readers
+     * of deleted files). {@code release} must be idempotent.
+     *
+     * @param fileNumber the reader's file
+     * @param release what returns the reader's reserved bytes
+     */
+    public void releaseWhenInvalidated(long fileNumber, Runnable release) {
+        if (cache != null) {
+            pinReleases.computeIfAbsent(key(fileNumber, -1), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                    .add(release);
+        }
+    }
+
     /** Returns bytes reserved by {@link #tryPin} (a reader that is no longer reachable). */
     public void unpin(long bytes) {
         pinnedBytes.addAndGet(-bytes);
@@ -348,11 +383,16 @@ public final class BlockCache {
      * Drops pages {@code 0 .. pages - 1} of a file (when the file is deleted; the caller
      * counts the pages the file can hold): each is looked up, so the cost is the file's pages,
      * not the cache's entries (a scan of the whole cache per deleted file took most of a
-     * merge-heavy load's background CPU).
+     * merge-heavy load's background CPU). The file's readers give back their pin budget
+     * ({@link #releaseWhenInvalidated}).
      */
     public void invalidateFile(long fileNumber, long pages) {
         if (cache == null) {
             return;
+        }
+        java.util.List<Runnable> releases = pinReleases.remove(key(fileNumber, -1));
+        if (releases != null) {
+            releases.forEach(Runnable::run);
         }
         for (long page = 0; page < pages; page++) {
             cache.invalidate(key(fileNumber, page));

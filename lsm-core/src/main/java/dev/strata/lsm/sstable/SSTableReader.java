@@ -97,10 +97,13 @@ public final class SSTableReader {
         final InteriorPage page;
         /** Slot i holds child i once read (and, at level 1, pinned); null when this page is at level 1. */
         final AtomicReferenceArray<UpperPage> children;
+        /** Bytes of the pin budget this page holds: its weight at level 1, 0 above. */
+        final long pinned;
 
-        UpperPage(InteriorPage page, int level) {
+        UpperPage(InteriorPage page, int level, long pinned) {
             this.page = page;
             this.children = level >= 2 ? new AtomicReferenceArray<>(page.count()) : null;
+            this.pinned = pinned;
         }
     }
 
@@ -535,7 +538,7 @@ public final class SSTableReader {
                 if (upperRoot == null) {
                     upperRoot = root;
                 } else {
-                    release(level);
+                    release(root);
                     root = upperRoot;
                 }
             }
@@ -552,7 +555,7 @@ public final class SSTableReader {
                 return null;
             }
             if (!parent.children.compareAndSet(i, null, child)) {
-                release(level); // a racing lookup held it first
+                release(child); // a racing lookup held it first
                 child = parent.children.get(i);
             }
         }
@@ -561,31 +564,38 @@ public final class SSTableReader {
 
     /**
      * Reads page {@code pageNo} to be held by this reader, or returns null when it is at level 1
-     * and the pin budget is spent (checked before reading, so a spent budget costs no read).
+     * and the pin budget has no room for it. A level-1 page is charged its own weight (its
+     * image, search index and object headers, {@link InteriorPage#weightBytes()}), reserved
+     * after it is read; the budget is first checked for the most a page can weigh (twice the
+     * page size), without reserving, so a spent budget costs no read.
      */
     private UpperPage held(int pageNo, int level) throws IOException {
-        if (level == 1 && !pins().tryPin(pinCharge())) {
+        if (level != 1) {
+            return new UpperPage(upperPage(pageNo, level), level, 0);
+        }
+        if (!cache.pinBudgetHasRoom(2L * pageSize)) {
             return null;
         }
-        try {
-            return new UpperPage(upperPage(pageNo, level), level);
-        } catch (IOException | RuntimeException e) {
-            release(level);
-            throw e;
+        InteriorPage page = upperPage(pageNo, level);
+        long weight = page.weightBytes();
+        return pins().tryPin(weight) ? new UpperPage(page, level, weight) : null;
+    }
+
+    private void release(UpperPage page) {
+        if (page.pinned > 0) {
+            pins().unpin(page.pinned);
         }
     }
 
     /**
-     * What a held level-1 page is charged against the pin budget: twice the page size, above
-     * its image with its search index and object headers ({@link InteriorPage#weightBytes()}).
+     * Gives back the pin budget this reader's held level-1 pages take, for a reader no read
+     * reaches again (its file deleted); the pages themselves go when the reader is collected.
+     * Idempotent: the cleaner that would return the budget then returns nothing.
      */
-    private long pinCharge() {
-        return 2L * pageSize;
-    }
-
-    private void release(int level) {
-        if (level == 1) {
-            pins().unpin(pinCharge());
+    public void releasePins() {
+        Pins p = pins;
+        if (p != null) {
+            p.run();
         }
     }
 
@@ -597,6 +607,7 @@ public final class SSTableReader {
                 if (p == null) {
                     p = new Pins(cache);
                     CLEANER.register(this, p);
+                    cache.releaseWhenInvalidated(fileNumber, p);
                     pins = p;
                 }
             }

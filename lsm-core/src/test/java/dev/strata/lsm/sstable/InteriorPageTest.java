@@ -128,9 +128,61 @@ class InteriorPageTest {
 
     @Test
     void levelOnePagesGoThroughTheCacheOnceThePinBudgetIsSpent() throws IOException {
-        // a 24 KiB cache: its 12 KiB budget holds one of the table's level-1 pages (8 KiB charged each)
+        // a 24 KiB cache: its 12 KiB budget holds one or two of the table's level-1 pages (each charged its weight,
+        // about 5 KiB, once the budget has room for the most a page can weigh, 8 KiB)
         double perSeek = cacheLookupsPerSeek(24 << 10, false);
         assertTrue(perSeek > 1.5 && perSeek <= 2.0, "cache lookups per seek " + perSeek);
+    }
+
+    @Test
+    void levelOnePagesAreChargedTheirWeightAndADeletedFilesReadersGiveTheBudgetBack() throws IOException {
+        List<byte[]> keys = new ArrayList<>();
+        for (long i = 0; i < 60_000; i++) {
+            keys.add(ByteBuffer.allocate(16).putLong(8, i * 7).array());
+        }
+        Path path = dir.resolve("pins.sst");
+        FinishedTable table = fixture.write(path, TableOptions.defaults(), puts(keys, 40));
+        try (PageFile file = fixture.openForRead(path)) {
+            BlockCache cache = BlockCache.create(64 << 20);
+            SSTableReader reader = TableFixture.open(file, table, cache);
+            SSTableReader again = TableFixture.open(file, table, cache); // a second version's reader of the file
+            for (int i = 0; i < keys.size(); i += 50) {
+                reader.iterator().seek(keys.get(i), InternalKeys.MAX_SEQNO);
+                again.iterator().seek(keys.get(i), InternalKeys.MAX_SEQNO);
+            }
+            long pinned = reader.pinnedBytes();
+            assertTrue(pinned > 0, "level-1 pages held");
+            assertEquals(pinned + again.pinnedBytes(), cache.pinnedBytes());
+            // Every level-1 page was met: charged by weight, a page costs its 4 KiB image and its index,
+            // well under the 8 KiB each was charged before (about 5 KiB here).
+            int levelOnePages = levelOnePages(reader);
+            assertTrue(pinned > levelOnePages * 4096L && pinned < levelOnePages * 6L * 1024,
+                    "pinned " + pinned + " for " + levelOnePages + " level-1 pages");
+            // The file is deleted: both readers give their budget back at once, not when collected.
+            cache.invalidateFile(reader.fileNumber(), 1 << 16);
+            assertEquals(0, cache.pinnedBytes());
+            assertEquals(0, reader.pinnedBytes());
+            assertEquals(0, again.pinnedBytes());
+            cache.invalidateFile(reader.fileNumber(), 1 << 16); // once only
+            assertEquals(0, cache.pinnedBytes());
+        }
+    }
+
+    /** The level-1 pages of {@code reader}'s table: the children of the pages at level 2 and above. */
+    private static int levelOnePages(SSTableReader reader) throws IOException {
+        return countAt(reader, reader.footer().rootPage(), reader.footer().height() - 1);
+    }
+
+    private static int countAt(SSTableReader reader, int pageNo, int level) throws IOException {
+        if (level == 1) {
+            return 1;
+        }
+        InteriorPage page = reader.interiorPage(pageNo, level);
+        int n = 0;
+        for (int i = 0; i < page.count(); i++) {
+            n += countAt(reader, page.child(i), level - 1);
+        }
+        return n;
     }
 
     /** Seeks a 60,000-entry table of height >= 3 through a cache of {@code capacity} bytes; checks every entry found. */
