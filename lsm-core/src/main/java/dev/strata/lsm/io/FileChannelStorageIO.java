@@ -140,7 +140,10 @@ public final class FileChannelStorageIO implements StorageIO {
      * calling thread's interrupt status cleared for the retry and restored afterwards. IO on
      * a file is therefore immune to interrupts: a read or write by an interrupted thread
      * completes, and the thread keeps its interrupt status for its own code to act on.
-     * Positional writes are idempotent, so retrying one that was cut short is safe.
+     * Positional writes are idempotent, so retrying one that was cut short is safe. A call
+     * whose channel closes {@value #REOPENS_BEFORE_HANDOFF} times in a row (interrupts coming
+     * faster than it completes) is handed to a thread that nobody interrupts, on a channel of
+     * its own, and the caller waits for it: it completes however often the caller is interrupted.
      *
      * <h2>Space</h2>
      * {@code allocatedEnd} is how far the file's blocks are known to be allocated: everything
@@ -151,6 +154,19 @@ public final class FileChannelStorageIO implements StorageIO {
     private static final class ChannelPageFile implements PageFile {
         /** Consecutive reopenings one call tolerates before giving up. */
         private static final int MAX_REOPENS = 1000;
+        /** Consecutive reopenings after which a call runs on a thread no caller interrupts ({@link #uninterrupted}). */
+        private static final int REOPENS_BEFORE_HANDOFF = 16;
+        /**
+         * Threads that run the calls of interrupted callers on private channels; nothing
+         * interrupts them. Daemon threads, created on demand, gone after a minute idle.
+         */
+        private static final java.util.concurrent.ExecutorService UNINTERRUPTED =
+                new java.util.concurrent.ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, java.util.concurrent.TimeUnit.SECONDS,
+                        new java.util.concurrent.SynchronousQueue<>(), r -> {
+                            Thread t = new Thread(r, "strata-io-uninterrupted");
+                            t.setDaemon(true);
+                            return t;
+                        });
 
         private final Path path;
         private final IoPurpose purpose;
@@ -368,6 +384,55 @@ public final class FileChannelStorageIO implements StorageIO {
                     } catch (ClosedChannelException e) {
                         interrupted |= Thread.interrupted();
                         ch = reopen(ch, e, ++reopens);
+                        if (reopens >= REOPENS_BEFORE_HANDOFF) {
+                            return uninterrupted(io);
+                        }
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        /**
+         * Runs {@code io} on a private channel of this file from a thread no caller interrupts,
+         * and waits for it however often the caller is interrupted (the caller's status is
+         * kept): a call whose channel was closed {@value #REOPENS_BEFORE_HANDOFF} times in a row
+         * meets interrupts faster than it completes (the shared channel closes when any thread
+         * doing IO on it is interrupted), and retrying on its own thread could go on forever.
+         * Seen: a WAL write under writers interrupted every 10 µs on a loaded machine gave up
+         * after {@value #MAX_REOPENS} reopenings (InterruptTest).
+         */
+        private <T> T uninterrupted(ChannelCall<T> io) throws IOException {
+            if (closed) {
+                throw new ClosedChannelException();
+            }
+            java.util.concurrent.Future<T> done = UNINTERRUPTED.submit(() -> {
+                try (FileChannel own = FileChannel.open(path, reopenOptions)) {
+                    return io.run(own);
+                }
+            });
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    try {
+                        return done.get();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        Throwable cause = e.getCause();
+                        if (cause instanceof IOException io2) {
+                            throw io2;
+                        }
+                        if (cause instanceof RuntimeException r) {
+                            throw r;
+                        }
+                        if (cause instanceof Error err) {
+                            throw err;
+                        }
+                        throw new IOException(path + ": " + cause, cause);
                     }
                 }
             } finally {

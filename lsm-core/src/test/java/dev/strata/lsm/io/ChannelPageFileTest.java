@@ -92,6 +92,68 @@ class ChannelPageFileTest {
         }
     }
 
+    /**
+     * Writers sharing a file, each interrupted without pause: the shared channel closes when
+     * any of them is interrupted in IO on it, so a call of one is cut short by the others'
+     * interrupts too, and retrying on its own thread may never end (a WAL write gave up after
+     * 1,000 reopenings: InterruptTest failed so on a loaded machine). Every write completes, on
+     * a thread no one interrupts once it has been cut short 16 times in a row, and each writer
+     * keeps its interrupt status.
+     */
+    @Test
+    void writesCompleteUnderInterruptsFasterThanTheyCan() throws Exception {
+        Path path = dir.resolve("storm");
+        int writers = 4;
+        int rounds = 300;
+        byte[][] data = new byte[writers][64 << 10];
+        for (int w = 0; w < writers; w++) {
+            new Random(9 + w).nextBytes(data[w]);
+        }
+        try (PageFile file = io.open(path, OpenMode.CREATE_NEW, IoPurpose.WAL)) {
+            java.util.Queue<Throwable> failed = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            java.util.concurrent.atomic.AtomicInteger keptStatus = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.List<Thread> threads = new java.util.ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                int me = w;
+                threads.add(new Thread(() -> {
+                    try {
+                        for (int round = 0; round < rounds; round++) {
+                            long at = ((long) round * writers + me) * data[me].length;
+                            file.write(ByteBuffer.wrap(data[me]), at);
+                            file.force(true);
+                        }
+                        if (Thread.currentThread().isInterrupted()) {
+                            keptStatus.incrementAndGet();
+                        }
+                    } catch (Throwable t) {
+                        failed.add(t);
+                    }
+                }, "stormed-writer-" + w));
+            }
+            threads.forEach(Thread::start);
+            while (threads.stream().anyMatch(Thread::isAlive)) {
+                for (Thread t : threads) {
+                    t.interrupt();
+                }
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            if (!failed.isEmpty()) {
+                throw new AssertionError(failed.size() + " writer(s) failed: " + failed.peek(), failed.peek());
+            }
+            assertEquals(writers, keptStatus.get(), "every writer keeps its interrupt status");
+            ByteBuffer back = ByteBuffer.allocate(data[0].length);
+            for (int round = 0; round < rounds; round++) {
+                for (int w = 0; w < writers; w++) {
+                    back.clear();
+                    file.readFully(back, ((long) round * writers + w) * data[w].length);
+                    assertArrayEquals(data[w], back.array(), "round " + round + " writer " + w);
+                }
+            }
+        }
+    }
+
     @Test
     void readsAfterCloseFail() throws IOException {
         Path path = dir.resolve("c");
