@@ -109,6 +109,8 @@ public final class BlockCache {
     private final java.util.concurrent.ConcurrentHashMap<PageKey, java.util.List<Runnable>> pinReleases;
     /** Which missed page images {@link #offerPage} caches; null: every one. Shared by every view. */
     private final SecondMissAdmission admission;
+    /** The admission this cache was created with (also for a disabled cache, which admits nothing). */
+    private final CacheAdmission admissionKind;
     /** The page size the admission window is counted in (the default page; larger pages only make the window longer). */
     private static final int ADMISSION_PAGE_BYTES = 4096;
 
@@ -126,6 +128,7 @@ public final class BlockCache {
         this.misses = new java.util.concurrent.atomic.LongAdder();
         this.pinnedBytes = new java.util.concurrent.atomic.AtomicLong();
         this.pinReleases = new java.util.concurrent.ConcurrentHashMap<>();
+        this.admissionKind = admission;
         this.admission = capacityBytes <= 0 || admission != CacheAdmission.SECOND_MISS
                 ? null : new SecondMissAdmission(Math.max(1, capacityBytes / ADMISSION_PAGE_BYTES));
         this.cache = capacityBytes <= 0 ? null : Caffeine.newBuilder()
@@ -156,6 +159,7 @@ public final class BlockCache {
         this.pinnedBytes = shared.pinnedBytes;
         this.pinReleases = shared.pinReleases;
         this.admission = shared.admission;
+        this.admissionKind = shared.admissionKind;
     }
 
     /**
@@ -218,9 +222,9 @@ public final class BlockCache {
         return new BlockCache(capacityBytes, offHeap, java.util.Objects.requireNonNull(admission, "admission"));
     }
 
-    /** How offered leaf images are admitted ({@link CacheAdmission#EVERY_MISS} for a disabled cache). */
+    /** How offered leaf images are admitted: the admission the cache was created with. */
     public CacheAdmission admission() {
-        return admission != null ? CacheAdmission.SECOND_MISS : CacheAdmission.EVERY_MISS;
+        return admissionKind;
     }
 
     /** Whether page images are kept in direct memory. */

@@ -89,7 +89,10 @@ class BlockCacheTest {
         assertTrue(cache.copyPage(1, 7, dest));
         assertArrayEquals(page(1), dest);
         assertFalse(BlockCache.disabled().offerPage(1, 7, page(1)), "a disabled cache takes nothing");
-        assertFalse(BlockCache.create(0, offHeap, CacheAdmission.SECOND_MISS).offerPage(1, 7, page(1)));
+        BlockCache none = BlockCache.create(0, offHeap, CacheAdmission.SECOND_MISS);
+        assertFalse(none.offerPage(1, 7, page(1)));
+        assertFalse(none.offerPage(1, 7, page(1)));
+        assertEquals(CacheAdmission.SECOND_MISS, none.admission(), "what it was created with, though it caches nothing");
     }
 
     @ParameterizedTest(name = "offHeap={0}")
