@@ -108,9 +108,10 @@ public final class SSTableReader {
     }
 
     /**
-     * The pin budget this reader holds ({@link BlockCache#tryPin}), returned to the cache by
-     * {@link #CLEANER} once the reader is unreachable (a table version dropped by a merge).
-     * Refers to the cache, never to the reader.
+     * The pin budget this reader holds ({@link BlockCache#tryPin}), returned to the cache when
+     * the reader's file is deleted ({@link BlockCache#releaseWhenInvalidated}) or by
+     * {@link #CLEANER} once the reader is unreachable (a table version dropped by a merge),
+     * whichever comes first ({@link #run} is idempotent). Refers to the cache, never to the reader.
      */
     private static final class Pins implements Runnable {
         final BlockCache cache;
@@ -587,18 +588,6 @@ public final class SSTableReader {
         }
     }
 
-    /**
-     * Gives back the pin budget this reader's held level-1 pages take, for a reader no read
-     * reaches again (its file deleted); the pages themselves go when the reader is collected.
-     * Idempotent: the cleaner that would return the budget then returns nothing.
-     */
-    public void releasePins() {
-        Pins p = pins;
-        if (p != null) {
-            p.run();
-        }
-    }
-
     private Pins pins() {
         Pins p = pins;
         if (p == null) {
@@ -607,6 +596,7 @@ public final class SSTableReader {
                 if (p == null) {
                     p = new Pins(cache);
                     CLEANER.register(this, p);
+                    // Given back when the file is deleted, or by the cleaner, whichever comes first.
                     cache.releaseWhenInvalidated(fileNumber, p);
                     pins = p;
                 }
