@@ -29,11 +29,15 @@ public record DiskUsage(long allocatedBytes, long apparentBytes) {
         if (!AllocatedSpace.available()) {
             return new DiskUsage(allocatedByDu(dir), apparent(dir));
         }
+        return measuredAgainOnARace(() -> walkBoth(dir));
+    }
+
+    /** Runs {@code walk}, again up to twice when it raced with the engine deleting a file. */
+    private static <T> T measuredAgainOnARace(java.util.function.Supplier<T> walk) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return walkBoth(dir);
+                return walk.get();
             } catch (UncheckedIOException e) {
-                // The walk raced with the engine deleting a file: measure again, a few times.
                 if (attempt == 3) {
                     throw e;
                 }
@@ -79,16 +83,7 @@ public record DiskUsage(long allocatedBytes, long apparentBytes) {
     }
 
     private static long apparent(Path dir) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return sumLengths(dir);
-            } catch (UncheckedIOException e) {
-                // Files.walk raced with the engine deleting a file: measure again, a few times.
-                if (attempt == 3) {
-                    throw e;
-                }
-            }
-        }
+        return measuredAgainOnARace(() -> sumLengths(dir));
     }
 
     private static long sumLengths(Path dir) {
