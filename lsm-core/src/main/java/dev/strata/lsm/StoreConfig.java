@@ -91,6 +91,7 @@ public final class StoreConfig {
     private final java.util.SortedMap<Integer, Compression> levelCompression;
     private final LeafEncoding leafEncoding;
     private final int restartInterval;
+    private final boolean parallelCompression;
     private final long blockCacheBytes;
     private final CacheAdmission blockCacheAdmission;
     private final boolean offHeap;
@@ -141,6 +142,7 @@ public final class StoreConfig {
         this.levelCompression = Collections.unmodifiableSortedMap(new java.util.TreeMap<>(b.levelCompression));
         this.leafEncoding = b.leafEncoding;
         this.restartInterval = b.restartInterval;
+        this.parallelCompression = b.parallelCompression;
         this.blockCacheBytes = b.blockCacheBytes;
         this.blockCacheAdmission = b.blockCacheAdmission;
         this.offHeap = b.offHeap;
@@ -223,6 +225,7 @@ public final class StoreConfig {
         b.levelCompression = new java.util.TreeMap<>(levelCompression);
         b.leafEncoding = leafEncoding;
         b.restartInterval = restartInterval;
+        b.parallelCompression = parallelCompression;
         b.blockCacheBytes = blockCacheBytes;
         b.blockCacheAdmission = blockCacheAdmission;
         b.offHeap = offHeap;
@@ -344,6 +347,18 @@ public final class StoreConfig {
      */
     public int restartInterval() {
         return restartInterval;
+    }
+
+    /**
+     * Whether new tables' pages are compressed on a shared pool of compressor threads while
+     * the flush or merge goes on building pages (true), or on the flush's or merge's own thread
+     * (false, the default, as RocksDB's {@code parallel_threads} of 1). See
+     * {@link Builder#parallelCompression(boolean)}.
+     *
+     * @return whether pages are compressed in parallel with the build
+     */
+    public boolean parallelCompression() {
+        return parallelCompression;
     }
 
     /**
@@ -790,7 +805,7 @@ public final class StoreConfig {
                 + ", compression=" + compression + (bottommostCompression != null ? ", bottommostCompression="
                 + bottommostCompression : "") + (levelCompression.isEmpty() ? "" : ", levelCompression=" + levelCompression)
                 + ", compressionLevel=" + compressionLevel + ", leafEncoding=" + leafEncoding
-                + ", restartInterval=" + restartInterval
+                + ", restartInterval=" + restartInterval + ", parallelCompression=" + parallelCompression
                 + ", blockCacheBytes=" + blockCacheBytes
                 + (blockCacheAdmission != CacheAdmission.SECOND_MISS ? ", blockCacheAdmission=" + blockCacheAdmission : "")
                 + (offHeap ? ", offHeap=true" : "") + ", backgroundThreads=" + backgroundThreads + ", policyTickMillis=" + policyTickMillis
@@ -820,6 +835,7 @@ public final class StoreConfig {
         private java.util.SortedMap<Integer, Compression> levelCompression = new java.util.TreeMap<>();
         private LeafEncoding leafEncoding = LeafEncoding.PREFIX;
         private int restartInterval = TableOptions.DEFAULT_RESTART_INTERVAL;
+        private boolean parallelCompression;
         private long blockCacheBytes = DEFAULT_BLOCK_CACHE_BYTES;
         private CacheAdmission blockCacheAdmission = CacheAdmission.SECOND_MISS;
         private boolean offHeap;
@@ -1049,6 +1065,23 @@ public final class StoreConfig {
          */
         public Builder restartInterval(int interval) {
             this.restartInterval = interval;
+            return this;
+        }
+
+        /**
+         * Whether a table build with a codec compresses its pages on a shared pool of
+         * compressor threads, going on with the next pages meanwhile (true), or on its own thread
+         * (false, the default). In parallel, one build uses more than one core and finishes
+         * sooner while the others are idle; on its own thread a build spends the least CPU (no
+         * hand-offs, no wake-ups), which is faster whenever the writers and the other flushes and
+         * merges keep the cores busy (docs/benchmarks.md, "Compressing on the building thread").
+         * The tables written are the same byte for byte.
+         *
+         * @param parallel compress on the shared pool
+         * @return this builder
+         */
+        public Builder parallelCompression(boolean parallel) {
+            this.parallelCompression = parallel;
             return this;
         }
 

@@ -103,7 +103,7 @@ final class ConfigDocumentHandler extends DefaultHandler {
             }
             case "wal" -> {
                 e.text("mode").map(m -> WalSyncMode.valueOf(m.toUpperCase(Locale.ROOT))).ifPresent(builder::walMode);
-                e.text("atomicFlush").map(v -> v.equals("true") || v.equals("1")).ifPresent(builder::atomicFlush);
+                e.flag("atomicFlush").ifPresent(builder::atomicFlush);
                 gives(e, "walMode", "atomicFlush");
             }
             case "sstable" -> {
@@ -115,8 +115,9 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 e.integer("compressionLevel").ifPresent(builder::compressionLevel);
                 e.text("leafEncoding").ifPresent(builder::leafEncoding);
                 e.integer("restartInterval").ifPresent(builder::restartInterval);
+                e.flag("parallelCompression").ifPresent(builder::parallelCompression);
                 gives(e, "pageSize", "bloomBitsPerKey", "prefixExtractor", "compression", "bottommostCompression",
-                        "compressionLevel", "leafEncoding", "restartInterval");
+                        "compressionLevel", "leafEncoding", "restartInterval", "parallelCompression");
                 // The page size bounds the largest value: a default value limit it breaks is its doing.
                 if (e.text("pageSize").isPresent()) {
                     settingElements.putIfAbsent("maxValueBytes", e);
@@ -142,7 +143,7 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 gives(e, "blockCacheBytes", "blockCacheAdmission");
             }
             case "memory" -> {
-                e.text("offHeap").map(v -> v.equals("true") || v.equals("1")).ifPresent(builder::offHeap);
+                e.flag("offHeap").ifPresent(builder::offHeap);
                 gives(e, "offHeap");
             }
             case "background" -> {
@@ -350,6 +351,11 @@ final class ConfigDocumentHandler extends DefaultHandler {
         Optional<String> text(String attribute) {
             String v = attributes.getValue(attribute);
             return v == null ? Optional.empty() : Optional.of(v.trim());
+        }
+
+        /** An {@code xs:boolean} (the schema has checked it): true for "true" and "1". */
+        Optional<Boolean> flag(String attribute) {
+            return text(attribute).map(v -> v.equals("true") || v.equals("1"));
         }
 
         /** A byte size as {@link PolicyParameter#parseBytes} reads it. */

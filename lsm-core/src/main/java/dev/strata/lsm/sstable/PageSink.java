@@ -23,10 +23,12 @@ import java.util.zip.CRC32C;
  * each logical page's byte offset and stored length. Logical numbers advance exactly as the
  * unpacked layout's page numbers would (one per page, an extent's pages for an extent), so
  * page counts (overflow pages before a leaf, live pages) mean the same in both layouts.
- * Packed, pages are compressed on a shared pool of compressor threads, {@value #PAGES_PER_TASK}
- * pages a task, while the writer goes on building the next ones; their frames are appended in page order, and all of them before
- * an extent, the page map, the footer or a flush, so the stream is exactly the one a
- * single-threaded sink writes. A page number is assigned when the page is handed in.
+ * Packed, pages are compressed on the writer's thread as they are handed in, or, for a
+ * {@linkplain #PageSink(PageFile, int, PageCodec, boolean) parallel} sink, on a shared pool of
+ * compressor threads, {@value #PAGES_PER_TASK} pages a task, while the writer goes on building
+ * the next ones; their frames are appended in page order, and all of them before an extent,
+ * the page map, the footer or a flush, so the stream is exactly the one a single-threaded sink
+ * writes. A page number is assigned when the page is handed in.
  */
 final class PageSink {
     private static final int OUTPUT_BUFFER_BYTES = 1 << 20;
@@ -90,7 +92,12 @@ final class PageSink {
 
     // Packed layout only (codec != null).
     private final PageCodec codec;
-    /** A frame buffer of the largest size a page may take (sizes the pooled frame buffers). */
+    /** Whether pages are compressed on {@link #COMPRESSORS} (else on the writer's thread). */
+    private final boolean parallel;
+    /**
+     * A frame buffer of the largest size a page may take: the frame a page is compressed into
+     * on the writer's thread (and the size of the pooled frame buffers of a parallel sink).
+     */
     private final byte[] frame;
     private final java.util.ArrayDeque<PendingFrame> pending = new java.util.ArrayDeque<>();
     /** The newest pending pages, not yet handed to the compressors (at most {@link #PAGES_PER_TASK}). */
@@ -110,12 +117,15 @@ final class PageSink {
     private long storedPageBytes;
 
     PageSink(PageFile file, int pageSize) throws IOException {
-        this(file, pageSize, null);
+        this(file, pageSize, null, false);
     }
 
-    /** A sink that compresses tree pages with {@code codec} and packs them (null: unpacked pages). */
-    PageSink(PageFile file, int pageSize, PageCodec codec) throws IOException {
-        this(file, pageSize, codec, 0, false);
+    /**
+     * A sink that compresses tree pages with {@code codec} and packs them (null: unpacked
+     * pages), on the shared compressor pool ({@code parallel}) or on the writer's thread.
+     */
+    PageSink(PageFile file, int pageSize, PageCodec codec, boolean parallel) throws IOException {
+        this(file, pageSize, codec, parallel, 0, false);
     }
 
     /**
@@ -123,7 +133,8 @@ final class PageSink {
      * start at {@code minLogicalFirst} or the first physical page, whichever is higher, and its
      * page map spans the pages of earlier versions {@linkplain #reference referenced}.
      */
-    PageSink(PageFile file, int pageSize, PageCodec codec, int minLogicalFirst, boolean spanning) throws IOException {
+    PageSink(PageFile file, int pageSize, PageCodec codec, boolean parallel, int minLogicalFirst, boolean spanning)
+            throws IOException {
         if (spanning && codec == null) {
             throw new IllegalArgumentException("only a packed sink has a spanning page map");
         }
@@ -140,6 +151,7 @@ final class PageSink {
         this.writePosition = start * pageSize;
         this.out = AlignedBuffers.allocate(Math.max(pageSize, OUTPUT_BUFFER_BYTES), AlignedBuffers.PAGE_ALIGNMENT);
         this.codec = codec;
+        this.parallel = parallel;
         if (codec != null) {
             this.frame = new byte[PageFormat.FRAME_HEADER_SIZE + Math.max(pageSize, codec.maxCompressedLength(pageSize))];
             this.mapOffsets = new long[256];
@@ -253,6 +265,12 @@ final class PageSink {
      * form is larger than 7/8 of the page, and appends the frame.
      */
     private int writeFrame(byte[] page) throws IOException {
+        if (!parallel) {
+            int pageNo = nextPage++;
+            logicalPageBytes += pageSize;
+            appendFrame(pageNo, frame, encodeFrame(codec, pageSize, page, frame, pageNo));
+            return pageNo;
+        }
         int pageNo = nextPage++;
         // The caller reuses its page: compress a copy, off this thread (see COMPRESSORS).
         byte[] copy = freePages.isEmpty() ? new byte[pageSize] : freePages.pop();
@@ -338,16 +356,21 @@ final class PageSink {
             }
             throw new IOException("compressing page " + p.pageNo + " of " + file.path() + " failed", cause);
         }
-        if (p.frame[PageFormat.FRAME_OFF_CODEC] == Compression.NONE.id()) {
+        appendFrame(p.pageNo, p.frame, length);
+        freePages.push(p.page);
+        freeFrames.push(p.frame);
+    }
+
+    /** Appends the encoded frame of logical page {@code pageNo} to the stream and maps the page to it. */
+    private void appendFrame(int pageNo, byte[] encoded, int length) throws IOException {
+        if (encoded[PageFormat.FRAME_OFF_CODEC] == Compression.NONE.id()) {
             pagesStored++;
         } else {
             pagesCompressed++;
         }
-        mapEntry(p.pageNo, position(), length);
-        put(p.frame, 0, length);
+        mapEntry(pageNo, position(), length);
+        put(encoded, 0, length);
         storedPageBytes += length;
-        freePages.push(p.page);
-        freeFrames.push(p.frame);
     }
 
     /** Appends every pending frame: before anything whose position depends on them. */

@@ -30,10 +30,16 @@ import dev.strata.lsm.StoreConfig;
  * @param prefixExtractor null (the default), or the extractor whose prefix of each key (in
  *     its domain) the bloom filter also holds, recorded in the footer so that a prefix scan
  *     can skip the table ({@link PrefixExtractor}); ignored without a bloom filter
+ * @param parallelCompression with a codec, whether pages are compressed on a shared pool of
+ *     compressor threads while the building thread goes on (one build then uses more than one
+ *     core), rather than on the building thread itself (false, the default, as RocksDB's
+ *     {@code CompressionOptions::parallel_threads} of 1: no hand-offs, so the least CPU per
+ *     table, which is what a store whose flushes and merges already share the cores needs).
+ *     The file written is the same either way
  */
 public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
                            int compressionLevel, LeafEncoding leafEncoding, int restartInterval,
-                           PrefixExtractor prefixExtractor) {
+                           PrefixExtractor prefixExtractor, boolean parallelCompression) {
     public static final int MIN_PAGE_SIZE = 4 * 1024;
     public static final int MAX_PAGE_SIZE = 64 * 1024;
     public static final int DEFAULT_PAGE_SIZE = 4 * 1024;
@@ -62,7 +68,7 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     public TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
                         int compressionLevel) {
         this(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, LeafEncoding.PREFIX,
-                DEFAULT_RESTART_INTERVAL, null);
+                DEFAULT_RESTART_INTERVAL, null, false);
     }
 
     public TableOptions {
@@ -115,13 +121,13 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     /** These options with page codec {@code codec} at {@code level} (see {@link #compressionLevel()}). */
     public TableOptions withCompression(Compression codec, int level) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, codec, level, leafEncoding,
-                restartInterval, prefixExtractor);
+                restartInterval, prefixExtractor, parallelCompression);
     }
 
     /** These options with leaf encoding {@code encoding} and restart interval {@code interval}. */
     public TableOptions withLeafEncoding(LeafEncoding encoding, int interval) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, encoding,
-                interval, prefixExtractor);
+                interval, prefixExtractor, parallelCompression);
     }
 
     /** These options with page codec {@code codec} at the default level. */
@@ -132,13 +138,19 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     /** These options with a bloom reserve of {@code reserve} (a fraction of the keys). */
     public TableOptions withBloomReserve(double reserve) {
         return new TableOptions(pageSize, bloomBitsPerKey, reserve, compression, compressionLevel, leafEncoding,
-                restartInterval, prefixExtractor);
+                restartInterval, prefixExtractor, parallelCompression);
     }
 
     /** These options with prefix extractor {@code extractor} (null for none). */
     public TableOptions withPrefixExtractor(PrefixExtractor extractor) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, leafEncoding,
-                restartInterval, extractor);
+                restartInterval, extractor, parallelCompression);
+    }
+
+    /** These options with pages compressed on the shared compressor pool ({@code parallel}) or on the building thread. */
+    public TableOptions withParallelCompression(boolean parallel) {
+        return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, leafEncoding,
+                restartInterval, prefixExtractor, parallel);
     }
 
     /** The name tables built with these options record for their prefix bloom: "" without one. */
@@ -154,13 +166,14 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     /**
      * The options of a new table of a store opened with {@code config}, with its default codec
      * ({@link StoreConfig#compression()}): page size, bloom density, codec and level, leaf
-     * encoding and prefix extractor.
+     * encoding, prefix extractor and whether pages are compressed in parallel.
      */
     public static TableOptions of(StoreConfig config) {
         return new TableOptions(config.pageSize(), config.bloomBitsPerKey())
                 .withCompression(config.compression(), config.compressionLevel())
                 .withLeafEncoding(config.leafEncoding(), config.restartInterval())
-                .withPrefixExtractor(config.prefixExtractor());
+                .withPrefixExtractor(config.prefixExtractor())
+                .withParallelCompression(config.parallelCompression());
     }
 
     /**

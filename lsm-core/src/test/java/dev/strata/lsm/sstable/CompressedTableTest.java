@@ -133,6 +133,29 @@ class CompressedTableTest {
         }
     }
 
+    /**
+     * Pages compressed on the building thread (the default) and on the shared compressor pool
+     * make the same file, byte for byte: frames in page order, the same page map and footer.
+     */
+    @ParameterizedTest
+    @MethodSource("codecsAndPageSizes")
+    void compressingInParallelWritesTheSameFile(Compression codec, int pageSize) throws IOException {
+        List<InternalEntry> entries = compressibleEntries(new Random(pageSize * 31L + codec.id()), 4000, 0.2, pageSize);
+        TableOptions options = new TableOptions(pageSize, 10).withCompression(codec, 3);
+        assertFalse(options.parallelCompression(), "on the building thread by default");
+        Path inline = dir.resolve("inline.sst");
+        Path parallel = dir.resolve("parallel.sst");
+        FinishedTable a = fixture.write(inline, options, entries);
+        FinishedTable b = fixture.write(parallel, options.withParallelCompression(true), entries);
+        assertTrue(a.footer().livePages() > 64, "more pages than a parallel sink keeps in flight: "
+                + a.footer().livePages());
+        assertEquals(a.footer(), b.footer());
+        assertArrayEquals(java.nio.file.Files.readAllBytes(inline), java.nio.file.Files.readAllBytes(parallel));
+        try (PageFile file = fixture.openForRead(inline)) {
+            assertEntries(entries, TableFixture.open(file, a, BlockCache.disabled()));
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD", "SNAPPY"})
     void theBlockCacheHoldsDecompressedPages(Compression codec) throws IOException {

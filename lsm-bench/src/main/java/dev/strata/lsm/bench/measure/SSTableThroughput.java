@@ -53,6 +53,11 @@ public final class SSTableThroughput implements Callable<Integer> {
     @Option(names = "--compression", description = "page codec: none (default), lz4, zstd or snappy")
     String compression = "none";
 
+    @Option(names = "--parallel-compression", description = "with a codec, compress pages on the shared pool of "
+            + "compressor threads while the build goes on (parallelCompression=\"true\"); default: on the building "
+            + "thread, as a store does by default")
+    boolean parallelCompression;
+
     @Option(names = "--leaf-encoding", description = "leaf encoding: prefix (default; prefix-compressed keys with "
             + "restart points) or plain (format 1 and 2 leaves)")
     String leafEncoding = "prefix";
@@ -104,7 +109,8 @@ public final class SSTableThroughput implements Callable<Integer> {
         Files.createDirectories(dir);
         TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY)
                 .withCompression(dev.strata.lsm.Compression.fromName(compression))
-                .withLeafEncoding(dev.strata.lsm.LeafEncoding.fromName(leafEncoding), restartInterval);
+                .withLeafEncoding(dev.strata.lsm.LeafEncoding.fromName(leafEncoding), restartInterval)
+                .withParallelCompression(parallelCompression);
         CountingStorageIO io = new CountingStorageIO(dev.strata.lsm.io.StorageIOs.create(storage, storageParams));
         byte[][] values = new byte[1024][valueSize];
         Random rnd = new Random(42);
@@ -118,9 +124,11 @@ public final class SSTableThroughput implements Callable<Integer> {
         }
         double userMb = (double) entries * (KEY_SIZE + valueSize) / 1e6;
         out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages, storage %s %s, "
-                + "compression %s, leaf encoding %s (restart interval %d), value compressibility %.2f%n", entries, KEY_SIZE,
-                valueSize, userMb, pageSize, storage, storageParams, options.compression(), options.leafEncoding(),
-                options.restartInterval(), valueCompressibility);
+                + "compression %s%s, leaf encoding %s (restart interval %d), value compressibility %.2f%n", entries,
+                KEY_SIZE, valueSize, userMb, pageSize, storage, storageParams, options.compression(),
+                options.compression() != dev.strata.lsm.Compression.NONE && options.parallelCompression()
+                        ? " (in parallel)" : "", options.leafEncoding(), options.restartInterval(),
+                valueCompressibility);
 
         double[] buildMbps = new double[rounds];
         double[] buildSyncMbps = new double[rounds];
