@@ -50,7 +50,7 @@ class VlsmCensusTest {
         byte[] value = new byte[112];
         StoreStats stats;
         try (LsmStore store = LsmStore.open(dir, config)) {
-            for (long i = 0; i < TestScale.scaled(37_500); i++) {
+            for (long i = 0; i < TestScale.scaled(25_000); i++) {
                 byte[] key = ByteBuffer.allocate(16).putLong(random.nextLong()).putLong(i).array();
                 random.nextBytes(value);
                 store.put(key, value);
