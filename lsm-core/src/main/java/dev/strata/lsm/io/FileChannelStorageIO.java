@@ -414,31 +414,20 @@ public final class FileChannelStorageIO implements StorageIO {
                     return io.run(own);
                 }
             });
-            boolean interrupted = false;
             try {
-                while (true) {
-                    try {
-                        return done.get();
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    } catch (java.util.concurrent.ExecutionException e) {
-                        Throwable cause = e.getCause();
-                        if (cause instanceof IOException io2) {
-                            throw io2;
-                        }
-                        if (cause instanceof RuntimeException r) {
-                            throw r;
-                        }
-                        if (cause instanceof Error err) {
-                            throw err;
-                        }
-                        throw new IOException(path + ": " + cause, cause);
-                    }
+                return Uninterruptibly.get(done);
+            } catch (java.util.concurrent.ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof IOException io2) {
+                    throw io2;
                 }
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
+                if (cause instanceof RuntimeException r) {
+                    throw r;
                 }
+                if (cause instanceof Error err) {
+                    throw err;
+                }
+                throw new IOException(path + ": " + cause, cause);
             }
         }
 

@@ -5,6 +5,7 @@ import com.sun.jna.Pointer;
 import dev.strata.lsm.io.IoPurpose;
 import dev.strata.lsm.io.OpenMode;
 import dev.strata.lsm.io.PageFile;
+import dev.strata.lsm.io.Uninterruptibly;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -396,34 +397,13 @@ final class NativePageFile implements PageFile {
     /** The bytes a window read got, waiting uninterruptibly; its failure as an IOException. */
     private int awaitRead(CompletableFuture<Integer> read) throws IOException {
         try {
-            return getUninterruptibly(read);
+            return Uninterruptibly.get(read);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof java.io.UncheckedIOException u) {
                 throw u.getCause();
             }
             throw new IOException("read ahead in " + path + " failed: " + cause, cause);
-        }
-    }
-
-    /**
-     * The result of {@code f}, waiting through interrupts (the thread's interrupt status is
-     * set again before returning); its failure as an {@link ExecutionException}.
-     */
-    private static <T> T getUninterruptibly(CompletableFuture<T> f) throws ExecutionException {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return f.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 
@@ -596,7 +576,7 @@ final class NativePageFile implements PageFile {
         while (pending.size() > inFlight) {
             InFlight w = pending.peekFirst();
             try {
-                getUninterruptibly(w.done());
+                Uninterruptibly.get(w.done());
             } catch (ExecutionException e) {
                 pending.removeFirst();
                 Throwable cause = e.getCause();
