@@ -74,6 +74,19 @@ public final class ScratchDirectories {
         return "." + name + "." + kind + "-";
     }
 
+    /**
+     * Deletes {@code root} and everything in it (a scratch directory its maker is done with);
+     * nothing happens if it does not exist.
+     *
+     * @param root the directory to delete
+     * @throws java.io.IOException if a file in it cannot be deleted
+     */
+    public static void delete(Path root) throws IOException {
+        if (Files.exists(root)) {
+            deleteTree(root);
+        }
+    }
+
     private static void deleteTree(Path root) throws IOException {
         try (Stream<Path> walk = Files.walk(root)) {
             for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {

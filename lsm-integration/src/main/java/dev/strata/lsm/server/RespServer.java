@@ -10,16 +10,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.RedisEncoder;
-import io.netty.util.concurrent.DefaultEventExecutorGroup;
-import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 
 import java.net.InetSocketAddress;
@@ -40,11 +36,11 @@ public final class RespServer implements AutoCloseable {
     private final ServerInfo info;
     /** TLS for every connection, or null for plain TCP. */
     private final SslContext tls;
-    /** Linux's epoll transport where its native library loads (fewer system calls per request), else NIO. */
-    private static final boolean EPOLL = io.netty.channel.epoll.Epoll.isAvailable();
-    private final EventLoopGroup boss = EPOLL ? new io.netty.channel.epoll.EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
-    private final EventLoopGroup workers = eventLoops(Math.max(1, Runtime.getRuntime().availableProcessors()));
-    private final EventExecutorGroup commandThreads;
+    private static final boolean EPOLL = NodeThreads.EPOLL;
+    /** The acceptor, event loops, command threads and writer this server runs on. */
+    private final NodeThreads threads;
+    /** Whether {@link #threads} are this server's own, stopped when it closes (else they outlive it). */
+    private final boolean ownThreads;
     /** Applies the plain writes of every connection as shared write batches. */
     private final WriteCombiner writer;
     /** Runs {@link HashSweeper#tick} (one daemon thread). */
@@ -59,8 +55,11 @@ public final class RespServer implements AutoCloseable {
     private Channel serverChannel;
     private volatile boolean closed;
 
-    private RespServer(LsmStore store, ServerOptions options, MeterRegistry registry, SslContext tls) {
+    private RespServer(LsmStore store, ServerOptions options, MeterRegistry registry, SslContext tls,
+                       NodeThreads threads) {
         this.store = store;
+        this.ownThreads = threads == null;
+        this.threads = threads != null ? threads : new NodeThreads(options.commandThreads());
         this.tls = tls;
         this.options = options;
         this.metrics = new ServerMetrics(registry);
@@ -69,8 +68,7 @@ public final class RespServer implements AutoCloseable {
         // the one the store's ValueExpiry is asked at, so a test can move time for both.
         java.time.InstantSource clock = store.config().clock();
         this.commands = new RespCommands(store, info, options.requirePass(), clock::millis);
-        this.commandThreads = new DefaultEventExecutorGroup(options.commandThreads());
-        this.writer = new WriteCombiner(commands, metrics);
+        this.writer = new WriteCombiner(commands, metrics, this.threads.writer);
         HashSweeper sweeper = commands.hashSweeper();
         io.micrometer.core.instrument.FunctionCounter.builder("strata.server.hash.fields.reclaimed", sweeper,
                 HashSweeper::deletedTotal).description("fields of deleted hashes removed by the sweeper").register(registry);
@@ -92,6 +90,16 @@ public final class RespServer implements AutoCloseable {
      * starts with a handshake, and nothing is read from it before.
      */
     public static RespServer start(LsmStore store, ServerOptions options, MeterRegistry registry, SslContext tls) {
+        return start(store, options, registry, tls, null);
+    }
+
+    /**
+     * Serves {@code store} as {@link #start(LsmStore, ServerOptions, MeterRegistry, SslContext)}
+     * does, on {@code threads} when not null: they are not stopped when this server closes (its
+     * connections are, and the store), and may serve another server after it.
+     */
+    static RespServer start(LsmStore store, ServerOptions options, MeterRegistry registry, SslContext tls,
+                            NodeThreads threads) {
         loadLogging();
         NodeKeys.checkFormat(store);
         int fit = DescriptorBudget.maxClients(options.maxClients(), DescriptorBudget.processLimit(),
@@ -100,7 +108,7 @@ public final class RespServer implements AutoCloseable {
             throw new IllegalStateException("the file descriptor limit (" + DescriptorBudget.processLimit()
                     + ") leaves no room for connections beside the store's files; raise it (ulimit -n)");
         }
-        RespServer s = new RespServer(store, options.withMaxClients(fit), registry, tls);
+        RespServer s = new RespServer(store, options.withMaxClients(fit), registry, tls, threads);
         try {
             s.bind();
             s.sweeperThread.scheduleWithFixedDelay(s::sweepTick, HashSweeper.TICK_MILLIS, HashSweeper.TICK_MILLIS,
@@ -160,10 +168,6 @@ public final class RespServer implements AutoCloseable {
                 .build();
     }
 
-    private static EventLoopGroup eventLoops(int threads) {
-        return EPOLL ? new io.netty.channel.epoll.EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
-    }
-
     /** The network transport the node serves with: {@code epoll} or {@code nio}. */
     static String transport() {
         return EPOLL ? "epoll" : "nio";
@@ -171,7 +175,7 @@ public final class RespServer implements AutoCloseable {
 
     private void bind() {
         ServerBootstrap b = new ServerBootstrap()
-                .group(boss, workers)
+                .group(threads.boss, threads.workers)
                 .channel(EPOLL ? io.netty.channel.epoll.EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
@@ -214,7 +218,7 @@ public final class RespServer implements AutoCloseable {
                 commands.openAccess());
         ch.pipeline()
                 .addLast("decoder", new RespDecoder(options))
-                .addLast("commands", new CommandHandler(commands, metrics, session, commandThreads.next(), writer));
+                .addLast("commands", new CommandHandler(commands, metrics, session, threads.commandThreads.next(), writer));
     }
 
     private void sweepTick() {
@@ -274,12 +278,11 @@ public final class RespServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-        // Commands already running finish (their writes were acknowledged or will be) before the store closes.
-        commandThreads.shutdownGracefully(0, 10, TimeUnit.SECONDS).awaitUninterruptibly(30, TimeUnit.SECONDS);
-        writer.shutdown();
-        boss.terminationFuture().awaitUninterruptibly(10, TimeUnit.SECONDS);
-        workers.terminationFuture().awaitUninterruptibly(10, TimeUnit.SECONDS);
+        if (ownThreads) {
+            threads.close();
+        } else {
+            // Commands already running finish before the store closes; the threads go on.
+            threads.awaitQueued();
+        }
     }
 }

@@ -25,6 +25,8 @@ import java.util.concurrent.CountDownLatch;
 public final class StrataServer implements Callable<Integer> {
     /** The start of the line printed once the node accepts connections. */
     public static final String READY = "strata-server ready";
+    /** The most seconds of the warm-up the node runs before it accepts clients, unless told otherwise. */
+    static final int DEFAULT_WARM_UP_SECONDS = 20;
 
     @Option(names = "--dir", required = true, description = "the store's directory (created if missing)")
     Path dir;
@@ -76,6 +78,13 @@ public final class StrataServer implements Callable<Integer> {
             description = "require client certificates signed by this PEM CA certificate")
     Path tlsCaCert;
 
+    @Option(names = "--warm-up-seconds", paramLabel = "S", defaultValue = "" + DEFAULT_WARM_UP_SECONDS,
+            description = "before accepting clients, send SET, GET and INCR requests through the node's own request "
+                    + "path and threads to a scratch store beside --dir (deleted after) until the JIT has compiled "
+                    + "what they make hot, for at most about S seconds, so the first clients meet compiled code; "
+                    + "0 skips it; default ${DEFAULT-VALUE}")
+    int warmUpSeconds;
+
     @Option(names = "--metrics-port", paramLabel = "N",
             description = "serve Prometheus metrics at http://BIND:N/metrics (0 picks a free port); default none")
     Integer metricsPort;
@@ -120,11 +129,43 @@ public final class StrataServer implements Callable<Integer> {
             both.add(prometheus);
             user = user.toBuilder().meterRegistry(both).build();
         }
-        LsmStore store = LsmStore.open(dir, RespServer.storeConfig(user));
+        if (warmUpSeconds < 0 || warmUpSeconds > NodeWarmUp.MAX_SECONDS) {
+            throw new IllegalArgumentException("--warm-up-seconds must be from 0 (no warm-up) to " + NodeWarmUp.MAX_SECONDS
+                    + ", was " + warmUpSeconds);
+        }
+        StoreConfig nodeConfig = RespServer.storeConfig(user);
+        // One set of threads for the warm-up's server and the node's: see NodeThreads.
+        NodeThreads threads = new NodeThreads(options.commandThreads());
+        try {
+            return serve(options, tls, user, nodeConfig, prometheus, threads);
+        } finally {
+            threads.close();
+        }
+    }
+
+    private Integer serve(ServerOptions options, io.netty.handler.ssl.SslContext tls, StoreConfig user,
+                          StoreConfig nodeConfig, PrometheusMeterRegistry prometheus, NodeThreads threads) {
+        NodeWarmUp.Result warmUp = null;
+        if (warmUpSeconds > 0) {
+            System.out.println("strata-server: warming up for at most " + warmUpSeconds
+                    + " s before accepting clients (--warm-up-seconds 0 skips it)");
+            System.out.flush();
+            // Meters of the same kind as the node's, thrown away with the scratch store.
+            MeterRegistry scratch = prometheus != null ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)
+                    : new SimpleMeterRegistry();
+            try {
+                warmUp = NodeWarmUp.run(dir, nodeConfig, options, scratch, threads,
+                        java.time.Duration.ofSeconds(warmUpSeconds));
+            } catch (RuntimeException e) {
+                // The node serves as well without it, only slower at first: said, not fatal.
+                System.out.println("strata-server: warm-up failed, starting without it: " + e);
+            }
+        }
+        LsmStore store = LsmStore.open(dir, nodeConfig);
         RespServer server;
         MetricsEndpoint endpoint = null;
         try {
-            server = RespServer.start(store, options, user.meterRegistry(), tls);
+            server = RespServer.start(store, options, user.meterRegistry(), tls, threads);
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -149,6 +190,7 @@ public final class StrataServer implements Callable<Integer> {
                 metrics.close();
             }
             server.close();
+            threads.close();
             stopped.countDown();
         }, "strata-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -158,7 +200,9 @@ public final class StrataServer implements Callable<Integer> {
                 + ", max clients " + server.maxClients() + ", " + RespServer.transport() + " transport"
                 + (requirePass != null ? ", password required" : "")
                 + (tls != null ? ", TLS" + (tlsCaCert != null ? " with client certificates" : "") : "")
-                + (metrics != null ? ", metrics on http://" + bind + ":" + metrics.port() + "/metrics" : "") + ")");
+                + (metrics != null ? ", metrics on http://" + bind + ":" + metrics.port() + "/metrics" : "")
+                + (warmUp != null ? ", " + warmUp.describe() : "")
+                + ")");
         System.out.flush();
         try {
             stopped.await();

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.redis.RedisMessage;
-import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.util.ArrayList;
@@ -12,7 +11,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -47,15 +45,16 @@ final class WriteCombiner {
 
     private final RespCommands commands;
     private final ServerMetrics metrics;
-    private final EventExecutor thread = new DefaultEventExecutor(
-            (java.util.concurrent.ThreadFactory) r -> new Thread(r, "strata-server-writer"));
+    /** The writer thread ({@link NodeThreads#writer}), which may outlive this combiner. */
+    private final EventExecutor thread;
     private final ConcurrentLinkedQueue<Submission> queue = new ConcurrentLinkedQueue<>();
     /** A drain is queued on the writer thread and has not started taking submissions. */
     private final AtomicBoolean scheduled = new AtomicBoolean();
 
-    WriteCombiner(RespCommands commands, ServerMetrics metrics) {
+    WriteCombiner(RespCommands commands, ServerMetrics metrics, EventExecutor thread) {
         this.commands = commands;
         this.metrics = metrics;
+        this.thread = thread;
     }
 
     /** Queues {@code s}; its handler is given the replies ({@link CommandHandler#writesDoneTask}). */
@@ -64,11 +63,6 @@ final class WriteCombiner {
         if (scheduled.compareAndSet(false, true)) {
             thread.execute(this::drain);
         }
-    }
-
-    /** Stops the writer once the writes queued so far are applied and answered. */
-    void shutdown() {
-        thread.shutdownGracefully(0, 10, TimeUnit.SECONDS).awaitUninterruptibly(30, TimeUnit.SECONDS);
     }
 
     private void drain() {

@@ -42,7 +42,7 @@ class DescriptorLimitTest {
         ProcessBuilder pb = new ProcessBuilder("/bin/bash", "-c", "ulimit -n " + FD_LIMIT + " && exec \"$0\" \"$@\"",
                 java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
                 "-cp", System.getProperty("java.class.path"), StrataServer.class.getName(),
-                "--dir", dir.resolve("data").toString(), "--port", "0", "--command-threads", "4");
+                "--dir", dir.resolve("data").toString(), "--port", "0", "--command-threads", "4", "--warm-up-seconds", "0");
         pb.redirectErrorStream(true);
         pb.redirectOutput(log.toFile());
         Process node = pb.start();

@@ -290,7 +290,7 @@ class NodeCrashTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
                 "-cp", System.getProperty("java.class.path"), StrataServer.class.getName(),
-                "--dir", dir.resolve("data").toString(), "--port", "0", "--command-threads", "8");
+                "--dir", dir.resolve("data").toString(), "--port", "0", "--command-threads", "8", "--warm-up-seconds", "0");
         pb.redirectErrorStream(true);
         return pb.start();
     }
