@@ -3,7 +3,8 @@
 # states the figures: -t set,get -n 300000 -r 300000 -d 100 -c 20, unpipelined and with -P 16 (and
 # INCR, -t incr, the same way: redis-benchmark runs it after GET, on keys counter:<random>),
 # redis-server with appendonly yes / appendfsync no, the node as ./strata-server runs it (async WAL,
-# lsm-integration/node-java-opts). Per round and pipeline depth: redis-server, then the node, each in a fresh
+# lsm-integration/node-java-opts). The node warms itself up before it answers PING (docs/server.md, "Warm-up":
+# --warm-up-seconds, 20 by default), as ./strata-server starts; the wait for PING allows 60 s. Per round and pipeline depth: redis-server, then the node, each in a fresh
 # directory. Prints one CSV line per figure: server,pipeline,test,rps. (redis-compare.sh measures
 # the issue-14 shape: -n 1000000 -c 50, and memory after 10 million keys.)
 # Needs redis-server, redis-cli and redis-benchmark (apt-get install redis-server redis-tools).
