@@ -115,6 +115,12 @@ final class NodeWarmUp {
      */
     static Result run(Path storeDir, StoreConfig nodeConfig, ServerOptions options, MeterRegistry registry,
                       NodeThreads threads, java.time.Duration budget) {
+        return run(storeDir, nodeConfig, options, registry, threads, budget, ROUND_REQUESTS);
+    }
+
+    /** {@link #run(Path, StoreConfig, ServerOptions, MeterRegistry, NodeThreads, java.time.Duration)} with rounds of {@code roundRequests}. */
+    static Result run(Path storeDir, StoreConfig nodeConfig, ServerOptions options, MeterRegistry registry,
+                      NodeThreads threads, java.time.Duration budget, int roundRequests) {
         long start = System.nanoTime();
         long deadline = start + budget.toNanos();
         Path absolute = storeDir.toAbsolutePath();
@@ -139,7 +145,7 @@ final class NodeWarmUp {
                 throw e;
             }
             try {
-                quiet = drive(server, deadline, sent, rounds);
+                quiet = drive(server, deadline, roundRequests, sent, rounds);
             } finally {
                 server.close();
             }
@@ -161,9 +167,9 @@ final class NodeWarmUp {
      * clients come and go, so accepting, connecting and closing are in the profile too.
      * Returns whether the JIT became quiet.
      */
-    private static boolean drive(RespServer server, long deadline, AtomicLong sent, int[] rounds) {
+    private static boolean drive(RespServer server, long deadline, int roundRequests, AtomicLong sent, int[] rounds) {
         InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.port());
-        long perConnection = ROUND_REQUESTS / CONNECTIONS;
+        long perConnection = roundRequests / CONNECTIONS;
         int weights = PHASES.stream().mapToInt(Phase::weight).sum();
         java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
