@@ -138,8 +138,10 @@ final class NodeWarmUp {
             LsmStore store = LsmStore.open(scratch, nodeConfig.toBuilder().meterRegistry(registry).build());
             RespServer server;
             try {
-                server = RespServer.start(store, options.withBind("127.0.0.1").withPort(0).withRequirePass(null),
-                        registry, null, threads);
+                // Room for the warm-up's connections even under a small --max-clients.
+                ServerOptions scratchOptions = options.withBind("127.0.0.1").withPort(0).withRequirePass(null)
+                        .withMaxClients(Math.max(options.maxClients(), 2 * CONNECTIONS));
+                server = RespServer.start(store, scratchOptions, registry, null, threads);
             } catch (RuntimeException e) {
                 store.close();
                 throw e;

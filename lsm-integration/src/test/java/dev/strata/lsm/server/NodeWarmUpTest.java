@@ -71,6 +71,18 @@ class NodeWarmUpTest {
     }
 
     @Test
+    void aMaxClientsBelowTheWarmUpsConnectionsDoesNotStopIt(@TempDir Path parent) throws Exception {
+        StoreConfig config = RespServer.storeConfig(StoreConfig.builder().build());
+        try (NodeThreads threads = new NodeThreads(2)) {
+            NodeWarmUp.Result r = NodeWarmUp.run(parent.resolve("data"), config,
+                    ServerOptions.defaults().withMaxClients(NodeWarmUp.CONNECTIONS / 4), new SimpleMeterRegistry(),
+                    threads, Duration.ofMillis(1), 2_000);
+            assertEquals(1, r.rounds());
+            assertTrue(r.requests() >= 2_000, r.describe());
+        }
+    }
+
+    @Test
     void warmUpSecondsOutOfRangeIsRefusedBeforeAnythingIsMade(@TempDir Path dir) throws Exception {
         for (String bad : List.of("-1", "601")) {
             Path store = dir.resolve("store");
