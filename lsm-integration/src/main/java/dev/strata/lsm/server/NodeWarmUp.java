@@ -39,8 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * memtables. It stops after a round in which the JIT compiled for less than
  * {@value #QUIET_PERCENT}% of the round's time (what the traffic makes hot is compiled), or once
  * its time budget is spent. Then it closes that server (not the threads) and deletes the
- * directory. The node's own store is not opened until the warm-up is over and is never
- * touched by it. The client is the JDK's blocking sockets, so no client code shares the
+ * directory. The node's own store (opened first, so that a store which cannot be opened
+ * fails the start at once) is never touched by it. The client is the JDK's blocking sockets, so no client code shares the
  * server's Netty profile.
  *
  * <p>Not thread-safe; {@link #run} is called once, before the node starts.
@@ -132,8 +132,7 @@ final class NodeWarmUp {
             throw new UncheckedIOException("cannot make the warm-up's scratch directory beside " + absolute, e);
         }
         AtomicLong sent = new AtomicLong();
-        int[] rounds = new int[1];
-        boolean quiet;
+        Rounds rounds;
         try {
             LsmStore store = LsmStore.open(scratch, nodeConfig.toBuilder().meterRegistry(registry).build());
             RespServer server;
@@ -147,7 +146,7 @@ final class NodeWarmUp {
                 throw e;
             }
             try {
-                quiet = drive(server, deadline, roundRequests, sent, rounds);
+                rounds = drive(server, deadline, roundRequests, sent);
             } finally {
                 server.close();
             }
@@ -159,7 +158,7 @@ final class NodeWarmUp {
                 System.err.println("strata-server: warm-up's scratch directory " + scratch + " not deleted: " + e);
             }
         }
-        return new Result(sent.get(), rounds[0], System.nanoTime() - start, quiet);
+        return new Result(sent.get(), rounds.run(), System.nanoTime() - start, rounds.quiet());
     }
 
     /**
@@ -167,9 +166,9 @@ final class NodeWarmUp {
      * (checked before each phase; the first round always runs whole). All connections are in
      * the same phase at a time, as clients of one kind load a node; each phase connects anew, as
      * clients come and go, so accepting, connecting and closing are in the profile too.
-     * Returns whether the JIT became quiet.
+     * Returns the rounds run whole and whether the JIT became quiet.
      */
-    private static boolean drive(RespServer server, long deadline, int roundRequests, AtomicLong sent, int[] rounds) {
+    private static Rounds drive(RespServer server, long deadline, int roundRequests, AtomicLong sent) {
         InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.port());
         long perConnection = roundRequests / CONNECTIONS;
         int weights = PHASES.stream().mapToInt(Phase::weight).sum();
@@ -180,24 +179,27 @@ final class NodeWarmUp {
             long roundStart = System.nanoTime();
             for (Phase phase : PHASES) {
                 if (round > 0 && System.nanoTime() >= deadline) {
-                    return false;
+                    return new Rounds(round, false);
                 }
                 long n = Math.max(phase.pipeline(), perConnection * phase.weight() / weights);
                 int seed = round * PHASES.size() + PHASES.indexOf(phase);
                 runAll(address, seed, c -> c.phase(phase.command(), n, phase.pipeline()), sent);
             }
-            rounds[0] = round + 1;
             long wallMillis = (System.nanoTime() - roundStart) / 1_000_000;
             if (timed && (jit.getTotalCompilationTime() - jitBefore) * 100 < wallMillis * QUIET_PERCENT) {
-                return true;
+                return new Rounds(round + 1, true);
             }
             if (System.nanoTime() >= deadline) {
-                return false;
+                return new Rounds(round + 1, false);
             }
             if (round % ROUNDS_PER_FLUSH == ROUNDS_PER_FLUSH - 1) {
                 server.store().flush();
             }
         }
+    }
+
+    /** How {@link #drive} ended: the rounds run whole, and whether the JIT was quiet after the last. */
+    private record Rounds(int run, boolean quiet) {
     }
 
     /** Work a connection does in a phase; returns the requests it sent. */

@@ -36,7 +36,6 @@ public final class RespServer implements AutoCloseable {
     private final ServerInfo info;
     /** TLS for every connection, or null for plain TCP. */
     private final SslContext tls;
-    private static final boolean EPOLL = NodeThreads.EPOLL;
     /** The acceptor, event loops, command threads and writer this server runs on. */
     private final NodeThreads threads;
     /** Whether {@link #threads} are this server's own, stopped when it closes (else they outlive it). */
@@ -170,13 +169,13 @@ public final class RespServer implements AutoCloseable {
 
     /** The network transport the node serves with: {@code epoll} or {@code nio}. */
     static String transport() {
-        return EPOLL ? "epoll" : "nio";
+        return NodeThreads.EPOLL ? "epoll" : "nio";
     }
 
     private void bind() {
         ServerBootstrap b = new ServerBootstrap()
                 .group(threads.boss, threads.workers)
-                .channel(EPOLL ? io.netty.channel.epoll.EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .channel(NodeThreads.EPOLL ? io.netty.channel.epoll.EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)

@@ -145,6 +145,9 @@ public final class StrataServer implements Callable<Integer> {
 
     private Integer serve(ServerOptions options, io.netty.handler.ssl.SslContext tls, StoreConfig user,
                           StoreConfig nodeConfig, PrometheusMeterRegistry prometheus, NodeThreads threads) {
+        // The node's store first: a store that cannot be opened (locked by another node, damaged)
+        // fails the start before any time goes into warming up.
+        LsmStore store = LsmStore.open(dir, nodeConfig);
         NodeWarmUp.Result warmUp = null;
         if (warmUpSeconds > 0) {
             System.out.println("strata-server: warming up for at most " + warmUpSeconds
@@ -161,7 +164,6 @@ public final class StrataServer implements Callable<Integer> {
                 System.out.println("strata-server: warm-up failed, starting without it: " + e);
             }
         }
-        LsmStore store = LsmStore.open(dir, nodeConfig);
         RespServer server;
         MetricsEndpoint endpoint = null;
         try {
