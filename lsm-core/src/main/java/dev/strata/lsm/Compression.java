@@ -24,6 +24,10 @@ public enum Compression {
     public static final int MIN_ZSTD_LEVEL = 1;
     /** The highest level accepted for Zstandard. */
     public static final int MAX_ZSTD_LEVEL = 22;
+    /** LZ4's acceleration unless configured: LZ4's own default, and what RocksDB's lz4 uses. */
+    public static final int DEFAULT_LZ4_ACCELERATION = 1;
+    /** The highest LZ4 acceleration accepted (LZ4's {@code LZ4_ACCELERATION_MAX}). */
+    public static final int MAX_LZ4_ACCELERATION = 65537;
 
     private final int id;
     private final String configName;

@@ -113,11 +113,13 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 e.text("compression").ifPresent(c -> builder.compression(codec(e, c)));
                 e.text("bottommostCompression").ifPresent(c -> builder.bottommostCompression(codec(e, c)));
                 e.integer("compressionLevel").ifPresent(builder::compressionLevel);
+                e.integer("lz4Acceleration").ifPresent(builder::lz4Acceleration);
                 e.text("leafEncoding").ifPresent(builder::leafEncoding);
                 e.integer("restartInterval").ifPresent(builder::restartInterval);
                 e.flag("parallelCompression").ifPresent(builder::parallelCompression);
                 gives(e, "pageSize", "bloomBitsPerKey", "prefixExtractor", "compression", "bottommostCompression",
-                        "compressionLevel", "leafEncoding", "restartInterval", "parallelCompression");
+                        "compressionLevel", "lz4Acceleration", "leafEncoding", "restartInterval",
+                        "parallelCompression");
                 // The page size bounds the largest value: a default value limit it breaks is its doing.
                 if (e.text("pageSize").isPresent()) {
                     settingElements.putIfAbsent("maxValueBytes", e);

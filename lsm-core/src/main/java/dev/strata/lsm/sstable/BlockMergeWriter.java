@@ -83,7 +83,7 @@ public final class BlockMergeWriter {
         // packed after the file's end, and the new page map spans the frames reused in place.
         this.sink = base.footer().packed()
                 ? new PageSink(file, options.pageSize(), PageCodec.of(base.footer().compression(),
-                        options.compressionLevel()), options.parallelCompression(), base.mapBase() + base.mappedPages(),
+                        options.compressionLevel(), options.lz4Acceleration()), options.parallelCompression(), base.mapBase() + base.mappedPages(),
                         true)
                 : new PageSink(file, options.pageSize());
         // The new version keeps its base's format: the leaves it reuses carry that version.

@@ -43,19 +43,34 @@ abstract class PageCodec {
     abstract void decompress(byte[] src, int off, int length, byte[] dst, int expected) throws Exception;
 
     /**
-     * The codec for {@code c} at {@code level} (zstd only), its native library loaded and
-     * checked with a round trip.
+     * The codec for {@code c} at {@code level} (zstd only) with LZ4's default acceleration: the
+     * codec readers decompress with (neither changes how a page decompresses).
      *
      * @throws ConfigException naming the codec if its native part cannot be loaded
      * @throws IllegalArgumentException for {@link Compression#NONE}
      */
     static PageCodec of(Compression c, int level) {
-        int key = c == Compression.ZSTD ? level : 0;
+        return of(c, level, Compression.DEFAULT_LZ4_ACCELERATION);
+    }
+
+    /**
+     * The codec for {@code c} at {@code level} (zstd only) and {@code lz4Acceleration} (lz4
+     * only), its native library loaded and checked with a round trip.
+     *
+     * @throws ConfigException naming the codec if its native part cannot be loaded
+     * @throws IllegalArgumentException for {@link Compression#NONE}
+     */
+    static PageCodec of(Compression c, int level, int lz4Acceleration) {
+        int key = switch (c) {
+            case ZSTD -> level;
+            case LZ4 -> lz4Acceleration;
+            default -> 0;
+        };
         PageCodec codec = LOADED.get(c.configName() + key);
         if (codec == null) {
             codec = switch (c) {
                 case NONE -> throw new IllegalArgumentException("compression none has no codec");
-                case LZ4 -> load(c, Lz4::new);
+                case LZ4 -> load(c, () -> new Lz4(lz4Acceleration));
                 case ZSTD -> load(c, () -> new ZstdCodec(level));
                 case SNAPPY -> load(c, SnappyCodec::new);
             };
@@ -92,15 +107,51 @@ abstract class PageCodec {
         }
     }
 
-    /** LZ4 through lz4-java's JNI binding (the native instance; no pure-Java fallback). */
+    /**
+     * LZ4 through lz4-java's JNI binding (the native instance; no pure-Java fallback). At
+     * acceleration 1 through its thread-safe fast compressor (LZ4's default, as RocksDB's lz4);
+     * above 1 through fast-reset compressors, which hold a native state each and may be used by
+     * one thread at a time: they are borrowed from a pool and given back after each page, so the
+     * codec holds as many states as threads ever compressed with it at once.
+     */
     private static final class Lz4 extends PageCodec {
+        private final int acceleration;
         private final LZ4Compressor compressor;
         private final LZ4SafeDecompressor decompressor;
+        /** Idle fast-reset compressors (acceleration above 1). */
+        private final java.util.concurrent.ConcurrentLinkedDeque<LZ4Compressor> idle =
+                new java.util.concurrent.ConcurrentLinkedDeque<>();
 
-        Lz4() {
+        Lz4(int acceleration) {
+            if (acceleration < 1 || acceleration > Compression.MAX_LZ4_ACCELERATION) {
+                throw new IllegalArgumentException("lz4 acceleration must be 1 to " + Compression.MAX_LZ4_ACCELERATION
+                        + ", got " + acceleration);
+            }
+            this.acceleration = acceleration;
             LZ4Factory f = LZ4Factory.nativeInstance();
             compressor = f.fastCompressor();
             decompressor = f.safeDecompressor();
+        }
+
+        @Override
+        int compress(byte[] src, int srcOff, int length, byte[] dst, int dstOff) {
+            if (acceleration == 1) {
+                return compressor.compress(src, srcOff, length, dst, dstOff, dst.length - dstOff);
+            }
+            LZ4Compressor c = idle.pollFirst();
+            if (c == null) {
+                c = LZ4Factory.nativeInstance().fastResetCompressor(acceleration);
+            }
+            try {
+                return c.compress(src, srcOff, length, dst, dstOff, dst.length - dstOff);
+            } finally {
+                idle.addFirst(c);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "lz4 acceleration " + acceleration;
         }
 
         @Override
@@ -111,11 +162,6 @@ abstract class PageCodec {
         @Override
         int maxCompressedLength(int length) {
             return compressor.maxCompressedLength(length);
-        }
-
-        @Override
-        int compress(byte[] src, int srcOff, int length, byte[] dst, int dstOff) {
-            return compressor.compress(src, srcOff, length, dst, dstOff, dst.length - dstOff);
         }
 
         @Override

@@ -25,7 +25,7 @@ import java.util.zip.CRC32C;
  * page counts (overflow pages before a leaf, live pages) mean the same in both layouts.
  * Packed, pages are compressed on the writer's thread as they are handed in, or, for a
  * {@linkplain #PageSink(PageFile, int, PageCodec, boolean) parallel} sink, on a shared pool of
- * compressor threads, {@value #PAGES_PER_TASK} pages a task, while the writer goes on building
+ * compressor threads, {@value #BYTES_PER_TASK} bytes of pages a task, while the writer goes on building
  * the next ones; their frames are appended in page order, and all of them before an extent,
  * the page map, the footer or a flush, so the stream is exactly the one a single-threaded sink
  * writes. A page number is assigned when the page is handed in.
@@ -55,7 +55,7 @@ final class PageSink {
     /**
      * Compresses packed tables' pages off the writers' threads: a writer hands each page to
      * this pool and appends the frames in page order as they complete (at most
-     * {@link #MAX_PENDING_FRAMES} in flight per sink), so building pages and compressing them
+     * {@link #TASKS_IN_FLIGHT} tasks in flight per sink), so building pages and compressing them
      * overlap. Daemon threads, shared by every sink; codecs are thread safe.
      */
     private static final java.util.concurrent.ExecutorService COMPRESSORS =
@@ -65,21 +65,23 @@ final class PageSink {
                         t.setDaemon(true);
                         return t;
                     });
-    /** Pages a sink may have handed to the compressors and not appended yet. */
-    private static final int MAX_PENDING_FRAMES = 16;
     /**
-     * Pages one compressor task encodes: handing pages over one at a time cost a task, a queue
-     * hand-off and a thread wake-up per page, as much CPU as compressing a small page.
+     * Page bytes one compressor task encodes: {@value} (16 pages of 4 KiB). Each task costs a
+     * queue hand-off and, when the compressor is asleep, a wake-up, which on a virtual machine
+     * cost as much as compressing a page or two: with 4 pages a task a lone lz4 build made
+     * 0.59-0.64 of the uncompressed build's MB/s, with 16 pages 0.66-0.75 (docs/benchmarks.md,
+     * "The compressor pool's batches").
      */
-    private static final int PAGES_PER_TASK = 4;
-
+    private static final int BYTES_PER_TASK = 64 * 1024;
+    /** Tasks a sink may have handed to the compressors and not appended yet. */
+    private static final int TASKS_IN_FLIGHT = 4;
     /** A page handed to the compressors: its frame is appended once {@link #task} completes. */
     private static final class PendingFrame {
         final int pageNo;
         final byte[] page;
         final byte[] frame;
         /** The task encoding this page's batch; null until the batch is handed over. */
-        java.util.concurrent.Future<?> task;
+        java.util.concurrent.FutureTask<Void> task;
         /** The frame's length, set by the task (read after {@link #task} completes). */
         int length;
 
@@ -100,8 +102,10 @@ final class PageSink {
      */
     private final byte[] frame;
     private final java.util.ArrayDeque<PendingFrame> pending = new java.util.ArrayDeque<>();
-    /** The newest pending pages, not yet handed to the compressors (at most {@link #PAGES_PER_TASK}). */
-    private final java.util.ArrayList<PendingFrame> batch = new java.util.ArrayList<>(PAGES_PER_TASK);
+    /** Pages one compressor task encodes ({@link #BYTES_PER_TASK} of them, at least one). */
+    private final int pagesPerTask;
+    /** The newest pending pages, not yet handed to the compressors (at most {@link #pagesPerTask}). */
+    private final java.util.ArrayList<PendingFrame> batch = new java.util.ArrayList<>();
     private final java.util.ArrayDeque<byte[]> freePages = new java.util.ArrayDeque<>();
     private final java.util.ArrayDeque<byte[]> freeFrames = new java.util.ArrayDeque<>();
     private long[] mapOffsets;
@@ -152,6 +156,7 @@ final class PageSink {
         this.out = AlignedBuffers.allocate(Math.max(pageSize, OUTPUT_BUFFER_BYTES), AlignedBuffers.PAGE_ALIGNMENT);
         this.codec = codec;
         this.parallel = parallel;
+        this.pagesPerTask = Math.max(1, BYTES_PER_TASK / pageSize);
         if (codec != null) {
             this.frame = new byte[PageFormat.FRAME_HEADER_SIZE + Math.max(pageSize, codec.maxCompressedLength(pageSize))];
             this.mapOffsets = new long[256];
@@ -280,10 +285,10 @@ final class PageSink {
         pending.addLast(p);
         batch.add(p);
         logicalPageBytes += pageSize;
-        if (batch.size() == PAGES_PER_TASK) {
+        if (batch.size() == pagesPerTask) {
             submitBatch();
         }
-        if (pending.size() >= MAX_PENDING_FRAMES) {
+        if (pending.size() >= pagesPerTask * TASKS_IN_FLIGHT) {
             drainOne();
         }
         return pageNo;
@@ -295,14 +300,16 @@ final class PageSink {
         batch.clear();
         PageCodec c = codec;
         int size = pageSize;
-        java.util.concurrent.Future<?> task = COMPRESSORS.submit(() -> {
+        java.util.concurrent.FutureTask<Void> task = new java.util.concurrent.FutureTask<>(() -> {
             for (PendingFrame f : frames) {
                 f.length = encodeFrame(c, size, f.page, f.frame, f.pageNo);
             }
+            return null;
         });
         for (PendingFrame f : frames) {
             f.task = task;
         }
+        COMPRESSORS.execute(task);
     }
 
     /**
@@ -336,6 +343,12 @@ final class PageSink {
         PendingFrame p = pending.pollFirst();
         int length;
         try {
+            if (!p.task.isDone()) {
+                // Not compressed yet: if no compressor has started its batch (they are all busy,
+                // or still waking up), encode it here rather than wait; a task already started
+                // or done is not run again (FutureTask runs once), and its waiter just waits.
+                p.task.run();
+            }
             p.task.get();
             length = p.length;
         } catch (InterruptedException e) {

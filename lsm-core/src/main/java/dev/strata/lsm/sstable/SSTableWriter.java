@@ -60,7 +60,8 @@ public final class SSTableWriter {
         this.options = options;
         this.previousFooterOffset = previousFooterOffset;
         this.sink = new PageSink(file, options.pageSize(), options.compression() == Compression.NONE ? null
-                : PageCodec.of(options.compression(), options.compressionLevel()), options.parallelCompression());
+                : PageCodec.of(options.compression(), options.compressionLevel(),
+                        options.lz4Acceleration()), options.parallelCompression());
         this.tree = new TreeBuilder(sink, options);
     }
 

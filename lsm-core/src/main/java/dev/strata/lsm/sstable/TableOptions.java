@@ -36,10 +36,12 @@ import dev.strata.lsm.StoreConfig;
  *     {@code CompressionOptions::parallel_threads} of 1: no hand-offs, so the least CPU per
  *     table, which is what a store whose flushes and merges already share the cores needs).
  *     The file written is the same either way
+ * @param lz4Acceleration LZ4's acceleration, 1 (the default) to {@value Compression#MAX_LZ4_ACCELERATION}
+ *     ({@link StoreConfig.Builder#lz4Acceleration(int)}); only lz4 reads it
  */
 public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
                            int compressionLevel, LeafEncoding leafEncoding, int restartInterval,
-                           PrefixExtractor prefixExtractor, boolean parallelCompression) {
+                           PrefixExtractor prefixExtractor, boolean parallelCompression, int lz4Acceleration) {
     public static final int MIN_PAGE_SIZE = 4 * 1024;
     public static final int MAX_PAGE_SIZE = 64 * 1024;
     public static final int DEFAULT_PAGE_SIZE = 4 * 1024;
@@ -53,6 +55,14 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     public static final int DEFAULT_RESTART_INTERVAL = 16;
     /** Largest restart interval accepted: bounds the cells a lookup scans in a leaf. */
     public static final int MAX_RESTART_INTERVAL = 1024;
+
+    /** Options with LZ4's default acceleration. */
+    public TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
+                        int compressionLevel, LeafEncoding leafEncoding, int restartInterval,
+                        PrefixExtractor prefixExtractor, boolean parallelCompression) {
+        this(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, leafEncoding, restartInterval,
+                prefixExtractor, parallelCompression, Compression.DEFAULT_LZ4_ACCELERATION);
+    }
 
     /** Options without a bloom reserve. */
     public TableOptions(int pageSize, int bloomBitsPerKey) {
@@ -94,6 +104,10 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
             throw new IllegalArgumentException("leaf encoding must not be null (use LeafEncoding.PREFIX)");
         }
         checkRestartInterval(restartInterval);
+        if (lz4Acceleration < 1 || lz4Acceleration > Compression.MAX_LZ4_ACCELERATION) {
+            throw new IllegalArgumentException("lz4 acceleration must be 1 to " + Compression.MAX_LZ4_ACCELERATION
+                    + ", got " + lz4Acceleration);
+        }
     }
 
     /**
@@ -115,19 +129,19 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
      * @throws dev.strata.lsm.ConfigException naming the codec if its native part cannot be loaded or fails
      */
     public static void checkCodecAvailable(Compression codec) {
-        PageCodec.of(codec, Compression.DEFAULT_LEVEL);
+        PageCodec.of(codec, Compression.DEFAULT_LEVEL, Compression.DEFAULT_LZ4_ACCELERATION);
     }
 
     /** These options with page codec {@code codec} at {@code level} (see {@link #compressionLevel()}). */
     public TableOptions withCompression(Compression codec, int level) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, codec, level, leafEncoding,
-                restartInterval, prefixExtractor, parallelCompression);
+                restartInterval, prefixExtractor, parallelCompression, lz4Acceleration);
     }
 
     /** These options with leaf encoding {@code encoding} and restart interval {@code interval}. */
     public TableOptions withLeafEncoding(LeafEncoding encoding, int interval) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, encoding,
-                interval, prefixExtractor, parallelCompression);
+                interval, prefixExtractor, parallelCompression, lz4Acceleration);
     }
 
     /** These options with page codec {@code codec} at the default level. */
@@ -138,19 +152,25 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     /** These options with a bloom reserve of {@code reserve} (a fraction of the keys). */
     public TableOptions withBloomReserve(double reserve) {
         return new TableOptions(pageSize, bloomBitsPerKey, reserve, compression, compressionLevel, leafEncoding,
-                restartInterval, prefixExtractor, parallelCompression);
+                restartInterval, prefixExtractor, parallelCompression, lz4Acceleration);
     }
 
     /** These options with prefix extractor {@code extractor} (null for none). */
     public TableOptions withPrefixExtractor(PrefixExtractor extractor) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, leafEncoding,
-                restartInterval, extractor, parallelCompression);
+                restartInterval, extractor, parallelCompression, lz4Acceleration);
     }
 
     /** These options with pages compressed on the shared compressor pool ({@code parallel}) or on the building thread. */
     public TableOptions withParallelCompression(boolean parallel) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, leafEncoding,
-                restartInterval, prefixExtractor, parallel);
+                restartInterval, prefixExtractor, parallel, lz4Acceleration);
+    }
+
+    /** These options with LZ4 acceleration {@code acceleration} (1 to {@value Compression#MAX_LZ4_ACCELERATION}). */
+    public TableOptions withLz4Acceleration(int acceleration) {
+        return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, leafEncoding,
+                restartInterval, prefixExtractor, parallelCompression, acceleration);
     }
 
     /** The name tables built with these options record for their prefix bloom: "" without one. */
@@ -166,14 +186,15 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     /**
      * The options of a new table of a store opened with {@code config}, with its default codec
      * ({@link StoreConfig#compression()}): page size, bloom density, codec and level, leaf
-     * encoding, prefix extractor and whether pages are compressed in parallel.
+     * encoding, prefix extractor, whether pages are compressed in parallel and LZ4's acceleration.
      */
     public static TableOptions of(StoreConfig config) {
         return new TableOptions(config.pageSize(), config.bloomBitsPerKey())
                 .withCompression(config.compression(), config.compressionLevel())
                 .withLeafEncoding(config.leafEncoding(), config.restartInterval())
                 .withPrefixExtractor(config.prefixExtractor())
-                .withParallelCompression(config.parallelCompression());
+                .withParallelCompression(config.parallelCompression())
+                .withLz4Acceleration(config.lz4Acceleration());
     }
 
     /**

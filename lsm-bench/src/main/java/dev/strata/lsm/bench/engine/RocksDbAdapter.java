@@ -18,6 +18,7 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.SstFileWriter;
 import org.rocksdb.StatsLevel;
+import org.rocksdb.CompressionOptions;
 import org.rocksdb.Statistics;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.Slice;
@@ -34,8 +35,9 @@ import java.util.Map;
  * RocksDB (rocksdbjni) as a {@link BenchEngine}: leveled compaction with RocksDB's own
  * defaults, except for what must match Strata's configuration to compare like with like —
  * memtable size and count, an LRU block cache of Strata's block cache size, the page (block)
- * size, bloom filters of the same density, the background thread count, and no compression
- * (Strata does not compress, and compressing would make space amplification incomparable).
+ * size, bloom filters of the same density, the background thread count, and the same page
+ * codecs (compression, bottommost compression, and LZ4's acceleration as RocksDB's negative
+ * {@code compression_opts.level}).
  * When Strata runs a leveled {@code design-space} preset (such as {@code one-leveling}),
  * RocksDB's tree takes that preset's shape too — target file size, size ratio (level
  * multiplier), level-0 trigger and dynamic level sizing — so the comparison is policy for
@@ -58,6 +60,9 @@ final class RocksDbAdapter implements BenchEngine {
     private final RocksDB db;
     private final String description;
     private final UInt64AddOperator mergeOperator;
+    /** Compression options for LZ4's acceleration (null at acceleration 1, RocksDB's default). */
+    private final CompressionOptions compressionOptions;
+    private final CompressionOptions bottommostCompressionOptions;
     /** N of the fixed prefix extractor, 0 without one. */
     private final int prefixLength;
 
@@ -95,6 +100,22 @@ final class RocksDbAdapter implements BenchEngine {
         if (config.bottommostCompression() != null) {
             options.setBottommostCompressionType(rocksCodec(config.bottommostCompression()));
         }
+        if (config.lz4Acceleration() > 1) {
+            // RocksDB's lz4 takes its acceleration from a negative level. The level applies to
+            // whatever codec compression_opts serves, so the bottommost codec gets options of its
+            // own at the default level (a zstd bottommost level must not become -N).
+            compressionOptions = new CompressionOptions().setLevel(-config.lz4Acceleration());
+            options.setCompressionOptions(compressionOptions);
+            if (config.bottommostCompression() != null) {
+                bottommostCompressionOptions = new CompressionOptions().setEnabled(true);
+                options.setBottommostCompressionOptions(bottommostCompressionOptions);
+            } else {
+                bottommostCompressionOptions = null;
+            }
+        } else {
+            compressionOptions = null;
+            bottommostCompressionOptions = null;
+        }
         String shape = matchLeveledPreset(options, config);
         writeOptions = new WriteOptions().setSync(false).setDisableWAL(false);
         try {
@@ -105,9 +126,11 @@ final class RocksDbAdapter implements BenchEngine {
         }
         description = String.format("rocksdb %s leveled (%s), write_buffer_size=%d, max_write_buffer_number=%d, "
                         + "LRU block cache %d bytes, block_size=%d, bloom %d bits/key, max_background_jobs=%d, "
-                        + "compression %s%s%s", RocksDB.rocksdbVersion(), shape, config.memtableBytes(), writeBuffers,
+                        + "compression %s%s%s%s", RocksDB.rocksdbVersion(), shape, config.memtableBytes(), writeBuffers,
                 config.blockCacheBytes(), config.pageSize(), config.bloomBitsPerKey(), config.backgroundThreads(),
-                rocksCodec(config.compression()), config.bottommostCompression() == null ? ""
+                rocksCodec(config.compression()), config.lz4Acceleration() > 1
+                        ? " (compression_opts.level " + -config.lz4Acceleration() + ")" : "",
+                config.bottommostCompression() == null ? ""
                         : ", bottommost " + rocksCodec(config.bottommostCompression()),
                 prefixLength > 0 ? ", fixed prefix extractor " + prefixLength + " bytes" : "");
     }
@@ -427,6 +450,12 @@ final class RocksDbAdapter implements BenchEngine {
         writeOptions.close();
         options.close();
         mergeOperator.close();
+        if (compressionOptions != null) {
+            compressionOptions.close();
+        }
+        if (bottommostCompressionOptions != null) {
+            bottommostCompressionOptions.close();
+        }
         if (bloom != null) {
             bloom.close();
         }

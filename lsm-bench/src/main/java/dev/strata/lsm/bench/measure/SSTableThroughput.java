@@ -53,6 +53,10 @@ public final class SSTableThroughput implements Callable<Integer> {
     @Option(names = "--compression", description = "page codec: none (default), lz4, zstd or snappy")
     String compression = "none";
 
+    @Option(names = "--lz4-acceleration", description = "LZ4's acceleration, 1 to 65537 (lz4Acceleration; "
+            + "default ${DEFAULT-VALUE}, LZ4's and RocksDB's)")
+    int lz4Acceleration = dev.strata.lsm.Compression.DEFAULT_LZ4_ACCELERATION;
+
     @Option(names = "--parallel-compression", description = "with a codec, compress pages on the shared pool of "
             + "compressor threads while the build goes on (parallelCompression=\"true\"); default: on the building "
             + "thread, as a store does by default")
@@ -110,7 +114,8 @@ public final class SSTableThroughput implements Callable<Integer> {
         TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY)
                 .withCompression(dev.strata.lsm.Compression.fromName(compression))
                 .withLeafEncoding(dev.strata.lsm.LeafEncoding.fromName(leafEncoding), restartInterval)
-                .withParallelCompression(parallelCompression);
+                .withParallelCompression(parallelCompression)
+                .withLz4Acceleration(lz4Acceleration);
         CountingStorageIO io = new CountingStorageIO(dev.strata.lsm.io.StorageIOs.create(storage, storageParams));
         byte[][] values = new byte[1024][valueSize];
         Random rnd = new Random(42);
@@ -124,10 +129,11 @@ public final class SSTableThroughput implements Callable<Integer> {
         }
         double userMb = (double) entries * (KEY_SIZE + valueSize) / 1e6;
         out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages, storage %s %s, "
-                + "compression %s%s, leaf encoding %s (restart interval %d), value compressibility %.2f%n", entries,
+                + "compression %s%s%s, leaf encoding %s (restart interval %d), value compressibility %.2f%n", entries,
                 KEY_SIZE, valueSize, userMb, pageSize, storage, storageParams, options.compression(),
                 options.compression() != dev.strata.lsm.Compression.NONE && options.parallelCompression()
-                        ? " (in parallel)" : "", options.leafEncoding(), options.restartInterval(),
+                        ? " (in parallel)" : "", options.compression() == dev.strata.lsm.Compression.LZ4
+                        && lz4Acceleration > 1 ? " (acceleration " + lz4Acceleration + ")" : "", options.leafEncoding(), options.restartInterval(),
                 valueCompressibility);
 
         double[] buildMbps = new double[rounds];

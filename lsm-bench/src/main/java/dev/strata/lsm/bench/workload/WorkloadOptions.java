@@ -51,6 +51,10 @@ public final class WorkloadOptions {
             + "(Strata's bottommostCompression, RocksDB's bottommost_compression); default: --config's")
     String bottommostCompression;
 
+    @Option(names = "--lz4-acceleration", description = "LZ4's acceleration for every engine, 1 to 65537 "
+            + "(Strata's lz4Acceleration, RocksDB's compression_opts.level of minus it); default: --config's")
+    Integer lz4Acceleration;
+
     @Option(names = "--leaf-encoding", description = "Strata's leaf encoding: prefix or plain (leafEncoding); "
             + "default: --config's")
     String leafEncoding;
@@ -141,7 +145,8 @@ public final class WorkloadOptions {
             throw new IllegalArgumentException("--config " + config + " is not a readable file");
         }
         StoreConfig c = config == null ? StoreConfig.defaults() : StoreConfig.fromXml(config);
-        if (compression != null || bottommostCompression != null || leafEncoding != null || restartInterval != null) {
+        if (compression != null || bottommostCompression != null || leafEncoding != null || restartInterval != null
+                || lz4Acceleration != null) {
             StoreConfig.Builder b = c.toBuilder();
             if (leafEncoding != null) {
                 b.leafEncoding(leafEncoding);
@@ -154,6 +159,9 @@ public final class WorkloadOptions {
             }
             if (bottommostCompression != null) {
                 b.bottommostCompression(bottommostCompression);
+            }
+            if (lz4Acceleration != null) {
+                b.lz4Acceleration(lz4Acceleration);
             }
             c = b.build();
         }
