@@ -11,6 +11,9 @@ module dev.strata.lsm {
     requires com.github.luben.zstd_jni;
     requires org.xerial.snappy;
     requires java.xml;
+    requires java.management;
+    // com.sun.management: the process CPU time parallelCompression="auto" decides by.
+    requires jdk.management;
     requires jdk.unsupported;
 
     exports dev.strata.lsm;

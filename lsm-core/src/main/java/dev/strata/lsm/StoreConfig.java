@@ -92,7 +92,7 @@ public final class StoreConfig {
     private final java.util.SortedMap<Integer, Compression> levelCompression;
     private final LeafEncoding leafEncoding;
     private final int restartInterval;
-    private final boolean parallelCompression;
+    private final ParallelCompression parallelCompression;
     private final long blockCacheBytes;
     private final CacheAdmission blockCacheAdmission;
     private final boolean offHeap;
@@ -353,14 +353,14 @@ public final class StoreConfig {
     }
 
     /**
-     * Whether new tables' pages are compressed on a shared pool of compressor threads while
-     * the flush or merge goes on building pages (true), or on the flush's or merge's own thread
-     * (false, the default, as RocksDB's {@code parallel_threads} of 1). See
-     * {@link Builder#parallelCompression(boolean)}.
+     * Where new tables' pages are compressed: on the flush's or merge's own thread (off), on a
+     * shared pool of compressor threads while the build goes on (on), or on the pool while the
+     * process leaves a core idle (auto, the default). See
+     * {@link Builder#parallelCompression(ParallelCompression)}.
      *
-     * @return whether pages are compressed in parallel with the build
+     * @return where pages are compressed
      */
-    public boolean parallelCompression() {
+    public ParallelCompression parallelCompression() {
         return parallelCompression;
     }
 
@@ -850,7 +850,7 @@ public final class StoreConfig {
         private java.util.SortedMap<Integer, Compression> levelCompression = new java.util.TreeMap<>();
         private LeafEncoding leafEncoding = LeafEncoding.PREFIX;
         private int restartInterval = TableOptions.DEFAULT_RESTART_INTERVAL;
-        private boolean parallelCompression;
+        private ParallelCompression parallelCompression = ParallelCompression.AUTO;
         private long blockCacheBytes = DEFAULT_BLOCK_CACHE_BYTES;
         private CacheAdmission blockCacheAdmission = CacheAdmission.SECOND_MISS;
         private boolean offHeap;
@@ -1101,20 +1101,48 @@ public final class StoreConfig {
         }
 
         /**
-         * Whether a table build with a codec compresses its pages on a shared pool of
-         * compressor threads, going on with the next pages meanwhile (true), or on its own thread
-         * (false, the default). In parallel, one build uses more than one core and finishes
-         * sooner while the others are idle; on its own thread a build spends the least CPU (no
-         * hand-offs, no wake-ups), which is faster whenever the writers and the other flushes and
-         * merges keep the cores busy (docs/benchmarks.md, "Compressing on the building thread").
-         * The tables written are the same byte for byte.
+         * Where a table build with a codec compresses its pages: {@link ParallelCompression#OFF
+         * off}, on its own thread, as RocksDB's {@code parallel_threads} of 1 (the least CPU per
+         * table: no hand-offs, no wake-ups); {@link ParallelCompression#ON on}, on a shared pool
+         * of compressor threads while it goes on with the next pages (one build uses more than
+         * one core); or {@link ParallelCompression#AUTO auto}, the default: on the pool while
+         * this process leaves at least three quarters of a core idle, else on its own thread.
+         * Measured (docs/benchmarks.md, "Parallel compression, auto"): beside a fill's writer and
+         * merges the pool made the fill slower, while a lone lz4 build on the pool is 1.3x faster
+         * than on its thread. The tables written are the same byte for byte.
          *
-         * @param parallel compress on the shared pool
+         * @param parallel where pages are compressed
+         * @return this builder
+         */
+        public Builder parallelCompression(ParallelCompression parallel) {
+            if (parallel == null) {
+                throw new ConfigException("parallelCompression must be auto, true or false, not null",
+                        "parallelCompression", null);
+            }
+            this.parallelCompression = parallel;
+            return this;
+        }
+
+        /**
+         * {@link ParallelCompression#ON} for true, {@link ParallelCompression#OFF} for false
+         * ({@link #parallelCompression(ParallelCompression)}).
+         *
+         * @param parallel compress on the shared pool always (true) or never (false)
          * @return this builder
          */
         public Builder parallelCompression(boolean parallel) {
-            this.parallelCompression = parallel;
-            return this;
+            return parallelCompression(ParallelCompression.of(parallel));
+        }
+
+        /**
+         * {@link #parallelCompression(ParallelCompression)} by name: auto, true or false.
+         *
+         * @param parallel the setting's name
+         * @return this builder
+         * @throws ConfigException for another name
+         */
+        public Builder parallelCompression(String parallel) {
+            return parallelCompression(ParallelCompression.fromName(parallel));
         }
 
         /**

@@ -116,7 +116,7 @@ final class ConfigDocumentHandler extends DefaultHandler {
                 e.integer("lz4Acceleration").ifPresent(builder::lz4Acceleration);
                 e.text("leafEncoding").ifPresent(builder::leafEncoding);
                 e.integer("restartInterval").ifPresent(builder::restartInterval);
-                e.flag("parallelCompression").ifPresent(builder::parallelCompression);
+                e.text("parallelCompression").ifPresent(builder::parallelCompression);
                 gives(e, "pageSize", "bloomBitsPerKey", "prefixExtractor", "compression", "bottommostCompression",
                         "compressionLevel", "lz4Acceleration", "leafEncoding", "restartInterval",
                         "parallelCompression");

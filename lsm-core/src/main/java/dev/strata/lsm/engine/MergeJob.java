@@ -227,7 +227,9 @@ final class MergeJob {
                             .withLeafEncoding(tableOptions.leafEncoding(), tableOptions.restartInterval())
                             .withPrefixExtractor(tableOptions.prefixExtractor())
                             // The child keeps its own codec; only the (zstd) level is the store's.
-                            .withCompression(bases.get(i).footer().compression(), tableOptions.compressionLevel());
+                            .withCompression(bases.get(i).footer().compression(), tableOptions.compressionLevel())
+                            .withParallelCompression(tableOptions.parallelCompression())
+                            .withLz4Acceleration(tableOptions.lz4Acceleration());
                     inPlace.add(new BlockCompaction.Child(childFiles.get(i), bases.get(i), options));
                     int child = i;
                     inPlaceInputs.add(() -> sliceInput.apply(child));

@@ -1,6 +1,7 @@
 package dev.strata.lsm.sstable;
 
 import dev.strata.lsm.Compression;
+import dev.strata.lsm.ParallelCompression;
 import dev.strata.lsm.io.AlignedBuffers;
 import dev.strata.lsm.io.PageFile;
 
@@ -23,12 +24,13 @@ import java.util.zip.CRC32C;
  * each logical page's byte offset and stored length. Logical numbers advance exactly as the
  * unpacked layout's page numbers would (one per page, an extent's pages for an extent), so
  * page counts (overflow pages before a leaf, live pages) mean the same in both layouts.
- * Packed, pages are compressed on the writer's thread as they are handed in, or, for a
- * {@linkplain #PageSink(PageFile, int, PageCodec, boolean) parallel} sink, on a shared pool of
- * compressor threads, {@value #BYTES_PER_TASK} bytes of pages a task, while the writer goes on building
- * the next ones; their frames are appended in page order, and all of them before an extent,
- * the page map, the footer or a flush, so the stream is exactly the one a single-threaded sink
- * writes. A page number is assigned when the page is handed in.
+ * Packed, pages are compressed on the writer's thread as they are handed in, or, as
+ * {@link ParallelCompression} says, on the shared {@link CompressorPool},
+ * {@value #BYTES_PER_TASK} bytes of pages a task, while the writer goes on building the next
+ * ones (a writer that finds a task no compressor has started runs it itself); their frames
+ * are appended in page order, and all of them before an extent, a frame compressed on the
+ * writer's thread, the page map, the footer or a flush, so the stream is exactly the one a
+ * single-threaded sink writes. A page number is assigned when the page is handed in.
  */
 final class PageSink {
     private static final int OUTPUT_BUFFER_BYTES = 1 << 20;
@@ -52,19 +54,6 @@ final class PageSink {
     private long writePosition;
     private int nextPage;
 
-    /**
-     * Compresses packed tables' pages off the writers' threads: a writer hands each page to
-     * this pool and appends the frames in page order as they complete (at most
-     * {@link #TASKS_IN_FLIGHT} tasks in flight per sink), so building pages and compressing them
-     * overlap. Daemon threads, shared by every sink; codecs are thread safe.
-     */
-    private static final java.util.concurrent.ExecutorService COMPRESSORS =
-            java.util.concurrent.Executors.newFixedThreadPool(
-                    Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors())), r -> {
-                        Thread t = new Thread(r, "strata-page-compressor");
-                        t.setDaemon(true);
-                        return t;
-                    });
     /**
      * Page bytes one compressor task encodes: {@value} (16 pages of 4 KiB). Each task costs a
      * queue hand-off and, when the compressor is asleep, a wake-up, which on a virtual machine
@@ -94,8 +83,14 @@ final class PageSink {
 
     // Packed layout only (codec != null).
     private final PageCodec codec;
-    /** Whether pages are compressed on {@link #COMPRESSORS} (else on the writer's thread). */
-    private final boolean parallel;
+    /**
+     * Where pages are compressed: on the writer's thread, on {@link CompressorPool} always, or
+     * on the pool while the process leaves a core idle ({@link CompressorPool#spareCore()},
+     * decided again at each batch's first page).
+     */
+    private final ParallelCompression parallel;
+    /** Auto: whether the current batch goes to the pool. */
+    private boolean offload;
     /**
      * A frame buffer of the largest size a page may take: the frame a page is compressed into
      * on the writer's thread (and the size of the pooled frame buffers of a parallel sink).
@@ -121,14 +116,14 @@ final class PageSink {
     private long storedPageBytes;
 
     PageSink(PageFile file, int pageSize) throws IOException {
-        this(file, pageSize, null, false);
+        this(file, pageSize, null, ParallelCompression.OFF);
     }
 
     /**
      * A sink that compresses tree pages with {@code codec} and packs them (null: unpacked
-     * pages), on the shared compressor pool ({@code parallel}) or on the writer's thread.
+     * pages), on the shared compressor pool or on the writer's thread as {@code parallel} says.
      */
-    PageSink(PageFile file, int pageSize, PageCodec codec, boolean parallel) throws IOException {
+    PageSink(PageFile file, int pageSize, PageCodec codec, ParallelCompression parallel) throws IOException {
         this(file, pageSize, codec, parallel, 0, false);
     }
 
@@ -137,7 +132,8 @@ final class PageSink {
      * start at {@code minLogicalFirst} or the first physical page, whichever is higher, and its
      * page map spans the pages of earlier versions {@linkplain #reference referenced}.
      */
-    PageSink(PageFile file, int pageSize, PageCodec codec, boolean parallel, int minLogicalFirst, boolean spanning)
+    PageSink(PageFile file, int pageSize, PageCodec codec, ParallelCompression parallel, int minLogicalFirst,
+             boolean spanning)
             throws IOException {
         if (spanning && codec == null) {
             throw new IllegalArgumentException("only a packed sink has a spanning page map");
@@ -270,14 +266,18 @@ final class PageSink {
      * form is larger than 7/8 of the page, and appends the frame.
      */
     private int writeFrame(byte[] page) throws IOException {
-        if (!parallel) {
+        if (parallel == ParallelCompression.AUTO && batch.isEmpty()) {
+            offload = CompressorPool.spareCore();
+        }
+        if (parallel == ParallelCompression.OFF || parallel == ParallelCompression.AUTO && !offload) {
+            drain(); // frames handed to the pool before this page go first
             int pageNo = nextPage++;
             logicalPageBytes += pageSize;
             appendFrame(pageNo, frame, encodeFrame(codec, pageSize, page, frame, pageNo));
             return pageNo;
         }
         int pageNo = nextPage++;
-        // The caller reuses its page: compress a copy, off this thread (see COMPRESSORS).
+        // The caller reuses its page: compress a copy, off this thread (see CompressorPool).
         byte[] copy = freePages.isEmpty() ? new byte[pageSize] : freePages.pop();
         System.arraycopy(page, 0, copy, 0, pageSize);
         byte[] out = freeFrames.isEmpty() ? new byte[frame.length] : freeFrames.pop();
@@ -309,7 +309,7 @@ final class PageSink {
         for (PendingFrame f : frames) {
             f.task = task;
         }
-        COMPRESSORS.execute(task);
+        CompressorPool.EXECUTOR.execute(task);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.strata.lsm.sstable;
 
 import dev.strata.lsm.LeafEncoding;
+import dev.strata.lsm.ParallelCompression;
 import dev.strata.lsm.Compression;
 import dev.strata.lsm.PrefixExtractor;
 import dev.strata.lsm.StoreConfig;
@@ -30,18 +31,19 @@ import dev.strata.lsm.StoreConfig;
  * @param prefixExtractor null (the default), or the extractor whose prefix of each key (in
  *     its domain) the bloom filter also holds, recorded in the footer so that a prefix scan
  *     can skip the table ({@link PrefixExtractor}); ignored without a bloom filter
- * @param parallelCompression with a codec, whether pages are compressed on a shared pool of
- *     compressor threads while the building thread goes on (one build then uses more than one
- *     core), rather than on the building thread itself (false, the default, as RocksDB's
- *     {@code CompressionOptions::parallel_threads} of 1: no hand-offs, so the least CPU per
- *     table, which is what a store whose flushes and merges already share the cores needs).
- *     The file written is the same either way
+ * @param parallelCompression with a codec, where pages are compressed: on the building thread
+ *     ({@link ParallelCompression#OFF}, as RocksDB's {@code CompressionOptions::parallel_threads}
+ *     of 1: no hand-offs, the least CPU per table), on a shared pool of compressor threads while
+ *     the build goes on ({@link ParallelCompression#ON}: one build uses more than one core), or
+ *     on the pool while the process leaves a core idle ({@link ParallelCompression#AUTO}, the
+ *     default). The file written is the same whichever it is
  * @param lz4Acceleration LZ4's acceleration, 1 (the default) to {@value Compression#MAX_LZ4_ACCELERATION}
  *     ({@link StoreConfig.Builder#lz4Acceleration(int)}); only lz4 reads it
  */
 public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
                            int compressionLevel, LeafEncoding leafEncoding, int restartInterval,
-                           PrefixExtractor prefixExtractor, boolean parallelCompression, int lz4Acceleration) {
+                           PrefixExtractor prefixExtractor, ParallelCompression parallelCompression,
+                           int lz4Acceleration) {
     public static final int MIN_PAGE_SIZE = 4 * 1024;
     public static final int MAX_PAGE_SIZE = 64 * 1024;
     public static final int DEFAULT_PAGE_SIZE = 4 * 1024;
@@ -55,14 +57,6 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     public static final int DEFAULT_RESTART_INTERVAL = 16;
     /** Largest restart interval accepted: bounds the cells a lookup scans in a leaf. */
     public static final int MAX_RESTART_INTERVAL = 1024;
-
-    /** Options with LZ4's default acceleration. */
-    public TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
-                        int compressionLevel, LeafEncoding leafEncoding, int restartInterval,
-                        PrefixExtractor prefixExtractor, boolean parallelCompression) {
-        this(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, leafEncoding, restartInterval,
-                prefixExtractor, parallelCompression, Compression.DEFAULT_LZ4_ACCELERATION);
-    }
 
     /** Options without a bloom reserve. */
     public TableOptions(int pageSize, int bloomBitsPerKey) {
@@ -78,7 +72,7 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
     public TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserve, Compression compression,
                         int compressionLevel) {
         this(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, LeafEncoding.PREFIX,
-                DEFAULT_RESTART_INTERVAL, null, false);
+                DEFAULT_RESTART_INTERVAL, null, ParallelCompression.AUTO, Compression.DEFAULT_LZ4_ACCELERATION);
     }
 
     public TableOptions {
@@ -104,6 +98,9 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
             throw new IllegalArgumentException("leaf encoding must not be null (use LeafEncoding.PREFIX)");
         }
         checkRestartInterval(restartInterval);
+        if (parallelCompression == null) {
+            throw new IllegalArgumentException("parallel compression must not be null (use ParallelCompression.AUTO)");
+        }
         if (lz4Acceleration < 1 || lz4Acceleration > Compression.MAX_LZ4_ACCELERATION) {
             throw new IllegalArgumentException("lz4 acceleration must be 1 to " + Compression.MAX_LZ4_ACCELERATION
                     + ", got " + lz4Acceleration);
@@ -163,6 +160,11 @@ public record TableOptions(int pageSize, int bloomBitsPerKey, double bloomReserv
 
     /** These options with pages compressed on the shared compressor pool ({@code parallel}) or on the building thread. */
     public TableOptions withParallelCompression(boolean parallel) {
+        return withParallelCompression(ParallelCompression.of(parallel));
+    }
+
+    /** These options with pages compressed where {@code parallel} says. */
+    public TableOptions withParallelCompression(ParallelCompression parallel) {
         return new TableOptions(pageSize, bloomBitsPerKey, bloomReserve, compression, compressionLevel, leafEncoding,
                 restartInterval, prefixExtractor, parallel, lz4Acceleration);
     }

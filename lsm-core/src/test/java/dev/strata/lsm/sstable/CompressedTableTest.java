@@ -134,23 +134,28 @@ class CompressedTableTest {
     }
 
     /**
-     * Pages compressed on the building thread (the default) and on the shared compressor pool
-     * make the same file, byte for byte: frames in page order, the same page map and footer.
+     * Pages compressed on the building thread, on the shared compressor pool and, by default,
+     * on the pool while a core is idle make the same file, byte for byte: frames in page
+     * order, the same page map and footer.
      */
     @ParameterizedTest
     @MethodSource("codecsAndPageSizes")
     void compressingInParallelWritesTheSameFile(Compression codec, int pageSize) throws IOException {
         List<InternalEntry> entries = compressibleEntries(new Random(pageSize * 31L + codec.id()), 4000, 0.2, pageSize);
         TableOptions options = new TableOptions(pageSize, 10).withCompression(codec, 3);
-        assertFalse(options.parallelCompression(), "on the building thread by default");
+        assertEquals(dev.strata.lsm.ParallelCompression.AUTO, options.parallelCompression(), "auto by default");
         Path inline = dir.resolve("inline.sst");
-        Path parallel = dir.resolve("parallel.sst");
-        FinishedTable a = fixture.write(inline, options, entries);
-        FinishedTable b = fixture.write(parallel, options.withParallelCompression(true), entries);
+        FinishedTable a = fixture.write(inline, options.withParallelCompression(false), entries);
         assertTrue(a.footer().livePages() > 64, "more pages than a parallel sink keeps in flight: "
                 + a.footer().livePages());
-        assertEquals(a.footer(), b.footer());
-        assertArrayEquals(java.nio.file.Files.readAllBytes(inline), java.nio.file.Files.readAllBytes(parallel));
+        byte[] expected = java.nio.file.Files.readAllBytes(inline);
+        for (dev.strata.lsm.ParallelCompression p : List.of(dev.strata.lsm.ParallelCompression.ON,
+                dev.strata.lsm.ParallelCompression.AUTO)) {
+            Path parallel = dir.resolve(p + ".sst");
+            FinishedTable b = fixture.write(parallel, options.withParallelCompression(p), entries);
+            assertEquals(a.footer(), b.footer(), p.toString());
+            assertArrayEquals(expected, java.nio.file.Files.readAllBytes(parallel), p.toString());
+        }
         try (PageFile file = fixture.openForRead(inline)) {
             assertEntries(entries, TableFixture.open(file, a, BlockCache.disabled()));
         }

@@ -35,7 +35,7 @@ class PageMapExtentTest {
         Random rnd = new Random(pagesBefore);
         try (PageFile file = new FileChannelStorageIO().open(dir.resolve(pagesBefore + ".sst"), OpenMode.CREATE,
                 IoPurpose.FLUSH)) {
-            PageSink sink = new PageSink(file, pageSize, PageCodec.of(Compression.LZ4, 0), false);
+            PageSink sink = new PageSink(file, pageSize, PageCodec.of(Compression.LZ4, 0), dev.strata.lsm.ParallelCompression.OFF);
             byte[] page = new byte[pageSize];
             for (int i = 0; i < pagesBefore; i++) {
                 rnd.nextBytes(page);

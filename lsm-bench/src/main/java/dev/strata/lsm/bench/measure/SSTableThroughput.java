@@ -57,10 +57,11 @@ public final class SSTableThroughput implements Callable<Integer> {
             + "default ${DEFAULT-VALUE}, LZ4's and RocksDB's)")
     int lz4Acceleration = dev.strata.lsm.Compression.DEFAULT_LZ4_ACCELERATION;
 
-    @Option(names = "--parallel-compression", description = "with a codec, compress pages on the shared pool of "
-            + "compressor threads while the build goes on (parallelCompression=\"true\"); default: on the building "
-            + "thread, as a store does by default")
-    boolean parallelCompression;
+    @Option(names = "--parallel-compression", arity = "0..1", fallbackValue = "true", description = "with a codec, "
+            + "where pages are compressed: true (or the bare option) on the shared pool of compressor threads while "
+            + "the build goes on, false on the building thread, auto on the pool while the process leaves a core "
+            + "idle (parallelCompression; default ${DEFAULT-VALUE}, as a store's)")
+    String parallelCompression = "auto";
 
     @Option(names = "--leaf-encoding", description = "leaf encoding: prefix (default; prefix-compressed keys with "
             + "restart points) or plain (format 1 and 2 leaves)")
@@ -114,7 +115,7 @@ public final class SSTableThroughput implements Callable<Integer> {
         TableOptions options = new TableOptions(pageSize, TableOptions.DEFAULT_BLOOM_BITS_PER_KEY)
                 .withCompression(dev.strata.lsm.Compression.fromName(compression))
                 .withLeafEncoding(dev.strata.lsm.LeafEncoding.fromName(leafEncoding), restartInterval)
-                .withParallelCompression(parallelCompression)
+                .withParallelCompression(dev.strata.lsm.ParallelCompression.fromName(parallelCompression))
                 .withLz4Acceleration(lz4Acceleration);
         CountingStorageIO io = new CountingStorageIO(dev.strata.lsm.io.StorageIOs.create(storage, storageParams));
         byte[][] values = new byte[1024][valueSize];
@@ -131,8 +132,8 @@ public final class SSTableThroughput implements Callable<Integer> {
         out.printf("SSTable build: %d entries, %d B keys, %d B values (%.1f MB user data), %d B pages, storage %s %s, "
                 + "compression %s%s%s, leaf encoding %s (restart interval %d), value compressibility %.2f%n", entries,
                 KEY_SIZE, valueSize, userMb, pageSize, storage, storageParams, options.compression(),
-                options.compression() != dev.strata.lsm.Compression.NONE && options.parallelCompression()
-                        ? " (in parallel)" : "", options.compression() == dev.strata.lsm.Compression.LZ4
+                options.compression() != dev.strata.lsm.Compression.NONE
+                        ? " (parallel compression " + options.parallelCompression() + ")" : "", options.compression() == dev.strata.lsm.Compression.LZ4
                         && lz4Acceleration > 1 ? " (acceleration " + lz4Acceleration + ")" : "", options.leafEncoding(), options.restartInterval(),
                 valueCompressibility);
 
