@@ -59,7 +59,7 @@ final class PageSink {
      * queue hand-off and, when the compressor is asleep, a wake-up, which on a virtual machine
      * cost as much as compressing a page or two: with 4 pages a task a lone lz4 build made
      * 0.59-0.64 of the uncompressed build's MB/s, with 16 pages 0.66-0.75 (docs/benchmarks.md,
-     * "The compressor pool's batches").
+     * "Parallel compression, auto").
      */
     private static final int BYTES_PER_TASK = 64 * 1024;
     /** Tasks a sink may have handed to the compressors and not appended yet. */
