@@ -91,6 +91,8 @@ final class PageSink {
     private final ParallelCompression parallel;
     /** Auto: whether the current batch goes to the pool. */
     private boolean offload;
+    /** Auto: pages handed in since the first decision (one decision per {@link #pagesPerTask}). */
+    private long pagesSinceDecision;
     /**
      * A frame buffer of the largest size a page may take: the frame a page is compressed into
      * on the writer's thread (and the size of the pooled frame buffers of a parallel sink).
@@ -266,8 +268,8 @@ final class PageSink {
      * form is larger than 7/8 of the page, and appends the frame.
      */
     private int writeFrame(byte[] page) throws IOException {
-        if (parallel == ParallelCompression.AUTO && batch.isEmpty()) {
-            offload = CompressorPool.spareCore();
+        if (parallel == ParallelCompression.AUTO && pagesSinceDecision++ % pagesPerTask == 0) {
+            offload = CompressorPool.spareCore(); // once a task's worth of pages, either way
         }
         if (parallel == ParallelCompression.OFF || parallel == ParallelCompression.AUTO && !offload) {
             drain(); // frames handed to the pool before this page go first
